@@ -1,0 +1,239 @@
+"""The cpu backend: device memory is host memory, kernels are JIT-compiled by
+llvmlite (MCJIT) and run by the scheduler, one OS thread, deterministically."""
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import time
+
+import llvmlite.binding as llvm
+import numpy as np
+
+from tileforth.core import layout as L
+from tileforth.core.errors import ForthError
+from tileforth.core.target import Backend, LaunchResult
+
+from .scheduler import RUN_DIVERGENT, RUN_ERROR, RUN_OK, RUN_WARP, SCHEDULER_IR
+from .target import CpuTarget
+
+_initialized = False
+
+
+def _init_llvm() -> None:
+    global _initialized
+    if _initialized:
+        return
+    llvm.initialize_native_target()
+    llvm.initialize_native_asmprinter()
+    for lib in ("m", "gcc_s"):  # libm for sinf/expf, libgcc_s for 128-bit division
+        path = ctypes.util.find_library(lib)
+        if path:
+            llvm.load_library_permanently(path)
+    _initialized = True
+
+
+OUT_CAP = 1 << 16
+ALIGN = 256
+
+_PLAIN = ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64)
+_BLOCK = ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64,
+                          ctypes.c_int64)
+_CONT = ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64)
+
+
+class _Engine:
+    """One MCJIT engine per code-generation level."""
+
+    def __init__(self, opt: int) -> None:
+        target = llvm.Target.from_default_triple()
+        self.tm = target.create_target_machine(cpu=llvm.get_host_cpu_name(),
+                                               features=llvm.get_host_cpu_features().flatten(),
+                                               opt=opt, jit=True)
+        self.ee = llvm.create_mcjit_compiler(llvm.parse_assembly(""), self.tm)
+
+
+class CpuKernel:
+    def __init__(self, addr: int, suspends: bool, name: str) -> None:
+        self.addr = addr
+        self.suspends = suspends
+        self.name = name
+
+
+class CpuBackend(Backend):
+    name = "cpu"
+
+    def __init__(self) -> None:
+        _init_llvm()
+        self.fast = _Engine(0)
+        self.heavy = _Engine(2)
+        self.target = CpuTarget(llvm.get_process_triple(), str(self.fast.tm.target_data))
+        self._buffers: dict[int, np.ndarray] = {}
+        self._sizes: dict[int, int] = {}
+        self._user: set[int] = set()
+        self.ctx = np.zeros(L.CTX_SLOTS, np.int64)
+        self.out = np.zeros((OUT_CAP, L.OUT_SLOTS), np.int64)
+        self.alloc_table = np.zeros((0, 2), np.int64)
+        self.shared_addr = 0
+        self.shared_size = 0
+        self._compile_runtime()
+        self.set_shape((1, 1, 1), (32, 1, 1))
+
+    # ---- compilation ----------------------------------------------------
+    def _compile_runtime(self) -> None:
+        mod = llvm.parse_assembly(f'target triple = "{self.target.triple}"\n' + SCHEDULER_IR)
+        self._optimize(mod, 2, coroutines=True)
+        self.heavy.ee.add_module(mod)
+        self.heavy.ee.finalize_object()
+        ee = self.heavy.ee
+        self._run_plain = _PLAIN(ee.get_function_address("tf_run_plain"))
+        self._run_block = _BLOCK(ee.get_function_address("tf_run_block"))
+        self._continue_block = _CONT(ee.get_function_address("tf_continue_block"))
+
+    def _optimize(self, mod: llvm.ModuleRef, level: int, coroutines: bool) -> None:
+        eng = self.heavy if level >= 2 else self.fast
+        if level == 0 and not coroutines:
+            return
+        pto = llvm.create_pipeline_tuning_options(speed_level=max(level, 1))
+        pb = llvm.create_pass_builder(eng.tm, pto)
+        pb.getModulePassManager().run(mod, pb)
+
+    def compile(self, module_text: str, kernel: str, suspends: bool, heavy: bool) -> CpuKernel:
+        try:
+            mod = llvm.parse_assembly(module_text)
+            mod.verify()
+        except RuntimeError as exc:  # a compiler bug, not a user error
+            raise ForthError(f"internal compiler error (invalid IR): {exc}") from exc
+        self._optimize(mod, 2 if heavy else 0, suspends)
+        eng = self.heavy if heavy else self.fast
+        eng.ee.add_module(mod)
+        eng.ee.finalize_object()
+        return CpuKernel(eng.ee.get_function_address(kernel), suspends, kernel)
+
+    # ---- memory ----------------------------------------------------------
+    def alloc(self, nbytes: int, user: bool = True) -> int:
+        buf = np.zeros(max(nbytes, 1) + ALIGN, np.uint8)
+        addr = buf.ctypes.data
+        off = (-addr) % ALIGN
+        addr += off
+        self._buffers[addr] = buf[off:off + max(nbytes, 1)]
+        self._sizes[addr] = nbytes
+        if user:
+            self._user.add(addr)
+            self._rebuild_table()
+        return addr
+
+    def free(self, addr: int) -> None:
+        self._buffers.pop(addr, None)
+        self._sizes.pop(addr, None)
+        if addr in self._user:
+            self._user.discard(addr)
+            self._rebuild_table()
+
+    def _rebuild_table(self) -> None:
+        rows = sorted((a, a + self._sizes[a]) for a in self._user)
+        self.alloc_table = np.array(rows, np.int64).reshape(-1, 2)
+
+    def _view(self, addr: int, nbytes: int) -> np.ndarray:
+        for base, buf in self._buffers.items():
+            if base <= addr and addr + nbytes <= base + self._sizes[base]:
+                return buf[addr - base:addr - base + nbytes]
+        raise ForthError(f"address ${addr:x} (+{nbytes} bytes) is not inside a live allocation")
+
+    def read(self, addr: int, nbytes: int) -> np.ndarray:
+        return self._view(addr, nbytes).copy()
+
+    def write(self, addr: int, data: np.ndarray | bytes) -> None:
+        raw = np.frombuffer(bytes(data) if isinstance(data, (bytes, bytearray)) else
+                            np.ascontiguousarray(data).tobytes(), np.uint8)
+        self._view(addr, raw.size)[:] = raw
+
+    def set_shared(self, nbytes: int) -> int:
+        """(Re)size the per-block shared memory region; blocks run one at a
+        time on the emulator, so one region serves them all."""
+        if nbytes > self.shared_size or self.shared_addr == 0:
+            old = (self.shared_addr, self.shared_size)
+            self.shared_addr = self.alloc(max(nbytes, 16))
+            self.shared_size = max(nbytes, 16)
+            if old[0]:
+                self.free(old[0])
+        return self.shared_addr
+
+    def shared_base(self) -> int:
+        if self.shared_addr == 0:
+            self.set_shared(16)
+        return self.shared_addr
+
+    # ---- launch shape and stack state -------------------------------------
+    def set_shape(self, grid: tuple[int, int, int], block: tuple[int, int, int]) -> None:
+        self.grid, self.block = grid, block
+        nb = grid[0] * grid[1] * grid[2]
+        bs = block[0] * block[1] * block[2]
+        n = nb * bs
+        self.nblocks, self.block_size, self.nthreads = nb, bs, n
+        self.state = np.zeros((n, L.STATE_BYTES), np.uint8)
+        thr = np.zeros((n, L.THR_SLOTS), np.int64)
+        lin = np.arange(n)
+        b, t = lin // bs, lin % bs
+        thr[:, L.T_TID] = t % block[0]
+        thr[:, L.T_TID + 1] = (t // block[0]) % block[1]
+        thr[:, L.T_TID + 2] = t // (block[0] * block[1])
+        thr[:, L.T_BID] = b % grid[0]
+        thr[:, L.T_BID + 1] = (b // grid[0]) % grid[1]
+        thr[:, L.T_BID + 2] = b // (grid[0] * grid[1])
+        thr[:, L.T_BDIM:L.T_BDIM + 3] = block
+        thr[:, L.T_GDIM:L.T_GDIM + 3] = grid
+        thr[:, L.T_LINEAR] = lin
+        thr[:, L.T_STATE] = self.state.ctypes.data + lin * L.STATE_BYTES
+        self.thr = thr
+
+    def get_state(self) -> np.ndarray:
+        return self.state.copy()
+
+    def set_state(self, state: np.ndarray) -> None:
+        self.state[...] = state
+
+    # ---- launching ----------------------------------------------------------
+    def launch(self, handle: CpuKernel, base_addr: int, shared_bytes: int, steps: int) -> LaunchResult:
+        t0 = time.perf_counter()
+        ctx, thr = self.ctx, self.thr
+        ctx[:] = 0
+        ctx[L.CTX_ALLOCS] = self.alloc_table.ctypes.data
+        ctx[L.CTX_N_ALLOCS] = len(self.alloc_table)
+        ctx[L.CTX_OUT] = self.out.ctypes.data
+        ctx[L.CTX_OUT_CAP] = OUT_CAP
+        ctx[L.CTX_BASE_ADDR] = base_addr
+        ctx[L.CTX_SHARED] = self.shared_base()
+        thr[:, L.T_STATUS] = L.ST_RUN
+        thr[:, L.T_SITE] = -1
+        thr[:, L.T_STEPS] = steps
+        thr[:, L.T_CACHE_LO] = 0
+        thr[:, L.T_CACHE_HI] = 0
+        thr[:, L.T_DEPTH] = 0
+        thr[:, L.T_FRAME] = 0
+        divergence = None
+        pctx, pthr = ctx.ctypes.data, thr.ctypes.data
+        if not handle.suspends:
+            self._run_plain(pctx, handle.addr, pthr, self.nthreads)
+        else:
+            bs = self.block_size
+            for b in range(self.nblocks):
+                base = pthr + b * bs * L.THR_SLOTS * 8
+                code = self._run_block(pctx, handle.addr, base, bs, 0)
+                if code == RUN_WARP:
+                    raise ForthError("warp-collective operations are not supported by this launch yet")
+                if code == RUN_DIVERGENT:
+                    rows = thr[b * bs:(b + 1) * bs]
+                    divergence = (rows[:, L.T_STATUS].copy(), rows[:, L.T_SITE].copy(), b)
+                    break
+                if code == RUN_ERROR:
+                    break
+                assert code == RUN_OK
+        n_out = int(ctx[L.CTX_OUT_LEN])
+        t1 = time.perf_counter()
+        return LaunchResult(error=tuple(int(x) for x in ctx[:5]), output=self.out[:min(n_out, OUT_CAP)].copy(),
+                            output_dropped=max(0, n_out - OUT_CAP), divergence=divergence,
+                            timings={"run": t1 - t0})
+
+    def abort(self) -> None:
+        """Ask running code to stop at its next loop back-edge (Ctrl-C)."""
+        self.ctx[L.CTX_ABORT] = 1

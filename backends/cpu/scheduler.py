@@ -1,0 +1,211 @@
+"""The SIMT scheduler of the emulator, in LLVM IR (compiled once per process).
+
+Plain kernels: call the thread function once per thread.
+Coroutine kernels, one block at a time:
+
+    start every thread (runs to its first suspend point or the end)
+    loop:
+      all DONE                        -> next block
+      all at the same BARRIER         -> resume them all
+      some at a barrier, others done
+        or at another barrier         -> DIVERGENT (the host names the lanes)
+      anything else (warp ops)        -> return to the host
+
+Return codes: 0 ok, 1 divergent barrier, 2 warp op pending, 3 error; the
+block index is packed above the low byte. Frames are freed here.
+"""
+from __future__ import annotations
+
+from tileforth.core import layout as L
+
+T = L.THR_SLOTS
+RUN_OK, RUN_DIVERGENT, RUN_WARP, RUN_ERROR = 0, 1, 2, 3
+
+SCHEDULER_IR = f"""
+declare void @free(ptr)
+declare void @llvm.coro.resume(ptr)
+
+define i64 @tf_run_plain(ptr %ctx, ptr %fn, ptr %thrs, i64 %n) {{
+entry:
+  br label %head
+head:
+  %i = phi i64 [0, %entry], [%i1, %next]
+  %more = icmp slt i64 %i, %n
+  br i1 %more, label %body, label %done
+body:
+  %off = mul i64 %i, {T}
+  %thr = getelementptr i64, ptr %thrs, i64 %off
+  %ok = call i1 %fn(ptr %ctx, ptr %thr)
+  %i1 = add i64 %i, 1
+  br i1 %ok, label %next, label %fail
+next:
+  br label %head
+fail:
+  ret i64 %i
+done:
+  ret i64 -1
+}}
+
+define internal void @free_frames(ptr %base, i64 %n) {{
+entry:
+  br label %head
+head:
+  %i = phi i64 [0, %entry], [%i1, %body]
+  %more = icmp slt i64 %i, %n
+  br i1 %more, label %body, label %done
+body:
+  %off = mul i64 %i, {T}
+  %thr = getelementptr i64, ptr %base, i64 %off
+  %fp = getelementptr i64, ptr %thr, i64 {L.T_FRAME}
+  %f = load i64, ptr %fp
+  %fptr = inttoptr i64 %f to ptr
+  call void @free(ptr %fptr)
+  store i64 0, ptr %fp
+  %i1 = add i64 %i, 1
+  br label %head
+done:
+  ret void
+}}
+
+; resume every thread of the block whose status is RUN; 1 if an error was recorded
+define internal i1 @resume_all(ptr %ctx, ptr %base, i64 %n) {{
+entry:
+  br label %head
+head:
+  %i = phi i64 [0, %entry], [%i1, %next]
+  %more = icmp slt i64 %i, %n
+  br i1 %more, label %body, label %done
+body:
+  %off = mul i64 %i, {T}
+  %thr = getelementptr i64, ptr %base, i64 %off
+  %sp = getelementptr i64, ptr %thr, i64 {L.T_STATUS}
+  %st = load i64, ptr %sp
+  %run = icmp eq i64 %st, {L.ST_RUN}
+  %i1 = add i64 %i, 1
+  br i1 %run, label %go, label %next
+go:
+  %hp = getelementptr i64, ptr %thr, i64 {L.T_HANDLE}
+  %h = load i64, ptr %hp
+  %hptr = inttoptr i64 %h to ptr
+  call void @llvm.coro.resume(ptr %hptr)
+  %err = load i64, ptr %ctx
+  %bad = icmp ne i64 %err, 0
+  br i1 %bad, label %fail, label %next
+next:
+  br label %head
+fail:
+  ret i1 1
+done:
+  ret i1 0
+}}
+
+; run one block of coroutine threads as far as possible
+define i64 @tf_run_block(ptr %ctx, ptr %ramp, ptr %base, i64 %n, i64 %started) {{
+entry:
+  %fresh = icmp eq i64 %started, 0
+  br i1 %fresh, label %start, label %scan0
+start:
+  %i = phi i64 [0, %entry], [%i1, %startnext]
+  %more = icmp slt i64 %i, %n
+  br i1 %more, label %startbody, label %scan0
+startbody:
+  %off = mul i64 %i, {T}
+  %thr = getelementptr i64, ptr %base, i64 %off
+  %h = call ptr %ramp(ptr %ctx, ptr %thr)
+  %hp = getelementptr i64, ptr %thr, i64 {L.T_HANDLE}
+  %hi = ptrtoint ptr %h to i64
+  store i64 %hi, ptr %hp
+  %i1 = add i64 %i, 1
+  %err = load i64, ptr %ctx
+  %bad = icmp ne i64 %err, 0
+  br i1 %bad, label %abort, label %startnext
+startnext:
+  br label %start
+scan0:
+  br label %scan
+scan:
+  %j = phi i64 [0, %scan0], [%j1, %scannext]
+  %ndone = phi i64 [0, %scan0], [%ndone2, %scannext]
+  %nbar = phi i64 [0, %scan0], [%nbar2, %scannext]
+  %site0 = phi i64 [-2, %scan0], [%site2, %scannext]
+  %mixed = phi i1 [0, %scan0], [%mixed2, %scannext]
+  %jmore = icmp slt i64 %j, %n
+  br i1 %jmore, label %scanbody, label %decide
+scanbody:
+  %joff = mul i64 %j, {T}
+  %jthr = getelementptr i64, ptr %base, i64 %joff
+  %jsp = getelementptr i64, ptr %jthr, i64 {L.T_STATUS}
+  %jst = load i64, ptr %jsp
+  %jsitep = getelementptr i64, ptr %jthr, i64 {L.T_SITE}
+  %jsite = load i64, ptr %jsitep
+  %isdone = icmp eq i64 %jst, {L.ST_DONE}
+  %isbar = icmp eq i64 %jst, {L.ST_BARRIER}
+  %dinc = zext i1 %isdone to i64
+  %binc = zext i1 %isbar to i64
+  %ndone2 = add i64 %ndone, %dinc
+  %nbar2 = add i64 %nbar, %binc
+  %first = icmp eq i64 %site0, -2
+  %takesite = and i1 %isbar, %first
+  %site2 = select i1 %takesite, i64 %jsite, i64 %site0
+  %differs = icmp ne i64 %jsite, %site2
+  %mix1 = and i1 %isbar, %differs
+  %mixed2 = or i1 %mixed, %mix1
+  %j1 = add i64 %j, 1
+  br label %scannext
+scannext:
+  br label %scan
+decide:
+  %alldone = icmp eq i64 %ndone, %n
+  br i1 %alldone, label %finished, label %notdone
+notdone:
+  %waiting = add i64 %ndone, %nbar
+  %allwait = icmp eq i64 %waiting, %n
+  br i1 %allwait, label %barrier, label %warp
+barrier:
+  %somedone = icmp ne i64 %ndone, 0
+  %div = or i1 %somedone, %mixed
+  br i1 %div, label %divergent, label %release
+release:
+  br label %rel
+rel:
+  %k = phi i64 [0, %release], [%k1, %relnext]
+  %kmore = icmp slt i64 %k, %n
+  br i1 %kmore, label %relbody, label %resume
+relbody:
+  %koff = mul i64 %k, {T}
+  %kthr = getelementptr i64, ptr %base, i64 %koff
+  %ksp = getelementptr i64, ptr %kthr, i64 {L.T_STATUS}
+  store i64 {L.ST_RUN}, ptr %ksp
+  %k1 = add i64 %k, 1
+  br label %relnext
+relnext:
+  br label %rel
+resume:
+  %rerr = call i1 @resume_all(ptr %ctx, ptr %base, i64 %n)
+  br i1 %rerr, label %abort, label %scan0
+warp:
+  ret i64 {RUN_WARP}
+divergent:
+  call void @free_frames(ptr %base, i64 %n)
+  ret i64 {RUN_DIVERGENT}
+finished:
+  call void @free_frames(ptr %base, i64 %n)
+  ret i64 {RUN_OK}
+abort:
+  call void @free_frames(ptr %base, i64 %n)
+  ret i64 {RUN_ERROR}
+}}
+
+; resume the RUN threads of a block (after the host performed warp ops), then continue
+define i64 @tf_continue_block(ptr %ctx, ptr %ramp, ptr %base, i64 %n) {{
+entry:
+  %err = call i1 @resume_all(ptr %ctx, ptr %base, i64 %n)
+  br i1 %err, label %abort, label %go
+go:
+  %r = call i64 @tf_run_block(ptr %ctx, ptr %ramp, ptr %base, i64 %n, i64 1)
+  ret i64 %r
+abort:
+  call void @free_frames(ptr %base, i64 %n)
+  ret i64 {RUN_ERROR}
+}}
+"""

@@ -1,0 +1,164 @@
+"""The cpu target: per-thread IR for the host, every GPU thread a coroutine.
+
+A kernel that can suspend (BARRIER, warp-collective ops) is an LLVM
+switch-lowered coroutine; the scheduler (scheduler.py) resumes the threads of
+a block. A kernel that cannot suspend is a plain function called once per
+thread, which is cheaper to compile.
+
+    kernel(ctx, thr)                         thr: this thread's record
+      state = thr[T_STATE]  -> ds, fs arrays and depth cells (copied into allocas)
+      body ... BARRIER: status=BARRIER; suspend ... body
+      depths back to state; status = DONE
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Callable
+
+from llvmlite import ir
+
+from tileforth.core import layout as L
+from tileforth.core.codegen import I1, I8, I64, PTR, Env, c64
+from tileforth.core.target import BodyEmitter, Target
+
+if TYPE_CHECKING:
+    from tileforth.core.codegen import Gen
+
+
+
+class TokenType(ir.Type):
+    """LLVM's `token` type (llvmlite.ir has none); needed by coroutine intrinsics."""
+
+    def _to_string(self) -> str:
+        return "token"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, TokenType)
+
+    def __hash__(self) -> int:
+        return hash("token")
+
+
+class NoneToken(ir.Constant):
+    def __init__(self) -> None:
+        super().__init__(TOKEN, None)
+
+    def get_reference(self) -> str:
+        return "none"
+
+    def _to_string(self) -> str:
+        return "token none"
+
+
+TOKEN = TokenType()
+# llvmlite.ir checks function attributes against a list that lacks this one
+ir.values.FunctionAttributes._known = frozenset(ir.values.FunctionAttributes._known | {"presplitcoroutine"})
+
+
+_AXES = {"x": 0, "y": 1, "z": 2}
+_SREG_SLOT = {"tid": L.T_TID, "bid": L.T_BID, "bdim": L.T_BDIM, "gdim": L.T_GDIM}
+
+
+class CpuTarget(Target):
+    name = "cpu"
+
+    def __init__(self, triple: str, data_layout: str) -> None:
+        self.triple = triple
+        self.data_layout = data_layout
+
+    def sreg(self, g: "Gen", which: str) -> ir.Value:
+        reg, axis = which.split(".")
+        return g.b.load(self.thr_slot(g, _SREG_SLOT[reg] + _AXES[axis]), typ=I64)
+
+    def barrier(self, g: "Gen", site: int) -> None:
+        coro = getattr(g, "coro", None)
+        assert coro is not None, "BARRIER outside a coroutine kernel"
+        g.b.store(c64(L.ST_BARRIER), self.thr_slot(g, L.T_STATUS))
+        g.b.store(c64(site), self.thr_slot(g, L.T_SITE))
+        self.suspend(g, final=False)
+
+    def suspend(self, g: "Gen", final: bool) -> None:
+        suspend_bb, cleanup_bb = g.coro
+        fn = g.module.globals["llvm.coro.suspend"]
+        s = g.b.call(fn, [NoneToken(), ir.Constant(I1, 1 if final else 0)])
+        resume = g.new_block("resume")
+        sw = g.b.switch(s, suspend_bb)
+        sw.add_case(ir.Constant(I8, 0), resume)
+        sw.add_case(ir.Constant(I8, 1), cleanup_bb)
+        g.b.position_at_end(resume)
+        if final:
+            g.b.unreachable()
+
+    def define_kernel(self, module: ir.Module, name: str, suspends: bool,
+                      make_gen: Callable[[ir.Function, Env, ir.Block], "Gen"],
+                      emit_body: BodyEmitter) -> ir.Function:
+        ret = PTR if suspends else I1
+        fn = ir.Function(module, ir.FunctionType(ret, [PTR, PTR]), name)
+        ctx, thr = fn.args
+        entry = fn.append_basic_block("entry")
+        b = ir.IRBuilder(entry)
+        hdl = None
+        if suspends:
+            fn.attributes.add("presplitcoroutine")
+            decl = _declare_coro(module)
+            cid = b.call(decl["llvm.coro.id"], [ir.Constant(ir.IntType(32), 0)] + [ir.Constant(PTR, None)] * 3)
+            size = b.call(decl["llvm.coro.size.i64"], [])
+            mem = b.call(decl["malloc"], [size])
+            b.store(b.ptrtoint(mem, I64), b.gep(thr, [c64(L.T_FRAME)], source_etype=I64))
+            hdl = b.call(decl["llvm.coro.begin"], [cid, mem])
+        stp = b.inttoptr(b.load(b.gep(thr, [c64(L.T_STATE)], source_etype=I64), typ=I64), PTR)
+        ds = b.gep(stp, [c64(L.S_DS)], source_etype=I8)
+        fs = b.gep(stp, [c64(L.S_FS)], source_etype=I8)
+        dsp = b.alloca(I64, name="dsp")
+        fsp = b.alloca(I64, name="fsp")
+        b.store(b.load(b.gep(stp, [c64(L.S_DSP)], source_etype=I8), typ=I64), dsp)
+        b.store(b.load(b.gep(stp, [c64(L.S_FSP)], source_etype=I8), typ=I64), fsp)
+        fail_bb = fn.append_basic_block("fail")
+        env = Env(ctx, thr, ds, dsp, fs, fsp)
+        g = make_gen(fn, env, fail_bb)
+        if suspends:
+            suspend_bb = fn.append_basic_block("suspend")
+            cleanup_bb = fn.append_basic_block("cleanup")
+            g.coro = (suspend_bb, cleanup_bb)
+            sb = ir.IRBuilder(suspend_bb)
+            sb.call(decl["llvm.coro.end"], [hdl, ir.Constant(I1, 0), NoneToken()])
+            sb.ret(hdl)
+            cb = ir.IRBuilder(cleanup_bb)
+            cb.call(decl["llvm.coro.free"], [cid, hdl])
+            cb.branch(suspend_bb)
+        g.b.position_at_end(entry)
+        emit_body(g)
+        final_bb = fn.append_basic_block("final") if suspends else None
+        if not g.b.block.is_terminated:
+            g.flush()
+            g.b.store(g.b.load(dsp, typ=I64), g.b.gep(stp, [c64(L.S_DSP)], source_etype=I8))
+            g.b.store(g.b.load(fsp, typ=I64), g.b.gep(stp, [c64(L.S_FSP)], source_etype=I8))
+            g.b.store(c64(L.ST_DONE), self.thr_slot(g, L.T_STATUS))
+            if suspends:
+                g.b.branch(final_bb)
+            else:
+                g.b.ret(ir.Constant(I1, 1))
+        g.b.position_at_end(fail_bb)
+        if suspends:
+            g.b.branch(final_bb)
+            g.b.position_at_end(final_bb)
+            self.suspend(g, final=True)  # the one final suspend point
+        else:
+            g.b.ret(ir.Constant(I1, 0))
+        return fn
+
+
+def _declare_coro(module: ir.Module) -> dict[str, ir.Function]:
+    sigs = {
+        "malloc": ir.FunctionType(PTR, [I64]),
+        "llvm.coro.id": ir.FunctionType(TOKEN, [ir.IntType(32), PTR, PTR, PTR]),
+        "llvm.coro.size.i64": ir.FunctionType(I64, []),
+        "llvm.coro.begin": ir.FunctionType(PTR, [TOKEN, PTR]),
+        "llvm.coro.suspend": ir.FunctionType(I8, [TOKEN, I1]),
+        "llvm.coro.free": ir.FunctionType(PTR, [TOKEN, PTR]),
+        "llvm.coro.end": ir.FunctionType(ir.VoidType(), [PTR, I1, TOKEN]),
+    }
+    out = {}
+    for name, ty in sigs.items():
+        fn = module.globals.get(name)
+        out[name] = fn if fn is not None else ir.Function(module, ty, name)
+    return out

@@ -1,0 +1,599 @@
+"""Program tree -> LLVM IR for ONE thread (SIMT: every thread runs the same code).
+
+Stacks live in memory (`ds`/`fs` arrays and `dsp`/`fsp` depth cells), but the
+generator keeps the top of each stack in SSA values (a stack cache) and only
+writes them back at control-flow joins, calls and suspend points, so straight
+code and balanced loops work in registers.
+
+Underflow checks are emitted only where the generator cannot prove enough
+items are present (`guar`: items known to be in memory below the cache).
+
+Every word body is emitted through `Gen.body`, either into its own LLVM
+function (`i1 @w(ctx, thr, ds, dsp, fs, fsp)`, false = the thread failed and
+the error is recorded) or inlined into a kernel, which is how code that
+reaches a suspend point (BARRIER, warp ops) ends up inside the coroutine.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Callable
+
+from llvmlite import ir
+
+from . import layout as L
+from .effects import Effect, body_effect
+from .errors import ForthError, SourcePos
+from .tree import Begin, Call, Do, Exit, FLit, If, Leave, Lit, LocalGet, Node, Prim, Recurse
+
+if TYPE_CHECKING:
+    from .dictionary import Colon
+    from .target import Target
+
+I1, I8, I16, I32, I64 = ir.IntType(1), ir.IntType(8), ir.IntType(16), ir.IntType(32), ir.IntType(64)
+I128 = ir.IntType(128)
+F16, F32, F64 = ir.HalfType(), ir.FloatType(), ir.DoubleType()
+PTR = ir.PointerType()
+WORD_FNTY = ir.FunctionType(I1, [PTR] * 6)
+
+# Runtime helpers every target defines in its module header (see target.py).
+HELPERS: dict[str, ir.FunctionType] = {
+    "tf_fail": ir.FunctionType(ir.VoidType(), [PTR, PTR, I64, I64, I64, I64]),
+    "tf_addr_ok": ir.FunctionType(I1, [PTR, PTR, I64, I64]),
+    "tf_step": ir.FunctionType(I1, [PTR, PTR, I64]),
+    "tf_out": ir.FunctionType(ir.VoidType(), [PTR, PTR, I64, I64, I64]),
+}
+
+
+def c64(v: int) -> ir.Constant:
+    return ir.Constant(I64, v)
+
+
+@dataclass
+class Sites:
+    """Source positions of every check the compiler emits; an error record
+    names a site id and the host turns it back into a position."""
+
+    entries: list[tuple[str, SourcePos | None]] = field(default_factory=list)
+
+    def add(self, word: str, pos: SourcePos | None) -> int:
+        self.entries.append((word, pos))
+        return len(self.entries) - 1
+
+
+@dataclass
+class Env:
+    ctx: ir.Value
+    thr: ir.Value
+    ds: ir.Value
+    dsp: ir.Value
+    fs: ir.Value
+    fsp: ir.Value
+
+    def args(self) -> list[ir.Value]:
+        return [self.ctx, self.thr, self.ds, self.dsp, self.fs, self.fsp]
+
+
+@dataclass
+class LoopFrame:
+    index: ir.Value  # alloca i64
+    limit: ir.Value
+    exit_bb: ir.Block
+    rdepth: int  # return-stack depth at loop entry
+
+
+@dataclass
+class Scope:
+    """Per-word state: locals, loops, return stack and where EXIT goes."""
+
+    word: str
+    locals: list[ir.Value] = field(default_factory=list)
+    loops: list[LoopFrame] = field(default_factory=list)
+    rstack: list[ir.Value] = field(default_factory=list)  # allocas
+    exit: Callable[[], None] | None = None
+    self_word: "Colon | None" = None
+
+
+class Gen:
+    def __init__(self, module: ir.Module, fn: ir.Function, env: Env, target: "Target",
+                 sites: Sites, checked: bool, word_fn: Callable[["Colon"], ir.Function],
+                 fail_bb: ir.Block, strings: list[str], base_addr: int,
+                 inline_suspending: bool = False) -> None:
+        self.module, self.fn, self.env, self.target = module, fn, env, target
+        self.sites, self.checked, self.word_fn = sites, checked, word_fn
+        self.fail_bb = fail_bb
+        self.strings = strings
+        self.base_addr = base_addr
+        self.inline_suspending = inline_suspending
+        self.entry_bb = fn.blocks[0]
+        self.b = ir.IRBuilder()
+        self.dcache: list[ir.Value] = []
+        self.fcache: list[ir.Value] = []
+        self.dsp_val: ir.Value | None = None
+        self.fsp_val: ir.Value | None = None
+        self.dsp_dirty = False
+        self.fsp_dirty = False
+        self.dguar = 0
+        self.fguar = 0
+        self.scope = Scope("<line>")
+        self.pos: SourcePos | None = None
+        self.word_name = "<line>"
+
+    # ---- small helpers -------------------------------------------------
+    def helper(self, name: str) -> ir.Function:
+        fn = self.module.globals.get(name)
+        if fn is None:
+            fn = ir.Function(self.module, HELPERS[name], name)
+        return fn
+
+    def intrinsic(self, name: str, ret: ir.Type, args: list[ir.Type]) -> ir.Function:
+        fn = self.module.globals.get(name)
+        if fn is None:
+            fn = ir.Function(self.module, ir.FunctionType(ret, args), name)
+        return fn
+
+    def alloca(self, ty: ir.Type, name: str = "") -> ir.Value:
+        """An alloca in the entry block (so mem2reg can promote it)."""
+        saved = self.b.block
+        with self.b.goto_block(self.entry_bb):
+            if self.entry_bb.instructions:
+                self.b.position_before(self.entry_bb.instructions[0])
+            slot = self.b.alloca(ty, name=name)
+        self.b.position_at_end(saved)
+        return slot
+
+    def site(self) -> int:
+        return self.sites.add(self.word_name, self.pos)
+
+    def flag(self, cond: ir.Value) -> ir.Value:
+        return self.b.sext(cond, I64)
+
+    def new_block(self, name: str) -> ir.Block:
+        return self.fn.append_basic_block(name)
+
+    def fail(self, code: int, addr: ir.Value | None = None, aux: ir.Value | None = None,
+             site: int | None = None) -> None:
+        """Record an error for this thread and leave (the current block ends)."""
+        s = self.site() if site is None else site
+        self.b.call(self.helper("tf_fail"), [self.env.ctx, self.env.thr, c64(code), c64(s),
+                                             addr if addr is not None else c64(0),
+                                             aux if aux is not None else c64(0)])
+        self.b.branch(self.fail_bb)
+
+    def fail_if(self, cond: ir.Value, code: int, addr: ir.Value | None = None,
+                aux: ir.Value | None = None) -> None:
+        bad = self.new_block("bad")
+        ok = self.new_block("ok")
+        self.b.cbranch(cond, bad, ok)
+        self.b.position_at_end(bad)
+        self.fail(code, addr, aux)
+        self.b.position_at_end(ok)
+
+    def check_ok(self, ok: ir.Value) -> None:
+        """Continue if a call returned true, else leave (error already recorded)."""
+        cont = self.new_block("cont")
+        self.b.cbranch(ok, cont, self.fail_bb)
+        self.b.position_at_end(cont)
+
+    # ---- the stack cache -----------------------------------------------
+    def _dsp(self) -> ir.Value:
+        if self.dsp_val is None:
+            self.dsp_val = self.b.load(self.env.dsp, typ=I64)
+        return self.dsp_val
+
+    def _fsp(self) -> ir.Value:
+        if self.fsp_val is None:
+            self.fsp_val = self.b.load(self.env.fsp, typ=I64)
+        return self.fsp_val
+
+    def ensure_d(self, k: int) -> None:
+        """Make sure k items are in memory below the cache (runtime check)."""
+        if k > self.dguar:
+            self.fail_if(self.b.icmp_signed("<", self._dsp(), c64(k)), L.E_UNDERFLOW, aux=c64(k))
+            self.dguar = k
+
+    def ensure_f(self, k: int) -> None:
+        if k > self.fguar:
+            self.fail_if(self.b.icmp_signed("<", self._fsp(), c64(k)), L.E_FUNDERFLOW, aux=c64(k))
+            self.fguar = k
+
+    def pop(self, n: int) -> list[ir.Value]:
+        """n cells, bottom first."""
+        if n == 0:
+            return []
+        take = min(n, len(self.dcache))
+        cached = self.dcache[len(self.dcache) - take:] if take else []
+        del self.dcache[len(self.dcache) - take:]
+        k = n - take
+        mem: list[ir.Value] = []
+        if k:
+            self.ensure_d(k)
+            sp = self._dsp()
+            for i in range(k, 0, -1):
+                p = self.b.gep(self.env.ds, [self.b.sub(sp, c64(i))], source_etype=I64)
+                mem.append(self.b.load(p, typ=I64))
+            self.dsp_val = self.b.sub(sp, c64(k))
+            self.dsp_dirty = True
+            self.dguar -= k
+        return mem + cached
+
+    def push(self, *vals: ir.Value) -> None:
+        for v in vals:
+            assert v.type == I64, v.type
+            self.dcache.append(v)
+
+    def fpop(self, n: int) -> list[ir.Value]:
+        if n == 0:
+            return []
+        take = min(n, len(self.fcache))
+        cached = self.fcache[len(self.fcache) - take:] if take else []
+        del self.fcache[len(self.fcache) - take:]
+        k = n - take
+        mem: list[ir.Value] = []
+        if k:
+            self.ensure_f(k)
+            sp = self._fsp()
+            for i in range(k, 0, -1):
+                p = self.b.gep(self.env.fs, [self.b.sub(sp, c64(i))], source_etype=F32)
+                mem.append(self.b.load(p, typ=F32))
+            self.fsp_val = self.b.sub(sp, c64(k))
+            self.fsp_dirty = True
+            self.fguar -= k
+        return mem + cached
+
+    def fpush(self, *vals: ir.Value) -> None:
+        for v in vals:
+            assert v.type == F32, v.type
+            self.fcache.append(v)
+
+    def flush(self) -> None:
+        """Write cached values back; memory is then the canonical state."""
+        if self.dcache:
+            sp = self._dsp()
+            n = len(self.dcache)
+            self.fail_if(self.b.icmp_signed(">", sp, c64(L.DS_MAX - n)), L.E_OVERFLOW)
+            for i, v in enumerate(self.dcache):
+                p = self.b.gep(self.env.ds, [self.b.add(sp, c64(i))], source_etype=I64)
+                self.b.store(v, p)
+            self.dsp_val = self.b.add(sp, c64(n))
+            self.dsp_dirty = True
+            self.dguar += n
+            self.dcache = []
+        if self.fcache:
+            sp = self._fsp()
+            n = len(self.fcache)
+            self.fail_if(self.b.icmp_signed(">", sp, c64(L.FS_MAX - n)), L.E_FOVERFLOW)
+            for i, v in enumerate(self.fcache):
+                p = self.b.gep(self.env.fs, [self.b.add(sp, c64(i))], source_etype=F32)
+                self.b.store(v, p)
+            self.fsp_val = self.b.add(sp, c64(n))
+            self.fsp_dirty = True
+            self.fguar += n
+            self.fcache = []
+        if self.dsp_dirty:
+            self.b.store(self.dsp_val, self.env.dsp)
+            self.dsp_dirty = False
+        if self.fsp_dirty:
+            self.b.store(self.fsp_val, self.env.fsp)
+            self.fsp_dirty = False
+
+    def forget_sp(self) -> None:
+        """After a join or a call the depth cells must be re-read."""
+        self.dsp_val = None
+        self.fsp_val = None
+
+    def state(self) -> tuple[int, int]:
+        return self.dguar, self.fguar
+
+    def join(self, *states: tuple[int, int]) -> None:
+        self.dguar = min(s[0] for s in states)
+        self.fguar = min(s[1] for s in states)
+        self.forget_sp()
+
+    # ---- memory ----------------------------------------------------------
+    def mem_ptr(self, addr: ir.Value, size: int, word: str) -> ir.Value:
+        """A checked pointer for a `size`-byte access at integer address `addr`."""
+        if self.checked:
+            ok = self.b.call(self.helper("tf_addr_ok"), [self.env.ctx, self.env.thr, addr, c64(size)])
+            self.fail_if(self.b.not_(ok), L.E_BAD_ADDR, addr=addr, aux=c64(size))
+            if size > 1:
+                mis = self.b.icmp_unsigned("!=", self.b.and_(addr, c64(size - 1)), c64(0))
+                self.fail_if(mis, L.E_ALIGN, addr=addr, aux=c64(size))
+        return self.target.int_to_ptr(self, addr)
+
+    # ---- bodies ----------------------------------------------------------
+    def body(self, nodes: list[Node]) -> None:
+        for node in nodes:
+            if self.b.block.is_terminated:
+                # code after EXIT/AGAIN: emit into an unreachable block
+                self.b.position_at_end(self.new_block("dead"))
+            self.node(node)
+
+    def node(self, n: Node) -> None:
+        self.pos = getattr(n, "pos", None) or self.pos
+        if isinstance(n, Lit):
+            self.push(c64(n.value))
+        elif isinstance(n, FLit):
+            self.fpush(ir.Constant(F32, n.value))
+        elif isinstance(n, Prim):
+            self.prim(n)
+        elif isinstance(n, Call):
+            self.call(n.word)
+        elif isinstance(n, If):
+            self.if_(n)
+        elif isinstance(n, Begin):
+            self.begin(n)
+        elif isinstance(n, Do):
+            self.do(n)
+        elif isinstance(n, Leave):
+            if not self.scope.loops:
+                raise ForthError("LEAVE is only allowed inside DO ... LOOP", n.pos, "LEAVE")
+            self.flush()
+            self.b.branch(self.scope.loops[-1].exit_bb)
+        elif isinstance(n, Exit):
+            self.exit_(n)
+        elif isinstance(n, Recurse):
+            self.recurse(n)
+        elif isinstance(n, LocalGet):
+            self.push(self.scope.locals[n.index])
+        else:  # pragma: no cover - the interpreter builds only the nodes above
+            raise TypeError(n)
+
+    def prim(self, n: Prim) -> None:
+        p = n.prim
+        if p.custom is not None:
+            p.custom(self, n)
+            return
+        ints = self.pop(p.ins)
+        floats = self.fpop(p.fins)
+        outs, fouts = p.fn(self, ints, floats)
+        self.push(*outs)
+        self.fpush(*fouts)
+
+    def if_(self, n: If) -> None:
+        cond = self.pop(1)[0]
+        self.flush()
+        then_bb, else_bb, join_bb = self.new_block("then"), self.new_block("else"), self.new_block("endif")
+        self.b.cbranch(self.b.icmp_signed("!=", cond, c64(0)), then_bb, else_bb)
+        start = self.state()
+        rdepth = len(self.scope.rstack)
+        ends: list[tuple[int, int]] = []
+        for bb, part in ((then_bb, n.then), (else_bb, n.else_ or [])):
+            self.b.position_at_end(bb)
+            self.dguar, self.fguar = start
+            self.body(part)
+            if not self.b.block.is_terminated:
+                self.flush()
+                if len(self.scope.rstack) != rdepth:
+                    raise ForthError("the return stack (>R R>) must be balanced in each branch of IF",
+                                     n.pos, "IF")
+                ends.append(self.state())
+                self.b.branch(join_bb)
+            del self.scope.rstack[rdepth:]
+        self.b.position_at_end(join_bb)
+        if ends:
+            self.join(*ends)
+        else:
+            self.b.unreachable()
+            self.b.position_at_end(self.new_block("dead"))
+            self.forget_sp()
+
+    def loop_guar(self, body: list[Node]) -> tuple[int, int]:
+        """What stays guaranteed around a loop back-edge."""
+        eff = body_effect(body)
+        d = self.dguar if eff.static and eff.dnet == 0 else 0
+        f = self.fguar if eff.static and eff.fnet == 0 else 0
+        return d, f
+
+    def back_edge(self, target_bb: ir.Block) -> None:
+        ok = self.b.call(self.helper("tf_step"), [self.env.ctx, self.env.thr, c64(self.site())])
+        self.b.cbranch(ok, target_bb, self.fail_bb)
+
+    def begin(self, n: Begin) -> None:
+        self.flush()
+        rdepth = len(self.scope.rstack)
+        if n.kind == "while":
+            guar = self.loop_guar(n.cond + [_DROP_FLAG] + n.body)
+        elif n.kind == "until":
+            guar = self.loop_guar(n.body + [_DROP_FLAG])
+        else:
+            guar = self.loop_guar(n.body)
+        self.dguar, self.fguar = guar
+        head = self.new_block("begin")
+        exit_bb = self.new_block("endbegin")
+        self.b.branch(head)
+        self.b.position_at_end(head)
+        self.forget_sp()
+        if n.kind == "while":
+            self.body(n.cond)
+            flag = self.pop(1)[0]
+            self.flush()
+            body_bb = self.new_block("whilebody")
+            self.b.cbranch(self.b.icmp_signed("!=", flag, c64(0)), body_bb, exit_bb)
+            self.b.position_at_end(body_bb)
+            self.body(n.body)
+            if not self.b.block.is_terminated:
+                self.flush()
+                self.back_edge(head)
+        elif n.kind == "until":
+            self.body(n.body)
+            if not self.b.block.is_terminated:
+                flag = self.pop(1)[0]
+                self.flush()
+                again = self.new_block("until")
+                self.b.cbranch(self.b.icmp_signed("!=", flag, c64(0)), exit_bb, again)
+                self.b.position_at_end(again)
+                self.back_edge(head)
+        else:
+            self.body(n.body)
+            if not self.b.block.is_terminated:
+                self.flush()
+                self.back_edge(head)
+        if len(self.scope.rstack) != rdepth:
+            raise ForthError("the return stack (>R R>) must be balanced inside a BEGIN loop", n.pos, "BEGIN")
+        self.b.position_at_end(exit_bb)
+        self.dguar, self.fguar = guar
+        self.forget_sp()
+
+    def do(self, n: Do) -> None:
+        limit, start = self.pop(2)
+        self.flush()
+        idx = self.alloca(I64, "i")
+        lim = self.alloca(I64, "lim")
+        self.b.store(start, idx)
+        self.b.store(limit, lim)
+        guar = self.loop_guar(n.body + ([_DROP_FLAG] if n.plus else []))
+        self.dguar, self.fguar = guar
+        body_bb, exit_bb = self.new_block("do"), self.new_block("loopexit")
+        if n.query:
+            self.b.cbranch(self.b.icmp_signed("==", start, limit), exit_bb, body_bb)
+        else:
+            self.b.branch(body_bb)
+        self.b.position_at_end(body_bb)
+        self.forget_sp()
+        rdepth = len(self.scope.rstack)
+        self.scope.loops.append(LoopFrame(idx, lim, exit_bb, rdepth))
+        self.body(n.body)
+        self.scope.loops.pop()
+        if not self.b.block.is_terminated:
+            if len(self.scope.rstack) != rdepth:
+                raise ForthError("the return stack (>R R>) must be balanced inside DO ... LOOP", n.pos, "LOOP")
+            i = self.b.load(idx, typ=I64)
+            if n.plus:
+                step = self.pop(1)[0]
+                self.flush()
+                old = self.b.sub(i, self.b.load(lim, typ=I64))
+                new = self.b.add(old, step)
+                self.b.store(self.b.add(i, step), idx)
+                # gforth's rule: leave when the boundary between limit-1 and limit is crossed
+                crossed = self.b.and_(self.b.xor(old, new), self.b.xor(old, step))
+                done = self.b.icmp_signed("<", crossed, c64(0))
+            else:
+                self.flush()
+                i1 = self.b.add(i, c64(1))
+                self.b.store(i1, idx)
+                done = self.b.icmp_signed("==", i1, self.b.load(lim, typ=I64))
+            again = self.new_block("loop")
+            self.b.cbranch(done, exit_bb, again)
+            self.b.position_at_end(again)
+            self.back_edge(body_bb)
+        self.b.position_at_end(exit_bb)
+        self.dguar, self.fguar = guar
+        self.forget_sp()
+
+    def exit_(self, n: Exit) -> None:
+        if self.scope.exit is None:
+            raise ForthError("EXIT is only allowed inside a colon definition", n.pos, "EXIT")
+        if self.scope.rstack:
+            raise ForthError("EXIT with values on the return stack: move them back with R> first",
+                             n.pos, "EXIT")
+        self.flush()
+        self.scope.exit()
+
+    # ---- calls -------------------------------------------------------------
+    def call(self, word: "Colon") -> None:
+        eff: Effect = word.effect
+        if self.inline_suspending and word.suspends:
+            self.inline(word)
+            return
+        self.flush()
+        if eff.static:
+            self.ensure_d(eff.dneed)
+            self.ensure_f(eff.fneed)
+        fn = self.word_fn(word)
+        ok = self.b.call(fn, self.env.args())
+        self.check_ok(ok)
+        self.forget_sp()
+        if eff.static:
+            self.dguar += eff.dnet
+            self.fguar += eff.fnet
+        else:
+            self.dguar = self.fguar = 0
+
+    def recurse(self, n: Recurse) -> None:
+        self.flush()
+        depth_p = self.target.thr_slot(self, L.T_DEPTH)
+        d = self.b.load(depth_p, typ=I64)
+        self.fail_if(self.b.icmp_signed(">=", d, c64(L.RECURSION_MAX)), L.E_RECURSION)
+        self.b.store(self.b.add(d, c64(1)), depth_p)
+        ok = self.b.call(self.word_fn(n.word), self.env.args())
+        self.check_ok(ok)
+        d2 = self.b.load(depth_p, typ=I64)
+        self.b.store(self.b.sub(d2, c64(1)), depth_p)
+        self.forget_sp()
+        self.dguar = self.fguar = 0
+
+    def inline(self, word: "Colon") -> None:
+        """Emit a word's body in place (needed for words that suspend)."""
+        self.flush()
+        eff = word.effect
+        if eff.static:
+            self.ensure_d(eff.dneed)
+            self.ensure_f(eff.fneed)
+        end_bb = self.new_block(f"end_{word.ir_name}")
+        saved_scope, saved_name, saved_pos = self.scope, self.word_name, self.pos
+        ends: list[tuple[int, int]] = []
+
+        def do_exit() -> None:
+            ends.append(self.state())
+            self.b.branch(end_bb)
+
+        self.scope = Scope(word.name, exit=do_exit, self_word=word)
+        self.word_name = word.name
+        self.enter_locals(word)
+        self.body(word.body)
+        if not self.b.block.is_terminated:
+            self.flush()
+            self.check_rstack_at_end(word)
+            do_exit()
+        self.scope, self.word_name, self.pos = saved_scope, saved_name, saved_pos
+        self.b.position_at_end(end_bb)
+        self.join(*ends) if ends else self.b.unreachable()
+
+    def enter_locals(self, word: "Colon") -> None:
+        if word.locals:
+            self.scope.locals = self.pop(len(word.locals))
+
+    def check_rstack_at_end(self, word: "Colon") -> None:
+        if self.scope.rstack:
+            raise ForthError(f"{word.name} leaves values on the return stack: balance >R with R>",
+                             word.pos, word.name)
+
+
+class _DropFlag:
+    """A pseudo node for effect analysis: the flag UNTIL/WHILE/+LOOP consumes."""
+
+    pos = None
+
+
+_DROP_FLAG = _DropFlag()
+
+
+def emit_word_function(word: "Colon", gen_factory: Callable[[ir.Function, ir.Block], Gen],
+                       module: ir.Module) -> ir.Function:
+    """Define `word` as `i1 @name(ctx, thr, ds, dsp, fs, fsp)` in `module`."""
+    fn = module.globals.get(word.ir_name)
+    if fn is None:
+        fn = ir.Function(module, WORD_FNTY, word.ir_name)
+    fn.linkage = "internal"
+    entry = fn.append_basic_block("entry")
+    fail_bb = fn.append_basic_block("fail")
+    ir.IRBuilder(fail_bb).ret(ir.Constant(I1, 0))
+    g = gen_factory(fn, fail_bb)
+    g.b.position_at_end(entry)
+    g.word_name = word.name
+    g.pos = word.pos
+
+    def do_exit() -> None:
+        g.b.ret(ir.Constant(I1, 1))
+
+    g.scope = Scope(word.name, exit=do_exit, self_word=word)
+    eff = word.effect
+    if eff.static:  # callers check the inputs before the call
+        g.dguar, g.fguar = eff.dneed, eff.fneed
+    g.enter_locals(word)
+    g.body(word.body)
+    if not g.b.block.is_terminated:
+        g.flush()
+        g.check_rstack_at_end(word)
+        do_exit()
+    return fn

@@ -1,0 +1,128 @@
+"""Assembling kernel modules: a line's body plus every word it calls.
+
+Each colon definition is turned into IR text once per (target, checked)
+and cached; a kernel module is the target's helpers, the texts of the words
+it reaches, and the kernel itself — so LLVM sees everything and can inline.
+"""
+from __future__ import annotations
+
+import itertools
+import re
+from dataclasses import dataclass
+from typing import Callable
+
+from llvmlite import ir
+
+from .codegen import HELPERS, Env, Gen, Sites, emit_word_function
+from .dictionary import Colon
+from .target import HELPERS_IR, Target
+from .tree import Begin, Call, Do, Node, Recurse, walk
+
+_DECLARE = re.compile(r'^declare .*?@"?([^"(\s]+)"?\(.*$', re.M)
+_kernel_ids = itertools.count(1)
+
+
+@dataclass
+class KernelModule:
+    text: str
+    name: str
+    suspends: bool
+    heavy: bool
+    words: list[Colon]
+
+
+def _suspends(nodes: list[Node]) -> bool:
+    from .tree import Prim
+    return any((isinstance(n, Prim) and n.prim.suspends) or (isinstance(n, Call) and n.word.suspends)
+               for n in walk(nodes))
+
+
+def _has_loops(nodes: list[Node]) -> bool:
+    return any(isinstance(n, (Begin, Do, Recurse)) for n in walk(nodes))
+
+
+class Compiler:
+    def __init__(self, target: Target, sites: Sites, strings: list[str], checked: bool,
+                 base_addr: Callable[[], int]) -> None:
+        self.target = target
+        self.sites = sites
+        self.strings = strings
+        self.checked = checked
+        self.base_addr = base_addr
+
+    def _module(self, name: str) -> ir.Module:
+        m = ir.Module(name)
+        m.triple = self.target.triple
+        m.data_layout = self.target.data_layout
+        for hname, ty in HELPERS.items():
+            ir.Function(m, ty, hname)
+        return m
+
+    def _gen(self, module: ir.Module, fn: ir.Function, env: Env, fail_bb: ir.Block,
+             needed: list[Colon], inline_suspending: bool) -> Gen:
+        def word_fn(word: Colon) -> ir.Function:
+            if word not in needed:
+                needed.append(word)
+            f = module.globals.get(word.ir_name)
+            if f is None:
+                from .codegen import WORD_FNTY
+                f = ir.Function(module, WORD_FNTY, word.ir_name)
+            return f
+        return Gen(module, fn, env, self.target, self.sites, self.checked, word_fn, fail_bb,
+                   self.strings, self.base_addr(), inline_suspending)
+
+    def word_text(self, word: Colon) -> tuple[str, list[Colon], list[str]]:
+        key = (self.target.name, self.checked, self.base_addr())
+        hit = word.ir_text.get(key)
+        if hit is not None:
+            return hit
+        m = self._module(word.ir_name)
+        needed: list[Colon] = []
+
+        def factory(fn: ir.Function, fail_bb: ir.Block) -> Gen:
+            env = Env(*fn.args)
+            return self._gen(m, fn, env, fail_bb, needed, inline_suspending=False)
+
+        fn = emit_word_function(word, factory, m)
+        decls = [line for line in str(m).splitlines() if line.startswith("declare")]
+        result = (str(fn), needed, decls)
+        word.ir_text[key] = result
+        return result
+
+    def kernel(self, nodes: list[Node]) -> KernelModule:
+        name = f"k{next(_kernel_ids)}"
+        suspends = _suspends(nodes)
+        m = self._module(name)
+        needed: list[Colon] = []
+
+        def make_gen(fn: ir.Function, env: Env, fail_bb: ir.Block) -> Gen:
+            return self._gen(m, fn, env, fail_bb, needed, inline_suspending=suspends)
+
+        self.target.define_kernel(m, name, suspends, make_gen, lambda g: g.body(nodes))
+        # close over every word reached
+        texts: list[str] = []
+        decls: dict[str, str] = {}
+        done: set[int] = set()
+        queue = list(needed)
+        words: list[Colon] = []
+        while queue:
+            w = queue.pop()
+            if w.uid in done:
+                continue
+            done.add(w.uid)
+            words.append(w)
+            text, callees, wdecls = self.word_text(w)
+            texts.append(text)
+            for d in wdecls:
+                mm = _DECLARE.match(d)
+                if mm:
+                    decls.setdefault(mm.group(1), d)
+            queue.extend(callees)
+        defined = set(HELPERS) | {w.ir_name for w in words}
+        body = str(m)
+        own = {mm.group(1) for mm in _DECLARE.finditer(body)}
+        body = _DECLARE.sub(lambda mm: "" if mm.group(1) in defined else mm.group(0), body)
+        extra = [d for n, d in decls.items() if n not in defined and n not in own]
+        text = "\n".join([body, HELPERS_IR, *extra, *texts])
+        heavy = _has_loops(nodes) or any(_has_loops(w.body) for w in words)
+        return KernelModule(text, name, suspends, heavy, words)

@@ -1,0 +1,94 @@
+"""Dictionary entries. A name maps to its newest entry; words compiled
+earlier keep a reference to the entry they were compiled against."""
+from __future__ import annotations
+
+import itertools
+import re
+from dataclasses import dataclass, field
+from typing import Callable
+
+from .effects import Effect
+from .errors import SourcePos
+from .tree import Call, Node, Prim, walk
+
+_uids = itertools.count(1)
+
+
+@dataclass(eq=False)
+class Colon:
+    name: str
+    body: list[Node]
+    pos: SourcePos | None
+    locals: list[str] = field(default_factory=list)
+    effect: Effect = field(default_factory=lambda: Effect(False))
+    source: str = ""
+    recursive: bool = False
+    uid: int = field(default_factory=lambda: next(_uids))
+    ir_text: dict = field(default_factory=dict)  # (target, checked) -> (define text, callees, declares)
+
+    @property
+    def ir_name(self) -> str:
+        return f"w{self.uid}_{re.sub(r'[^A-Za-z0-9_]', '_', self.name)}"
+
+    @property
+    def kind(self) -> str:
+        return "colon"
+
+    def callees(self) -> list["Colon"]:
+        return list(dict.fromkeys(n.word for n in walk(self.body) if isinstance(n, Call)))
+
+    @property
+    def suspends(self) -> bool:
+        cached = getattr(self, "_suspends", None)
+        if cached is None:
+            cached = any((isinstance(n, Prim) and n.prim.suspends) or
+                         (isinstance(n, Call) and n.word.suspends) for n in walk(self.body))
+            self._suspends = cached
+        return cached
+
+
+@dataclass(eq=False)
+class Constant:
+    """A word that pushes a value: CONSTANT, VARIABLE/CREATE addresses, arrays, type codes."""
+
+    name: str
+    value: int | float
+    is_float: bool = False
+    help: str = ""
+    array: tuple | None = None  # (addr, shape, eltype) for ARRAY/MATRIX names
+    shared: int | None = None  # offset in per-block shared memory for SHARED: names
+
+    @property
+    def kind(self) -> str:
+        return "shared" if self.shared is not None else "constant"
+
+
+@dataclass(eq=False)
+class HostWord:
+    """A word that runs on the host between launches."""
+
+    name: str
+    effect: str
+    help: str
+    fn: Callable
+    example: str = ""
+    compiled: str | None = None  # Forth source compiled instead inside definitions
+
+    @property
+    def kind(self) -> str:
+        return "host"
+
+
+@dataclass(eq=False)
+class Immediate:
+    """Parsing and control words: act on the interpreter while it builds code."""
+
+    name: str
+    effect: str
+    help: str
+    fn: Callable
+    example: str = ""
+
+    @property
+    def kind(self) -> str:
+        return "immediate"

@@ -1,0 +1,186 @@
+"""Stack-effect inference over the program tree.
+
+An effect says how many data/float items a body needs on entry and how the
+depths change. It is *static* when every path agrees (balanced IF branches,
+balanced loop bodies, no ?DUP or computed PICK); otherwise the compiler keeps
+runtime depth checks everywhere.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .tree import Begin, Call, Do, Exit, FLit, If, Leave, Lit, LocalGet, Prim, Recurse
+
+
+@dataclass(frozen=True)
+class Effect:
+    static: bool
+    dneed: int = 0
+    dnet: int = 0
+    fneed: int = 0
+    fnet: int = 0
+
+    def notation(self) -> str:
+        if not self.static:
+            return "( dynamic )"
+        def side(need: int, net: int, letter: str) -> str:
+            ins = " ".join(f"{letter}{i + 1}" for i in range(need))
+            outs = " ".join(f"{letter}'{i + 1}" for i in range(need + net))
+            return f"{ins} -- {outs}".strip()
+        text = f"( {side(self.dneed, self.dnet, 'x')} )"
+        if self.fneed or self.fnet:
+            text += f" ( F: {side(self.fneed, self.fnet, 'r')} )"
+        return text
+
+
+DYNAMIC = Effect(False)
+
+
+class _Dynamic(Exception):
+    pass
+
+
+class _State:
+    """Depths relative to entry and the lowest depths reached."""
+
+    def __init__(self) -> None:
+        self.d = self.f = 0
+        self.dmin = self.fmin = 0
+
+    def take(self, n: int, fn: int = 0) -> None:
+        self.d -= n
+        self.f -= fn
+        self.dmin = min(self.dmin, self.d)
+        self.fmin = min(self.fmin, self.f)
+
+    def give(self, n: int, fn: int = 0) -> None:
+        self.d += n
+        self.f += fn
+
+    def apply(self, e: Effect) -> None:
+        if not e.static:
+            raise _Dynamic
+        self.take(e.dneed, e.fneed)
+        self.give(e.dneed + e.dnet, e.fneed + e.fnet)
+
+
+class _Walker:
+    def __init__(self) -> None:
+        self.exits: list[tuple[int, int]] = []
+        self.leaves: list[list[tuple[int, int]]] = []
+
+    def body(self, nodes, st: _State) -> bool:
+        """Walk nodes; False when the end is unreachable."""
+        for n in nodes:
+            if not self.node(n, st):
+                return False
+        return True
+
+    def node(self, n, st: _State) -> bool:
+        if isinstance(n, Lit) or isinstance(n, LocalGet):
+            st.give(1)
+        elif isinstance(n, FLit):
+            st.give(0, 1)
+        elif isinstance(n, Prim):
+            st.apply(n.prim.effect_of(n))
+        elif isinstance(n, Call):
+            st.apply(n.word.effect)
+        elif isinstance(n, Recurse):
+            raise _Dynamic
+        elif isinstance(n, If):
+            st.take(1)
+            return self.branches(n, st)
+        elif isinstance(n, Begin):
+            return self.begin(n, st)
+        elif isinstance(n, Do):
+            st.take(2)
+            return self.loop(n.body, st, extra_take=1 if n.plus else 0)
+        elif isinstance(n, Leave):
+            if not self.leaves:
+                raise _Dynamic
+            self.leaves[-1].append((st.d, st.f))
+            return False
+        elif isinstance(n, Exit):
+            self.exits.append((st.d, st.f))
+            return False
+        elif getattr(n, "pos", 1) is None and type(n).__name__ == "_DropFlag":
+            st.take(1)
+        else:
+            raise _Dynamic
+        return True
+
+    def branches(self, n: If, st: _State) -> bool:
+        a, b = _copy(st), _copy(st)
+        ra = self.body(n.then, a)
+        rb = self.body(n.else_ or [], b)
+        ends = [s for s, r in ((a, ra), (b, rb)) if r]
+        st.dmin = min(a.dmin, b.dmin)
+        st.fmin = min(a.fmin, b.fmin)
+        if not ends:
+            return False
+        if len(ends) == 2 and (a.d, a.f) != (b.d, b.f):
+            raise _Dynamic
+        st.d, st.f = ends[0].d, ends[0].f
+        return True
+
+    def loop(self, body, st: _State, extra_take: int = 0) -> bool:
+        start = (st.d, st.f)
+        self.leaves.append([])
+        reach = self.body(body, st)
+        if reach:
+            st.take(extra_take)
+            if (st.d, st.f) != start:
+                raise _Dynamic
+        for leave in self.leaves.pop():
+            if leave != start:
+                raise _Dynamic
+        st.d, st.f = start
+        return True
+
+    def begin(self, n: Begin, st: _State) -> bool:
+        start = (st.d, st.f)
+        if n.kind == "again":
+            reach = self.body(n.body, st)
+            if reach and (st.d, st.f) != start:
+                raise _Dynamic
+            return False
+        if n.kind == "until":
+            reach = self.body(n.body, st)
+            if reach:
+                st.take(1)
+                if (st.d, st.f) != start:
+                    raise _Dynamic
+            return reach
+        reach = self.body(n.cond, st)
+        if not reach:
+            return False
+        st.take(1)
+        after_cond = (st.d, st.f)
+        if self.body(n.body, st) and (st.d, st.f) != start:
+            raise _Dynamic
+        st.d, st.f = after_cond
+        return True
+
+
+def _copy(st: _State) -> _State:
+    c = _State()
+    c.d, c.f, c.dmin, c.fmin = st.d, st.f, st.dmin, st.fmin
+    return c
+
+
+def body_effect(nodes, locals_count: int = 0) -> Effect:
+    w = _Walker()
+    st = _State()
+    st.take(locals_count)
+    try:
+        reach = w.body(nodes, st)
+    except _Dynamic:
+        return DYNAMIC
+    ends = list(w.exits)
+    if reach:
+        ends.append((st.d, st.f))
+    if not ends:  # never returns (BEGIN ... AGAIN)
+        return Effect(True, -st.dmin, 0, -st.fmin, 0)
+    if any(e != ends[0] for e in ends):
+        return DYNAMIC
+    return Effect(True, -st.dmin, ends[0][0], -st.fmin, ends[0][1])

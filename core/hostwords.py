@@ -1,0 +1,413 @@
+"""Host words (run between launches) and immediate words (act while code is
+built: control structures, comments, strings, definitions).
+
+Each is a table row: name, stack effect, help, function, example.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from . import layout as L
+from .dictionary import Colon, Constant, HostWord, Immediate
+from .eltypes import BY_CODE
+from .errors import ForthError
+from .primitives import TABLE as PRIMS, Primitive
+from .reader import Token
+from .tree import Begin, Do, Exit, If, Leave, Lit, Prim, Recurse
+
+if TYPE_CHECKING:
+    from .interpreter import Forth
+
+MAX_SHARED = 48 * 1024
+
+
+def _name(f: "Forth", tok: Token) -> Token:
+    nxt = f.reader.next_token()
+    if nxt is None:
+        raise ForthError(f"{tok.text} needs a name after it, e.g. `{tok.text} foo`", tok.pos, tok.text)
+    return nxt
+
+
+def _align(f: "Forth") -> None:
+    f.here = (f.here + 7) & ~7
+
+
+def _allot(f: "Forth", n: int) -> int:
+    if f.here + n > f.data_space_size or f.here + n < 64:
+        raise ForthError(f"data space exhausted: {n} bytes do not fit ({f.data_space_size - f.here} left); "
+                         "use ARRAY for large buffers")
+    addr = f.data_addr + f.here
+    f.here += n
+    return addr
+
+
+def _define(f: "Forth", entry) -> None:
+    f.dict[entry.name.upper()] = entry
+
+
+# ---- defining words ----------------------------------------------------------------
+def w_constant(f: "Forth", tok: Token) -> None:
+    name = _name(f, tok)
+    (v,) = f.pop_uniform(1, "CONSTANT")
+    _define(f, Constant(name.text, v, help="( -- x ) a constant"))
+
+
+def w_fconstant(f: "Forth", tok: Token) -> None:
+    name = _name(f, tok)
+    st = f.backend.get_state()
+    depth = st[:, L.S_FSP:L.S_FSP + 8].view(np.int64)[:, 0]
+    if (depth < 1).any():
+        raise ForthError("FCONSTANT needs a float on the float stack")
+    vals = st[np.arange(len(st)), :][:, L.S_FS:L.S_FS + 4 * L.FS_MAX].view(np.float32)
+    top = vals[np.arange(len(st)), depth - 1]
+    if (top != top[0]).any():
+        raise ForthError("FCONSTANT needs the same float in every thread")
+    st[:, L.S_FSP:L.S_FSP + 8].view(np.int64)[:, 0] = depth - 1
+    f.backend.set_state(st)
+    _define(f, Constant(name.text, float(top[0]), is_float=True, help="( F: -- r ) a float constant"))
+
+
+def w_variable(f: "Forth", tok: Token) -> None:
+    name = _name(f, tok)
+    _align(f)
+    addr = _allot(f, 8)
+    f._write_cell(addr, 0)
+    _define(f, Constant(name.text, addr, help="( -- addr ) a variable"))
+
+
+def w_create(f: "Forth", tok: Token) -> None:
+    name = _name(f, tok)
+    _align(f)
+    _define(f, Constant(name.text, f.data_addr + f.here, help="( -- addr ) created data"))
+
+
+def w_buffer(f: "Forth", tok: Token) -> None:
+    name = _name(f, tok)
+    (n,) = f.pop_uniform(1, "BUFFER:")
+    _align(f)
+    addr = _allot(f, n)
+    f.backend.write(addr, np.zeros(n, np.uint8))
+    _define(f, Constant(name.text, addr, help="( -- addr ) a buffer"))
+
+
+def w_allot(f: "Forth", tok: Token) -> None:
+    (n,) = f.pop_uniform(1, "ALLOT")
+    _allot(f, n)
+
+
+def w_comma(f: "Forth", tok: Token) -> None:
+    (x,) = f.pop_uniform(1, ",")
+    addr = _allot(f, 8)
+    f._write_cell(addr, x)
+
+
+def w_ccomma(f: "Forth", tok: Token) -> None:
+    (x,) = f.pop_uniform(1, "C,")
+    addr = _allot(f, 1)
+    f.backend.write(addr, bytes([x & 0xFF]))
+
+
+def w_here(f: "Forth", tok: Token) -> None:
+    f.push_uniform(f.data_addr + f.here)
+
+
+def w_align(f: "Forth", tok: Token) -> None:
+    _align(f)
+
+
+def w_hex(f: "Forth", tok: Token) -> None:
+    f._write_cell(f.base_addr, 16)
+
+
+def w_decimal(f: "Forth", tok: Token) -> None:
+    f._write_cell(f.base_addr, 10)
+
+
+# ---- launch shape, arrays, shared memory --------------------------------------------------
+def _shape(f: "Forth", word: str) -> tuple[int, int, int]:
+    x, y, z = f.pop_uniform(3, word)
+    if min(x, y, z) < 1:
+        raise ForthError(f"{word} needs three positive sizes ( x y z -- ), e.g. `4 1 1 {word}`")
+    return x, y, z
+
+
+def _reshape(f: "Forth", grid: tuple[int, int, int], block: tuple[int, int, int], word: str) -> None:
+    if block[0] * block[1] * block[2] > 1024:
+        raise ForthError(f"{word}: a block has at most 1024 threads (as on NVIDIA GPUs)")
+    if grid[0] * grid[1] * grid[2] * block[0] * block[1] * block[2] > 1 << 20:
+        raise ForthError(f"{word}: at most {1 << 20} threads in one launch on this backend")
+    if not f.stacks_uniform():
+        raise ForthError(f"{word} keeps the stacks only when every thread has the same stacks; clear the "
+                         "stacks that differ first (e.g. DEPTH 0 ?DO DROP LOOP)")
+    row = f.backend.get_state()[0].copy()
+    f.backend.set_shape(grid, block)
+    f.backend.set_state(np.broadcast_to(row, f.backend.get_state().shape).copy())
+
+
+def w_grid(f: "Forth", tok: Token) -> None:
+    grid = _shape(f, "GRID")
+    _reshape(f, grid, f.backend.block, "GRID")
+
+
+def w_block(f: "Forth", tok: Token) -> None:
+    block = _shape(f, "BLOCK")
+    _reshape(f, f.backend.grid, block, "BLOCK")
+
+
+def _typed(f: "Forth", tok: Token, dims: int, word: str) -> None:
+    name = _name(f, tok)
+    vals = f.pop_uniform(dims + 1, word)
+    shape, code = tuple(vals[:-1]), vals[-1]
+    et = BY_CODE.get(code)
+    if et is None:
+        raise ForthError(f"{word} needs an element type on top, e.g. `16 F32 {word} name`")
+    if min(shape) < 1:
+        raise ForthError(f"{word} needs positive sizes, got {shape}")
+    nbytes = int(np.prod(shape)) * et.size
+    addr = f.backend.alloc(nbytes)
+    _define(f, Constant(name.text, addr, help=f"( -- addr ) {'x'.join(map(str, shape))} {et.name} array",
+                        array=(addr, shape, et)))
+
+
+def w_array(f: "Forth", tok: Token) -> None:
+    _typed(f, tok, 1, "ARRAY")
+
+
+def w_matrix(f: "Forth", tok: Token) -> None:
+    _typed(f, tok, 2, "MATRIX")
+
+
+def w_shared(f: "Forth", tok: Token) -> None:
+    name = _name(f, tok)
+    (n,) = f.pop_uniform(1, "SHARED:")
+    off = (f.shared_bytes + 31) & ~31
+    if n < 1 or off + n > MAX_SHARED:
+        raise ForthError(f"SHARED: {n} bytes do not fit: a block has {MAX_SHARED} bytes of shared memory "
+                         f"({MAX_SHARED - off} left)")
+    f.shared_bytes = off + n
+    f.backend.set_shared(f.shared_bytes)
+    _define(f, Constant(name.text, off, help=f"( -- addr ) {n} bytes of per-block shared memory", shared=off))
+
+
+def w_words(f: "Forth", tok: Token) -> None:
+    f.out_parts.append(" ".join(sorted(f.dict)) + "\n")
+
+
+def w_see(f: "Forth", tok: Token) -> None:
+    name = _name(f, tok)
+    e = f.dict.get(name.key)
+    if e is None:
+        raise ForthError(f"SEE: unknown word {name.text}", name.pos, name.text)
+    if isinstance(e, Colon):
+        f.out_parts.append(f": {e.name} {e.effect.notation()}\n  {e.source.strip()}\n")
+    elif isinstance(e, Primitive):
+        f.out_parts.append(f"{e.name} {e.effect} primitive: {e.help}\n")
+    else:
+        f.out_parts.append(f"{e.name} ({e.kind}) {getattr(e, 'help', '')}\n")
+
+
+# ---- immediate words: definitions, control structures, parsing ---------------------------
+def i_colon(f: "Forth", tok: Token) -> None:
+    if f.colon is not None:
+        raise ForthError(f"`:` inside the definition of {f.colon.name}: finish it with ; first", tok.pos, ":")
+    if f.frames:
+        raise ForthError("`:` cannot start inside an open control structure", tok.pos, ":")
+    name = _name(f, tok)
+    f.colon = Colon(name.text, [], name.pos, source=name.pos.text)
+
+
+def i_semicolon(f: "Forth", tok: Token) -> None:
+    if f.colon is None:
+        raise ForthError("; without a matching `:`", tok.pos, ";")
+    f.finish_definition(tok)
+
+
+def i_locals(f: "Forth", tok: Token) -> None:
+    if f.colon is None or f.colon.body or f.colon.locals or f.frames:
+        raise ForthError("locals { a b -- } are allowed only at the start of a definition", tok.pos, "{")
+    names: list[str] = []
+    in_comment = False
+    while True:
+        t = f.reader.next_token()
+        if t is None:
+            raise ForthError("{ without } : close the locals list", tok.pos, "{")
+        if t.text == "}":
+            break
+        if t.text == "--":
+            in_comment = True
+        elif not in_comment:
+            names.append(t.key)
+    f.colon.locals = names
+
+
+def _open(kind: str):
+    def fn(f: "Forth", tok: Token) -> None:
+        f.frames.append(_frame(kind, tok))
+    return fn
+
+
+def _frame(kind: str, tok: Token, query: bool = False):
+    from .interpreter import Frame
+    return Frame(kind, tok.pos, query=query)
+
+
+def _close(f: "Forth", tok: Token, kinds: tuple[str, ...]):
+    if not f.frames or f.frames[-1].kind not in kinds:
+        opener = " or ".join(k.upper() for k in kinds)
+        raise ForthError(f"{tok.text.upper()} without a matching {opener}: control structures must nest "
+                         "properly", tok.pos, tok.text)
+    return f.frames.pop()
+
+
+def i_else(f: "Forth", tok: Token) -> None:
+    fr = _close(f, tok, ("if",))
+    fr.kind = "else"
+    f.frames.append(fr)
+
+
+def i_then(f: "Forth", tok: Token) -> None:
+    fr = _close(f, tok, ("if", "else"))
+    f._append(If(fr.a, fr.b if fr.kind == "else" else None, fr.pos))
+
+
+def i_until(f: "Forth", tok: Token) -> None:
+    fr = _close(f, tok, ("begin",))
+    f._append(Begin("until", fr.a, pos=fr.pos))
+
+
+def i_again(f: "Forth", tok: Token) -> None:
+    fr = _close(f, tok, ("begin",))
+    f._append(Begin("again", fr.a, pos=fr.pos))
+
+
+def i_while(f: "Forth", tok: Token) -> None:
+    fr = _close(f, tok, ("begin",))
+    fr.kind = "while"
+    f.frames.append(fr)
+
+
+def i_repeat(f: "Forth", tok: Token) -> None:
+    fr = _close(f, tok, ("while",))
+    f._append(Begin("while", fr.b, cond=fr.a, pos=fr.pos))
+
+
+def i_do(f: "Forth", tok: Token) -> None:
+    f.frames.append(_frame("do", tok, query=tok.key == "?DO"))
+
+
+def i_loop(f: "Forth", tok: Token) -> None:
+    fr = _close(f, tok, ("do",))
+    f._append(Do(fr.a, query=fr.query, plus=tok.key == "+LOOP", pos=fr.pos))
+
+
+def i_leave(f: "Forth", tok: Token) -> None:
+    if not any(fr.kind == "do" for fr in f.frames):
+        raise ForthError("LEAVE is only allowed inside DO ... LOOP", tok.pos, tok.text)
+    f._append(Leave(tok.pos))
+
+
+def i_exit(f: "Forth", tok: Token) -> None:
+    if f.colon is None:
+        raise ForthError("EXIT is only allowed inside a colon definition", tok.pos, tok.text)
+    f._append(Exit(tok.pos))
+
+
+def i_recurse(f: "Forth", tok: Token) -> None:
+    if f.colon is None:
+        raise ForthError("RECURSE is only allowed inside a colon definition", tok.pos, tok.text)
+    f._append(Recurse(f.colon, tok.pos))
+
+
+def i_paren(f: "Forth", tok: Token) -> None:
+    _, found = f.reader.parse_until(")", multiline=True)
+    if not found:
+        raise ForthError("( comment is not closed: add )", tok.pos, "(")
+
+
+def i_backslash(f: "Forth", tok: Token) -> None:
+    f.reader.skip_line()
+
+
+def i_dot_quote(f: "Forth", tok: Token) -> None:
+    text, found = f.reader.parse_until('"')
+    if not found:
+        raise ForthError('." needs a closing " on the same line', tok.pos, tok.text)
+    f.strings.append(text)
+    f._append(Prim(PRIMS['."'], tok.pos, arg=len(f.strings) - 1))
+
+
+def i_dot_paren(f: "Forth", tok: Token) -> None:
+    text, found = f.reader.parse_until(")")
+    f.out_parts.append(text)
+
+
+def i_char(f: "Forth", tok: Token) -> None:
+    t = _name(f, tok)
+    f._append(Lit(ord(t.text[0]), tok.pos))
+
+
+HOST_WORDS: list[HostWord] = [
+    HostWord("CONSTANT", "( x -- )", "Define a word that pushes x.", w_constant, "42 CONSTANT answer"),
+    HostWord("FCONSTANT", "( F: r -- )", "Define a word that pushes the float r.", w_fconstant,
+             "3.14e FCONSTANT pi"),
+    HostWord("VARIABLE", "( -- )", "Define a cell variable in data space; the name pushes its address.",
+             w_variable, "VARIABLE v  5 v !  v @ ."),
+    HostWord("CREATE", "( -- )", "Define a name that pushes the current data-space address.", w_create,
+             "CREATE t 1 , 2 ,  t CELL+ @ ."),
+    HostWord("BUFFER:", "( u -- )", "Define a zeroed buffer of u bytes in data space.", w_buffer, "64 BUFFER: buf"),
+    HostWord("ALLOT", "( n -- )", "Reserve n bytes of data space.", w_allot, "CREATE t 16 ALLOT"),
+    HostWord(",", "( x -- )", "Store a cell at HERE and advance it.", w_comma, "CREATE t 1 , 2 ,"),
+    HostWord("C,", "( char -- )", "Store a byte at HERE and advance it.", w_ccomma, "CREATE s 65 C,"),
+    HostWord("HERE", "( -- addr )", "The next free data-space address.", w_here, "HERE ."),
+    HostWord("ALIGN", "( -- )", "Align HERE to a cell boundary.", w_align, "1 C, ALIGN"),
+    HostWord("HEX", "( -- )", "Set BASE to 16.", w_hex, "HEX FF DECIMAL . \\ 255", compiled="16 BASE !"),
+    HostWord("DECIMAL", "( -- )", "Set BASE to 10.", w_decimal, "DECIMAL", compiled="10 BASE !"),
+    HostWord("GRID", "( x y z -- )", "Set the number of blocks of the launch shape.", w_grid, "4 1 1 GRID"),
+    HostWord("BLOCK", "( x y z -- )", "Set the threads per block of the launch shape.", w_block,
+             "256 1 1 BLOCK"),
+    HostWord("ARRAY", "( n type -- )", "Allocate a zeroed device array of n elements; the name pushes its address.",
+             w_array, "16 F32 ARRAY xs"),
+    HostWord("MATRIX", "( rows cols type -- )", "Allocate a zeroed row-major device matrix.", w_matrix,
+             "16 16 F16 MATRIX a"),
+    HostWord("SHARED:", "( n -- )", "Declare n bytes of per-block shared memory; the name pushes its address.",
+             w_shared, "1024 SHARED: tile"),
+    HostWord("WORDS", "( -- )", "List the dictionary.", w_words, "WORDS"),
+    HostWord("SEE", "( -- )", "Show a word's definition and its inferred stack effect.", w_see, "SEE square"),
+]
+
+IMMEDIATES: list[Immediate] = [
+    Immediate(":", "( -- )", "Start a colon definition.", i_colon, ": square DUP * ;"),
+    Immediate(";", "( -- )", "End a colon definition.", i_semicolon, ": square DUP * ;"),
+    Immediate("{", "( x1 .. xn -- )", "Read-only locals at the start of a definition.", i_locals,
+              ": f { a b -- } a b - ;"),
+    Immediate("IF", "( flag -- )", "Run what follows if flag is non-zero.", _open("if"), "1 IF 42 . THEN"),
+    Immediate("ELSE", "( -- )", "The other branch of IF.", i_else, "0 IF 1 ELSE 2 THEN ."),
+    Immediate("THEN", "( -- )", "End IF ... ELSE.", i_then, "1 IF 42 . THEN"),
+    Immediate("BEGIN", "( -- )", "Start an indefinite loop.", _open("begin"), "0 BEGIN 1+ DUP 5 = UNTIL ."),
+    Immediate("UNTIL", "( flag -- )", "Loop back to BEGIN until flag is non-zero.", i_until,
+              "0 BEGIN 1+ DUP 5 = UNTIL ."),
+    Immediate("AGAIN", "( -- )", "Loop back to BEGIN forever (leave with EXIT).", i_again,
+              ": f BEGIN 1+ DUP 5 = IF EXIT THEN AGAIN ;"),
+    Immediate("WHILE", "( flag -- )", "Continue the loop while flag is non-zero.", i_while,
+              "0 BEGIN DUP 5 < WHILE 1+ REPEAT ."),
+    Immediate("REPEAT", "( -- )", "Loop back to BEGIN.", i_repeat, "0 BEGIN DUP 5 < WHILE 1+ REPEAT ."),
+    Immediate("DO", "( limit start -- )", "Counted loop from start to limit-1.", i_do, "5 0 DO I . LOOP"),
+    Immediate("?DO", "( limit start -- )", "Like DO, but skip the loop when start = limit.", i_do,
+              "0 0 ?DO I . LOOP"),
+    Immediate("LOOP", "( -- )", "Increment the index; loop unless it reached the limit.", i_loop,
+              "5 0 DO I . LOOP"),
+    Immediate("+LOOP", "( n -- )", "Add n to the index; loop unless it crossed the limit boundary.", i_loop,
+              "10 0 DO I . 2 +LOOP"),
+    Immediate("LEAVE", "( -- )", "Leave the innermost DO loop now.", i_leave, "10 0 DO I 3 = IF LEAVE THEN LOOP"),
+    Immediate("EXIT", "( -- )", "Return from the current definition.", i_exit, ": f 1 EXIT 2 ;"),
+    Immediate("RECURSE", "( -- )", "Call the definition being compiled.", i_recurse,
+              ": fact DUP 1 > IF DUP 1- RECURSE * THEN ;"),
+    Immediate("(", "( -- )", "Comment up to ).", i_paren, "( this is a comment )"),
+    Immediate("\\", "( -- )", "Comment to the end of the line.", i_backslash, "\\ a comment"),
+    Immediate('."', "( -- )", 'Print text up to " (when the code runs).', i_dot_quote, '." hello"'),
+    Immediate(".(", "( -- )", "Print text up to ) immediately.", i_dot_paren, ".( compiling...)"),
+    Immediate("CHAR", "( -- char )", "The code of the first character of the next word.", i_char, "CHAR A ."),
+    Immediate("[CHAR]", "( -- char )", "CHAR inside a definition.", i_char, ": a [CHAR] A ;"),
+]

@@ -1,0 +1,466 @@
+"""The outer interpreter: the host side of a session.
+
+    f.eval(line):  tokens -> device words gather into a segment -> a host word
+                   or the end of the line flushes it: compile, launch over the
+                   grid, read back output -> host words act on the stacks.
+
+The stacks live in the backend's state buffer between launches; a failed line
+restores the snapshot taken before it, so the session keeps its state.
+"""
+from __future__ import annotations
+
+import importlib
+import math
+import struct
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+
+from . import layout as L
+from .codegen import Sites
+from .compiler import Compiler
+from .dictionary import Colon, Constant, HostWord, Immediate
+from .effects import body_effect
+from .eltypes import ELTYPES
+from .errors import ForthError, SourcePos
+from .output import format_output, ranges as _ranges
+from .primitives import TABLE as PRIMS, Primitive
+from .reader import Reader, Token, parse_double, parse_float, parse_integer, wrap64
+from .target import Backend
+from .tree import Begin, Call, Do, Exit, FLit, If, Leave, Lit, LocalGet, Node, Prim, Recurse, walk
+
+DATA_SPACE = 1 << 20
+DEFAULT_STEPS = 1 << 26
+PRELUDE = Path(__file__).with_name("prelude.fth")
+
+
+@dataclass
+class Frame:
+    """An open control structure while code is being built."""
+
+    kind: str  # if else begin while do
+    pos: SourcePos
+    a: list[Node] = field(default_factory=list)
+    b: list[Node] = field(default_factory=list)
+    query: bool = False
+
+    def items(self) -> list[Node]:
+        return self.b if self.kind in ("else", "while") else self.a
+
+
+_CLOSERS = {"if": "THEN", "else": "THEN", "begin": "UNTIL, AGAIN or WHILE ... REPEAT", "while": "REPEAT",
+            "do": "LOOP or +LOOP"}
+_OPENERS = {"if": "IF", "else": "ELSE", "begin": "BEGIN", "while": "WHILE", "do": "DO"}
+
+
+def load_backend(name: str) -> Backend:
+    if name == "auto":
+        try:
+            return load_backend("cuda")
+        except ForthError:
+            return load_backend("cpu")
+    if name not in ("cpu", "cuda"):
+        raise ForthError(f"unknown backend {name!r}: use 'cpu', 'cuda' or 'auto'")
+    module = importlib.import_module(f"tileforth.backends.{name}")
+    return module.create()
+
+
+class Forth:
+    """A tileforth session: dictionary, launch shape, stacks on the device."""
+
+    def __init__(self, backend: str = "cpu", checked: bool = True, prelude: bool = True) -> None:
+        self.backend = load_backend(backend)
+        self.checked = checked
+        self.step_budget = DEFAULT_STEPS
+        self.sites = Sites()
+        self.strings: list[str] = []
+        self.dict: dict[str, Any] = {}
+        self.kcache: dict[tuple, object] = {}
+        self.data_addr = self.backend.alloc(DATA_SPACE)
+        self.data_space_size = DATA_SPACE
+        self.base_addr = self.data_addr
+        self.here = 64
+        self.shared_bytes = 0
+        self._write_cell(self.base_addr, 10)
+        self.compiler = Compiler(self.backend.target, self.sites, self.strings, checked, lambda: self.base_addr)
+        self.colon: Colon | None = None
+        self.frames: list[Frame] = []
+        self.segment: list[Node] = []
+        self.segment_uses_base = False
+        self.out_parts: list[str] = []
+        self.last_timing: dict[str, float] = {}
+        self._install()
+        if prelude:
+            self.eval(PRELUDE.read_text(), source="prelude.fth")
+
+    # ---- public API ----------------------------------------------------------
+    @property
+    def backend_name(self) -> str:
+        return self.backend.name
+
+    @property
+    def launch_shape(self) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
+        return self.backend.grid, self.backend.block
+
+    @property
+    def compiling(self) -> bool:
+        return self.colon is not None
+
+    def eval(self, src: str, source: str | None = None) -> str:
+        """Interpret Forth source; returns what it printed. Raises ForthError
+        and then leaves the stacks and the dictionary as they were."""
+        return self._eval(src, source)
+
+    def data_stack(self, lane: int | None = 0) -> list[int] | list[list[int]]:
+        st = self.backend.get_state()
+        depth = st[:, L.S_DSP:L.S_DSP + 8].view(np.int64)[:, 0]
+        cells = st[:, L.S_DS:L.S_FS].view(np.int64)
+        rows = [[int(v) for v in cells[t, :depth[t]]] for t in range(len(st))] if lane is None else None
+        if lane is None:
+            return rows
+        return [int(v) for v in cells[lane, :depth[lane]]]
+
+    def float_stack(self, lane: int | None = 0) -> list[float] | list[list[float]]:
+        st = self.backend.get_state()
+        depth = st[:, L.S_FSP:L.S_FSP + 8].view(np.int64)[:, 0]
+        vals = st[:, L.S_FS:L.S_FS + 4 * L.FS_MAX].view(np.float32)
+        if lane is None:
+            return [[float(v) for v in vals[t, :depth[t]]] for t in range(len(st))]
+        return [float(v) for v in vals[lane, :depth[lane]]]
+
+    def array(self, name: str) -> np.ndarray:
+        addr, shape, et = self._array_entry(name)
+        nbytes = int(np.prod(shape)) * et.size
+        return self.backend.read(addr, nbytes).view(et.dtype).reshape(shape).copy()
+
+    def set_array(self, name: str, values: np.ndarray) -> None:
+        addr, shape, et = self._array_entry(name)
+        arr = np.asarray(values)
+        if arr.size != int(np.prod(shape)):
+            raise ForthError(f"{name} has shape {shape} but the new values have shape {arr.shape}")
+        self.backend.write(addr, np.ascontiguousarray(arr.reshape(shape).astype(et.dtype)))
+
+    def _array_entry(self, name: str):
+        e = self.dict.get(name.upper())
+        if not isinstance(e, Constant) or e.array is None:
+            raise ForthError(f"{name} is not an array: create one with ARRAY or MATRIX")
+        return e.array
+
+    # ---- installing words --------------------------------------------------------
+    def _install(self) -> None:
+        for name, p in PRIMS.items():
+            self.dict[name] = p
+        from .hostwords import HOST_WORDS, IMMEDIATES
+        for w in HOST_WORDS:
+            self.dict[w.name] = w
+        for w in IMMEDIATES:
+            self.dict[w.name] = w
+        for et in ELTYPES:
+            self.dict[et.name] = Constant(et.name, et.code, help=f"( -- type ) the {et.name} element type")
+        self.dict["BASE"] = Constant("BASE", self.base_addr, help="( -- addr ) the number base variable")
+        self.dict["TRUE"] = Constant("TRUE", -1, help="( -- -1 ) the true flag")
+        self.dict["FALSE"] = Constant("FALSE", 0, help="( -- 0 ) the false flag")
+
+    # ---- the outer interpreter ---------------------------------------------------
+    def _eval(self, source: str, source_name: str | None = None) -> str:
+        snap = self._snapshot()
+        self.out_parts = []
+        reader = Reader(source, source_name or "<input>")
+        self.reader = reader
+        tok: Token | None = None
+        try:
+            while (tok := reader.next_token()) is not None:
+                self._token(tok)
+            if self.colon is None:
+                if self.frames:
+                    f = self.frames[-1]
+                    raise ForthError(f"{_OPENERS[f.kind]} is not closed: add {_CLOSERS[f.kind]} on the same line "
+                                     "(control structures at the prompt must close within the line)",
+                                     f.pos, _OPENERS[f.kind])
+                self._flush()
+        except ForthError as err:
+            out = "".join(self.out_parts)
+            self._restore(snap)
+            if tok is not None and err.pos is None:
+                err = err.at(tok.pos, tok.text)
+            err.output = out
+            raise err
+        except RecursionError as exc:  # pragma: no cover - deeply nested source
+            self._restore(snap)
+            raise ForthError("the source nests too deeply") from exc
+        return "".join(self.out_parts)
+
+    def _token(self, tok: Token) -> None:
+        key = tok.key
+        if self.colon is not None and key in self._local_names:
+            self._append(LocalGet(self._local_names[key], key, tok.pos))
+            return
+        entry = self.dict.get(key)
+        if isinstance(entry, Immediate):
+            entry.fn(self, tok)
+            return
+        if entry is None:
+            self._number(tok)
+            return
+        if isinstance(entry, HostWord):
+            self._host(entry, tok)
+            return
+        self._append(self._node_for(entry, tok))
+
+    def _node_for(self, entry: Any, tok: Token) -> Node:
+        if isinstance(entry, Primitive):
+            items = self._items()
+            if entry.name in ("PICK", "ROLL") and items and isinstance(items[-1], Lit) and items[-1].value >= 0:
+                return Prim(entry, tok.pos, arg=items.pop().value)
+            return Prim(entry, tok.pos)
+        if isinstance(entry, Colon):
+            return Call(entry, tok.pos)
+        if isinstance(entry, Constant):
+            if entry.name == "BASE":
+                self.segment_uses_base = True
+            if entry.shared is not None:
+                return Prim(PRIMS["(SHARED)"], tok.pos, arg=entry.shared)
+            if entry.is_float:
+                return FLit(float(entry.value), tok.pos)
+            return Lit(int(entry.value), tok.pos)
+        raise ForthError(f"{tok.text} cannot be used here", tok.pos, tok.text)  # pragma: no cover
+
+    def _host(self, word: HostWord, tok: Token) -> None:
+        if self.colon is not None:
+            if word.compiled is None:
+                raise ForthError(f"{word.name} is a host word (it runs between launches) and cannot be "
+                                 "compiled into a definition; use it at the prompt", tok.pos, tok.text)
+            for text in word.compiled.split():
+                self._token(Token(text, tok.pos))
+            return
+        if self.frames:
+            f = self.frames[-1]
+            raise ForthError(f"{word.name} is a host word and cannot run inside {_OPENERS[f.kind]} at the "
+                             "prompt; close the control structure first", tok.pos, tok.text)
+        self._flush()
+        try:
+            word.fn(self, tok)
+        except ForthError as err:
+            raise err.at(tok.pos, tok.text)
+
+    def _number(self, tok: Token) -> None:
+        if self.segment_uses_base and self.colon is None and not self.frames:
+            self._flush()  # `16 BASE !` must run before the next number is parsed
+        base = self.base()
+        v = parse_integer(tok.text, base)
+        if v is not None:
+            self._append(Lit(wrap64(v), tok.pos))
+            return
+        d = parse_double(tok.text, base)
+        if d is not None:
+            lo = wrap64(d)
+            self._append(Lit(lo, tok.pos))
+            self._append(Lit(-1 if d < 0 else 0, tok.pos))
+            return
+        if base == 10:
+            f = parse_float(tok.text)
+            if f is not None:
+                self._append(FLit(f, tok.pos))
+                return
+        raise ForthError(f"unknown word {tok.text}: check the spelling, or define it first "
+                         f"(`: {tok.text} ... ;`); WORDS lists the dictionary", tok.pos, tok.text)
+
+    def _items(self) -> list[Node]:
+        if self.frames:
+            return self.frames[-1].items()
+        if self.colon is not None:
+            return self.colon.body
+        return self.segment
+
+    def _append(self, node: Node) -> None:
+        self._items().append(node)
+
+    @property
+    def _local_names(self) -> dict[str, int]:
+        if self.colon is None:
+            return {}
+        return {n: i for i, n in enumerate(self.colon.locals)}
+
+    # ---- running a segment -------------------------------------------------------
+    def _flush(self) -> None:
+        nodes, self.segment = self.segment, []
+        self.segment_uses_base = False
+        if not nodes:
+            return
+        key = (self.backend.grid, self.backend.block, self.checked, _tree_key(nodes))
+        kernel = self.kcache.get(key)
+        timing: dict[str, float] = {}
+        import time
+        t0 = time.perf_counter()
+        if kernel is None:
+            km = self.compiler.kernel(nodes)
+            t1 = time.perf_counter()
+            kernel = self.backend.compile(km.text, km.name, km.suspends, km.heavy)
+            self.kcache[key] = kernel
+            timing["ir"] = t1 - t0
+        t2 = time.perf_counter()
+        timing["compile"] = t2 - t0
+        res = self.backend.launch(kernel, self.base_addr, self.shared_bytes, self.step_budget)
+        t3 = time.perf_counter()
+        timing["run"] = t3 - t2
+        self.out_parts.append(format_output(res.output, self.strings, res.output_dropped))
+        timing["read"] = time.perf_counter() - t3
+        self.last_timing = timing
+        if res.divergence is not None:
+            raise self._divergence_error(*res.divergence)
+        if res.error[0]:
+            raise self._launch_error(res.error)
+
+    def _site(self, site: int) -> tuple[str, SourcePos | None]:
+        if 0 <= site < len(self.sites.entries):
+            return self.sites.entries[site]
+        return "<line>", None
+
+    def _launch_error(self, err: tuple[int, int, int, int, int]) -> ForthError:
+        code, site, thread, addr, aux = err
+        word, pos = self._site(site)
+        where = f" in {word}" if word != "<line>" else ""
+        thr = f"thread {thread}"
+        msgs = {
+            L.E_UNDERFLOW: f"data stack underflow{where}: {thr} has too few items; push the inputs first",
+            L.E_OVERFLOW: f"data stack overflow{where}: {thr} has more than {L.DS_MAX} items; drop what "
+                          "you no longer need",
+            L.E_FUNDERFLOW: f"float stack underflow{where}: {thr} has too few floats; push them first",
+            L.E_FOVERFLOW: f"float stack overflow{where}: {thr} has more than {L.FS_MAX} floats",
+            L.E_BAD_ADDR: f"bad address ${addr & (2**64 - 1):x}{where} ({thr}, {aux} bytes): it is outside "
+                          "every allocation; use an address from ARRAY, MATRIX, VARIABLE, CREATE or SHARED:",
+            L.E_ALIGN: f"misaligned address ${addr & (2**64 - 1):x}{where} ({thr}): a {aux}-byte access "
+                       f"needs an address that is a multiple of {aux} (see ALIGNED)",
+            L.E_DIV0: f"division by zero{where} ({thr}); check the divisor first",
+            L.E_STEPS: f"{thr} ran {self.step_budget} loop iterations without finishing: the loop looks "
+                       "infinite (raise Forth.step_budget if it is not)",
+            L.E_ABORT: "interrupted",
+            L.E_RECURSION: f"recursion deeper than {L.RECURSION_MAX} calls{where} ({thr}); is the "
+                           "base case missing?",
+        }
+        return ForthError(msgs.get(code, f"device error {code}{where}"), pos, _word_at(pos))
+
+    def _divergence_error(self, statuses: np.ndarray, sites: np.ndarray, block: int) -> ForthError:
+        at_bar = np.flatnonzero(statuses == L.ST_BARRIER)
+        groups: dict[int, list[int]] = {}
+        for t in at_bar:
+            groups.setdefault(int(sites[t]), []).append(int(t))
+        done = np.flatnonzero(statuses == L.ST_DONE).tolist()
+        parts = []
+        first_pos = None
+        for site, lanes in groups.items():
+            word, pos = self._site(site)
+            first_pos = first_pos or pos
+            where = f"line {pos.line}, column {pos.col}" if pos else "?"
+            parts.append(f"threads {_ranges(lanes)} wait at the BARRIER at {where}")
+        if done:
+            parts.append(f"threads {_ranges(done)} finished without reaching it")
+        return ForthError(f"divergent barrier in block {block}: " + "; ".join(parts) +
+                          ". Every thread of a block must reach the same BARRIER: move it out of "
+                          "the IF (or make the condition the same for the whole block)", first_pos, "BARRIER")
+
+    # ---- state: snapshots and host access to the stacks -----------------------------
+    def _snapshot(self) -> tuple:
+        return (self.backend.get_state(), dict(self.dict), self.here, self.shared_bytes, self.launch_shape)
+
+    def _restore(self, snap: tuple) -> None:
+        """Back to the state before the failed line; an open definition is
+        abandoned, as in gforth."""
+        state, d, here, shared, shape = snap
+        if shape != self.launch_shape:
+            self.backend.set_shape(*shape)
+        self.backend.set_state(state)
+        self.dict, self.here, self.shared_bytes = d, here, shared
+        self.colon, self.frames, self.segment = None, [], []
+        self.segment_uses_base = False
+
+    def base(self) -> int:
+        return int(self.backend.read(self.base_addr, 8).view(np.int64)[0])
+
+    def _write_cell(self, addr: int, value: int) -> None:
+        self.backend.write(addr, np.array([value], np.int64))
+
+    def pop_uniform(self, n: int, word: str) -> list[int]:
+        """Pop n cells that every thread must agree on (host words consume them)."""
+        st = self.backend.get_state()
+        depth = st[:, 0:8].view(np.int64)[:, 0]
+        if (depth < n).any():
+            bad = int(np.flatnonzero(depth < n)[0])
+            raise ForthError(f"data stack underflow: {word} needs {n} item(s) but thread {bad} has "
+                             f"{int(depth[bad])}; push them first")
+        cells = st[:, L.S_DS:L.S_FS].view(np.int64)
+        idx = depth[:, None] - n + np.arange(n)[None, :]
+        vals = np.take_along_axis(cells, idx, axis=1)
+        if (vals != vals[0]).any():
+            lanes = np.flatnonzero((vals != vals[0]).any(axis=1)).tolist()
+            raise ForthError(f"{word} needs the same value(s) in every thread, but threads {_ranges(lanes)} "
+                             f"differ from thread 0; {word} runs once on the host")
+        st[:, 0:8].view(np.int64)[:, 0] = depth - n
+        self.backend.set_state(st)
+        return [int(v) for v in vals[0]]
+
+    def push_uniform(self, *values: int) -> None:
+        st = self.backend.get_state()
+        depth = st[:, 0:8].view(np.int64)[:, 0]
+        if (depth + len(values) > L.DS_MAX).any():
+            raise ForthError(f"data stack overflow: more than {L.DS_MAX} items")
+        cells = st[:, L.S_DS:L.S_FS].view(np.int64)
+        for i, v in enumerate(values):
+            cells[np.arange(len(st)), depth + i] = wrap64(v)
+        st[:, 0:8].view(np.int64)[:, 0] = depth + len(values)
+        self.backend.set_state(st)
+
+    def stacks_uniform(self) -> bool:
+        st = self.backend.get_state()
+        return bool((st == st[0]).all())
+
+    # ---- definitions -------------------------------------------------------------
+    def finish_definition(self, tok: Token) -> None:
+        colon = self.colon
+        assert colon is not None
+        if self.frames:
+            f = self.frames[-1]
+            raise ForthError(f"{_OPENERS[f.kind]} in {colon.name} is not closed: add {_CLOSERS[f.kind]} before ;",
+                             f.pos, _OPENERS[f.kind])
+        colon.recursive = any(isinstance(n, Recurse) for n in walk(colon.body))
+        colon.effect = body_effect(colon.body, len(colon.locals))
+        if colon.recursive and colon.suspends:
+            raise ForthError(f"{colon.name} is recursive and reaches a BARRIER or warp operation; "
+                             "suspending words must not recurse", colon.pos, colon.name)
+        self.compiler.word_text(colon)  # compile now so errors show at ;
+        self.colon = None
+        self.dict[colon.name.upper()] = colon
+
+
+def _word_at(pos: SourcePos | None) -> str | None:
+    """The token that starts at a source position."""
+    if pos is None or not pos.text:
+        return None
+    rest = pos.text[pos.col - 1:].split()
+    return rest[0] if rest else None
+
+
+def _tree_key(nodes: list[Node]) -> tuple:
+    out: list = []
+    for n in nodes:
+        p = getattr(n, "pos", None)
+        where = (p.line, p.col) if p else None
+        if isinstance(n, Lit):
+            out.append(("L", n.value))
+        elif isinstance(n, FLit):
+            out.append(("F", struct.pack("<f", n.value) if math.isfinite(n.value) else repr(n.value)))
+        elif isinstance(n, Prim):
+            out.append(("P", n.prim.name, n.arg, where))
+        elif isinstance(n, Call):
+            out.append(("C", n.word.uid, where))
+        elif isinstance(n, If):
+            out.append(("I", _tree_key(n.then), None if n.else_ is None else _tree_key(n.else_), where))
+        elif isinstance(n, Begin):
+            out.append(("B", n.kind, _tree_key(n.cond), _tree_key(n.body), where))
+        elif isinstance(n, Do):
+            out.append(("D", n.query, n.plus, _tree_key(n.body), where))
+        else:
+            out.append((type(n).__name__, where))
+    return tuple(out)

@@ -1,0 +1,53 @@
+"""Shared memory layouts between the compiler, the host and the backends.
+
+All records are arrays of 64-bit slots so the host can view them with numpy.
+
+    ctx (one per launch)      thread record (one per thread)    stack state (one per thread)
+    +----------------+        +------------------+              +-----------------+
+    | error code ... |        | tid bid bdim gdim|              | dsp | fsp       |
+    | alloc table    |        | status site steps|              | ds[DS_MAX] i64  |
+    | output buffer  |        | frame handle ... |              | fs[FS_MAX] f32  |
+    +----------------+        +------------------+              +-----------------+
+"""
+from __future__ import annotations
+
+DS_MAX = 128  # data stack cells per thread
+FS_MAX = 64  # float stack entries per thread (f32)
+RECURSION_MAX = 2000  # nested calls of recursive words per thread
+
+# ctx slots
+CTX_ERR_CODE, CTX_ERR_SITE, CTX_ERR_THREAD, CTX_ERR_ADDR, CTX_ERR_AUX = 0, 1, 2, 3, 4
+CTX_ALLOCS, CTX_N_ALLOCS = 5, 6
+CTX_OUT, CTX_OUT_CAP, CTX_OUT_LEN = 7, 8, 9
+CTX_BASE_ADDR = 10
+CTX_SHARED = 11
+CTX_ABORT = 12
+CTX_STEPS = 13
+CTX_SLOTS = 16
+
+# thread record slots
+T_TID, T_BID, T_BDIM, T_GDIM = 0, 3, 6, 9  # x, y, z follow each
+T_STATUS, T_SITE, T_STEPS = 12, 13, 14
+T_FRAME, T_HANDLE = 15, 16
+T_LINEAR = 17  # global linear thread index
+T_CACHE_LO, T_CACHE_HI = 18, 19
+T_DEPTH = 20  # recursion depth
+T_STATE = 21  # address of this thread's stack state
+T_OP = 22  # warp-op arguments start here
+THR_SLOTS = 32
+
+# thread status
+ST_RUN, ST_BARRIER, ST_WARP, ST_DONE, ST_ERROR = 0, 1, 2, 3, 4
+
+# stack state (in bytes)
+S_DSP, S_FSP, S_DS = 0, 8, 16
+S_FS = S_DS + DS_MAX * 8
+STATE_BYTES = S_FS + FS_MAX * 4
+
+# error codes
+E_UNDERFLOW, E_OVERFLOW, E_FUNDERFLOW, E_FOVERFLOW = 1, 2, 3, 4
+E_BAD_ADDR, E_ALIGN, E_DIV0, E_STEPS, E_ABORT, E_RECURSION = 5, 6, 7, 8, 9, 10
+
+# output record kinds: (thread, kind, aux, value)
+OUT_INT, OUT_UINT, OUT_FLOAT, OUT_CHAR, OUT_STR, OUT_DEPTH = 1, 2, 3, 4, 5, 6
+OUT_SLOTS = 4

@@ -1,0 +1,593 @@
+"""Primitive device words: one table of (name, stack effect, IR emitter, help).
+
+The same table feeds the compiler (emitters and effects), `HELP` and
+completion. A pure primitive's emitter takes the popped cells and floats
+(bottom first) and returns what it pushes; a custom one drives the generator.
+Words that can be written in Forth are in prelude.fth instead.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Callable
+
+from llvmlite import ir
+
+from . import layout as L
+from .codegen import F16, F32, F64, I1, I8, I16, I32, I64, I128, c64
+from .effects import DYNAMIC, Effect
+from .errors import ForthError
+
+if TYPE_CHECKING:
+    from .codegen import Gen
+    from .tree import Prim
+
+PureFn = Callable[["Gen", list[ir.Value], list[ir.Value]], tuple[list[ir.Value], list[ir.Value]]]
+CustomFn = Callable[["Gen", "Prim"], None]
+
+
+@dataclass
+class Primitive:
+    name: str
+    effect: str  # Forth notation, e.g. "( n1 n2 -- n3 )" or "( -- ) ( F: r -- )"
+    help: str
+    example: str = ""
+    fn: PureFn | None = None
+    custom: CustomFn | None = None
+    dynamic: bool = False
+    suspends: bool = False
+    static_effect: Callable[["Prim"], Effect] | None = None
+
+    def __post_init__(self) -> None:
+        self.ins, self.outs, self.fins, self.fouts = parse_effect(self.effect)
+
+    def effect_of(self, node: "Prim") -> Effect:
+        if self.static_effect is not None:
+            return self.static_effect(node)
+        if self.dynamic:
+            return DYNAMIC
+        return Effect(True, self.ins, self.outs - self.ins, self.fins, self.fouts - self.fins)
+
+
+_GROUP = re.compile(r"\(\s*(?:(F:|R:)\s*)?([^()]*?)\)")
+
+
+def parse_effect(text: str) -> tuple[int, int, int, int]:
+    """Counts of ( ins -- outs ) for the data and ( F: ... ) float stacks."""
+    ins = outs = fins = fouts = 0
+    for m in _GROUP.finditer(text):
+        kind, inner = m.group(1), m.group(2)
+        before, _, after = inner.partition("--")
+        a, b = len(before.split()), len(after.split())
+        if kind == "F:":
+            fins, fouts = a, b
+        elif kind is None:
+            ins, outs = a, b
+    return ins, outs, fins, fouts
+
+
+TABLE: dict[str, Primitive] = {}
+
+
+def prim(name: str, effect: str, help: str, example: str = "", **kw) -> Callable:
+    def deco(fn: Callable) -> Callable:
+        if kw.pop("custom", False):
+            TABLE[name] = Primitive(name, effect, help, example, custom=fn, **kw)
+        else:
+            TABLE[name] = Primitive(name, effect, help, example, fn=fn, **kw)
+        return fn
+    return deco
+
+
+def pure(name: str, effect: str, help: str, example: str, fn: Callable) -> None:
+    """A primitive on cells only: fn(g, *cells) -> list of cells."""
+    TABLE[name] = Primitive(name, effect, help, example,
+                            fn=lambda g, a, f: (fn(g, *a), []))
+
+
+def fpure(name: str, effect: str, help: str, example: str, fn: Callable) -> None:
+    """A primitive on floats only: fn(g, *floats) -> list of floats."""
+    TABLE[name] = Primitive(name, effect, help, example,
+                            fn=lambda g, a, f: ([], fn(g, *f)))
+
+
+# ---- stack ----------------------------------------------------------------
+pure("DUP", "( x -- x x )", "Duplicate the top cell.", "5 DUP . . \\ 5 5", lambda g, a: [a, a])
+pure("DROP", "( x -- )", "Discard the top cell.", "1 2 DROP . \\ 1", lambda g, a: [])
+pure("SWAP", "( x1 x2 -- x2 x1 )", "Exchange the top two cells.", "1 2 SWAP . . \\ 1 2",
+     lambda g, a, b: [b, a])
+pure("OVER", "( x1 x2 -- x1 x2 x1 )", "Copy the second cell to the top.", "1 2 OVER . \\ 1",
+     lambda g, a, b: [a, b, a])
+pure("ROT", "( x1 x2 x3 -- x2 x3 x1 )", "Rotate the third cell to the top.", "1 2 3 ROT . \\ 1",
+     lambda g, a, b, c: [b, c, a])
+pure("-ROT", "( x1 x2 x3 -- x3 x1 x2 )", "Rotate the top cell to third place.", "1 2 3 -ROT . \\ 2",
+     lambda g, a, b, c: [c, a, b])
+pure("NIP", "( x1 x2 -- x2 )", "Drop the second cell.", "1 2 NIP . \\ 2", lambda g, a, b: [b])
+pure("TUCK", "( x1 x2 -- x2 x1 x2 )", "Copy the top cell below the second.", "1 2 TUCK . . . \\ 2 1 2",
+     lambda g, a, b: [b, a, b])
+pure("2DUP", "( x1 x2 -- x1 x2 x1 x2 )", "Duplicate the top pair.", "1 2 2DUP . . \\ 2 1",
+     lambda g, a, b: [a, b, a, b])
+pure("2DROP", "( x1 x2 -- )", "Discard the top pair.", "1 2 3 2DROP . \\ 1", lambda g, a, b: [])
+pure("2SWAP", "( x1 x2 x3 x4 -- x3 x4 x1 x2 )", "Exchange the top two pairs.", "1 2 3 4 2SWAP . \\ 2",
+     lambda g, a, b, c, d: [c, d, a, b])
+pure("2OVER", "( x1 x2 x3 x4 -- x1 x2 x3 x4 x1 x2 )", "Copy the second pair to the top.",
+     "1 2 3 4 2OVER . \\ 2", lambda g, a, b, c, d: [a, b, c, d, a, b])
+
+
+def _pick_effect(n: "Prim") -> Effect:
+    if n.arg is None:
+        return DYNAMIC
+    k = int(n.arg)
+    return Effect(True, k + 1, 1, 0, 0)
+
+
+def _roll_effect(n: "Prim") -> Effect:
+    if n.arg is None:
+        return DYNAMIC
+    return Effect(True, int(n.arg) + 1, 0, 0, 0)
+
+
+@prim("PICK", "( xu ... x0 u -- xu ... x0 xu )", "Copy the u-th cell below u to the top (0 PICK is DUP).",
+      "1 2 3 2 PICK . \\ 1", custom=True, static_effect=_pick_effect)
+def _pick(g: "Gen", n: "Prim") -> None:
+    if n.arg is not None:
+        k = int(n.arg)
+        vals = g.pop(k + 1)
+        g.push(*vals, vals[0])
+        return
+    u = g.pop(1)[0]
+    g.flush()
+    sp = g._dsp()
+    g.fail_if(g.b.or_(g.b.icmp_signed("<", u, c64(0)), g.b.icmp_signed(">=", u, sp)),
+              L.E_UNDERFLOW, aux=u)
+    p = g.b.gep(g.env.ds, [g.b.sub(g.b.sub(sp, c64(1)), u)], source_etype=I64)
+    g.push(g.b.load(p, typ=I64))
+    g.dguar = 0
+
+
+@prim("ROLL", "( xu xu-1 ... x0 u -- xu-1 ... x0 xu )", "Move the u-th cell to the top (1 ROLL is SWAP).",
+      "1 2 3 2 ROLL . \\ 1", custom=True, static_effect=_roll_effect)
+def _roll(g: "Gen", n: "Prim") -> None:
+    if n.arg is not None:
+        k = int(n.arg)
+        vals = g.pop(k + 1)
+        g.push(*vals[1:], vals[0])
+        return
+    u = g.pop(1)[0]
+    g.flush()
+    sp = g._dsp()
+    g.fail_if(g.b.or_(g.b.icmp_signed("<", u, c64(0)), g.b.icmp_signed(">=", u, sp)),
+              L.E_UNDERFLOW, aux=u)
+    first = g.b.sub(g.b.sub(sp, c64(1)), u)
+    top = g.b.sub(sp, c64(1))
+    x = g.b.load(g.b.gep(g.env.ds, [first], source_etype=I64), typ=I64)
+    head, body, done = g.new_block("roll"), g.new_block("rollbody"), g.new_block("rolldone")
+    start = g.b.block
+    g.b.branch(head)
+    g.b.position_at_end(head)
+    i = g.b.phi(I64)
+    i.add_incoming(first, start)
+    g.b.cbranch(g.b.icmp_signed("<", i, top), body, done)
+    g.b.position_at_end(body)
+    nxt = g.b.add(i, c64(1))
+    v = g.b.load(g.b.gep(g.env.ds, [nxt], source_etype=I64), typ=I64)
+    g.b.store(v, g.b.gep(g.env.ds, [i], source_etype=I64))
+    i.add_incoming(nxt, body)
+    g.b.branch(head)
+    g.b.position_at_end(done)
+    g.b.store(x, g.b.gep(g.env.ds, [top], source_etype=I64))
+    g.dguar = 0
+
+
+@prim("?DUP", "( x -- 0 | x x )", "Duplicate the top cell if it is not zero.", "5 ?DUP . . \\ 5 5",
+      custom=True, dynamic=True)
+def _qdup(g: "Gen", n: "Prim") -> None:
+    x = g.pop(1)[0]
+    g.push(x)
+    g.flush()
+    nz, done = g.new_block("qdup"), g.new_block("qdupdone")
+    g.b.cbranch(g.b.icmp_signed("!=", x, c64(0)), nz, done)
+    g.b.position_at_end(nz)
+    g.push(x)
+    g.flush()
+    g.b.branch(done)
+    g.b.position_at_end(done)
+    g.forget_sp()
+    g.dguar = 0
+
+
+@prim("DEPTH", "( -- +n )", "The number of cells on the data stack (of this thread).",
+      "1 2 DEPTH . \\ 2", custom=True, static_effect=lambda n: Effect(True, 0, 1, 0, 0))
+def _depth(g: "Gen", n: "Prim") -> None:
+    g.flush()
+    g.push(g._dsp())
+
+
+# ---- return stack (compile-time slots; balanced within a definition) ------------
+@prim(">R", "( x -- ) ( R: -- x )", "Move the top cell to the return stack.", ": f >R 1 R> ; 5 f . . \\ 5 1",
+      custom=True)
+def _to_r(g: "Gen", n: "Prim") -> None:
+    v = g.pop(1)[0]
+    slot = g.alloca(I64, "r")
+    g.b.store(v, slot)
+    g.scope.rstack.append(slot)
+
+
+def _need_r(g: "Gen", n: "Prim", word: str) -> ir.Value:
+    if not g.scope.rstack:
+        raise ForthError(f"{word} needs a value on the return stack: put one there with >R first",
+                         n.pos, word)
+    return g.scope.rstack[-1]
+
+
+@prim("R>", "( -- x ) ( R: x -- )", "Move the top of the return stack to the data stack.",
+      ": f >R 1 R> ; 5 f . . \\ 5 1", custom=True)
+def _r_from(g: "Gen", n: "Prim") -> None:
+    slot = _need_r(g, n, "R>")
+    g.scope.rstack.pop()
+    g.push(g.b.load(slot, typ=I64))
+
+
+@prim("R@", "( -- x ) ( R: x -- x )", "Copy the top of the return stack.", ": f >R R@ R> + ; 5 f . \\ 10",
+      custom=True)
+def _r_fetch(g: "Gen", n: "Prim") -> None:
+    g.push(g.b.load(_need_r(g, n, "R@"), typ=I64))
+
+
+def _loop_index(depth: int, word: str) -> CustomFn:
+    def emit(g: "Gen", n: "Prim") -> None:
+        if len(g.scope.loops) < depth:
+            raise ForthError(f"{word} needs {depth} enclosing DO loop(s) in the same definition",
+                             n.pos, word)
+        g.push(g.b.load(g.scope.loops[-depth].index, typ=I64))
+    return emit
+
+
+for _d, _w in ((1, "I"), (2, "J"), (3, "K")):
+    TABLE[_w] = Primitive(_w, "( -- n )", f"The index of the {['innermost', 'next outer', 'third'][_d - 1]} DO loop.",
+                          "3 0 DO I . LOOP \\ 0 1 2", custom=_loop_index(_d, _w))
+
+
+@prim("UNLOOP", "( -- )", "Discard the loop control before EXIT inside a DO loop.",
+      ": f 10 0 DO I 3 = IF I UNLOOP EXIT THEN LOOP 0 ; f . \\ 3", custom=True)
+def _unloop(g: "Gen", n: "Prim") -> None:
+    if not g.scope.loops:
+        raise ForthError("UNLOOP is only allowed inside DO ... LOOP", n.pos, "UNLOOP")
+
+
+# ---- integer arithmetic -----------------------------------------------------------
+def _b(g: "Gen") -> ir.IRBuilder:
+    return g.b
+
+
+pure("+", "( n1 n2 -- n3 )", "Add.", "2 3 + . \\ 5", lambda g, a, b: [g.b.add(a, b)])
+pure("-", "( n1 n2 -- n3 )", "Subtract n2 from n1.", "5 3 - . \\ 2", lambda g, a, b: [g.b.sub(a, b)])
+pure("*", "( n1 n2 -- n3 )", "Multiply.", "6 7 * . \\ 42", lambda g, a, b: [g.b.mul(a, b)])
+pure("NEGATE", "( n -- -n )", "Negate.", "5 NEGATE . \\ -5", lambda g, a: [g.b.neg(a)])
+pure("ABS", "( n -- u )", "Absolute value.", "-5 ABS . \\ 5",
+     lambda g, a: [g.b.select(g.b.icmp_signed("<", a, c64(0)), g.b.neg(a), a)])
+pure("MIN", "( n1 n2 -- n3 )", "The smaller of two numbers.", "3 5 MIN . \\ 3",
+     lambda g, a, b: [g.b.select(g.b.icmp_signed("<", a, b), a, b)])
+pure("MAX", "( n1 n2 -- n3 )", "The larger of two numbers.", "3 5 MAX . \\ 5",
+     lambda g, a, b: [g.b.select(g.b.icmp_signed(">", a, b), a, b)])
+pure("1+", "( n -- n+1 )", "Add one.", "5 1+ . \\ 6", lambda g, a: [g.b.add(a, c64(1))])
+pure("1-", "( n -- n-1 )", "Subtract one.", "5 1- . \\ 4", lambda g, a: [g.b.sub(a, c64(1))])
+pure("2*", "( x -- x*2 )", "Shift left by one bit.", "5 2* . \\ 10", lambda g, a: [g.b.shl(a, c64(1))])
+pure("2/", "( x -- x/2 )", "Arithmetic shift right by one bit (rounds toward -infinity).",
+     "-5 2/ . \\ -3", lambda g, a: [g.b.ashr(a, c64(1))])
+pure("AND", "( x1 x2 -- x3 )", "Bitwise and.", "12 10 AND . \\ 8", lambda g, a, b: [g.b.and_(a, b)])
+pure("OR", "( x1 x2 -- x3 )", "Bitwise or.", "12 10 OR . \\ 14", lambda g, a, b: [g.b.or_(a, b)])
+pure("XOR", "( x1 x2 -- x3 )", "Bitwise exclusive or.", "12 10 XOR . \\ 6", lambda g, a, b: [g.b.xor(a, b)])
+pure("INVERT", "( x -- ~x )", "Invert all bits.", "0 INVERT . \\ -1", lambda g, a: [g.b.not_(a)])
+
+
+def _shift(op: str) -> Callable:
+    def f(g: "Gen", x: ir.Value, u: ir.Value) -> list[ir.Value]:
+        big = g.b.icmp_unsigned(">=", u, c64(64))
+        safe = g.b.select(big, c64(0), u)
+        r = g.b.shl(x, safe) if op == "shl" else g.b.lshr(x, safe)
+        return [g.b.select(big, c64(0), r)]
+    return f
+
+
+pure("LSHIFT", "( x u -- x' )", "Logical shift left by u bits (0 when u >= 64).", "1 4 LSHIFT . \\ 16",
+     _shift("shl"))
+pure("RSHIFT", "( x u -- x' )", "Logical shift right by u bits (0 when u >= 64).", "16 2 RSHIFT . \\ 4",
+     _shift("lshr"))
+
+
+def _divmod(g: "Gen", a: ir.Value, d: ir.Value) -> tuple[ir.Value, ir.Value]:
+    """Symmetric (truncating) division; MIN/-1 wraps instead of trapping."""
+    g.fail_if(g.b.icmp_signed("==", d, c64(0)), L.E_DIV0)
+    m1 = g.b.icmp_signed("==", d, c64(-1))
+    safe = g.b.select(m1, c64(1), d)
+    q = g.b.select(m1, g.b.neg(a), g.b.sdiv(a, safe))
+    r = g.b.select(m1, c64(0), g.b.srem(a, safe))
+    return q, r
+
+
+pure("/", "( n1 n2 -- n3 )", "Divide, truncating toward zero (like C and PTX).", "-7 2 / . \\ -3",
+     lambda g, a, b: [_divmod(g, a, b)[0]])
+pure("MOD", "( n1 n2 -- n3 )", "Remainder of truncating division (sign of n1).", "-7 2 MOD . \\ -1",
+     lambda g, a, b: [_divmod(g, a, b)[1]])
+pure("/MOD", "( n1 n2 -- rem quot )", "Truncating division: remainder and quotient.",
+     "7 2 /MOD . . \\ 3 1", lambda g, a, b: list(reversed(_divmod(g, a, b))))
+
+
+def _wide(g: "Gen", lo: ir.Value, hi: ir.Value) -> ir.Value:
+    return g.b.or_(g.b.shl(g.b.sext(hi, I128), ir.Constant(I128, 64)), g.b.zext(lo, I128))
+
+
+def _div128(g: "Gen", num: ir.Value, d: ir.Value, floored: bool) -> list[ir.Value]:
+    g.fail_if(g.b.icmp_signed("==", d, c64(0)), L.E_DIV0)
+    d128 = g.b.sext(d, I128)
+    m1 = g.b.icmp_signed("==", d, c64(-1))
+    safe = g.b.select(m1, ir.Constant(I128, 1), d128)
+    q = g.b.select(m1, g.b.neg(num), g.b.sdiv(num, safe))
+    r = g.b.select(m1, ir.Constant(I128, 0), g.b.srem(num, safe))
+    if floored:  # adjust when the remainder's sign differs from the divisor's
+        zero = ir.Constant(I128, 0)
+        adj = g.b.and_(g.b.icmp_signed("!=", r, zero),
+                       g.b.icmp_signed("!=", g.b.icmp_signed("<", r, zero), g.b.icmp_signed("<", d128, zero)))
+        q = g.b.select(adj, g.b.sub(q, ir.Constant(I128, 1)), q)
+        r = g.b.select(adj, g.b.add(r, d128), r)
+    return [g.b.trunc(r, I64), g.b.trunc(q, I64)]
+
+
+pure("*/", "( n1 n2 n3 -- n4 )", "n1*n2/n3 with a double-width intermediate; truncating.",
+     "1000000 3 7 */ . \\ 428571",
+     lambda g, a, b, c: [_div128(g, g.b.mul(g.b.sext(a, I128), g.b.sext(b, I128)), c, False)[1]])
+pure("*/MOD", "( n1 n2 n3 -- rem quot )", "n1*n2 divided by n3: remainder and quotient; truncating.",
+     "10 3 7 */MOD . . \\ 4 2",
+     lambda g, a, b, c: _div128(g, g.b.mul(g.b.sext(a, I128), g.b.sext(b, I128)), c, False))
+pure("SM/REM", "( d n -- rem quot )", "Divide a double-cell number, symmetric (truncating).",
+     "-7 S>D 2 SM/REM . . \\ -3 -1", lambda g, lo, hi, n: _div128(g, _wide(g, lo, hi), n, False))
+pure("FM/MOD", "( d n -- rem quot )", "Divide a double-cell number, floored.",
+     "-7 S>D 2 FM/MOD . . \\ -4 1", lambda g, lo, hi, n: _div128(g, _wide(g, lo, hi), n, True))
+pure("S>D", "( n -- d )", "Sign-extend a cell to a double-cell number (low cell below).",
+     "-1 S>D . . \\ -1 -1", lambda g, a: [a, g.b.ashr(a, c64(63))])
+pure("M*", "( n1 n2 -- d )", "Multiply to a double-cell product.", "3 4 M* . . \\ 0 12",
+     lambda g, a, b: _split(g, g.b.mul(g.b.sext(a, I128), g.b.sext(b, I128))))
+
+
+def _split(g: "Gen", v: ir.Value) -> list[ir.Value]:
+    return [g.b.trunc(v, I64), g.b.trunc(g.b.ashr(v, ir.Constant(I128, 64)), I64)]
+
+
+# ---- comparisons ------------------------------------------------------------------
+for _name, _op, _desc in (("=", "==", "equal"), ("<>", "!=", "not equal"), ("<", "<", "less than"),
+                          (">", ">", "greater than"), ("<=", "<=", "less or equal"),
+                          (">=", ">=", "greater or equal")):
+    pure(_name, "( n1 n2 -- flag )", f"True (-1) if n1 is {_desc} n2 (signed).", f"1 2 {_name} .",
+         lambda g, a, b, op=_op: [g.flag(g.b.icmp_signed(op, a, b))])
+pure("U<", "( u1 u2 -- flag )", "Unsigned less than.", "-1 1 U< . \\ 0",
+     lambda g, a, b: [g.flag(g.b.icmp_unsigned("<", a, b))])
+pure("U>", "( u1 u2 -- flag )", "Unsigned greater than.", "-1 1 U> . \\ -1",
+     lambda g, a, b: [g.flag(g.b.icmp_unsigned(">", a, b))])
+for _name, _op in (("0=", "=="), ("0<>", "!="), ("0<", "<"), ("0>", ">")):
+    pure(_name, "( n -- flag )", f"True (-1) if n {_op} 0.", f"0 {_name} .",
+         lambda g, a, op=_op: [g.flag(g.b.icmp_signed(op, a, c64(0)))])
+
+
+# ---- floats (f32) -----------------------------------------------------------------
+def _intr(g: "Gen", name: str, *args: ir.Value) -> ir.Value:
+    fn = g.intrinsic(f"llvm.{name}.f32", F32, [F32] * len(args))
+    return g.b.call(fn, list(args))
+
+
+fpure("F+", "( F: r1 r2 -- r3 )", "Add floats.", "1.5e 2e F+ F. \\ 3.5", lambda g, a, b: [g.b.fadd(a, b)])
+fpure("F-", "( F: r1 r2 -- r3 )", "Subtract r2 from r1.", "5e 2e F- F. \\ 3.", lambda g, a, b: [g.b.fsub(a, b)])
+fpure("F*", "( F: r1 r2 -- r3 )", "Multiply floats.", "2e 3e F* F. \\ 6.", lambda g, a, b: [g.b.fmul(a, b)])
+fpure("F/", "( F: r1 r2 -- r3 )", "Divide r1 by r2 (IEEE: division by 0 gives inf).", "1e 4e F/ F. \\ 0.25",
+      lambda g, a, b: [g.b.fdiv(a, b)])
+fpure("FNEGATE", "( F: r -- -r )", "Negate a float.", "2e FNEGATE F. \\ -2.", lambda g, a: [g.b.fneg(a)])
+fpure("FABS", "( F: r -- |r| )", "Absolute value.", "-2e FABS F. \\ 2.", lambda g, a: [_intr(g, "fabs", a)])
+fpure("FMAX", "( F: r1 r2 -- r3 )", "The larger float.", "1e 2e FMAX F. \\ 2.",
+      lambda g, a, b: [_intr(g, "maxnum", a, b)])
+fpure("FMIN", "( F: r1 r2 -- r3 )", "The smaller float.", "1e 2e FMIN F. \\ 1.",
+      lambda g, a, b: [_intr(g, "minnum", a, b)])
+for _name, _fn, _ex in (("FSQRT", "sqrt", "2e FSQRT F."), ("FEXP", "exp", "1e FEXP F."),
+                        ("FLOG", "log", "1e FLOG F. \\ 0."), ("FSIN", "sin", "0e FSIN F. \\ 0."),
+                        ("FCOS", "cos", "0e FCOS F. \\ 1."), ("FLOOR", "floor", "-1.5e FLOOR F. \\ -2."),
+                        ("FROUND", "roundeven", "2.5e FROUND F. \\ 2.")):
+    fpure(_name, "( F: r1 -- r2 )", f"{_fn} of a float (f32).", _ex,
+          lambda g, a, fn=_fn: [_intr(g, fn, a)])
+TABLE["FDUP"] = Primitive("FDUP", "( F: r -- r r )", "Duplicate the top float.", "1e FDUP F+ F. \\ 2.",
+                          fn=lambda g, a, f: ([], [f[0], f[0]]))
+TABLE["FDROP"] = Primitive("FDROP", "( F: r -- )", "Discard the top float.", "1e 2e FDROP F. \\ 1.",
+                           fn=lambda g, a, f: ([], []))
+TABLE["FSWAP"] = Primitive("FSWAP", "( F: r1 r2 -- r2 r1 )", "Exchange the top two floats.",
+                           "1e 2e FSWAP F. \\ 1.", fn=lambda g, a, f: ([], [f[1], f[0]]))
+TABLE["FOVER"] = Primitive("FOVER", "( F: r1 r2 -- r1 r2 r1 )", "Copy the second float to the top.",
+                           "1e 2e FOVER F. \\ 1.", fn=lambda g, a, f: ([], [f[0], f[1], f[0]]))
+TABLE["S>F"] = Primitive("S>F", "( n -- ) ( F: -- r )", "Convert a cell to a float.", "3 S>F F. \\ 3.",
+                         fn=lambda g, a, f: ([], [g.b.sitofp(a[0], F32)]))
+
+
+def _f_to_s(g: "Gen", a: list, f: list) -> tuple[list, list]:
+    fn = g.intrinsic("llvm.fptosi.sat.i64.f32", I64, [F32])
+    return [g.b.call(fn, [f[0]])], []
+
+
+TABLE["F>S"] = Primitive("F>S", "( -- n ) ( F: r -- )", "Convert a float to a cell, truncating toward zero.",
+                         "-2.7e F>S . \\ -2", fn=_f_to_s)
+for _name, _op in (("F<", "<"), ("F=", "==")):
+    TABLE[_name] = Primitive(_name, "( -- flag ) ( F: r1 r2 -- )", f"True if r1 {_op} r2.", f"1e 2e {_name} .",
+                             fn=lambda g, a, f, op=_op: ([g.flag(g.b.fcmp_ordered(op, f[0], f[1]))], []))
+for _name, _op in (("F0<", "<"), ("F0=", "==")):
+    TABLE[_name] = Primitive(_name, "( -- flag ) ( F: r -- )", f"True if r {_op} 0.", f"-1e {_name} .",
+                             fn=lambda g, a, f, op=_op: ([g.flag(g.b.fcmp_ordered(op, f[0], ir.Constant(F32, 0.0)))], []))
+
+
+# ---- memory -------------------------------------------------------------------------
+def _to_bf16(g: "Gen", x: ir.Value) -> ir.Value:
+    """f32 -> bf16 bits, round to nearest even; NaN stays a quiet NaN."""
+    bits = g.b.bitcast(x, I32)
+    lsb = g.b.and_(g.b.lshr(bits, ir.Constant(I32, 16)), ir.Constant(I32, 1))
+    rounded = g.b.lshr(g.b.add(bits, g.b.add(ir.Constant(I32, 0x7FFF), lsb)), ir.Constant(I32, 16))
+    nan = g.b.fcmp_unordered("uno", x, x)
+    return g.b.trunc(g.b.select(nan, ir.Constant(I32, 0x7FC0), rounded), I16)
+
+
+def _from_bf16(g: "Gen", v: ir.Value) -> ir.Value:
+    return g.b.bitcast(g.b.shl(g.b.zext(v, I32), ir.Constant(I32, 16)), F32)
+
+
+def _int_mem(name: str, ty: ir.IntType, size: int, signed: bool, what: str) -> None:
+    def fetch(g: "Gen", a: list, f: list) -> tuple[list, list]:
+        v = g.b.load(g.mem_ptr(a[0], size, name + "@"), typ=ty)
+        if ty != I64:
+            v = g.b.sext(v, I64) if signed else g.b.zext(v, I64)
+        return [v], []
+
+    def store(g: "Gen", a: list, f: list) -> tuple[list, list]:
+        x, addr = a
+        v = x if ty == I64 else g.b.trunc(x, ty)
+        g.b.store(v, g.mem_ptr(addr, size, name + "!"))
+        return [], []
+
+    ext = "sign-extended" if signed else "zero-extended"
+    fetch_name = "@" if name == "" else f"{name}@"
+    store_name = "!" if name == "" else f"{name}!"
+    TABLE[fetch_name] = Primitive(fetch_name, "( addr -- x )", f"Fetch {what} ({ext} to a cell).",
+                                  f"VARIABLE v 5 v ! v {fetch_name} .", fn=fetch)
+    TABLE[store_name] = Primitive(store_name, "( x addr -- )", f"Store {what} (truncated).",
+                                  f"VARIABLE v 5 v {store_name}", fn=store)
+
+
+_int_mem("", I64, 8, True, "a cell (8 bytes, 8-byte aligned)")
+_int_mem("C", I8, 1, False, "a byte")
+_int_mem("I8", I8, 1, True, "a signed byte")
+_int_mem("I16", I16, 2, True, "a signed 16-bit integer (2-byte aligned)")
+_int_mem("I32", I32, 4, True, "a signed 32-bit integer (4-byte aligned)")
+
+
+def _float_mem(name: str, size: int, what: str, load_cv: Callable, store_cv: Callable, ty: ir.Type) -> None:
+    def fetch(g: "Gen", a: list, f: list) -> tuple[list, list]:
+        return [], [load_cv(g, g.b.load(g.mem_ptr(a[0], size, name + "@"), typ=ty))]
+
+    def store(g: "Gen", a: list, f: list) -> tuple[list, list]:
+        g.b.store(store_cv(g, f[0]), g.mem_ptr(a[0], size, name + "!"))
+        return [], []
+
+    TABLE[name + "@"] = Primitive(name + "@", "( addr -- ) ( F: -- r )", f"Fetch {what}, converted to f32.",
+                                  f"1 F32 ARRAY a a {name}@ F.", fn=fetch)
+    TABLE[name + "!"] = Primitive(name + "!", "( addr -- ) ( F: r -- )", f"Store r as {what}.",
+                                  f"1 F32 ARRAY a 1.5e a {name}!", fn=store)
+
+
+_float_mem("F", 4, "an f32 (4-byte aligned)", lambda g, v: v, lambda g, v: v, F32)
+_float_mem("DF", 8, "an f64 (8-byte aligned)", lambda g, v: g.b.fptrunc(v, F32), lambda g, v: g.b.fpext(v, F64), F64)
+_float_mem("HF", 2, "an f16 (2-byte aligned, round to nearest even)", lambda g, v: g.b.fpext(v, F32),
+           lambda g, v: g.b.fptrunc(v, F16), F16)
+_float_mem("BF", 2, "a bf16 (2-byte aligned, round to nearest even)", _from_bf16, _to_bf16, I16)
+
+
+@prim("+!", "( n addr -- )", "Add n to the cell at addr.", "VARIABLE v 5 v ! 2 v +! v @ . \\ 7")
+def _plus_store(g: "Gen", a: list, f: list) -> tuple[list, list]:
+    n, addr = a
+    p = g.mem_ptr(addr, 8, "+!")
+    g.b.store(g.b.add(g.b.load(p, typ=I64), n), p)
+    return [], []
+
+
+# ---- SIMT -----------------------------------------------------------------------------
+for _axis in "XYZ":
+    for _word, _reg, _desc in (("TID", "tid", "thread index in the block"), ("BID", "bid", "block index in the grid"),
+                               ("BDIM", "bdim", "threads per block"), ("GDIM", "gdim", "blocks per grid")):
+        TABLE[f"{_word}-{_axis}"] = Primitive(
+            f"{_word}-{_axis}", "( -- n )", f"The {_desc} along {_axis.lower()}.", f"{_word}-{_axis} .",
+            custom=lambda g, n, r=f"{_reg}.{_axis.lower()}": g.push(g.target.sreg(g, r)))
+
+
+def _linear_tid(g: "Gen") -> ir.Value:
+    t = g.target
+    x, y, z = (t.sreg(g, f"tid.{a}") for a in "xyz")
+    bx, by = t.sreg(g, "bdim.x"), t.sreg(g, "bdim.y")
+    return g.b.add(x, g.b.mul(bx, g.b.add(y, g.b.mul(by, z))))
+
+
+TABLE["GLOBAL-ID"] = Primitive(
+    "GLOBAL-ID", "( -- n )", "BID-X * BDIM-X + TID-X: this thread's index along x in the whole grid.",
+    "GLOBAL-ID .", custom=lambda g, n: g.push(g.b.add(g.b.mul(g.target.sreg(g, "bid.x"), g.target.sreg(g, "bdim.x")),
+                                                     g.target.sreg(g, "tid.x"))))
+TABLE["LANE-ID"] = Primitive("LANE-ID", "( -- n )", "This thread's lane in its warp (0..31).", "LANE-ID .",
+                             custom=lambda g, n: g.push(g.b.and_(_linear_tid(g), c64(31))))
+TABLE["WARP-ID"] = Primitive("WARP-ID", "( -- n )", "This thread's warp in its block.", "WARP-ID .",
+                             custom=lambda g, n: g.push(g.b.lshr(_linear_tid(g), c64(5))))
+
+
+@prim("BARRIER", "( -- )", "Wait until every thread of the block reaches this BARRIER (__syncthreads).",
+      "TID-X sh ! BARRIER", custom=True, suspends=True)
+def _barrier(g: "Gen", n: "Prim") -> None:
+    g.flush()
+    g.target.barrier(g, g.site())
+    g.forget_sp()
+
+
+@prim("(SHARED)", "( -- addr )", "The address of a SHARED: buffer in this thread's block (compiled for its name).",
+      "", custom=True, static_effect=lambda n: Effect(True, 0, 1, 0, 0))
+def _shared_addr(g: "Gen", n: "Prim") -> None:
+    g.push(g.target.shared_addr(g, int(n.arg)))
+
+
+# ---- output ---------------------------------------------------------------------------
+def _out(g: "Gen", kind: int, aux: ir.Value, value: ir.Value) -> None:
+    g.b.call(g.helper("tf_out"), [g.env.ctx, g.env.thr, c64(kind), aux, value])
+
+
+def _base(g: "Gen") -> ir.Value:
+    return g.b.load(g.target.int_to_ptr(g, c64(g.base_addr)), typ=I64)
+
+
+def _printer(kind: int, aux: Callable, value: Callable) -> PureFn:
+    """An output word: one record (kind, aux, value) in the launch's output buffer."""
+    def fn(g: "Gen", a: list, f: list) -> tuple[list, list]:
+        _out(g, kind, aux(g), value(g, a, f))
+        return [], []
+    return fn
+
+
+TABLE["."] = Primitive(".", "( n -- )", "Print n in the current BASE, then a space.", "42 . \\ 42",
+                       fn=_printer(L.OUT_INT, _base, lambda g, a, f: a[0]))
+TABLE["U."] = Primitive("U.", "( u -- )", "Print u unsigned, then a space.", "-1 U.",
+                        fn=_printer(L.OUT_UINT, _base, lambda g, a, f: a[0]))
+TABLE["EMIT"] = Primitive("EMIT", "( char -- )", "Print a character.", "65 EMIT \\ A",
+                          fn=_printer(L.OUT_CHAR, lambda g: c64(0), lambda g, a, f: a[0]))
+TABLE["CR"] = Primitive("CR", "( -- )", "Start a new output line.", "CR",
+                        fn=_printer(L.OUT_CHAR, lambda g: c64(0), lambda g, a, f: c64(10)))
+TABLE["F."] = Primitive("F.", "( F: r -- )", "Print a float, then a space.", "1.5e F. \\ 1.5",
+                        fn=_printer(L.OUT_FLOAT, lambda g: c64(0),
+                                    lambda g, a, f: g.b.zext(g.b.bitcast(f[0], I32), I64)))
+
+
+@prim('."', '( "text" -- )', 'Print the text up to the next ".', '." hello" \\ hello', custom=True,
+      static_effect=lambda n: Effect(True))
+def _dot_quote(g: "Gen", n: "Prim") -> None:
+    _out(g, L.OUT_STR, c64(0), c64(int(n.arg)))
+
+
+@prim(".S", "( -- )", "Print the data stack: <depth> then the items, bottom first.", "1 2 .S \\ <2> 1 2",
+      custom=True, static_effect=lambda n: Effect(True))
+def _dot_s(g: "Gen", n: "Prim") -> None:
+    g.flush()
+    sp = g._dsp()
+    _out(g, L.OUT_DEPTH, c64(0), sp)
+    base = _base(g)
+    start = g.b.block
+    head, body, done = g.new_block("dots"), g.new_block("dotsbody"), g.new_block("dotsdone")
+    g.b.branch(head)
+    g.b.position_at_end(head)
+    i = g.b.phi(I64)
+    i.add_incoming(c64(0), start)
+    g.b.cbranch(g.b.icmp_signed("<", i, sp), body, done)
+    g.b.position_at_end(body)
+    _out(g, L.OUT_INT, base, g.b.load(g.b.gep(g.env.ds, [i], source_etype=I64), typ=I64))
+    i.add_incoming(g.b.add(i, c64(1)), body)
+    g.b.branch(head)
+    g.b.position_at_end(done)
+
+
+# A few things only the compiler knows (addresses of named data, locals) are
+# emitted as literals; the words below exist so HELP can describe them.
+HOST_ONLY_NOTE = "host word: runs on the host between launches"

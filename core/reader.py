@@ -1,0 +1,161 @@
+"""The reader: source text -> tokens with line and column, and number literals.
+
+Parsing words (`(`, `\\`, `."`, `:`) pull raw text from the same cursor, so the
+reader is a cursor over the whole source rather than a token list.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .errors import ForthError, SourcePos
+
+
+@dataclass(frozen=True)
+class Token:
+    text: str
+    pos: SourcePos
+
+    @property
+    def key(self) -> str:
+        return self.text.upper()
+
+
+class Reader:
+    def __init__(self, source: str, name: str = "<input>", first_line: int = 1) -> None:
+        self.lines = source.split("\n")
+        self.name = name
+        self.first_line = first_line
+        self.row = 0
+        self.col = 0
+
+    def _pos(self, row: int, col: int) -> SourcePos:
+        return SourcePos(self.first_line + row, col + 1, self.lines[row], self.name)
+
+    def position(self) -> SourcePos:
+        row = min(self.row, len(self.lines) - 1)
+        return self._pos(row, self.col)
+
+    def next_token(self) -> Token | None:
+        """The next blank-delimited word, or None at the end of the source."""
+        while self.row < len(self.lines):
+            line = self.lines[self.row]
+            while self.col < len(line) and line[self.col].isspace():
+                self.col += 1
+            if self.col >= len(line):
+                self.row += 1
+                self.col = 0
+                continue
+            start = self.col
+            while self.col < len(line) and not line[self.col].isspace():
+                self.col += 1
+            return Token(line[start:self.col], self._pos(self.row, start))
+        return None
+
+    def parse_until(self, delim: str, multiline: bool = False) -> tuple[str, bool]:
+        """Text up to `delim` (consumed); skips the one blank after the word
+        that asked. Returns (text, found)."""
+        if self.row >= len(self.lines):
+            return "", False
+        line = self.lines[self.row]
+        if self.col < len(line):
+            self.col += 1  # the single separating blank
+        parts: list[str] = []
+        while self.row < len(self.lines):
+            line = self.lines[self.row]
+            idx = line.find(delim, self.col)
+            if idx >= 0:
+                parts.append(line[self.col:idx])
+                self.col = idx + len(delim)
+                return "\n".join(parts), True
+            parts.append(line[self.col:])
+            if not multiline:
+                self.col = len(line)
+                return "\n".join(parts), False
+            self.row += 1
+            self.col = 0
+        return "\n".join(parts), False
+
+    def skip_line(self) -> None:
+        if self.row < len(self.lines):
+            self.col = len(self.lines[self.row])
+
+
+_PREFIX_BASE = {"$": 16, "#": 10, "%": 2}
+
+
+def parse_integer(text: str, base: int) -> int | None:
+    """Forth-2012 integer literal: optional $ # % prefix, optional '-', digits
+    in the base; also 'c' character literals. None when not a number."""
+    if len(text) == 3 and text[0] == "'" and text[2] == "'":
+        return ord(text[1])
+    s = text
+    if s and s[0] in _PREFIX_BASE:
+        base = _PREFIX_BASE[s[0]]
+        s = s[1:]
+    neg = False
+    if s.startswith("-"):
+        neg, s = True, s[1:]
+    if not s:
+        return None
+    value = 0
+    for ch in s.lower():
+        if ch.isdigit():
+            d = ord(ch) - 48
+        elif "a" <= ch <= "z":
+            d = ord(ch) - 87
+        else:
+            return None
+        if d >= base:
+            return None
+        value = value * base + d
+    return -value if neg else value
+
+
+def parse_double(text: str, base: int) -> int | None:
+    """A double-cell literal: an integer with a trailing '.' (e.g. `1.`)."""
+    if len(text) > 1 and text.endswith(".") and text.count(".") == 1:
+        return parse_integer(text[:-1], base)
+    return None
+
+
+def parse_float(text: str) -> float | None:
+    """Float literal: mantissa with an exponent (`1e3`, `0e`, `-2.5e-1`) or a
+    mantissa with a '.' followed by digits (`3.14`)."""
+    t = text.lower()
+    mant, e, exp = t.partition("e")
+    if e:
+        if exp in ("", "+", "-"):
+            exp = "0"
+        if not _is_signed_digits(exp):
+            return None
+    else:
+        if "." not in mant or mant.endswith("."):
+            return None
+    sign = ""
+    if mant[:1] in "+-" and mant:
+        sign, mant = mant[0], mant[1:]
+    whole, dot, frac = mant.partition(".")
+    if not whole and not frac:
+        return None
+    if (whole and not whole.isdigit()) or (frac and not frac.isdigit()):
+        return None
+    try:
+        return float(f"{sign}{whole or '0'}.{frac or '0'}e{exp if e else '0'}")
+    except ValueError:
+        return None
+
+
+def _is_signed_digits(s: str) -> bool:
+    if s[:1] in "+-":
+        s = s[1:]
+    return s.isdigit()
+
+
+def wrap64(v: int) -> int:
+    v &= (1 << 64) - 1
+    return v - (1 << 64) if v >> 63 else v
+
+
+def require(cond: bool, message: str, pos: SourcePos | None = None, word: str | None = None) -> None:
+    if not cond:
+        raise ForthError(message, pos, word)

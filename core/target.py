@@ -1,0 +1,237 @@
+"""The interface between the compiler (core) and a backend.
+
+`Target` is what code generation needs from a machine: special registers,
+the barrier, pointers, and the kernel entry around a line's body. `Backend`
+is what the outer interpreter needs at run time: memory, the per-thread
+stack state, compiling a module and launching it.
+
+The runtime helpers below (`tf_fail`, `tf_addr_ok`, `tf_step`, `tf_out`)
+are plain LLVM IR shared by every target: they use atomics for the error
+record and the output buffer, which is correct on the GPU and harmless on
+the single-threaded emulator.
+"""
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Callable
+
+import numpy as np
+from llvmlite import ir
+
+from . import layout as L
+
+if TYPE_CHECKING:
+    from .codegen import Env, Gen
+
+HELPERS_IR = f"""
+define internal void @tf_fail(ptr %ctx, ptr %thr, i64 %code, i64 %site, i64 %addr, i64 %aux) {{
+entry:
+  %st = getelementptr i64, ptr %thr, i64 {L.T_STATUS}
+  store i64 {L.ST_ERROR}, ptr %st
+  %r = cmpxchg ptr %ctx, i64 0, i64 %code seq_cst seq_cst
+  %won = extractvalue {{ i64, i1 }} %r, 1
+  br i1 %won, label %rec, label %done
+rec:
+  %p1 = getelementptr i64, ptr %ctx, i64 {L.CTX_ERR_SITE}
+  store i64 %site, ptr %p1
+  %lp = getelementptr i64, ptr %thr, i64 {L.T_LINEAR}
+  %lin = load i64, ptr %lp
+  %p2 = getelementptr i64, ptr %ctx, i64 {L.CTX_ERR_THREAD}
+  store i64 %lin, ptr %p2
+  %p3 = getelementptr i64, ptr %ctx, i64 {L.CTX_ERR_ADDR}
+  store i64 %addr, ptr %p3
+  %p4 = getelementptr i64, ptr %ctx, i64 {L.CTX_ERR_AUX}
+  store i64 %aux, ptr %p4
+  br label %done
+done:
+  ret void
+}}
+
+define internal i1 @tf_step(ptr %ctx, ptr %thr, i64 %site) alwaysinline {{
+entry:
+  %sp = getelementptr i64, ptr %thr, i64 {L.T_STEPS}
+  %n = load i64, ptr %sp
+  %n1 = sub i64 %n, 1
+  store i64 %n1, ptr %sp
+  %ap = getelementptr i64, ptr %ctx, i64 {L.CTX_ABORT}
+  %ab = load atomic i64, ptr %ap monotonic, align 8
+  %out = icmp slt i64 %n1, 0
+  %abort = icmp ne i64 %ab, 0
+  %bad = or i1 %out, %abort
+  br i1 %bad, label %fail, label %ok
+ok:
+  ret i1 1
+fail:
+  %code = select i1 %abort, i64 {L.E_ABORT}, i64 {L.E_STEPS}
+  call void @tf_fail(ptr %ctx, ptr %thr, i64 %code, i64 %site, i64 0, i64 0)
+  ret i1 0
+}}
+
+define internal i1 @tf_addr_ok(ptr %ctx, ptr %thr, i64 %addr, i64 %size) alwaysinline {{
+entry:
+  %end = add i64 %addr, %size
+  %clop = getelementptr i64, ptr %thr, i64 {L.T_CACHE_LO}
+  %chip = getelementptr i64, ptr %thr, i64 {L.T_CACHE_HI}
+  %clo = load i64, ptr %clop
+  %chi = load i64, ptr %chip
+  %a1 = icmp uge i64 %addr, %clo
+  %a2 = icmp ule i64 %end, %chi
+  %a3 = icmp uge i64 %end, %addr
+  %a12 = and i1 %a1, %a2
+  %hit = and i1 %a12, %a3
+  br i1 %hit, label %yes, label %scan0
+scan0:
+  %tp = getelementptr i64, ptr %ctx, i64 {L.CTX_ALLOCS}
+  %tabi = load i64, ptr %tp
+  %tab = inttoptr i64 %tabi to ptr
+  %np = getelementptr i64, ptr %ctx, i64 {L.CTX_N_ALLOCS}
+  %n = load i64, ptr %np
+  br label %scan
+scan:
+  %i = phi i64 [0, %scan0], [%i1, %next]
+  %more = icmp slt i64 %i, %n
+  br i1 %more, label %test, label %no
+test:
+  %i2 = shl i64 %i, 1
+  %bp = getelementptr i64, ptr %tab, i64 %i2
+  %base = load i64, ptr %bp
+  %lp = getelementptr i64, ptr %bp, i64 1
+  %lim = load i64, ptr %lp
+  %b1 = icmp uge i64 %addr, %base
+  %b2 = icmp ule i64 %end, %lim
+  %b12 = and i1 %b1, %b2
+  %inside = and i1 %b12, %a3
+  %i1 = add i64 %i, 1
+  br i1 %inside, label %found, label %next
+next:
+  br label %scan
+found:
+  store i64 %base, ptr %clop
+  store i64 %lim, ptr %chip
+  br label %yes
+yes:
+  ret i1 1
+no:
+  ret i1 0
+}}
+
+define internal void @tf_out(ptr %ctx, ptr %thr, i64 %kind, i64 %aux, i64 %val) {{
+entry:
+  %lp = getelementptr i64, ptr %ctx, i64 {L.CTX_OUT_LEN}
+  %idx = atomicrmw add ptr %lp, i64 1 monotonic
+  %cp = getelementptr i64, ptr %ctx, i64 {L.CTX_OUT_CAP}
+  %cap = load i64, ptr %cp
+  %fits = icmp slt i64 %idx, %cap
+  br i1 %fits, label %put, label %done
+put:
+  %op = getelementptr i64, ptr %ctx, i64 {L.CTX_OUT}
+  %outi = load i64, ptr %op
+  %out = inttoptr i64 %outi to ptr
+  %ri = mul i64 %idx, {L.OUT_SLOTS}
+  %r0 = getelementptr i64, ptr %out, i64 %ri
+  %tl = getelementptr i64, ptr %thr, i64 {L.T_LINEAR}
+  %lin = load i64, ptr %tl
+  store i64 %lin, ptr %r0
+  %r1 = getelementptr i64, ptr %r0, i64 1
+  store i64 %kind, ptr %r1
+  %r2 = getelementptr i64, ptr %r0, i64 2
+  store i64 %aux, ptr %r2
+  %r3 = getelementptr i64, ptr %r0, i64 3
+  store i64 %val, ptr %r3
+  br label %done
+done:
+  ret void
+}}
+"""
+
+BodyEmitter = Callable[["Gen"], None]
+
+
+class Target(ABC):
+    """What code generation needs to know about a machine."""
+
+    name: str
+    triple: str
+    data_layout: str = ""
+
+    @abstractmethod
+    def sreg(self, g: "Gen", which: str) -> ir.Value:
+        """A special register as an i64: 'tid.x', 'bid.y', 'bdim.z', 'gdim.x'."""
+
+    @abstractmethod
+    def barrier(self, g: "Gen", site: int) -> None:
+        """Block-wide barrier (the stack cache is already flushed)."""
+
+    @abstractmethod
+    def define_kernel(self, module: ir.Module, name: str, suspends: bool,
+                      make_gen: Callable[[ir.Function, "Env", ir.Block], "Gen"],
+                      emit_body: BodyEmitter) -> ir.Function:
+        """The kernel entry around a line's body (stacks in, body, stacks out)."""
+
+    def shared_addr(self, g: "Gen", offset: int) -> ir.Value:
+        """Address of byte `offset` of this block's shared memory."""
+        p = g.b.gep(g.env.ctx, [ir.Constant(ir.IntType(64), L.CTX_SHARED)], source_etype=ir.IntType(64))
+        return g.b.add(g.b.load(p, typ=ir.IntType(64)), ir.Constant(ir.IntType(64), offset))
+
+    def int_to_ptr(self, g: "Gen", addr: ir.Value) -> ir.Value:
+        return g.b.inttoptr(addr, ir.PointerType())
+
+    def thr_slot(self, g: "Gen", slot: int) -> ir.Value:
+        return g.b.gep(g.env.thr, [ir.Constant(ir.IntType(64), slot)], source_etype=ir.IntType(64))
+
+    def header(self) -> str:
+        head = f'target triple = "{self.triple}"\n'
+        if self.data_layout:
+            head = f'target datalayout = "{self.data_layout}"\n' + head
+        return head + HELPERS_IR
+
+
+@dataclass
+class LaunchResult:
+    """What a launch left: the error record (code 0 = none), output records,
+    and per-thread status/site for diagnosing a divergent barrier."""
+
+    error: tuple[int, int, int, int, int]
+    output: np.ndarray  # (n, 4) int64 records
+    output_dropped: int = 0
+    divergence: tuple[np.ndarray, np.ndarray, int] | None = None  # statuses, sites, block
+    timings: dict[str, float] = field(default_factory=dict)
+
+
+class Backend(ABC):
+    name: str
+    target: Target
+
+    @abstractmethod
+    def alloc(self, nbytes: int) -> int: ...
+
+    @abstractmethod
+    def free(self, addr: int) -> None: ...
+
+    @abstractmethod
+    def read(self, addr: int, nbytes: int) -> np.ndarray: ...
+
+    @abstractmethod
+    def write(self, addr: int, data: np.ndarray | bytes) -> None: ...
+
+    @abstractmethod
+    def set_shape(self, grid: tuple[int, int, int], block: tuple[int, int, int]) -> None:
+        """Allocate thread records and zeroed stack state for a launch shape."""
+
+    @abstractmethod
+    def get_state(self) -> np.ndarray:
+        """A copy of every thread's stack state, shape (threads, STATE_BYTES) uint8."""
+
+    @abstractmethod
+    def set_state(self, state: np.ndarray) -> None: ...
+
+    @abstractmethod
+    def compile(self, module_text: str, kernel: str, suspends: bool, heavy: bool) -> object:
+        """Compile a module; returns a handle for launch()."""
+
+    @abstractmethod
+    def launch(self, handle: object, base_addr: int, shared_bytes: int, steps: int) -> LaunchResult: ...
+
+    def shared_base(self) -> int:
+        return 0

@@ -1,0 +1,81 @@
+"""Where a line's results go: its output, then the stacks; errors to stderr.
+
+Colour only on a terminal: a console whose file is not a tty prints plain
+text (rich also honours NO_COLOR).  Program output is written as is, never
+wrapped or styled, so `.` and `EMIT` output can be piped and compared.
+"""
+
+from __future__ import annotations
+
+import sys
+import traceback
+from dataclasses import dataclass
+from typing import TextIO
+
+from rich.console import Console
+
+from . import views
+
+
+def make_console(file: TextIO) -> Console:
+    tty = file.isatty()
+    return Console(file=file, highlight=False, force_terminal=tty, no_color=not tty,
+                   soft_wrap=True)
+
+
+@dataclass
+class Display:
+    out: TextIO
+    err: TextIO
+
+    def __post_init__(self) -> None:
+        self.out_console = make_console(self.out)
+        self.err_console = make_console(self.err)
+        self.glyphs = views.Glyphs.for_encoding(getattr(self.out, "encoding", None))
+
+    @classmethod
+    def standard(cls) -> "Display":
+        return cls(sys.stdout, sys.stderr)
+
+    @property
+    def width(self) -> int:
+        return min(self.out_console.width, views.WIDTH)
+
+    def output(self, text: str) -> None:
+        """What the line printed, then a newline so the stacks start fresh."""
+        if text:
+            self.out.write(text if text.endswith("\n") else text + "\n")
+            self.out.flush()
+
+    def stacks(self, forth) -> None:
+        for line in views.render_stacks(forth, width=self.width, glyphs=self.glyphs):
+            self.out_console.print(line)
+        self.out.flush()
+
+    def note(self, message: str) -> None:
+        self.out_console.print(message, style="dim", markup=False)
+        self.out.flush()
+
+    def error(self, result, *, located: bool = True) -> None:
+        """A failed line (a session.LineResult) on stderr.
+
+        `located` adds "file:line:col:"; at the prompt the line is in view.
+        """
+        where = result.where if located else None
+        self.out.flush()
+        if result.internal:
+            e = result.error
+            self.err_console.print(
+                f"{where + ': ' if where else ''}internal error (a bug in tileforth, please report it):",
+                style="bold red", markup=False)
+            self.err.write("".join(traceback.format_exception(type(e), e, e.__traceback__)))
+        else:
+            self.err_console.print(
+                views.render_error(result.error, where=where,
+                                   source_line=result.source_line))
+        self.err.flush()
+
+    def fatal(self, message: str) -> None:
+        self.out.flush()
+        self.err_console.print(f"tileforth: {message}", style="bold red", markup=False)
+        self.err.flush()

@@ -1,0 +1,77 @@
+"""A REPL session: one Forth, lines in, results out (no printing here).
+
+The session runs each line with `Forth.eval` and remembers which source and
+line it came from, so an error can be reported as ``file:line:col`` — also
+when it is only detected at the `;` of a definition opened lines earlier.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+class Bye(Exception):
+    """The user asked to leave (BYE on a line of its own)."""
+
+
+@dataclass
+class LineResult:
+    output: str = ""
+    error: Exception | None = None   # a ForthError, or an internal error
+    internal: bool = False           # True when error is not a ForthError
+    where: str | None = None         # "file:line" of the failing line
+    source_line: str | None = None   # text of the failing line
+
+
+@dataclass
+class Session:
+    forth: object
+    source: str = "<stdin>"
+    lineno: int = 0
+    # (lineno, text) of the lines of a definition still open, for errors at `;`
+    _open_lines: list[tuple[int, str]] = field(default_factory=list)
+
+    @classmethod
+    def start(cls, backend: str = "auto") -> "Session":
+        from tileforth.core import Forth
+
+        return cls(Forth(backend=backend))
+
+    def set_source(self, name: str) -> None:
+        self.source, self.lineno = name, 0
+        self._open_lines.clear()
+
+    @property
+    def compiling(self) -> bool:
+        return bool(getattr(self.forth, "compiling", False))
+
+    def run_line(self, text: str, lineno: int | None = None) -> LineResult:
+        """Run one line; return what it printed or why it failed."""
+        from tileforth.core import ForthError
+
+        self.lineno = lineno if lineno is not None else self.lineno + 1
+        if text.strip().upper() == "BYE" and not self.compiling:
+            raise Bye
+        self._open_lines.append((self.lineno, text))
+        try:
+            out = self.forth.eval(text)
+        except ForthError as e:
+            return self._failed(e, text, internal=False)
+        except Exception as e:  # a bug in tileforth, not in the user's Forth
+            return self._failed(e, text, internal=True)
+        finally:
+            if not self.compiling:
+                self._open_lines.clear()
+        return LineResult(output=out or "")
+
+    def _failed(self, err, text, *, internal) -> LineResult:
+        lineno, line = self.lineno, text
+        reported = getattr(err, "source_line", None)
+        if reported is not None and reported.rstrip("\n") != text.rstrip("\n"):
+            # The error points into an earlier line of an open definition.
+            for n, t in reversed(self._open_lines):
+                if t.rstrip("\n") == reported.rstrip("\n"):
+                    lineno, line = n, t
+                    break
+        return LineResult(error=err, internal=internal,
+                          where=f"{self.source}:{lineno}", source_line=line)

@@ -1,0 +1,30 @@
+"""Shared fixtures: a tileforth session per test, and gforth as a reference."""
+
+import os
+import sys
+
+import pytest
+
+# The helpers (gforth.py, forthtest.py) live next to the tests.
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import forthtest  # noqa: E402
+import gforth  # noqa: E402
+
+
+@pytest.fixture
+def f():
+    """A tileforth session on the cpu backend, in its default launch shape
+    (one block of 32 threads), with empty stacks and BASE decimal."""
+    return forthtest.session()
+
+
+@pytest.fixture
+def fresh():
+    """A brand-new tileforth session (never shared with another test)."""
+    return forthtest.new_forth()
+
+
+@pytest.fixture
+def need_gforth():
+    gforth.require()

@@ -1,0 +1,145 @@
+"""Defining words and data space, compared with gforth.
+
+Addresses differ between the two systems, so the tests look at what is
+stored and at differences of addresses, never at raw addresses.
+
+    VARIABLE V  5 V !  V @      ( -- 5 )
+"""
+
+import pytest
+
+import gforth
+from forthtest import check, raises
+
+DEFINING_CASES = [
+    # : ;
+    ": SQUARE DUP * ; 7 SQUARE -3 SQUARE",
+    ": SQUARE DUP * ; : CUBE DUP SQUARE * ; 3 CUBE",
+    ": NOTHING ; 1 NOTHING 2",
+    # CONSTANT
+    "42 CONSTANT ANSWER ANSWER ANSWER +",
+    "-1 CONSTANT NEG : TWICE-NEG NEG 2 * ; TWICE-NEG",
+    # VARIABLE
+    "VARIABLE V 5 V ! V @",
+    "VARIABLE V 5 V ! 3 V +! V @",
+    "VARIABLE V1 VARIABLE V2 1 V1 ! 2 V2 ! V1 @ V2 @",
+    "VARIABLE CNT 0 CNT ! : BUMP 1 CNT +! ; BUMP BUMP BUMP CNT @",
+    # CREATE , C, ALLOT
+    "CREATE T 10 , 20 , 30 , T @ T CELL+ @ T 2 CELLS + @",
+    "CREATE B 1 C, 2 C, 3 C, B C@ B CHAR+ C@ B 2 CHARS + C@",
+    "CREATE T 3 CELLS ALLOT 7 T CELL+ ! T CELL+ @",
+    "CREATE T 5 , : T@ T @ ; T@",
+    # BUFFER:
+    "16 BUFFER: BUF 7 BUF 8 + ! 9 BUF ! BUF 8 + @ BUF @",
+    # CELLS CELL+ CHARS CHAR+ ALIGNED
+    "3 CELLS 0 CELLS 1 CELLS",
+    "0 CELL+ 8 CELL+",
+    "3 CHARS 0 CHAR+",
+    "0 ALIGNED 1 ALIGNED 7 ALIGNED 8 ALIGNED 9 ALIGNED 16 ALIGNED",
+]
+
+
+@pytest.mark.parametrize("src", DEFINING_CASES)
+def test_defining_words(f, need_gforth, src):
+    check(f, src)
+
+
+def test_here_moves_by_allot(f, need_gforth):
+    check(f, "HERE 10 ALLOT HERE SWAP -")
+
+
+def test_here_moves_by_comma(f, need_gforth):
+    check(f, "ALIGN HERE 1 , 2 , HERE SWAP -")
+
+
+def test_here_moves_by_c_comma(f, need_gforth):
+    check(f, "HERE 1 C, 2 C, 3 C, HERE SWAP -")
+
+
+def test_align_after_c_comma(f, need_gforth):
+    check(f, "ALIGN HERE 1 C, ALIGN HERE SWAP -")
+
+
+def test_create_points_at_here(f, need_gforth):
+    check(f, "CREATE X HERE X =")
+
+
+def test_variable_holds_one_cell(f, need_gforth):
+    check(f, "VARIABLE A VARIABLE B B A - ABS 8 >=")
+
+
+def test_definition_spanning_lines(f, need_gforth):
+    # Each line is one f.eval; the stack and dictionary carry over.
+    f.eval(": DOUBLE 2 * ;")
+    f.eval("21 DOUBLE")
+    assert f.data_stack() == gforth.stack(": DOUBLE 2 * ;\n21 DOUBLE")
+
+
+def test_redefinition_keeps_earlier_binding(f, need_gforth):
+    # Forth: words compiled earlier keep the definition they were compiled with.
+    f.eval(": A 1 ;")
+    f.eval(": B A ;")
+    f.eval(": A 2 ;")
+    f.eval("B A")
+    assert f.data_stack() == gforth.stack(": A 1 ;\n: B A ;\n: A 2 ;\nB A")
+
+
+def test_constant_redefined(f, need_gforth):
+    check(f, "1 CONSTANT K : USE-K K ; 2 CONSTANT K USE-K K")
+
+
+def test_words_are_case_insensitive(f, need_gforth):
+    check(f, ": sq dup * ; 5 SQ 6 sq 7 Sq")
+
+
+# ---------------------------------------------------------- locals
+
+
+LOCALS_CASES = [
+    ": SUB3 { a b c -- } a b - c - ; 10 3 2 SUB3",
+    ": HYP2 { x y -- } x x * y y * + ; 3 4 HYP2",
+    ": ONE { n -- } n n n ; 9 ONE",
+    ": LOOPER { n -- } 0 n 0 DO I n * + LOOP ; 4 LOOPER",
+    ": POS? { n -- } n 0> IF n ELSE n NEGATE THEN ; -5 POS? 6 POS?",
+]
+
+
+@pytest.mark.parametrize("src", LOCALS_CASES)
+def test_locals(f, need_gforth, src):
+    check(f, src)
+
+
+# ---------------------------------------------------------- errors
+
+
+def test_unknown_word(f):
+    f.eval("1 2")
+    err = raises(f, "3 FROBNICATE 4", word="FROBNICATE", line=1, col=3)
+    assert "FROBNICATE" in str(err).upper()
+    assert f.data_stack() == [1, 2]
+
+
+def test_unknown_word_on_a_later_line(f):
+    f.eval("1")
+    raises(f, "2 3\n  4 NOSUCHWORD", word="NOSUCHWORD", line=2, col=5)
+    assert f.data_stack() == [1]
+
+
+def test_unknown_word_inside_a_definition(f):
+    raises(f, ": BROKEN 1 NOSUCH ;", word="NOSUCH", col=12)
+    raises(f, "BROKEN", word="BROKEN", col=1)   # not defined
+
+
+def test_failed_line_does_not_define(f):
+    # The definition is complete, but the line fails later: nothing is kept.
+    raises(f, ": KEPT? 1 ; UNDEFINED-WORD", word="UNDEFINED-WORD")
+    raises(f, "KEPT?", word="KEPT?")
+
+
+def test_constant_needs_a_value(f):
+    raises(f, "CONSTANT NOVALUE")
+    raises(f, "NOVALUE", word="NOVALUE")
+
+
+def test_gforth_rejects_unknown_words_too(need_gforth):
+    assert gforth.fails("3 FROBNICATE 4")
