@@ -171,15 +171,13 @@ class Forth:
         self.reader = reader
         tok: Token | None = None
         try:
+            line = None
             while (tok := reader.next_token()) is not None:
+                if tok.pos.line != line:
+                    self._end_of_line()
+                    line = tok.pos.line
                 self._token(tok)
-            if self.colon is None:
-                if self.frames:
-                    f = self.frames[-1]
-                    raise ForthError(f"{_OPENERS[f.kind]} is not closed: add {_CLOSERS[f.kind]} on the same line "
-                                     "(control structures at the prompt must close within the line)",
-                                     f.pos, _OPENERS[f.kind])
-                self._flush()
+            self._end_of_line()
         except ForthError as err:
             out = "".join(self.out_parts)
             self._restore(snap)
@@ -191,6 +189,18 @@ class Forth:
             self._restore(snap)
             raise ForthError("the source nests too deeply") from exc
         return "".join(self.out_parts)
+
+    def _end_of_line(self) -> None:
+        """At the prompt a line is a unit: its control structures close within
+        it and its device words run as it ends."""
+        if self.colon is not None:
+            return
+        if self.frames:
+            f = self.frames[-1]
+            raise ForthError(f"{_OPENERS[f.kind]} is not closed: add {_CLOSERS[f.kind]} on the same line "
+                             "(control structures at the prompt must close within the line)",
+                             f.pos, _OPENERS[f.kind])
+        self._flush()
 
     def _token(self, tok: Token) -> None:
         key = tok.key
@@ -429,7 +439,12 @@ class Forth:
         if colon.recursive and colon.suspends:
             raise ForthError(f"{colon.name} is recursive and reaches a BARRIER or warp operation; "
                              "suspending words must not recurse", colon.pos, colon.name)
-        self.compiler.word_text(colon)  # compile now so errors show at ;
+        # generate its IR now so that errors show at ; (words that suspend are
+        # only ever inlined into a coroutine kernel, so check them inside one)
+        if colon.suspends:
+            self.compiler.kernel([Call(colon, colon.pos)])
+        else:
+            self.compiler.word_text(colon)
         self.colon = None
         self.dict[colon.name.upper()] = colon
 
