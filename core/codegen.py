@@ -355,11 +355,13 @@ class Gen:
         then_bb, else_bb, join_bb = self.new_block("then"), self.new_block("else"), self.new_block("endif")
         self.b.cbranch(self.b.icmp_signed("!=", cond, c64(0)), then_bb, else_bb)
         start = self.state()
+        sps = (self.dsp_val, self.fsp_val)  # computed before the split, so valid in both arms
         rdepth = len(self.scope.rstack)
         ends: list[tuple[int, int]] = []
         for bb, part in ((then_bb, n.then), (else_bb, n.else_ or [])):
             self.b.position_at_end(bb)
             self.dguar, self.fguar = start
+            self.dsp_val, self.fsp_val = sps
             self.body(part)
             if not self.b.block.is_terminated:
                 self.flush()

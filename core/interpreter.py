@@ -151,7 +151,8 @@ class Forth:
     # ---- installing words --------------------------------------------------------
     def _install(self) -> None:
         for name, p in PRIMS.items():
-            self.dict[name] = p
+            if not name.startswith("("):  # internal primitives have no name in the dictionary
+                self.dict[name] = p
         from .hostwords import HOST_WORDS, IMMEDIATES
         for w in HOST_WORDS:
             self.dict[w.name] = w

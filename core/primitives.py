@@ -37,9 +37,16 @@ class Primitive:
     dynamic: bool = False
     suspends: bool = False
     static_effect: Callable[["Prim"], Effect] | None = None
+    group: str = ""
 
     def __post_init__(self) -> None:
         self.ins, self.outs, self.fins, self.fouts = parse_effect(self.effect)
+        if not self.group:
+            self.group = _group
+
+    @property
+    def kind(self) -> str:
+        return "primitive"
 
     def effect_of(self, node: "Prim") -> Effect:
         if self.static_effect is not None:
@@ -58,7 +65,7 @@ def parse_effect(text: str) -> tuple[int, int, int, int]:
     for m in _GROUP.finditer(text):
         kind, inner = m.group(1), m.group(2)
         before, _, after = inner.partition("--")
-        a, b = len(before.split()), len(after.split())
+        a, b = _cells(before), _cells(after)
         if kind == "F:":
             fins, fouts = a, b
         elif kind is None:
@@ -66,7 +73,19 @@ def parse_effect(text: str) -> tuple[int, int, int, int]:
     return ins, outs, fins, fouts
 
 
+def _cells(side: str) -> int:
+    """Items on one side of an effect; a double-cell number (d, ud, d1) is two cells."""
+    return sum(2 if re.fullmatch(r"u?d\d*", t) else 1 for t in side.split() if t != "|")
+
+
 TABLE: dict[str, Primitive] = {}
+_group = ""
+
+
+def group(name: str) -> None:
+    """The reference section of the primitives defined next."""
+    global _group
+    _group = name
 
 
 def prim(name: str, effect: str, help: str, example: str = "", **kw) -> Callable:
@@ -91,6 +110,7 @@ def fpure(name: str, effect: str, help: str, example: str, fn: Callable) -> None
                             fn=lambda g, a, f: ([], fn(g, *f)))
 
 
+group("Stack")
 # ---- stack ----------------------------------------------------------------
 pure("DUP", "( x -- x x )", "Duplicate the top cell.", "5 DUP . . \\ 5 5", lambda g, a: [a, a])
 pure("DROP", "( x -- )", "Discard the top cell.", "1 2 DROP . \\ 1", lambda g, a: [])
@@ -203,6 +223,7 @@ def _depth(g: "Gen", n: "Prim") -> None:
     g.push(g._dsp())
 
 
+group("Return stack and loops")
 # ---- return stack (compile-time slots; balanced within a definition) ------------
 @prim(">R", "( x -- ) ( R: -- x )", "Move the top cell to the return stack.", ": f >R 1 R> ; 5 f . . \\ 5 1",
       custom=True)
@@ -255,6 +276,7 @@ def _unloop(g: "Gen", n: "Prim") -> None:
         raise ForthError("UNLOOP is only allowed inside DO ... LOOP", n.pos, "UNLOOP")
 
 
+group("Integer arithmetic")
 # ---- integer arithmetic -----------------------------------------------------------
 def _b(g: "Gen") -> ir.IRBuilder:
     return g.b
@@ -354,6 +376,7 @@ def _split(g: "Gen", v: ir.Value) -> list[ir.Value]:
     return [g.b.trunc(v, I64), g.b.trunc(g.b.ashr(v, ir.Constant(I128, 64)), I64)]
 
 
+group("Comparison")
 # ---- comparisons ------------------------------------------------------------------
 for _name, _op, _desc in (("=", "==", "equal"), ("<>", "!=", "not equal"), ("<", "<", "less than"),
                           (">", ">", "greater than"), ("<=", "<=", "less or equal"),
@@ -369,6 +392,7 @@ for _name, _op in (("0=", "=="), ("0<>", "!="), ("0<", "<"), ("0>", ">")):
          lambda g, a, op=_op: [g.flag(g.b.icmp_signed(op, a, c64(0)))])
 
 
+group("Floats")
 # ---- floats (f32) -----------------------------------------------------------------
 def _intr(g: "Gen", name: str, *args: ir.Value) -> ir.Value:
     fn = g.intrinsic(f"llvm.{name}.f32", F32, [F32] * len(args))
@@ -419,6 +443,7 @@ for _name, _op in (("F0<", "<"), ("F0=", "==")):
                              fn=lambda g, a, f, op=_op: ([g.flag(g.b.fcmp_ordered(op, f[0], ir.Constant(F32, 0.0)))], []))
 
 
+group("Memory")
 # ---- memory -------------------------------------------------------------------------
 def _to_bf16(g: "Gen", x: ir.Value) -> ir.Value:
     """f32 -> bf16 bits, round to nearest even; NaN stays a quiet NaN."""
@@ -491,6 +516,7 @@ def _plus_store(g: "Gen", a: list, f: list) -> tuple[list, list]:
     return [], []
 
 
+group("SIMT")
 # ---- SIMT -----------------------------------------------------------------------------
 for _axis in "XYZ":
     for _word, _reg, _desc in (("TID", "tid", "thread index in the block"), ("BID", "bid", "block index in the grid"),
@@ -525,12 +551,14 @@ def _barrier(g: "Gen", n: "Prim") -> None:
     g.forget_sp()
 
 
+group("SIMT")
 @prim("(SHARED)", "( -- addr )", "The address of a SHARED: buffer in this thread's block (compiled for its name).",
       "", custom=True, static_effect=lambda n: Effect(True, 0, 1, 0, 0))
 def _shared_addr(g: "Gen", n: "Prim") -> None:
     g.push(g.target.shared_addr(g, int(n.arg)))
 
 
+group("Output")
 # ---- output ---------------------------------------------------------------------------
 def _out(g: "Gen", kind: int, aux: ir.Value, value: ir.Value) -> None:
     g.b.call(g.helper("tf_out"), [g.env.ctx, g.env.thr, c64(kind), aux, value])
