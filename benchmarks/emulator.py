@@ -36,8 +36,8 @@ def forth_source(n: int) -> str:
 {n} {n} F32 MATRIX A
 {n} {n} F32 MATRIX B
 {n} {n} F32 MATRIX C
-SHARED: {TILE} {TILE} F32 MATRIX SA
-SHARED: {TILE} {TILE} F32 MATRIX SB
+{TILE * TILE * 4} SHARED: SA   \\ bytes of per-block shared memory: a 16×16 f32 tile
+{TILE * TILE * 4} SHARED: SB
 : ROW ( -- r )  BID-Y {TILE} * TID-Y + ;
 : COL ( -- c )  BID-X {TILE} * TID-X + ;
 : A-AT ( r c -- addr )  SWAP {n} * + 4 * A + ;

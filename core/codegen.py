@@ -117,6 +117,7 @@ class Gen:
         self.scope = Scope("<line>")
         self.pos: SourcePos | None = None
         self.word_name = "<line>"
+        self.pinned = 0
 
     # ---- small helpers -------------------------------------------------
     def helper(self, name: str) -> ir.Function:
@@ -309,7 +310,8 @@ class Gen:
             self.node(node)
 
     def node(self, n: Node) -> None:
-        self.pos = getattr(n, "pos", None) or self.pos
+        if not self.pinned:  # inside an inlined prelude word, errors point at its call
+            self.pos = getattr(n, "pos", None) or self.pos
         if isinstance(n, Lit):
             self.push(c64(n.value))
         elif isinstance(n, FLit):
@@ -386,7 +388,10 @@ class Gen:
         f = self.fguar if eff.static and eff.fnet == 0 else 0
         return d, f
 
-    def back_edge(self, target_bb: ir.Block) -> None:
+    def back_edge(self, target_bb: ir.Block, loop_pos: SourcePos | None) -> None:
+        """Count a loop iteration; a runaway loop is reported at its opening word."""
+        if not self.pinned and loop_pos is not None:
+            self.pos = loop_pos
         ok = self.b.call(self.helper("tf_step"), [self.env.ctx, self.env.thr, c64(self.site())])
         self.b.cbranch(ok, target_bb, self.fail_bb)
 
@@ -415,7 +420,7 @@ class Gen:
             self.body(n.body)
             if not self.b.block.is_terminated:
                 self.flush()
-                self.back_edge(head)
+                self.back_edge(head, n.pos)
         elif n.kind == "until":
             self.body(n.body)
             if not self.b.block.is_terminated:
@@ -424,12 +429,12 @@ class Gen:
                 again = self.new_block("until")
                 self.b.cbranch(self.b.icmp_signed("!=", flag, c64(0)), exit_bb, again)
                 self.b.position_at_end(again)
-                self.back_edge(head)
+                self.back_edge(head, n.pos)
         else:
             self.body(n.body)
             if not self.b.block.is_terminated:
                 self.flush()
-                self.back_edge(head)
+                self.back_edge(head, n.pos)
         if len(self.scope.rstack) != rdepth:
             raise ForthError("the return stack (>R R>) must be balanced inside a BEGIN loop", n.pos, "BEGIN")
         self.b.position_at_end(exit_bb)
@@ -477,7 +482,7 @@ class Gen:
             again = self.new_block("loop")
             self.b.cbranch(done, exit_bb, again)
             self.b.position_at_end(again)
-            self.back_edge(body_bb)
+            self.back_edge(body_bb, n.pos)
         self.b.position_at_end(exit_bb)
         self.dguar, self.fguar = guar
         self.forget_sp()
@@ -494,7 +499,7 @@ class Gen:
     # ---- calls -------------------------------------------------------------
     def call(self, word: "Colon") -> None:
         eff: Effect = word.effect
-        if self.inline_suspending and word.suspends:
+        if (self.inline_suspending and word.suspends) or word.small:
             self.inline(word)
             return
         self.flush()
@@ -525,14 +530,15 @@ class Gen:
         self.dguar = self.fguar = 0
 
     def inline(self, word: "Colon") -> None:
-        """Emit a word's body in place (needed for words that suspend)."""
+        """Emit a word's body in place: words that suspend must be (calls
+        cannot suspend inside a coroutine), and small words are cheaper so."""
         self.flush()
         eff = word.effect
         if eff.static:
             self.ensure_d(eff.dneed)
             self.ensure_f(eff.fneed)
         end_bb = self.new_block(f"end_{word.ir_name}")
-        saved_scope, saved_name, saved_pos = self.scope, self.word_name, self.pos
+        saved = self.scope, self.word_name, self.pos
         ends: list[tuple[int, int]] = []
 
         def do_exit() -> None:
@@ -540,16 +546,24 @@ class Gen:
             self.b.branch(end_bb)
 
         self.scope = Scope(word.name, exit=do_exit, self_word=word)
-        self.word_name = word.name
+        if word.prelude:
+            self.pinned += 1
+        else:
+            self.word_name = word.name
         self.enter_locals(word)
         self.body(word.body)
         if not self.b.block.is_terminated:
             self.flush()
             self.check_rstack_at_end(word)
             do_exit()
-        self.scope, self.word_name, self.pos = saved_scope, saved_name, saved_pos
+        if word.prelude:
+            self.pinned -= 1
+        self.scope, self.word_name, self.pos = saved
         self.b.position_at_end(end_bb)
-        self.join(*ends) if ends else self.b.unreachable()
+        if ends:
+            self.join(*ends)
+        else:
+            self.b.unreachable()
 
     def enter_locals(self, word: "Colon") -> None:
         if word.locals:

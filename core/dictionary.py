@@ -12,6 +12,7 @@ from .errors import SourcePos
 from .tree import Call, Node, Prim, walk
 
 _uids = itertools.count(1)
+SMALL_WORD = 8  # nodes
 
 
 @dataclass(eq=False)
@@ -23,6 +24,7 @@ class Colon:
     effect: Effect = field(default_factory=lambda: Effect(False))
     source: str = ""
     recursive: bool = False
+    prelude: bool = False  # defined by prelude.fth: errors point at the caller
     uid: int = field(default_factory=lambda: next(_uids))
     ir_text: dict = field(default_factory=dict)  # (target, checked) -> (define text, callees, declares)
 
@@ -36,6 +38,11 @@ class Colon:
 
     def callees(self) -> list["Colon"]:
         return list(dict.fromkeys(n.word for n in walk(self.body) if isinstance(n, Call)))
+
+    @property
+    def small(self) -> bool:
+        """Small words are inlined by the code generator itself."""
+        return not self.recursive and sum(1 for _ in walk(self.body)) <= SMALL_WORD
 
     @property
     def suspends(self) -> bool:

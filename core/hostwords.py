@@ -215,7 +215,7 @@ def i_colon(f: "Forth", tok: Token) -> None:
     if f.frames:
         raise ForthError("`:` cannot start inside an open control structure", tok.pos, ":")
     name = _name(f, tok)
-    f.colon = Colon(name.text, [], name.pos, source=name.pos.text)
+    f.colon = Colon(name.text, [], name.pos, source=name.pos.text, prelude=f.reader.name == "prelude.fth")
 
 
 def i_semicolon(f: "Forth", tok: Token) -> None:

@@ -345,7 +345,7 @@ class Forth:
             L.E_ALIGN: f"misaligned address ${addr & (2**64 - 1):x}{where} ({thr}): a {aux}-byte access "
                        f"needs an address that is a multiple of {aux} (see ALIGNED)",
             L.E_DIV0: f"division by zero{where} ({thr}); check the divisor first",
-            L.E_STEPS: f"{thr} ran {self.step_budget} loop iterations without finishing: the loop looks "
+            L.E_STEPS: f"{thr} ran {self.step_budget} loop iterations{where} without finishing: the loop looks "
                        "infinite (raise Forth.step_budget if it is not)",
             L.E_ABORT: "interrupted",
             L.E_RECURSION: f"recursion deeper than {L.RECURSION_MAX} calls{where} ({thr}); is the "

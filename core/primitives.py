@@ -120,18 +120,6 @@ pure("OVER", "( x1 x2 -- x1 x2 x1 )", "Copy the second cell to the top.", "1 2 O
      lambda g, a, b: [a, b, a])
 pure("ROT", "( x1 x2 x3 -- x2 x3 x1 )", "Rotate the third cell to the top.", "1 2 3 ROT . \\ 1",
      lambda g, a, b, c: [b, c, a])
-pure("-ROT", "( x1 x2 x3 -- x3 x1 x2 )", "Rotate the top cell to third place.", "1 2 3 -ROT . \\ 2",
-     lambda g, a, b, c: [c, a, b])
-pure("NIP", "( x1 x2 -- x2 )", "Drop the second cell.", "1 2 NIP . \\ 2", lambda g, a, b: [b])
-pure("TUCK", "( x1 x2 -- x2 x1 x2 )", "Copy the top cell below the second.", "1 2 TUCK . . . \\ 2 1 2",
-     lambda g, a, b: [b, a, b])
-pure("2DUP", "( x1 x2 -- x1 x2 x1 x2 )", "Duplicate the top pair.", "1 2 2DUP . . \\ 2 1",
-     lambda g, a, b: [a, b, a, b])
-pure("2DROP", "( x1 x2 -- )", "Discard the top pair.", "1 2 3 2DROP . \\ 1", lambda g, a, b: [])
-pure("2SWAP", "( x1 x2 x3 x4 -- x3 x4 x1 x2 )", "Exchange the top two pairs.", "1 2 3 4 2SWAP . \\ 2",
-     lambda g, a, b, c, d: [c, d, a, b])
-pure("2OVER", "( x1 x2 x3 x4 -- x1 x2 x3 x4 x1 x2 )", "Copy the second pair to the top.",
-     "1 2 3 4 2OVER . \\ 2", lambda g, a, b, c, d: [a, b, c, d, a, b])
 
 
 def _pick_effect(n: "Prim") -> Effect:
@@ -292,15 +280,11 @@ pure("MIN", "( n1 n2 -- n3 )", "The smaller of two numbers.", "3 5 MIN . \\ 3",
      lambda g, a, b: [g.b.select(g.b.icmp_signed("<", a, b), a, b)])
 pure("MAX", "( n1 n2 -- n3 )", "The larger of two numbers.", "3 5 MAX . \\ 5",
      lambda g, a, b: [g.b.select(g.b.icmp_signed(">", a, b), a, b)])
-pure("1+", "( n -- n+1 )", "Add one.", "5 1+ . \\ 6", lambda g, a: [g.b.add(a, c64(1))])
-pure("1-", "( n -- n-1 )", "Subtract one.", "5 1- . \\ 4", lambda g, a: [g.b.sub(a, c64(1))])
-pure("2*", "( x -- x*2 )", "Shift left by one bit.", "5 2* . \\ 10", lambda g, a: [g.b.shl(a, c64(1))])
 pure("2/", "( x -- x/2 )", "Arithmetic shift right by one bit (rounds toward -infinity).",
      "-5 2/ . \\ -3", lambda g, a: [g.b.ashr(a, c64(1))])
 pure("AND", "( x1 x2 -- x3 )", "Bitwise and.", "12 10 AND . \\ 8", lambda g, a, b: [g.b.and_(a, b)])
 pure("OR", "( x1 x2 -- x3 )", "Bitwise or.", "12 10 OR . \\ 14", lambda g, a, b: [g.b.or_(a, b)])
 pure("XOR", "( x1 x2 -- x3 )", "Bitwise exclusive or.", "12 10 XOR . \\ 6", lambda g, a, b: [g.b.xor(a, b)])
-pure("INVERT", "( x -- ~x )", "Invert all bits.", "0 INVERT . \\ -1", lambda g, a: [g.b.not_(a)])
 
 
 def _shift(op: str) -> Callable:
@@ -328,10 +312,6 @@ def _divmod(g: "Gen", a: ir.Value, d: ir.Value) -> tuple[ir.Value, ir.Value]:
     return q, r
 
 
-pure("/", "( n1 n2 -- n3 )", "Divide, truncating toward zero (like C and PTX).", "-7 2 / . \\ -3",
-     lambda g, a, b: [_divmod(g, a, b)[0]])
-pure("MOD", "( n1 n2 -- n3 )", "Remainder of truncating division (sign of n1).", "-7 2 MOD . \\ -1",
-     lambda g, a, b: [_divmod(g, a, b)[1]])
 pure("/MOD", "( n1 n2 -- rem quot )", "Truncating division: remainder and quotient.",
      "7 2 /MOD . . \\ 3 1", lambda g, a, b: list(reversed(_divmod(g, a, b))))
 
@@ -356,9 +336,6 @@ def _div128(g: "Gen", num: ir.Value, d: ir.Value, floored: bool) -> list[ir.Valu
     return [g.b.trunc(r, I64), g.b.trunc(q, I64)]
 
 
-pure("*/", "( n1 n2 n3 -- n4 )", "n1*n2/n3 with a double-width intermediate; truncating.",
-     "1000000 3 7 */ . \\ 428571",
-     lambda g, a, b, c: [_div128(g, g.b.mul(g.b.sext(a, I128), g.b.sext(b, I128)), c, False)[1]])
 pure("*/MOD", "( n1 n2 n3 -- rem quot )", "n1*n2 divided by n3: remainder and quotient; truncating.",
      "10 3 7 */MOD . . \\ 4 2",
      lambda g, a, b, c: _div128(g, g.b.mul(g.b.sext(a, I128), g.b.sext(b, I128)), c, False))
@@ -366,8 +343,6 @@ pure("SM/REM", "( d n -- rem quot )", "Divide a double-cell number, symmetric (t
      "-7 S>D 2 SM/REM . . \\ -3 -1", lambda g, lo, hi, n: _div128(g, _wide(g, lo, hi), n, False))
 pure("FM/MOD", "( d n -- rem quot )", "Divide a double-cell number, floored.",
      "-7 S>D 2 FM/MOD . . \\ -4 1", lambda g, lo, hi, n: _div128(g, _wide(g, lo, hi), n, True))
-pure("S>D", "( n -- d )", "Sign-extend a cell to a double-cell number (low cell below).",
-     "-1 S>D . . \\ -1 -1", lambda g, a: [a, g.b.ashr(a, c64(63))])
 pure("M*", "( n1 n2 -- d )", "Multiply to a double-cell product.", "3 4 M* . . \\ 0 12",
      lambda g, a, b: _split(g, g.b.mul(g.b.sext(a, I128), g.b.sext(b, I128))))
 
@@ -379,18 +354,11 @@ def _split(g: "Gen", v: ir.Value) -> list[ir.Value]:
 group("Comparison")
 # ---- comparisons ------------------------------------------------------------------
 for _name, _op, _desc in (("=", "==", "equal"), ("<>", "!=", "not equal"), ("<", "<", "less than"),
-                          (">", ">", "greater than"), ("<=", "<=", "less or equal"),
-                          (">=", ">=", "greater or equal")):
+                          (">", ">", "greater than")):
     pure(_name, "( n1 n2 -- flag )", f"True (-1) if n1 is {_desc} n2 (signed).", f"1 2 {_name} .",
          lambda g, a, b, op=_op: [g.flag(g.b.icmp_signed(op, a, b))])
 pure("U<", "( u1 u2 -- flag )", "Unsigned less than.", "-1 1 U< . \\ 0",
      lambda g, a, b: [g.flag(g.b.icmp_unsigned("<", a, b))])
-pure("U>", "( u1 u2 -- flag )", "Unsigned greater than.", "-1 1 U> . \\ -1",
-     lambda g, a, b: [g.flag(g.b.icmp_unsigned(">", a, b))])
-for _name, _op in (("0=", "=="), ("0<>", "!="), ("0<", "<"), ("0>", ">")):
-    pure(_name, "( n -- flag )", f"True (-1) if n {_op} 0.", f"0 {_name} .",
-         lambda g, a, op=_op: [g.flag(g.b.icmp_signed(op, a, c64(0)))])
-
 
 group("Floats")
 # ---- floats (f32) -----------------------------------------------------------------
@@ -533,10 +501,6 @@ def _linear_tid(g: "Gen") -> ir.Value:
     return g.b.add(x, g.b.mul(bx, g.b.add(y, g.b.mul(by, z))))
 
 
-TABLE["GLOBAL-ID"] = Primitive(
-    "GLOBAL-ID", "( -- n )", "BID-X * BDIM-X + TID-X: this thread's index along x in the whole grid.",
-    "GLOBAL-ID .", custom=lambda g, n: g.push(g.b.add(g.b.mul(g.target.sreg(g, "bid.x"), g.target.sreg(g, "bdim.x")),
-                                                     g.target.sreg(g, "tid.x"))))
 TABLE["LANE-ID"] = Primitive("LANE-ID", "( -- n )", "This thread's lane in its warp (0..31).", "LANE-ID .",
                              custom=lambda g, n: g.push(g.b.and_(_linear_tid(g), c64(31))))
 TABLE["WARP-ID"] = Primitive("WARP-ID", "( -- n )", "This thread's warp in its block.", "WARP-ID .",
@@ -582,8 +546,6 @@ TABLE["U."] = Primitive("U.", "( u -- )", "Print u unsigned, then a space.", "-1
                         fn=_printer(L.OUT_UINT, _base, lambda g, a, f: a[0]))
 TABLE["EMIT"] = Primitive("EMIT", "( char -- )", "Print a character.", "65 EMIT \\ A",
                           fn=_printer(L.OUT_CHAR, lambda g: c64(0), lambda g, a, f: a[0]))
-TABLE["CR"] = Primitive("CR", "( -- )", "Start a new output line.", "CR",
-                        fn=_printer(L.OUT_CHAR, lambda g: c64(0), lambda g, a, f: c64(10)))
 TABLE["F."] = Primitive("F.", "( F: r -- )", "Print a float, then a space.", "1.5e F. \\ 1.5",
                         fn=_printer(L.OUT_FLOAT, lambda g: c64(0),
                                     lambda g, a, f: g.b.zext(g.b.bitcast(f[0], I32), I64)))

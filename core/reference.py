@@ -14,7 +14,7 @@ from .hostwords import HOST_WORDS, IMMEDIATES
 from .primitives import TABLE
 
 PRELUDE = Path(__file__).with_name("prelude.fth")
-_PRELUDE_LINE = re.compile(r"^:\s+(\S+)\s+(\(.*?\))\s.*;\s*\\\s*(.*)$")
+_PRELUDE_LINE = re.compile(r"^:\s+(\S+)\s+(\(.*?\))\s.*?;\s+\\\s+([^|]*)\|?(.*)$")
 
 
 @dataclass(frozen=True)
@@ -31,7 +31,8 @@ def prelude_entries() -> list[Entry]:
     for line in PRELUDE.read_text().splitlines():
         m = _PRELUDE_LINE.match(line)
         if m:
-            out.append(Entry(m.group(1), m.group(2), m.group(3), "", "Prelude (written in Forth)"))
+            out.append(Entry(m.group(1), m.group(2), m.group(3).strip(), m.group(4).strip(),
+                             "Prelude (written in Forth)"))
     return out
 
 

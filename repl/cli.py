@@ -46,13 +46,13 @@ def run_lines(session: Session, display: Display, lines: Iterable[str], *,
     for lineno, text in enumerate(lines, start=1):
         text = text.rstrip("\r\n")
         result = session.run_line(text, lineno)  # BYE raises Bye: main ends the run
+        display.output(result.output)
         if result.error is not None:
             display.error(result)
             status = 2 if result.internal else 1
             if stop_on_error:
                 return status
             continue
-        display.output(result.output)
         if stacks == "each" and not session.compiling:
             display.stacks(session.forth)
     if session.compiling:

@@ -77,10 +77,10 @@ def interact(session: Session, display: Display) -> int:
         except KeyboardInterrupt:
             display.note("interrupted")
             continue
+        display.output(result.output)
         if result.error is not None:
             display.error(result, located=False)
             continue
-        display.output(result.output)
         if session.compiling:
             display.note("compiled")
         else:

@@ -16,7 +16,7 @@ class Bye(Exception):
 
 @dataclass
 class LineResult:
-    output: str = ""
+    output: str = ""                 # what the line printed, also when it failed
     error: Exception | None = None   # a ForthError, or an internal error
     internal: bool = False           # True when error is not a ForthError
     where: str | None = None         # "file:line" of the failing line
@@ -73,5 +73,7 @@ class Session:
                 if t.rstrip("\n") == reported.rstrip("\n"):
                     lineno, line = n, t
                     break
-        return LineResult(error=err, internal=internal,
+        # What the line printed before it failed (e.g. `1 2 . . .`: "2 1 ")
+        partial = getattr(err, "output", "") or ""
+        return LineResult(output=partial, error=err, internal=internal,
                           where=f"{self.source}:{lineno}", source_line=line)

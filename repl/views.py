@@ -16,8 +16,9 @@ Summaries, tried in this order (the first that applies wins):
     [(0 1 2 … 31)×4]        a short period repeated, e.g. TID-X over 4 blocks
     [0–99 (32 lanes)]       otherwise: the range and the thread count
 
-The top of the stack is on the right, as in Forth's `.S`; when a stack does
-not fit the width the deepest entries are elided (``…12 more``).
+The top of the stack is on the right, and cells are written in the current
+BASE, as Forth's `.S` does; when a stack does not fit the width the deepest
+entries are elided (``…12 more``).
 
 The functions here turn values into plain strings; `render_*` wraps them in
 rich ``Text`` with styles, which a console without a terminal prints plainly.
@@ -60,8 +61,25 @@ UNICODE = Glyphs()
 # ---------------------------------------------------------------- values
 
 
-def format_value(v, *, is_float: bool) -> str:
-    """One value as the user would write it: ints plainly, f32 shortest."""
+DIGITS = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+def format_int(n: int, base: int = 10) -> str:
+    """n in BASE, as `.` prints it (signed, digits 0-9 A-Z)."""
+    n = int(n)
+    if base == 10 or not 2 <= base <= 36:
+        return str(n)
+    digits, m = [], abs(n)
+    while True:
+        m, d = divmod(m, base)
+        digits.append(DIGITS[d])
+        if m == 0:
+            break
+    return ("-" if n < 0 else "") + "".join(reversed(digits))
+
+
+def format_value(v, *, is_float: bool, base: int = 10) -> str:
+    """One value as the user would write it: ints in BASE, f32 shortest."""
     if is_float:
         f = np.float32(v)
         if np.isnan(f):
@@ -69,7 +87,7 @@ def format_value(v, *, is_float: bool) -> str:
         if np.isinf(f):
             return "inf" if f > 0 else "-inf"
         return str(f)  # numpy prints the shortest text that round-trips f32
-    return str(int(v))
+    return format_int(v, base)
 
 
 def _is_ramp(vals: np.ndarray) -> bool:
@@ -95,29 +113,30 @@ def _period(vals: np.ndarray) -> int | None:
     return None
 
 
-def summarize(values: Sequence, *, is_float: bool = False, glyphs: Glyphs = UNICODE) -> str:
+def summarize(values: Sequence, *, is_float: bool = False, glyphs: Glyphs = UNICODE,
+              base: int = 10) -> str:
     """One stack entry across threads, as a short string (see module doc)."""
     vals = np.asarray(values, dtype=np.float32 if is_float else np.int64)
     n = len(vals)
-    fmt = lambda v: format_value(v, is_float=is_float)  # noqa: E731
+    fmt = lambda v: format_value(v, is_float=is_float, base=base)  # noqa: E731
     if n == 0:
         return ""
     if np.all(vals == vals[0]) and not (is_float and np.isnan(vals[0])):
         return fmt(vals[0])
-    inner = _inner(vals, is_float, glyphs)
+    inner = _inner(vals, is_float, glyphs, base)
     if inner is None:
         p = _period(vals)
         if p is not None:
-            rep = _inner(vals[:p], is_float, glyphs, allow_runs=False)
+            rep = _inner(vals[:p], is_float, glyphs, base, allow_runs=False)
             if rep is not None and (p <= MAX_PERIOD_LISTED or _is_ramp(vals[:p])):
                 inner = f"({rep}){glyphs.times}{n // p}"
     if inner is None:
-        inner = _range(vals, is_float, glyphs)
+        inner = _range(vals, is_float, glyphs, base)
     return f"[{inner}]"
 
 
-def _inner(vals, is_float, glyphs, allow_runs=True) -> str | None:
-    fmt = lambda v: format_value(v, is_float=is_float)  # noqa: E731
+def _inner(vals, is_float, glyphs, base, allow_runs=True) -> str | None:
+    fmt = lambda v: format_value(v, is_float=is_float, base=base)  # noqa: E731
     n = len(vals)
     if _is_ramp(vals):
         text = f"{fmt(vals[0])} {fmt(vals[1])} {fmt(vals[2])}"
@@ -137,8 +156,8 @@ def _inner(vals, is_float, glyphs, allow_runs=True) -> str | None:
     return None
 
 
-def _range(vals, is_float, glyphs) -> str:
-    fmt = lambda v: format_value(v, is_float=is_float)  # noqa: E731
+def _range(vals, is_float, glyphs, base) -> str:
+    fmt = lambda v: format_value(v, is_float=is_float, base=base)  # noqa: E731
     n = len(vals)
     finite = vals[np.isfinite(vals)] if is_float else vals
     unit = "lanes" if n <= 32 else "threads"
@@ -153,7 +172,7 @@ def _range(vals, is_float, glyphs) -> str:
 
 
 def stack_entries(per_thread: Sequence[Sequence], *, is_float: bool = False,
-                  glyphs: Glyphs = UNICODE) -> tuple[str, list[str]]:
+                  glyphs: Glyphs = UNICODE, base: int = 10) -> tuple[str, list[str]]:
     """(depth tag, entry strings bottom first) for one stack of every thread.
 
     Threads may hold stacks of different depths (dynamic-depth code); entries
@@ -168,7 +187,7 @@ def stack_entries(per_thread: Sequence[Sequence], *, is_float: bool = False,
     entries = []
     for i in range(hi):
         column = [s[i] for s in per_thread if len(s) > i]
-        text = summarize(column, is_float=is_float, glyphs=glyphs)
+        text = summarize(column, is_float=is_float, glyphs=glyphs, base=base)
         if len(column) < len(per_thread) and not text.startswith("["):
             text = f"{text}?"  # present only in some threads
         entries.append(text)
@@ -193,8 +212,9 @@ def fit_line(label: str, tag: str, entries: list[str], width: int = WIDTH,
     return marker, shown
 
 
-def stack_line(label: str, per_thread, *, is_float=False, width=WIDTH, glyphs=UNICODE) -> Text:
-    tag, entries = stack_entries(per_thread, is_float=is_float, glyphs=glyphs)
+def stack_line(label: str, per_thread, *, is_float=False, width=WIDTH, glyphs=UNICODE,
+               base=10) -> Text:
+    tag, entries = stack_entries(per_thread, is_float=is_float, glyphs=glyphs, base=base)
     marker, shown = fit_line(label, tag, entries, width, glyphs)
     text = Text()
     text.append(label, style="bold cyan")
@@ -209,10 +229,21 @@ def stack_line(label: str, per_thread, *, is_float=False, width=WIDTH, glyphs=UN
     return text
 
 
+def current_base(forth) -> int:
+    """The session's BASE, so cells read as `.S` would print them."""
+    base = getattr(forth, "base", None)
+    try:
+        value = base() if callable(base) else base
+        return int(value) if value is not None and 2 <= int(value) <= 36 else 10
+    except Exception:  # an optional nicety: never let the view fail on it
+        return 10
+
+
 def render_stacks(forth, *, width: int = WIDTH, glyphs: Glyphs = UNICODE) -> list[Text]:
     """The data and float stack lines for the whole launch."""
     return [
-        stack_line("data ", forth.data_stack(lane=None), width=width, glyphs=glyphs),
+        stack_line("data ", forth.data_stack(lane=None), width=width, glyphs=glyphs,
+                   base=current_base(forth)),
         stack_line("float", forth.float_stack(lane=None), is_float=True,
                    width=width, glyphs=glyphs),
     ]
@@ -242,7 +273,9 @@ def render_error(err, *, where: str | None = None, source_line: str | None = Non
         loc = f"{where}:{col}" if col else where
         text.append(f"{loc}: ", style="bold")
     text.append("error: ", style="bold red")
-    text.append(str(err))
+    # ForthError.message is str(err) without its "line L, column C: " prefix,
+    # which `where` and the caret already show.
+    text.append(getattr(err, "message", None) or str(err))
     if line is not None and line.strip():
         text.append("\n  ")
         text.append(line.rstrip("\n"))

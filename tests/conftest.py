@@ -13,10 +13,19 @@ import gforth  # noqa: E402
 
 
 @pytest.fixture
-def f():
+def f(request):
     """A tileforth session on the cpu backend, in its default launch shape
-    (one block of 32 threads), with empty stacks and BASE decimal."""
-    return forthtest.session()
+    (one block of 32 threads), with empty stacks and BASE decimal. It is
+    shared by the tests of one module (reset between them)."""
+    return forthtest.session(request.module.__name__)
+
+
+@pytest.fixture
+def f1(request):
+    """A tileforth session launched as ONE thread (1 1 1 GRID 1 1 1 BLOCK):
+    for memory updates that must happen once, as in gforth. Shared by the
+    tests of one module."""
+    return forthtest.one_thread_session(request.module.__name__)
 
 
 @pytest.fixture

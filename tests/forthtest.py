@@ -9,6 +9,9 @@ import pytest
 import gforth
 
 DEFAULT_SHAPE = "1 1 1 GRID 32 1 1 BLOCK"
+# Every thread runs every line; tests of memory updates (+!, read-modify-write
+# loops) use one thread so that each update happens once, as in gforth.
+ONE_THREAD = "1 1 1 GRID 1 1 1 BLOCK"
 
 
 def new_forth():
@@ -17,15 +20,37 @@ def new_forth():
     return Forth(backend="cpu")
 
 
-def session():
-    """A fresh cpu session (default launch shape, empty stacks)."""
-    return new_forth()
+_SESSIONS: dict = {}
 
 
-def reset(f) -> None:
+def session(key: str = "", shape: str = DEFAULT_SHAPE):
+    """A cpu session in launch shape `shape` with empty stacks and BASE
+    decimal. Sessions are reused between tests that pass the same key (a
+    fresh one costs ~0.1 s, a reset ~1 ms); the dictionary carries over, so
+    tests sharing a key must not depend on a name being undefined unless the
+    name is unique to them."""
+    f = _SESSIONS.get((key, shape))
+    if f is not None:
+        try:
+            reset(f, shape)
+            return f
+        except Exception:          # a test left it in a state we cannot undo
+            pass
+    f = new_forth()
+    f.eval(shape)
+    _SESSIONS[(key, shape)] = f
+    return f
+
+
+def one_thread_session(key: str = ""):
+    """A cpu session launched as a single thread."""
+    return session(key, ONE_THREAD)
+
+
+def reset(f, shape: str = DEFAULT_SHAPE) -> None:
     """Empty the data and float stacks of every thread, restore BASE and the
-    default launch shape, so a session can be reused between examples."""
-    f.eval(DEFAULT_SHAPE + " DECIMAL")
+    launch shape, so a session can be reused between examples."""
+    f.eval(shape + " DECIMAL")
     depths = {len(s) for s in f.data_stack(lane=None)}
     fdepths = {len(s) for s in f.float_stack(lane=None)}
     assert len(depths) == 1 and len(fdepths) == 1, "threads disagree on depth"

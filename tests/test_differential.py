@@ -380,7 +380,10 @@ class Generator:
         (which is advanced past the kept nodes)."""
         nodes = []
         for _ in range(self.draw(st.integers(0, max_len))):
-            node = self.node(m, ctx, nest, in_def)
+            try:
+                node = self.node(m, ctx, nest, in_def)
+            except Unsafe:          # the guide state itself went out of bounds
+                continue
             if node is None:
                 continue
             trial = m.copy()

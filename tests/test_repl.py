@@ -115,6 +115,16 @@ def test_stdin_two_blocks_repeat_the_lane_ramp(tmp_path):
     ]
 
 
+def test_stacks_are_shown_in_the_current_base(tmp_path):
+    r = run(stdin="255\nHEX\nTID-X\nDECIMAL\n", tmp_path=tmp_path)
+    assert r.returncode == 0, r.stderr
+    views = stack_views(r.stdout, "data")
+    assert views[0] == [str(255)]
+    assert views[1] == [format(255, "X")]  # as .S prints it in HEX
+    assert views[2] == [format(255, "X"), ramp(format(t, "X") for t in range(BLOCK))]
+    assert views[3] == [str(255), ramp(range(BLOCK))]
+
+
 def test_output_comes_before_the_stacks(tmp_path):
     r = run(stdin="6 7 * .\n", tmp_path=tmp_path)
     assert r.returncode == 0, r.stderr
@@ -155,6 +165,27 @@ def test_stdin_continues_after_an_error(tmp_path):
     assert str(7 + 8) in r.stdout.split()
     # the failed line left the stacks as they were: only 42 is there
     assert stack_views(r.stdout, "data")[-1] == [str(40 + 2)]
+
+
+def test_output_before_an_error_is_shown(tmp_path):
+    line = "1 2 . . . 3 ."
+    r = run(stdin=line + "\n", tmp_path=tmp_path)
+    assert r.returncode == 1
+    assert r.stdout.split()[:2] == ["2", "1"]  # printed before the underflow
+    third_dot = [i for i, ch in enumerate(line) if ch == "."][2]
+    assert f"<stdin>:1:{third_dot + 1}: error:" in r.stderr
+    assert "underflow" in r.stderr
+    # the position is shown once, in front, not repeated in the message
+    assert "column" not in r.stderr
+
+
+def test_error_found_at_semicolon_points_into_an_earlier_line(tmp_path):
+    r = run(stdin=": HALF? IF\n  1\n;\n2 3 + .\n", tmp_path=tmp_path)
+    assert r.returncode == 1
+    col = ": HALF? IF".index("IF") + 1
+    assert r.stderr.startswith(f"<stdin>:1:{col}: error:")
+    assert "IF" in r.stderr and "THEN" in r.stderr
+    assert str(2 + 3) in r.stdout.split()  # and the session went on
 
 
 # ------------------------------------------------------------------ files, -e

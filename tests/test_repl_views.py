@@ -162,3 +162,29 @@ def test_render_error_without_source_line_uses_given_one():
     e = FakeError("stack underflow", None, 1, "+", None)
     text = views.render_error(e, source_line="+").plain.splitlines()
     assert text == ["error: stack underflow", "  +", "  ^"]
+
+
+@pytest.mark.parametrize("n", [0, 1, 255, -255, 2**63 - 1, -(2**63)])
+@pytest.mark.parametrize("base", [2, 8, 16, 36])
+def test_cells_in_base(n, base):
+    assert int(views.format_int(n, base), base) == n
+    if base == 16:
+        assert views.format_int(n, 16) == ("-" if n < 0 else "") + format(abs(n), "X")
+
+
+def test_ramp_in_hex():
+    lanes = list(range(32))
+    hexes = [format(t, "X") for t in lanes]
+    assert summarize(lanes, base=16) == ramp_text(hexes)
+
+
+def test_current_base_is_optional():
+    class NoBase:
+        pass
+
+    class Hex:
+        def base(self):
+            return 16
+
+    assert views.current_base(NoBase()) == 10
+    assert views.current_base(Hex()) == 16

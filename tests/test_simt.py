@@ -47,7 +47,7 @@ def test_per_thread_depth_differs(f):
 
 
 def test_per_thread_definition(f):
-    f.eval(": TRI ( n -- n(n+1)/2 ) DUP 1+ * 2 / ;")
+    f.eval(": TRI ( n -- n*[n+1]/2 ) DUP 1+ * 2 / ;")
     f.eval("TID-X TRI")
     assert threads(f) == [[t * (t + 1) // 2] for t in range(32)]
 

@@ -11,6 +11,14 @@ import pytest
 import gforth
 from forthtest import check, raises
 
+
+
+@pytest.fixture
+def f(f1):
+    """One thread: VARIABLE updates (+!) happen once, as in gforth."""
+    return f1
+
+
 DEFINING_CASES = [
     # : ;
     ": SQUARE DUP * ; 7 SQUARE -3 SQUARE",

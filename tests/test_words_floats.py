@@ -274,7 +274,8 @@ def test_bf16_rounds_to_nearest_even(f):
     np.testing.assert_array_equal(f.array("BB").view(np.uint16), expected.view(np.uint16))
 
 
-def test_f32_matrix(f):
+def test_f32_matrix(f1):
+    f = f1                       # one thread: each element is doubled once
     f.eval("2 3 F32 MATRIX FM")
     m = np.array([[1.5, -2, 3], [0.25, 5, -6.5]], dtype=np.float32)
     f.set_array("FM", m)

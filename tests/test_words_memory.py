@@ -20,6 +20,15 @@ from forthtest import check, raises
 
 MIN, MAX = -(1 << 63), (1 << 63) - 1
 
+
+
+@pytest.fixture
+def f(f1):
+    """Every test here runs as one thread: stores and +! happen once, as in
+    gforth (with 32 threads each thread would repeat every update)."""
+    return f1
+
+
 # ------------------------------------------------ cells and bytes (gforth)
 
 GFORTH_MEMORY = [
@@ -115,7 +124,7 @@ def test_random_sized_stores_match_numpy(ops):
         for offset in range(0, 32, max(size, 4)):
             reads.append(f"BUF32 {offset} + {word}")
             expected.append(int(mem[offset:offset + size].view(dtype)[0]))
-    forthtest.reset(f)
+    forthtest.reset(f, forthtest.ONE_THREAD)
     f.eval(" ".join(src))
     ints, _ = forthtest.run_chunks(f, reads)
     assert ints == expected
@@ -126,7 +135,7 @@ _SHARED = {}
 
 def _shared():
     if "f" not in _SHARED:
-        f = forthtest.new_forth()
+        f = forthtest.one_thread_session()
         f.eval("CREATE BUF32 32 ALLOT")
         _SHARED["f"] = f
     return _SHARED["f"]

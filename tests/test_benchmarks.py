@@ -1,0 +1,44 @@
+"""The benchmark scripts run, and their kernels compute the right thing.
+
+Not timed tests: the figures they print are for people; here only the
+results are checked (the matmul against numpy, inside the script) and
+that each prints its headline figures.
+"""
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+BENCH = Path(__file__).resolve().parent.parent / "benchmarks"
+
+
+def run(script, *args):
+    return subprocess.run([sys.executable, str(BENCH / script), *args],
+                          capture_output=True, text=True, timeout=600)
+
+
+def test_emulator_quick_matmul_is_correct():
+    r = run("emulator.py", "--quick")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "64×64" in r.stdout and "128×128" not in r.stdout
+    assert re.search(r"max err \d", r.stdout)  # checked against numpy
+    assert "NOT MEASURED" in r.stdout  # --quick never claims a numba figure
+
+
+def test_emulator_kernel_text_is_the_tiled_algorithm():
+    sys.path.insert(0, str(BENCH))
+    try:
+        import emulator
+    finally:
+        sys.path.remove(str(BENCH))
+    src = emulator.forth_source(64)
+    assert src.count("BARRIER") == 2
+    assert "SHARED:" in src and "4 4 1 GRID 16 16 1 BLOCK" in src
+
+
+def test_latency_prints_both_medians():
+    r = run("latency.py", "--lines", "5")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert re.search(r"new line .* ms median .*target ≤ 10 ms", r.stdout)
+    assert re.search(r"same line again .* ms median .*target ≤ 1 ms", r.stdout)
