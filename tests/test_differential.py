@@ -561,3 +561,5 @@ def test_tileforth_agrees_with_gforth(shared_forth, prog):
     for line in prog.tileforth_lines():
         f.eval(line)
     assert f.data_stack() == expected
+    # every one of the 32 threads ran the same program
+    assert f.data_stack(lane=None) == [expected] * 32

@@ -80,6 +80,9 @@ DEFINITION_CASES = [
     ": STEPS ( -- ) 100 0 DO I 25 +LOOP ; STEPS",
     ": DOWN ( -- ) -10 0 DO I -5 +LOOP ; DOWN",
     ": COLLATZ ( n -- steps ) 0 SWAP BEGIN DUP 1 <> WHILE DUP 2 MOD IF 3 * 1+ ELSE 2/ THEN SWAP 1+ SWAP REPEAT DROP ; 27 COLLATZ",
+    ": INC-NONZERO ( n -- n' ) ?DUP IF 1+ THEN ; 0 INC-NONZERO 5 INC-NONZERO",
+    ": PAIR? ( f -- ... ) IF 1 2 THEN ; 0 PAIR? -1 PAIR? 0 PAIR?",
+    ": DROPS ( ... n -- ) 0 ?DO DROP LOOP ; 1 2 3 4 5 3 DROPS",
     ": ACK ( m n -- a ) OVER 0= IF NIP 1+ EXIT THEN DUP 0= IF DROP 1- 1 RECURSE EXIT THEN "
     "OVER SWAP 1- RECURSE SWAP 1- SWAP RECURSE ; 2 3 ACK",
 ]

@@ -8,6 +8,7 @@ stored and at differences of addresses, never at raw addresses.
 
 import pytest
 
+import forthtest
 import gforth
 from forthtest import check, raises
 
@@ -98,6 +99,26 @@ def test_constant_redefined(f, need_gforth):
 
 def test_words_are_case_insensitive(f, need_gforth):
     check(f, ": sq dup * ; 5 SQ 6 sq 7 Sq")
+
+
+def test_comments(f, need_gforth):
+    check(f, "1 ( a comment ) 2 : T ( n -- n ) 1+ ; 3 T \\ the rest is ignored 99")
+
+
+def test_multi_line_source_in_one_eval(f, need_gforth):
+    src = ": SQ ( n -- n*n )\n  DUP * ;\n3 SQ\n4 SQ"
+    assert forthtest.stack(f, src) == gforth.stack(src)
+
+
+def test_deep_recursion(f, need_gforth):
+    check(f, ": DOWN ( n -- 0 ) DUP IF 1- RECURSE THEN ; 1000 DOWN "
+             ": SUMTO ( acc n -- s ) DUP IF TUCK + SWAP 1- RECURSE ELSE DROP THEN ; 0 1500 SUMTO")
+
+
+def test_failed_line_keeps_the_old_definition(f, need_gforth):
+    f.eval(": OLDDEF 1 ;")
+    raises(f, ": OLDDEF 2 ; NOT-A-WORD", word="NOT-A-WORD")
+    assert forthtest.stack(f, "OLDDEF") == [1]
 
 
 # ---------------------------------------------------------- locals

@@ -24,6 +24,7 @@ OUTPUT_CASES = [
     "1 . CR 2 .",
     '." hello world"',
     '." a" ." b"',
+    '." two  spaces" ." "',
     '." x=" 42 . CR',
     "255 HEX . DECIMAL",
     "-255 HEX . DECIMAL",

@@ -35,6 +35,10 @@ STACK_CASES = [
     "1 2 3 4 2SWAP",
     "1 2 3 4 2OVER",
     "-9223372036854775808 9223372036854775807 SWAP DUP",
+    # computed (dynamic) indices
+    "10 20 30 DEPTH 1- PICK",
+    "10 20 30 40 DEPTH 1- ROLL",
+    "1 2 3 4 5 6 7 8 9 10 11 12 DEPTH 2 - PICK",
 ]
 
 
@@ -113,3 +117,16 @@ def test_r_from_with_empty_return_stack(f):
     f.eval("1")
     raises(f, "R>")
     assert f.data_stack() == [1]
+
+
+def test_data_stack_overflow_is_an_error(f):
+    # checked mode: pushing far too many items is a ForthError, not a crash
+    f.eval("1 2")
+    raises(f, "100000 0 DO I LOOP", line=1)
+    assert f.data_stack() == [1, 2]
+
+
+def test_float_stack_overflow_is_an_error(f):
+    f.eval("1e")
+    raises(f, "100000 0 DO 1e LOOP", line=1)
+    assert f.float_stack() == [1.0]

@@ -1,0 +1,99 @@
+"""The tile stack: per-warp matrix fragments, checked statically.
+
+A tile entry is described by its kind and configuration; the compiler knows
+the whole tile stack at every point of a program (like the shapes of
+registers), so misuse is a compile-time error:
+
+    kind   what it holds                      shape     element type
+    a      the left operand of TMMA (m x k)   m x k     f16 | bf16  (row or col)
+    b      the right operand (k x n)          k x n     f16 | bf16  (row or col)
+    acc    an accumulator (m x n)             m x n     f32 | f16
+
+    TMMA  ( T: acc a b -- acc' )   acc' = acc + a . b   (all of one shape)
+
+Tensor-core shapes (m, n, k) and the fragment facts every backend relies on
+are in SHAPES; the table checks itself when the module is imported.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .errors import ForthError, SourcePos
+
+SHAPES: dict[tuple[int, int, int], dict[str, int]] = {
+    # per-lane registers of each fragment (LLVM 22 / PTX, f16 A/B are always 8 x f16x2)
+    (16, 16, 16): {"a_f16": 8, "b_f16": 8, "a_bf16": 4, "b_bf16": 4, "acc_f32": 8, "acc_f16": 4},
+    (32, 8, 16): {"a_f16": 8, "b_f16": 8, "a_bf16": 8, "b_bf16": 2, "acc_f32": 8, "acc_f16": 4},
+    (8, 32, 16): {"a_f16": 8, "b_f16": 8, "a_bf16": 2, "b_bf16": 8, "acc_f32": 8, "acc_f16": 4},
+}
+IN_TYPES = ("f16", "bf16")
+ACC_TYPES = ("f32", "f16")
+MAX_TILES = 8  # tile-stack entries per warp (they are registers on the GPU)
+WARP = 32
+
+
+def _check_table() -> None:
+    for (m, n, k), regs in SHAPES.items():
+        assert m * n == 256 and k == 16, (m, n, k)
+        # an accumulator register holds f32 (8 per lane) or f16x2 (4 per lane): 256 elements / 32 lanes
+        assert regs["acc_f32"] * WARP == m * n and regs["acc_f16"] * 2 * WARP == m * n
+        # bf16 operands are packed two per i32 register
+        assert regs["a_bf16"] * 2 * WARP == m * k and regs["b_bf16"] * 2 * WARP == k * n
+
+
+_check_table()
+
+
+@dataclass(frozen=True)
+class TileConfig:
+    """Compile-time tile settings; a word keeps the settings it was compiled with."""
+
+    shape: tuple[int, int, int] = (16, 16, 16)
+    in_type: str = "f16"
+    acc_type: str = "f32"
+
+    def describe(self) -> str:
+        m, n, k = self.shape
+        return f"m{m}n{n}k{k} {self.in_type}->{self.acc_type}"
+
+
+@dataclass(frozen=True)
+class Tile:
+    """One tile-stack entry as the compiler sees it."""
+
+    kind: str  # "a" | "b" | "acc"
+    shape: tuple[int, int, int]
+    dtype: str
+    layout: str = "row"  # for a/b: the memory layout it was loaded with
+
+    @property
+    def rows_cols(self) -> tuple[int, int]:
+        m, n, k = self.shape
+        return {"a": (m, k), "b": (k, n), "acc": (m, n)}[self.kind]
+
+    def short(self) -> str:
+        m, n, k = self.shape
+        lay = "" if self.kind == "acc" or self.layout == "row" else ",col"
+        return f"{self.kind}[{m}x{n}x{k} {self.dtype}{lay}]"
+
+
+def notation(tiles: list[Tile] | tuple[Tile, ...]) -> str:
+    """( acc a b ) — the tile stack in Forth stack-comment style, top last."""
+    return "( " + " ".join(t.kind for t in tiles) + " )" if tiles else "( )"
+
+
+def detailed(tiles: list[Tile] | tuple[Tile, ...]) -> str:
+    return "( " + " ".join(t.short() for t in tiles) + " )" if tiles else "( )"
+
+
+def tile_error(word: str, expects: str, tiles: list[Tile], pos: SourcePos | None, hint: str = "") -> ForthError:
+    msg = f"{word} expects {expects} but the tile stack is {notation(tiles)}"
+    if any(t.shape != tiles[0].shape or t.dtype != tiles[0].dtype for t in tiles) or hint:
+        msg += f" {detailed(tiles)}"
+    if hint:
+        msg += f"; {hint}"
+    return ForthError(msg, pos, word)
+
+
+def elem_bytes(dtype: str) -> int:
+    return 4 if dtype == "f32" else 2
