@@ -93,6 +93,71 @@ class Scope:
     self_word: "Colon | None" = None
 
 
+class CachedStack:
+    """One stack (data or float) as the generator sees it: the values on top
+    that are still in SSA registers, and the memory stack below them.
+
+    `guar` counts items known to be in memory, so checks are emitted only
+    where that count cannot prove an access safe."""
+
+    def __init__(self, ty: ir.Type, array: ir.Value, depth: ir.Value, capacity: int,
+                 underflow: int, overflow: int) -> None:
+        self.ty, self.array, self.depth, self.capacity = ty, array, depth, capacity
+        self.underflow, self.overflow = underflow, overflow
+        self.cache: list[ir.Value] = []
+        self.sp_val: ir.Value | None = None
+        self.dirty = False
+        self.guar = 0
+
+    def sp(self, g: "Gen") -> ir.Value:
+        if self.sp_val is None:
+            self.sp_val = g.b.load(self.depth, typ=I64)
+        return self.sp_val
+
+    def ensure(self, g: "Gen", k: int) -> None:
+        if k > self.guar:
+            g.fail_if(g.b.icmp_signed("<", self.sp(g), c64(k)), self.underflow, aux=c64(k))
+            self.guar = k
+
+    def slot(self, g: "Gen", index: ir.Value) -> ir.Value:
+        return g.b.gep(self.array, [index], source_etype=self.ty)
+
+    def pop(self, g: "Gen", n: int) -> list[ir.Value]:
+        take = min(n, len(self.cache))
+        cached = self.cache[len(self.cache) - take:]
+        del self.cache[len(self.cache) - take:]
+        k = n - take
+        mem: list[ir.Value] = []
+        if k:
+            self.ensure(g, k)
+            sp = self.sp(g)
+            mem = [g.b.load(self.slot(g, g.b.sub(sp, c64(i))), typ=self.ty) for i in range(k, 0, -1)]
+            self.sp_val = g.b.sub(sp, c64(k))
+            self.dirty = True
+            self.guar -= k
+        return mem + cached
+
+    def push(self, vals: tuple[ir.Value, ...]) -> None:
+        for v in vals:
+            assert v.type == self.ty, v.type
+            self.cache.append(v)
+
+    def flush(self, g: "Gen") -> None:
+        if self.cache:
+            sp = self.sp(g)
+            n = len(self.cache)
+            g.fail_if(g.b.icmp_signed(">", sp, c64(self.capacity - n)), self.overflow)
+            for i, v in enumerate(self.cache):
+                g.b.store(v, self.slot(g, g.b.add(sp, c64(i))))
+            self.sp_val = g.b.add(sp, c64(n))
+            self.dirty = True
+            self.guar += n
+            self.cache = []
+        if self.dirty:
+            g.b.store(self.sp_val, self.depth)
+            self.dirty = False
+
+
 class Gen:
     def __init__(self, module: ir.Module, fn: ir.Function, env: Env, target: "Target",
                  sites: Sites, checked: bool, word_fn: Callable[["Colon"], ir.Function],
@@ -106,14 +171,8 @@ class Gen:
         self.inline_suspending = inline_suspending
         self.entry_bb = fn.blocks[0]
         self.b = ir.IRBuilder()
-        self.dcache: list[ir.Value] = []
-        self.fcache: list[ir.Value] = []
-        self.dsp_val: ir.Value | None = None
-        self.fsp_val: ir.Value | None = None
-        self.dsp_dirty = False
-        self.fsp_dirty = False
-        self.dguar = 0
-        self.fguar = 0
+        self.dstack = CachedStack(I64, env.ds, env.dsp, L.DS_MAX, L.E_UNDERFLOW, L.E_OVERFLOW)
+        self.fstack = CachedStack(F32, env.fs, env.fsp, L.FS_MAX, L.E_FUNDERFLOW, L.E_FOVERFLOW)
         self.scope = Scope("<line>")
         self.pos: SourcePos | None = None
         self.word_name = "<line>"
@@ -175,112 +234,47 @@ class Gen:
         self.b.cbranch(ok, cont, self.fail_bb)
         self.b.position_at_end(cont)
 
-    # ---- the stack cache -----------------------------------------------
+    # ---- the stack caches (data and float) ------------------------------------
     def _dsp(self) -> ir.Value:
-        if self.dsp_val is None:
-            self.dsp_val = self.b.load(self.env.dsp, typ=I64)
-        return self.dsp_val
+        return self.dstack.sp(self)
 
     def _fsp(self) -> ir.Value:
-        if self.fsp_val is None:
-            self.fsp_val = self.b.load(self.env.fsp, typ=I64)
-        return self.fsp_val
+        return self.fstack.sp(self)
 
     def ensure_d(self, k: int) -> None:
-        """Make sure k items are in memory below the cache (runtime check)."""
-        if k > self.dguar:
-            self.fail_if(self.b.icmp_signed("<", self._dsp(), c64(k)), L.E_UNDERFLOW, aux=c64(k))
-            self.dguar = k
+        """Make sure k cells are in memory below the cache (runtime check)."""
+        self.dstack.ensure(self, k)
 
     def ensure_f(self, k: int) -> None:
-        if k > self.fguar:
-            self.fail_if(self.b.icmp_signed("<", self._fsp(), c64(k)), L.E_FUNDERFLOW, aux=c64(k))
-            self.fguar = k
+        self.fstack.ensure(self, k)
 
     def pop(self, n: int) -> list[ir.Value]:
         """n cells, bottom first."""
-        if n == 0:
-            return []
-        take = min(n, len(self.dcache))
-        cached = self.dcache[len(self.dcache) - take:] if take else []
-        del self.dcache[len(self.dcache) - take:]
-        k = n - take
-        mem: list[ir.Value] = []
-        if k:
-            self.ensure_d(k)
-            sp = self._dsp()
-            for i in range(k, 0, -1):
-                p = self.b.gep(self.env.ds, [self.b.sub(sp, c64(i))], source_etype=I64)
-                mem.append(self.b.load(p, typ=I64))
-            self.dsp_val = self.b.sub(sp, c64(k))
-            self.dsp_dirty = True
-            self.dguar -= k
-        return mem + cached
+        return self.dstack.pop(self, n)
 
     def push(self, *vals: ir.Value) -> None:
-        for v in vals:
-            assert v.type == I64, v.type
-            self.dcache.append(v)
+        self.dstack.push(vals)
 
     def fpop(self, n: int) -> list[ir.Value]:
-        if n == 0:
-            return []
-        take = min(n, len(self.fcache))
-        cached = self.fcache[len(self.fcache) - take:] if take else []
-        del self.fcache[len(self.fcache) - take:]
-        k = n - take
-        mem: list[ir.Value] = []
-        if k:
-            self.ensure_f(k)
-            sp = self._fsp()
-            for i in range(k, 0, -1):
-                p = self.b.gep(self.env.fs, [self.b.sub(sp, c64(i))], source_etype=F32)
-                mem.append(self.b.load(p, typ=F32))
-            self.fsp_val = self.b.sub(sp, c64(k))
-            self.fsp_dirty = True
-            self.fguar -= k
-        return mem + cached
+        return self.fstack.pop(self, n)
 
     def fpush(self, *vals: ir.Value) -> None:
-        for v in vals:
-            assert v.type == F32, v.type
-            self.fcache.append(v)
+        self.fstack.push(vals)
 
     def flush(self) -> None:
         """Write cached values back; memory is then the canonical state."""
-        if self.dcache:
-            sp = self._dsp()
-            n = len(self.dcache)
-            self.fail_if(self.b.icmp_signed(">", sp, c64(L.DS_MAX - n)), L.E_OVERFLOW)
-            for i, v in enumerate(self.dcache):
-                p = self.b.gep(self.env.ds, [self.b.add(sp, c64(i))], source_etype=I64)
-                self.b.store(v, p)
-            self.dsp_val = self.b.add(sp, c64(n))
-            self.dsp_dirty = True
-            self.dguar += n
-            self.dcache = []
-        if self.fcache:
-            sp = self._fsp()
-            n = len(self.fcache)
-            self.fail_if(self.b.icmp_signed(">", sp, c64(L.FS_MAX - n)), L.E_FOVERFLOW)
-            for i, v in enumerate(self.fcache):
-                p = self.b.gep(self.env.fs, [self.b.add(sp, c64(i))], source_etype=F32)
-                self.b.store(v, p)
-            self.fsp_val = self.b.add(sp, c64(n))
-            self.fsp_dirty = True
-            self.fguar += n
-            self.fcache = []
-        if self.dsp_dirty:
-            self.b.store(self.dsp_val, self.env.dsp)
-            self.dsp_dirty = False
-        if self.fsp_dirty:
-            self.b.store(self.fsp_val, self.env.fsp)
-            self.fsp_dirty = False
+        self.dstack.flush(self)
+        self.fstack.flush(self)
 
     def forget_sp(self) -> None:
         """After a join or a call the depth cells must be re-read."""
-        self.dsp_val = None
-        self.fsp_val = None
+        self.dstack.sp_val = None
+        self.fstack.sp_val = None
+
+    dguar = property(lambda self: self.dstack.guar, lambda self, v: setattr(self.dstack, "guar", v))
+    fguar = property(lambda self: self.fstack.guar, lambda self, v: setattr(self.fstack, "guar", v))
+    dsp_val = property(lambda self: self.dstack.sp_val, lambda self, v: setattr(self.dstack, "sp_val", v))
+    fsp_val = property(lambda self: self.fstack.sp_val, lambda self, v: setattr(self.fstack, "sp_val", v))
 
     def state(self) -> tuple[int, int]:
         return self.dguar, self.fguar

@@ -135,6 +135,16 @@ def _roll_effect(n: "Prim") -> Effect:
     return Effect(True, int(n.arg) + 1, 0, 0, 0)
 
 
+def _depth_operand(g: "Gen") -> tuple[ir.Value, ir.Value]:
+    """Pop a computed depth u for PICK/ROLL; check 0 <= u < depth at run time."""
+    u = g.pop(1)[0]
+    g.flush()
+    sp = g._dsp()
+    g.fail_if(g.b.or_(g.b.icmp_signed("<", u, c64(0)), g.b.icmp_signed(">=", u, sp)),
+              L.E_UNDERFLOW, aux=u)
+    return sp, u
+
+
 @prim("PICK", "( xu ... x0 u -- xu ... x0 xu )", "Copy the u-th cell below u to the top (0 PICK is DUP).",
       "1 2 3 2 PICK . \\ 1", custom=True, static_effect=_pick_effect)
 def _pick(g: "Gen", n: "Prim") -> None:
@@ -143,11 +153,7 @@ def _pick(g: "Gen", n: "Prim") -> None:
         vals = g.pop(k + 1)
         g.push(*vals, vals[0])
         return
-    u = g.pop(1)[0]
-    g.flush()
-    sp = g._dsp()
-    g.fail_if(g.b.or_(g.b.icmp_signed("<", u, c64(0)), g.b.icmp_signed(">=", u, sp)),
-              L.E_UNDERFLOW, aux=u)
+    sp, u = _depth_operand(g)
     p = g.b.gep(g.env.ds, [g.b.sub(g.b.sub(sp, c64(1)), u)], source_etype=I64)
     g.push(g.b.load(p, typ=I64))
     g.dguar = 0
@@ -161,11 +167,7 @@ def _roll(g: "Gen", n: "Prim") -> None:
         vals = g.pop(k + 1)
         g.push(*vals[1:], vals[0])
         return
-    u = g.pop(1)[0]
-    g.flush()
-    sp = g._dsp()
-    g.fail_if(g.b.or_(g.b.icmp_signed("<", u, c64(0)), g.b.icmp_signed(">=", u, sp)),
-              L.E_UNDERFLOW, aux=u)
+    sp, u = _depth_operand(g)
     first = g.b.sub(g.b.sub(sp, c64(1)), u)
     top = g.b.sub(sp, c64(1))
     x = g.b.load(g.b.gep(g.env.ds, [first], source_etype=I64), typ=I64)
