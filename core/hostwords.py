@@ -5,6 +5,7 @@ Each is a table row: name, stack effect, help, function, example.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -12,15 +13,36 @@ import numpy as np
 from . import layout as L
 from .dictionary import Colon, Constant, HostWord, Immediate
 from .eltypes import BY_CODE
-from .errors import ForthError
+from .errors import ForthError, SourcePos
 from .primitives import TABLE as PRIMS, Primitive
 from .reader import Token
-from .tree import Begin, Do, Exit, If, Leave, Lit, Prim, Recurse
+from .tree import Begin, Do, Exit, If, Leave, Lit, Node, Prim, Recurse
 
 if TYPE_CHECKING:
     from .interpreter import Forth
 
 MAX_SHARED = 48 * 1024
+
+
+@dataclass
+class Frame:
+    """An open control structure while code is being built."""
+
+    kind: str  # if else begin while do
+    pos: SourcePos
+    a: list[Node] = field(default_factory=list)
+    b: list[Node] = field(default_factory=list)
+    query: bool = False
+
+    def items(self) -> list[Node]:
+        return self.b if self.kind in ("else", "while") else self.a
+
+
+CLOSERS = {"if": "THEN", "else": "THEN", "begin": "UNTIL, AGAIN or WHILE ... REPEAT", "while": "REPEAT",
+            "do": "LOOP or +LOOP"}
+OPENERS = {"if": "IF", "else": "ELSE", "begin": "BEGIN", "while": "WHILE", "do": "DO"}
+
+
 
 
 def _name(f: "Forth", tok: Token) -> Token:
@@ -248,8 +270,7 @@ def _open(kind: str):
     return fn
 
 
-def _frame(kind: str, tok: Token, query: bool = False):
-    from .interpreter import Frame
+def _frame(kind: str, tok: Token, query: bool = False) -> Frame:
     return Frame(kind, tok.pos, query=query)
 
 

@@ -12,9 +12,8 @@ from __future__ import annotations
 import importlib
 import math
 import struct
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
@@ -22,6 +21,7 @@ from . import layout as L
 from .codegen import Sites
 from .compiler import Compiler
 from .dictionary import Colon, Constant, HostWord, Immediate
+from .hostwords import CLOSERS, HOST_WORDS, IMMEDIATES, OPENERS, Frame
 from .effects import body_effect
 from .eltypes import ELTYPES
 from .errors import ForthError, SourcePos
@@ -29,30 +29,11 @@ from .output import format_output, ranges as _ranges
 from .primitives import TABLE as PRIMS, Primitive
 from .reader import Reader, Token, parse_double, parse_float, parse_integer, wrap64
 from .target import Backend
-from .tree import Begin, Call, Do, Exit, FLit, If, Leave, Lit, LocalGet, Node, Prim, Recurse, walk
+from .tree import Begin, Call, Do, FLit, If, Lit, LocalGet, Node, Prim, Recurse, walk
 
 DATA_SPACE = 1 << 20
 DEFAULT_STEPS = 1 << 26
 PRELUDE = Path(__file__).with_name("prelude.fth")
-
-
-@dataclass
-class Frame:
-    """An open control structure while code is being built."""
-
-    kind: str  # if else begin while do
-    pos: SourcePos
-    a: list[Node] = field(default_factory=list)
-    b: list[Node] = field(default_factory=list)
-    query: bool = False
-
-    def items(self) -> list[Node]:
-        return self.b if self.kind in ("else", "while") else self.a
-
-
-_CLOSERS = {"if": "THEN", "else": "THEN", "begin": "UNTIL, AGAIN or WHILE ... REPEAT", "while": "REPEAT",
-            "do": "LOOP or +LOOP"}
-_OPENERS = {"if": "IF", "else": "ELSE", "begin": "BEGIN", "while": "WHILE", "do": "DO"}
 
 
 def load_backend(name: str) -> Backend:
@@ -153,7 +134,6 @@ class Forth:
         for name, p in PRIMS.items():
             if not name.startswith("("):  # internal primitives have no name in the dictionary
                 self.dict[name] = p
-        from .hostwords import HOST_WORDS, IMMEDIATES
         for w in HOST_WORDS:
             self.dict[w.name] = w
         for w in IMMEDIATES:
@@ -198,9 +178,9 @@ class Forth:
             return
         if self.frames:
             f = self.frames[-1]
-            raise ForthError(f"{_OPENERS[f.kind]} is not closed: add {_CLOSERS[f.kind]} on the same line "
+            raise ForthError(f"{OPENERS[f.kind]} is not closed: add {CLOSERS[f.kind]} on the same line "
                              "(control structures at the prompt must close within the line)",
-                             f.pos, _OPENERS[f.kind])
+                             f.pos, OPENERS[f.kind])
         self._flush()
 
     def _token(self, tok: Token) -> None:
@@ -248,7 +228,7 @@ class Forth:
             return
         if self.frames:
             f = self.frames[-1]
-            raise ForthError(f"{word.name} is a host word and cannot run inside {_OPENERS[f.kind]} at the "
+            raise ForthError(f"{word.name} is a host word and cannot run inside {OPENERS[f.kind]} at the "
                              "prompt; close the control structure first", tok.pos, tok.text)
         self._flush()
         try:
@@ -433,8 +413,8 @@ class Forth:
         assert colon is not None
         if self.frames:
             f = self.frames[-1]
-            raise ForthError(f"{_OPENERS[f.kind]} in {colon.name} is not closed: add {_CLOSERS[f.kind]} before ;",
-                             f.pos, _OPENERS[f.kind])
+            raise ForthError(f"{OPENERS[f.kind]} in {colon.name} is not closed: add {CLOSERS[f.kind]} before ;",
+                             f.pos, OPENERS[f.kind])
         colon.recursive = any(isinstance(n, Recurse) for n in walk(colon.body))
         colon.effect = body_effect(colon.body, len(colon.locals))
         if colon.recursive and colon.suspends:

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Callable
 from llvmlite import ir
 
 from . import layout as L
-from .codegen import F16, F32, F64, I1, I8, I16, I32, I64, I128, c64
+from .codegen import F16, F32, F64, I8, I16, I32, I64, I128, c64
 from .effects import DYNAMIC, Effect
 from .errors import ForthError
 

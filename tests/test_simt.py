@@ -12,7 +12,6 @@ that write device arrays, against numpy.
 import itertools
 
 import numpy as np
-import pytest
 
 from forthtest import raises
 
