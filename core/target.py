@@ -80,8 +80,18 @@ entry:
   %a3 = icmp uge i64 %end, %addr
   %a12 = and i1 %a1, %a2
   %hit = and i1 %a12, %a3
-  br i1 %hit, label %yes, label %scan0
-scan0:
+  br i1 %hit, label %yes, label %miss
+yes:
+  ret i1 1
+miss:
+  %r = call i1 @tf_addr_scan(ptr %ctx, ptr %thr, i64 %addr, i64 %end)
+  ret i1 %r
+}}
+
+; the slow path: find the allocation and remember it in the thread's cache
+define internal i1 @tf_addr_scan(ptr %ctx, ptr %thr, i64 %addr, i64 %end) noinline {{
+entry:
+  %a3 = icmp uge i64 %end, %addr
   %tp = getelementptr i64, ptr %ctx, i64 {L.CTX_ALLOCS}
   %tabi = load i64, ptr %tp
   %tab = inttoptr i64 %tabi to ptr
@@ -89,7 +99,7 @@ scan0:
   %n = load i64, ptr %np
   br label %scan
 scan:
-  %i = phi i64 [0, %scan0], [%i1, %next]
+  %i = phi i64 [0, %entry], [%i1, %next]
   %more = icmp slt i64 %i, %n
   br i1 %more, label %test, label %no
 test:
@@ -107,10 +117,10 @@ test:
 next:
   br label %scan
 found:
+  %clop = getelementptr i64, ptr %thr, i64 {L.T_CACHE_LO}
+  %chip = getelementptr i64, ptr %thr, i64 {L.T_CACHE_HI}
   store i64 %base, ptr %clop
   store i64 %lim, ptr %chip
-  br label %yes
-yes:
   ret i1 1
 no:
   ret i1 0
