@@ -19,7 +19,7 @@ LANE-ID 2 MOD 0= IF ." even " ELSE ." odd " THEN CR
    255 TID-X - CELLS buf + @            \ read the mirrored slot
    TID-X CELLS out + ! ;
 reverse
-0 out @ .  255 CELLS out + @ . CR      \ prints 255 0
+out @ .  255 CELLS out + @ . CR        \ prints 255 0
 
 ." --- 4. Back to one warp" CR
 32 1 1 BLOCK

@@ -38,3 +38,10 @@ def test_unchecked_mode_computes_the_same_as_checked_mode():
         results.append(f.array("xs"))
     np.testing.assert_array_equal(results[0], np.arange(64) ** 2)
     np.testing.assert_array_equal(results[1], results[0])
+
+
+def test_tour_leaves_the_stacks_empty():
+    f = Forth()
+    f.eval((DEMOS / "tour.fth").read_text(), source="tour.fth")
+    assert f.data_stack(lane=None) == [[]] * 32
+    assert f.float_stack(lane=None) == [[]] * 32
