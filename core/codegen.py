@@ -23,6 +23,7 @@ from llvmlite import ir
 from . import layout as L
 from .effects import Effect, body_effect
 from .errors import ForthError, SourcePos
+from .tiles import detailed, same_stack
 from .tree import Begin, Call, Do, Exit, FLit, If, Leave, Lit, LocalGet, Node, Prim, Recurse
 
 if TYPE_CHECKING:
@@ -51,9 +52,11 @@ def c64(v: int) -> ir.Constant:
 @dataclass
 class Sites:
     """Source positions of every check the compiler emits; an error record
-    names a site id and the host turns it back into a position."""
+    names a site id and the host turns it back into a position. Warp
+    operations also keep what they do (`info`), for the emulator."""
 
     entries: list[tuple[str, SourcePos | None]] = field(default_factory=list)
+    info: dict[int, dict] = field(default_factory=dict)
 
     def add(self, word: str, pos: SourcePos | None) -> int:
         self.entries.append((word, pos))
@@ -79,6 +82,7 @@ class LoopFrame:
     limit: ir.Value
     exit_bb: ir.Block
     rdepth: int  # return-stack depth at loop entry
+    tiles: list  # the tile stack at loop entry (and exit)
 
 
 @dataclass
@@ -177,6 +181,10 @@ class Gen:
         self.pos: SourcePos | None = None
         self.word_name = "<line>"
         self.pinned = 0
+        self.tstack: list = []  # the tile stack, known statically (Tile | Hole entries)
+        self.tile_holes = False  # True while a definition is checked alone: unknown tiles below
+        self.tile_inputs: list = []  # the holes found below the entry, bottom first
+        self.coro = None  # (suspend block, cleanup block) inside a coroutine kernel
 
     # ---- small helpers -------------------------------------------------
     def helper(self, name: str) -> ir.Function:
@@ -276,13 +284,28 @@ class Gen:
     dsp_val = property(lambda self: self.dstack.sp_val, lambda self, v: setattr(self.dstack, "sp_val", v))
     fsp_val = property(lambda self: self.fstack.sp_val, lambda self, v: setattr(self.fstack, "sp_val", v))
 
-    def state(self) -> tuple[int, int]:
-        return self.dguar, self.fguar
+    def state(self) -> tuple[int, int, tuple]:
+        return self.dguar, self.fguar, tuple(self.tstack)
 
-    def join(self, *states: tuple[int, int]) -> None:
+    def set_state(self, st: tuple[int, int, tuple]) -> None:
+        self.dguar, self.fguar = st[0], st[1]
+        self.tstack = list(st[2])
+
+    def join(self, states: list[tuple[int, int, tuple]], what: str, pos: SourcePos | None) -> None:
+        """Paths meet: the data-stack knowledge is the weakest of them, and the
+        tile stacks must agree (their shape is static)."""
+        first = list(states[0][2])
+        for st in states[1:]:
+            self.check_tiles(first, list(st[2]), what, pos)
         self.dguar = min(s[0] for s in states)
         self.fguar = min(s[1] for s in states)
+        self.tstack = first
         self.forget_sp()
+
+    def check_tiles(self, expected: list, actual: list, what: str, pos: SourcePos | None) -> None:
+        if not same_stack(expected, actual):
+            raise ForthError(f"{what} must leave the same tile stack on every path, but one path leaves "
+                             f"{detailed(expected)} and another {detailed(actual)}", pos)
 
     # ---- memory ----------------------------------------------------------
     def mem_ptr(self, addr: ir.Value, size: int, word: str) -> ir.Value:
@@ -324,6 +347,7 @@ class Gen:
             if not self.scope.loops:
                 raise ForthError("LEAVE is only allowed inside DO ... LOOP", n.pos, "LEAVE")
             self.flush()
+            self.check_tiles(self.scope.loops[-1].tiles, self.tstack, "LEAVE", n.pos)
             self.b.branch(self.scope.loops[-1].exit_bb)
         elif isinstance(n, Exit):
             self.exit_(n)
@@ -353,10 +377,10 @@ class Gen:
         start = self.state()
         sps = (self.dsp_val, self.fsp_val)  # computed before the split, so valid in both arms
         rdepth = len(self.scope.rstack)
-        ends: list[tuple[int, int]] = []
+        ends: list[tuple[int, int, tuple]] = []
         for bb, part in ((then_bb, n.then), (else_bb, n.else_ or [])):
             self.b.position_at_end(bb)
-            self.dguar, self.fguar = start
+            self.set_state(start)
             self.dsp_val, self.fsp_val = sps
             self.body(part)
             if not self.b.block.is_terminated:
@@ -369,7 +393,7 @@ class Gen:
             del self.scope.rstack[rdepth:]
         self.b.position_at_end(join_bb)
         if ends:
-            self.join(*ends)
+            self.join(ends, "IF ... ELSE ... THEN", n.pos)
         else:
             self.b.unreachable()
             self.b.position_at_end(self.new_block("dead"))
@@ -382,8 +406,11 @@ class Gen:
         f = self.fguar if eff.static and eff.fnet == 0 else 0
         return d, f
 
-    def back_edge(self, target_bb: ir.Block, loop_pos: SourcePos | None) -> None:
-        """Count a loop iteration; a runaway loop is reported at its opening word."""
+    def back_edge(self, target_bb: ir.Block, loop_pos: SourcePos | None, tiles: list | None = None) -> None:
+        """Count a loop iteration; a runaway loop is reported at its opening word.
+        The body must leave the tile stack as it found it."""
+        if tiles is not None:
+            self.check_tiles(tiles, self.tstack, "a loop body", loop_pos)
         if not self.pinned and loop_pos is not None:
             self.pos = loop_pos
         ok = self.b.call(self.helper("tf_step"), [self.env.ctx, self.env.thr, c64(self.site())])
@@ -399,6 +426,8 @@ class Gen:
         else:
             guar = self.loop_guar(n.body)
         self.dguar, self.fguar = guar
+        tiles0 = list(self.tstack)
+        exit_tiles = tiles0
         head = self.new_block("begin")
         exit_bb = self.new_block("endbegin")
         self.b.branch(head)
@@ -408,13 +437,14 @@ class Gen:
             self.body(n.cond)
             flag = self.pop(1)[0]
             self.flush()
+            exit_tiles = list(self.tstack)
             body_bb = self.new_block("whilebody")
             self.b.cbranch(self.b.icmp_signed("!=", flag, c64(0)), body_bb, exit_bb)
             self.b.position_at_end(body_bb)
             self.body(n.body)
             if not self.b.block.is_terminated:
                 self.flush()
-                self.back_edge(head, n.pos)
+                self.back_edge(head, n.pos, tiles0)
         elif n.kind == "until":
             self.body(n.body)
             if not self.b.block.is_terminated:
@@ -423,16 +453,17 @@ class Gen:
                 again = self.new_block("until")
                 self.b.cbranch(self.b.icmp_signed("!=", flag, c64(0)), exit_bb, again)
                 self.b.position_at_end(again)
-                self.back_edge(head, n.pos)
+                self.back_edge(head, n.pos, tiles0)
         else:
             self.body(n.body)
             if not self.b.block.is_terminated:
                 self.flush()
-                self.back_edge(head, n.pos)
+                self.back_edge(head, n.pos, tiles0)
         if len(self.scope.rstack) != rdepth:
             raise ForthError("the return stack (>R R>) must be balanced inside a BEGIN loop", n.pos, "BEGIN")
         self.b.position_at_end(exit_bb)
         self.dguar, self.fguar = guar
+        self.tstack = exit_tiles
         self.forget_sp()
 
     def do(self, n: Do) -> None:
@@ -444,6 +475,7 @@ class Gen:
         self.b.store(limit, lim)
         guar = self.loop_guar(n.body + ([_DROP_FLAG] if n.plus else []))
         self.dguar, self.fguar = guar
+        tiles0 = list(self.tstack)
         body_bb, exit_bb = self.new_block("do"), self.new_block("loopexit")
         if n.query:
             self.b.cbranch(self.b.icmp_signed("==", start, limit), exit_bb, body_bb)
@@ -452,7 +484,7 @@ class Gen:
         self.b.position_at_end(body_bb)
         self.forget_sp()
         rdepth = len(self.scope.rstack)
-        self.scope.loops.append(LoopFrame(idx, lim, exit_bb, rdepth))
+        self.scope.loops.append(LoopFrame(idx, lim, exit_bb, rdepth, tiles0))
         self.body(n.body)
         self.scope.loops.pop()
         if not self.b.block.is_terminated:
@@ -476,9 +508,10 @@ class Gen:
             again = self.new_block("loop")
             self.b.cbranch(done, exit_bb, again)
             self.b.position_at_end(again)
-            self.back_edge(body_bb, n.pos)
+            self.back_edge(body_bb, n.pos, tiles0)
         self.b.position_at_end(exit_bb)
         self.dguar, self.fguar = guar
+        self.tstack = tiles0
         self.forget_sp()
 
     def exit_(self, n: Exit) -> None:
@@ -533,7 +566,7 @@ class Gen:
             self.ensure_f(eff.fneed)
         end_bb = self.new_block(f"end_{word.ir_name}")
         saved = self.scope, self.word_name, self.pos
-        ends: list[tuple[int, int]] = []
+        ends: list[tuple[int, int, tuple]] = []
 
         def do_exit() -> None:
             ends.append(self.state())
@@ -555,7 +588,7 @@ class Gen:
         self.scope, self.word_name, self.pos = saved
         self.b.position_at_end(end_bb)
         if ends:
-            self.join(*ends)
+            self.join(ends, f"{word.name} (with EXIT)", word.pos)
         else:
             self.b.unreachable()
 

@@ -29,6 +29,8 @@ class KernelModule:
     suspends: bool
     heavy: bool
     words: list[Colon]
+    tiles_out: list  # the static tile stack at the end of the kernel
+    tiles_in: list
 
 
 def _suspends(nodes: list[Node]) -> bool:
@@ -89,16 +91,27 @@ class Compiler:
         word.ir_text[key] = result
         return result
 
-    def kernel(self, nodes: list[Node]) -> KernelModule:
+    def kernel(self, nodes: list[Node], tiles: list | tuple = (), holes: bool = False) -> KernelModule:
+        """A kernel for a line (or, with holes=True, a definition checked on
+        its own: tiles below its entry are unknown until used)."""
         name = f"k{next(_kernel_ids)}"
         suspends = _suspends(nodes)
         m = self._module(name)
         needed: list[Colon] = []
+        tiles_out: list = []
+        tiles_in = list(tiles)
 
         def make_gen(fn: ir.Function, env: Env, fail_bb: ir.Block) -> Gen:
             return self._gen(m, fn, env, fail_bb, needed, inline_suspending=suspends)
 
-        self.target.define_kernel(m, name, suspends, make_gen, lambda g: g.body(nodes))
+        def emit(g: Gen) -> None:
+            g.tstack = list(tiles)
+            g.tile_holes = holes
+            g.body(nodes)
+            tiles_out[:] = g.tstack
+            tiles_in[:0] = g.tile_inputs
+
+        self.target.define_kernel(m, name, suspends, make_gen, emit)
         # close over every word reached
         texts: list[str] = []
         decls: dict[str, str] = {}
@@ -125,4 +138,4 @@ class Compiler:
         extra = [d for n, d in decls.items() if n not in defined and n not in own]
         text = "\n".join([body, HELPERS_IR, *extra, *texts])
         heavy = _has_loops(nodes) or any(_has_loops(w.body) for w in words)
-        return KernelModule(text, name, suspends, heavy, words)
+        return KernelModule(text, name, suspends, heavy, words, tiles_out, tiles_in)

@@ -5,7 +5,7 @@ Each is a table row: name, stack effect, help, function, example.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -13,6 +13,7 @@ import numpy as np
 from . import layout as L
 from .dictionary import Colon, Constant, HostWord, Immediate
 from .eltypes import BY_CODE
+from .tiles import ACC_TYPES, IN_TYPES, SHAPES
 from .errors import ForthError, SourcePos
 from .primitives import TABLE as PRIMS, Primitive
 from .reader import Token
@@ -163,9 +164,14 @@ def _reshape(f: "Forth", grid: tuple[int, int, int], block: tuple[int, int, int]
     if not f.stacks_uniform():
         raise ForthError(f"{word} keeps the stacks only when every thread has the same stacks; clear the "
                          "stacks that differ first (e.g. DEPTH 0 ?DO DROP LOOP)")
+    tiles = f.backend.get_tiles()
+    if any(len(w) != len(tiles[0]) or any((x != y).any() for x, y in zip(w, tiles[0])) for w in tiles):
+        raise ForthError(f"{word} keeps the tile stack only when every warp holds the same tiles; drop them "
+                         "first (TDROP)")
     row = f.backend.get_state()[0].copy()
     f.backend.set_shape(grid, block)
     f.backend.set_state(np.broadcast_to(row, f.backend.get_state().shape).copy())
+    f.backend.set_tiles([tiles[0]] * len(f.backend.get_tiles()))
 
 
 def w_grid(f: "Forth", tok: Token) -> None:
@@ -211,6 +217,38 @@ def w_shared(f: "Forth", tok: Token) -> None:
     f.shared_bytes = off + n
     f.backend.set_shared(f.shared_bytes)
     _define(f, Constant(name.text, off, help=f"( -- addr ) {n} bytes of per-block shared memory", shared=off))
+
+
+def w_tile_shape(f: "Forth", tok: Token) -> None:
+    m, n, k = f.pop_uniform(3, "TILE-SHAPE")
+    if (m, n, k) not in SHAPES:
+        raise ForthError(f"TILE-SHAPE {m} {n} {k} is not a tensor-core shape: use one of "
+                         + ", ".join(f"`{a} {b} {c} TILE-SHAPE`" for a, b, c in SHAPES))
+    f.tile_config = replace(f.tile_config, shape=(m, n, k))
+
+
+def _tile_type(f: "Forth", word: str, allowed: tuple[str, ...]) -> str:
+    (code,) = f.pop_uniform(1, word)
+    et = BY_CODE.get(code)
+    name = et.name.lower() if et else "?"
+    if name not in allowed:
+        raise ForthError(f"{word} takes one of " + " ".join(a.upper() for a in allowed) +
+                         f", e.g. `{allowed[-1].upper()} {word}`")
+    return name
+
+
+def w_tile_in(f: "Forth", tok: Token) -> None:
+    t = _tile_type(f, "TILE-IN", IN_TYPES)
+    if t == "bf16" and f.tile_config.acc_type != "f32":
+        raise ForthError("bf16 inputs need an f32 accumulator: say `F32 TILE-ACC` first")
+    f.tile_config = replace(f.tile_config, in_type=t)
+
+
+def w_tile_acc(f: "Forth", tok: Token) -> None:
+    t = _tile_type(f, "TILE-ACC", ACC_TYPES)
+    if t == "f16" and f.tile_config.in_type == "bf16":
+        raise ForthError("an f16 accumulator needs f16 inputs (PTX has no bf16 -> f16 mma): say `F16 TILE-IN` first")
+    f.tile_config = replace(f.tile_config, acc_type=t)
 
 
 def w_words(f: "Forth", tok: Token) -> None:
@@ -394,6 +432,12 @@ HOST_WORDS: list[HostWord] = [
              "16 16 F16 MATRIX a"),
     HostWord("SHARED:", "( n -- )", "Declare n bytes of per-block shared memory; the name pushes its address.",
              w_shared, "1024 SHARED: tile"),
+    HostWord("TILE-SHAPE", "( m n k -- )", "Set the tensor-core shape for tile words compiled from now on: "
+             "16 16 16 (default), 32 8 16 or 8 32 16.", w_tile_shape, "32 8 16 TILE-SHAPE"),
+    HostWord("TILE-IN", "( type -- )", "Set the input type of a and b tiles: F16 (default) or BF16.", w_tile_in,
+             "BF16 TILE-IN"),
+    HostWord("TILE-ACC", "( type -- )", "Set the accumulator type: F32 (default) or F16.", w_tile_acc,
+             "F16 TILE-ACC"),
     HostWord("WORDS", "( -- )", "List the dictionary.", w_words, "WORDS"),
     HostWord("SEE", "( -- )", "Show a word's definition and its inferred stack effect.", w_see, "SEE square"),
 ]

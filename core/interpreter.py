@@ -15,6 +15,8 @@ import struct
 from pathlib import Path
 from typing import Any
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from . import layout as L
@@ -29,11 +31,24 @@ from .output import format_output, ranges as _ranges
 from .primitives import TABLE as PRIMS, Primitive
 from .reader import Reader, Token, parse_double, parse_float, parse_integer, wrap64
 from .target import Backend
+from .tiles import Tile, TileConfig
 from .tree import Begin, Call, Do, FLit, If, Lit, LocalGet, Node, Prim, Recurse, walk
 
 DATA_SPACE = 1 << 20
 DEFAULT_STEPS = 1 << 26
 PRELUDE = Path(__file__).with_name("prelude.fth")
+
+
+@dataclass(frozen=True)
+class TileView:
+    """One tile-stack entry as the host sees it."""
+
+    kind: str  # "a" | "b" | "acc"
+    shape: tuple[int, int]  # rows, cols of the logical matrix
+    dtype: str  # "f16" | "bf16" | "f32"
+    layout: str
+    mnk: tuple[int, int, int]
+    values: np.ndarray
 
 
 def load_backend(name: str) -> Backend:
@@ -72,6 +87,8 @@ class Forth:
         self.segment_uses_base = False
         self.out_parts: list[str] = []
         self.last_timing: dict[str, float] = {}
+        self.tile_config = TileConfig()
+        self.tiles: list[Tile] = []  # the tile stack's static shape (the data is per warp, in the backend)
         self._install()
         if prelude:
             self.eval(PRELUDE.read_text(), source="prelude.fth")
@@ -110,6 +127,13 @@ class Forth:
         if lane is None:
             return [[float(v) for v in vals[t, :depth[t]]] for t in range(len(st))]
         return [float(v) for v in vals[lane, :depth[lane]]]
+
+    def tile_stack(self, warp: int = 0) -> list["TileView"]:
+        """The tile stack of one warp (warp 0 of block 0 by default), bottom
+        first: each entry's kind, shape, type and logical matrix."""
+        data = self.backend.get_tiles()[warp]
+        return [TileView(t.kind, t.rows_cols, t.dtype, t.layout, t.shape, data[i].copy())
+                for i, t in enumerate(self.tiles)]
 
     def array(self, name: str) -> np.ndarray:
         addr, shape, et = self._array_entry(name)
@@ -203,8 +227,11 @@ class Forth:
     def _node_for(self, entry: Any, tok: Token) -> Node:
         if isinstance(entry, Primitive):
             items = self._items()
-            if entry.name in ("PICK", "ROLL") and items and isinstance(items[-1], Lit) and items[-1].value >= 0:
+            if entry.name in ("PICK", "ROLL", "TROLL") and items and isinstance(items[-1], Lit) \
+                    and items[-1].value >= 0:
                 return Prim(entry, tok.pos, arg=items.pop().value)
+            if entry.suspends and entry.name != "BARRIER":  # tile words keep the settings of now
+                return Prim(entry, tok.pos, arg=self.tile_config)
             return Prim(entry, tok.pos)
         if isinstance(entry, Colon):
             return Call(entry, tok.pos)
@@ -280,20 +307,21 @@ class Forth:
         self.segment_uses_base = False
         if not nodes:
             return
-        key = (self.backend.grid, self.backend.block, self.checked, _tree_key(nodes))
+        key = (self.backend.grid, self.backend.block, self.checked, tuple(self.tiles), _tree_key(nodes))
         kernel = self.kcache.get(key)
         timing: dict[str, float] = {}
         import time
         t0 = time.perf_counter()
         if kernel is None:
-            km = self.compiler.kernel(nodes)
+            km = self.compiler.kernel(nodes, self.tiles)
             t1 = time.perf_counter()
             kernel = self.backend.compile(km.text, km.name, km.suspends, km.heavy)
+            kernel.tiles_out = list(km.tiles_out)
             self.kcache[key] = kernel
             timing["ir"] = t1 - t0
         t2 = time.perf_counter()
         timing["compile"] = t2 - t0
-        res = self.backend.launch(kernel, self.base_addr, self.shared_bytes, self.step_budget)
+        res = self.backend.launch(kernel, self.base_addr, self.shared_bytes, self.step_budget, self.sites)
         t3 = time.perf_counter()
         timing["run"] = t3 - t2
         self.out_parts.append(format_output(res.output, self.strings, res.output_dropped))
@@ -303,6 +331,8 @@ class Forth:
             raise self._divergence_error(*res.divergence)
         if res.error[0]:
             raise self._launch_error(res.error)
+        self.tiles = list(kernel.tiles_out)
+        self.backend.truncate_tiles(len(self.tiles))
 
     def _site(self, site: int) -> tuple[str, SourcePos | None]:
         if 0 <= site < len(self.sites.entries):
@@ -354,15 +384,18 @@ class Forth:
 
     # ---- state: snapshots and host access to the stacks -----------------------------
     def _snapshot(self) -> tuple:
-        return (self.backend.get_state(), dict(self.dict), self.here, self.shared_bytes, self.launch_shape)
+        return (self.backend.get_state(), dict(self.dict), self.here, self.shared_bytes, self.launch_shape,
+                list(self.tiles), self.backend.get_tiles(), self.tile_config)
 
     def _restore(self, snap: tuple) -> None:
         """Back to the state before the failed line; an open definition is
         abandoned, as in gforth."""
-        state, d, here, shared, shape = snap
+        state, d, here, shared, shape, tiles, tile_data, cfg = snap
         if shape != self.launch_shape:
             self.backend.set_shape(*shape)
         self.backend.set_state(state)
+        self.tiles, self.tile_config = tiles, cfg
+        self.backend.set_tiles(tile_data)
         self.dict, self.here, self.shared_bytes = d, here, shared
         self.colon, self.frames, self.segment = None, [], []
         self.segment_uses_base = False
@@ -423,7 +456,8 @@ class Forth:
         # generate its IR now so that errors show at ; (words that suspend are
         # only ever inlined into a coroutine kernel, so check them inside one)
         if colon.suspends:
-            self.compiler.kernel([Call(colon, colon.pos)])
+            km = self.compiler.kernel([Call(colon, colon.pos)], holes=True)
+            colon.tile_effect = (list(km.tiles_in), list(km.tiles_out))
         else:
             self.compiler.word_text(colon)
         self.colon = None

@@ -583,3 +583,6 @@ def _dot_s(g: "Gen", n: "Prim") -> None:
 # A few things only the compiler knows (addresses of named data, locals) are
 # emitted as literals; the words below exist so HELP can describe them.
 HOST_ONLY_NOTE = "host word: runs on the host between launches"
+
+
+from . import tilegen  # noqa: E402,F401  (registers the tile words in TABLE)

@@ -174,6 +174,11 @@ class Target(ABC):
         """Block-wide barrier (the stack cache is already flushed)."""
 
     @abstractmethod
+    def tile_op(self, g: "Gen", info: dict, operands: list[ir.Value]) -> None:
+        """One warp-collective tile operation (see tilegen.py for `info`);
+        operands are i64 values (address, stride, f32 bits) uniform in the warp."""
+
+    @abstractmethod
     def define_kernel(self, module: ir.Module, name: str, suspends: bool,
                       make_gen: Callable[[ir.Function, "Env", ir.Block], "Gen"],
                       emit_body: BodyEmitter) -> ir.Function:
@@ -241,7 +246,18 @@ class Backend(ABC):
         """Compile a module; returns a handle for launch()."""
 
     @abstractmethod
-    def launch(self, handle: object, base_addr: int, shared_bytes: int, steps: int) -> LaunchResult: ...
+    def launch(self, handle: object, base_addr: int, shared_bytes: int, steps: int, sites: object = None) -> LaunchResult:
+        """Run a kernel over the launch shape; `sites` describes warp operations."""
+
+    @abstractmethod
+    def get_tiles(self) -> list: ...
+
+    @abstractmethod
+    def set_tiles(self, tiles: list) -> None: ...
+
+    @abstractmethod
+    def truncate_tiles(self, depth: int) -> None:
+        """Drop tiles above the static depth a kernel ended with."""
 
     def shared_base(self) -> int:
         return 0

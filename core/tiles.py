@@ -77,23 +77,56 @@ class Tile:
         return f"{self.kind}[{m}x{n}x{k} {self.dtype}{lay}]"
 
 
-def notation(tiles: list[Tile] | tuple[Tile, ...]) -> str:
+def notation(tiles) -> str:
     """( acc a b ) — the tile stack in Forth stack-comment style, top last."""
     return "( " + " ".join(t.kind for t in tiles) + " )" if tiles else "( )"
 
 
-def detailed(tiles: list[Tile] | tuple[Tile, ...]) -> str:
+def detailed(tiles) -> str:
     return "( " + " ".join(t.short() for t in tiles) + " )" if tiles else "( )"
 
 
-def tile_error(word: str, expects: str, tiles: list[Tile], pos: SourcePos | None, hint: str = "") -> ForthError:
-    msg = f"{word} expects {expects} but the tile stack is {notation(tiles)}"
-    if any(t.shape != tiles[0].shape or t.dtype != tiles[0].dtype for t in tiles) or hint:
+def tile_error(word: str, expects: str, tiles: list, pos: SourcePos | None, hint: str = "") -> ForthError:
+    msg = f"{word} expects {expects} on the tile stack, but it is {notation(tiles)}"
+    if hint:
         msg += f" {detailed(tiles)}"
     if hint:
         msg += f"; {hint}"
-    return ForthError(msg, pos, word)
+    return ForthError(msg + hint_for(word, tiles), pos, word)
+
+
+def hint_for(word: str, tiles) -> str:
+    if word == "TMMA":
+        return "; push an accumulator (TZERO, TLOAD-C), then a (TLOAD-A) and b (TLOAD-B)"
+    if word in ("TSTORE", "TSCALE", "T+"):
+        return "; accumulators come from TZERO, TFILL, TLOAD-C or TMMA"
+    return ""
 
 
 def elem_bytes(dtype: str) -> int:
     return 4 if dtype == "f32" else 2
+
+
+class Hole:
+    """An unknown tile below a word's entry (while a definition is checked
+    alone). The first word that uses it decides what it must be."""
+
+    def __init__(self, index: int) -> None:
+        self.index = index
+        self.resolved: Tile | None = None
+
+    @property
+    def kind(self) -> str:
+        return self.resolved.kind if self.resolved else "?"
+
+    def short(self) -> str:
+        return self.resolved.short() if self.resolved else "?"
+
+
+def resolve(t: "Tile | Hole") -> "Tile | Hole":
+    return t.resolved if isinstance(t, Hole) and t.resolved is not None else t
+
+
+def same_stack(a: list, b: list) -> bool:
+    """Tile stacks agree entry by entry (holes by identity)."""
+    return len(a) == len(b) and all(resolve(x) == resolve(y) or x is y for x, y in zip(a, b))

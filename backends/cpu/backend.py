@@ -5,6 +5,7 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import time
+from typing import TYPE_CHECKING
 
 import llvmlite.binding as llvm
 import numpy as np
@@ -15,6 +16,10 @@ from tileforth.core.target import Backend, LaunchResult
 
 from .scheduler import RUN_DIVERGENT, RUN_ERROR, RUN_OK, RUN_WARP, SCHEDULER_IR
 from .target import CpuTarget
+from .warpops import WarpOps
+
+if TYPE_CHECKING:
+    from tileforth.core.codegen import Sites
 
 _initialized = False
 
@@ -39,6 +44,7 @@ _PLAIN = ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_void_p, ctypes.c_void_p, ctyp
 _BLOCK = ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64,
                           ctypes.c_int64)
 _CONT = ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64)
+_FREE = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int64)
 
 
 class _Engine:
@@ -88,6 +94,7 @@ class CpuBackend(Backend):
         self._run_plain = _PLAIN(ee.get_function_address("tf_run_plain"))
         self._run_block = _BLOCK(ee.get_function_address("tf_run_block"))
         self._continue_block = _CONT(ee.get_function_address("tf_continue_block"))
+        self._free_frames = _FREE(ee.get_function_address("tf_free_frames"))
 
     def _optimize(self, mod: llvm.ModuleRef, level: int, coroutines: bool) -> None:
         eng = self.heavy if level >= 2 else self.fast
@@ -139,6 +146,13 @@ class CpuBackend(Backend):
                 return buf[addr - base:addr - base + nbytes]
         raise ForthError(f"address ${addr:x} (+{nbytes} bytes) is not inside a live allocation")
 
+    def allocation_view(self, addr: int, nbytes: int) -> np.ndarray | None:
+        """Bytes [addr, addr+nbytes) when they lie in one user allocation."""
+        for base in self._user:
+            if base <= addr and addr + nbytes <= base + self._sizes[base]:
+                return self._buffers[base][addr - base:addr - base + nbytes]
+        return None
+
     def read(self, addr: int, nbytes: int) -> np.ndarray:
         return self._view(addr, nbytes).copy()
 
@@ -185,6 +199,18 @@ class CpuBackend(Backend):
         thr[:, L.T_LINEAR] = lin
         thr[:, L.T_STATE] = self.state.ctypes.data + lin * L.STATE_BYTES
         self.thr = thr
+        self.warps_per_block = -(-bs // 32)
+        self.tile_data: list[list[np.ndarray]] = [[] for _ in range(nb * self.warps_per_block)]
+
+    def get_tiles(self) -> list[list[np.ndarray]]:
+        return [[t.copy() for t in warp] for warp in self.tile_data]
+
+    def set_tiles(self, tiles: list[list[np.ndarray]]) -> None:
+        self.tile_data = [[t.copy() for t in warp] for warp in tiles]
+
+    def truncate_tiles(self, depth: int) -> None:
+        for warp in self.tile_data:
+            del warp[depth:]
 
     def get_state(self) -> np.ndarray:
         return self.state.copy()
@@ -193,7 +219,8 @@ class CpuBackend(Backend):
         self.state[...] = state
 
     # ---- launching ----------------------------------------------------------
-    def launch(self, handle: CpuKernel, base_addr: int, shared_bytes: int, steps: int) -> LaunchResult:
+    def launch(self, handle: CpuKernel, base_addr: int, shared_bytes: int, steps: int,
+               sites: "Sites | None" = None) -> LaunchResult:
         t0 = time.perf_counter()
         ctx, thr = self.ctx, self.thr
         ctx[:] = 0
@@ -219,8 +246,13 @@ class CpuBackend(Backend):
             for b in range(self.nblocks):
                 base = pthr + b * bs * L.THR_SLOTS * 8
                 code = self._run_block(pctx, handle.addr, base, bs, 0)
-                if code == RUN_WARP:
-                    raise ForthError("warp-collective operations are not supported by this launch yet")
+                while code == RUN_WARP:
+                    try:
+                        WarpOps(self, sites).run_block(b)
+                    except ForthError:
+                        self._free_frames(base, bs)
+                        raise
+                    code = self._continue_block(pctx, handle.addr, base, bs)
                 if code == RUN_DIVERGENT:
                     rows = thr[b * bs:(b + 1) * bs]
                     divergence = (rows[:, L.T_STATUS].copy(), rows[:, L.T_SITE].copy(), b)

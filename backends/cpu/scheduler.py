@@ -46,7 +46,7 @@ done:
   ret i64 -1
 }}
 
-define internal void @free_frames(ptr %base, i64 %n) {{
+define void @tf_free_frames(ptr %base, i64 %n) {{
 entry:
   br label %head
 head:
@@ -186,13 +186,13 @@ resume:
 warp:
   ret i64 {RUN_WARP}
 divergent:
-  call void @free_frames(ptr %base, i64 %n)
+  call void @tf_free_frames(ptr %base, i64 %n)
   ret i64 {RUN_DIVERGENT}
 finished:
-  call void @free_frames(ptr %base, i64 %n)
+  call void @tf_free_frames(ptr %base, i64 %n)
   ret i64 {RUN_OK}
 abort:
-  call void @free_frames(ptr %base, i64 %n)
+  call void @tf_free_frames(ptr %base, i64 %n)
   ret i64 {RUN_ERROR}
 }}
 
@@ -205,7 +205,7 @@ go:
   %r = call i64 @tf_run_block(ptr %ctx, ptr %ramp, ptr %base, i64 %n, i64 1)
   ret i64 %r
 abort:
-  call void @free_frames(ptr %base, i64 %n)
+  call void @tf_free_frames(ptr %base, i64 %n)
   ret i64 {RUN_ERROR}
 }}
 """

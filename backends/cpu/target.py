@@ -70,9 +70,20 @@ class CpuTarget(Target):
         return g.b.load(self.thr_slot(g, _SREG_SLOT[reg] + _AXES[axis]), typ=I64)
 
     def barrier(self, g: "Gen", site: int) -> None:
-        coro = getattr(g, "coro", None)
-        assert coro is not None, "BARRIER outside a coroutine kernel"
+        assert g.coro is not None, "BARRIER outside a coroutine kernel"
         g.b.store(c64(L.ST_BARRIER), self.thr_slot(g, L.T_STATUS))
+        g.b.store(c64(site), self.thr_slot(g, L.T_SITE))
+        self.suspend(g, final=False)
+
+    def tile_op(self, g: "Gen", info: dict, operands: list[ir.Value]) -> None:
+        """Park the lane at a warp op: the host performs it once for the warp
+        when all 32 lanes arrived with the same operands."""
+        assert g.coro is not None, "tile operation outside a coroutine kernel"
+        site = g.site()
+        g.sites.info[site] = info
+        for i, v in enumerate(operands):
+            g.b.store(v, self.thr_slot(g, L.T_OP + i))
+        g.b.store(c64(L.ST_WARP), self.thr_slot(g, L.T_STATUS))
         g.b.store(c64(site), self.thr_slot(g, L.T_SITE))
         self.suspend(g, final=False)
 

@@ -1,0 +1,164 @@
+"""Warp-collective tile operations on the emulator.
+
+When every thread of a block is parked (at a barrier, a warp op, or done),
+the scheduler returns to the host. For each warp whose 32 lanes all wait at
+the same tile operation with the same operands, the operation runs here once,
+on the warp's tile stack: a list of logical matrices (numpy), bottom first.
+Anything else is a divergent warp and becomes a ForthError naming the lanes.
+
+Numerics follow PTX's guarantees: a and b hold exact f16/bf16 values, the
+products are exact and the sum of one TMMA is rounded once to the
+accumulator type (computed in float64, then rounded).
+"""
+from __future__ import annotations
+
+import struct
+from typing import TYPE_CHECKING
+
+import ml_dtypes
+import numpy as np
+
+from tileforth.core import layout as L
+from tileforth.core.errors import ForthError
+from tileforth.core.output import ranges
+from tileforth.core.tiles import WARP, Tile, elem_bytes
+
+if TYPE_CHECKING:
+    from tileforth.core.codegen import Sites
+
+    from .backend import CpuBackend
+
+_MEM_DTYPE = {"f16": np.dtype(np.float16), "bf16": np.dtype(ml_dtypes.bfloat16), "f32": np.dtype(np.float32)}
+_ACC_DTYPE = {"f32": np.float32, "f16": np.float16}
+
+
+def _f32(bits: int) -> np.float32:
+    return np.float32(struct.unpack("<f", struct.pack("<I", bits & 0xFFFFFFFF))[0])
+
+
+def _put(stack: list[np.ndarray], pos: int, value: np.ndarray) -> None:
+    del stack[pos:]
+    stack.append(value)
+
+
+class WarpOps:
+    def __init__(self, backend: "CpuBackend", sites: "Sites") -> None:
+        self.be = backend
+        self.sites = sites
+
+    def error(self, site: int, message: str, word: str | None = None) -> ForthError:
+        name, pos = self.sites.entries[site] if 0 <= site < len(self.sites.entries) else ("", None)
+        where = f" in {name}" if name and name != "<line>" else ""
+        return ForthError(message.replace("{where}", where), pos, word)
+
+    def run_block(self, block: int) -> None:
+        """Perform every warp op the block's warps are waiting at."""
+        be = self.be
+        bs = be.block_size
+        rows = be.thr[block * bs:(block + 1) * bs]
+        status, site = rows[:, L.T_STATUS], rows[:, L.T_SITE]
+        for w in range(0, bs, WARP):
+            lanes = slice(w, min(w + WARP, bs))
+            st = status[lanes]
+            waiting = st == L.ST_WARP
+            if not waiting.any():
+                continue
+            first = int(site[lanes][np.argmax(waiting)])
+            gw = block * be.warps_per_block + w // WARP
+            if st.size < WARP:
+                raise self.error(first, f"tile operations need whole warps of 32 threads, but warp {w // WARP} "
+                                        f"of the block has {st.size}: make the block size a multiple of 32")
+            same = waiting & (site[lanes] == first)
+            if not same.all():
+                raise self._divergence(first, block, w, st, site[lanes])
+            info = self.sites.info[first]
+            ops = rows[lanes, L.T_OP:L.T_OP + 3]
+            bad = np.flatnonzero((ops != ops[0]).any(axis=1))
+            if bad.size:
+                raise self.error(first, f"the lanes of warp {gw} disagree on the operands of a tile operation"
+                                        "{where}: " + f"lanes {ranges((bad + w).tolist())} differ from lane {w} "
+                                        "(every lane must pass the same address, stride and value)")
+            self.perform(info, [int(x) for x in ops[0]], be.tile_data[gw], first)
+            status[lanes] = L.ST_RUN
+
+    def _divergence(self, site: int, block: int, w: int, st: np.ndarray, sites: np.ndarray) -> ForthError:
+        at = np.flatnonzero((st == L.ST_WARP) & (sites == site)) + w
+        others = np.flatnonzero(~((st == L.ST_WARP) & (sites == site))) + w
+        what = {L.ST_DONE: "finished", L.ST_BARRIER: "wait at a BARRIER", L.ST_WARP: "wait at another tile op"}
+        kinds = sorted({what.get(int(x), "are elsewhere") for x in st[others - w]})
+        name, pos = self.sites.entries[site]
+        return ForthError(f"divergent warp in block {block}: lanes {ranges(at.tolist())} reached a tile operation"
+                          f" but lanes {ranges(others.tolist())} {' or '.join(kinds)}. A tile operation is executed "
+                          "by the whole warp together: keep it out of IFs whose condition differs between lanes",
+                          pos)
+
+    # ---- the operations ----------------------------------------------------
+    def perform(self, info: dict, ops: list[int], stack: list[np.ndarray], site: int) -> None:
+        op = info["op"]
+        if op == "zero":
+            t: Tile = info["tile"]
+            _put(stack, info["dst"], np.zeros(t.rows_cols, _ACC_DTYPE[t.dtype]))
+        elif op == "fill":
+            t = info["tile"]
+            _put(stack, info["dst"], np.full(t.rows_cols, _f32(ops[0]), _ACC_DTYPE[t.dtype]))
+        elif op == "load":
+            _put(stack, info["dst"], self.load(info["tile"], ops[0], ops[1], site, info["word"]))
+        elif op == "store":
+            self.store(info["tile"], stack[info["src"]], ops[0], ops[1], site)
+            del stack[info["src"]:]
+        elif op == "mma":
+            acc, a, b = stack[info["acc"]], stack[info["a"]], stack[info["b"]]
+            exact = acc.astype(np.float64) + a.astype(np.float64) @ b.astype(np.float64)
+            _put(stack, info["acc"], exact.astype(acc.dtype))
+        elif op == "copy":
+            _put(stack, info["dst"], stack[info["src"]].copy())
+        elif op == "perm":
+            base, order = info["base"], info["order"]
+            top = stack[base:base + len(order)]
+            stack[base:base + len(order)] = [top[i] for i in order]
+        elif op == "scale":
+            x = stack[info["dst"]]
+            stack[info["dst"]] = (x.astype(np.float32) * _f32(ops[0])).astype(x.dtype)
+        elif op == "add":
+            x, y = stack[info["dst"]], stack[info["src"]]
+            _put(stack, info["dst"], (x.astype(np.float32) + y.astype(np.float32)).astype(x.dtype))
+        else:  # pragma: no cover - tilegen emits only the ops above
+            raise AssertionError(op)
+
+    def _index(self, t: Tile, addr: int, stride: int, site: int, word: str) -> tuple[np.ndarray, np.ndarray]:
+        """Byte view of the allocation and element indices of the tile, after
+        the checks PTX/CUDA impose (alignment, stride, bounds)."""
+        rows, cols = t.rows_cols
+        esize = elem_bytes(t.dtype)
+        lead = cols if t.layout == "row" else rows
+        if addr % 32:
+            raise self.error(site, f"{word}: address ${addr & (2**64 - 1):x} is not 32-byte aligned" + "{where}; "
+                             "tile loads and stores need 32-byte aligned addresses (allocate with ARRAY/MATRIX, "
+                             "whose data is 256-byte aligned, and use offsets that are multiples of 32)", word)
+        if stride < lead:
+            raise self.error(site, f"{word}: stride {stride} is shorter than a {t.layout} of the tile ({lead} "
+                             "elements){where}; the stride is the row length of the matrix in memory", word)
+        if (stride * esize) % 16:
+            raise self.error(site, f"{word}: stride {stride} elements = {stride * esize} bytes is not a multiple "
+                             "of 16 bytes{where}; pad the rows of the matrix to a multiple of "
+                             f"{16 // esize} elements", word)
+        i = np.arange(rows)[:, None]
+        j = np.arange(cols)[None, :]
+        idx = i * stride + j if t.layout == "row" else j * stride + i
+        span = (int(idx.max()) + 1) * esize
+        view = self.be.allocation_view(addr, span)
+        if view is None:
+            raise self.error(site, f"{word}: the tile at ${addr & (2**64 - 1):x} ({rows}x{cols} {t.dtype}, "
+                             f"stride {stride}) reaches outside every allocation" + "{where}", word)
+        return view, idx
+
+    def load(self, t: Tile, addr: int, stride: int, site: int, word: str) -> np.ndarray:
+        view, idx = self._index(t, addr, stride, site, word)
+        mem = view.view(_MEM_DTYPE[t.dtype])[idx]
+        if t.kind == "acc":
+            return mem.astype(_ACC_DTYPE[t.dtype])
+        return mem.astype(np.float32)  # exact: f16 and bf16 values are f32 values
+
+    def store(self, t: Tile, value: np.ndarray, addr: int, stride: int, site: int) -> None:
+        view, idx = self._index(t, addr, stride, site, "TSTORE")
+        view.view(_MEM_DTYPE[t.dtype])[idx] = value.astype(_MEM_DTYPE[t.dtype])

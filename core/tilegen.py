@@ -1,0 +1,215 @@
+"""Tile words: the tensor-core stack, checked while code is generated.
+
+Each word pops and pushes `Tile` descriptors on `Gen.tstack` (known at every
+point, like register shapes) and asks the target for one warp-collective
+operation. Positions are indices in the warp's tile stack, bottom = 0:
+
+    word        data stack          tile stack               target op
+    TZERO       ( -- )              ( -- acc )               zero  dst
+    TFILL       ( F: r -- )         ( -- acc )               fill  dst, r
+    TLOAD-A     ( addr stride -- )  ( -- a )                 load  dst, addr, stride
+    TMMA        ( -- )              ( acc a b -- acc' )      mma   acc, a, b
+    TSTORE      ( addr stride -- )  ( acc -- )               store src, addr, stride
+    TDUP TOVER  ( -- )              copies                   copy  src -> dst
+    TSWAP TROT TROLL                permutations             perm  base, order
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from llvmlite import ir
+
+from .codegen import I32, I64, c64
+from .effects import Effect
+from .errors import ForthError
+from .primitives import TABLE, Primitive, group
+from .tiles import MAX_TILES, Hole, Tile, TileConfig, notation, resolve, tile_error
+
+if TYPE_CHECKING:
+    from .codegen import Gen
+    from .tree import Prim
+
+NO_DATA = Effect(True)
+
+
+def _bits(g: "Gen", r: ir.Value) -> ir.Value:
+    return g.b.zext(g.b.bitcast(r, I32), I64)
+
+
+def _take(g: "Gen", n: "Prim", word: str, kinds: tuple[str, ...], expects: str) -> list:
+    """Pop len(kinds) tiles, checking each kind ('*' = any); below the known
+    stack a definition checked alone gets holes that the use resolves."""
+    need = len(kinds)
+    short = need - len(g.tstack)
+    if short > 0:
+        if not g.tile_holes:
+            raise tile_error(word, expects, g.tstack, n.pos)
+        holes = [Hole(i) for i in range(short)]
+        g.tstack[:0] = holes
+        g.tile_inputs[:0] = holes
+    got = g.tstack[len(g.tstack) - need:]
+    cfg: TileConfig = n.arg if isinstance(n.arg, TileConfig) else TileConfig()
+    out = []
+    for entry, kind in zip(got, kinds):
+        t = resolve(entry)
+        if isinstance(t, Hole):
+            if kind != "*":
+                t.resolved = _default(kind, cfg)
+                t = t.resolved
+        elif kind != "*" and t.kind != kind:
+            raise tile_error(word, expects, g.tstack, n.pos)
+        out.append(t)
+    del g.tstack[len(g.tstack) - need:]
+    return out
+
+
+def _default(kind: str, cfg: TileConfig) -> Tile:
+    return Tile(kind, cfg.shape, cfg.acc_type if kind == "acc" else cfg.in_type)
+
+
+def _push(g: "Gen", n: "Prim", word: str, t) -> None:
+    if len(g.tstack) >= MAX_TILES:
+        raise ForthError(f"{word}: the tile stack holds at most {MAX_TILES} tiles per warp (they are "
+                         f"registers on the GPU); it is {notation(g.tstack)}", n.pos, word)
+    g.tstack.append(t)
+
+
+def _op(g: "Gen", info: dict, dyn: list[ir.Value]) -> None:
+    g.target.tile_op(g, info, dyn)
+
+
+def _cfg(n: "Prim") -> TileConfig:
+    return n.arg if isinstance(n.arg, TileConfig) else TileConfig()
+
+
+def t_zero(g: "Gen", n: "Prim") -> None:
+    t = _default("acc", _cfg(n))
+    _op(g, {"op": "zero", "dst": len(g.tstack), "tile": t}, [])
+    _push(g, n, "TZERO", t)
+
+
+def t_fill(g: "Gen", n: "Prim") -> None:
+    (r,) = g.fpop(1)
+    t = _default("acc", _cfg(n))
+    _op(g, {"op": "fill", "dst": len(g.tstack), "tile": t}, [_bits(g, r)])
+    _push(g, n, "TFILL", t)
+
+
+def _loader(kind: str, layout: str, word: str):
+    def emit(g: "Gen", n: "Prim") -> None:
+        addr, stride = g.pop(2)
+        cfg = _cfg(n)
+        t = Tile(kind, cfg.shape, cfg.acc_type if kind == "acc" else cfg.in_type, layout if kind != "acc" else "row")
+        _op(g, {"op": "load", "dst": len(g.tstack), "tile": t, "word": word}, [addr, stride])
+        _push(g, n, word, t)
+    return emit
+
+
+def t_mma(g: "Gen", n: "Prim") -> None:
+    acc, a, b = _take(g, n, "TMMA", ("acc", "a", "b"), "( acc a b )")
+    base = len(g.tstack)
+    if not (acc.shape == a.shape == b.shape):
+        raise ForthError(f"TMMA needs tiles of one shape, but the tile stack is ( {acc.short()} {a.short()} "
+                         f"{b.short()} ): load them under the same TILE-SHAPE", n.pos, "TMMA")
+    if a.dtype != b.dtype:
+        raise ForthError(f"TMMA needs a and b of one input type, but they are {a.dtype} and {b.dtype}",
+                         n.pos, "TMMA")
+    if a.dtype == "bf16" and acc.dtype != "f32":
+        raise ForthError("TMMA with bf16 inputs needs an f32 accumulator (PTX has no bf16 -> f16 mma)",
+                         n.pos, "TMMA")
+    _op(g, {"op": "mma", "acc": base, "a": base + 1, "b": base + 2, "tile": acc, "a_tile": a, "b_tile": b}, [])
+    g.tstack.append(acc)
+
+
+def t_store(g: "Gen", n: "Prim") -> None:
+    addr, stride = g.pop(2)
+    (acc,) = _take(g, n, "TSTORE", ("acc",), "( acc )")
+    _op(g, {"op": "store", "src": len(g.tstack), "tile": acc}, [addr, stride])
+
+
+def _copy(depth: int, word: str, expects: str):
+    def emit(g: "Gen", n: "Prim") -> None:
+        tiles = _take(g, n, word, ("*",) * (depth + 1), expects)
+        g.tstack.extend(tiles)
+        src = len(g.tstack) - 1 - depth
+        _op(g, {"op": "copy", "src": src, "dst": len(g.tstack)}, [])
+        _push(g, n, word, g.tstack[src])
+    return emit
+
+
+def _perm(count: int | None, word: str):
+    def emit(g: "Gen", n: "Prim") -> None:
+        k = count
+        if k is None:
+            if not isinstance(n.arg, int):
+                raise ForthError("TROLL needs a literal count before it, e.g. `3 TROLL`", n.pos, word)
+            k = n.arg + 1
+        if k <= 1:
+            return
+        tiles = _take(g, n, word, ("*",) * k, f"( {k} tiles )")
+        base = len(g.tstack)
+        order = list(range(1, k)) + [0]
+        if word == "TSWAP":
+            order = [1, 0]
+        _op(g, {"op": "perm", "base": base, "order": order}, [])
+        g.tstack.extend(tiles[i] for i in order)
+    return emit
+
+
+def t_drop(g: "Gen", n: "Prim") -> None:
+    _take(g, n, "TDROP", ("*",), "( t )")
+
+
+def t_scale(g: "Gen", n: "Prim") -> None:
+    (r,) = g.fpop(1)
+    (acc,) = _take(g, n, "TSCALE", ("acc",), "( acc )")
+    _op(g, {"op": "scale", "dst": len(g.tstack), "tile": acc}, [_bits(g, r)])
+    g.tstack.append(acc)
+
+
+def t_add(g: "Gen", n: "Prim") -> None:
+    x, y = _take(g, n, "T+", ("acc", "acc"), "( acc acc )")
+    if x != y:
+        raise ForthError(f"T+ needs two accumulators of one shape and type, but they are {x.short()} and "
+                         f"{y.short()}", n.pos, "T+")
+    base = len(g.tstack)
+    _op(g, {"op": "add", "dst": base, "src": base + 1, "tile": x}, [])
+    g.tstack.append(x)
+
+
+def _tile(name: str, effect: str, help: str, example: str, emit, data: Effect = NO_DATA) -> None:
+    TABLE[name] = Primitive(name, effect, help, example, custom=emit, suspends=True,
+                            static_effect=lambda n, e=data: e)
+
+
+group("Tiles (tensor cores)")
+_tile("TZERO", "( -- ) ( T: -- acc )", "Push an accumulator tile of zeros.", "TZERO", t_zero)
+_tile("TFILL", "( F: r -- ) ( T: -- acc )", "Push an accumulator tile with every element r.", "2e TFILL",
+      t_fill, Effect(True, 0, 0, 1, -1))
+for _kind, _name, _what in (("a", "TLOAD-A", "the left operand a (m x k, row-major)"),
+                            ("b", "TLOAD-B", "the right operand b (k x n, row-major)"),
+                            ("acc", "TLOAD-C", "an accumulator (m x n, row-major)")):
+    _tile(_name, f"( addr stride -- ) ( T: -- {_kind} )",
+          f"Load {_what} from addr; stride is the row length in elements.", f"A 16 {_name}",
+          _loader(_kind, "row", _name), Effect(True, 2, -2, 0, 0))
+for _kind, _name, _what in (("a", "TLOAD-A-COL", "the left operand a (m x k) stored column-major"),
+                            ("b", "TLOAD-B-COL", "the right operand b (k x n) stored column-major")):
+    _tile(_name, f"( addr stride -- ) ( T: -- {_kind} )",
+          f"Load {_what}; stride is the column length in elements.", f"A 16 {_name}",
+          _loader(_kind, "col", _name), Effect(True, 2, -2, 0, 0))
+_tile("TMMA", "( -- ) ( T: acc a b -- acc' )", "Tensor-core multiply-accumulate: acc' = acc + a . b.",
+      "TZERO A 16 TLOAD-A B 16 TLOAD-B TMMA", t_mma)
+_tile("TSTORE", "( addr stride -- ) ( T: acc -- )", "Store an accumulator at addr (row-major, stride elements).",
+      "C 16 TSTORE", t_store, Effect(True, 2, -2, 0, 0))
+_tile("TDUP", "( T: t -- t t )", "Duplicate the top tile.", "TZERO TDUP", _copy(0, "TDUP", "( t )"))
+_tile("TOVER", "( T: t1 t2 -- t1 t2 t1 )", "Copy the second tile to the top.", "TZERO 1e TFILL TOVER",
+      _copy(1, "TOVER", "( t1 t2 )"))
+_tile("TDROP", "( T: t -- )", "Discard the top tile.", "TZERO TDROP", t_drop)
+_tile("TSWAP", "( T: t1 t2 -- t2 t1 )", "Exchange the top two tiles.", "TZERO 1e TFILL TSWAP", _perm(2, "TSWAP"))
+_tile("TROT", "( T: t1 t2 t3 -- t2 t3 t1 )", "Rotate the third tile to the top.", "TZERO TZERO TZERO TROT",
+      _perm(3, "TROT"))
+_tile("TROLL", "( n -- ) ( T: tn .. t0 -- tn-1 .. t0 tn )", "Move the n-th tile to the top (n a literal).",
+      "TZERO TZERO TZERO TZERO 3 TROLL", _perm(None, "TROLL"))
+_tile("TSCALE", "( F: r -- ) ( T: acc -- acc' )", "Multiply every element of the top accumulator by r.",
+      "1e TFILL 3e TSCALE", t_scale, Effect(True, 0, 0, 1, -1))
+_tile("T+", "( T: acc1 acc2 -- acc3 )", "Add two accumulators element by element.", "1e TFILL 2e TFILL T+", t_add)
