@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from llvmlite import ir
 
-from .codegen import I32, I64, c64
+from .codegen import I32, I64
 from .effects import Effect
 from .errors import ForthError
 from .primitives import TABLE, Primitive, group
