@@ -2,6 +2,7 @@
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from tileforth.core import Forth
 
@@ -45,3 +46,42 @@ def test_tour_leaves_the_stacks_empty():
     f.eval((DEMOS / "tour.fth").read_text(), source="tour.fth")
     assert f.data_stack(lane=None) == [[]] * 32
     assert f.float_stack(lane=None) == [[]] * 32
+
+
+def _gemm_demo(mm: int, nn: int, kk: int) -> tuple[Forth, str, str]:
+    src = (DEMOS / "gemm.fth").read_text()
+    sizes = "64 CONSTANT MM   64 CONSTANT NN   64 CONSTANT KK"
+    assert sizes in src
+    sized = src.replace(sizes, f"{mm} CONSTANT MM   {nn} CONSTANT NN   {kk} CONSTANT KK")
+    f = Forth()
+    out = f.eval(sized, source="gemm.fth")
+    lines = [ln for ln in sized.splitlines() if ln.rstrip().endswith(("gemm", "gemm2"))]
+    return f, out, "\n".join(lines)
+
+
+def _tolerance_ok(d: np.ndarray, a: np.ndarray, b: np.ndarray) -> bool:
+    """tensor_cores.md §9: |D - R| <= K 2^-22 S + 2^-126 with S = |A||B|."""
+    a64, b64 = a.astype(np.float64), b.astype(np.float64)
+    r = a64 @ b64
+    s = np.abs(a64) @ np.abs(b64)
+    return bool((np.abs(d - r) <= a.shape[1] * 2.0 ** -22 * s + 2.0 ** -126).all())
+
+
+@pytest.mark.parametrize("mm,nn,kk", [(64, 64, 64), (96, 64, 48)])
+def test_gemm_demo_matches_numpy(mm, nn, kk):
+    f, out, rerun = _gemm_demo(mm, nn, kk)
+    a, b = f.array("A"), f.array("B")
+    ref = a.astype(np.float64) @ b.astype(np.float64)  # small integers: exact in every order
+    np.testing.assert_array_equal(f.array("C"), ref)
+    np.testing.assert_array_equal(f.array("C2"), ref)
+    assert f"C[0][0] = {ref[0, 0]:.0f}." in out
+    # random f16 inputs, same kernels
+    rng = np.random.default_rng(mm + nn + kk)
+    a = rng.uniform(-1, 1, (mm, kk)).astype(np.float16)
+    b = rng.uniform(-1, 1, (kk, nn)).astype(np.float16)
+    f.set_array("A", a)
+    f.set_array("B", b)
+    f.eval(rerun)
+    assert _tolerance_ok(f.array("C"), a, b)
+    assert _tolerance_ok(f.array("C2"), a, b)
+    assert f.tile_stack() == []
