@@ -23,7 +23,7 @@ from llvmlite import ir
 from . import layout as L
 from .effects import Effect, body_effect
 from .errors import ForthError, SourcePos
-from .tiles import detailed, same_stack
+from .tiles import detailed, notation, resolve, same_stack
 from .tree import Begin, Call, Do, Exit, FLit, If, Leave, Lit, LocalGet, Node, Prim, Recurse
 
 if TYPE_CHECKING:
@@ -564,6 +564,7 @@ class Gen:
         if eff.static:
             self.ensure_d(eff.dneed)
             self.ensure_f(eff.fneed)
+        self.check_tile_inputs(word)
         end_bb = self.new_block(f"end_{word.ir_name}")
         saved = self.scope, self.word_name, self.pos
         ends: list[tuple[int, int, tuple]] = []
@@ -591,6 +592,19 @@ class Gen:
             self.join(ends, f"{word.name} (with EXIT)", word.pos)
         else:
             self.b.unreachable()
+
+    def check_tile_inputs(self, word: "Colon") -> None:
+        """A word's inferred tile effect, checked where it is called."""
+        if word.tile_effect is None or self.tile_holes:
+            return
+        needs = word.tile_effect[0]
+        top = self.tstack[len(self.tstack) - len(needs):] if needs else []
+        ok = len(self.tstack) >= len(needs) and all(
+            resolve(n) is n or resolve(n) == resolve(t) for n, t in zip(needs, top))
+        if not ok:
+            have = f"{notation(self.tstack)} {detailed(self.tstack)}" if self.tstack else "empty"
+            raise ForthError(f"{word.name} expects {notation(needs)} on the tile stack, but it is {have}",
+                             self.pos, word.name)
 
     def enter_locals(self, word: "Colon") -> None:
         if word.locals:

@@ -261,7 +261,11 @@ def w_see(f: "Forth", tok: Token) -> None:
     if e is None:
         raise ForthError(f"SEE: unknown word {name.text}", name.pos, name.text)
     if isinstance(e, Colon):
-        f.out_parts.append(f": {e.name} {e.effect.notation()}\n  {e.source.strip()}\n")
+        tiles = ""
+        if e.tile_effect is not None:
+            ins, outs = e.tile_effect
+            tiles = f" ( T: {' '.join(t.kind for t in ins)} -- {' '.join(t.kind for t in outs)} )".replace("  ", " ")
+        f.out_parts.append(f": {e.name} {e.effect.notation()}{tiles}\n  {e.source.strip()}\n")
     elif isinstance(e, Primitive):
         f.out_parts.append(f"{e.name} {e.effect} primitive: {e.help}\n")
     else:
