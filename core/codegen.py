@@ -182,8 +182,8 @@ class Gen:
         self.word_name = "<line>"
         self.pinned = 0
         self.tstack: list = []  # the tile stack, known statically (Tile | Hole entries)
-        self.tile_holes = False  # True while a definition is checked alone: unknown tiles below
-        self.tile_inputs: list = []  # the holes found below the entry, bottom first
+        self.tile_holes = False  # True while a definition is checked alone (unknown tiles below)
+        self.tile_floor = 0  # how many of the bottom entries are those unknown tiles (holes)
         self.coro = None  # (suspend block, cleanup block) inside a coroutine kernel
 
     # ---- small helpers -------------------------------------------------

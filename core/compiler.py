@@ -16,6 +16,7 @@ from llvmlite import ir
 from .codegen import HELPERS, Env, Gen, Sites, emit_word_function
 from .dictionary import Colon
 from .target import HELPERS_IR, Target
+from .tiles import MAX_TILES, Hole
 from .tree import Begin, Call, Do, Node, Recurse, walk
 
 _DECLARE = re.compile(r'^declare .*?@"?([^"(\s]+)"?\(.*$', re.M)
@@ -100,6 +101,8 @@ class Compiler:
         needed: list[Colon] = []
         tiles_out: list = []
         tiles_in = list(tiles)
+        if holes:  # a definition checked alone: unknown tiles below, resolved by their first use
+            tiles = [Hole(i) for i in range(MAX_TILES)]
 
         def make_gen(fn: ir.Function, env: Env, fail_bb: ir.Block) -> Gen:
             return self._gen(m, fn, env, fail_bb, needed, inline_suspending=suspends)
@@ -107,9 +110,14 @@ class Compiler:
         def emit(g: Gen) -> None:
             g.tstack = list(tiles)
             g.tile_holes = holes
+            g.tile_floor = len(tiles) if holes else 0
             g.body(nodes)
-            tiles_out[:] = g.tstack
-            tiles_in[:0] = g.tile_inputs
+            if holes:  # the word needs the holes from the deepest one it touched
+                used = min([i for i, h in enumerate(tiles) if h.touched], default=len(tiles))
+                tiles_in[:] = tiles[used:]
+                tiles_out[:] = g.tstack[used:]
+            else:
+                tiles_out[:] = g.tstack
 
         self.target.define_kernel(m, name, suspends, make_gen, emit)
         # close over every word reached

@@ -365,8 +365,7 @@ pure("U<", "( u1 u2 -- flag )", "Unsigned less than.", "-1 1 U< . \\ 0",
 group("Floats")
 # ---- floats (f32) -----------------------------------------------------------------
 def _intr(g: "Gen", name: str, *args: ir.Value) -> ir.Value:
-    fn = g.intrinsic(f"llvm.{name}.f32", F32, [F32] * len(args))
-    return g.b.call(fn, list(args))
+    return g.target.math(g, name, list(args))
 
 
 fpure("F+", "( F: r1 r2 -- r3 )", "Add floats.", "1.5e 2e F+ F. \\ 3.5", lambda g, a, b: [g.b.fadd(a, b)])

@@ -189,6 +189,11 @@ class Target(ABC):
         p = g.b.gep(g.env.ctx, [ir.Constant(ir.IntType(64), L.CTX_SHARED)], source_etype=ir.IntType(64))
         return g.b.add(g.b.load(p, typ=ir.IntType(64)), ir.Constant(ir.IntType(64), offset))
 
+    def math(self, g: "Gen", name: str, args: list[ir.Value]) -> ir.Value:
+        """An f32 math function (sqrt, exp, sin, maxnum, ...) as an LLVM intrinsic."""
+        f32 = ir.FloatType()
+        return g.b.call(g.intrinsic(f"llvm.{name}.f32", f32, [f32] * len(args)), args)
+
     def int_to_ptr(self, g: "Gen", addr: ir.Value) -> ir.Value:
         return g.b.inttoptr(addr, ir.PointerType())
 

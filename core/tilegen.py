@@ -40,17 +40,14 @@ def _take(g: "Gen", n: "Prim", word: str, kinds: tuple[str, ...], expects: str) 
     """Pop len(kinds) tiles, checking each kind ('*' = any); below the known
     stack a definition checked alone gets holes that the use resolves."""
     need = len(kinds)
-    short = need - len(g.tstack)
-    if short > 0:
-        if not g.tile_holes:
-            raise tile_error(word, expects, g.tstack, n.pos)
-        holes = [Hole(i) for i in range(short)]
-        g.tstack[:0] = holes
-        g.tile_inputs[:0] = holes
+    if need > len(g.tstack):
+        raise tile_error(word, expects, g.tstack[g.tile_floor:] if g.tile_floor else g.tstack, n.pos)
     got = g.tstack[len(g.tstack) - need:]
     cfg: TileConfig = n.arg if isinstance(n.arg, TileConfig) else TileConfig()
     out = []
     for entry, kind in zip(got, kinds):
+        if isinstance(entry, Hole):
+            entry.touched = True
         t = resolve(entry)
         if isinstance(t, Hole):
             if kind != "*":
@@ -68,7 +65,7 @@ def _default(kind: str, cfg: TileConfig) -> Tile:
 
 
 def _push(g: "Gen", n: "Prim", word: str, t) -> None:
-    if len(g.tstack) >= MAX_TILES:
+    if len(g.tstack) - g.tile_floor >= MAX_TILES:
         raise ForthError(f"{word}: the tile stack holds at most {MAX_TILES} tiles per warp (they are "
                          f"registers on the GPU); it is {notation(g.tstack)}", n.pos, word)
     g.tstack.append(t)
@@ -132,7 +129,7 @@ def _copy(depth: int, word: str, expects: str):
         tiles = _take(g, n, word, ("*",) * (depth + 1), expects)
         g.tstack.extend(tiles)
         src = len(g.tstack) - 1 - depth
-        _op(g, {"op": "copy", "src": src, "dst": len(g.tstack)}, [])
+        _op(g, {"op": "copy", "src": src, "dst": len(g.tstack), "tile": g.tstack[src]}, [])
         _push(g, n, word, g.tstack[src])
     return emit
 
@@ -151,7 +148,7 @@ def _perm(count: int | None, word: str):
         order = list(range(1, k)) + [0]
         if word == "TSWAP":
             order = [1, 0]
-        _op(g, {"op": "perm", "base": base, "order": order}, [])
+        _op(g, {"op": "perm", "base": base, "order": order, "tiles": tiles}, [])
         g.tstack.extend(tiles[i] for i in order)
     return emit
 

@@ -114,6 +114,7 @@ class Hole:
     def __init__(self, index: int) -> None:
         self.index = index
         self.resolved: Tile | None = None
+        self.touched = False
 
     @property
     def kind(self) -> str:

@@ -1,0 +1,275 @@
+"""The NVPTX target: the same per-thread IR, lowered for NVIDIA GPUs.
+
+* special registers  -> llvm.nvvm.read.ptx.sreg.*        (tid, ctaid, ntid, nctaid)
+* BARRIER            -> llvm.nvvm.barrier0               (bar.sync 0)
+* SHARED: memory     -> one addrspace(3) array per kernel
+* tile words         -> llvm.nvvm.wmma.* with a `convergent` attribute on every
+                        call site (LLVM 22 does not mark them; O3 was seen
+                        sinking a wmma.load into a divergent branch)
+* FEXP FLOG FSIN FCOS -> libdevice (__nv_expf ...), linked when used
+
+Fragments live in per-position allocas (one per tile-stack position and
+fragment type); SROA turns them into registers, and control-flow joins get
+phis for free.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Callable
+
+from llvmlite import ir
+
+from tileforth.core import layout as L
+from tileforth.core.codegen import F16, F32, I1, I8, I32, I64, PTR, Env, c64
+from tileforth.core.errors import ForthError
+from tileforth.core.target import BodyEmitter, Target
+from tileforth.core.tiles import SHAPES, Tile, elem_bytes
+
+if TYPE_CHECKING:
+    from tileforth.core.codegen import Gen
+
+H2 = ir.VectorType(F16, 2)
+LIBDEVICE_MATH = {"exp": "__nv_expf", "log": "__nv_logf", "sin": "__nv_sinf", "cos": "__nv_cosf"}
+_SREG = {"tid": "tid", "bid": "ctaid", "bdim": "ntid", "gdim": "nctaid"}
+MIN_SM = {"f16": 75, "bf16": 80}  # wmma with bf16 needs sm_80 (LLVM aborts on "Cannot select")
+
+
+def geom(shape: tuple[int, int, int]) -> str:
+    m, n, k = shape
+    return f"m{m}n{n}k{k}"
+
+
+def frag_type(t: Tile) -> ir.Type:
+    """The per-lane register struct of a fragment (tensor_cores.md §5.1)."""
+    regs = SHAPES[t.shape][f"{t.kind}_{t.dtype}"]
+    if t.dtype == "f32":
+        elt = F32
+    elif t.dtype == "f16":
+        elt = H2
+    else:  # bf16 is packed two per i32
+        elt = I32
+    return elt if regs == 1 else ir.LiteralStructType([elt] * regs)
+
+
+def _build_whitelist() -> frozenset[str]:
+    """Every wmma intrinsic this target may call, from the PTX/LLVM grammar."""
+    names = set()
+    for shape in SHAPES:
+        g = geom(shape)
+        for lay in ("row", "col"):
+            for frag, types in (("a", ("f16", "bf16")), ("b", ("f16", "bf16")), ("c", ("f16", "f32"))):
+                for ty in types:
+                    names.add(f"llvm.nvvm.wmma.{g}.load.{frag}.{lay}.stride.{ty}.p0")
+            for ty in ("f16", "f32"):
+                names.add(f"llvm.nvvm.wmma.{g}.store.d.{lay}.stride.{ty}.p0")
+        for al in ("row", "col"):
+            for bl in ("row", "col"):
+                for d in ("f16", "f32"):
+                    for c in ("f16", "f32"):
+                        names.add(f"llvm.nvvm.wmma.{g}.mma.{al}.{bl}.{d}.{c}")
+                names.add(f"llvm.nvvm.wmma.{g}.mma.{al}.{bl}.bf16")
+    return frozenset(names)
+
+
+WMMA_NAMES = _build_whitelist()
+
+
+class NvptxTarget(Target):
+    name = "nvptx"
+    triple = "nvptx64-nvidia-cuda"
+
+    def __init__(self, arch: str = "sm_80", data_layout: str = "") -> None:
+        self.arch = arch
+        self.sm = int(arch.removeprefix("sm_"))
+        self.data_layout = data_layout
+        self.shared_bytes = 0
+
+    # ---- registers, barrier, memory ------------------------------------------
+    def sreg(self, g: "Gen", which: str) -> ir.Value:
+        reg, axis = which.split(".")
+        fn = g.intrinsic(f"llvm.nvvm.read.ptx.sreg.{_SREG[reg]}.{axis}", I32, [])
+        return g.b.zext(g.b.call(fn, []), I64)
+
+    def barrier(self, g: "Gen", site: int) -> None:
+        g.b.call(g.intrinsic("llvm.nvvm.barrier0", ir.VoidType(), []), [])
+
+    def shared_addr(self, g: "Gen", offset: int) -> ir.Value:
+        arr = g.module.globals.get("tf_shared")
+        if arr is None:
+            ty = ir.ArrayType(I8, max(self.shared_bytes, 16))
+            arr = ir.GlobalVariable(g.module, ty, "tf_shared", addrspace=3)
+            arr.linkage = "internal"
+            arr.align = 32
+        generic = g.b.addrspacecast(arr, PTR)
+        return g.b.add(g.b.ptrtoint(generic, I64), c64(offset))
+
+    def math(self, g: "Gen", name: str, args: list[ir.Value]) -> ir.Value:
+        if name in LIBDEVICE_MATH:
+            return g.b.call(g.intrinsic(LIBDEVICE_MATH[name], F32, [F32] * len(args)), args)
+        return g.b.call(g.intrinsic(f"llvm.{name}.f32", F32, [F32] * len(args)), args)
+
+    # ---- tiles ----------------------------------------------------------------
+    def _slot(self, g: "Gen", pos: int, t: Tile) -> ir.Value:
+        slots = g.__dict__.setdefault("frag_slots", {})
+        ty = frag_type(t)
+        key = (pos, str(ty))
+        if key not in slots:
+            slots[key] = g.alloca(ty, f"frag{pos}")
+        return slots[key]
+
+    def _wmma(self, g: "Gen", name: str, ret: ir.Type, args: list[ir.Value]) -> ir.Value:
+        if name not in WMMA_NAMES:  # a misspelled intrinsic would silently become an external call
+            raise ForthError(f"internal error: {name} is not a wmma intrinsic of LLVM 22")
+        fn = g.intrinsic(name, ret, [a.type for a in args])
+        return g.b.call(fn, args, attrs=("convergent",))
+
+    def _check_arch(self, t: Tile) -> None:
+        need = MIN_SM.get(t.dtype, 75)
+        if self.sm < need:
+            raise ForthError(f"{t.dtype} tiles need sm_{need} or newer, but the target is {self.arch}: "
+                             f"compile with --arch sm_{need}")
+
+    def _tile_mem_check(self, g: "Gen", t: Tile, addr: ir.Value, stride: ir.Value) -> None:
+        if not g.checked:
+            return
+        rows, cols = t.rows_cols
+        lead = cols if t.layout == "row" else rows
+        other = rows if t.layout == "row" else cols
+        esize = elem_bytes(t.dtype)
+        span = g.b.mul(g.b.add(g.b.mul(c64(other - 1), stride), c64(lead)), c64(esize))
+        ok = g.b.call(g.helper("tf_addr_ok"), [g.env.ctx, g.env.thr, addr, span])
+        g.fail_if(g.b.not_(ok), L.E_BAD_ADDR, addr=addr, aux=span)
+        g.fail_if(g.b.icmp_unsigned("!=", g.b.and_(addr, c64(31)), c64(0)), L.E_ALIGN, addr=addr, aux=c64(32))
+        bad = g.b.or_(g.b.icmp_signed("<", stride, c64(lead)),
+                      g.b.icmp_unsigned("!=", g.b.and_(g.b.mul(stride, c64(esize)), c64(15)), c64(0)))
+        g.fail_if(bad, L.E_ALIGN, addr=stride, aux=c64(16))
+
+    def tile_op(self, g: "Gen", info: dict, operands: list[ir.Value]) -> None:
+        op = info["op"]
+        b = g.b
+        if op in ("zero", "fill"):
+            t = info["tile"]
+            v = ir.Constant(F32, 0.0) if op == "zero" else b.bitcast(b.trunc(operands[0], I32), F32)
+            b.store(self._splat(g, t, v), self._slot(g, info["dst"], t))
+        elif op == "load":
+            t = info["tile"]
+            self._check_arch(t)
+            addr, stride = operands
+            self._tile_mem_check(g, t, addr, stride)
+            frag = "c" if t.kind == "acc" else t.kind
+            name = f"llvm.nvvm.wmma.{geom(t.shape)}.load.{frag}.{t.layout}.stride.{t.dtype}.p0"
+            ptr = b.inttoptr(addr, PTR)
+            val = self._wmma(g, name, frag_type(t), [ptr, b.trunc(stride, I32)])
+            b.store(val, self._slot(g, info["dst"], t))
+        elif op == "store":
+            t = info["tile"]
+            addr, stride = operands
+            self._tile_mem_check(g, t, addr, stride)
+            val = b.load(self._slot(g, info["src"], t), typ=frag_type(t))
+            regs = [b.extract_value(val, i) for i in range(len(frag_type(t).elements))]
+            name = f"llvm.nvvm.wmma.{geom(t.shape)}.store.d.row.stride.{t.dtype}.p0"
+            self._wmma(g, name, ir.VoidType(), [b.inttoptr(addr, PTR), *regs, b.trunc(stride, I32)])
+        elif op == "mma":
+            acc, at, bt = info["tile"], info["a_tile"], info["b_tile"]
+            self._check_arch(at)
+            args = []
+            for pos, t in ((info["a"], at), (info["b"], bt), (info["acc"], acc)):
+                val = b.load(self._slot(g, pos, t), typ=frag_type(t))
+                ty = frag_type(t)
+                args += [b.extract_value(val, i) for i in range(len(ty.elements))] if \
+                    isinstance(ty, ir.LiteralStructType) else [val]
+            if at.dtype == "bf16":
+                sig = "bf16"
+            else:
+                sig = f"{acc.dtype}.{acc.dtype}"
+            name = f"llvm.nvvm.wmma.{geom(acc.shape)}.mma.{at.layout}.{bt.layout}.{sig}"
+            d = self._wmma(g, name, frag_type(acc), args)
+            b.store(d, self._slot(g, info["acc"], acc))
+        elif op == "copy":
+            t = info["tile"]
+            b.store(b.load(self._slot(g, info["src"], t), typ=frag_type(t)), self._slot(g, info["dst"], t))
+        elif op == "perm":
+            base, order, old = info["base"], info["order"], info["tiles"]
+            vals = [b.load(self._slot(g, base + j, t), typ=frag_type(t)) for j, t in enumerate(old)]
+            for i, src in enumerate(order):
+                b.store(vals[src], self._slot(g, base + i, old[src]))
+        elif op == "scale":
+            t = info["tile"]
+            r = b.bitcast(b.trunc(operands[0], I32), F32)
+            slot = self._slot(g, info["dst"], t)
+            b.store(self._map(g, t, b.load(slot, typ=frag_type(t)), None, lambda x, y: b.fmul(x, y), r), slot)
+        elif op == "add":
+            t = info["tile"]
+            x = b.load(self._slot(g, info["dst"], t), typ=frag_type(t))
+            y = b.load(self._slot(g, info["src"], t), typ=frag_type(t))
+            b.store(self._map(g, t, x, y, lambda p, q: b.fadd(p, q)), self._slot(g, info["dst"], t))
+        else:  # pragma: no cover
+            raise AssertionError(op)
+
+    def _splat(self, g: "Gen", t: Tile, v: ir.Value) -> ir.Value:
+        ty = frag_type(t)
+        elt = ty.elements[0]
+        if elt == H2:
+            h = g.b.fptrunc(v, F16)
+            e = g.b.insert_element(g.b.insert_element(ir.Constant(H2, ir.Undefined), h, ir.Constant(I32, 0)),
+                                   h, ir.Constant(I32, 1))
+        else:
+            e = v
+        out = ir.Constant(ty, ir.Undefined)
+        for i in range(len(ty.elements)):
+            out = g.b.insert_value(out, e, i)
+        return out
+
+    def _map(self, g: "Gen", t: Tile, x: ir.Value, y: ir.Value | None, fn: Callable, scalar: ir.Value | None = None):
+        """Apply fn element-wise (uniform per-register operations are allowed on fragments)."""
+        ty = frag_type(t)
+        other = None
+        if scalar is not None:
+            other = self._splat(g, t, scalar)
+        out = ir.Constant(ty, ir.Undefined)
+        for i in range(len(ty.elements)):
+            a = g.b.extract_value(x, i)
+            bb = g.b.extract_value(y if y is not None else other, i)
+            out = g.b.insert_value(out, fn(a, bb), i)
+        return out
+
+    # ---- kernel entry for REPL lines: stacks in a state buffer in global memory -----
+    def define_kernel(self, module: ir.Module, name: str, suspends: bool,
+                      make_gen: Callable[[ir.Function, Env, ir.Block], "Gen"],
+                      emit_body: BodyEmitter) -> ir.Function:
+        fn = ir.Function(module, ir.FunctionType(ir.VoidType(), [PTR, PTR]), name)
+        fn.calling_convention = "ptx_kernel"
+        ctx, thrs = fn.args
+        entry = fn.append_basic_block("entry")
+        b = ir.IRBuilder(entry)
+
+        def sreg(r: str, a: str) -> ir.Value:
+            f = module.globals.get(f"llvm.nvvm.read.ptx.sreg.{r}.{a}") or \
+                ir.Function(module, ir.FunctionType(I32, []), f"llvm.nvvm.read.ptx.sreg.{r}.{a}")
+            return b.zext(b.call(f, []), I64)
+
+        block = b.add(b.mul(b.add(b.mul(sreg("ctaid", "z"), sreg("nctaid", "y")), sreg("ctaid", "y")),
+                            sreg("nctaid", "x")), sreg("ctaid", "x"))
+        bsize = b.mul(b.mul(sreg("ntid", "x"), sreg("ntid", "y")), sreg("ntid", "z"))
+        local = b.add(b.mul(b.add(b.mul(sreg("tid", "z"), sreg("ntid", "y")), sreg("tid", "y")),
+                            sreg("ntid", "x")), sreg("tid", "x"))
+        linear = b.add(b.mul(block, bsize), local)
+        thr = b.gep(thrs, [b.mul(linear, c64(L.THR_SLOTS))], source_etype=I64)
+        stp = b.inttoptr(b.load(b.gep(thr, [c64(L.T_STATE)], source_etype=I64), typ=I64), PTR)
+        ds = b.gep(stp, [c64(L.S_DS)], source_etype=I8)
+        fs = b.gep(stp, [c64(L.S_FS)], source_etype=I8)
+        dsp = b.alloca(I64, name="dsp")
+        fsp = b.alloca(I64, name="fsp")
+        b.store(b.load(b.gep(stp, [c64(L.S_DSP)], source_etype=I8), typ=I64), dsp)
+        b.store(b.load(b.gep(stp, [c64(L.S_FSP)], source_etype=I8), typ=I64), fsp)
+        fail_bb = fn.append_basic_block("fail")
+        ir.IRBuilder(fail_bb).ret_void()
+        g = make_gen(fn, Env(ctx, thr, ds, dsp, fs, fsp), fail_bb)
+        g.b.position_at_end(entry)
+        emit_body(g)
+        if not g.b.block.is_terminated:
+            g.flush()
+            g.b.store(g.b.load(dsp, typ=I64), g.b.gep(stp, [c64(L.S_DSP)], source_etype=I8))
+            g.b.store(g.b.load(fsp, typ=I64), g.b.gep(stp, [c64(L.S_FSP)], source_etype=I8))
+            g.b.store(c64(L.ST_DONE), self.thr_slot(g, L.T_STATUS))
+            g.b.ret_void()
+        return fn
