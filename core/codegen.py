@@ -185,6 +185,7 @@ class Gen:
         self.tile_holes = False  # True while a definition is checked alone (unknown tiles below)
         self.tile_floor = 0  # how many of the bottom entries are those unknown tiles (holes)
         self.coro = None  # (suspend block, cleanup block) inside a coroutine kernel
+        self.count_steps = True  # loop back-edges count against the step budget
 
     # ---- small helpers -------------------------------------------------
     def helper(self, name: str) -> ir.Function:
@@ -411,6 +412,9 @@ class Gen:
         The body must leave the tile stack as it found it."""
         if tiles is not None:
             self.check_tiles(tiles, self.tstack, "a loop body", loop_pos)
+        if not self.count_steps:  # exported kernels run without a step budget
+            self.b.branch(target_bb)
+            return
         if not self.pinned and loop_pos is not None:
             self.pos = loop_pos
         ok = self.b.call(self.helper("tf_step"), [self.env.ctx, self.env.thr, c64(self.site())])

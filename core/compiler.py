@@ -15,6 +15,7 @@ from llvmlite import ir
 
 from .codegen import HELPERS, Env, Gen, Sites, emit_word_function
 from .dictionary import Colon
+from .errors import ForthError
 from .target import HELPERS_IR, Target
 from .tiles import MAX_TILES, Hole
 from .tree import Begin, Call, Do, Node, Recurse, walk
@@ -52,6 +53,8 @@ class Compiler:
         self.strings = strings
         self.checked = checked
         self.base_addr = base_addr
+        self.inline_all = False
+        self.count_steps = True
 
     def _module(self, name: str) -> ir.Module:
         m = ir.Module(name)
@@ -71,11 +74,62 @@ class Compiler:
                 from .codegen import WORD_FNTY
                 f = ir.Function(module, WORD_FNTY, word.ir_name)
             return f
-        return Gen(module, fn, env, self.target, self.sites, self.checked, word_fn, fail_bb,
-                   self.strings, self.base_addr(), inline_suspending)
+        g = Gen(module, fn, env, self.target, self.sites, self.checked, word_fn, fail_bb,
+                self.strings, self.base_addr(), inline_suspending)
+        g.count_steps = self.count_steps
+        return g
+
+    def export(self, word: Colon, name: str) -> KernelModule:
+        """`word` as a standalone kernel: its inputs become kernel parameters
+        (cells, then floats), its stacks are private arrays that SROA turns
+        into registers when the effects are static."""
+        if not word.effect.static:
+            raise ForthError(f"{word.name} has a dynamic stack effect {word.effect.notation()}: a kernel needs "
+                             "a static one (balanced IF branches and loops, no ?DUP or computed PICK)",
+                             word.pos, word.name)
+        m = self._module(name)
+        needed: list[Colon] = []
+        suspends = word.suspends
+
+        def make_gen(fn: ir.Function, env: Env, fail_bb: ir.Block) -> Gen:
+            return self._gen(m, fn, env, fail_bb, needed, inline_suspending=True)
+
+        def emit(g: Gen) -> None:
+            g.call(word)
+
+        self.target.define_export(m, name, word.effect, make_gen, emit)
+        text, words = self._assemble(m, needed)
+        return KernelModule(text, name, suspends, True, words, [], [])
+
+    def _assemble(self, m: ir.Module, needed: list[Colon]) -> tuple[str, list[Colon]]:
+        """The kernel module's text: the kernel, the helpers and every word it reaches."""
+        texts: list[str] = []
+        decls: dict[str, str] = {}
+        done: set[int] = set()
+        queue = list(needed)
+        words: list[Colon] = []
+        while queue:
+            w = queue.pop()
+            if w.uid in done:
+                continue
+            done.add(w.uid)
+            words.append(w)
+            text, callees, wdecls = self.word_text(w)
+            texts.append(text)
+            for d in wdecls:
+                mm = _DECLARE.match(d)
+                if mm:
+                    decls.setdefault(mm.group(1), d)
+            queue.extend(callees)
+        defined = set(HELPERS) | {w.ir_name for w in words}
+        body = str(m)
+        own = {mm.group(1) for mm in _DECLARE.finditer(body)}
+        body = _DECLARE.sub(lambda mm: "" if mm.group(1) in defined else mm.group(0), body)
+        extra = [d for n, d in decls.items() if n not in defined and n not in own]
+        return "\n".join([body, HELPERS_IR, *extra, *texts]), words
 
     def word_text(self, word: Colon) -> tuple[str, list[Colon], list[str]]:
-        key = (self.target.name, self.checked, self.base_addr())
+        key = (self.target.name, self.checked, self.base_addr(), self.inline_all)
         hit = word.ir_text.get(key)
         if hit is not None:
             return hit
@@ -87,6 +141,8 @@ class Compiler:
             return self._gen(m, fn, env, fail_bb, needed, inline_suspending=False)
 
         fn = emit_word_function(word, factory, m)
+        if self.inline_all and not word.recursive:  # exported kernels: stacks must become registers
+            fn.attributes.add("alwaysinline")
         decls = [line for line in str(m).splitlines() if line.startswith("declare")]
         result = (str(fn), needed, decls)
         word.ir_text[key] = result
@@ -120,30 +176,6 @@ class Compiler:
                 tiles_out[:] = g.tstack
 
         self.target.define_kernel(m, name, suspends, make_gen, emit)
-        # close over every word reached
-        texts: list[str] = []
-        decls: dict[str, str] = {}
-        done: set[int] = set()
-        queue = list(needed)
-        words: list[Colon] = []
-        while queue:
-            w = queue.pop()
-            if w.uid in done:
-                continue
-            done.add(w.uid)
-            words.append(w)
-            text, callees, wdecls = self.word_text(w)
-            texts.append(text)
-            for d in wdecls:
-                mm = _DECLARE.match(d)
-                if mm:
-                    decls.setdefault(mm.group(1), d)
-            queue.extend(callees)
-        defined = set(HELPERS) | {w.ir_name for w in words}
-        body = str(m)
-        own = {mm.group(1) for mm in _DECLARE.finditer(body)}
-        body = _DECLARE.sub(lambda mm: "" if mm.group(1) in defined else mm.group(0), body)
-        extra = [d for n, d in decls.items() if n not in defined and n not in own]
-        text = "\n".join([body, HELPERS_IR, *extra, *texts])
+        text, words = self._assemble(m, needed)
         heavy = _has_loops(nodes) or any(_has_loops(w.body) for w in words)
         return KernelModule(text, name, suspends, heavy, words, tiles_out, tiles_in)

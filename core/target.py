@@ -184,6 +184,11 @@ class Target(ABC):
                       emit_body: BodyEmitter) -> ir.Function:
         """The kernel entry around a line's body (stacks in, body, stacks out)."""
 
+    def define_export(self, module: ir.Module, name: str, effect: object,
+                      make_gen: Callable, emit_body: BodyEmitter) -> ir.Function:
+        """A word as a standalone kernel (only targets that export kernels)."""
+        raise NotImplementedError(f"the {self.name} target does not export kernels")
+
     def shared_addr(self, g: "Gen", offset: int) -> ir.Value:
         """Address of byte `offset` of this block's shared memory."""
         p = g.b.gep(g.env.ctx, [ir.Constant(ir.IntType(64), L.CTX_SHARED)], source_etype=ir.IntType(64))

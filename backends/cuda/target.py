@@ -273,3 +273,33 @@ class NvptxTarget(Target):
             g.b.store(c64(L.ST_DONE), self.thr_slot(g, L.T_STATUS))
             g.b.ret_void()
         return fn
+
+    # ---- exported kernels: a word with a static effect, stacks in private arrays ------
+    def define_export(self, module: ir.Module, name: str, effect: object,
+                      make_gen: Callable, emit_body: BodyEmitter) -> ir.Function:
+        """`ptx_kernel void @name(ptr ctx, i64 x1 .. xn, float r1 .. rm)`: the
+        parameters are pushed in order, then the word runs. ctx holds the error
+        record (and an output buffer); its thread slot is a scratch record."""
+        nd, nf = effect.dneed, effect.fneed
+        fn = ir.Function(module, ir.FunctionType(ir.VoidType(), [PTR] + [I64] * nd + [F32] * nf), name)
+        fn.calling_convention = "ptx_kernel"
+        ctx = fn.args[0]
+        entry = fn.append_basic_block("entry")
+        b = ir.IRBuilder(entry)
+        ds = b.alloca(I64, size=c64(L.DS_MAX), name="ds")
+        fs = b.alloca(F32, size=c64(L.FS_MAX), name="fs")
+        dsp = b.alloca(I64, name="dsp")
+        fsp = b.alloca(I64, name="fsp")
+        b.store(c64(0), dsp)
+        b.store(c64(0), fsp)
+        thr = b.gep(ctx, [c64(L.CTX_SLOTS)], source_etype=I64)
+        fail_bb = fn.append_basic_block("fail")
+        ir.IRBuilder(fail_bb).ret_void()
+        g = make_gen(fn, Env(ctx, thr, ds, dsp, fs, fsp), fail_bb)
+        g.b.position_at_end(entry)
+        g.push(*fn.args[1:1 + nd])
+        g.fpush(*fn.args[1 + nd:])
+        emit_body(g)
+        if not g.b.block.is_terminated:
+            g.b.ret_void()
+        return fn

@@ -1,0 +1,181 @@
+"""PTX from the per-thread IR: llvmlite's NVPTX target machine, libdevice,
+and ptxas (from the nvidia-cuda-nvcc wheel) to validate and measure it.
+
+Two cost levels (anchors.md: NVPTX codegen at opt 3 grows superlinearly with
+kernel length): REPL lines use a cheap code generator; exported kernels and
+benchmarks get the full O3 pipeline and opt-3 code generation.
+"""
+from __future__ import annotations
+
+import functools
+import re
+import shutil
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import llvmlite.binding as llvm
+
+from tileforth.core.compiler import Compiler
+from tileforth.core.dictionary import Colon
+from tileforth.core.errors import ForthError
+
+from .target import NvptxTarget
+
+if TYPE_CHECKING:
+    from tileforth.core.interpreter import Forth
+
+ARCHS = ("sm_75", "sm_80", "sm_86", "sm_89", "sm_90")
+
+
+@functools.cache
+def _init() -> None:
+    llvm.initialize_all_targets()
+    llvm.initialize_all_asmprinters()
+
+
+@functools.cache
+def target_machine(arch: str, opt: int) -> llvm.TargetMachine:
+    _init()
+    if arch not in ARCHS:
+        raise ForthError(f"unknown GPU architecture {arch}: use one of {', '.join(ARCHS)}")
+    return llvm.Target.from_triple(NvptxTarget.triple).create_target_machine(cpu=arch, opt=opt)
+
+
+def nvidia_root() -> Path | None:
+    try:
+        import nvidia
+    except ImportError:
+        return None
+    for base in nvidia.__path__:
+        for sub in ("cu13", "cuda_nvcc"):
+            if (Path(base) / sub).is_dir():
+                return Path(base) / sub
+    return None
+
+
+def libdevice_path() -> Path | None:
+    root = nvidia_root()
+    hits = sorted(root.glob("nvvm/libdevice/libdevice*.bc")) if root else []
+    if hits:
+        return hits[0]
+    fallback = Path("/usr/local/cuda/nvvm/libdevice/libdevice.10.bc")
+    return fallback if fallback.exists() else None
+
+
+def ptxas_path() -> str | None:
+    root = nvidia_root()
+    if root and (root / "bin" / "ptxas").exists():
+        return str(root / "bin" / "ptxas")
+    return shutil.which("ptxas")
+
+
+@functools.cache
+def _libdevice_bitcode() -> bytes:
+    path = libdevice_path()
+    if path is None:
+        raise ForthError("FEXP FLOG FSIN FCOS on the GPU need libdevice: install the nvidia-cuda-nvcc wheel")
+    return path.read_bytes()
+
+
+def module_to_ptx(text: str, arch: str = "sm_80", heavy: bool = True) -> str:
+    """Optimise a module's IR for the GPU and emit PTX."""
+    tm = target_machine(arch, 3 if heavy else 1)
+    mod = llvm.parse_assembly(text)
+    if "__nv_" in text:
+        mod.link_in(llvm.parse_bitcode(_libdevice_bitcode()))
+        for f in mod.functions:
+            if f.name.startswith("__nv_") or f.name.startswith("__internal"):
+                f.linkage = "internal"
+    mod.verify()
+    pto = llvm.create_pipeline_tuning_options(speed_level=3 if heavy else 1)
+    pb = llvm.create_pass_builder(tm, pto)
+    pb.getModulePassManager().run(mod, pb)
+    return tm.emit_assembly(mod)
+
+
+def _compiler(forth: "Forth", arch: str, checked: bool) -> Compiler:
+    tm = target_machine(arch, 3)
+    target = NvptxTarget(arch, str(tm.target_data))
+    target.shared_bytes = forth.shared_bytes
+    return Compiler(target, forth.sites, forth.strings, checked, lambda: forth.base_addr)
+
+
+def word_ptx(forth: "Forth", name: str, arch: str = "sm_80") -> str:
+    """The PTX of a word launched as a kernel (its inputs are parameters)."""
+    word = forth.dict.get(name.upper())
+    if not isinstance(word, Colon):
+        raise ForthError(f"{name} is not a colon definition: only words defined with : can be kernels")
+    comp = _compiler(forth, arch, checked=False)
+    comp.inline_all = True
+    comp.count_steps = False
+    kname = re_kernel_name(word.name)
+    km = comp.export(word, kname)
+    return module_to_ptx(km.text, arch, heavy=True)
+
+
+def re_kernel_name(name: str) -> str:
+    clean = re.sub(r"[^A-Za-z0-9_]", "_", name)
+    return clean if clean[:1].isalpha() or clean[:1] == "_" else "k_" + clean
+
+
+def line_ptx(forth: "Forth", source: str, arch: str = "sm_80", heavy: bool = False) -> str:
+    """The PTX the cuda backend would run for one REPL line (stacks in the state buffer)."""
+    from tileforth.core.reader import Reader
+    saved = forth.segment
+    forth.segment = []
+    reader = Reader(source)
+    forth.reader = reader
+    try:
+        while (tok := reader.next_token()) is not None:
+            forth._token(tok)
+        nodes = forth.segment
+    finally:
+        forth.segment = saved
+    km = _compiler(forth, arch, checked=True).kernel(nodes, forth.tiles)
+    return module_to_ptx(km.text, arch, heavy=heavy)
+
+
+@dataclass(frozen=True)
+class PtxasInfo:
+    function: str
+    registers: int
+    stack_frame: int
+    spill_stores: int
+    spill_loads: int
+
+
+def ptxas(ptx: str, arch: str = "sm_80") -> dict[str, PtxasInfo]:
+    """Assemble PTX with ptxas -v; returns per-function resource usage.
+    Raises ForthError with ptxas's message when the PTX is rejected."""
+    exe = ptxas_path()
+    if exe is None:
+        raise ForthError("ptxas not found: install the nvidia-cuda-nvcc wheel (pip install -e '.[test]')")
+    with tempfile.TemporaryDirectory() as d:
+        src = Path(d) / "k.ptx"
+        src.write_text(ptx)
+        proc = subprocess.run([exe, f"-arch={arch}", "-v", str(src), "-o", str(Path(d) / "k.cubin")],
+                              capture_output=True, text=True, timeout=120)
+    if proc.returncode != 0:
+        raise ForthError(f"ptxas rejected the PTX: {proc.stderr.strip()}")
+    out: dict[str, PtxasInfo] = {}
+    current = None
+    stack = spill_s = spill_l = 0
+    for line in proc.stderr.splitlines():
+        m = re.search(r"Function properties for (\S+)", line)
+        if m:
+            current = m.group(1)
+            continue
+        m = re.search(r"(\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads", line)
+        if m and current:
+            stack, spill_s, spill_l = map(int, m.groups())
+            continue
+        m = re.search(r"Compiling entry function '(\S+)'", line)
+        if m:
+            current = m.group(1)
+        m = re.search(r"Used (\d+) registers", line)
+        if m and current:
+            out[current] = PtxasInfo(current, int(m.group(1)), stack, spill_s, spill_l)
+    return out
