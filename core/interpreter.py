@@ -13,7 +13,7 @@ import importlib
 import math
 import struct
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from dataclasses import dataclass
 
@@ -88,6 +88,7 @@ class Forth:
         self.out_parts: list[str] = []
         self.last_timing: dict[str, float] = {}
         self.tile_config = TileConfig()
+        self.on_segment: Callable[[list[Node], list[Tile]], None] | None = None  # e.g. also compile to PTX
         self.tiles: list[Tile] = []  # the tile stack's static shape (the data is per warp, in the backend)
         self._install()
         if prelude:
@@ -307,6 +308,8 @@ class Forth:
         self.segment_uses_base = False
         if not nodes:
             return
+        if self.on_segment is not None:
+            self.on_segment(nodes, list(self.tiles))
         key = (self.backend.grid, self.backend.block, self.checked, tuple(self.tiles), _tree_key(nodes))
         kernel = self.kcache.get(key)
         timing: dict[str, float] = {}

@@ -121,21 +121,10 @@ def re_kernel_name(name: str) -> str:
     return clean if clean[:1].isalpha() or clean[:1] == "_" else "k_" + clean
 
 
-def line_ptx(forth: "Forth", source: str, arch: str = "sm_80", heavy: bool = False) -> str:
-    """The PTX the cuda backend would run for one REPL line (stacks in the state buffer)."""
-    from tileforth.core.reader import Reader
-    saved = forth.segment
-    forth.segment = []
-    reader = Reader(source)
-    forth.reader = reader
-    try:
-        while (tok := reader.next_token()) is not None:
-            forth._token(tok)
-        nodes = forth.segment
-    finally:
-        forth.segment = saved
-    km = _compiler(forth, arch, checked=True).kernel(nodes, forth.tiles)
-    return module_to_ptx(km.text, arch, heavy=heavy)
+def segment_ptx(forth: "Forth", nodes: list, tiles: list, arch: str = "sm_80", heavy: bool = False) -> str:
+    """The PTX the cuda backend runs for one segment of a REPL line (stacks in the state buffer)."""
+    km = _compiler(forth, arch, checked=True).kernel(nodes, tiles)
+    return module_to_ptx(km.text, arch, heavy=heavy or km.heavy)
 
 
 @dataclass(frozen=True)
