@@ -23,7 +23,7 @@ from llvmlite import ir
 from . import layout as L
 from .effects import Effect, body_effect
 from .errors import ForthError, SourcePos
-from .tiles import detailed, notation, resolve, same_stack
+from .tiles import detailed, resolve, same_stack
 from .tree import Begin, Call, Do, Exit, FLit, If, Leave, Lit, LocalGet, Node, Prim, Recurse
 
 if TYPE_CHECKING:
@@ -184,6 +184,7 @@ class Gen:
         self.tstack: list = []  # the tile stack, known statically (Tile | Hole entries)
         self.tile_holes = False  # True while a definition is checked alone (unknown tiles below)
         self.tile_floor = 0  # how many of the bottom entries are those unknown tiles (holes)
+        self.tile_initial: list = []  # the tile stack at entry
         self.coro = None  # (suspend block, cleanup block) inside a coroutine kernel
         self.count_steps = True  # loop back-edges count against the step budget
 
@@ -305,8 +306,15 @@ class Gen:
 
     def check_tiles(self, expected: list, actual: list, what: str, pos: SourcePos | None) -> None:
         if not same_stack(expected, actual):
+            k = self.tiles_shown_from()
             raise ForthError(f"{what} must leave the same tile stack on every path, but one path leaves "
-                             f"{detailed(expected)} and another {detailed(actual)}", pos)
+                             f"{detailed(expected[k:])} and another {detailed(actual[k:])}", pos)
+
+    def tiles_shown_from(self) -> int:
+        """In a definition checked alone, show stacks from the deepest unknown tile it touched."""
+        if not self.tile_floor:
+            return 0
+        return min([i for i, h in enumerate(self.tile_initial) if h.touched], default=self.tile_floor)
 
     # ---- memory ----------------------------------------------------------
     def mem_ptr(self, addr: ir.Value, size: int, word: str) -> ir.Value:
@@ -606,8 +614,9 @@ class Gen:
         ok = len(self.tstack) >= len(needs) and all(
             resolve(n) is n or resolve(n) == resolve(t) for n, t in zip(needs, top))
         if not ok:
-            have = f"{notation(self.tstack)} {detailed(self.tstack)}" if self.tstack else "empty"
-            raise ForthError(f"{word.name} expects {notation(needs)} on the tile stack, but it is {have}",
+            want = detailed([resolve(n) for n in needs])
+            have = detailed(self.tstack[self.tiles_shown_from():]) if self.tstack else "empty"
+            raise ForthError(f"{word.name} expects {want} on the tile stack, but it is {have}",
                              self.pos, word.name)
 
     def enter_locals(self, word: "Colon") -> None:

@@ -15,6 +15,7 @@ from llvmlite import ir
 
 from .codegen import HELPERS, Env, Gen, Sites, emit_word_function
 from .dictionary import Colon
+from .effects import body_effect
 from .errors import ForthError
 from .target import HELPERS_IR, Target
 from .tiles import MAX_TILES, Hole
@@ -101,6 +102,22 @@ class Compiler:
         text, words = self._assemble(m, needed)
         return KernelModule(text, name, suspends, True, words, [], [])
 
+    def kernel_file(self, name: str, nodes: list[Node], params: list[str]) -> KernelModule:
+        """A kernel file's body as a kernel whose parameters are named words."""
+        eff = body_effect(nodes)
+        if not eff.static or eff.dneed or eff.fneed:
+            raise ForthError(f"the body of kernel {name} must have a static stack effect that needs no inputs "
+                             f"(it has {eff.notation()}): parameters are words, not stack items")
+        m = self._module(name)
+        needed: list[Colon] = []
+
+        def make_gen(fn: ir.Function, env: Env, fail_bb: ir.Block) -> Gen:
+            return self._gen(m, fn, env, fail_bb, needed, inline_suspending=True)
+
+        self.target.define_kernel_file(m, name, params, make_gen, lambda g: g.body(nodes))
+        text, words = self._assemble(m, needed)
+        return KernelModule(text, name, _suspends(nodes), True, words, [], [])
+
     def _assemble(self, m: ir.Module, needed: list[Colon]) -> tuple[str, list[Colon]]:
         """The kernel module's text: the kernel, the helpers and every word it reaches."""
         texts: list[str] = []
@@ -165,6 +182,7 @@ class Compiler:
 
         def emit(g: Gen) -> None:
             g.tstack = list(tiles)
+            g.tile_initial = list(tiles)
             g.tile_holes = holes
             g.tile_floor = len(tiles) if holes else 0
             g.body(nodes)

@@ -65,9 +65,12 @@ class Constant:
     help: str = ""
     array: tuple | None = None  # (addr, shape, eltype) for ARRAY/MATRIX names
     shared: int | None = None  # offset in per-block shared memory for SHARED: names
+    param: tuple[int, str] | None = None  # (index, "ptr" | "int" | "float") for kernel-file parameters
 
     @property
     def kind(self) -> str:
+        if self.param is not None:
+            return "param"
         return "shared" if self.shared is not None else "constant"
 
 

@@ -280,11 +280,18 @@ def i_colon(f: "Forth", tok: Token) -> None:
         raise ForthError("`:` cannot start inside an open control structure", tok.pos, ":")
     name = _name(f, tok)
     f.colon = Colon(name.text, [], name.pos, source=name.pos.text, prelude=f.reader.name == "prelude.fth")
+    f.colon_start = (f.reader, tok.pos)
 
 
 def i_semicolon(f: "Forth", tok: Token) -> None:
     if f.colon is None:
         raise ForthError("; without a matching `:`", tok.pos, ";")
+    reader, start = getattr(f, "colon_start", (None, None))
+    if reader is f.reader and start is not None:  # the definition's own text, for SEE
+        lines = reader.lines[start.line - reader.first_line:tok.pos.line - reader.first_line + 1]
+        lines[-1] = lines[-1][:tok.pos.col]
+        lines[0] = lines[0][start.col - 1:]
+        f.colon.source = "\n".join(lines)
     f.finish_definition(tok)
 
 

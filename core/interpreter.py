@@ -88,6 +88,7 @@ class Forth:
         self.out_parts: list[str] = []
         self.last_timing: dict[str, float] = {}
         self.tile_config = TileConfig()
+        self.collect: list[Node] | None = None
         self.on_segment: Callable[[list[Node], list[Tile]], None] | None = None  # e.g. also compile to PTX
         self.tiles: list[Tile] = []  # the tile stack's static shape (the data is per warp, in the backend)
         self._install()
@@ -132,7 +133,7 @@ class Forth:
     def tile_stack(self, warp: int = 0) -> list["TileView"]:
         """The tile stack of one warp (warp 0 of block 0 by default), bottom
         first: each entry's kind, shape, type and logical matrix."""
-        data = self.backend.get_tiles()[warp]
+        data = self.backend.tiles_of(warp)
         return [TileView(t.kind, t.rows_cols, t.dtype, t.layout, t.shape, data[i].copy())
                 for i, t in enumerate(self.tiles)]
 
@@ -231,7 +232,7 @@ class Forth:
             if entry.name in ("PICK", "ROLL", "TROLL") and items and isinstance(items[-1], Lit) \
                     and items[-1].value >= 0:
                 return Prim(entry, tok.pos, arg=items.pop().value)
-            if entry.suspends and entry.name != "BARRIER":  # tile words keep the settings of now
+            if entry.group.startswith("Tiles"):  # tile words keep the settings of now
                 return Prim(entry, tok.pos, arg=self.tile_config)
             return Prim(entry, tok.pos)
         if isinstance(entry, Colon):
@@ -241,6 +242,8 @@ class Forth:
                 self.segment_uses_base = True
             if entry.shared is not None:
                 return Prim(PRIMS["(SHARED)"], tok.pos, arg=entry.shared)
+            if entry.param is not None:
+                return Prim(PRIMS["(PARAM)"], tok.pos, arg=entry.param)
             if entry.is_float:
                 return FLit(float(entry.value), tok.pos)
             return Lit(int(entry.value), tok.pos)
@@ -307,6 +310,9 @@ class Forth:
         nodes, self.segment = self.segment, []
         self.segment_uses_base = False
         if not nodes:
+            return
+        if self.collect is not None:  # building a kernel file's body: gather, don't run
+            self.collect.extend(nodes)
             return
         if self.on_segment is not None:
             self.on_segment(nodes, list(self.tiles))
@@ -440,8 +446,15 @@ class Forth:
         self.backend.set_state(st)
 
     def stacks_uniform(self) -> bool:
+        """Every thread has the same data and float stacks (slots above the depth don't count)."""
         st = self.backend.get_state()
-        return bool((st == st[0]).all())
+        depth = st[:, L.S_DSP:L.S_DSP + 8].view(np.int64)[:, 0]
+        fdepth = st[:, L.S_FSP:L.S_FSP + 8].view(np.int64)[:, 0]
+        if (depth != depth[0]).any() or (fdepth != fdepth[0]).any():
+            return False
+        cells = st[:, L.S_DS:L.S_FS].view(np.int64)[:, :depth[0]]
+        floats = st[:, L.S_FS:L.S_FS + 4 * L.FS_MAX].view(np.int32)[:, :fdepth[0]]
+        return bool((cells == cells[0]).all() and (floats == floats[0]).all())
 
     # ---- definitions -------------------------------------------------------------
     def finish_definition(self, tok: Token) -> None:

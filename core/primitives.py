@@ -524,6 +524,18 @@ def _shared_addr(g: "Gen", n: "Prim") -> None:
 
 
 group("Output")
+def _param_effect(n: "Prim") -> Effect:
+    return Effect(True, 0, 0, 0, 1) if n.arg[1] == "float" else Effect(True, 0, 1, 0, 0)
+
+
+@prim("(PARAM)", "( -- x )", "A kernel parameter (compiled for a `\\! param` name).", "", custom=True,
+      static_effect=_param_effect, suspends=True)
+def _param(g: "Gen", n: "Prim") -> None:
+    index, kind = n.arg
+    value = g.target.param(g, index, kind)
+    g.fpush(value) if kind == "float" else g.push(value)
+
+
 # ---- output ---------------------------------------------------------------------------
 def _out(g: "Gen", kind: int, aux: ir.Value, value: ir.Value) -> None:
     g.b.call(g.helper("tf_out"), [g.env.ctx, g.env.thr, c64(kind), aux, value])

@@ -37,7 +37,7 @@ def prelude_entries() -> list[Entry]:
 
 
 def entries() -> list[Entry]:
-    out = [Entry(p.name, p.effect, p.help, p.example, p.group) for p in TABLE.values() if p.name != "(SHARED)"]
+    out = [Entry(p.name, p.effect, p.help, p.example, p.group) for p in TABLE.values() if not p.name.startswith("(")]
     out += [Entry(w.name, w.effect, w.help, w.example, "Control structures, definitions and parsing words")
             for w in IMMEDIATES]
     out += [Entry(w.name, w.effect, w.help, w.example, "Host words (run between launches)") for w in HOST_WORDS]

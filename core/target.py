@@ -20,6 +20,7 @@ import numpy as np
 from llvmlite import ir
 
 from . import layout as L
+from .errors import ForthError
 
 if TYPE_CHECKING:
     from .codegen import Env, Gen
@@ -189,6 +190,10 @@ class Target(ABC):
         """A word as a standalone kernel (only targets that export kernels)."""
         raise NotImplementedError(f"the {self.name} target does not export kernels")
 
+    def param(self, g: "Gen", index: int, kind: str) -> ir.Value:
+        """A kernel-file parameter (only targets that export kernels)."""
+        raise ForthError(f"kernel parameters exist only in exported kernels, not on the {self.name} target")
+
     def shared_addr(self, g: "Gen", offset: int) -> ir.Value:
         """Address of byte `offset` of this block's shared memory."""
         p = g.b.gep(g.env.ctx, [ir.Constant(ir.IntType(64), L.CTX_SHARED)], source_etype=ir.IntType(64))
@@ -264,6 +269,10 @@ class Backend(ABC):
 
     @abstractmethod
     def set_tiles(self, tiles: list) -> None: ...
+
+    @abstractmethod
+    def tiles_of(self, warp: int) -> list:
+        """A copy of one warp's tile data (logical matrices, bottom first)."""
 
     @abstractmethod
     def truncate_tiles(self, depth: int) -> None:

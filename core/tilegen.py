@@ -41,7 +41,7 @@ def _take(g: "Gen", n: "Prim", word: str, kinds: tuple[str, ...], expects: str) 
     stack a definition checked alone gets holes that the use resolves."""
     need = len(kinds)
     if need > len(g.tstack):
-        raise tile_error(word, expects, g.tstack[g.tile_floor:] if g.tile_floor else g.tstack, n.pos)
+        raise tile_error(word, expects, g.tstack[g.tiles_shown_from():], n.pos)
     got = g.tstack[len(g.tstack) - need:]
     cfg: TileConfig = n.arg if isinstance(n.arg, TileConfig) else TileConfig()
     out = []
@@ -54,7 +54,7 @@ def _take(g: "Gen", n: "Prim", word: str, kinds: tuple[str, ...], expects: str) 
                 t.resolved = _default(kind, cfg)
                 t = t.resolved
         elif kind != "*" and t.kind != kind:
-            raise tile_error(word, expects, g.tstack, n.pos)
+            raise tile_error(word, expects, g.tstack[g.tiles_shown_from():], n.pos)
         out.append(t)
     del g.tstack[len(g.tstack) - need:]
     return out
@@ -67,7 +67,7 @@ def _default(kind: str, cfg: TileConfig) -> Tile:
 def _push(g: "Gen", n: "Prim", word: str, t) -> None:
     if len(g.tstack) - g.tile_floor >= MAX_TILES:
         raise ForthError(f"{word}: the tile stack holds at most {MAX_TILES} tiles per warp (they are "
-                         f"registers on the GPU); it is {notation(g.tstack)}", n.pos, word)
+                         f"registers on the GPU); it is {notation(g.tstack[g.tiles_shown_from():])}", n.pos, word)
     g.tstack.append(t)
 
 

@@ -62,7 +62,11 @@ def run_lines(session: Session, display: Display, lines: Iterable[str], *,
 
 
 def _stacks_empty(forth) -> bool:
-    return not any(forth.data_stack(lane=None)) and not any(forth.float_stack(lane=None))
+    try:
+        tiles = forth.tile_stack(0)
+    except Exception:  # a backend without tiles
+        tiles = []
+    return not any(forth.data_stack(lane=None)) and not any(forth.float_stack(lane=None)) and not tiles
 
 
 def main(argv=None) -> int:

@@ -19,7 +19,8 @@ from . import views
 
 def make_console(file: TextIO) -> Console:
     tty = file.isatty()
-    return Console(file=file, highlight=False, force_terminal=tty, no_color=not tty,
+    # on a terminal no_color=None lets rich honour NO_COLOR
+    return Console(file=file, highlight=False, force_terminal=tty, no_color=None if tty else True,
                    soft_wrap=True)
 
 
@@ -47,8 +48,17 @@ class Display:
             self.out.write(text if text.endswith("\n") else text + "\n")
             self.out.flush()
 
+    @property
+    def colour(self) -> bool:
+        """Colour views (the tile heat maps): a terminal with colours on."""
+        c = self.out_console
+        return c.is_terminal and c.color_system is not None and not c.no_color
+
     def stacks(self, forth) -> None:
-        for line in views.render_stacks(forth, width=self.width, glyphs=self.glyphs):
+        """The data and float stacks, then the tile stack if not empty."""
+        lines = views.render_stacks(forth, width=self.width, glyphs=self.glyphs)
+        lines += views.render_tiles(forth, width=self.width, glyphs=self.glyphs, colour=self.colour)
+        for line in lines:
             self.out_console.print(line)
         self.out.flush()
 

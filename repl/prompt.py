@@ -43,7 +43,9 @@ def open_history(path: Path | None = None) -> History:
 def _toolbar(session: Session) -> str:
     f = session.forth
     (gx, gy, gz), (bx, by, bz) = f.launch_shape
-    return (f" {f.backend_name}  {gx} {gy} {gz} GRID {bx} {by} {bz} BLOCK"
+    cfg = getattr(f, "tile_config", None)
+    tiles = f"  tiles {cfg.describe()}" if cfg is not None else ""
+    return (f" {f.backend_name}  {gx} {gy} {gz} GRID {bx} {by} {bz} BLOCK{tiles}"
             "   BYE or Ctrl-D leaves")
 
 

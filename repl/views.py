@@ -7,6 +7,9 @@ holds the same value, otherwise as a short summary of the vector::
     data  <3> 5 [0 1 2 … 31] [-1×16 0×16]
     float <1> [0.0–7.5 (32 lanes)]
 
+and then, when a warp holds tensor-core tiles, the tile stack (see "tiles"
+below): a summary line per tile, or on a colour terminal a small heat map.
+
 Summaries, tried in this order (the first that applies wins):
 
     5                       uniform: the same in every thread
@@ -45,14 +48,22 @@ class Glyphs:
     ellipsis: str = "…"
     dash: str = "–"
     times: str = "×"
+    half_block: str | None = "▀"  # None: no colour view of tiles, only their summary
 
     @classmethod
     def for_encoding(cls, encoding: str | None) -> "Glyphs":
-        try:
-            "…–×".encode(encoding or "ascii")
+        def can(chars: str) -> bool:
+            try:
+                chars.encode(encoding or "ascii")
+                return True
+            except (UnicodeEncodeError, LookupError):
+                return False
+
+        if can("…–×▀"):
             return cls()
-        except (UnicodeEncodeError, LookupError):
-            return cls("...", "-", "x")
+        if can("…–×"):
+            return cls(half_block=None)
+        return cls("...", "-", "x", None)
 
 
 UNICODE = Glyphs()
@@ -247,6 +258,218 @@ def render_stacks(forth, *, width: int = WIDTH, glyphs: Glyphs = UNICODE) -> lis
         stack_line("float", forth.float_stack(lane=None), is_float=True,
                    width=width, glyphs=glyphs),
     ]
+
+
+# ---------------------------------------------------------------- tiles
+#
+# The tile stack (tensor-core fragments) of warp 0 follows the data and float
+# stacks when it is not empty, bottom first, top last.  Without colour (not a
+# terminal, NO_COLOR, TERM=dumb) one summary line per tile, for scripts:
+#
+#     tiles <2>
+#       acc 16x16 f32  min 0.0 max 0.0 mean 0.0
+#       a 16x16 f16 col  min -1.0 max 1.0 mean 0.0078125
+#
+# On a colour terminal one panel per tile, side by side: the label, the
+# matrix as `▀` cells (each text line holds two matrix rows: the upper in the
+# foreground colour, the lower in the background, so a cell is about square
+# and a 16x16 tile takes 8 lines of 16 columns), then min and max.  Colours
+# are diverging: blue < 0 < red, scaled to the tile's largest |value|, in
+# TILE_LEVELS steps each side; only zero is grey, NaN is magenta.
+
+TILE_NEG = (59, 76, 192)
+TILE_MID = (221, 221, 221)
+TILE_POS = (180, 4, 38)
+TILE_NAN = "#ff00ff"
+TILE_LEVELS = 8  # colour steps on each side of zero
+PANEL_GAP = 2
+MAX_WARPS_COMPARED = 4096  # beyond this the view does not say whether the warps agree
+
+
+def _hex(rgb) -> str:
+    return "#" + "".join(f"{round(c):02x}" for c in rgb)
+
+
+def _palette() -> list[str]:
+    """Colours for levels -TILE_LEVELS..TILE_LEVELS, then NaN."""
+    out = []
+    for lv in range(-TILE_LEVELS, TILE_LEVELS + 1):
+        a = abs(lv) / TILE_LEVELS
+        end = TILE_POS if lv > 0 else TILE_NEG
+        out.append(_hex(m + (e - m) * a for m, e in zip(TILE_MID, end)))
+    return out + [TILE_NAN]
+
+
+PALETTE = _palette()
+
+
+def tile_levels(values, scale: float | None = None) -> np.ndarray:
+    """Palette indices: 0 = most negative, TILE_LEVELS = zero, last = NaN."""
+    v = np.asarray(values, dtype=np.float64)
+    if scale is None:
+        finite = np.abs(v[np.isfinite(v)])
+        scale = float(finite.max()) if finite.size else 0.0
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        t = np.sign(v) if scale == 0 else np.clip(v / scale, -1.0, 1.0)
+    t = np.nan_to_num(t)
+    # only zero is grey: a non-zero value is at least one step away from it
+    steps = np.sign(t) * np.maximum(np.rint(np.abs(t) * TILE_LEVELS), t != 0)
+    idx = steps.astype(np.int64) + TILE_LEVELS
+    idx[np.isnan(v)] = len(PALETTE) - 1
+    return idx
+
+
+def tile_label(t) -> str:
+    """acc 16x16 f32, a 16x16 f16 col: kind, rows x cols, type, layout if col."""
+    rows, cols = t.shape
+    lay = " col" if t.kind != "acc" and t.layout == "col" else ""
+    return f"{t.kind} {rows}x{cols} {t.dtype}{lay}"
+
+
+def tile_stats(values) -> tuple[float | None, float | None, float | None, int]:
+    """(min, max, mean) of the finite elements, and how many are NaN/inf."""
+    v = np.asarray(values, dtype=np.float64)
+    finite = v[np.isfinite(v)]
+    bad = int(v.size - finite.size)
+    if finite.size == 0:
+        return None, None, None, bad
+    return float(finite.min()), float(finite.max()), float(finite.mean()), bad
+
+
+def tile_summary(t) -> str:
+    """One line: label, min, max, mean (f32, shortest text that round-trips)."""
+    lo, hi, mean, bad = tile_stats(t.values)
+    if lo is None:
+        return f"{tile_label(t)}  all nan/inf"
+    lo_s, hi_s, mean_s = (format_value(x, is_float=True) for x in (lo, hi, mean))
+    text = f"{tile_label(t)}  min {lo_s} max {hi_s} mean {mean_s}"
+    return text + (f" ({bad} nan/inf)" if bad else "")
+
+
+def _compact(x: float) -> str:
+    text = f"{x:.4g}"
+    return "0" if text == "-0" else text
+
+
+def heatmap(values, glyph: str = "▀") -> list[Text]:
+    """Two matrix rows per text line, as half blocks (fg upper, bg lower)."""
+    v = np.asarray(values)
+    idx = tile_levels(v)
+    rows, cols = idx.shape
+    lines = []
+    for r in range(0, rows, 2):
+        top = idx[r]
+        bottom = idx[r + 1] if r + 1 < rows else None
+        line = Text()
+        c = 0
+        while c < cols:  # one span per run of equal cells
+            key = (top[c], None if bottom is None else bottom[c])
+            e = c + 1
+            while e < cols and (top[e], None if bottom is None else bottom[e]) == key:
+                e += 1
+            style = f"{PALETTE[key[0]]}" + ("" if key[1] is None else f" on {PALETTE[key[1]]}")
+            line.append(glyph * (e - c), style=style)
+            c = e
+        lines.append(line)
+    return lines
+
+
+def tile_panel(t, glyph: str = "▀") -> list[Text]:
+    """Label, the matrix in colour, `min lo max hi`; all lines one width."""
+    lines = [Text(tile_label(t), style="bold")]
+    lines += heatmap(t.values, glyph)
+    lo, hi, _, bad = tile_stats(t.values)
+    rng = Text()
+    if lo is None:
+        rng.append("all nan/inf", style="dim")
+    else:
+        scale = max(abs(lo), abs(hi))
+        c_lo, c_hi = (PALETTE[int(i)] for i in tile_levels([lo, hi], scale))
+        rng.append("min ", style="dim")
+        rng.append(_compact(lo), style=f"bold {c_lo}")
+        rng.append(" max ", style="dim")
+        rng.append(_compact(hi), style=f"bold {c_hi}")
+        if bad:
+            rng.append(" nan/inf", style=f"bold {TILE_NAN}")
+    lines.append(rng)
+    w = max(line.cell_len for line in lines)
+    for line in lines:
+        line.pad_right(w - line.cell_len)
+    return lines
+
+
+def pack_panels(panels: list[list[Text]], width: int = WIDTH, gap: int = PANEL_GAP) -> list[Text]:
+    """Panels left to right, in rows that fit `width`."""
+    rows: list[list[list[Text]]] = [[]]
+    used = 0
+    for p in panels:
+        w = p[0].cell_len
+        if rows[-1] and used + gap + w > width:
+            rows.append([])
+            used = 0
+        used += (gap if rows[-1] else 0) + w
+        rows[-1].append(p)
+    out = []
+    for row in rows:
+        height = max(len(p) for p in row)
+        for i in range(height):
+            line = Text()
+            for j, p in enumerate(row):
+                if j:
+                    line.append(" " * gap)
+                line.append_text(p[i] if i < len(p) else Text(" " * p[0].cell_len))
+            line.rstrip()
+            line.truncate(width)
+            out.append(line)
+    return out
+
+
+def _warps(forth) -> tuple[int, bool | None]:
+    """(warps in the launch, whether every warp holds the same tiles)."""
+    try:
+        (gx, gy, gz), (bx, by, bz) = forth.launch_shape
+        n = gx * gy * gz * -(-(bx * by * bz) // 32)
+    except Exception:
+        return 1, None
+    get = getattr(getattr(forth, "backend", None), "get_tiles", None)
+    if n <= 1 or n > MAX_WARPS_COMPARED or get is None:
+        return n, None
+    try:
+        data = get()
+        first = data[0]
+        return n, all(len(w) == len(first) and all(np.array_equal(x, y, equal_nan=True)
+                                                   for x, y in zip(w, first)) for w in data)
+    except Exception:  # a view never fails the line
+        return n, None
+
+
+def render_tiles(forth, *, width: int = WIDTH, glyphs: Glyphs = UNICODE,
+                 colour: bool = False) -> list[Text]:
+    """The tile stack of warp 0 (nothing when it is empty)."""
+    try:
+        tiles = forth.tile_stack(0)
+    except Exception:  # a backend without tiles, or no warp 0
+        return []
+    if not tiles:
+        return []
+    head = Text()
+    head.append("tiles", style="bold cyan")
+    head.append(" ")
+    head.append(f"<{len(tiles)}>", style="dim")
+    n, alike = _warps(forth)
+    if n > 1:
+        note = f"warp 0 of {n}"
+        if alike is not None:
+            note += " (all alike)" if alike else " (the warps differ)"
+        head.append(" " + note, style="dim")
+    if colour and glyphs.half_block:
+        return [head] + pack_panels([tile_panel(t, glyphs.half_block) for t in tiles], width)
+    lines = [head]
+    for t in tiles:
+        line = Text("  " + tile_summary(t))
+        line.truncate(width)
+        lines.append(line)
+    return lines
 
 
 # ---------------------------------------------------------------- errors

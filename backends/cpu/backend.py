@@ -205,6 +205,9 @@ class CpuBackend(Backend):
     def get_tiles(self) -> list[list[np.ndarray]]:
         return [[t.copy() for t in warp] for warp in self.tile_data]
 
+    def tiles_of(self, warp: int) -> list[np.ndarray]:
+        return [t.copy() for t in self.tile_data[warp]]
+
     def set_tiles(self, tiles: list[list[np.ndarray]]) -> None:
         self.tile_data = [[t.copy() for t in warp] for warp in tiles]
 

@@ -80,7 +80,7 @@ class CpuTarget(Target):
         when all 32 lanes arrived with the same operands."""
         assert g.coro is not None, "tile operation outside a coroutine kernel"
         site = g.site()
-        g.sites.info[site] = info
+        g.sites.info[site] = dict(info, nops=len(operands))
         for i, v in enumerate(operands):
             g.b.store(v, self.thr_slot(g, L.T_OP + i))
         g.b.store(c64(L.ST_WARP), self.thr_slot(g, L.T_STATUS))

@@ -72,13 +72,13 @@ class WarpOps:
             if not same.all():
                 raise self._divergence(first, block, w, st, site[lanes])
             info = self.sites.info[first]
-            ops = rows[lanes, L.T_OP:L.T_OP + 3]
+            ops = rows[lanes, L.T_OP:L.T_OP + info["nops"]]
             bad = np.flatnonzero((ops != ops[0]).any(axis=1))
             if bad.size:
                 raise self.error(first, f"the lanes of warp {gw} disagree on the operands of a tile operation"
                                         "{where}: " + f"lanes {ranges((bad + w).tolist())} differ from lane {w} "
                                         "(every lane must pass the same address, stride and value)")
-            self.perform(info, [int(x) for x in ops[0]], be.tile_data[gw], first)
+            self.perform(info, [int(x) for x in ops[0]] if len(ops) else [], be.tile_data[gw], first)
             status[lanes] = L.ST_RUN
 
     def _divergence(self, site: int, block: int, w: int, st: np.ndarray, sites: np.ndarray) -> ForthError:
@@ -87,8 +87,11 @@ class WarpOps:
         what = {L.ST_DONE: "finished", L.ST_BARRIER: "wait at a BARRIER", L.ST_WARP: "wait at another tile op"}
         kinds = sorted({what.get(int(x), "are elsewhere") for x in st[others - w]})
         name, pos = self.sites.entries[site]
-        return ForthError(f"divergent warp in block {block}: lanes {ranges(at.tolist())} reached a tile operation"
-                          f" but lanes {ranges(others.tolist())} {' or '.join(kinds)}. A tile operation is executed "
+        def who(ids: np.ndarray) -> str:
+            lanes = f"lanes {ranges((ids - w).tolist())}"
+            return lanes if w == 0 else f"{lanes} (threads {ranges(ids.tolist())})"
+        return ForthError(f"divergent warp in block {block} (warp {w // WARP}): {who(at)} reached a tile operation"
+                          f" but {who(others)} {' or '.join(kinds)}. A tile operation is executed "
                           "by the whole warp together: keep it out of IFs whose condition differs between lanes",
                           pos)
 

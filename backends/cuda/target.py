@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Callable
 from llvmlite import ir
 
 from tileforth.core import layout as L
-from tileforth.core.codegen import F16, F32, I1, I8, I32, I64, PTR, Env, c64
+from tileforth.core.codegen import F16, F32, I8, I32, I64, PTR, Env, c64
 from tileforth.core.errors import ForthError
 from tileforth.core.target import BodyEmitter, Target
 from tileforth.core.tiles import SHAPES, Tile, elem_bytes
@@ -281,7 +281,27 @@ class NvptxTarget(Target):
         parameters are pushed in order, then the word runs. ctx holds the error
         record (and an output buffer); its thread slot is a scratch record."""
         nd, nf = effect.dneed, effect.fneed
-        fn = ir.Function(module, ir.FunctionType(ir.VoidType(), [PTR] + [I64] * nd + [F32] * nf), name)
+
+        def push_inputs(g: "Gen", fn: ir.Function) -> None:
+            g.push(*fn.args[1:1 + nd])
+            g.fpush(*fn.args[1 + nd:])
+        return self._private_stack_kernel(module, name, [I64] * nd + [F32] * nf, make_gen, emit_body, push_inputs)
+
+    def define_kernel_file(self, module: ir.Module, name: str, params: list[str],
+                           make_gen: Callable, emit_body: BodyEmitter) -> ir.Function:
+        """`ptx_kernel void @name(ptr ctx, <params>)`: arrays are pointers, scalars i64 or f32;
+        the body reads them through their names (`target.param`)."""
+        types = {"ptr": PTR, "int": I64, "float": F32}
+        return self._private_stack_kernel(module, name, [types[k] for k in params], make_gen, emit_body,
+                                          lambda g, fn: None)
+
+    def param(self, g: "Gen", index: int, kind: str) -> ir.Value:
+        arg = g.fn.args[1 + index]
+        return g.b.ptrtoint(arg, I64) if kind == "ptr" else arg
+
+    def _private_stack_kernel(self, module: ir.Module, name: str, param_types: list[ir.Type],
+                              make_gen: Callable, emit_body: BodyEmitter, prologue: Callable) -> ir.Function:
+        fn = ir.Function(module, ir.FunctionType(ir.VoidType(), [PTR] + param_types), name)
         fn.calling_convention = "ptx_kernel"
         ctx = fn.args[0]
         entry = fn.append_basic_block("entry")
@@ -297,8 +317,7 @@ class NvptxTarget(Target):
         ir.IRBuilder(fail_bb).ret_void()
         g = make_gen(fn, Env(ctx, thr, ds, dsp, fs, fsp), fail_bb)
         g.b.position_at_end(entry)
-        g.push(*fn.args[1:1 + nd])
-        g.fpush(*fn.args[1 + nd:])
+        prologue(g, fn)
         emit_body(g)
         if not g.b.block.is_terminated:
             g.b.ret_void()
