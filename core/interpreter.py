@@ -137,6 +137,74 @@ class Forth:
         return [TileView(t.kind, t.rows_cols, t.dtype, t.layout, t.shape, data[i].copy())
                 for i, t in enumerate(self.tiles)]
 
+    def ptx(self, word: str, arch: str = "sm_80") -> str:
+        """The PTX of a word launched as a kernel: its inputs become parameters
+        (cells as .u64, then floats as .f32, after a context pointer)."""
+        return importlib.import_module("tileforth.backends.cuda.ptx").word_ptx(self, word, arch)
+
+    def kernel(self, word: str) -> Callable[..., None]:
+        """A Python callable that runs `word` over a grid: arguments are its
+        inputs in order (arrays -> their device address, ints -> cells, floats
+        -> the float stack). numpy arrays are copied in and back; objects with
+        __cuda_array_interface__ are used in place on the cuda backend."""
+        entry = self.dict.get(word.upper())
+        if not isinstance(entry, Colon):
+            raise ForthError(f"{word} is not a colon definition")
+        if not entry.effect.static:
+            raise ForthError(f"{word} has a dynamic stack effect; a kernel needs a static one")
+
+        def run(*args: Any, grid: tuple[int, int, int] = (1, 1, 1),
+                block: tuple[int, int, int] = (32, 1, 1)) -> str:
+            return self._run_kernel(entry, args, tuple(grid), tuple(block))
+        run.__name__ = entry.name
+        return run
+
+    def _run_kernel(self, word: Colon, args: tuple, grid: tuple, block: tuple) -> str:
+        eff = word.effect
+        cells: list[int] = []
+        floats: list[float] = []
+        temps: list[tuple[int, np.ndarray]] = []
+        for a in args:
+            if hasattr(a, "__cuda_array_interface__") and hasattr(self.backend, "register_external"):
+                iface = a.__cuda_array_interface__
+                ptr = int(iface["data"][0])
+                nbytes = int(np.prod(iface["shape"])) * np.dtype(iface["typestr"]).itemsize
+                self.backend.register_external(ptr, nbytes)
+                cells.append(ptr)
+            elif isinstance(a, np.ndarray):
+                addr = self.backend.alloc(a.nbytes)
+                self.backend.write(addr, np.ascontiguousarray(a))
+                temps.append((addr, a))
+                cells.append(addr)
+            elif isinstance(a, (float, np.floating)):
+                floats.append(float(a))
+            elif isinstance(a, (int, np.integer)):
+                cells.append(int(a))
+            else:
+                raise ForthError(f"{word.name}: cannot pass a {type(a).__name__} to a kernel")
+        if (len(cells), len(floats)) != (eff.dneed, eff.fneed):
+            raise ForthError(f"{word.name} takes {eff.dneed} cell(s) and {eff.fneed} float(s) {eff.notation()}, "
+                             f"but got {len(cells)} and {len(floats)}")
+        snap = self._snapshot()
+        try:
+            self.backend.set_shape(grid, block)
+            self.push_uniform(*cells)
+            if floats:
+                st = self.backend.get_state()
+                st[:, L.S_FSP:L.S_FSP + 8].view(np.int64)[:, 0] = len(floats)
+                st[:, L.S_FS:L.S_FS + 4 * len(floats)].view(np.float32)[:] = np.array(floats, np.float32)
+                self.backend.set_state(st)
+            self.out_parts = []
+            self.segment = [Call(word, word.pos)]
+            self._flush()
+            for addr, arr in temps:
+                np.copyto(arr, self.backend.read(addr, arr.nbytes).view(arr.dtype).reshape(arr.shape))
+            return "".join(self.out_parts)
+        finally:
+            self._restore(snap)
+            for addr, _ in temps:
+                self.backend.free(addr)
+
     def array(self, name: str) -> np.ndarray:
         addr, shape, et = self._array_entry(name)
         nbytes = int(np.prod(shape)) * et.size
@@ -342,6 +410,9 @@ class Forth:
             raise self._launch_error(res.error)
         self.tiles = list(kernel.tiles_out)
         self.backend.truncate_tiles(len(self.tiles))
+        if self.tiles and not getattr(self.backend, "keeps_tiles", True):
+            raise ForthError(f"on the {self.backend.name} backend the tile stack lives in registers and must be "
+                             "empty at the end of a line: store or drop the tiles (TSTORE, TDROP) on the same line")
 
     def _site(self, site: int) -> tuple[str, SourcePos | None]:
         if 0 <= site < len(self.sites.entries):

@@ -1,6 +1,10 @@
-"""tileforth.backends.cuda: NVPTX code generation and PyCUDA launches."""
-from tileforth.core.errors import ForthError
+"""tileforth.backends.cuda: NVPTX code generation (llvmlite) and PyCUDA launches.
+
+PyCUDA is imported only when a cuda session starts; PTX generation and ptxas
+checks (ptx.py) work on machines without a GPU.
+"""
 
 
 def create():
-    raise ForthError("the cuda backend is not available yet: use backend='cpu' (the emulator)")
+    from .backend import CudaBackend
+    return CudaBackend()

@@ -1,0 +1,60 @@
+"""Kernels that leave the REPL: f.kernel(word) as a Python callable, f.ptx(word),
+and the cuda backend's clear refusal where there is no GPU or PyCUDA."""
+import importlib.util
+
+import numpy as np
+import pytest
+
+from tileforth.core import Forth, ForthError
+
+SAXPY = """: saxpy ( x y n -- ) ( F: a -- )
+  GLOBAL-ID TUCK > IF  4 * TUCK + >R + F@ FOVER F* R@ F@ F+ R> F!  FDROP
+  ELSE DROP 2DROP FDROP THEN ;"""
+
+
+def test_kernel_callable_runs_a_word_over_a_grid_on_numpy_arrays():
+    f = Forth()
+    f.eval(SAXPY)
+    f.eval("7 8")  # the session's stacks and shape survive the call
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal(1000).astype(np.float32)
+    y = rng.standard_normal(1000).astype(np.float32)
+    expect = np.float32(2.5) * x + y
+    f.kernel("saxpy")(x, y, 1000, 2.5, grid=(8, 1, 1), block=(128, 1, 1))
+    np.testing.assert_allclose(y, expect, rtol=1e-6)
+    assert f.data_stack() == [7, 8] and f.launch_shape == ((1, 1, 1), (32, 1, 1))
+
+
+def test_kernel_callable_checks_its_arguments():
+    f = Forth()
+    f.eval(SAXPY)
+    with pytest.raises(ForthError, match="takes 3 cell"):
+        f.kernel("saxpy")(np.zeros(4, np.float32), 4, 1.0)
+    with pytest.raises(ForthError, match="not a colon definition"):
+        f.kernel("DUP")
+
+
+def test_tensor_core_word_as_a_kernel_matches_numpy():
+    f = Forth()
+    f.eval(": mm ( a b c -- ) >R >R 16 TLOAD-A R> 16 TLOAD-B TZERO TROT TROT TMMA R> 16 TSTORE ;")
+    rng = np.random.default_rng(4)
+    a = rng.integers(-4, 5, (16, 16)).astype(np.float16)
+    b = rng.integers(-4, 5, (16, 16)).astype(np.float16)
+    c = np.zeros((16, 16), np.float32)
+    f.kernel("mm")(a, b, c)
+    np.testing.assert_array_equal(c, a.astype(np.float64) @ b.astype(np.float64))
+
+
+def test_ptx_of_a_word_names_its_parameters():
+    f = Forth()
+    f.eval(SAXPY)
+    ptx = f.ptx("saxpy", arch="sm_90")
+    assert ".target sm_90" in ptx and ".entry saxpy(" in ptx
+    assert ptx.count(".param .u64") == 4 and ptx.count(".param .f32") == 1  # ctx, x, y, n; a
+
+
+@pytest.mark.skipif(importlib.util.find_spec("pycuda") is not None, reason="PyCUDA is installed")
+def test_cuda_backend_without_pycuda_says_what_to_do():
+    with pytest.raises(ForthError, match="PyCUDA"):
+        Forth(backend="cuda")
+    assert Forth(backend="auto").backend_name == "cpu"
