@@ -204,6 +204,29 @@ class Target(ABC):
         f32 = ir.FloatType()
         return g.b.call(g.intrinsic(f"llvm.{name}.f32", f32, [f32] * len(args)), args)
 
+    def state_env(self, b: ir.IRBuilder, ctx: ir.Value, thr: ir.Value) -> tuple["Env", ir.Value]:
+        """The stacks of the thread whose record is `thr`: the arrays stay in
+        its state buffer, the depths are copied into allocas (registers)."""
+        from .codegen import Env
+        i8, i64 = ir.IntType(8), ir.IntType(64)
+        stp = b.inttoptr(b.load(b.gep(thr, [ir.Constant(i64, L.T_STATE)], source_etype=i64), typ=i64),
+                         ir.PointerType())
+        ds = b.gep(stp, [ir.Constant(i64, L.S_DS)], source_etype=i8)
+        fs = b.gep(stp, [ir.Constant(i64, L.S_FS)], source_etype=i8)
+        dsp = b.alloca(i64, name="dsp")
+        fsp = b.alloca(i64, name="fsp")
+        b.store(b.load(b.gep(stp, [ir.Constant(i64, L.S_DSP)], source_etype=i8), typ=i64), dsp)
+        b.store(b.load(b.gep(stp, [ir.Constant(i64, L.S_FSP)], source_etype=i8), typ=i64), fsp)
+        return Env(ctx, thr, ds, dsp, fs, fsp), stp
+
+    def finish_state(self, g: "Gen", stp: ir.Value) -> None:
+        """At the end of a line's body: depths back to the state buffer, thread DONE."""
+        i8, i64 = ir.IntType(8), ir.IntType(64)
+        g.flush()
+        for depth, off in ((g.env.dsp, L.S_DSP), (g.env.fsp, L.S_FSP)):
+            g.b.store(g.b.load(depth, typ=i64), g.b.gep(stp, [ir.Constant(i64, off)], source_etype=i8))
+        g.b.store(ir.Constant(i64, L.ST_DONE), self.thr_slot(g, L.T_STATUS))
+
     def int_to_ptr(self, g: "Gen", addr: ir.Value) -> ir.Value:
         return g.b.inttoptr(addr, ir.PointerType())
 

@@ -116,15 +116,8 @@ class CpuTarget(Target):
             mem = b.call(decl["malloc"], [size])
             b.store(b.ptrtoint(mem, I64), b.gep(thr, [c64(L.T_FRAME)], source_etype=I64))
             hdl = b.call(decl["llvm.coro.begin"], [cid, mem])
-        stp = b.inttoptr(b.load(b.gep(thr, [c64(L.T_STATE)], source_etype=I64), typ=I64), PTR)
-        ds = b.gep(stp, [c64(L.S_DS)], source_etype=I8)
-        fs = b.gep(stp, [c64(L.S_FS)], source_etype=I8)
-        dsp = b.alloca(I64, name="dsp")
-        fsp = b.alloca(I64, name="fsp")
-        b.store(b.load(b.gep(stp, [c64(L.S_DSP)], source_etype=I8), typ=I64), dsp)
-        b.store(b.load(b.gep(stp, [c64(L.S_FSP)], source_etype=I8), typ=I64), fsp)
+        env, stp = self.state_env(b, ctx, thr)
         fail_bb = fn.append_basic_block("fail")
-        env = Env(ctx, thr, ds, dsp, fs, fsp)
         g = make_gen(fn, env, fail_bb)
         if suspends:
             suspend_bb = fn.append_basic_block("suspend")
@@ -140,10 +133,7 @@ class CpuTarget(Target):
         emit_body(g)
         final_bb = fn.append_basic_block("final") if suspends else None
         if not g.b.block.is_terminated:
-            g.flush()
-            g.b.store(g.b.load(dsp, typ=I64), g.b.gep(stp, [c64(L.S_DSP)], source_etype=I8))
-            g.b.store(g.b.load(fsp, typ=I64), g.b.gep(stp, [c64(L.S_FSP)], source_etype=I8))
-            g.b.store(c64(L.ST_DONE), self.thr_slot(g, L.T_STATUS))
+            self.finish_state(g, stp)
             if suspends:
                 g.b.branch(final_bb)
             else:

@@ -103,8 +103,9 @@ def _compiler(forth: "Forth", arch: str, checked: bool) -> Compiler:
     return Compiler(target, forth.sites, forth.strings, checked, lambda: forth.base_addr)
 
 
-def word_ptx(forth: "Forth", name: str, arch: str = "sm_80") -> str:
-    """The PTX of a word launched as a kernel (its inputs are parameters)."""
+def word_ptx(forth: "Forth", name: str, arch: str = "sm_80", heavy: bool = True) -> str:
+    """The PTX of a word launched as a kernel (its inputs are parameters).
+    heavy=False: the REPL's cheaper code generation (opt 1), for quick looks."""
     word = forth.dict.get(name.upper())
     if not isinstance(word, Colon):
         raise ForthError(f"{name} is not a colon definition: only words defined with : can be kernels")
@@ -113,6 +114,27 @@ def word_ptx(forth: "Forth", name: str, arch: str = "sm_80") -> str:
     comp.count_steps = False
     kname = re_kernel_name(word.name)
     km = comp.export(word, kname)
+    return module_to_ptx(km.text, arch, heavy=heavy)
+
+
+def kernel_file_ptx(text: str, arch: str = "sm_80", source: str = "<kernel>") -> str:
+    """The PTX of a kernel file (core/kernelfile.py): `.entry NAME` with a
+    context pointer, then the parameters in header order (arrays .u64
+    pointers, integer scalars .u64, float scalars .f32). The body is read
+    with this target's compiler, so its definitions are checked for it at `;`."""
+    from tileforth.core.kernelfile import (KernelSession, check_names, declare_params_for_export,
+                                           declare_shared, parse_kernel_file, read_body)
+    spec = parse_kernel_file(text, source)
+    forth = KernelSession()  # cpu: only its dictionary is used, nothing runs
+    check_names(forth, spec)
+    declare_shared(forth, spec)
+    declare_params_for_export(forth, spec)
+    comp = _compiler(forth, arch, checked=False)
+    comp.inline_all = True
+    comp.count_steps = False
+    forth.compiler = comp
+    nodes = read_body(forth, spec)
+    km = comp.kernel_file(spec.name, nodes, spec.kinds)
     return module_to_ptx(km.text, arch, heavy=True)
 
 

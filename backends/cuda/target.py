@@ -254,23 +254,14 @@ class NvptxTarget(Target):
                             sreg("ntid", "x")), sreg("tid", "x"))
         linear = b.add(b.mul(block, bsize), local)
         thr = b.gep(thrs, [b.mul(linear, c64(L.THR_SLOTS))], source_etype=I64)
-        stp = b.inttoptr(b.load(b.gep(thr, [c64(L.T_STATE)], source_etype=I64), typ=I64), PTR)
-        ds = b.gep(stp, [c64(L.S_DS)], source_etype=I8)
-        fs = b.gep(stp, [c64(L.S_FS)], source_etype=I8)
-        dsp = b.alloca(I64, name="dsp")
-        fsp = b.alloca(I64, name="fsp")
-        b.store(b.load(b.gep(stp, [c64(L.S_DSP)], source_etype=I8), typ=I64), dsp)
-        b.store(b.load(b.gep(stp, [c64(L.S_FSP)], source_etype=I8), typ=I64), fsp)
+        env, stp = self.state_env(b, ctx, thr)
         fail_bb = fn.append_basic_block("fail")
         ir.IRBuilder(fail_bb).ret_void()
-        g = make_gen(fn, Env(ctx, thr, ds, dsp, fs, fsp), fail_bb)
+        g = make_gen(fn, env, fail_bb)
         g.b.position_at_end(entry)
         emit_body(g)
         if not g.b.block.is_terminated:
-            g.flush()
-            g.b.store(g.b.load(dsp, typ=I64), g.b.gep(stp, [c64(L.S_DSP)], source_etype=I8))
-            g.b.store(g.b.load(fsp, typ=I64), g.b.gep(stp, [c64(L.S_FSP)], source_etype=I8))
-            g.b.store(c64(L.ST_DONE), self.thr_slot(g, L.T_STATUS))
+            self.finish_state(g, stp)
             g.b.ret_void()
         return fn
 
@@ -293,9 +284,12 @@ class NvptxTarget(Target):
         the body reads them through their names (`target.param`)."""
         types = {"ptr": PTR, "int": I64, "float": F32}
         return self._private_stack_kernel(module, name, [types[k] for k in params], make_gen, emit_body,
-                                          lambda g, fn: None)
+                                          lambda g, fn: setattr(g, "kernel_params", list(params)))
 
     def param(self, g: "Gen", index: int, kind: str) -> ir.Value:
+        if getattr(g, "kernel_params", None) is None:
+            # a definition checked on its own at `;`: the parameter exists only in the kernel
+            return ir.Constant(F32, 0.0) if kind == "float" else c64(0)
         arg = g.fn.args[1 + index]
         return g.b.ptrtoint(arg, I64) if kind == "ptr" else arg
 

@@ -1,0 +1,446 @@
+r"""Kernel files: a kernel's interface in WarpForth-style header lines, then Forth.
+
+    \! kernel saxpy           the kernel's name (once, required)
+    \! param X f32[N]         an array: X pushes its device address
+    \! param Y f32[N]         (N: a number, or an integer parameter's name)
+    \! param A f32            a float scalar: A pushes onto the float stack
+    \! param N i32            an integer scalar: N pushes its value
+    \! shared T f32[256]      per-block shared memory: T pushes its address
+    GLOBAL-ID N < IF          the body: every thread runs it once, as one
+      ...                     kernel (control structures may span lines)
+    THEN
+
+The body may define words (`: f ... ;`); host words (ARRAY, GRID, CONSTANT,
+...) have no place in it: they act between launches, and a kernel file is
+one launch. Types are i8 i16 i32 i64 f16 bf16 f32 f64. As exported kernels,
+integer scalars are passed as 64-bit cells and float scalars as f32 (the
+float stack's type); arrays are pointers.
+
+    parse_kernel_file(text) -> KernelSpec       the header checked, the body kept
+    run_kernel_file(session, spec, values, ...) one launch on the session's backend
+    backends.cuda.ptx.kernel_file_ptx(text)     the same body as a PTX kernel
+"""
+from __future__ import annotations
+
+import re
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import ml_dtypes
+import numpy as np
+
+from .dictionary import Constant, HostWord
+from .effects import body_effect
+from .eltypes import BY_NAME, ElType
+from .errors import ForthError, SourcePos
+from .hostwords import CLOSERS, MAX_SHARED, OPENERS
+from .interpreter import Forth
+from .reader import Token, parse_float, parse_integer
+from .tree import Node
+
+TYPE_NAMES = " ".join(t.lower() for t in BY_NAME)
+_KERNEL_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+_TYPE = re.compile(r"([A-Za-z0-9]+)(?:\[(.*)\])?\Z")
+_COMMENT = re.compile(r"(\\(\s.*)?|\(\s[^)]*\)\s*)\Z")  # `\ ...` or `( ... )` on a line of its own
+
+
+@dataclass(frozen=True)
+class Param:
+    name: str
+    eltype: ElType
+    count: int | str | None  # array elements (a number or an integer scalar's name); None: a scalar
+    pos: SourcePos
+
+    @property
+    def kind(self) -> str:
+        """How the kernel receives it: "ptr" (arrays), "int" or "float" (scalars)."""
+        if self.count is not None:
+            return "ptr"
+        return "float" if self.eltype.is_float else "int"
+
+
+@dataclass(frozen=True)
+class Shared:
+    name: str
+    eltype: ElType
+    count: int
+    pos: SourcePos
+
+    @property
+    def nbytes(self) -> int:
+        return self.count * self.eltype.size
+
+
+@dataclass
+class KernelSpec:
+    name: str
+    params: list[Param]
+    shared: list[Shared]
+    body: str  # the Forth after the header
+    body_line: int  # its first line in the file (1-based)
+    source: str = "<kernel>"
+    pos: SourcePos | None = None  # the `\! kernel` line
+    header_lines: list[int] = field(default_factory=list)
+
+    @property
+    def kinds(self) -> list[str]:
+        return [p.kind for p in self.params]
+
+    def param(self, name: str) -> Param | None:
+        return next((p for p in self.params if p.name.upper() == name.upper()), None)
+
+    def padded_body(self) -> str:
+        """The body with blank lines in place of the header, so positions are the file's."""
+        return "\n" * (self.body_line - 1) + self.body
+
+
+def is_kernel_file(text: str) -> bool:
+    """True when the text has `\\!` header lines (plain Forth never starts a line with `\\!`)."""
+    return any(line.lstrip().startswith("\\!") for line in text.splitlines())
+
+
+def parse_kernel_file(text: str, source: str = "<kernel>") -> KernelSpec:
+    """Check the header lines; ForthErrors point at the bad line and column."""
+    lines = text.split("\n")
+    kernel: tuple[str, SourcePos] | None = None
+    params: list[Param] = []
+    shared: list[Shared] = []
+    names: dict[str, SourcePos] = {}
+    header_lines: list[int] = []
+    code_line = 0
+    shared_bytes = 0
+
+    for lineno, line in enumerate(lines, start=1):
+        stripped = line.strip()
+        if not stripped.startswith("\\!"):
+            if stripped and not _COMMENT.match(stripped) and not code_line:
+                code_line = lineno
+            continue
+        col0 = len(line) - len(line.lstrip()) + 1
+
+        def at(col: int) -> SourcePos:
+            return SourcePos(lineno, col, line, source)
+
+        if code_line:
+            raise ForthError(f"header lines (\\!) must come before the Forth code, which starts at line "
+                             f"{code_line}: move this line up", at(col0), "\\!")
+        header_lines.append(lineno)
+        words = _words(line, col0 + 2)
+        if not words:
+            raise ForthError("empty header line: write `\\! kernel NAME`, `\\! param NAME TYPE[N]`, "
+                             "`\\! param NAME TYPE` or `\\! shared NAME TYPE[N]`", at(col0), "\\!")
+        (directive, dcol), args = words[0], words[1:]
+        kind = directive.lower()
+        if kind == "kernel":
+            if len(args) != 1:
+                raise ForthError("write `\\! kernel NAME`: one name, a C identifier", at(dcol), directive)
+            name, ncol = args[0]
+            if kernel is not None:
+                raise ForthError(f"a second \\! kernel line: this file already declares kernel {kernel[0]} "
+                                 f"(line {kernel[1].line}); a kernel file holds one kernel", at(ncol), name)
+            if not _KERNEL_NAME.match(name):
+                raise ForthError(f"kernel name {name!r} is not a C identifier (letters, digits and _, not "
+                                 "starting with a digit): PTX needs one", at(ncol), name)
+            kernel = (name, at(dcol))
+        elif kind in ("param", "shared"):
+            if len(args) < 2:
+                shape = "TYPE[N]" if kind == "shared" else "TYPE[N] (an array) or TYPE (a scalar)"
+                raise ForthError(f"write `\\! {kind} NAME {shape}`, e.g. `\\! {kind} X f32[256]`", at(dcol),
+                                 directive)
+            (name, ncol), (tytext, tcol) = args[0], args[1]
+            tytext = "".join(w for w, _ in args[1:])  # `f32 [ 16 ]` reads as `f32[16]`
+            _check_name(name, names, at(ncol))
+            eltype, count, ccol = _parse_type(tytext, at(tcol), tcol)
+            if kind == "param":
+                params.append(Param(name, eltype, count, at(ncol)))
+            else:
+                if count is None:
+                    raise ForthError(f"shared memory needs a size: `\\! shared {name} {eltype.name.lower()}[N]`",
+                                     at(tcol), tytext)
+                if isinstance(count, str):
+                    raise ForthError(f"the size of shared memory must be a number, not {count}: it is fixed "
+                                     "when the kernel is compiled", at(ccol), count)
+                s = Shared(name, eltype, count, at(ncol))
+                shared_bytes = ((shared_bytes + 31) & ~31) + s.nbytes
+                if shared_bytes > MAX_SHARED:
+                    raise ForthError(f"shared memory {name} does not fit: a block has {MAX_SHARED} bytes, and "
+                                     f"the \\! shared lines so far need {shared_bytes}", at(ccol), tytext)
+                shared.append(s)
+            names[name.upper()] = at(ncol)
+        else:
+            raise ForthError(f"unknown header directive {directive!r}: use kernel, param or shared",
+                             at(dcol), directive)
+
+    if kernel is None:
+        first = lines[0] if lines else ""
+        raise ForthError("missing `\\! kernel NAME` line: a kernel file declares its name, then its "
+                         "parameters (`\\! param NAME TYPE[N]`), then the Forth", SourcePos(1, 1, first, source))
+    for p in params:  # a symbolic size names an integer scalar parameter
+        if isinstance(p.count, str):
+            size = next((q for q in params if q.name.upper() == p.count.upper()), None)
+            where = _count_pos(p)
+            if size is None:
+                raise ForthError(f"the size of {p.name}, {p.count}, is not a parameter: declare "
+                                 f"`\\! param {p.count} i32` or write a number", where, p.count)
+            if size.kind != "int":
+                raise ForthError(f"the size of {p.name}, {p.count}, must be an integer scalar parameter "
+                                 f"(it is {'an array' if size.kind == 'ptr' else 'a float'})", where, p.count)
+    last = header_lines[-1]
+    return KernelSpec(kernel[0], params, shared, "\n".join(lines[last:]), last + 1, source, kernel[1],
+                      header_lines)
+
+
+def _words(line: str, start: int) -> list[tuple[str, int]]:
+    """The blank-separated words after `\\!` with their 1-based columns; `\\ ` starts a comment."""
+    out = []
+    for m in re.finditer(r"\S+", line[start - 1:]):
+        if m.group() == "\\":
+            break
+        out.append((m.group(), start + m.start()))
+    return out
+
+
+def _check_name(name: str, names: dict[str, SourcePos], pos: SourcePos) -> None:
+    if name.upper() in names:
+        raise ForthError(f"duplicate name {name}: it is already declared at line {names[name.upper()].line}",
+                         pos, name)
+    if parse_integer(name, 10) is not None or parse_float(name) is not None:
+        raise ForthError(f"{name} is a number, not a name: choose a word such as X or DATA", pos, name)
+
+
+def _parse_type(text: str, pos: SourcePos, col: int) -> tuple[ElType, int | str | None, int]:
+    m = _TYPE.match(text)
+    if not m:
+        raise ForthError(f"bad type {text!r}: write TYPE or TYPE[N], e.g. f32 or f32[256]", pos, text)
+    eltype = BY_NAME.get(m.group(1).upper())
+    if eltype is None:
+        raise ForthError(f"unknown type {m.group(1)!r}: use one of {TYPE_NAMES}", pos, text)
+    ccol = col + len(m.group(1)) + 1
+    cpos = SourcePos(pos.line, ccol, pos.text, pos.source)
+    if m.group(2) is None:
+        return eltype, None, ccol
+    count = m.group(2).strip()
+    if re.fullmatch(r"[0-9]+", count):
+        if int(count) < 1:
+            raise ForthError(f"bad count {count}: an array needs at least one element", cpos, count)
+        return eltype, int(count), ccol
+    if count and parse_integer(count, 10) is None and not count.startswith(("-", "+")) \
+            and re.fullmatch(r"[^\s\[\]]+", count):
+        return eltype, count, ccol
+    raise ForthError(f"bad count {count!r}: write the number of elements, or the name of an integer "
+                     "parameter, e.g. f32[256] or f32[N]", cpos, count or text)
+
+
+def _count_pos(p: Param) -> SourcePos:
+    col = p.pos.text.find("[", p.pos.col) + 2
+    return SourcePos(p.pos.line, col if col > 1 else p.pos.col, p.pos.text, p.pos.source)
+
+
+# ---- reading the body in a session -------------------------------------------------------
+class KernelSession(Forth):
+    """A session that reads a kernel file's body as one kernel: while it
+    collects (`collect` is a list) control structures may span lines and
+    host words are refused."""
+
+    def _end_of_line(self) -> None:
+        if self.collect is not None and self.frames:
+            return
+        super()._end_of_line()
+
+    def _host(self, word: HostWord, tok: Token) -> None:
+        if self.collect is not None and self.colon is None:
+            hint = {"CONSTANT": "define a word instead, e.g. `: NAME 16 ;`",
+                    "FCONSTANT": "define a word instead, e.g. `: NAME 1.5e ;`",
+                    "GRID": "set the launch shape with --grid", "BLOCK": "set the launch shape with --block",
+                    "SHARED:": "declare it in the header: `\\! shared NAME TYPE[N]`"}.get(
+                word.name, "declare arrays in the header (`\\! param NAME TYPE[N]`)")
+            raise ForthError(f"{word.name} is a host word (it runs between launches), but a kernel file's body "
+                             f"is one launch: {hint}", tok.pos, tok.text)
+        super()._host(word, tok)
+
+
+def check_names(f: Forth, spec: KernelSpec) -> None:
+    """Parameter and shared names must not hide a word of the session (I, DUP ...)."""
+    for item in [*spec.params, *spec.shared]:
+        if item.name.upper() in f.dict:
+            raise ForthError(f"{item.name} would hide the Forth word {item.name.upper()}: choose another name",
+                             item.pos, item.name)
+
+
+def declare_shared(f: Forth, spec: KernelSpec) -> None:
+    for s in spec.shared:
+        f.eval(f"{s.nbytes} SHARED: {s.name}")
+
+
+def declare_params_for_export(f: Forth, spec: KernelSpec) -> None:
+    """Each parameter name compiles to a read of the kernel's parameter (PTX)."""
+    for i, p in enumerate(spec.params):
+        f.dict[p.name.upper()] = Constant(p.name, 0, param=(i, p.kind),
+                                          help=f"kernel parameter {i}: {_describe(p)}")
+
+
+def read_body(f: Forth, spec: KernelSpec) -> list[Node]:
+    """Evaluate the body, defining its words and collecting its top-level code."""
+    f.collect = []
+    try:
+        f.eval(spec.padded_body(), source=spec.source)
+        nodes = f.collect
+    finally:
+        f.collect = None
+    if f.colon is not None:
+        c = f.colon
+        f.colon, f.frames = None, []
+        raise ForthError(f"the definition of {c.name} is not closed: add ; at its end", c.pos, c.name)
+    if f.frames:
+        fr = f.frames[-1]
+        f.frames = []
+        raise ForthError(f"{OPENERS[fr.kind]} is not closed: add {CLOSERS[fr.kind]} before the end of the file",
+                         fr.pos, OPENERS[fr.kind])
+    eff = body_effect(nodes)
+    if not eff.static or eff.dneed or eff.fneed:
+        where = next((n.pos for n in nodes if getattr(n, "pos", None) is not None), None)
+        raise ForthError(f"the body of kernel {spec.name} must have a static stack effect that needs no "
+                         f"inputs, but it has {eff.notation()}: parameters are words, not stack items",
+                         where)
+    return nodes
+
+
+def _describe(p: Param) -> str:
+    t = p.eltype.name.lower()
+    return f"{t}[{p.count}]" if p.count is not None else t
+
+
+# ---- running on a backend -------------------------------------------------------------------
+Value = np.ndarray | int | float
+
+
+def parse_param_values(spec: KernelSpec, args: list[str]) -> dict[str, Value]:
+    """`NAME=v1,v2,...`, `NAME=@file.npy` (arrays) and `NAME=value` (scalars)."""
+    values: dict[str, Value] = {}
+    for arg in args:
+        name, eq, text = arg.partition("=")
+        p = spec.param(name.strip())
+        if not eq or not name.strip():
+            raise ForthError(f"--param {arg!r}: write NAME=VALUE, NAME=v1,v2,... or NAME=@file.npy")
+        if p is None:
+            have = ", ".join(q.name for q in spec.params) or "none"
+            raise ForthError(f"--param {name}: kernel {spec.name} has no parameter {name} (it has {have})")
+        key = p.name.upper()
+        if key in values:
+            raise ForthError(f"--param {p.name} is given twice")
+        text = text.strip()
+        try:
+            if p.count is None:
+                values[key] = _scalar(p, text)
+            elif text.startswith("@"):
+                values[key] = np.load(text[1:]).reshape(-1)
+            else:
+                items = [t for t in text.replace(" ", ",").split(",") if t]
+                values[key] = np.array([_scalar(p, t) for t in items],
+                                       dtype=np.float64 if p.eltype.is_float else np.int64)
+        except OSError as e:
+            raise ForthError(f"--param {p.name}: cannot read {text[1:]}: {e.strerror or e}") from None
+        except ValueError as e:
+            raise ForthError(f"--param {p.name}: {e}") from None
+    return values
+
+
+def _scalar(p: Param, text: str) -> int | float:
+    if p.eltype.is_float:
+        try:
+            return float(text)
+        except ValueError:
+            raise ValueError(f"{text!r} is not a number ({p.name} is {_describe(p)})") from None
+    try:
+        return int(text, 0)
+    except ValueError:
+        try:
+            f = float(text)
+        except ValueError:
+            f = None
+        if f is not None and f.is_integer():
+            return int(f)
+        raise ValueError(f"{text!r} is not an integer ({p.name} is {_describe(p)})") from None
+
+
+def _sizes(spec: KernelSpec, values: dict[str, Value]) -> dict[str, int]:
+    """Each array's element count; a size parameter that was not given is
+    taken from the arrays given for it."""
+    scalars = {p.name.upper(): int(values[p.name.upper()]) for p in spec.params
+               if p.kind == "int" and p.name.upper() in values}
+    for p in spec.params:
+        if isinstance(p.count, str) and p.count.upper() not in scalars:
+            given = {len(values[q.name.upper()]) for q in spec.params
+                     if isinstance(q.count, str) and q.count.upper() == p.count.upper() and q.name.upper() in values}
+            if len(given) > 1:
+                raise ForthError(f"the arrays sized by {p.count} were given {sorted(given)} values: give "
+                                 f"--param {p.count}=... or arrays of one length")
+            if given:
+                scalars[p.count.upper()] = given.pop()
+    sizes = {}
+    for p in spec.params:
+        if p.count is None:
+            continue
+        n = p.count if isinstance(p.count, int) else scalars.get(p.count.upper(), 0)
+        if n < 1:
+            raise ForthError(f"{p.name} has {n} elements: give its size with --param {p.count}=... "
+                             f"(or its values with --param {p.name}=v1,v2,...)")
+        given = values.get(p.name.upper())
+        if given is not None and len(given) > n:
+            raise ForthError(f"--param {p.name} has {len(given)} values, but {p.name} has {n} elements")
+        sizes[p.name.upper()] = n
+    for name, n in scalars.items():
+        values.setdefault(name, n)  # an inferred size parameter
+    return sizes
+
+
+def run_kernel_file(f: KernelSession, spec: KernelSpec, values: dict[str, Value],
+                    grid: tuple[int, int, int] = (1, 1, 1), block: tuple[int, int, int] = (32, 1, 1)) -> str:
+    """One launch of the kernel over grid x block on f's backend (a fresh
+    session): arrays are allocated and filled (missing values are zeros),
+    scalars become constants. Returns what the kernel printed; the arrays
+    are then f.array(NAME)."""
+    check_names(f, spec)
+    values = dict(values)
+    sizes = _sizes(spec, values)
+    for p in spec.params:
+        key = p.name.upper()
+        if p.count is not None:
+            f.eval(f"{sizes[key]} {p.eltype.name} ARRAY {p.name}")
+            given = values.get(key)
+            if given is not None and len(given):
+                data = np.zeros(sizes[key], np.float64 if p.eltype.is_float else np.int64)
+                data[:len(given)] = np.asarray(given).astype(data.dtype)
+                f.set_array(p.name, data)
+        elif p.kind == "float":
+            v = float(np.float32(values.get(key, 0.0)))
+            f.dict[key] = Constant(p.name, v, is_float=True, help=f"( F: -- r ) kernel parameter {p.name}")
+        else:
+            f.dict[key] = Constant(p.name, int(values.get(key, 0)), help=f"( -- x ) kernel parameter {p.name}")
+    declare_shared(f, spec)
+    f.eval(" ".join(map(str, grid)) + " GRID " + " ".join(map(str, block)) + " BLOCK")
+    nodes = read_body(f, spec)
+    f.out_parts = []
+    f.segment = nodes
+    try:
+        f._flush()  # the whole body is one launch, as on the GPU
+    except ForthError as err:
+        err.output = "".join(f.out_parts)
+        raise
+    finally:
+        f.segment = []
+    return "".join(f.out_parts)
+
+
+def format_array(name: str, arr: np.ndarray) -> str:
+    """`NAME = [1. 2. 3.]`: numpy's notation on one line, every element."""
+    if arr.dtype in (np.dtype(ml_dtypes.bfloat16),):
+        arr = arr.astype(np.float32)
+    body = np.array2string(arr, max_line_width=sys.maxsize, threshold=sys.maxsize, separator=" ")
+    return f"{name} = {body}"
+
+
+def load_kernel_file(path: str | Path) -> tuple[str, KernelSpec]:
+    text = Path(path).read_text(encoding="utf-8")
+    return text, parse_kernel_file(text, str(path))
