@@ -434,10 +434,11 @@ def run_kernel_file(f: KernelSession, spec: KernelSpec, values: dict[str, Value]
 
 
 def format_array(name: str, arr: np.ndarray) -> str:
-    """`NAME = [1. 2. 3.]`: numpy's notation on one line, every element."""
+    """`NAME = [1. 2. 3.]`: numpy's notation on one line, every element, exact."""
     if arr.dtype in (np.dtype(ml_dtypes.bfloat16),):
         arr = arr.astype(np.float32)
-    body = np.array2string(arr, max_line_width=sys.maxsize, threshold=sys.maxsize, separator=" ")
+    body = np.array2string(arr, max_line_width=sys.maxsize, threshold=sys.maxsize, separator=" ",
+                           floatmode="unique")  # every digit needed to read the value back
     return f"{name} = {body}"
 
 

@@ -21,7 +21,7 @@ CTX_ALLOCS, CTX_N_ALLOCS = 5, 6
 CTX_OUT, CTX_OUT_CAP, CTX_OUT_LEN = 7, 8, 9
 CTX_BASE_ADDR = 10
 CTX_SHARED = 11
-CTX_ABORT = 12
+CTX_ABORT = 12  # address of an i64 flag the host sets to interrupt (Ctrl-C)
 CTX_STEPS = 13
 CTX_SLOTS = 16
 

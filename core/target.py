@@ -55,8 +55,10 @@ entry:
   %n = load i64, ptr %sp
   %n1 = sub i64 %n, 1
   store i64 %n1, ptr %sp
-  %ap = getelementptr i64, ptr %ctx, i64 {L.CTX_ABORT}
-  %ab = load atomic i64, ptr %ap monotonic, align 8
+  %app = getelementptr i64, ptr %ctx, i64 {L.CTX_ABORT}
+  %api = load i64, ptr %app
+  %ap = inttoptr i64 %api to ptr
+  %ab = load atomic volatile i64, ptr %ap monotonic, align 8
   %out = icmp slt i64 %n1, 0
   %abort = icmp ne i64 %ab, 0
   %bad = or i1 %out, %abort

@@ -58,3 +58,19 @@ def test_cuda_backend_without_pycuda_says_what_to_do():
     with pytest.raises(ForthError, match="PyCUDA"):
         Forth(backend="cuda")
     assert Forth(backend="auto").backend_name == "cpu"
+
+
+def test_abort_from_another_thread_interrupts_a_runaway_loop():
+    import threading
+    import time
+    f = Forth()
+    f.step_budget = 1 << 62
+    f.eval("1 2")
+    timer = threading.Timer(0.3, f.backend.abort)
+    timer.start()
+    t0 = time.perf_counter()
+    with pytest.raises(ForthError, match="interrupted"):
+        f.eval("BEGIN AGAIN")
+    assert time.perf_counter() - t0 < 10
+    assert f.data_stack() == [1, 2]
+    assert f.eval("3 .") == "3 "

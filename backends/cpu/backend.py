@@ -77,6 +77,7 @@ class CpuBackend(Backend):
         self._sizes: dict[int, int] = {}
         self._user: set[int] = set()
         self.ctx = np.zeros(L.CTX_SLOTS, np.int64)
+        self.abort_flag = np.zeros(1, np.int64)
         self.out = np.zeros((OUT_CAP, L.OUT_SLOTS), np.int64)
         self.alloc_table = np.zeros((0, 2), np.int64)
         self.shared_addr = 0
@@ -233,6 +234,8 @@ class CpuBackend(Backend):
         ctx[L.CTX_OUT_CAP] = OUT_CAP
         ctx[L.CTX_BASE_ADDR] = base_addr
         ctx[L.CTX_SHARED] = self.shared_base()
+        self.abort_flag[0] = 0
+        ctx[L.CTX_ABORT] = self.abort_flag.ctypes.data
         thr[:, L.T_STATUS] = L.ST_RUN
         thr[:, L.T_SITE] = -1
         thr[:, L.T_STEPS] = steps
@@ -270,5 +273,6 @@ class CpuBackend(Backend):
                             timings={"run": t1 - t0})
 
     def abort(self) -> None:
-        """Ask running code to stop at its next loop back-edge (Ctrl-C)."""
-        self.ctx[L.CTX_ABORT] = 1
+        """Ask running code to stop at its next loop back-edge (Ctrl-C); safe
+        from another thread while a launch runs."""
+        self.abort_flag[0] = 1

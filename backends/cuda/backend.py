@@ -70,6 +70,9 @@ class CudaBackend(Backend):
         self.ctx_dev = self._raw(self.ctx_host.nbytes)
         self.out_dev = self._raw(OUT_CAP * L.OUT_SLOTS * 8)
         self.table_dev = self._raw(TABLE_CAP * 16)
+        # the abort flag is host memory mapped into the device, so Ctrl-C reaches a running kernel
+        self.abort_host = self.cuda.pagelocked_zeros(1, np.int64, mem_flags=self.cuda.host_alloc_flags.DEVICEMAP)
+        self.abort_dev = int(self.abort_host.base.get_device_pointer())
         self.shared_size = 0
         self.set_shape((1, 1, 1), (32, 1, 1))
 
@@ -192,6 +195,8 @@ class CudaBackend(Backend):
         ctx[L.CTX_OUT] = self.out_dev
         ctx[L.CTX_OUT_CAP] = OUT_CAP
         ctx[L.CTX_BASE_ADDR] = base_addr
+        self.abort_host[0] = 0
+        ctx[L.CTX_ABORT] = self.abort_dev
         self.cuda.memcpy_htod(self.ctx_dev, ctx)
         thr = self.thr_host
         thr[:, L.T_STATUS] = L.ST_RUN
@@ -210,6 +215,5 @@ class CudaBackend(Backend):
                             output_dropped=max(0, n_out - OUT_CAP), timings={"run": time.perf_counter() - t0})
 
     def abort(self) -> None:
-        """Ctrl-C: set the abort flag that loop back-edges poll."""
-        flag = np.array([1], np.int64)
-        self.cuda.memcpy_htod(self.ctx_dev + L.CTX_ABORT * 8, flag)
+        """Ctrl-C: set the abort flag that loop back-edges poll (mapped host memory)."""
+        self.abort_host[0] = 1
