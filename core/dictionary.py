@@ -84,6 +84,7 @@ class HostWord:
     fn: Callable
     example: str = ""
     compiled: str | None = None  # Forth source compiled instead inside definitions
+    group: str = ""  # the section of the word reference (default: host words)
 
     @property
     def kind(self) -> str:

@@ -255,23 +255,6 @@ def w_words(f: "Forth", tok: Token) -> None:
     f.out_parts.append(" ".join(sorted(f.dict)) + "\n")
 
 
-def w_see(f: "Forth", tok: Token) -> None:
-    name = _name(f, tok)
-    e = f.dict.get(name.key)
-    if e is None:
-        raise ForthError(f"SEE: unknown word {name.text}", name.pos, name.text)
-    if isinstance(e, Colon):
-        tiles = ""
-        if e.tile_effect is not None:
-            ins, outs = e.tile_effect
-            tiles = f" ( T: {' '.join(t.kind for t in ins)} -- {' '.join(t.kind for t in outs)} )".replace("  ", " ")
-        f.out_parts.append(f": {e.name} {e.effect.notation()}{tiles}\n  {e.source.strip()}\n")
-    elif isinstance(e, Primitive):
-        f.out_parts.append(f"{e.name} {e.effect} primitive: {e.help}\n")
-    else:
-        f.out_parts.append(f"{e.name} ({e.kind}) {getattr(e, 'help', '')}\n")
-
-
 # ---- immediate words: definitions, control structures, parsing ---------------------------
 def i_colon(f: "Forth", tok: Token) -> None:
     if f.colon is not None:
@@ -450,7 +433,6 @@ HOST_WORDS: list[HostWord] = [
     HostWord("TILE-ACC", "( type -- )", "Set the accumulator type: F32 (default) or F16.", w_tile_acc,
              "F16 TILE-ACC"),
     HostWord("WORDS", "( -- )", "List the dictionary.", w_words, "WORDS"),
-    HostWord("SEE", "( -- )", "Show a word's definition and its inferred stack effect.", w_see, "SEE square"),
 ]
 
 IMMEDIATES: list[Immediate] = [
@@ -487,3 +469,11 @@ IMMEDIATES: list[Immediate] = [
     Immediate("CHAR", "( -- char )", "The code of the first character of the next word.", i_char, "CHAR A ."),
     Immediate("[CHAR]", "( -- char )", "CHAR inside a definition.", i_char, ": a [CHAR] A ;"),
 ]
+
+# inspection, data and conditional words live in their own modules
+from .conditional import CONDITIONAL_WORDS, TILES_KEPT  # noqa: E402
+from .datawords import DATA_WORDS  # noqa: E402
+from .inspect import INSPECT_WORDS  # noqa: E402
+
+HOST_WORDS += [TILES_KEPT, *INSPECT_WORDS, *DATA_WORDS]
+IMMEDIATES += CONDITIONAL_WORDS

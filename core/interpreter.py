@@ -91,6 +91,10 @@ class Forth:
         self.collect: list[Node] | None = None
         self.on_segment: Callable[[list[Node], list[Tile]], None] | None = None  # e.g. also compile to PTX
         self.tiles: list[Tile] = []  # the tile stack's static shape (the data is per warp, in the backend)
+        # inspection words (core/inspect.py): a front end may render their views itself (None: plain text)
+        self.display: Callable[[str, object], str | None] | None = None
+        self.dot_s_shows_all = False  # the REPL sets it: `.S` outside definitions shows every stack
+        self.ptx_arch: str = getattr(self.backend, "arch", None) or "sm_80"  # for SEE-PTX
         self._install()
         if prelude:
             self.eval(PRELUDE.read_text(), source="prelude.fth")
@@ -108,10 +112,13 @@ class Forth:
     def compiling(self) -> bool:
         return self.colon is not None
 
-    def eval(self, src: str, source: str | None = None) -> str:
+    def eval(self, src: str, source: str | None = None, *, spanning: bool = False) -> str:
         """Interpret Forth source; returns what it printed. Raises ForthError
-        and then leaves the stacks and the dictionary as they were."""
-        return self._eval(src, source)
+        and then leaves the stacks and the dictionary as they were.
+
+        `spanning`: a control structure may continue on the next line of src
+        (the REPL's multi-line input); otherwise each line closes its own."""
+        return self._eval(src, source, spanning)
 
     def data_stack(self, lane: int | None = 0) -> list[int] | list[list[int]]:
         st = self.backend.get_state()
@@ -239,7 +246,7 @@ class Forth:
         self.dict["FALSE"] = Constant("FALSE", 0, help="( -- 0 ) the false flag")
 
     # ---- the outer interpreter ---------------------------------------------------
-    def _eval(self, source: str, source_name: str | None = None) -> str:
+    def _eval(self, source: str, source_name: str | None = None, spanning: bool = False) -> str:
         snap = self._snapshot()
         self.out_parts = []
         reader = Reader(source, source_name or "<input>")
@@ -249,7 +256,8 @@ class Forth:
             line = None
             while (tok := reader.next_token()) is not None:
                 if tok.pos.line != line:
-                    self._end_of_line()
+                    if not (spanning and self.frames):
+                        self._end_of_line()
                     line = tok.pos.line
                 self._token(tok)
             self._end_of_line()
@@ -283,6 +291,8 @@ class Forth:
             self._append(LocalGet(self._local_names[key], key, tok.pos))
             return
         entry = self.dict.get(key)
+        if entry is PRIMS[".S"] and self.dot_s_shows_all and self.colon is None and not self.frames:
+            entry = self.dict.get(".STACKS", entry)  # at the REPL's prompt: every stack
         if isinstance(entry, Immediate):
             entry.fn(self, tok)
             return

@@ -40,7 +40,8 @@ def entries() -> list[Entry]:
     out = [Entry(p.name, p.effect, p.help, p.example, p.group) for p in TABLE.values() if not p.name.startswith("(")]
     out += [Entry(w.name, w.effect, w.help, w.example, "Control structures, definitions and parsing words")
             for w in IMMEDIATES]
-    out += [Entry(w.name, w.effect, w.help, w.example, "Host words (run between launches)") for w in HOST_WORDS]
+    out += [Entry(w.name, w.effect, w.help, w.example, w.group or "Host words (run between launches)")
+            for w in HOST_WORDS]
     out += [Entry(t.name, "( -- type )", f"The {t.name} element type ({t.dtype}, {t.size} bytes) for ARRAY "
                   "and MATRIX.", f"8 {t.name} ARRAY xs", "Element types") for t in ELTYPES]
     out += [Entry("BASE", "( -- addr )", "The number-base variable (input and output).", "BASE @ .",

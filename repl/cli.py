@@ -3,7 +3,11 @@
     tileforth                      interactive prompt (stdin a terminal)
     tileforth FILE...              run the files line by line, then exit
     tileforth -e '2 3 + .'         run source given on the command line
+    tileforth -i FILE...           run the files, then the prompt
     echo '2 3 +' | tileforth       read lines from stdin, like the prompt
+    tileforth compile K.fth -o k.ptx --arch sm_80     a kernel file to PTX
+    tileforth run K.fth --param X=1,2,3 --grid 1,1,1 --block 32,1,1 --output-param X
+                                   one launch of a kernel file, on either backend
 
 Files run first, then each -e source, in order.  In a file or -e source an
 error is printed as ``file:line:col: error: ...`` and the run stops with
@@ -36,6 +40,12 @@ def parse_args(argv):
     p.add_argument("--stacks", choices=STACK_MODES, default=None,
                    help="show the stacks after each line, at the end only if not empty, "
                         "or never (default: each at the prompt and on stdin, end for FILE/-e)")
+    p.add_argument("-i", dest="interactive", action="store_true",
+                   help="after the files and -e sources, stay at the prompt (or read stdin)")
+    p.add_argument("--unchecked", action="store_true",
+                   help="no range, stack or loop-budget checks in the code (faster; for benchmarks)")
+    p.add_argument("--arch", default="sm_80", metavar="SM",
+                   help="GPU architecture that PTX is shown for, e.g. sm_75 sm_80 sm_90 (default sm_80)")
     return p.parse_args(argv)
 
 
@@ -70,10 +80,13 @@ def _stacks_empty(forth) -> bool:
 
 
 def main(argv=None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv and argv[0] in KERNEL_COMMANDS:
+        return kernel_command(argv)
     args = parse_args(argv)
     display = Display.standard()
     try:
-        session = Session.start(args.backend)
+        session = Session.start(args.backend, checked=not args.unchecked, arch=args.arch)
     except Exception as e:  # no GPU for --backend cuda, or a broken install
         display.fatal(f"cannot start the {args.backend} backend: {e}")
         return 2
@@ -90,11 +103,14 @@ def main(argv=None) -> int:
                 session.set_source(name)
                 status = run_lines(session, display, lines, stop_on_error=True,
                                    stacks="none" if stacks == "end" else stacks)
-                if status:
+                if status and not args.interactive:
                     return status
+                if status:  # -i: the session is intact; go to the prompt
+                    break
             if stacks == "end" and not _stacks_empty(session.forth):
                 display.stacks(session.forth)
-            return 0
+            if not args.interactive:
+                return 0
 
         if sys.stdin.isatty() and sys.stdout.isatty():
             from .prompt import interact
@@ -113,10 +129,118 @@ def main(argv=None) -> int:
 def _read(name: str, display: Display) -> list[str] | None:
     try:
         with open(name, encoding="utf-8") as fh:
-            return fh.read().splitlines()
+            text = fh.read()
     except OSError as e:
         display.fatal(f"cannot read {name}: {e.strerror}")
         return None
+    from tileforth.core.kernelfile import is_kernel_file
+
+    if is_kernel_file(text):
+        display.fatal(f"{name} is a kernel file (\\! header lines): run it with `tileforth run {name} "
+                      f"--param NAME=...` or compile it with `tileforth compile {name} -o out.ptx`")
+        return None
+    return text.splitlines()
+
+
+# ---- kernel files: `tileforth compile` and `tileforth run` -----------------------------------
+KERNEL_COMMANDS = ("compile", "run")
+
+
+def kernel_args(argv):
+    p = argparse.ArgumentParser(prog="tileforth", description="Kernel files (\\! kernel, \\! param, "
+                                "\\! shared header lines, then Forth): compile to PTX or run once.")
+    sub = p.add_subparsers(dest="command", required=True)
+    c = sub.add_parser("compile", help="write the kernel's PTX")
+    c.add_argument("file", metavar="FILE")
+    c.add_argument("-o", dest="out", default="-", metavar="OUT", help="the PTX file (default -: stdout)")
+    c.add_argument("--arch", default="sm_80", help="GPU architecture: sm_75 sm_80 sm_86 sm_89 sm_90 "
+                   "(default sm_80)")
+    r = sub.add_parser("run", help="run the kernel once and print the outputs")
+    r.add_argument("file", metavar="FILE")
+    r.add_argument("--backend", choices=("cpu", "cuda", "auto"), default="auto",
+                   help="cpu emulator, cuda GPU, or auto (cuda if present)")
+    r.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
+                   help="a parameter: NAME=v1,v2,... or NAME=@file.npy (arrays; missing values are 0), "
+                        "NAME=value (scalars)")
+    r.add_argument("--grid", type=_triple, default=(1, 1, 1), metavar="X,Y,Z", help="blocks (default 1,1,1)")
+    r.add_argument("--block", type=_triple, default=(32, 1, 1), metavar="X,Y,Z",
+                   help="threads per block (default 32,1,1)")
+    r.add_argument("--output-param", action="append", default=[], metavar="NAME",
+                   help="print this array after the run (may be repeated)")
+    return p.parse_args(argv)
+
+
+def _triple(text: str) -> tuple[int, int, int]:
+    try:
+        parts = [int(t) for t in text.replace("x", ",").split(",") if t.strip()]
+    except ValueError:
+        parts = []
+    if not 1 <= len(parts) <= 3 or min(parts) < 1:
+        raise argparse.ArgumentTypeError(f"{text!r}: write X,Y,Z with positive numbers, e.g. 64,1,1")
+    return tuple(parts + [1] * (3 - len(parts)))
+
+
+def kernel_command(argv) -> int:
+    from tileforth.core import ForthError
+
+    from .session import LineResult
+
+    args = kernel_args(argv)
+    display = Display.standard()
+    try:
+        with open(args.file, encoding="utf-8") as fh:
+            text = fh.read()
+    except OSError as e:
+        display.fatal(f"cannot read {args.file}: {e.strerror}")
+        return 2
+    try:
+        if args.command == "compile":
+            return _compile(args, text)
+        return _run(args, text, display)
+    except ForthError as err:
+        display.output(err.output)
+        where = f"{args.file}:{err.line}" if err.line else args.file
+        display.error(LineResult(error=err, where=where, source_line=err.source_line))
+        return 1
+
+
+def _compile(args, text: str) -> int:
+    from tileforth.backends.cuda.ptx import kernel_file_ptx
+
+    ptx = kernel_file_ptx(text, args.arch, args.file)
+    if args.out == "-":
+        sys.stdout.write(ptx)
+    else:
+        with open(args.out, "w", encoding="utf-8") as fh:
+            fh.write(ptx)
+    return 0
+
+
+def _run(args, text: str, display: Display) -> int:
+    from tileforth.core import ForthError
+    from tileforth.core.kernelfile import (KernelSession, format_array, parse_kernel_file,
+                                           parse_param_values, run_kernel_file)
+
+    spec = parse_kernel_file(text, args.file)
+    values = parse_param_values(spec, args.param)
+    outputs = [n for arg in args.output_param for n in arg.split(",") if n.strip()]
+    for name in outputs:
+        p = spec.param(name.strip())
+        if p is None or p.count is None:
+            arrays = ", ".join(q.name for q in spec.params if q.count is not None) or "none"
+            raise ForthError(f"--output-param {name}: not an array parameter of kernel {spec.name} "
+                             f"(its arrays: {arrays})")
+    try:
+        forth = KernelSession(backend=args.backend)
+    except Exception as e:  # no GPU for --backend cuda, or a broken install
+        display.fatal(f"cannot start the {args.backend} backend: {e}")
+        return 2
+    out = run_kernel_file(forth, spec, values, args.grid, args.block)
+    display.output(out)
+    for name in outputs:
+        p = spec.param(name.strip())
+        print(format_array(p.name, forth.array(p.name)))
+    return 0
 
 
 if __name__ == "__main__":

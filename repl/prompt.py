@@ -1,4 +1,18 @@
-"""The interactive prompt: prompt_toolkit line editing with a history file.
+"""The interactive prompt: prompt_toolkit line editing, and running a line so
+that Ctrl-C can stop it.
+
+Editing (editor.py): words complete with Tab (their stack effects alongside),
+tokens are coloured by kind, Enter inside an open definition or control
+structure continues on a `...` line, and a line that would underflow a stack
+is refused with the cursor on the word.  Ctrl-C at the prompt clears the
+line; Ctrl-D (or BYE) leaves.
+
+Running: on the cpu backend the line runs in a worker thread (the JIT code
+runs in ctypes calls, which release the GIL) while this thread watches the
+keyboard.  Ctrl-C then asks the backend to abort; every loop back-edge polls
+that flag, so even `BEGIN AGAIN` stops, the line fails with "interrupted" and
+the session's stacks are as they were before it.  Keys typed ahead while a
+line runs are kept for the next prompt.
 
 History lives in the user's data directory (``$XDG_DATA_HOME/tileforth/history``,
 by default ``~/.local/share/tileforth/history``; the platform's equivalent on
@@ -8,15 +22,23 @@ in memory only.
 
 from __future__ import annotations
 
+import asyncio
 import os
 import sys
+import threading
 from pathlib import Path
 
 from prompt_toolkit import PromptSession
+from prompt_toolkit.auto_suggest import AutoSuggestFromHistory
 from prompt_toolkit.history import FileHistory, History, InMemoryHistory
+from prompt_toolkit.input.typeahead import get_typeahead, store_typeahead
+from prompt_toolkit.keys import Keys
 
+from . import editor
 from .display import Display
-from .session import Bye, Session
+from .session import Bye, LineResult, Session
+
+ABORT_REPEAT_S = 0.05  # re-send the abort until the line ends (a launch resets the flag)
 
 
 def data_dir() -> Path:
@@ -41,12 +63,8 @@ def open_history(path: Path | None = None) -> History:
 
 
 def _toolbar(session: Session) -> str:
-    f = session.forth
-    (gx, gy, gz), (bx, by, bz) = f.launch_shape
-    cfg = getattr(f, "tile_config", None)
-    tiles = f"  tiles {cfg.describe()}" if cfg is not None else ""
-    return (f" {f.backend_name}  {gx} {gy} {gz} GRID {bx} {by} {bz} BLOCK{tiles}"
-            "   BYE or Ctrl-D leaves")
+    """The bottom toolbar as plain text."""
+    return editor.toolbar_text(session)
 
 
 def banner(session: Session) -> str:
@@ -56,34 +74,182 @@ def banner(session: Session) -> str:
         v = version("tileforth")
     except PackageNotFoundError:
         v = "?"
-    return f"tileforth {v} on the {session.forth.backend_name} backend. BYE or Ctrl-D leaves."
+    return (f"tileforth {v} on the {session.forth.backend_name} backend. Tab completes, "
+            "Ctrl-C interrupts, BYE or Ctrl-D leaves.")
 
 
-def interact(session: Session, display: Display) -> int:
-    """Read-eval-print until BYE or end of input; errors never end it."""
-    prompt = PromptSession(history=open_history(),
-                           bottom_toolbar=lambda: _toolbar(session))
-    display.note(banner(session))
-    session.set_source("<prompt>")
-    while True:
-        try:
-            text = prompt.prompt("... " if session.compiling else "> ")
-        except KeyboardInterrupt:
-            continue  # Ctrl-C drops the line being edited
-        except EOFError:
-            return 0
-        try:
-            result = session.run_line(text)
-        except Bye:
-            return 0
-        except KeyboardInterrupt:
-            display.note("interrupted")
-            continue
-        display.output(result.output)
+class Repl:
+    """The read-eval-print loop over one session.
+
+    `input`/`output` are prompt_toolkit's (tests pass a pipe input and a
+    dummy output); `history` defaults to the history file.
+    """
+
+    def __init__(self, session: Session, display: Display, *, input=None, output=None,
+                 history: History | None = None) -> None:
+        self.session, self.display = session, display
+        self.state = editor.EditorState(session)
+        self.state.refresh()
+        self.busy = threading.Event()  # set while a line runs
+        self._wake = None
+        self.prompt = PromptSession(
+            history=history if history is not None else open_history(),
+            input=input, output=output,
+            multiline=True,
+            prompt_continuation=editor.continuation,
+            key_bindings=editor.key_bindings(self.state),
+            lexer=editor.ForthLexer(self.state),
+            completer=editor.WordCompleter(self.state),
+            complete_while_typing=False,
+            validator=editor.StackValidator(self.state),
+            validate_while_typing=False,
+            auto_suggest=AutoSuggestFromHistory(),
+            style=editor.STYLE,
+            include_default_pygments_style=False,
+            bottom_toolbar=lambda: editor.toolbar_fragments(self.session),
+        )
+
+    def run(self) -> int:
+        """Read-eval-print until BYE or end of input; errors never end it."""
+        self.display.note(banner(self.session))
+        self.session.set_source("<prompt>")
+        while True:
+            try:
+                text = self.prompt.prompt("... " if self.session.compiling else "> ")
+            except KeyboardInterrupt:
+                continue  # Ctrl-C drops the text being edited
+            except EOFError:
+                return 0
+            try:
+                result = self.run_line(text)
+            except Bye:
+                return 0
+            finally:
+                self.state.refresh()
+            self.show(result)
+
+    def show(self, result: LineResult) -> None:
+        self.display.output(result.output)
         if result.error is not None:
-            display.error(result, located=False)
-            continue
-        if session.compiling:
-            display.note("compiled")
+            self.display.error(result, located=False)
+        elif self.session.compiling:
+            self.display.note("compiled")
         else:
-            display.stacks(session.forth)
+            self.display.stacks(self.session.forth)
+
+    # ---- running a line, interruptibly ----------------------------------------------
+    def run_line(self, text: str) -> LineResult:
+        """Run one (possibly multi-line) entry; Ctrl-C interrupts it."""
+        if not self._threaded():
+            try:
+                return self.session.run_line(text, spanning=True)
+            except KeyboardInterrupt:
+                from tileforth.core import ForthError
+
+                return LineResult(error=ForthError("interrupted"), where="<prompt>", source_line=text)
+        box: dict = {}
+        done = threading.Event()
+
+        def work() -> None:
+            try:
+                box["result"] = self.session.run_line(text, spanning=True)
+            except BaseException as e:  # Bye, or a bug: handed to the main thread
+                box["error"] = e
+            finally:
+                done.set()
+                wake = self._wake
+                if wake is not None:
+                    try:
+                        wake()
+                    except RuntimeError:  # the watcher's loop already closed
+                        pass
+
+        self.busy.set()
+        worker = threading.Thread(target=work, name="tileforth-line", daemon=True)
+        try:
+            worker.start()
+            self._wait(done)
+            worker.join()
+        finally:
+            self.busy.clear()
+        if "error" in box:
+            raise box["error"]
+        return box["result"]
+
+    def _threaded(self) -> bool:
+        # The cuda backend's context belongs to the thread that made it, and its
+        # abort is a copy queued behind the running kernel: it runs here.
+        return self.session.forth.backend_name == "cpu" and hasattr(self.session.forth.backend, "abort")
+
+    def _abort(self) -> None:
+        try:
+            self.session.forth.backend.abort()
+        except Exception:  # nothing more to do: the line ends by itself
+            pass
+
+    def _wait(self, done: threading.Event) -> None:
+        interrupted = False
+        watching = True
+        while not done.is_set():
+            try:
+                if watching and not interrupted:
+                    got = self._watch_keys(done)
+                    interrupted = got == "interrupt"
+                    watching = got != "closed"
+                else:
+                    done.wait(ABORT_REPEAT_S)
+            except KeyboardInterrupt:  # SIGINT while the terminal was not in raw mode
+                interrupted = True
+            if interrupted and not done.is_set():
+                self._abort()
+
+    def _watch_keys(self, done: threading.Event) -> str:
+        """Read keys until the line ends ("done"), Ctrl-C is pressed
+        ("interrupt") or the input cannot be read ("closed")."""
+        try:
+            inp = self.prompt.input
+            if inp.closed:
+                return "closed"
+            return asyncio.run(self._watch(inp, done))
+        except (OSError, NotImplementedError, ValueError, AttributeError):  # input that cannot be watched
+            return "closed"
+
+    async def _watch(self, inp, done: threading.Event) -> str:
+        loop = asyncio.get_running_loop()
+        woken = asyncio.Event()
+        kept: list = []
+        hit = closed = False
+
+        def take(keys) -> None:
+            nonlocal hit, closed
+            if inp.closed:
+                closed = True
+                woken.set()
+            for kp in keys:
+                if kp.key == Keys.ControlC:
+                    hit = True
+                    kept.clear()  # like a terminal's interrupt: type-ahead before it is dropped
+                    woken.set()
+                else:
+                    kept.append(kp)
+
+        self._wake = lambda: loop.call_soon_threadsafe(woken.set)
+        try:
+            take(get_typeahead(inp))
+            if not hit and not done.is_set():
+                with inp.raw_mode(), inp.attach(lambda: take(inp.read_keys())):
+                    while not (hit or closed or done.is_set()):
+                        woken.clear()
+                        try:
+                            await asyncio.wait_for(woken.wait(), 0.25)
+                        except asyncio.TimeoutError:
+                            pass
+        finally:
+            self._wake = None
+            store_typeahead(inp, kept)
+        return "interrupt" if hit else "closed" if closed else "done"
+
+
+def interact(session: Session, display: Display, **kw) -> int:
+    """Read-eval-print until BYE or end of input; errors never end it."""
+    return Repl(session, display, **kw).run()

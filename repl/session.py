@@ -30,12 +30,15 @@ class Session:
     lineno: int = 0
     # (lineno, text) of the lines of a definition still open, for errors at `;`
     _open_lines: list[tuple[int, str]] = field(default_factory=list)
+    arch: str = "sm_80"  # the GPU architecture that words showing PTX (SEE-PTX) compile for
 
     @classmethod
-    def start(cls, backend: str = "auto") -> "Session":
+    def start(cls, backend: str = "auto", *, checked: bool = True, arch: str = "sm_80") -> "Session":
         from tileforth.core import Forth
 
-        return cls(Forth(backend=backend))
+        forth = Forth(backend=backend, checked=checked)
+        forth.ptx_arch = arch  # read by words that show PTX
+        return cls(forth, arch=arch)
 
     def set_source(self, name: str) -> None:
         self.source, self.lineno = name, 0
@@ -45,8 +48,11 @@ class Session:
     def compiling(self) -> bool:
         return bool(getattr(self.forth, "compiling", False))
 
-    def run_line(self, text: str, lineno: int | None = None) -> LineResult:
-        """Run one line; return what it printed or why it failed."""
+    def run_line(self, text: str, lineno: int | None = None, *, spanning: bool = False) -> LineResult:
+        """Run one line; return what it printed or why it failed.
+
+        `spanning`: text is one entry of several lines (the prompt's
+        multi-line input), in which a control structure may go on over lines."""
         from tileforth.core import ForthError
 
         self.lineno = lineno if lineno is not None else self.lineno + 1
@@ -54,7 +60,7 @@ class Session:
             raise Bye
         self._open_lines.append((self.lineno, text))
         try:
-            out = self.forth.eval(text)
+            out = self.forth.eval(text, spanning=True) if spanning else self.forth.eval(text)
         except ForthError as e:
             return self._failed(e, text, internal=False)
         except Exception as e:  # a bug in tileforth, not in the user's Forth

@@ -73,3 +73,44 @@ def test_tiles_kernel_text():
     a = np.arange(32 * 48).reshape(32, 48) % 5 - 2
     b = np.arange(48 * 16).reshape(48, 16) % 7 - 3
     assert np.array_equal(tiles.per_tmma_model(a.astype(np.float16), b.astype(np.float16)), a @ b)
+
+
+def test_compile_quick_prints_edit_to_ptx_ratios():
+    r = run("compile.py", "--quick")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert re.search(r"tileforth default \(O3\) +\d+\.\d ms +\d+\.\d ms", r.stdout)
+    assert re.search(r"tileforth gemm +\d+\.\d ms +\d+\.\d ms", r.stdout)
+    assert "equals numpy at 64×64×64 on the emulator" in r.stdout  # the run-time-K GEMM kernel file
+    assert len(re.findall(r"tileforth +\d+ regs  stack  0 B", r.stdout)) == 2
+    if "NOT FOUND" not in r.stdout:  # nvcc present: the ratios and its side of the comparison
+        assert re.search(r"nvcc / tileforth default \(O3\) +\d+\.\d×   target ≥ 20×", r.stdout)
+        assert len(re.findall(r"nvcc +\d+ regs", r.stdout)) == 2
+
+
+def test_compile_counts_the_main_loop_per_mma():
+    sys.path.insert(0, str(BENCH))
+    try:
+        import compile as bench
+    finally:
+        sys.path.remove(str(BENCH))
+    ptx = """.visible .entry k(
+\t.param .u64 k_param_0
+)
+{
+\t.reg .b32 \t%r<9>;
+\tld.param.u64 \t%rd1, [k_param_0];
+$L__BB0_1:
+\twmma.mma.sync.aligned.row.row.m16n16k16.f32.f32
+\t\t{%r1}, {%r2}, {%r3}, {%r4};
+\tld.global.f32 \t%f1, [%rd1];
+\t@%p1 bra \t$L__BB0_1;
+$L__BB0_2:
+\tst.global.f32 \t[%rd1], %f1;
+\t@%p2 bra \t$L__BB0_2;
+\tret;
+}
+"""
+    body, is_loop = bench.loop_body(bench.instructions(ptx, "k"))
+    assert is_loop and len(body) == 3  # the loop with the MMA, not the shorter one
+    assert bench.classify(body) == {"wmma": 1, "ld": 1, "st": 0, "other": 1, "mma": 1}
+    assert "TMMA" in bench.GEMM_KERNEL_FILE and "int KK" in bench.gemm_cuda_runtime_k()

@@ -1,0 +1,85 @@
+"""Interpretation-time conditionals: `[IF] [ELSE] [THEN]` (Forth-2012 15.6.2),
+and `TILES-KEPT?`, the question a portable script asks before it leaves
+tiles on the tile stack at the end of a line.
+
+    TILES-KEPT? [IF]   TZERO .S   ...   [ELSE]   ...   [THEN]
+
+`[IF]` takes a flag that every thread agrees on when it is read, at the
+prompt (not inside a definition or an open IF/DO); when the flag is false it
+skips words, across lines, up to the matching `[ELSE]` or `[THEN]`.  Skipped
+text is not interpreted, but comments are honoured, so a `[THEN]` in a
+comment does not count.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .dictionary import HostWord, Immediate
+from .errors import ForthError
+from .reader import Token
+
+if TYPE_CHECKING:
+    from .interpreter import Forth
+
+
+def _at_prompt(f: "Forth", tok: Token) -> None:
+    if f.colon is not None or f.frames:
+        raise ForthError(f"{tok.text.upper()} works at the prompt only, outside definitions and control "
+                         "structures; inside a definition use IF ... THEN", tok.pos, tok.text)
+
+
+def _skip(f: "Forth", tok: Token, stop_at_else: bool) -> None:
+    """Skip words up to the matching [THEN] (or [ELSE] when stop_at_else)."""
+    depth = 0
+    r = f.reader
+    while True:
+        t = r.next_token()
+        if t is None:
+            raise ForthError(f"{tok.text.upper()} without a matching [THEN]", tok.pos, tok.text)
+        key = t.key
+        if key == "\\":
+            r.skip_line()
+        elif key == "(":
+            r.parse_until(")", multiline=True)
+        elif key == "[IF]":
+            depth += 1
+        elif key == "[THEN]":
+            if depth == 0:
+                return
+            depth -= 1
+        elif key == "[ELSE]" and depth == 0 and stop_at_else:
+            return
+
+
+def i_bracket_if(f: "Forth", tok: Token) -> None:
+    _at_prompt(f, tok)
+    f._flush()  # the flag is computed by the words before [IF]
+    (flag,) = f.pop_uniform(1, "[IF]")
+    if not flag:
+        _skip(f, tok, stop_at_else=True)
+
+
+def i_bracket_else(f: "Forth", tok: Token) -> None:
+    _at_prompt(f, tok)
+    _skip(f, tok, stop_at_else=False)  # reached after the true branch: skip the false one
+
+
+def i_bracket_then(f: "Forth", tok: Token) -> None:
+    pass
+
+
+def w_tiles_kept(f: "Forth", tok: Token) -> None:
+    f.push_uniform(-1 if getattr(f.backend, "keeps_tiles", True) else 0)
+
+
+GROUP = "Control structures, definitions and parsing words"
+CONDITIONAL_WORDS: list[Immediate] = [
+    Immediate("[IF]", "( flag -- )", "At the prompt: interpret what follows if flag is non-zero, else skip "
+              "to the matching [ELSE] or [THEN] (across lines).", i_bracket_if, "1 [IF] 2 . [ELSE] 3 . [THEN] \\ 2"),
+    Immediate("[ELSE]", "( -- )", "The other branch of [IF].", i_bracket_else, "0 [IF] 2 . [ELSE] 3 . [THEN] \\ 3"),
+    Immediate("[THEN]", "( -- )", "End [IF] ... [ELSE].", i_bracket_then, "1 [IF] 2 . [THEN] \\ 2"),
+]
+TILES_KEPT = HostWord("TILES-KEPT?", "( -- flag )", "True when the tile stack survives the end of a line (the "
+                      "cpu emulator); false where tiles live in registers and must be stored or dropped on the "
+                      "line that made them (the cuda backend).", w_tiles_kept, "TILES-KEPT? .",
+                      group="Host words (run between launches)")

@@ -1,0 +1,187 @@
+"""Data words: fill an array or matrix for exploring, and move it to and from
+`.npy` files.  They run on the host and name the array after them:
+
+    ZEROS xs            0 everywhere
+    1.5e FILL xs        one value everywhere          ( F: r -- )
+    RAMP xs             0 1 2 ... in row-major order
+    IDENTITY m          1 on the diagonal, 0 elsewhere (matrices)
+    42 RANDOM xs        seeded uniform values in [-1, 1)  ( seed -- )
+    LOAD-NPY xs a.npy   values from a .npy file of the same shape
+    SAVE-NPY xs a.npy   values to a .npy file
+
+Values are converted to the array's element type as numpy's `astype` does
+(integers truncate, f16 rounds).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from . import layout as L
+from .dictionary import Constant, HostWord
+from .errors import ForthError
+from .reader import Token
+
+if TYPE_CHECKING:
+    from .interpreter import Forth
+
+RANDOM_INT_RANGE = (-100, 100)  # integer arrays: RANDOM draws integers in [-100, 100)
+
+
+def _array(f: "Forth", tok: Token, word: str) -> tuple[Token, Constant]:
+    """The array named after `word` (on the same line)."""
+    from .inspect import next_on_line
+    ex = {"FILL": "1.5e FILL xs", "RANDOM": "42 RANDOM xs", "LOAD-NPY": "LOAD-NPY xs data.npy",
+          "SAVE-NPY": "SAVE-NPY xs data.npy"}.get(word, f"{word} xs")
+    name = next_on_line(f, tok)
+    if name is None:
+        raise ForthError(f"{word} needs the name of an array after it, e.g. `{ex}`", tok.pos, tok.text)
+    e = f.dict.get(name.key)
+    if e is None:
+        raise ForthError(f"{word}: unknown word {name.text}: create the array first, e.g. "
+                         f"`16 F32 ARRAY {name.text}` or `16 16 F32 MATRIX {name.text}`", name.pos, name.text)
+    if not isinstance(e, Constant) or e.array is None:
+        raise ForthError(f"{word} fills arrays made with ARRAY or MATRIX, but {name.text} is a {e.kind} word",
+                         name.pos, name.text)
+    return name, e
+
+
+def _store(f: "Forth", e: Constant, values: np.ndarray) -> None:
+    addr, shape, et = e.array
+    with np.errstate(invalid="ignore", over="ignore"):
+        f.backend.write(addr, np.ascontiguousarray(np.asarray(values).reshape(shape).astype(et.dtype)))
+
+
+def _pop_float(f: "Forth", word: str) -> float:
+    """Pop a float that every thread agrees on."""
+    st = f.backend.get_state()
+    depth = st[:, L.S_FSP:L.S_FSP + 8].view(np.int64)[:, 0]
+    if (depth < 1).any():
+        raise ForthError(f"float stack underflow: {word} needs a float, e.g. `1.5e {word} xs`")
+    vals = st[:, L.S_FS:L.S_FS + 4 * L.FS_MAX].view(np.float32)
+    top = vals[np.arange(len(st)), depth - 1]
+    same = (top.view(np.int32) == top.view(np.int32)[0])
+    if not same.all():
+        raise ForthError(f"{word} needs the same float in every thread; it runs once on the host")
+    st[:, L.S_FSP:L.S_FSP + 8].view(np.int64)[:, 0] = depth - 1
+    f.backend.set_state(st)
+    return float(top[0])
+
+
+def w_zeros(f: "Forth", tok: Token) -> None:
+    _, e = _array(f, tok, "ZEROS")
+    _store(f, e, np.zeros(e.array[1]))
+
+
+def w_fill(f: "Forth", tok: Token) -> None:
+    _, e = _array(f, tok, "FILL")
+    r = _pop_float(f, "FILL")
+    _store(f, e, np.full(e.array[1], r))
+
+
+def w_ramp(f: "Forth", tok: Token) -> None:
+    _, e = _array(f, tok, "RAMP")
+    shape = e.array[1]
+    _store(f, e, np.arange(int(np.prod(shape)), dtype=np.int64))
+
+
+def w_identity(f: "Forth", tok: Token) -> None:
+    name, e = _array(f, tok, "IDENTITY")
+    shape = e.array[1]
+    if len(shape) != 2:
+        raise ForthError(f"IDENTITY needs a matrix, but {name.text} is a 1-dimensional array of {shape[0]}; "
+                         f"make one with MATRIX, e.g. `16 16 F16 MATRIX {name.text}`", name.pos, name.text)
+    _store(f, e, np.eye(*shape))
+
+
+def w_random(f: "Forth", tok: Token) -> None:
+    _, e = _array(f, tok, "RANDOM")
+    (seed,) = f.pop_uniform(1, "RANDOM")
+    rng = np.random.default_rng(seed & (2**64 - 1))
+    _, shape, et = e.array
+    if et.is_float:
+        _store(f, e, rng.uniform(-1.0, 1.0, shape))
+    else:
+        _store(f, e, rng.integers(*RANDOM_INT_RANGE, size=shape))
+
+
+def _path(f: "Forth", tok: Token, word: str, name: Token) -> Path:
+    """The file name after the array's name: the next word, or "text with
+    blanks" in double quotes."""
+    r = f.reader
+    line = r.lines[r.row] if r.row < len(r.lines) else ""
+    rest = line[r.col:]
+    stripped = rest.lstrip()
+    if stripped.startswith('"'):
+        start = r.col + (len(rest) - len(stripped)) + 1
+        end = line.find('"', start)
+        if end < 0:
+            raise ForthError(f'{word}: the file name "{line[start:]} needs a closing "', tok.pos, tok.text)
+        r.col = end + 1
+        text = line[start:end]
+    else:
+        from .inspect import next_on_line
+        nxt = next_on_line(f, name)
+        text = nxt.text if nxt is not None else ""
+    if not text:
+        raise ForthError(f"{word} needs a file name after the array's name, e.g. `{word} {name.text} data.npy`",
+                         tok.pos, tok.text)
+    return Path(text).expanduser()
+
+
+def w_load_npy(f: "Forth", tok: Token) -> None:
+    name, e = _array(f, tok, "LOAD-NPY")
+    path = _path(f, tok, "LOAD-NPY", name)
+    _, shape, et = e.array
+    try:
+        data = np.load(path, allow_pickle=False)
+    except FileNotFoundError:
+        raise ForthError(f"LOAD-NPY: no file {path} (relative names start in {Path.cwd()})") from None
+    except (OSError, ValueError) as exc:
+        raise ForthError(f"LOAD-NPY: {path} is not a .npy file numpy can read without pickle ({exc})") from None
+    if not isinstance(data, np.ndarray) or data.dtype.kind not in "biuf":
+        kind = type(data).__name__ if not isinstance(data, np.ndarray) else f"{data.dtype} values"
+        raise ForthError(f"LOAD-NPY: {path} holds {kind}; it needs numbers (bool, integer or float)")
+    if tuple(data.shape) != tuple(shape):
+        want = "x".join(map(str, shape))
+        got = "x".join(map(str, data.shape)) or "a scalar"
+        raise ForthError(f"LOAD-NPY: {path} holds a {got} array but {name.text} is {want}: the shapes must "
+                         "match (reshape the data in numpy, or make the array that shape)")
+    _store(f, e, data)
+
+
+def w_save_npy(f: "Forth", tok: Token) -> None:
+    name, e = _array(f, tok, "SAVE-NPY")
+    path = _path(f, tok, "SAVE-NPY", name)
+    values = f.array(e.name)
+    if e.array[2].name == "BF16":  # numpy cannot read bfloat16 .npy files without ml_dtypes
+        values = values.astype(np.float32)
+    try:
+        with open(path, "wb") as fh:
+            np.save(fh, values, allow_pickle=False)
+    except OSError as exc:
+        raise ForthError(f"SAVE-NPY: cannot write {path}: {exc.strerror}") from None
+
+
+DATA_GROUP = "Data (host words)"
+DATA_WORDS: list[HostWord] = [
+    HostWord("ZEROS", "( -- )", "Set every element of the array named next to 0.", w_zeros,
+             "8 F32 ARRAY xs  ZEROS xs", group=DATA_GROUP),
+    HostWord("FILL", "( F: r -- )", "Set every element of the array named next to r (converted to its type). "
+             "Not the standard ( c-addr u char -- ) FILL.", w_fill, "8 F32 ARRAY xs  1.5e FILL xs",
+             group=DATA_GROUP),
+    HostWord("RAMP", "( -- )", "Set the elements of the array named next to 0 1 2 ... in row-major order.",
+             w_ramp, "8 I32 ARRAY xs  RAMP xs  .M xs", group=DATA_GROUP),
+    HostWord("IDENTITY", "( -- )", "Set the matrix named next to the identity (1 on the diagonal).", w_identity,
+             "16 16 F16 MATRIX b  IDENTITY b", group=DATA_GROUP),
+    HostWord("RANDOM", "( seed -- )", "Fill the array named next with uniform values in [-1, 1) from numpy's "
+             "default_rng(seed), converted to its type (integer arrays: integers in [-100, 100)).", w_random,
+             "16 16 F16 MATRIX a  42 RANDOM a", group=DATA_GROUP),
+    HostWord("LOAD-NPY", "( -- )", "Read the array named next from a .npy file of the same shape: "
+             "`LOAD-NPY xs data.npy` (a name with blanks in \"double quotes\").", w_load_npy,
+             "LOAD-NPY xs data.npy", group=DATA_GROUP),
+    HostWord("SAVE-NPY", "( -- )", "Write the array named next to a .npy file (bf16 arrays as f32): "
+             "`SAVE-NPY xs data.npy`.", w_save_npy, "SAVE-NPY xs data.npy", group=DATA_GROUP),
+]

@@ -1,0 +1,95 @@
+"""Which lane holds which element of a tile: the documented mma.sync layout.
+
+wmma (what tileforth's GPU lowering uses) leaves the distribution of a tile
+over the 32 lanes of a warp unspecified, and it differs between GPU
+generations.  PTX documents it for mma.sync.m16n8k16 (PTX ISA 9.7.14.5.8,
+reference/tensor_cores.md 5.3).  With g = lane >> 2 and t = lane % 4:
+
+    A  16x16  a0..a7   row = g + 8*((i>>1)&1)   col = 2t + (i&1) + 8*(i>>2)
+    B  16x8   b0..b3   row = 2t + (i&1) + 8*(i>>1)   col = g
+    C  16x8   c0..c3   row = g + 8*(i>>1)        col = 2t + (i&1)
+
+A tile of another size is shown as copies of these blocks: a 16x16
+accumulator is two m16n8 accumulators (columns 0-7 and 8-15), a 32x16 A is
+two A blocks, an 8-row tile is the first 8 rows of a block.  `.FRAG` shows
+this layout and says that it is the documented mma.sync one.
+
+The table checks itself when imported: each formula must cover its block
+exactly once (a bijection from (lane, register) to elements).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+WARP = 32
+
+# kind -> (block rows, block cols, registers per lane, (lane, i) -> (row, col))
+BLOCKS = {
+    "a": (16, 16, 8, lambda g, t, i: (g + 8 * ((i >> 1) & 1), 2 * t + (i & 1) + 8 * (i >> 2))),
+    "b": (16, 8, 4, lambda g, t, i: (2 * t + (i & 1) + 8 * (i >> 1), g)),
+    "acc": (16, 8, 4, lambda g, t, i: (g + 8 * (i >> 1), 2 * t + (i & 1))),
+}
+REG = {"a": "a", "b": "b", "acc": "c"}  # PTX's register names: a0..a7, b0..b3, c0..c3
+
+
+def block_maps(kind: str) -> tuple[np.ndarray, np.ndarray]:
+    """(lane, register) of every element of one block of `kind`."""
+    rows, cols, nreg, where = BLOCKS[kind]
+    lane = np.full((rows, cols), -1, np.int64)
+    reg = np.full((rows, cols), -1, np.int64)
+    for ln in range(WARP):
+        for i in range(nreg):
+            r, c = where(ln >> 2, ln % 4, i)
+            assert lane[r, c] == -1, (kind, ln, i)  # no element is held twice
+            lane[r, c], reg[r, c] = ln, i
+    assert (lane >= 0).all(), kind  # every element is held
+    return lane, reg
+
+
+_MAPS = {k: block_maps(k) for k in BLOCKS}
+
+
+def tile_maps(kind: str, rows: int, cols: int) -> tuple[np.ndarray, np.ndarray]:
+    """(lane, register) of every element of a rows x cols tile of `kind`,
+    laid out as copies of the mma.sync m16n8k16 block (cut to 8 rows when
+    the tile has only 8)."""
+    lane, reg = _MAPS[kind]
+    br, bc = lane.shape
+    reps = (-(-rows // br), -(-cols // bc))
+    return np.tile(lane, reps)[:rows, :cols], np.tile(reg, reps)[:rows, :cols]
+
+
+def describe(kind: str, rows: int, cols: int) -> list[str]:
+    """Paragraphs that say how a rows x cols tile maps onto mma.sync blocks."""
+    br, bc, nreg, _ = BLOCKS[kind]
+    name = {"a": "A", "b": "B", "acc": "accumulator"}[kind]
+    block = f"m16n8k16 {name} ({br}x{bc})"
+    nr, nc = -(-rows // br), -(-cols // bc)
+    if rows < br:
+        how = f"the first {rows} rows of {'an' if name[0] in 'aA' else 'a'} {block} block"
+        if nc > 1:
+            how = f"{_count(nc)} pieces side by side (columns " + \
+                ", ".join(f"{c * bc}-{c * bc + bc - 1}" for c in range(nc)) + f"), each {how}"
+        how += f" (an {rows}-row tile has no m16n8k16 form)"
+    elif nr * nc == 1:
+        how = f"one {block} block"
+    elif nr == 1:
+        how = f"{_count(nc)} {block} blocks side by side, columns " + \
+              ", ".join(f"{c * bc}-{c * bc + bc - 1}" for c in range(nc))
+    elif nc == 1:
+        how = f"{_count(nr)} {block} blocks one above the other, rows " + \
+              ", ".join(f"{r * br}-{r * br + br - 1}" for r in range(nr))
+    else:
+        how = f"{nr}x{nc} {block} blocks"
+    r = REG[kind]
+    formula = {
+        "a": "row g + 8*((i>>1)&1), column 2t + (i&1) + 8*(i>>2)",
+        "b": "row 2t + (i&1) + 8*(i>>1), column g",
+        "acc": "row g + 8*(i>>1), column 2t + (i&1)",
+    }[kind]
+    return [f"The tile is {how}.",
+            f"In each block lane L, with g = L>>2 and t = L%4, holds {r}0..{r}{nreg - 1}:",
+            f"  {r}i at {formula}"]
+
+def _count(n: int) -> str:
+    return {2: "two", 3: "three", 4: "four"}.get(n, str(n))

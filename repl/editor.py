@@ -1,0 +1,287 @@
+"""The line editor's Forth knowledge, as prompt_toolkit pieces.
+
+    ForthLexer      colours each token by what it is (scan.py does the cutting)
+    WordCompleter   every dictionary word, built-in and user, with its effect
+    StackValidator  Enter on a line that would underflow a stack: the cursor
+                    goes to the word, the line does not run
+    key_bindings    Enter runs the text only when it is complete; inside an
+                    open definition or control structure it starts a new line
+                    (Esc Enter runs it anyway)
+    toolbar         backend, device, launch shape, tile settings, checked
+
+Everything reads the live session through `EditorState`, which caches what is
+costly to read from the device (stack depths, BASE) and is refreshed after
+each line.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from prompt_toolkit.completion import Completer, Completion
+from prompt_toolkit.document import Document
+from prompt_toolkit.filters import has_focus
+from prompt_toolkit.enums import DEFAULT_BUFFER
+from prompt_toolkit.key_binding import KeyBindings
+from prompt_toolkit.lexers import Lexer
+from prompt_toolkit.styles import Style
+from prompt_toolkit.validation import ValidationError, Validator
+
+from tileforth.core.dictionary import Colon, Constant
+
+from . import scan as S
+
+STYLE = Style.from_dict({
+    "number": "ansicyan",
+    "primitive": "ansigreen",
+    "tile": "ansimagenta",
+    "colon": "ansibrightgreen bold",
+    "constant": "ansiyellow",
+    "host": "ansiblue bold",
+    "immediate": "ansibrightblue",
+    "control": "ansibrightblue bold",
+    "defined": "ansiyellow bold underline",
+    "local": "ansicyan italic",
+    "comment": "ansibrightblack italic",
+    "string": "ansiyellow italic",
+    "unknown": "ansired bold",
+    "continuation": "ansibrightblack",
+    "bottom-toolbar": "noreverse bg:ansibrightblack ansiwhite",
+    "bottom-toolbar.key": "bold",
+    "bottom-toolbar.unchecked": "bold ansired",
+})
+
+
+@dataclass
+class EditorState:
+    """What the editor needs to know about the session, cheaply."""
+
+    session: object
+    data_depth: int = 0
+    float_depth: int = 0
+    base: int = 10
+
+    @property
+    def forth(self):
+        return self.session.forth
+
+    def refresh(self) -> None:
+        """Read the stack depths and BASE again (after a line ran)."""
+        f = self.forth
+        try:
+            self.data_depth, self.float_depth = stack_depths(f)
+        except Exception:  # a view never fails the session: no depths, no check
+            self.data_depth = self.float_depth = -1
+        try:
+            self.base = int(f.base())
+        except Exception:
+            self.base = 10
+
+    def scan(self, text: str) -> S.Scan:
+        f = self.forth
+        compiling = bool(getattr(f, "compiling", False))
+        return S.scan(text, f.dict, self.base if 2 <= self.base <= 36 else 10,
+                      compiling=compiling, open_frames=len(getattr(f, "frames", ())))
+
+    def complete(self, text: str) -> bool:
+        return self.scan(text).complete
+
+
+def stack_depths(forth) -> tuple[int, int]:
+    """(data, float) depth of the thread that holds the fewest items."""
+    from tileforth.core import layout as L
+
+    st = forth.backend.get_state()
+    d = st[:, L.S_DSP:L.S_DSP + 8].view(np.int64)[:, 0]
+    fd = st[:, L.S_FSP:L.S_FSP + 8].view(np.int64)[:, 0]
+    return int(d.min()), int(fd.min())
+
+
+# ---------------------------------------------------------------- colours
+
+
+class ForthLexer(Lexer):
+    def __init__(self, state: EditorState) -> None:
+        self.state = state
+
+    def lex_document(self, document: Document):
+        lines = document.lines
+        try:
+            spans = self.state.scan(document.text).spans
+        except Exception:  # never let colouring break typing
+            spans = []
+        names = self.state.forth.dict
+        row_c, col_c = document.cursor_position_row, document.cursor_position_col
+        by_row: dict[int, list[tuple[int, int, str]]] = {}
+        for row, start, end, kind in spans:
+            if kind == "unknown" and row == row_c and end == col_c and _prefix_of_any(
+                    lines[row][start:end], names):
+                kind = ""  # still being typed: a prefix of a word is not an error yet
+            by_row.setdefault(row, []).append((start, end, kind))
+
+        def get_line(lineno: int):
+            text = lines[lineno] if lineno < len(lines) else ""
+            out, pos = [], 0
+            for start, end, kind in sorted(by_row.get(lineno, ())):
+                if start < pos:
+                    continue
+                if start > pos:
+                    out.append(("", text[pos:start]))
+                out.append((f"class:{kind}" if kind else "", text[start:end]))
+                pos = end
+            if pos < len(text):
+                out.append(("", text[pos:]))
+            return out
+
+        return get_line
+
+
+def _prefix_of_any(text: str, names) -> bool:
+    t = text.upper()
+    return any(k.startswith(t) for k in names)
+
+
+# ---------------------------------------------------------------- completion
+
+
+def effect_text(entry) -> str:
+    """A word's stack effect as Forth writes it, for the completion menu."""
+    if isinstance(entry, Colon):
+        text = entry.effect.notation()
+        if entry.tile_effect is not None:
+            tin, tout = entry.tile_effect
+            text += f" ( T: {' '.join(t.kind for t in tin)} -- {' '.join(t.kind for t in tout)} )".replace(
+                "  ", " ")
+        return text
+    if isinstance(entry, Constant):
+        help = entry.help or ""
+        if help.startswith("("):
+            return help[: help.index(")") + 1]
+        return "( F: -- r )" if entry.is_float else "( -- x )"
+    eff = getattr(entry, "effect", "")
+    return eff if isinstance(eff, str) else ""
+
+
+class WordCompleter(Completer):
+    """Completes the word before the cursor from the whole dictionary."""
+
+    def __init__(self, state: EditorState) -> None:
+        self.state = state
+
+    def get_completions(self, document: Document, complete_event):
+        before = document.text_before_cursor
+        word = before.split()[-1] if before and not before[-1].isspace() else ""
+        if not word and not complete_event.completion_requested:
+            return
+        if self._in_comment_or_string(document, len(word)):
+            return
+        key = word.upper()
+        lower = word != "" and word == word.lower() and word != word.upper()
+        found = []
+        for name, entry in list(self.state.forth.dict.items()):
+            if not name.startswith(key):
+                continue
+            shown = getattr(entry, "name", name)
+            text = shown.lower() if lower and shown == shown.upper() else shown
+            found.append((name != key, isinstance(entry, Colon) and not getattr(entry, "prelude", False),
+                          text, entry))
+        # the exact word first, then user words, then alphabetically
+        found.sort(key=lambda t: (t[0], not t[1], t[2].upper()))
+        for _, _, text, entry in found:
+            yield Completion(text, start_position=-len(word), display=text,
+                             display_meta=effect_text(entry) or S.kind_of(entry))
+
+    def _in_comment_or_string(self, document: Document, typed: int) -> bool:
+        try:
+            spans = self.state.scan(document.text_before_cursor).spans
+        except Exception:
+            return False
+        row = document.cursor_position_row
+        start = document.cursor_position_col - typed  # where the word being completed starts
+        return any(r == row and kind in ("comment", "string") and a < start <= b
+                   for r, a, b, kind in spans)
+
+
+# ---------------------------------------------------------------- checking
+
+
+class StackValidator(Validator):
+    """Rejects a complete line whose straight-line prefix would underflow."""
+
+    def __init__(self, state: EditorState) -> None:
+        self.state = state
+
+    def validate(self, document: Document) -> None:
+        st = self.state
+        if st.data_depth < 0 or getattr(st.forth, "compiling", False):
+            return
+        try:
+            s = st.scan(document.text)
+            if not s.complete:
+                return
+            tiles = len(getattr(st.forth, "tiles", ()))
+            bad = S.underflow(s, st.data_depth, st.float_depth, tiles)
+        except Exception:  # the check is a courtesy: when in doubt, run the line
+            return
+        if bad is not None:
+            raise ValidationError(cursor_position=bad.offset, message=bad.message)
+
+
+# ---------------------------------------------------------------- keys
+
+
+def key_bindings(state: EditorState) -> KeyBindings:
+    kb = KeyBindings()
+    focused = has_focus(DEFAULT_BUFFER)
+
+    @kb.add("enter", filter=focused)
+    def _enter(event) -> None:
+        b = event.current_buffer
+        if b.complete_state is not None and b.complete_state.current_completion is not None:
+            b.complete_state = None  # Enter in the menu takes the completion, and only that
+            return
+        if state.complete(b.text):
+            b.validate_and_handle()
+        else:
+            b.insert_text("\n  ")
+
+    @kb.add("escape", "enter", filter=focused)
+    def _run_anyway(event) -> None:
+        event.current_buffer.validate_and_handle()
+
+    return kb
+
+
+def continuation(width: int, line_number: int, is_soft_wrap: bool):
+    return [("class:continuation", "... ".rjust(width))]
+
+
+# ---------------------------------------------------------------- toolbar
+
+
+def device_text(forth) -> str:
+    b = forth.backend
+    name = getattr(b, "device_name", None)
+    arch = getattr(b, "arch", None)
+    if name:
+        return f"{name}{' ' + arch if arch else ''}"
+    return "SIMT emulator" if forth.backend_name == "cpu" else ""
+
+
+def toolbar_fragments(session) -> list[tuple[str, str]]:
+    f = session.forth
+    (gx, gy, gz), (bx, by, bz) = f.launch_shape
+    cfg = getattr(f, "tile_config", None)
+    checked = getattr(f, "checked", True)
+    sep = ("", "  │ ")
+    out = [("class:bottom-toolbar.key", f" {f.backend_name}"), ("", f" {device_text(f)}".rstrip()), sep,
+           ("", f"{gx} {gy} {gz} GRID {bx} {by} {bz} BLOCK")]
+    if cfg is not None:
+        out += [sep, ("", f"tiles {cfg.describe()}")]
+    out += [sep, ("" if checked else "class:bottom-toolbar.unchecked", "checked" if checked else "unchecked")]
+    return out
+
+
+def toolbar_text(session) -> str:
+    return "".join(text for _, text in toolbar_fragments(session))
