@@ -96,7 +96,8 @@ class Compiler:
             return self._gen(m, fn, env, fail_bb, needed, inline_suspending=True)
 
         def emit(g: Gen) -> None:
-            g.call(word)
+            # the kernel's own word is emitted in place: no function to build and inline again
+            g.call(word) if word.recursive else g.inline(word)
 
         self.target.define_export(m, name, word.effect, make_gen, emit)
         text, words = self._assemble(m, needed)

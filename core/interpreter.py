@@ -94,6 +94,7 @@ class Forth:
         # inspection words (core/inspect.py): a front end may render their views itself (None: plain text)
         self.display: Callable[[str, object], str | None] | None = None
         self.dot_s_shows_all = False  # the REPL sets it: `.S` outside definitions shows every stack
+        self.skipping = None  # a false [IF] skipping words, also across lines (core/conditional.py)
         self.ptx_arch: str = getattr(self.backend, "arch", None) or "sm_80"  # for SEE-PTX
         self._install()
         if prelude:
@@ -286,6 +287,10 @@ class Forth:
         self._flush()
 
     def _token(self, tok: Token) -> None:
+        if self.skipping is not None:  # inside the false branch of [IF] ... [ELSE] ... [THEN]
+            if self.skipping.feed(self, tok):
+                self.skipping = None
+            return
         key = tok.key
         if self.colon is not None and key in self._local_names:
             self._append(LocalGet(self._local_names[key], key, tok.pos))
@@ -552,7 +557,9 @@ class Forth:
                              "suspending words must not recurse", colon.pos, colon.name)
         # generate its IR now so that errors show at ; (words that suspend are
         # only ever inlined into a coroutine kernel, so check them inside one)
-        if colon.suspends:
+        if colon.prelude:
+            pass  # the prelude is known to compile; its words are generated when first used
+        elif colon.suspends:
             km = self.compiler.kernel([Call(colon, colon.pos)], holes=True)
             colon.tile_effect = (list(km.tiles_in), list(km.tiles_out))
         else:
