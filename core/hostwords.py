@@ -171,7 +171,8 @@ def _reshape(f: "Forth", grid: tuple[int, int, int], block: tuple[int, int, int]
     row = f.backend.get_state()[0].copy()
     f.backend.set_shape(grid, block)
     f.backend.set_state(np.broadcast_to(row, f.backend.get_state().shape).copy())
-    f.backend.set_tiles([tiles[0]] * len(f.backend.get_tiles()))
+    if tiles:  # backends that keep no tiles between lines (cuda) have none to copy
+        f.backend.set_tiles([tiles[0]] * len(f.backend.get_tiles()))
 
 
 def w_grid(f: "Forth", tok: Token) -> None:
