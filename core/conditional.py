@@ -6,9 +6,10 @@ tiles on the tile stack at the end of a line.
 
 `[IF]` takes a flag that every thread agrees on when it is read, at the
 prompt (not inside a definition or an open IF/DO); when the flag is false it
-skips words, across lines, up to the matching `[ELSE]` or `[THEN]`.  Skipped
-text is not interpreted, but comments are honoured, so a `[THEN]` in a
-comment does not count.
+skips words, across lines (also lines given to later `eval` calls, as the
+REPL does), up to the matching `[ELSE]` or `[THEN]`.  Skipped text is not
+interpreted, but comments are honoured, so a `[THEN]` in a comment does not
+count.
 """
 from __future__ import annotations
 
@@ -28,27 +29,40 @@ def _at_prompt(f: "Forth", tok: Token) -> None:
                          "structures; inside a definition use IF ... THEN", tok.pos, tok.text)
 
 
-def _skip(f: "Forth", tok: Token, stop_at_else: bool) -> None:
-    """Skip words up to the matching [THEN] (or [ELSE] when stop_at_else)."""
-    depth = 0
-    r = f.reader
-    while True:
-        t = r.next_token()
-        if t is None:
-            raise ForthError(f"{tok.text.upper()} without a matching [THEN]", tok.pos, tok.text)
+class Skip:
+    """Skipping words up to the matching [THEN] (or [ELSE] when stop_at_else).
+    It lives in `Forth.skipping` while the source is read line by line."""
+
+    def __init__(self, stop_at_else: bool) -> None:
+        self.depth = 0
+        self.stop_at_else = stop_at_else
+
+    def feed(self, f: "Forth", t: Token) -> bool:
+        """Skip one word; True when the skipping ends with it."""
         key = t.key
         if key == "\\":
-            r.skip_line()
+            f.reader.skip_line()
         elif key == "(":
-            r.parse_until(")", multiline=True)
+            f.reader.parse_until(")", multiline=True)
         elif key == "[IF]":
-            depth += 1
+            self.depth += 1
         elif key == "[THEN]":
-            if depth == 0:
-                return
-            depth -= 1
-        elif key == "[ELSE]" and depth == 0 and stop_at_else:
+            if self.depth == 0:
+                return True
+            self.depth -= 1
+        elif key == "[ELSE]" and self.depth == 0 and self.stop_at_else:
+            return True
+        return False
+
+
+def _skip(f: "Forth", stop_at_else: bool) -> None:
+    """Skip the rest of this source; if it ends first, the next lines read
+    go on skipping (the interpreter hands them to Forth.skipping)."""
+    state = Skip(stop_at_else)
+    while (t := f.reader.next_token()) is not None:
+        if state.feed(f, t):
             return
+    f.skipping = state
 
 
 def i_bracket_if(f: "Forth", tok: Token) -> None:
@@ -56,12 +70,12 @@ def i_bracket_if(f: "Forth", tok: Token) -> None:
     f._flush()  # the flag is computed by the words before [IF]
     (flag,) = f.pop_uniform(1, "[IF]")
     if not flag:
-        _skip(f, tok, stop_at_else=True)
+        _skip(f, stop_at_else=True)
 
 
 def i_bracket_else(f: "Forth", tok: Token) -> None:
     _at_prompt(f, tok)
-    _skip(f, tok, stop_at_else=False)  # reached after the true branch: skip the false one
+    _skip(f, stop_at_else=False)  # reached after the true branch: skip the false one
 
 
 def i_bracket_then(f: "Forth", tok: Token) -> None:

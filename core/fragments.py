@@ -62,34 +62,39 @@ def tile_maps(kind: str, rows: int, cols: int) -> tuple[np.ndarray, np.ndarray]:
 def describe(kind: str, rows: int, cols: int) -> list[str]:
     """Paragraphs that say how a rows x cols tile maps onto mma.sync blocks."""
     br, bc, nreg, _ = BLOCKS[kind]
-    name = {"a": "A", "b": "B", "acc": "accumulator"}[kind]
-    block = f"m16n8k16 {name} ({br}x{bc})"
+    one = {"a": "A block", "b": "B block", "acc": "accumulator"}[kind]
+    many = {"a": "A blocks", "b": "B blocks", "acc": "accumulators"}[kind]
+    size = f"({br}x{bc})"
     nr, nc = -(-rows // br), -(-cols // bc)
+    col_ranges = _ranges([(c * bc, c * bc + bc - 1) for c in range(nc)])
+    row_ranges = _ranges([(r * br, r * br + br - 1) for r in range(nr)])
     if rows < br:
-        how = f"the first {rows} rows of {'an' if name[0] in 'aA' else 'a'} {block} block"
+        how = f"the first {rows} rows of an m16n8k16 {one} {size}"
         if nc > 1:
-            how = f"{_count(nc)} pieces side by side (columns " + \
-                ", ".join(f"{c * bc}-{c * bc + bc - 1}" for c in range(nc)) + f"), each {how}"
-        how += f" (an {rows}-row tile has no m16n8k16 form)"
+            how = f"{_count(nc)} pieces side by side (columns {col_ranges}), each {how}"
+        how += f"; an {rows}-row tile has no m16n8k16 form"
     elif nr * nc == 1:
-        how = f"one {block} block"
+        how = f"one m16n8k16 {one} {size}"
     elif nr == 1:
-        how = f"{_count(nc)} {block} blocks side by side, columns " + \
-              ", ".join(f"{c * bc}-{c * bc + bc - 1}" for c in range(nc))
+        how = f"{_count(nc)} m16n8k16 {many} {size} side by side: columns {col_ranges}"
     elif nc == 1:
-        how = f"{_count(nr)} {block} blocks one above the other, rows " + \
-              ", ".join(f"{r * br}-{r * br + br - 1}" for r in range(nr))
+        how = f"{_count(nr)} m16n8k16 {many} {size} one above the other: rows {row_ranges}"
     else:
-        how = f"{nr}x{nc} {block} blocks"
+        how = f"{nr}x{nc} m16n8k16 {many} {size}"
     r = REG[kind]
     formula = {
         "a": "row g + 8*((i>>1)&1), column 2t + (i&1) + 8*(i>>2)",
         "b": "row 2t + (i&1) + 8*(i>>1), column g",
         "acc": "row g + 8*(i>>1), column 2t + (i&1)",
     }[kind]
-    return [f"The tile is {how}.",
+    return [f"It is {how}.",
             f"In each block lane L, with g = L>>2 and t = L%4, holds {r}0..{r}{nreg - 1}:",
             f"  {r}i at {formula}"]
 
 def _count(n: int) -> str:
     return {2: "two", 3: "three", 4: "four"}.get(n, str(n))
+
+
+def _ranges(spans: list[tuple[int, int]]) -> str:
+    texts = [f"{a}-{b}" for a, b in spans]
+    return texts[0] if len(texts) == 1 else ", ".join(texts[:-1]) + " and " + texts[-1]

@@ -15,7 +15,7 @@ from .dictionary import Colon, Constant, HostWord, Immediate
 from .eltypes import BY_CODE
 from .tiles import ACC_TYPES, IN_TYPES, SHAPES
 from .errors import ForthError, SourcePos
-from .primitives import TABLE as PRIMS, Primitive
+from .primitives import TABLE as PRIMS
 from .reader import Token
 from .tree import Begin, Do, Exit, If, Leave, Lit, Node, Prim, Recurse
 

@@ -29,7 +29,7 @@ import numpy as np
 
 from . import fragments
 from . import layout as L
-from .dictionary import Colon, Constant, HostWord, Immediate
+from .dictionary import Colon, Constant, HostWord
 from .errors import ForthError
 from .output import format_int
 from .reader import Token
@@ -296,13 +296,13 @@ def lanes_view(f: "Forth", width: int = WIDTH) -> View:
     if len(rows) > MAX_LANE_ROWS:
         keep_head, keep_tail = MAX_LANE_ROWS // 2, MAX_LANE_ROWS // 4
         elided = len(rows) - keep_head - keep_tail
-        rows = rows[:keep_head] + [("…", f"{elided} more rows")] + rows[-keep_tail:]
+        rows = rows[:keep_head] + [("...", f"{elided} more")] + rows[-keep_tail:]
     lw = max(max(len(a) for a, _ in rows), len("thread"))
     tw = max(len(b) for _, b in rows)
     cell_w = lw + 2 + tw
     ncols = 1
     if len(rows) > LANE_ROWS:
-        ncols = max(1, min(-(-len(rows) // LANE_ROWS) * 4, (width + 3) // (cell_w + 3)))
+        ncols = max(1, (width + 3) // (cell_w + 3))
     nrows = -(-len(rows) // ncols)
     ncols = -(-len(rows) // nrows)
     what = "data stack" + (" and float stack" if show_f else "")
@@ -324,7 +324,7 @@ def lanes_view(f: "Forth", width: int = WIDTH) -> View:
                 line.append((" | ", "sep"))
             label, text = rows[i]
             line.append((label.rjust(lw), "label"))
-            line.append(("  " + (text.ljust(tw) if c < ncols - 1 else text), "note" if label == "…" else None))
+            line.append(("  " + (text.ljust(tw) if c < ncols - 1 else text), "note" if label == "..." else None))
         lines.append(line)
     return View("lanes", lines, {"threads": n})
 
@@ -421,8 +421,8 @@ def matrix_view(f: "Forth", name: str, values: np.ndarray, et, width: int = WIDT
         data["large"] = False
         lines.append([(f"{name}: {shape} {et.name.lower()}", "head")])
         if v.ndim == 1:
-            per = 8
             n = v.size
+            per = min(8, n)
             rows = -(-n // per)
             texts, rounded = format_numbers(v, is_float, base)
             cells = [[texts[r * per + c] if r * per + c < n else "" for c in range(per)] for r in range(rows)]
@@ -440,34 +440,34 @@ def matrix_view(f: "Forth", name: str, values: np.ndarray, et, width: int = WIDT
     stats = ""
     if fin.size:
         mean = float(np.mean(fin.astype(np.float64)))
-        lo, hi = (format_numbers(np.array([x]), is_float, base)[0][0] for x in (fin.min(), fin.max()))
+        lo, hi = ((f"{float(x):.4g}" if is_float else format_int(int(x), base)) for x in (fin.min(), fin.max()))
         stats = f"  min {lo} max {hi} mean {mean:.4g}"
     lines.append([(f"{name}: {shape} {et.name.lower()}{stats}", "head")])
     if v.ndim == 1:
         idx = list(range(CORNER)) + list(range(v.size - CORNER, v.size))
-        texts, _ = format_numbers(v[idx], is_float, base)
-        body = grid([texts[:CORNER] + ["…"] + texts[CORNER:]],
+        texts, rounded = format_numbers(v[idx], is_float, base)
+        body = grid([texts[:CORNER] + ["..."] + texts[CORNER:]],
                     [[("heat", float(v[i])) for i in idx[:CORNER]] + ["note"] +
                      [("heat", float(v[i])) for i in idx[CORNER:]]],
-                    width, row_labels=[""], col_labels=[str(i) for i in idx[:CORNER]] + ["…"] +
+                    width, row_labels=[""], col_labels=[str(i) for i in idx[:CORNER]] + ["..."] +
                     [str(i) for i in idx[CORNER:]])
     else:
         r_idx = _corner_idx(v.shape[0])
         c_idx = _corner_idx(v.shape[1])
         sub = v[np.ix_([i for i in r_idx if i >= 0], [j for j in c_idx if j >= 0])]
-        texts, _ = format_numbers(sub, is_float, base)
+        texts, rounded = format_numbers(sub, is_float, base)
         nc = sub.shape[1]
         cells, tags = [], []
         ri = 0
         for i in r_idx:
             if i < 0:
-                cells.append(["…"] * len(c_idx))
+                cells.append(["..."] * len(c_idx))
                 tags.append(["note"] * len(c_idx))
                 continue
             row, trow, ci = [], [], 0
             for j in c_idx:
                 if j < 0:
-                    row.append("…")
+                    row.append("...")
                     trow.append("note")
                 else:
                     row.append(texts[ri * nc + ci])
@@ -476,9 +476,11 @@ def matrix_view(f: "Forth", name: str, values: np.ndarray, et, width: int = WIDT
             cells.append(row)
             tags.append(trow)
             ri += 1
-        body = grid(cells, tags, width, row_labels=[str(i) if i >= 0 else "…" for i in r_idx],
-                    col_labels=[str(j) if j >= 0 else "…" for j in c_idx])
-    lines += _para("the corners; SAVE-NPY writes every value to a file", "note", width)
+        body = grid(cells, tags, width, row_labels=[str(i) if i >= 0 else "..." for i in r_idx],
+                    col_labels=[str(j) if j >= 0 else "..." for j in c_idx])
+    lines += _para("the corners only; SAVE-NPY writes every value to a file", "note", width)
+    if rounded:
+        lines += _para(rounded, "note", width)
     return View("matrix", lines + body, data)
 
 
@@ -530,16 +532,19 @@ def _tile_notation(tiles) -> str:
     return " ".join(t.kind for t in tiles)
 
 
-def colon_effects(e: Colon) -> list[str]:
-    eff = e.effect.notation() if e.effect.static else \
-        "dynamic (the depth depends on the data; run-time checks stay on)"
-    out = [f"data and float: {eff}"]
+def effect_header(e: Colon) -> str:
+    """`: name ( data effect ) [( T: tile effect )]`, as inferred at `;`."""
+    text = f": {e.name} {e.effect.notation()}"
     if e.tile_effect is not None:
         ins, outs = e.tile_effect
-        out.append(f"tiles: ( T: {_tile_notation(ins)} -- {_tile_notation(outs)} )".replace("(  ", "( ")
-                   .replace("  )", " )"))
-    else:
-        out.append("tiles: none")
+        text += f" ( T: {_tile_notation(ins)} -- {_tile_notation(outs)} )".replace("(  ", "( ").replace("  )", " )")
+    return text
+
+
+def colon_notes(e: Colon) -> list[str]:
+    out = []
+    if not e.effect.static:
+        out.append("dynamic: the depth depends on the data, so run-time stack checks stay on")
     callees = [w.name for w in e.callees()]
     if callees:
         out.append("calls: " + " ".join(callees))
@@ -554,8 +559,9 @@ def w_see(f: "Forth", tok: Token) -> None:
     if e is None:
         raise ForthError(f"SEE: unknown word {name.text}; WORDS lists the dictionary", name.pos, name.text)
     if isinstance(e, Colon):
-        lines = [[(ln, "code")] for ln in e.source.strip().splitlines()]
-        lines += [[("\\ " + ln, "note")] for ln in colon_effects(e)]
+        lines = [[(effect_header(e), "head")]]
+        lines += [[("  " + ln, "code")] for ln in e.source.strip().splitlines()]
+        lines += [[("\\ " + ln, "note")] for ln in colon_notes(e)]
         show(f, View("see", lines, {"word": e.name}))
         return
     show(f, help_view(f, name.text))
@@ -569,13 +575,12 @@ def help_view(f: "Forth", name: str) -> View:
     ref = _reference().get(name.upper())
     if e is None:
         raise ForthError(f"HELP: unknown word {name}; WORDS lists the dictionary")
-    if isinstance(e, Colon):
-        lines = _entry_lines(e.name, e.effect.notation() if e.effect.static else "( dynamic )",
-                             "A colon definition" + (" from the prelude" if e.prelude else "") +
-                             "; SEE shows its source.", "", "")
-        lines += [[("  " + ln, "note")] for ln in colon_effects(e)]
-        if ref is not None and e.prelude:
-            lines = _entry_lines(ref.name, ref.effect, ref.help, ref.example, ref.group)
+    if isinstance(e, Colon) and e.prelude and ref is not None:
+        lines = _entry_lines(ref.name, ref.effect, ref.help, ref.example, ref.group)
+    elif isinstance(e, Colon):
+        lines = _entry_lines(e.name, effect_header(e)[len(e.name) + 3:], "A colon definition (effects "
+                             "inferred); SEE shows its source.", "", "")
+        lines += [[("  " + ln, "note")] for ln in colon_notes(e)]
     elif ref is not None and (not isinstance(e, Constant) or ref.group in BUILTIN_CONSTANT_GROUPS):
         lines = _entry_lines(ref.name, ref.effect, ref.help, ref.example, ref.group)
     else:  # a user's constant, variable or array: its help starts with its effect
@@ -651,7 +656,8 @@ def w_see_ptx(f: "Forth", tok: Token) -> None:
         raise
     except Exception as exc:  # the NVPTX back end refused: say so, keep the session
         raise ForthError(f"SEE-PTX: LLVM could not make PTX for {word.name} ({arch}): {exc}") from exc
-    lines = [[(f"// {word.name} as a kernel for {arch} (set Forth.ptx_arch to change)", "note")]]
+    lines = [[(f"// {word.name} as a kernel for {arch} (tileforth --arch, or Forth.ptx_arch, changes it)",
+                "note")]]
     lines += [[(ln, "code")] for ln in ptx.rstrip().splitlines()]
     show(f, View("ptx", lines, {"word": word.name, "text": ptx, "arch": arch}))
 

@@ -272,6 +272,12 @@ class Forth:
         except RecursionError as exc:  # pragma: no cover - deeply nested source
             self._restore(snap)
             raise ForthError("the source nests too deeply") from exc
+        except BaseException:  # Ctrl-C (KeyboardInterrupt) or a bug: keep the session usable
+            try:
+                self._restore(snap)
+            except Exception:  # pragma: no cover - report the first failure, not this one
+                pass
+            raise
         return "".join(self.out_parts)
 
     def _end_of_line(self) -> None:

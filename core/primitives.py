@@ -570,7 +570,8 @@ def _dot_quote(g: "Gen", n: "Prim") -> None:
     _out(g, L.OUT_STR, c64(0), c64(int(n.arg)))
 
 
-@prim(".S", "( -- )", "Print the data stack: <depth> then the items, bottom first.", "1 2 .S \\ <2> 1 2",
+@prim(".S", "( -- )", "Print the data stack: <depth> then the items, bottom first. (Typed at the REPL's "
+      "prompt, outside IF and loops: every stack, as .STACKS.)", "1 2 .S \\ <2> 1 2",
       custom=True, static_effect=lambda n: Effect(True))
 def _dot_s(g: "Gen", n: "Prim") -> None:
     g.flush()

@@ -90,6 +90,7 @@ def main(argv=None) -> int:
     except Exception as e:  # no GPU for --backend cuda, or a broken install
         display.fatal(f"cannot start the {args.backend} backend: {e}")
         return 2
+    display.attach(session.forth)  # inspection views (.S .TILE .FRAG …) for this terminal
 
     try:
         if args.files or args.sources:

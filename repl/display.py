@@ -7,6 +7,7 @@ wrapped or styled, so `.` and `EMIT` output can be piped and compared.
 
 from __future__ import annotations
 
+import io
 import sys
 import traceback
 from dataclasses import dataclass
@@ -14,7 +15,7 @@ from typing import TextIO
 
 from rich.console import Console
 
-from . import views
+from . import inspectviews, views
 
 
 def make_console(file: TextIO) -> Console:
@@ -61,6 +62,27 @@ class Display:
         for line in lines:
             self.out_console.print(line)
         self.out.flush()
+
+    def attach(self, forth) -> None:
+        """Render the inspection words' views (.S .TILE .FRAG .M SEE-IR …)
+        for this display, and let `.S` at the prompt show every stack."""
+        forth.display = lambda kind, view: self.inspect_view(forth, kind, view)
+        forth.dot_s_shows_all = True
+
+    def inspect_view(self, forth, kind: str, view) -> str | None:
+        """A view as text for this terminal (None: the plain text will do).
+        `.S` shows the same stack view as after a line, colour or not."""
+        if kind != "stacks" and not self.colour:
+            return None
+        lines = inspectviews.render(kind, view, forth=forth, width=self.width, colour=self.colour,
+                                    glyphs=self.glyphs)
+        buf = io.StringIO()
+        con = Console(file=buf, width=self.width, highlight=False, soft_wrap=True,
+                      force_terminal=self.colour, no_color=not self.colour,
+                      color_system=self.out_console.color_system if self.colour else None)
+        for line in lines:
+            con.print(line)
+        return buf.getvalue()
 
     def note(self, message: str) -> None:
         self.out_console.print(message, style="dim", markup=False)

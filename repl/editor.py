@@ -21,13 +21,12 @@ from dataclasses import dataclass
 import numpy as np
 from prompt_toolkit.completion import Completer, Completion
 from prompt_toolkit.document import Document
-from prompt_toolkit.filters import has_focus
 from prompt_toolkit.enums import DEFAULT_BUFFER
+from prompt_toolkit.filters import has_focus
 from prompt_toolkit.key_binding import KeyBindings
 from prompt_toolkit.lexers import Lexer
 from prompt_toolkit.styles import Style
 from prompt_toolkit.validation import ValidationError, Validator
-
 from tileforth.core.dictionary import Colon, Constant
 
 from . import scan as S

@@ -91,6 +91,8 @@ class Repl:
         self.state = editor.EditorState(session)
         self.state.refresh()
         self.busy = threading.Event()  # set while a line runs
+        self.entries = 0  # entries run so far (the tests wait on it)
+        self.threaded: bool | None = None  # run lines in a worker thread? None: by the backend
         self._wake = None
         self.prompt = PromptSession(
             history=history if history is not None else open_history(),
@@ -126,7 +128,11 @@ class Repl:
                 return 0
             finally:
                 self.state.refresh()
-            self.show(result)
+            try:
+                self.show(result)
+            except KeyboardInterrupt:  # Ctrl-C while a large view prints: only the view stops
+                self.display.note("(interrupted)")
+            self.entries += 1
 
     def show(self, result: LineResult) -> None:
         self.display.output(result.output)
@@ -139,21 +145,21 @@ class Repl:
 
     # ---- running a line, interruptibly ----------------------------------------------
     def run_line(self, text: str) -> LineResult:
-        """Run one (possibly multi-line) entry; Ctrl-C interrupts it."""
-        if not self._threaded():
-            try:
-                return self.session.run_line(text, spanning=True)
-            except KeyboardInterrupt:
-                from tileforth.core import ForthError
+        """Run one (possibly multi-line) entry; Ctrl-C interrupts it.
 
-                return LineResult(error=ForthError("interrupted"), where="<prompt>", source_line=text)
+        On the cpu backend the line runs in a worker thread and this thread
+        watches the keys (and takes SIGINT).  A backend whose state belongs to
+        the thread that made it (a CUDA context) runs the line here, and a
+        helper thread watches the keys; its abort flag is host memory, so
+        either way Ctrl-C reaches the running kernel.
+        """
         box: dict = {}
         done = threading.Event()
 
         def work() -> None:
             try:
                 box["result"] = self.session.run_line(text, spanning=True)
-            except BaseException as e:  # Bye, or a bug: handed to the main thread
+            except BaseException as e:  # Bye, a bug, or SIGINT: handed to the caller
                 box["error"] = e
             finally:
                 done.set()
@@ -165,21 +171,37 @@ class Repl:
                         pass
 
         self.busy.set()
-        worker = threading.Thread(target=work, name="tileforth-line", daemon=True)
         try:
-            worker.start()
-            self._wait(done)
-            worker.join()
+            if self._threaded():
+                worker = threading.Thread(target=work, name="tileforth-line", daemon=True)
+                worker.start()
+                self._wait(done)
+                worker.join()
+            else:
+                watcher = threading.Thread(target=self._wait, args=(done,), name="tileforth-keys",
+                                           daemon=True)
+                watcher.start()
+                work()
+                while watcher.is_alive():
+                    try:
+                        watcher.join(0.1)
+                    except KeyboardInterrupt:  # the line has ended: nothing left to stop
+                        pass
         finally:
             self.busy.clear()
-        if "error" in box:
-            raise box["error"]
+        err = box.get("error")
+        if isinstance(err, KeyboardInterrupt):  # SIGINT while the line ran in this thread
+            from tileforth.core import ForthError
+
+            return LineResult(error=ForthError("interrupted"), where="<prompt>", source_line=text)
+        if err is not None:
+            raise err
         return box["result"]
 
     def _threaded(self) -> bool:
-        # The cuda backend's context belongs to the thread that made it, and its
-        # abort is a copy queued behind the running kernel: it runs here.
-        return self.session.forth.backend_name == "cpu" and hasattr(self.session.forth.backend, "abort")
+        if self.threaded is not None:
+            return self.threaded
+        return self.session.forth.backend_name == "cpu"
 
     def _abort(self) -> None:
         try:
@@ -242,7 +264,7 @@ class Repl:
                         woken.clear()
                         try:
                             await asyncio.wait_for(woken.wait(), 0.25)
-                        except asyncio.TimeoutError:
+                        except TimeoutError:
                             pass
         finally:
             self._wake = None

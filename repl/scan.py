@@ -34,7 +34,8 @@ CONTROL = OPENERS | CLOSERS | {"ELSE", "WHILE", "LEAVE", "EXIT", "RECURSE"}
 # host words that read the next token as the name of a new word
 DEFINERS = {"CONSTANT", "FCONSTANT", "VARIABLE", "CREATE", "BUFFER:", "ARRAY", "MATRIX", "SHARED:"}
 # words that read the next token as the name of an existing word
-NAMERS = {"SEE", "SEE-PTX", "HELP", "'", "[']", "FORGET"}
+NAMERS = {"SEE", "SEE-PTX", "HELP", "'", "[']", "FORGET",
+          "SEE-IR", ".M", "ZEROS", "FILL", "RAMP", "IDENTITY", "RANDOM", "LOAD-NPY", "SAVE-NPY"}
 # words whose effect depends on a literal before them (PICK ROLL TROLL)
 LITERAL_ARG = {"PICK", "ROLL", "TROLL"}
 

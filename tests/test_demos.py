@@ -23,6 +23,43 @@ def test_tour_runs_and_shows_lanes_divergence_and_a_barrier():
     # 4. only the last lane of the warp spoke
     assert out.count("the last lane says hi") == 1
     assert f.launch_shape == ((1, 1, 1), (32, 1, 1))
+    # 5. one tensor-core step: C = A.B with A = 0 1 2 ... 255 and B = I
+    a = np.arange(256, dtype=np.float16).reshape(16, 16)
+    np.testing.assert_array_equal(f.array("A"), a)
+    np.testing.assert_array_equal(f.array("B"), np.eye(16, dtype=np.float16))
+    np.testing.assert_array_equal(f.array("C"), a.astype(np.float64) @ np.eye(16))
+    assert f.tile_stack() == []
+    assert "C: 16x16 f32" in out  # .M C printed it
+
+
+def test_tour_shows_the_tile_stack_after_each_step():
+    """At the REPL (`.S` shows every stack), each tile line of section 5 is
+    followed by the tile stack it leaves: TZERO, TLOAD-A, TLOAD-B, TMMA, TSTORE."""
+    f = Forth()
+    f.dot_s_shows_all = True
+    out = f.eval((DEMOS / "tour.fth").read_text(), source="tour.fth")
+    stacks, current = [], None
+    for line in out.splitlines():
+        if line.startswith("data  <"):
+            current = []
+            stacks.append(current)
+        elif line.startswith("  ") and current is not None and line.split()[0] in ("acc", "a", "b"):
+            current.append(line.split()[0])
+    assert stacks[-5:] == [["acc"], ["acc", "a"], ["acc", "a", "b"], ["acc"], []]
+    after_tmma = out.split("tiles <1>")[-1].splitlines()[1]
+    assert after_tmma == "  acc 16x16 f32  min 0.0 max 255.0 mean 127.5"  # = A: 0..255, mean 127.5
+    assert "acc 16x16 f32 (top of the tile stack <1>): the lane that holds each element." in out
+
+
+def test_tour_runs_where_tiles_cannot_outlive_a_line():
+    """On the cuda backend tiles must be stored on the line that made them;
+    the tour then takes its one-line [ELSE] branch and computes the same C."""
+    f = Forth()
+    f.backend.keeps_tiles = False  # as the cuda backend
+    out = f.eval((DEMOS / "tour.fth").read_text(), source="tour.fth")
+    a = np.arange(256, dtype=np.float16).reshape(16, 16)
+    np.testing.assert_array_equal(f.array("C"), a.astype(np.float64))
+    assert "lane that holds" not in out  # the step-by-step lines were skipped
 
 
 def test_unchecked_mode_computes_the_same_as_checked_mode():
