@@ -78,7 +78,8 @@ def format_output(records: np.ndarray, strings: list[str], dropped: int = 0) -> 
             groups.setdefault(txt, []).append(t)
         lines = []
         for txt, ts in sorted(groups.items(), key=lambda kv: kv[1][0]):
-            lines.append(f"[thread {ranges(ts)}] {txt}")
+            # one line per group: its own final newline is the separator
+            lines.append(f"[thread {ranges(ts)}] {txt[:-1] if txt.endswith(chr(10)) else txt}")
         text = "\n".join(lines) + "\n"
     if dropped:
         text += f"\n[{dropped} output records dropped: the output buffer is full]\n"
