@@ -87,6 +87,7 @@ class Forth:
         self.segment_uses_base = False
         self.out_parts: list[str] = []
         self.last_timing: dict[str, float] = {}
+        self.line_timing: dict[str, float] = {}
         self.tile_config = TileConfig()
         self.collect: list[Node] | None = None
         self.on_segment: Callable[[list[Node], list[Tile]], None] | None = None  # e.g. also compile to PTX
@@ -250,6 +251,7 @@ class Forth:
     def _eval(self, source: str, source_name: str | None = None, spanning: bool = False) -> str:
         snap = self._snapshot()
         self.out_parts = []
+        self.line_timing = {"compile": 0.0, "run": 0.0, "read": 0.0}  # summed over the line's launches
         reader = Reader(source, source_name or "<input>")
         self.reader = reader
         tok: Token | None = None
@@ -425,6 +427,8 @@ class Forth:
         self.out_parts.append(format_output(res.output, self.strings, res.output_dropped))
         timing["read"] = time.perf_counter() - t3
         self.last_timing = timing
+        for k in ("compile", "run", "read"):
+            self.line_timing[k] = self.line_timing.get(k, 0.0) + timing[k]
         if res.divergence is not None:
             raise self._divergence_error(*res.divergence)
         if res.error[0]:

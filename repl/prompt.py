@@ -78,6 +78,11 @@ def banner(session: Session) -> str:
             "Ctrl-C interrupts, BYE or Ctrl-D leaves.")
 
 
+def timing_text(t: dict[str, float]) -> str:
+    """compile, run and read-back time of the last line, summed over its launches."""
+    return "time  " + "  ".join(f"{k} {t.get(k, 0.0) * 1e3:.1f} ms" for k in ("compile", "run", "read"))
+
+
 class Repl:
     """The read-eval-print loop over one session.
 
@@ -142,6 +147,7 @@ class Repl:
             self.display.note("compiled")
         else:
             self.display.stacks(self.session.forth)
+            self.display.note(timing_text(self.session.forth.line_timing))
 
     # ---- running a line, interruptibly ----------------------------------------------
     def run_line(self, text: str) -> LineResult:
