@@ -181,6 +181,7 @@ class Gen:
         self.pos: SourcePos | None = None
         self.word_name = "<line>"
         self.pinned = 0
+        self.fail_phis: list[ir.PhiInstr] | None = None
         self.tstack: list = []  # the tile stack, known statically (Tile | Hole entries)
         self.tile_holes = False  # True while a definition is checked alone (unknown tiles below)
         self.tile_floor = 0  # how many of the bottom entries are those unknown tiles (holes)
@@ -220,22 +221,36 @@ class Gen:
     def new_block(self, name: str) -> ir.Block:
         return self.fn.append_basic_block(name)
 
+    def _dispatch(self) -> list[ir.PhiInstr]:
+        """One block per function records every error: checks branch to it with
+        their (code, site, addr, aux) as phi operands, which keeps the IR small
+        (and LLVM fast) compared with a call per check."""
+        if self.fail_phis is None:
+            block = self.new_block("fail_record")
+            b = ir.IRBuilder(block)
+            self.fail_phis = [b.phi(I64, name=n) for n in ("code", "site", "addr", "aux")]
+            b.call(self.helper("tf_fail"), [self.env.ctx, self.env.thr, *self.fail_phis])
+            b.branch(self.fail_bb)
+        return self.fail_phis
+
     def fail(self, code: int, addr: ir.Value | None = None, aux: ir.Value | None = None,
              site: int | None = None) -> None:
         """Record an error for this thread and leave (the current block ends)."""
+        phis = self._dispatch()
         s = self.site() if site is None else site
-        self.b.call(self.helper("tf_fail"), [self.env.ctx, self.env.thr, c64(code), c64(s),
-                                             addr if addr is not None else c64(0),
-                                             aux if aux is not None else c64(0)])
-        self.b.branch(self.fail_bb)
+        for phi, v in zip(phis, (c64(code), c64(s), addr if addr is not None else c64(0),
+                                 aux if aux is not None else c64(0))):
+            phi.add_incoming(v, self.b.block)
+        self.b.branch(phis[0].parent)
 
     def fail_if(self, cond: ir.Value, code: int, addr: ir.Value | None = None,
                 aux: ir.Value | None = None) -> None:
-        bad = self.new_block("bad")
+        phis = self._dispatch()
         ok = self.new_block("ok")
-        self.b.cbranch(cond, bad, ok)
-        self.b.position_at_end(bad)
-        self.fail(code, addr, aux)
+        for phi, v in zip(phis, (c64(code), c64(self.site()), addr if addr is not None else c64(0),
+                                 aux if aux is not None else c64(0))):
+            phi.add_incoming(v, self.b.block)
+        self.b.cbranch(cond, phis[0].parent, ok)
         self.b.position_at_end(ok)
 
     def check_ok(self, ok: ir.Value) -> None:
