@@ -10,6 +10,7 @@ restores the snapshot taken before it, so the session keeps its state.
 from __future__ import annotations
 
 import importlib
+import time
 import math
 import struct
 from pathlib import Path
@@ -195,6 +196,7 @@ class Forth:
             raise ForthError(f"{word.name} takes {eff.dneed} cell(s) and {eff.fneed} float(s) {eff.notation()}, "
                              f"but got {len(cells)} and {len(floats)}")
         snap = self._snapshot()
+        self.backend.reset_abort()
         try:
             self.backend.set_shape(grid, block)
             self.push_uniform(*cells)
@@ -252,6 +254,7 @@ class Forth:
         snap = self._snapshot()
         self.out_parts = []
         self.line_timing = {"compile": 0.0, "run": 0.0, "read": 0.0}  # summed over the line's launches
+        self.backend.reset_abort()  # an interrupt belongs to one line: it lasts until that line ends
         reader = Reader(source, source_name or "<input>")
         self.reader = reader
         tok: Token | None = None
@@ -410,7 +413,6 @@ class Forth:
         key = (self.backend.grid, self.backend.block, self.checked, tuple(self.tiles), _tree_key(nodes))
         kernel = self.kcache.get(key)
         timing: dict[str, float] = {}
-        import time
         t0 = time.perf_counter()
         if kernel is None:
             km = self.compiler.kernel(nodes, self.tiles)

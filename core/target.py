@@ -305,3 +305,9 @@ class Backend(ABC):
 
     def shared_base(self) -> int:
         return 0
+
+    def abort(self) -> None:
+        """Ask the running line to stop at its next loop back-edge (Ctrl-C)."""
+
+    def reset_abort(self) -> None:
+        """Clear the abort flag (at the start of a line)."""

@@ -234,7 +234,6 @@ class CpuBackend(Backend):
         ctx[L.CTX_OUT_CAP] = OUT_CAP
         ctx[L.CTX_BASE_ADDR] = base_addr
         ctx[L.CTX_SHARED] = self.shared_base()
-        self.abort_flag[0] = 0
         ctx[L.CTX_ABORT] = self.abort_flag.ctypes.data
         thr[:, L.T_STATUS] = L.ST_RUN
         thr[:, L.T_SITE] = -1
@@ -271,6 +270,9 @@ class CpuBackend(Backend):
         return LaunchResult(error=tuple(int(x) for x in ctx[:5]), output=self.out[:min(n_out, OUT_CAP)].copy(),
                             output_dropped=max(0, n_out - OUT_CAP), divergence=divergence,
                             timings={"run": t1 - t0})
+
+    def reset_abort(self) -> None:
+        self.abort_flag[0] = 0
 
     def abort(self) -> None:
         """Ask running code to stop at its next loop back-edge (Ctrl-C); safe

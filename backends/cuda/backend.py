@@ -195,7 +195,6 @@ class CudaBackend(Backend):
         ctx[L.CTX_OUT] = self.out_dev
         ctx[L.CTX_OUT_CAP] = OUT_CAP
         ctx[L.CTX_BASE_ADDR] = base_addr
-        self.abort_host[0] = 0
         ctx[L.CTX_ABORT] = self.abort_dev
         self.cuda.memcpy_htod(self.ctx_dev, ctx)
         thr = self.thr_host
@@ -213,6 +212,9 @@ class CudaBackend(Backend):
             self.cuda.memcpy_dtoh(out, self.out_dev)
         return LaunchResult(error=tuple(int(x) for x in ctx[:5]), output=out,
                             output_dropped=max(0, n_out - OUT_CAP), timings={"run": time.perf_counter() - t0})
+
+    def reset_abort(self) -> None:
+        self.abort_host[0] = 0
 
     def abort(self) -> None:
         """Ctrl-C: set the abort flag that loop back-edges poll (mapped host memory)."""
