@@ -658,6 +658,10 @@ def w_see_ptx(f: "Forth", tok: Token) -> None:
         raise ForthError(f"SEE-PTX: LLVM could not make PTX for {word.name} ({arch}): {exc}") from exc
     lines = [[(f"// {word.name} as a kernel for {arch} (tileforth --arch, or Forth.ptx_arch, changes it)",
                 "note")]]
+    eff = word.effect
+    if eff.static and (eff.dneed + eff.dnet > 0 or eff.fneed + eff.fnet > 0):
+        lines.append([("// a kernel returns nothing: the results it leaves on the stacks are dropped, so code "
+                       "that only computes them is removed; store them (! F!) to see it", "note")])
     lines += [[(ln, "code")] for ln in ptx.rstrip().splitlines()]
     show(f, View("ptx", lines, {"word": word.name, "text": ptx, "arch": arch}))
 

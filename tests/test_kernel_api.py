@@ -74,3 +74,11 @@ def test_abort_from_another_thread_interrupts_a_runaway_loop():
     assert time.perf_counter() - t0 < 10
     assert f.data_stack() == [1, 2]
     assert f.eval("3 .") == "3 "
+
+
+def test_see_ptx_says_when_a_words_results_are_dropped():
+    f = Forth()
+    f.eval(": sq DUP * ;  4 I64 ARRAY out  : sq! ( n -- ) DUP * out ! ;")
+    assert "results it leaves on the stacks are dropped" in f.eval("SEE-PTX sq")
+    shown = f.eval("SEE-PTX sq!")
+    assert "dropped" not in shown and "mul.lo.s64" in shown
