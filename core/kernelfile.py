@@ -87,6 +87,11 @@ class KernelSpec:
     def kinds(self) -> list[str]:
         return [p.kind for p in self.params]
 
+    @property
+    def param_types(self) -> list[str]:
+        """What the kernel receives: "ptr" for arrays, the declared type ("i32", "f64", ...) for scalars."""
+        return ["ptr" if p.count is not None else p.eltype.name.lower() for p in self.params]
+
     def param(self, name: str) -> Param | None:
         return next((p for p in self.params if p.name.upper() == name.upper()), None)
 

@@ -130,7 +130,7 @@ def test_compile_writes_ptx_that_ptxas_accepts(tmp_path):
         assert ".extern" not in ptx
         # the parameters in header order, after the context pointer
         params = re.findall(r"\.param (\.\w+)[^\n]*saxpy_param_\d", ptx)
-        assert params == [".u64", ".u64", ".u64", ".f32", ".u64"]
+        assert params == [".u64", ".u64", ".u64", ".f32", ".u32"]  # ctx, X, Y, A f32, N i32
         info = ptxas(ptx, arch)["saxpy"]
         assert (info.stack_frame, info.spill_stores, info.spill_loads) == (0, 0, 0)
 
@@ -231,8 +231,9 @@ def test_float_and_int_scalars():
 @needs_ptxas
 def test_scalar_params_in_ptx():
     ptx = kernel_file_ptx(SCALARS, "sm_80")
+    assert "cvt.s64.s32" in ptx  # the i32 parameter is sign-extended to a cell
     params = re.findall(r"\.param (\.\w+)[^\n]*scale_param_\d", ptx)
-    assert params == [".u64", ".u64", ".f32", ".u64", ".u64"]
+    assert params == [".u64", ".u32", ".f32", ".u64", ".u64"]  # ctx, M i32, S f32, OUT, IDX: declared widths
     assert "ld.param.f32" in ptx or "ld.param.b32" in ptx
     assert ptxas(ptx, "sm_80")["scale"].stack_frame == 0
 
@@ -256,3 +257,16 @@ def test_a_tile_kernel_runs_and_compiles():
         ptx = kernel_file_ptx(TILE, "sm_80")
         assert "wmma.mma.sync.aligned.row.row.m16n16k16.f32.f32" in ptx
         assert ptxas(ptx, "sm_80")["mm16"].stack_frame == 0
+
+
+def test_every_scalar_type_is_a_parameter_of_its_declared_width():
+    src = "\n".join([r"\! kernel widths"] + [rf"\! param {t.upper()}S {t}" for t in
+                    ("i8", "i16", "i32", "i64", "f16", "bf16", "f32", "f64")] +
+                    [r"\! param OUT f32[8]",
+                     "I8S I16S + I32S + I64S + S>F F16S F+ BF16S F+ F32S F+ F64S F+ OUT F!"])
+    ptx = kernel_file_ptx(src, "sm_80")
+    params = re.findall(r"\.param ([^\n]*?) ?widths_param_\d", ptx)
+    # f16 travels as 2 bytes, as CUDA passes a __half; bf16 as its 16 bits
+    assert params == [".u64 .ptr .align 1", ".u8", ".u16", ".u32", ".u64", ".align 2 .b8", ".u16", ".f32", ".f64",
+                      ".u64 .ptr .align 1"]
+    assert ptxas(ptx, "sm_80")["widths"].stack_frame == 0

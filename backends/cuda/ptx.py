@@ -134,7 +134,7 @@ def kernel_file_ptx(text: str, arch: str = "sm_80", source: str = "<kernel>") ->
     comp.count_steps = False
     forth.compiler = comp
     nodes = read_body(forth, spec)
-    km = comp.kernel_file(spec.name, nodes, spec.kinds)
+    km = comp.kernel_file(spec.name, nodes, spec.param_types)
     return module_to_ptx(km.text, arch, heavy=True)
 
 

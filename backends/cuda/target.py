@@ -28,6 +28,9 @@ if TYPE_CHECKING:
     from tileforth.core.codegen import Gen
 
 H2 = ir.VectorType(F16, 2)
+# kernel-file parameters: arrays are pointers, scalars keep their declared type
+PARAM_TYPES = {"ptr": PTR, "int": I64, "float": F32, "i8": I8, "i16": ir.IntType(16), "i32": I32, "i64": I64,
+               "f16": F16, "bf16": ir.IntType(16), "f32": F32, "f64": ir.DoubleType()}
 LIBDEVICE_MATH = {"exp": "__nv_expf", "log": "__nv_logf", "sin": "__nv_sinf", "cos": "__nv_cosf"}
 _SREG = {"tid": "tid", "bid": "ctaid", "bdim": "ntid", "gdim": "nctaid"}
 MIN_SM = {"f16": 75, "bf16": 80}  # wmma with bf16 needs sm_80 (LLVM aborts on "Cannot select")
@@ -280,10 +283,10 @@ class NvptxTarget(Target):
 
     def define_kernel_file(self, module: ir.Module, name: str, params: list[str],
                            make_gen: Callable, emit_body: BodyEmitter) -> ir.Function:
-        """`ptx_kernel void @name(ptr ctx, <params>)`: arrays are pointers, scalars i64 or f32;
-        the body reads them through their names (`target.param`)."""
-        types = {"ptr": PTR, "int": I64, "float": F32}
-        return self._private_stack_kernel(module, name, [types[k] for k in params], make_gen, emit_body,
+        """`ptx_kernel void @name(ptr ctx, <params>)`: arrays are pointers, scalars have their
+        declared type (i32 N is a .u32 parameter); the body reads them through their names
+        (`target.param`), widened to a cell or an f32."""
+        return self._private_stack_kernel(module, name, [PARAM_TYPES[k] for k in params], make_gen, emit_body,
                                           lambda g, fn: setattr(g, "kernel_params", list(params)))
 
     def param(self, g: "Gen", index: int, kind: str) -> ir.Value:
@@ -291,7 +294,16 @@ class NvptxTarget(Target):
             # a definition checked on its own at `;`: the parameter exists only in the kernel
             return ir.Constant(F32, 0.0) if kind == "float" else c64(0)
         arg = g.fn.args[1 + index]
-        return g.b.ptrtoint(arg, I64) if kind == "ptr" else arg
+        if kind == "ptr":
+            return g.b.ptrtoint(arg, I64)
+        declared = g.kernel_params[index]
+        if kind == "int":
+            return arg if arg.type == I64 else g.b.sext(arg, I64)
+        if declared == "bf16":  # bf16 bits -> f32
+            return g.b.bitcast(g.b.shl(g.b.zext(arg, I32), ir.Constant(I32, 16)), F32)
+        if arg.type == F32:
+            return arg
+        return g.b.fptrunc(arg, F32) if declared == "f64" else g.b.fpext(arg, F32)
 
     def _private_stack_kernel(self, module: ir.Module, name: str, param_types: list[ir.Type],
                               make_gen: Callable, emit_body: BodyEmitter, prologue: Callable) -> ir.Function:
