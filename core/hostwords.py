@@ -67,7 +67,7 @@ def _allot(f: "Forth", n: int) -> int:
 
 
 def _define(f: "Forth", entry) -> None:
-    f.dict[entry.name.upper()] = entry
+    f.define(entry)
 
 
 # ---- defining words ----------------------------------------------------------------

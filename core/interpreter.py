@@ -89,6 +89,7 @@ class Forth:
         self.out_parts: list[str] = []
         self.last_timing: dict[str, float] = {}
         self.line_timing: dict[str, float] = {}
+        self.warnings: list[str] = []  # notes for the user from the last line (e.g. "redefined X")
         self.tile_config = TileConfig()
         self.collect: list[Node] | None = None
         self.on_segment: Callable[[list[Node], list[Tile]], None] | None = None  # e.g. also compile to PTX
@@ -254,6 +255,7 @@ class Forth:
         snap = self._snapshot()
         self.out_parts = []
         self.line_timing = {"compile": 0.0, "run": 0.0, "read": 0.0}  # summed over the line's launches
+        self.warnings = []
         self.backend.reset_abort()  # an interrupt belongs to one line: it lasts until that line ends
         reader = Reader(source, source_name or "<input>")
         self.reader = reader
@@ -543,6 +545,14 @@ class Forth:
         st[:, 0:8].view(np.int64)[:, 0] = depth + len(values)
         self.backend.set_state(st)
 
+    def define(self, entry: Any) -> None:
+        """Add a word; redefining one is allowed (earlier words keep the old
+        one) and noted, as gforth does."""
+        key = entry.name.upper()
+        if key in self.dict and not getattr(entry, "prelude", False):
+            self.warnings.append(f"redefined {entry.name}")
+        self.dict[key] = entry
+
     def stacks_uniform(self) -> bool:
         """Every thread has the same data and float stacks (slots above the depth don't count)."""
         st = self.backend.get_state()
@@ -577,7 +587,7 @@ class Forth:
         else:
             self.compiler.word_text(colon)
         self.colon = None
-        self.dict[colon.name.upper()] = colon
+        self.define(colon)
 
 
 def _word_at(pos: SourcePos | None) -> str | None:

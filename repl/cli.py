@@ -57,6 +57,8 @@ def run_lines(session: Session, display: Display, lines: Iterable[str], *,
         text = text.rstrip("\r\n")
         result = session.run_line(text, lineno)  # BYE raises Bye: main ends the run
         display.output(result.output)
+        for note in result.warnings:
+            display.note(note)
         if result.error is not None:
             display.error(result)
             status = 2 if result.internal else 1

@@ -141,6 +141,8 @@ class Repl:
 
     def show(self, result: LineResult) -> None:
         self.display.output(result.output)
+        for note in result.warnings:
+            self.display.note(note)
         if result.error is not None:
             self.display.error(result, located=False)
         elif self.session.compiling:

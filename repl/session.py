@@ -21,6 +21,7 @@ class LineResult:
     internal: bool = False           # True when error is not a ForthError
     where: str | None = None         # "file:line" of the failing line
     source_line: str | None = None   # text of the failing line
+    warnings: tuple[str, ...] = ()   # notes such as "redefined X"
 
 
 @dataclass
@@ -68,7 +69,7 @@ class Session:
         finally:
             if not self.compiling:
                 self._open_lines.clear()
-        return LineResult(output=out or "")
+        return LineResult(output=out or "", warnings=tuple(getattr(self.forth, "warnings", ())))
 
     def _failed(self, err, text, *, internal) -> LineResult:
         lineno, line = self.lineno, text
