@@ -15,6 +15,7 @@ too long. The model only steers generation; the reference is gforth
 
 from __future__ import annotations
 
+import os
 import dataclasses
 
 import pytest
@@ -530,7 +531,7 @@ def programs(draw) -> Program:
 # ------------------------------------------------------------------ tests
 
 SETTINGS = settings(
-    max_examples=100,
+    max_examples=int(os.environ.get("TILEFORTH_EXAMPLES", "100")),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
                            HealthCheck.filter_too_much],
