@@ -19,7 +19,7 @@ from .effects import body_effect
 from .errors import ForthError
 from .target import HELPERS_IR, Target
 from .tiles import MAX_TILES, Hole
-from .tree import Begin, Call, Do, Node, Recurse, walk
+from .tree import Begin, Call, Do, Node, Prim, Recurse, walk
 
 _DECLARE = re.compile(r'^declare .*?@"?([^"(\s]+)"?\(.*$', re.M)
 _kernel_ids = itertools.count(1)
@@ -37,7 +37,6 @@ class KernelModule:
 
 
 def _suspends(nodes: list[Node]) -> bool:
-    from .tree import Prim
     return any((isinstance(n, Prim) and n.prim.suspends) or (isinstance(n, Call) and n.word.suspends)
                for n in walk(nodes))
 

@@ -43,7 +43,7 @@ def _take(g: "Gen", n: "Prim", word: str, kinds: tuple[str, ...], expects: str) 
     if need > len(g.tstack):
         raise tile_error(word, expects, g.tstack[g.tiles_shown_from():], n.pos)
     got = g.tstack[len(g.tstack) - need:]
-    cfg: TileConfig = n.arg if isinstance(n.arg, TileConfig) else TileConfig()
+    cfg = _cfg(n)
     out = []
     for entry, kind in zip(got, kinds):
         if isinstance(entry, Hole):

@@ -141,18 +141,22 @@ class CpuBackend(Backend):
         rows = sorted((a, a + self._sizes[a]) for a in self._user)
         self.alloc_table = np.array(rows, np.int64).reshape(-1, 2)
 
-    def _view(self, addr: int, nbytes: int) -> np.ndarray:
-        for base, buf in self._buffers.items():
-            if base <= addr and addr + nbytes <= base + self._sizes[base]:
-                return buf[addr - base:addr - base + nbytes]
-        raise ForthError(f"address ${addr:x} (+{nbytes} bytes) is not inside a live allocation")
-
-    def allocation_view(self, addr: int, nbytes: int) -> np.ndarray | None:
-        """Bytes [addr, addr+nbytes) when they lie in one user allocation."""
-        for base in self._user:
+    def _find(self, addr: int, nbytes: int, bases) -> np.ndarray | None:
+        """Bytes [addr, addr+nbytes) when they lie in one of the allocations `bases`."""
+        for base in bases:
             if base <= addr and addr + nbytes <= base + self._sizes[base]:
                 return self._buffers[base][addr - base:addr - base + nbytes]
         return None
+
+    def _view(self, addr: int, nbytes: int) -> np.ndarray:
+        view = self._find(addr, nbytes, self._buffers)
+        if view is None:
+            raise ForthError(f"address ${addr:x} (+{nbytes} bytes) is not inside a live allocation")
+        return view
+
+    def allocation_view(self, addr: int, nbytes: int) -> np.ndarray | None:
+        """Bytes [addr, addr+nbytes) when they lie in one user allocation."""
+        return self._find(addr, nbytes, self._user)
 
     def read(self, addr: int, nbytes: int) -> np.ndarray:
         return self._view(addr, nbytes).copy()
