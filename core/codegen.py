@@ -558,8 +558,8 @@ class Gen:
             return
         self.flush()
         if eff.static:
-            self.ensure_d(eff.dneed)
-            self.ensure_f(eff.fneed)
+            self.ensure_d(eff.dmust)
+            self.ensure_f(eff.fmust)
         fn = self.word_fn(word)
         ok = self.b.call(fn, self.env.args())
         self.check_ok(ok)
@@ -589,8 +589,8 @@ class Gen:
         self.flush()
         eff = word.effect
         if eff.static:
-            self.ensure_d(eff.dneed)
-            self.ensure_f(eff.fneed)
+            self.ensure_d(eff.dmust)
+            self.ensure_f(eff.fmust)
         self.check_tile_inputs(word)
         end_bb = self.new_block(f"end_{word.ir_name}")
         saved = self.scope, self.word_name, self.pos
@@ -674,7 +674,7 @@ def emit_word_function(word: "Colon", gen_factory: Callable[[ir.Function, ir.Blo
     g.scope = Scope(word.name, exit=do_exit, self_word=word)
     eff = word.effect
     if eff.static:  # callers check the inputs before the call
-        g.dguar, g.fguar = eff.dneed, eff.fneed
+        g.dguar, g.fguar = eff.dmust, eff.fmust
     g.enter_locals(word)
     g.body(word.body)
     if not g.b.block.is_terminated:

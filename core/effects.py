@@ -19,6 +19,20 @@ class Effect:
     dnet: int = 0
     fneed: int = 0
     fnet: int = 0
+    # items needed on EVERY path (None: all of dneed/fneed). A caller checks
+    # only these before a call; deeper items that only some paths use are
+    # checked inside the word, on those paths (`: w IF 0 * THEN ;` needs one
+    # item when the flag is false).
+    dsure: int | None = None
+    fsure: int | None = None
+
+    @property
+    def dmust(self) -> int:
+        return self.dneed if self.dsure is None else self.dsure
+
+    @property
+    def fmust(self) -> int:
+        return self.fneed if self.fsure is None else self.fsure
 
     def notation(self) -> str:
         if not self.static:
@@ -41,17 +55,29 @@ class _Dynamic(Exception):
 
 
 class _State:
-    """Depths relative to entry and the lowest depths reached."""
+    """Depths relative to entry, the lowest depths reached on some path
+    (dmin, fmin) and on every path (dsmin, fsmin)."""
 
     def __init__(self) -> None:
         self.d = self.f = 0
         self.dmin = self.fmin = 0
+        self.dsmin = self.fsmin = 0
 
-    def take(self, n: int, fn: int = 0) -> None:
+    def take(self, n: int, fn: int = 0, sure_n: int | None = None, sure_fn: int | None = None) -> None:
+        sd = self.d - (n if sure_n is None else sure_n)
+        sf = self.f - (fn if sure_fn is None else sure_fn)
+        self.dsmin = min(self.dsmin, sd)
+        self.fsmin = min(self.fsmin, sf)
         self.d -= n
         self.f -= fn
         self.dmin = min(self.dmin, self.d)
         self.fmin = min(self.fmin, self.f)
+
+    def sure(self) -> tuple[int, int]:
+        return self.dsmin, self.fsmin
+
+    def set_sure(self, sure: tuple[int, int]) -> None:
+        self.dsmin, self.fsmin = sure
 
     def give(self, n: int, fn: int = 0) -> None:
         self.d += n
@@ -60,13 +86,14 @@ class _State:
     def apply(self, e: Effect) -> None:
         if not e.static:
             raise _Dynamic
-        self.take(e.dneed, e.fneed)
+        self.take(e.dneed, e.fneed, e.dmust, e.fmust)
         self.give(e.dneed + e.dnet, e.fneed + e.fnet)
 
 
 class _Walker:
     def __init__(self) -> None:
         self.exits: list[tuple[int, int]] = []
+        self.exit_sure: list[tuple[int, int]] = []
         self.leaves: list[list[tuple[int, int]]] = []
 
     def body(self, nodes, st: _State) -> bool:
@@ -102,6 +129,7 @@ class _Walker:
             return False
         elif isinstance(n, Exit):
             self.exits.append((st.d, st.f))
+            self.exit_sure.append(st.sure())
             return False
         elif getattr(n, "pos", 1) is None and type(n).__name__ == "_DropFlag":
             st.take(1)
@@ -116,6 +144,8 @@ class _Walker:
         ends = [s for s, r in ((a, ra), (b, rb)) if r]
         st.dmin = min(a.dmin, b.dmin)
         st.fmin = min(a.fmin, b.fmin)
+        st.dsmin = max(a.dsmin, b.dsmin)  # sure only if both arms need it
+        st.fsmin = max(a.fsmin, b.fsmin)
         if not ends:
             return False
         if len(ends) == 2 and (a.d, a.f) != (b.d, b.f):
@@ -125,6 +155,7 @@ class _Walker:
 
     def loop(self, body, st: _State, extra_take: int = 0) -> bool:
         start = (st.d, st.f)
+        sure = st.sure()  # a body may run zero times (?DO): its needs are not sure
         self.leaves.append([])
         reach = self.body(body, st)
         if reach:
@@ -135,9 +166,17 @@ class _Walker:
             if leave != start:
                 raise _Dynamic
         st.d, st.f = start
+        st.set_sure(sure)
         return True
 
     def begin(self, n: Begin, st: _State) -> bool:
+        sure = st.sure()
+        try:
+            return self._begin(n, st)
+        finally:
+            st.set_sure(sure)  # conservative: what the loop needs is checked inside
+
+    def _begin(self, n: Begin, st: _State) -> bool:
         start = (st.d, st.f)
         if n.kind == "again":
             reach = self.body(n.body, st)
@@ -165,6 +204,7 @@ class _Walker:
 def _copy(st: _State) -> _State:
     c = _State()
     c.d, c.f, c.dmin, c.fmin = st.d, st.f, st.dmin, st.fmin
+    c.dsmin, c.fsmin = st.dsmin, st.fsmin
     return c
 
 
@@ -177,10 +217,14 @@ def body_effect(nodes, locals_count: int = 0) -> Effect:
     except _Dynamic:
         return DYNAMIC
     ends = list(w.exits)
+    sures = list(w.exit_sure)
     if reach:
         ends.append((st.d, st.f))
+        sures.append(st.sure())
+    ds = -max((s[0] for s in sures), default=st.dsmin)
+    fs = -max((s[1] for s in sures), default=st.fsmin)
     if not ends:  # never returns (BEGIN ... AGAIN)
-        return Effect(True, -st.dmin, 0, -st.fmin, 0)
+        return Effect(True, -st.dmin, 0, -st.fmin, 0, ds, fs)
     if any(e != ends[0] for e in ends):
         return DYNAMIC
-    return Effect(True, -st.dmin, ends[0][0], -st.fmin, ends[0][1])
+    return Effect(True, -st.dmin, ends[0][0], -st.fmin, ends[0][1], ds, fs)

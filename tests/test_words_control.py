@@ -195,3 +195,13 @@ def test_gforth_reference_for_unbalanced_code(need_gforth):
     # gforth rejects the same unbalanced definitions (sanity of the cases).
     for src in [": BAD1 IF ;", ": BAD4 THEN ;", ": BAD3 10 0 DO ;"]:
         assert gforth.fails(src)
+
+
+def test_a_word_needs_only_the_items_of_the_path_taken(f, need_gforth):
+    """Found by the differential test: `: W0 IF 0 * THEN ;` needs a second item
+    only when the flag is true, so `0 W0` on a one-item stack is fine."""
+    f.eval(": W0 IF 0 * THEN ;")
+    check(f, ": W0 IF 0 * THEN ; 0 W0 7 1 W0")
+    f.eval("DEPTH 0 ?DO DROP LOOP")
+    err = raises(f, "1 W0", word="*")
+    assert "underflow in W0" in str(err)
