@@ -13,7 +13,7 @@ from __future__ import annotations
 
 DS_MAX = 128  # data stack cells per thread
 FS_MAX = 64  # float stack entries per thread (f32)
-RECURSION_MAX = 2000  # nested calls of recursive words per thread
+RECURSION_MAX = 2000  # the cpu backend's default depth limit; each backend states its own (Capabilities)
 
 # ctx slots
 CTX_ERR_CODE, CTX_ERR_SITE, CTX_ERR_THREAD, CTX_ERR_ADDR, CTX_ERR_AUX = 0, 1, 2, 3, 4
@@ -22,7 +22,8 @@ CTX_OUT, CTX_OUT_CAP, CTX_OUT_LEN = 7, 8, 9
 CTX_BASE_ADDR = 10
 CTX_SHARED = 11
 CTX_ABORT = 12  # address of an i64 flag the host sets to interrupt (Ctrl-C)
-CTX_STEPS = 13
+CTX_SHARED_SIZE = 13  # bytes of shared memory per block in this launch (the checked window)
+CTX_RECURSION_MAX = 14  # nested calls of recursive words allowed per thread in this launch
 CTX_SLOTS = 16
 
 # thread record slots

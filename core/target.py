@@ -242,6 +242,23 @@ class Target(ABC):
         return head + HELPERS_IR
 
 
+@dataclass(frozen=True)
+class Capabilities:
+    """What a machine offers, as the outer interpreter and the host words see it.
+    Each backend states its own; GRID, BLOCK, SHARED: and recursive calls are
+    checked against these, never against another machine's numbers."""
+
+    warp_size: int = 32
+    max_block_threads: int = 1024  # threads in one block
+    max_block: tuple[int, int, int] = (1024, 1024, 64)  # per axis
+    max_grid: tuple[int, int, int] = (2**31 - 1, 65535, 65535)  # per axis
+    max_threads: int = 1 << 20  # threads in one launch (the state buffer holds each one's stacks)
+    shared_bytes: int = 48 * 1024  # shared memory per block
+    recursion_max: int = L.RECURSION_MAX  # nested calls of recursive words per thread
+    tile_shapes: tuple[tuple[int, int, int], ...] = ((16, 16, 16), (32, 8, 16), (8, 32, 16))
+    keeps_tiles: bool = True  # the tile stack persists between lines
+
+
 @dataclass
 class LaunchResult:
     """What a launch left: the error record (code 0 = none), output records,
@@ -257,6 +274,7 @@ class LaunchResult:
 class Backend(ABC):
     name: str
     target: Target
+    caps: Capabilities = Capabilities()
 
     @abstractmethod
     def alloc(self, nbytes: int) -> int: ...
