@@ -39,8 +39,8 @@ WORD_FNTY = ir.FunctionType(I1, [PTR] * 6)
 # Runtime helpers every target defines in its module header (see target.py).
 HELPERS: dict[str, ir.FunctionType] = {
     "tf_fail": ir.FunctionType(ir.VoidType(), [PTR, PTR, I64, I64, I64, I64]),
-    "tf_addr_ok": ir.FunctionType(I1, [PTR, PTR, I64, I64]),
-    "tf_step": ir.FunctionType(I1, [PTR, PTR, I64]),
+    "tf_poll": ir.FunctionType(I1, [PTR, PTR, I64, I64]),
+    "tf_addr_scan": ir.FunctionType(ir.LiteralStructType([I64, I64]), [PTR, I64, I64]),
     "tf_out": ir.FunctionType(ir.VoidType(), [PTR, PTR, I64, I64, I64]),
 }
 
@@ -65,15 +65,34 @@ class Sites:
 
 @dataclass
 class Env:
+    """What a function's code works on: the launch context, the thread's record,
+    its two stacks (arrays and depth cells), and the function's own registers
+    (allocas): the step counter and the range cache of checked accesses."""
+
     ctx: ir.Value
     thr: ir.Value
     ds: ir.Value
     dsp: ir.Value
     fs: ir.Value
     fsp: ir.Value
+    steps: ir.Value | None = None  # loop iterations left (a copy of thr[T_STEPS] in a register)
+    range_lo: ir.Value | None = None  # the allocation [lo, hi) that the last checked access hit
+    range_hi: ir.Value | None = None
 
     def args(self) -> list[ir.Value]:
         return [self.ctx, self.thr, self.ds, self.dsp, self.fs, self.fsp]
+
+    def add_registers(self, b: ir.IRBuilder) -> "Env":
+        """Create the function's registers at the builder's position (the
+        entry block, after `thr` is known): the step counter is loaded from the
+        thread record, the range cache starts empty."""
+        self.steps = b.alloca(I64, name="steps")
+        b.store(b.load(b.gep(self.thr, [c64(L.T_STEPS)], source_etype=I64), typ=I64), self.steps)
+        self.range_lo = b.alloca(I64, name="range_lo")
+        self.range_hi = b.alloca(I64, name="range_hi")
+        b.store(c64(0), self.range_lo)
+        b.store(c64(0), self.range_hi)
+        return self
 
 
 @dataclass
@@ -186,8 +205,9 @@ class Gen:
         self.tile_holes = False  # True while a definition is checked alone (unknown tiles below)
         self.tile_floor = 0  # how many of the bottom entries are those unknown tiles (holes)
         self.tile_initial: list = []  # the tile stack at entry
-        self.coro = None  # (suspend block, cleanup block) inside a coroutine kernel
+        self.tstate = target.function_state()  # what the target keeps for this function (its own type)
         self.count_steps = True  # loop back-edges count against the step budget
+        self.spaces: dict[int, tuple[ir.Value, str]] = {}  # address values known to point into a space
 
     # ---- small helpers -------------------------------------------------
     def helper(self, name: str) -> ir.Function:
@@ -332,15 +352,54 @@ class Gen:
         return min([i for i, h in enumerate(self.tile_initial) if h.touched], default=self.tile_floor)
 
     # ---- memory ----------------------------------------------------------
+    def tag(self, value: ir.Value, space: str | None) -> ir.Value:
+        """Remember which memory an address value points into ("shared",
+        "global"), so that accesses through it use that address space."""
+        if space is not None:
+            self.spaces[id(value)] = (value, space)
+        return value
+
+    def space_of(self, value: ir.Value) -> str | None:
+        hit = self.spaces.get(id(value))
+        return hit[1] if hit is not None and hit[0] is value else None
+
     def mem_ptr(self, addr: ir.Value, size: int, word: str) -> ir.Value:
-        """A checked pointer for a `size`-byte access at integer address `addr`."""
+        """A pointer for a `size`-byte access at integer address `addr`,
+        range- and alignment-checked in checked mode, in the address space
+        the address is known to point into."""
+        space = self.space_of(addr)
         if self.checked:
-            ok = self.b.call(self.helper("tf_addr_ok"), [self.env.ctx, self.env.thr, addr, c64(size)])
+            ok = self.target.addr_ok(self, addr, c64(size), space)
             self.fail_if(self.b.not_(ok), L.E_BAD_ADDR, addr=addr, aux=c64(size))
             if size > 1:
                 mis = self.b.icmp_unsigned("!=", self.b.and_(addr, c64(size - 1)), c64(0))
                 self.fail_if(mis, L.E_ALIGN, addr=addr, aux=c64(size))
-        return self.target.int_to_ptr(self, addr)
+        return self.target.mem_pointer(self, addr, space)
+
+    def in_allocation(self, addr: ir.Value, size: ir.Value) -> ir.Value:
+        """i1: [addr, addr+size) lies inside one live allocation. The range
+        of the last allocation hit is kept in registers; a miss scans the
+        allocation table (a call) and refills it."""
+        b, env = self.b, self.env
+        end = b.add(addr, size)
+        lo, hi = b.load(env.range_lo, typ=I64), b.load(env.range_hi, typ=I64)
+        hit = b.and_(b.and_(b.icmp_unsigned(">=", addr, lo), b.icmp_unsigned("<=", end, hi)),
+                     b.icmp_unsigned(">=", end, addr))
+        here = b.block
+        miss, done = self.new_block("range_miss"), self.new_block("range_done")
+        b.cbranch(hit, done, miss)
+        b.position_at_end(miss)
+        found = b.call(self.helper("tf_addr_scan"), [env.ctx, addr, end])
+        nlo, nhi = b.extract_value(found, 0), b.extract_value(found, 1)
+        b.store(nlo, env.range_lo)
+        b.store(nhi, env.range_hi)
+        inside = b.icmp_unsigned("!=", nhi, c64(0))
+        b.branch(done)
+        b.position_at_end(done)
+        ok = b.phi(I1, name="in_alloc")
+        ok.add_incoming(ir.Constant(I1, 1), here)
+        ok.add_incoming(inside, miss)
+        return ok
 
     # ---- bodies ----------------------------------------------------------
     def body(self, nodes: list[Node]) -> None:
@@ -354,7 +413,7 @@ class Gen:
         if not self.pinned:  # inside an inlined prelude word, errors point at its call
             self.pos = getattr(n, "pos", None) or self.pos
         if isinstance(n, Lit):
-            self.push(c64(n.value))
+            self.push(self.tag(c64(n.value), n.space))
         elif isinstance(n, FLit):
             self.fpush(ir.Constant(F32, n.value))
         elif isinstance(n, Prim):
@@ -390,6 +449,9 @@ class Gen:
         ints = self.pop(p.ins)
         floats = self.fpop(p.fins)
         outs, fouts = p.fn(self, ints, floats)
+        if p.address_arith:
+            a, b = (self.space_of(v) for v in ints)
+            self.tag(outs[0], a if b is None else b if a is None and p.address_arith == "sum" else None)
         self.push(*outs)
         self.fpush(*fouts)
 
@@ -440,8 +502,24 @@ class Gen:
             return
         if not self.pinned and loop_pos is not None:
             self.pos = loop_pos
-        ok = self.b.call(self.helper("tf_step"), [self.env.ctx, self.env.thr, c64(self.site())])
-        self.b.cbranch(ok, target_bb, self.fail_bb)
+        b, slot = self.b, self.env.steps
+        left = b.sub(b.load(slot, typ=I64), c64(1))
+        b.store(left, slot)
+        poll = self.new_block("poll")
+        b.cbranch(b.icmp_signed("==", b.and_(left, c64(L.POLL_EVERY - 1)), c64(0)), poll, target_bb)
+        b.position_at_end(poll)
+        ok = b.call(self.helper("tf_poll"), [self.env.ctx, self.env.thr, c64(self.site()), left])
+        b.cbranch(ok, target_bb, self.fail_bb)
+
+    def save_steps(self) -> None:
+        """Before a call or a return: the thread record gets the register step counter."""
+        if self.env.steps is not None:
+            self.b.store(self.b.load(self.env.steps, typ=I64), self.target.thr_slot(self, L.T_STEPS))
+
+    def load_steps(self) -> None:
+        """After a call: the callee counted its own iterations in the thread record."""
+        if self.env.steps is not None:
+            self.b.store(self.b.load(self.target.thr_slot(self, L.T_STEPS), typ=I64), self.env.steps)
 
     def begin(self, n: Begin) -> None:
         self.flush()
@@ -561,8 +639,10 @@ class Gen:
             self.ensure_d(eff.dmust)
             self.ensure_f(eff.fmust)
         fn = self.word_fn(word)
+        self.save_steps()
         ok = self.b.call(fn, self.env.args())
         self.check_ok(ok)
+        self.load_steps()
         self.forget_sp()
         if eff.static:
             self.dguar += eff.dnet
@@ -574,10 +654,14 @@ class Gen:
         self.flush()
         depth_p = self.target.thr_slot(self, L.T_DEPTH)
         d = self.b.load(depth_p, typ=I64)
-        self.fail_if(self.b.icmp_signed(">=", d, c64(L.RECURSION_MAX)), L.E_RECURSION)
+        limit_p = self.b.gep(self.env.ctx, [c64(L.CTX_RECURSION_MAX)], source_etype=I64)
+        limit = self.b.load(limit_p, typ=I64)  # each backend sets its own (its stack's size)
+        self.fail_if(self.b.icmp_signed(">=", d, limit), L.E_RECURSION, aux=limit)
         self.b.store(self.b.add(d, c64(1)), depth_p)
+        self.save_steps()
         ok = self.b.call(self.word_fn(n.word), self.env.args())
         self.check_ok(ok)
+        self.load_steps()
         d2 = self.b.load(depth_p, typ=I64)
         self.b.store(self.b.sub(d2, c64(1)), depth_p)
         self.forget_sp()
@@ -665,10 +749,12 @@ def emit_word_function(word: "Colon", gen_factory: Callable[[ir.Function, ir.Blo
     ir.IRBuilder(fail_bb).ret(ir.Constant(I1, 0))
     g = gen_factory(fn, fail_bb)
     g.b.position_at_end(entry)
+    g.env.add_registers(g.b)
     g.word_name = word.name
     g.pos = word.pos
 
     def do_exit() -> None:
+        g.save_steps()
         g.b.ret(ir.Constant(I1, 1))
 
     g.scope = Scope(word.name, exit=do_exit, self_word=word)

@@ -56,12 +56,13 @@ class Compiler:
         self.inline_all = False
         self.count_steps = True
 
-    def _module(self, name: str) -> ir.Module:
+    def _module(self, name: str, export: bool = False) -> ir.Module:
         m = ir.Module(name)
         m.triple = self.target.triple
         m.data_layout = self.target.data_layout
         for hname, ty in HELPERS.items():
             ir.Function(m, ty, hname)
+        self.target.module_globals(m, export)
         return m
 
     def _gen(self, module: ir.Module, fn: ir.Function, env: Env, fail_bb: ir.Block,
@@ -87,7 +88,7 @@ class Compiler:
             raise ForthError(f"{word.name} has a dynamic stack effect {word.effect.notation()}: a kernel needs "
                              "a static one (balanced IF branches and loops, no ?DUP or computed PICK)",
                              word.pos, word.name)
-        m = self._module(name)
+        m = self._module(name, export=True)
         needed: list[Colon] = []
         suspends = word.suspends
 
@@ -108,7 +109,7 @@ class Compiler:
         if not eff.static or eff.dneed or eff.fneed:
             raise ForthError(f"the body of kernel {name} must have a static stack effect that needs no inputs "
                              f"(it has {eff.notation()}): parameters are words, not stack items")
-        m = self._module(name)
+        m = self._module(name, export=True)
         needed: list[Colon] = []
 
         def make_gen(fn: ir.Function, env: Env, fail_bb: ir.Block) -> Gen:
@@ -165,9 +166,11 @@ class Compiler:
         word.ir_text[key] = result
         return result
 
-    def kernel(self, nodes: list[Node], tiles: list | tuple = (), holes: bool = False) -> KernelModule:
+    def kernel(self, nodes: list[Node], tiles: list | tuple = (), holes: bool = False,
+               block: tuple[int, int, int] | None = None) -> KernelModule:
         """A kernel for a line (or, with holes=True, a definition checked on
-        its own: tiles below its entry are unknown until used)."""
+        its own: tiles below its entry are unknown until used), for launches
+        with `block` threads per block when that is known."""
         name = f"k{next(_kernel_ids)}"
         suspends = _suspends(nodes)
         m = self._module(name)
@@ -193,7 +196,7 @@ class Compiler:
             else:
                 tiles_out[:] = g.tstack
 
-        self.target.define_kernel(m, name, suspends, make_gen, emit)
+        self.target.define_kernel(m, name, suspends, make_gen, emit, block)
         text, words = self._assemble(m, needed)
         heavy = _has_loops(nodes) or any(_has_loops(w.body) for w in words)
         return KernelModule(text, name, suspends, heavy, words, tiles_out, tiles_in)

@@ -342,7 +342,7 @@ class Forth:
                 return Prim(PRIMS["(PARAM)"], tok.pos, arg=entry.param)
             if entry.is_float:
                 return FLit(float(entry.value), tok.pos)
-            return Lit(int(entry.value), tok.pos)
+            return Lit(int(entry.value), tok.pos, "global" if entry.array is not None else None)
         raise ForthError(f"{tok.text} cannot be used here", tok.pos, tok.text)  # pragma: no cover
 
     def _host(self, word: HostWord, tok: Token) -> None:
@@ -417,7 +417,7 @@ class Forth:
         timing: dict[str, float] = {}
         t0 = time.perf_counter()
         if kernel is None:
-            km = self.compiler.kernel(nodes, self.tiles)
+            km = self.compiler.kernel(nodes, self.tiles, block=self.backend.block)
             t1 = time.perf_counter()
             kernel = self.backend.compile(km.text, km.name, km.suspends, km.heavy)
             kernel.tiles_out = list(km.tiles_out)
@@ -467,8 +467,8 @@ class Forth:
             L.E_STEPS: f"{thr} ran {self.step_budget} loop iterations{where} without finishing: the loop looks "
                        "infinite (raise Forth.step_budget if it is not)",
             L.E_ABORT: "interrupted",
-            L.E_RECURSION: f"recursion deeper than {L.RECURSION_MAX} calls{where} ({thr}); is the "
-                           "base case missing?",
+            L.E_RECURSION: f"recursion deeper than {aux} calls{where} ({thr}), the limit of the {self.backend.name} "
+                           "backend; is the base case missing?",
         }
         return ForthError(msgs.get(code, f"device error {code}{where}"), pos, _word_at(pos))
 
@@ -604,7 +604,7 @@ def _tree_key(nodes: list[Node]) -> tuple:
         p = getattr(n, "pos", None)
         where = (p.line, p.col) if p else None
         if isinstance(n, Lit):
-            out.append(("L", n.value))
+            out.append(("L", n.value, n.space))
         elif isinstance(n, FLit):
             out.append(("F", struct.pack("<f", n.value) if math.isfinite(n.value) else repr(n.value)))
         elif isinstance(n, Prim):

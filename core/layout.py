@@ -13,6 +13,7 @@ from __future__ import annotations
 
 DS_MAX = 128  # data stack cells per thread
 FS_MAX = 64  # float stack entries per thread (f32)
+POLL_EVERY = 4096  # loop iterations between two looks at the abort flag and the budget (a power of 2)
 RECURSION_MAX = 2000  # the cpu backend's default depth limit; each backend states its own (Capabilities)
 
 # ctx slots

@@ -38,6 +38,7 @@ class Primitive:
     suspends: bool = False
     static_effect: Callable[["Prim"], Effect] | None = None
     group: str = ""
+    address_arith: str = ""  # "sum" / "difference": an address plus/minus an offset stays in its memory
 
     def __post_init__(self) -> None:
         self.ins, self.outs, self.fins, self.fouts = parse_effect(self.effect)
@@ -98,10 +99,10 @@ def prim(name: str, effect: str, help: str, example: str = "", **kw) -> Callable
     return deco
 
 
-def pure(name: str, effect: str, help: str, example: str, fn: Callable) -> None:
+def pure(name: str, effect: str, help: str, example: str, fn: Callable, **kw) -> None:
     """A primitive on cells only: fn(g, *cells) -> list of cells."""
     TABLE[name] = Primitive(name, effect, help, example,
-                            fn=lambda g, a, f: (fn(g, *a), []))
+                            fn=lambda g, a, f: (fn(g, *a), []), **kw)
 
 
 def fpure(name: str, effect: str, help: str, example: str, fn: Callable) -> None:
@@ -272,8 +273,9 @@ def _b(g: "Gen") -> ir.IRBuilder:
     return g.b
 
 
-pure("+", "( n1 n2 -- n3 )", "Add.", "2 3 + . \\ 5", lambda g, a, b: [g.b.add(a, b)])
-pure("-", "( n1 n2 -- n3 )", "Subtract n2 from n1.", "5 3 - . \\ 2", lambda g, a, b: [g.b.sub(a, b)])
+pure("+", "( n1 n2 -- n3 )", "Add.", "2 3 + . \\ 5", lambda g, a, b: [g.b.add(a, b)], address_arith="sum")
+pure("-", "( n1 n2 -- n3 )", "Subtract n2 from n1.", "5 3 - . \\ 2", lambda g, a, b: [g.b.sub(a, b)],
+     address_arith="difference")
 pure("*", "( n1 n2 -- n3 )", "Multiply.", "6 7 * . \\ 42", lambda g, a, b: [g.b.mul(a, b)])
 pure("NEGATE", "( n -- -n )", "Negate.", "5 NEGATE . \\ -5", lambda g, a: [g.b.neg(a)])
 pure("ABS", "( n -- u )", "Absolute value.", "-5 ABS . \\ 5",
@@ -520,7 +522,7 @@ group("SIMT")
 @prim("(SHARED)", "( -- addr )", "The address of a SHARED: buffer in this thread's block (compiled for its name).",
       "", custom=True, static_effect=lambda n: Effect(True, 0, 1, 0, 0))
 def _shared_addr(g: "Gen", n: "Prim") -> None:
-    g.push(g.target.shared_addr(g, int(n.arg)))
+    g.push(g.tag(g.target.shared_addr(g, int(n.arg)), "shared"))
 
 
 group("Output")
@@ -533,7 +535,7 @@ def _param_effect(n: "Prim") -> Effect:
 def _param(g: "Gen", n: "Prim") -> None:
     index, kind = n.arg
     value = g.target.param(g, index, kind)
-    g.fpush(value) if kind == "float" else g.push(value)
+    g.fpush(value) if kind == "float" else g.push(g.tag(value, "global" if kind == "ptr" else None))
 
 
 # ---- output ---------------------------------------------------------------------------
@@ -542,7 +544,7 @@ def _out(g: "Gen", kind: int, aux: ir.Value, value: ir.Value) -> None:
 
 
 def _base(g: "Gen") -> ir.Value:
-    return g.b.load(g.target.int_to_ptr(g, c64(g.base_addr)), typ=I64)
+    return g.b.load(g.target.mem_pointer(g, c64(g.base_addr), "global"), typ=I64)
 
 
 def _printer(kind: int, aux: Callable, value: Callable) -> PureFn:

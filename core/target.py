@@ -5,7 +5,7 @@ the barrier, pointers, and the kernel entry around a line's body. `Backend`
 is what the outer interpreter needs at run time: memory, the per-thread
 stack state, compiling a module and launching it.
 
-The runtime helpers below (`tf_fail`, `tf_addr_ok`, `tf_step`, `tf_out`)
+The runtime helpers below (`tf_fail`, `tf_poll`, `tf_addr_scan`, `tf_out`)
 are plain LLVM IR shared by every target: they use atomics for the error
 record and the output buffer, which is correct on the GPU and harmless on
 the single-threaded emulator.
@@ -49,17 +49,14 @@ done:
   ret void
 }}
 
-define internal i1 @tf_step(ptr %ctx, ptr %thr, i64 %site) alwaysinline {{
+; a loop back-edge whose register counter reached a multiple of POLL_EVERY: out of budget, or interrupted?
+define internal i1 @tf_poll(ptr %ctx, ptr %thr, i64 %site, i64 %left) noinline {{
 entry:
-  %sp = getelementptr i64, ptr %thr, i64 {L.T_STEPS}
-  %n = load i64, ptr %sp
-  %n1 = sub i64 %n, 1
-  store i64 %n1, ptr %sp
   %app = getelementptr i64, ptr %ctx, i64 {L.CTX_ABORT}
   %api = load i64, ptr %app
   %ap = inttoptr i64 %api to ptr
   %ab = load atomic volatile i64, ptr %ap monotonic, align 8
-  %out = icmp slt i64 %n1, 0
+  %out = icmp slt i64 %left, 0
   %abort = icmp ne i64 %ab, 0
   %bad = or i1 %out, %abort
   br i1 %bad, label %fail, label %ok
@@ -71,28 +68,9 @@ fail:
   ret i1 0
 }}
 
-define internal i1 @tf_addr_ok(ptr %ctx, ptr %thr, i64 %addr, i64 %size) alwaysinline {{
-entry:
-  %end = add i64 %addr, %size
-  %clop = getelementptr i64, ptr %thr, i64 {L.T_CACHE_LO}
-  %chip = getelementptr i64, ptr %thr, i64 {L.T_CACHE_HI}
-  %clo = load i64, ptr %clop
-  %chi = load i64, ptr %chip
-  %a1 = icmp uge i64 %addr, %clo
-  %a2 = icmp ule i64 %end, %chi
-  %a3 = icmp uge i64 %end, %addr
-  %a12 = and i1 %a1, %a2
-  %hit = and i1 %a12, %a3
-  br i1 %hit, label %yes, label %miss
-yes:
-  ret i1 1
-miss:
-  %r = call i1 @tf_addr_scan(ptr %ctx, ptr %thr, i64 %addr, i64 %end)
-  ret i1 %r
-}}
-
-; the slow path: find the allocation and remember it in the thread's cache
-define internal i1 @tf_addr_scan(ptr %ctx, ptr %thr, i64 %addr, i64 %end) noinline {{
+; the slow path of a checked access: the allocation [base, limit) that holds [addr, end),
+; or (0, 0) when none does; the caller keeps it in registers as its range cache
+define internal {{ i64, i64 }} @tf_addr_scan(ptr %ctx, i64 %addr, i64 %end) noinline {{
 entry:
   %a3 = icmp uge i64 %end, %addr
   %tp = getelementptr i64, ptr %ctx, i64 {L.CTX_ALLOCS}
@@ -120,13 +98,11 @@ test:
 next:
   br label %scan
 found:
-  %clop = getelementptr i64, ptr %thr, i64 {L.T_CACHE_LO}
-  %chip = getelementptr i64, ptr %thr, i64 {L.T_CACHE_HI}
-  store i64 %base, ptr %clop
-  store i64 %lim, ptr %chip
-  ret i1 1
+  %r0 = insertvalue {{ i64, i64 }} undef, i64 %base, 0
+  %r1 = insertvalue {{ i64, i64 }} %r0, i64 %lim, 1
+  ret {{ i64, i64 }} %r1
 no:
-  ret i1 0
+  ret {{ i64, i64 }} zeroinitializer
 }}
 
 define internal void @tf_out(ptr %ctx, ptr %thr, i64 %kind, i64 %aux, i64 %val) {{
@@ -184,8 +160,9 @@ class Target(ABC):
     @abstractmethod
     def define_kernel(self, module: ir.Module, name: str, suspends: bool,
                       make_gen: Callable[[ir.Function, "Env", ir.Block], "Gen"],
-                      emit_body: BodyEmitter) -> ir.Function:
-        """The kernel entry around a line's body (stacks in, body, stacks out)."""
+                      emit_body: BodyEmitter, block: tuple[int, int, int] | None = None) -> ir.Function:
+        """The kernel entry around a line's body (stacks in, body, stacks out);
+        `block` is the launch's block shape when it is known."""
 
     def define_export(self, module: ir.Module, name: str, effect: object,
                       make_gen: Callable, emit_body: BodyEmitter) -> ir.Function:
@@ -219,7 +196,7 @@ class Target(ABC):
         fsp = b.alloca(i64, name="fsp")
         b.store(b.load(b.gep(stp, [ir.Constant(i64, L.S_DSP)], source_etype=i8), typ=i64), dsp)
         b.store(b.load(b.gep(stp, [ir.Constant(i64, L.S_FSP)], source_etype=i8), typ=i64), fsp)
-        return Env(ctx, thr, ds, dsp, fs, fsp), stp
+        return Env(ctx, thr, ds, dsp, fs, fsp).add_registers(b), stp
 
     def finish_state(self, g: "Gen", stp: ir.Value) -> None:
         """At the end of a line's body: depths back to the state buffer, thread DONE."""
@@ -229,7 +206,23 @@ class Target(ABC):
             g.b.store(g.b.load(depth, typ=i64), g.b.gep(stp, [ir.Constant(i64, off)], source_etype=i8))
         g.b.store(ir.Constant(i64, L.ST_DONE), self.thr_slot(g, L.T_STATUS))
 
-    def int_to_ptr(self, g: "Gen", addr: ir.Value) -> ir.Value:
+    def function_state(self) -> object:
+        """What this target keeps for one function while it is generated
+        (fragment registers, coroutine blocks, kernel parameters); the
+        generator holds it as `g.tstate` and never looks inside."""
+        return None
+
+    def module_globals(self, module: ir.Module, export: bool) -> None:
+        """Declare (or, in an exported kernel, define) the globals this
+        target's code refers to, in every module it generates."""
+
+    def addr_ok(self, g: "Gen", addr: ir.Value, size: ir.Value, space: str | None) -> ir.Value:
+        """i1: a checked access of `size` bytes at `addr` may go ahead. `space`
+        is what the compiler knows of the address ("shared", "global" or None)."""
+        return g.in_allocation(addr, size)
+
+    def mem_pointer(self, g: "Gen", addr: ir.Value, space: str | None) -> ir.Value:
+        """The pointer a load or store at integer address `addr` uses."""
         return g.b.inttoptr(addr, ir.PointerType())
 
     def thr_slot(self, g: "Gen", slot: int) -> ir.Value:

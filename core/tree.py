@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 class Lit:
     value: int
     pos: SourcePos | None = None
+    space: str | None = None  # "global" for the address of an ARRAY or MATRIX
 
 
 @dataclass(eq=False)

@@ -239,11 +239,11 @@ class CpuBackend(Backend):
         ctx[L.CTX_BASE_ADDR] = base_addr
         ctx[L.CTX_SHARED] = self.shared_base()
         ctx[L.CTX_ABORT] = self.abort_flag.ctypes.data
+        ctx[L.CTX_SHARED_SIZE] = shared_bytes
+        ctx[L.CTX_RECURSION_MAX] = self.caps.recursion_max
         thr[:, L.T_STATUS] = L.ST_RUN
         thr[:, L.T_SITE] = -1
         thr[:, L.T_STEPS] = steps
-        thr[:, L.T_CACHE_LO] = 0
-        thr[:, L.T_CACHE_HI] = 0
         thr[:, L.T_DEPTH] = 0
         thr[:, L.T_FRAME] = 0
         divergence = None

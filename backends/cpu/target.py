@@ -12,6 +12,7 @@ thread, which is cheaper to compile.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable
 
 from llvmlite import ir
@@ -54,6 +55,14 @@ TOKEN = TokenType()
 ir.values.FunctionAttributes._known = frozenset(ir.values.FunctionAttributes._known | {"presplitcoroutine"})
 
 
+@dataclass
+class CpuFunction:
+    """The cpu target's state for one function: its coroutine's suspend and
+    cleanup blocks (kernels that suspend)."""
+
+    coro: tuple[ir.Block, ir.Block] | None = None
+
+
 _AXES = {"x": 0, "y": 1, "z": 2}
 _SREG_SLOT = {"tid": L.T_TID, "bid": L.T_BID, "bdim": L.T_BDIM, "gdim": L.T_GDIM}
 
@@ -65,12 +74,15 @@ class CpuTarget(Target):
         self.triple = triple
         self.data_layout = data_layout
 
+    def function_state(self) -> CpuFunction:
+        return CpuFunction()
+
     def sreg(self, g: "Gen", which: str) -> ir.Value:
         reg, axis = which.split(".")
         return g.b.load(self.thr_slot(g, _SREG_SLOT[reg] + _AXES[axis]), typ=I64)
 
     def barrier(self, g: "Gen", site: int) -> None:
-        assert g.coro is not None, "BARRIER outside a coroutine kernel"
+        assert g.tstate.coro is not None, "BARRIER outside a coroutine kernel"
         g.b.store(c64(L.ST_BARRIER), self.thr_slot(g, L.T_STATUS))
         g.b.store(c64(site), self.thr_slot(g, L.T_SITE))
         self.suspend(g, final=False)
@@ -78,7 +90,7 @@ class CpuTarget(Target):
     def tile_op(self, g: "Gen", info: dict, operands: list[ir.Value]) -> None:
         """Park the lane at a warp op: the host performs it once for the warp
         when all 32 lanes arrived with the same operands."""
-        assert g.coro is not None, "tile operation outside a coroutine kernel"
+        assert g.tstate.coro is not None, "tile operation outside a coroutine kernel"
         site = g.site()
         g.sites.info[site] = dict(info, nops=len(operands))
         for i, v in enumerate(operands):
@@ -88,7 +100,7 @@ class CpuTarget(Target):
         self.suspend(g, final=False)
 
     def suspend(self, g: "Gen", final: bool) -> None:
-        suspend_bb, cleanup_bb = g.coro
+        suspend_bb, cleanup_bb = g.tstate.coro
         fn = g.module.globals["llvm.coro.suspend"]
         s = g.b.call(fn, [NoneToken(), ir.Constant(I1, 1 if final else 0)])
         resume = g.new_block("resume")
@@ -101,7 +113,7 @@ class CpuTarget(Target):
 
     def define_kernel(self, module: ir.Module, name: str, suspends: bool,
                       make_gen: Callable[[ir.Function, Env, ir.Block], "Gen"],
-                      emit_body: BodyEmitter) -> ir.Function:
+                      emit_body: BodyEmitter, block: tuple[int, int, int] | None = None) -> ir.Function:
         ret = PTR if suspends else I1
         fn = ir.Function(module, ir.FunctionType(ret, [PTR, PTR]), name)
         ctx, thr = fn.args
@@ -122,7 +134,7 @@ class CpuTarget(Target):
         if suspends:
             suspend_bb = fn.append_basic_block("suspend")
             cleanup_bb = fn.append_basic_block("cleanup")
-            g.coro = (suspend_bb, cleanup_bb)
+            g.tstate.coro = (suspend_bb, cleanup_bb)
             sb = ir.IRBuilder(suspend_bb)
             sb.call(decl["llvm.coro.end"], [hdl, ir.Constant(I1, 0), NoneToken()])
             sb.ret(hdl)

@@ -145,7 +145,7 @@ def re_kernel_name(name: str) -> str:
 
 def segment_ptx(forth: "Forth", nodes: list, tiles: list, arch: str = "sm_80", heavy: bool = False) -> str:
     """The PTX the cuda backend runs for one segment of a REPL line (stacks in the state buffer)."""
-    km = _compiler(forth, arch, checked=True).kernel(nodes, tiles)
+    km = _compiler(forth, arch, checked=True).kernel(nodes, tiles, block=forth.backend.block)
     return module_to_ptx(km.text, arch, heavy=heavy or km.heavy)
 
 

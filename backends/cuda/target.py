@@ -2,7 +2,13 @@
 
 * special registers  -> llvm.nvvm.read.ptx.sreg.*        (tid, ctaid, ntid, nctaid)
 * BARRIER            -> llvm.nvvm.barrier0               (bar.sync 0)
-* SHARED: memory     -> one addrspace(3) array per kernel
+* SHARED: memory     -> `tf_shared`, one addrspace(3) array: dynamic (sized at launch)
+                        in REPL kernels, a fixed size in exported kernels; accesses
+                        through a SHARED: name are ld/st.shared, through an ARRAY
+                        name or an array parameter ld/st.global
+* checked accesses   -> the block's shared window, else the allocation table
+                        (the last allocation hit is kept in registers)
+* the launch's block -> `.maxntid`, so ptxas keeps registers within what the block needs
 * tile words         -> llvm.nvvm.wmma.* with a `convergent` attribute on every
                         call site (LLVM 22 does not mark them; O3 was seen
                         sinking a wmma.load into a divergent branch)
@@ -14,6 +20,7 @@ phis for free.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable
 
 from llvmlite import ir
@@ -76,6 +83,19 @@ def _build_whitelist() -> frozenset[str]:
 WMMA_NAMES = _build_whitelist()
 
 
+@dataclass
+class NvptxFunction:
+    """The nvptx target's state for one function: the alloca holding each
+    tile-stack position's fragment (per fragment type), and the declared
+    types of a kernel file's parameters (None outside a kernel file)."""
+
+    frag_slots: dict[tuple[int, str], ir.Value] = field(default_factory=dict)
+    params: list[str] | None = None
+
+
+GLOBAL, SHARED = ir.PointerType(addrspace=1), ir.PointerType(addrspace=3)
+
+
 class NvptxTarget(Target):
     name = "nvptx"
     triple = "nvptx64-nvidia-cuda"
@@ -95,15 +115,66 @@ class NvptxTarget(Target):
     def barrier(self, g: "Gen", site: int) -> None:
         g.b.call(g.intrinsic("llvm.nvvm.barrier0", ir.VoidType(), []), [])
 
-    def shared_addr(self, g: "Gen", offset: int) -> ir.Value:
-        arr = g.module.globals.get("tf_shared")
-        if arr is None:
-            ty = ir.ArrayType(I8, max(self.shared_bytes, 16))
-            arr = ir.GlobalVariable(g.module, ty, "tf_shared", addrspace=3)
+    def function_state(self) -> NvptxFunction:
+        return NvptxFunction()
+
+    def module_globals(self, module: ir.Module, export: bool) -> None:
+        """`tf_shared`: in an exported kernel an array of the session's SHARED:
+        size (the kernel needs nothing at launch); elsewhere dynamic shared
+        memory whose size the launch gives, so a block can use more than the
+        48 KiB a static array may have, and a word compiled on its own refers
+        to the same array as the kernel that calls it."""
+        if export and not self.shared_bytes:
+            return
+        ty = ir.ArrayType(I8, self.shared_bytes if export else 0)
+        arr = ir.GlobalVariable(module, ty, "tf_shared", addrspace=3)
+        arr.type = SHARED  # an opaque pointer, so that accesses through it may have any type
+        arr.align = 32
+        if export:
             arr.linkage = "internal"
-            arr.align = 32
-        generic = g.b.addrspacecast(arr, PTR)
-        return g.b.add(g.b.ptrtoint(generic, I64), c64(offset))
+            arr.initializer = ir.Constant(ty, ir.Undefined)
+        else:
+            arr.linkage = "external"
+
+    def _shared_base(self, g: "Gen") -> ir.Value:
+        """The generic address of this block's shared memory (cvta.shared)."""
+        return g.b.ptrtoint(g.b.addrspacecast(g.module.globals["tf_shared"], PTR), I64)
+
+    def shared_addr(self, g: "Gen", offset: int) -> ir.Value:
+        return g.b.add(self._shared_base(g), c64(offset))
+
+    def addr_ok(self, g: "Gen", addr: ir.Value, size: ir.Value, space: str | None) -> ir.Value:
+        """A SHARED: address must lie in the block's shared window (its size is
+        in the context record); another address may be in either the window
+        or an allocation (device memory, CuPy/PyTorch arrays)."""
+        b = g.b
+        off = b.sub(addr, self._shared_base(g))
+        room = b.sub(b.load(b.gep(g.env.ctx, [c64(L.CTX_SHARED_SIZE)], source_etype=I64), typ=I64), size)
+        in_window = b.and_(b.icmp_signed(">=", room, c64(0)), b.icmp_unsigned("<=", off, room))
+        if space == "shared":
+            return in_window
+        here = b.block
+        other, done = g.new_block("not_shared"), g.new_block("addr_checked")
+        b.cbranch(in_window, done, other)
+        b.position_at_end(other)
+        in_alloc = g.in_allocation(addr, size)
+        last = b.block
+        b.branch(done)
+        b.position_at_end(done)
+        ok = b.phi(ir.IntType(1), name="addr_ok")
+        ok.add_incoming(ir.Constant(ir.IntType(1), 1), here)
+        ok.add_incoming(in_alloc, last)
+        return ok
+
+    def mem_pointer(self, g: "Gen", addr: ir.Value, space: str | None) -> ir.Value:
+        """ld/st.shared for SHARED: addresses (an offset into tf_shared),
+        ld/st.global for arrays; generic otherwise."""
+        b = g.b
+        if space == "shared":
+            return b.gep(g.module.globals["tf_shared"], [b.sub(addr, self._shared_base(g))], source_etype=I8)
+        if space == "global":
+            return b.addrspacecast(b.inttoptr(addr, PTR), GLOBAL)
+        return b.inttoptr(addr, PTR)
 
     def math(self, g: "Gen", name: str, args: list[ir.Value]) -> ir.Value:
         if name in LIBDEVICE_MATH:
@@ -112,7 +183,7 @@ class NvptxTarget(Target):
 
     # ---- tiles ----------------------------------------------------------------
     def _slot(self, g: "Gen", pos: int, t: Tile) -> ir.Value:
-        slots = g.__dict__.setdefault("frag_slots", {})
+        slots = g.tstate.frag_slots
         ty = frag_type(t)
         key = (pos, str(ty))
         if key not in slots:
@@ -139,7 +210,7 @@ class NvptxTarget(Target):
         other = rows if t.layout == "row" else cols
         esize = elem_bytes(t.dtype)
         span = g.b.mul(g.b.add(g.b.mul(c64(other - 1), stride), c64(lead)), c64(esize))
-        ok = g.b.call(g.helper("tf_addr_ok"), [g.env.ctx, g.env.thr, addr, span])
+        ok = self.addr_ok(g, addr, span, g.space_of(addr))
         g.fail_if(g.b.not_(ok), L.E_BAD_ADDR, addr=addr, aux=span)
         g.fail_if(g.b.icmp_unsigned("!=", g.b.and_(addr, c64(31)), c64(0)), L.E_ALIGN, addr=addr, aux=c64(32))
         bad = g.b.or_(g.b.icmp_signed("<", stride, c64(lead)),
@@ -238,9 +309,12 @@ class NvptxTarget(Target):
     # ---- kernel entry for REPL lines: stacks in a state buffer in global memory -----
     def define_kernel(self, module: ir.Module, name: str, suspends: bool,
                       make_gen: Callable[[ir.Function, Env, ir.Block], "Gen"],
-                      emit_body: BodyEmitter) -> ir.Function:
+                      emit_body: BodyEmitter, block: tuple[int, int, int] | None = None) -> ir.Function:
         fn = ir.Function(module, ir.FunctionType(ir.VoidType(), [PTR, PTR]), name)
         fn.calling_convention = "ptx_kernel"
+        if block is not None:  # .maxntid: ptxas keeps the registers within what a block of this size may use
+            module.add_named_metadata("nvvm.annotations", [fn, *(v for axis, n in zip("xyz", block) for v in (
+                ir.MetaDataString(module, f"maxntid{axis}"), ir.Constant(I32, n)))])
         ctx, thrs = fn.args
         entry = fn.append_basic_block("entry")
         b = ir.IRBuilder(entry)
@@ -286,17 +360,19 @@ class NvptxTarget(Target):
         """`ptx_kernel void @name(ptr ctx, <params>)`: arrays are pointers, scalars have their
         declared type (i32 N is a .u32 parameter); the body reads them through their names
         (`target.param`), widened to a cell or an f32."""
+        def declare(g: "Gen", fn: ir.Function) -> None:
+            g.tstate.params = list(params)
         return self._private_stack_kernel(module, name, [PARAM_TYPES[k] for k in params], make_gen, emit_body,
-                                          lambda g, fn: setattr(g, "kernel_params", list(params)))
+                                          declare)
 
     def param(self, g: "Gen", index: int, kind: str) -> ir.Value:
-        if getattr(g, "kernel_params", None) is None:
+        if g.tstate.params is None:
             # a definition checked on its own at `;`: the parameter exists only in the kernel
             return ir.Constant(F32, 0.0) if kind == "float" else c64(0)
         arg = g.fn.args[1 + index]
         if kind == "ptr":
             return g.b.ptrtoint(arg, I64)
-        declared = g.kernel_params[index]
+        declared = g.tstate.params[index]
         if kind == "int":
             return arg if arg.type == I64 else g.b.sext(arg, I64)
         if declared == "bf16":  # bf16 bits -> f32
@@ -321,7 +397,7 @@ class NvptxTarget(Target):
         thr = b.gep(ctx, [c64(L.CTX_SLOTS)], source_etype=I64)
         fail_bb = fn.append_basic_block("fail")
         ir.IRBuilder(fail_bb).ret_void()
-        g = make_gen(fn, Env(ctx, thr, ds, dsp, fs, fsp), fail_bb)
+        g = make_gen(fn, Env(ctx, thr, ds, dsp, fs, fsp).add_registers(b), fail_bb)
         g.b.position_at_end(entry)
         prologue(g, fn)
         emit_body(g)
