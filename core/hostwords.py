@@ -17,12 +17,13 @@ from .tiles import ACC_TYPES, IN_TYPES, SHAPES
 from .errors import ForthError, SourcePos
 from .primitives import TABLE as PRIMS
 from .reader import Token
+from .target import Capabilities
 from .tree import Begin, Do, Exit, If, Leave, Lit, Node, Prim, Recurse
 
 if TYPE_CHECKING:
     from .interpreter import Forth
 
-MAX_SHARED = 48 * 1024
+MAX_SHARED = 48 * 1024  # static shared memory in a kernel (kernel files, exports); SHARED: has the backend's
 
 
 @dataclass
@@ -156,11 +157,24 @@ def _shape(f: "Forth", word: str) -> tuple[int, int, int]:
     return x, y, z
 
 
+def check_shape(caps: Capabilities, grid: tuple[int, int, int], block: tuple[int, int, int], word: str,
+                backend: str) -> None:
+    """A launch shape the backend's machine can run, or a ForthError that says which limit it breaks."""
+    for what, shape, limits in (("block", block, caps.max_block), ("grid", grid, caps.max_grid)):
+        for axis, n, most in zip("xyz", shape, limits):
+            if n > most:
+                raise ForthError(f"{word}: a {what} has at most {most} along {axis} on the {backend} backend "
+                                 f"(asked for {n})")
+    threads = block[0] * block[1] * block[2]
+    if threads > caps.max_block_threads:
+        raise ForthError(f"{word}: a block has at most {caps.max_block_threads} threads on the {backend} backend "
+                         f"({'x'.join(map(str, block))} is {threads})")
+    if grid[0] * grid[1] * grid[2] * threads > caps.max_threads:
+        raise ForthError(f"{word}: at most {caps.max_threads} threads in one launch on the {backend} backend")
+
+
 def _reshape(f: "Forth", grid: tuple[int, int, int], block: tuple[int, int, int], word: str) -> None:
-    if block[0] * block[1] * block[2] > 1024:
-        raise ForthError(f"{word}: a block has at most 1024 threads (as on NVIDIA GPUs)")
-    if grid[0] * grid[1] * grid[2] * block[0] * block[1] * block[2] > 1 << 20:
-        raise ForthError(f"{word}: at most {1 << 20} threads in one launch on this backend")
+    check_shape(f.backend.caps, grid, block, word, f.backend.name)
     if not f.stacks_uniform():
         raise ForthError(f"{word} keeps the stacks only when every thread has the same stacks; clear the "
                          "stacks that differ first (e.g. DEPTH 0 ?DO DROP LOOP)")
@@ -212,9 +226,10 @@ def w_shared(f: "Forth", tok: Token) -> None:
     name = _name(f, tok)
     (n,) = f.pop_uniform(1, "SHARED:")
     off = (f.shared_bytes + 31) & ~31
-    if n < 1 or off + n > MAX_SHARED:
-        raise ForthError(f"SHARED: {n} bytes do not fit: a block has {MAX_SHARED} bytes of shared memory "
-                         f"({MAX_SHARED - off} left)")
+    most = f.backend.caps.shared_bytes
+    if n < 1 or off + n > most:
+        raise ForthError(f"SHARED: {n} bytes do not fit: a block has {most} bytes of shared memory on the "
+                         f"{f.backend.name} backend ({most - off} left)")
     f.shared_bytes = off + n
     f.backend.set_shared(f.shared_bytes)
     _define(f, Constant(name.text, off, help=f"( -- addr ) {n} bytes of per-block shared memory", shared=off))

@@ -27,7 +27,20 @@ from .target import NvptxTarget
 if TYPE_CHECKING:
     from tileforth.core.interpreter import Forth
 
-ARCHS = ("sm_75", "sm_80", "sm_86", "sm_89", "sm_90")
+# every architecture LLVM 22's NVPTX back end knows from Turing on (wmma needs sm_70+, bf16 sm_80+);
+# the cuda backend compiles for the device's exact sm_XX, never a stand-in for it
+ARCHS = ("sm_75", "sm_80", "sm_86", "sm_87", "sm_88", "sm_89", "sm_90", "sm_90a", "sm_100", "sm_100a", "sm_101",
+         "sm_103", "sm_110", "sm_120", "sm_121")
+
+
+def device_arch(major: int, minor: int) -> str:
+    """The PTX target for a device of compute capability major.minor, exactly;
+    a ForthError when this LLVM cannot generate code for it."""
+    arch = f"sm_{major}{minor}"
+    if arch not in ARCHS:
+        raise ForthError(f"this GPU is {arch}, which the NVPTX back end of this llvmlite cannot target "
+                         f"({', '.join(ARCHS)}): use --backend cpu, or a newer llvmlite")
+    return arch
 
 
 @functools.cache

@@ -40,6 +40,7 @@ PARAM_TYPES = {"ptr": PTR, "int": I64, "float": F32, "i8": I8, "i16": ir.IntType
                "f16": F16, "bf16": ir.IntType(16), "f32": F32, "f64": ir.DoubleType()}
 LIBDEVICE_MATH = {"exp": "__nv_expf", "log": "__nv_logf", "sin": "__nv_sinf", "cos": "__nv_cosf"}
 _SREG = {"tid": "tid", "bid": "ctaid", "bdim": "ntid", "gdim": "nctaid"}
+STATIC_SHARED = 48 * 1024  # the most shared memory a kernel may declare statically
 MIN_SM = {"f16": 75, "bf16": 80}  # wmma with bf16 needs sm_80 (LLVM aborts on "Cannot select")
 
 
@@ -126,6 +127,9 @@ class NvptxTarget(Target):
         to the same array as the kernel that calls it."""
         if export and not self.shared_bytes:
             return
+        if export and self.shared_bytes > STATIC_SHARED:
+            raise ForthError(f"an exported kernel's shared memory is a static array of at most {STATIC_SHARED} "
+                             f"bytes, but this session declares {self.shared_bytes} bytes with SHARED:")
         ty = ir.ArrayType(I8, self.shared_bytes if export else 0)
         arr = ir.GlobalVariable(module, ty, "tf_shared", addrspace=3)
         arr.type = SHARED  # an opaque pointer, so that accesses through it may have any type
