@@ -82,14 +82,21 @@ class Env:
     def args(self) -> list[ir.Value]:
         return [self.ctx, self.thr, self.ds, self.dsp, self.fs, self.fsp]
 
-    def add_registers(self, b: ir.IRBuilder) -> "Env":
+    def add_registers(self, b: ir.IRBuilder, coroutine: bool = False) -> "Env":
         """Create the function's registers at the builder's position (the
         entry block, after `thr` is known): the step counter is loaded from the
-        thread record, the range cache starts empty."""
+        thread record, the range cache starts empty. In a coroutine a value
+        that lives across a suspend point is stored to its frame at every
+        change, so there the range cache stays in the thread record (which
+        costs the same and is not copied)."""
         self.steps = b.alloca(I64, name="steps")
         b.store(b.load(b.gep(self.thr, [c64(L.T_STEPS)], source_etype=I64), typ=I64), self.steps)
-        self.range_lo = b.alloca(I64, name="range_lo")
-        self.range_hi = b.alloca(I64, name="range_hi")
+        if coroutine:
+            self.range_lo = b.gep(self.thr, [c64(L.T_CACHE_LO)], source_etype=I64)
+            self.range_hi = b.gep(self.thr, [c64(L.T_CACHE_HI)], source_etype=I64)
+        else:
+            self.range_lo = b.alloca(I64, name="range_lo")
+            self.range_hi = b.alloca(I64, name="range_hi")
         b.store(c64(0), self.range_lo)
         b.store(c64(0), self.range_hi)
         return self

@@ -183,7 +183,8 @@ class Target(ABC):
         f32 = ir.FloatType()
         return g.b.call(g.intrinsic(f"llvm.{name}.f32", f32, [f32] * len(args)), args)
 
-    def state_env(self, b: ir.IRBuilder, ctx: ir.Value, thr: ir.Value) -> tuple["Env", ir.Value]:
+    def state_env(self, b: ir.IRBuilder, ctx: ir.Value, thr: ir.Value,
+                  coroutine: bool = False) -> tuple["Env", ir.Value]:
         """The stacks of the thread whose record is `thr`: the arrays stay in
         its state buffer, the depths are copied into allocas (registers)."""
         from .codegen import Env
@@ -196,7 +197,7 @@ class Target(ABC):
         fsp = b.alloca(i64, name="fsp")
         b.store(b.load(b.gep(stp, [ir.Constant(i64, L.S_DSP)], source_etype=i8), typ=i64), dsp)
         b.store(b.load(b.gep(stp, [ir.Constant(i64, L.S_FSP)], source_etype=i8), typ=i64), fsp)
-        return Env(ctx, thr, ds, dsp, fs, fsp).add_registers(b), stp
+        return Env(ctx, thr, ds, dsp, fs, fsp).add_registers(b, coroutine), stp
 
     def finish_state(self, g: "Gen", stp: ir.Value) -> None:
         """At the end of a line's body: depths back to the state buffer, thread DONE."""

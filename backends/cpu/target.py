@@ -128,7 +128,7 @@ class CpuTarget(Target):
             mem = b.call(decl["malloc"], [size])
             b.store(b.ptrtoint(mem, I64), b.gep(thr, [c64(L.T_FRAME)], source_etype=I64))
             hdl = b.call(decl["llvm.coro.begin"], [cid, mem])
-        env, stp = self.state_env(b, ctx, thr)
+        env, stp = self.state_env(b, ctx, thr, coroutine=suspends)
         fail_bb = fn.append_basic_block("fail")
         g = make_gen(fn, env, fail_bb)
         if suspends:
