@@ -29,6 +29,7 @@ from .tree import Begin, Call, Do, Exit, FLit, If, Leave, Lit, LocalGet, Node, P
 if TYPE_CHECKING:
     from .dictionary import Colon
     from .target import Target
+    from .tileops import TileOp
 
 I1, I8, I16, I32, I64 = ir.IntType(1), ir.IntType(8), ir.IntType(16), ir.IntType(32), ir.IntType(64)
 I128 = ir.IntType(128)
@@ -53,10 +54,10 @@ def c64(v: int) -> ir.Constant:
 class Sites:
     """Source positions of every check the compiler emits; an error record
     names a site id and the host turns it back into a position. Warp
-    operations also keep what they do (`info`), for the emulator."""
+    operations also keep what they do (`info`: a TileOp), for the emulator."""
 
     entries: list[tuple[str, SourcePos | None]] = field(default_factory=list)
-    info: dict[int, dict] = field(default_factory=dict)
+    info: dict[int, "TileOp"] = field(default_factory=dict)
 
     def add(self, word: str, pos: SourcePos | None) -> int:
         self.entries.append((word, pos))

@@ -647,11 +647,10 @@ def w_see_ir(f: "Forth", tok: Token) -> None:
 
 
 def w_see_ptx(f: "Forth", tok: Token) -> None:
-    import importlib
     word = _colon(f, tok, word_name(f, tok, "SEE-PTX square"))
     arch = getattr(f, "ptx_arch", None) or "sm_80"
     try:
-        ptx = importlib.import_module("tileforth.backends.cuda.ptx").word_ptx(f, word.name, arch)
+        ptx = f.ptx(word.name, arch)
     except ForthError:
         raise
     except Exception as exc:  # the NVPTX back end refused: say so, keep the session

@@ -58,10 +58,16 @@ def load_backend(name: str) -> Backend:
             return load_backend("cuda")
         except ForthError:
             return load_backend("cpu")
+    return backend_package(name).create()
+
+
+def backend_package(name: str) -> Any:
+    """The package `tileforth.backends.<name>`: the one place core finds a
+    backend by name. A backend package offers `create()` (its Backend) and,
+    where its machine runs exported kernels, `word_ptx(forth, word, arch)`."""
     if name not in ("cpu", "cuda"):
         raise ForthError(f"unknown backend {name!r}: use 'cpu', 'cuda' or 'auto'")
-    module = importlib.import_module(f"tileforth.backends.{name}")
-    return module.create()
+    return importlib.import_module(f"tileforth.backends.{name}")
 
 
 class Forth:
@@ -151,7 +157,7 @@ class Forth:
     def ptx(self, word: str, arch: str = "sm_80") -> str:
         """The PTX of a word launched as a kernel: its inputs become parameters
         (cells as .u64, then floats as .f32, after a context pointer)."""
-        return importlib.import_module("tileforth.backends.cuda.ptx").word_ptx(self, word, arch)
+        return backend_package("cuda").word_ptx(self, word, arch)
 
     def kernel(self, word: str) -> Callable[..., None]:
         """A Python callable that runs `word` over a grid: arguments are its

@@ -24,6 +24,7 @@ from .errors import ForthError
 
 if TYPE_CHECKING:
     from .codegen import Env, Gen
+    from .tileops import TileOp
 
 HELPERS_IR = f"""
 define internal void @tf_fail(ptr %ctx, ptr %thr, i64 %code, i64 %site, i64 %addr, i64 %aux) {{
@@ -153,9 +154,9 @@ class Target(ABC):
         """Block-wide barrier (the stack cache is already flushed)."""
 
     @abstractmethod
-    def tile_op(self, g: "Gen", info: dict, operands: list[ir.Value]) -> None:
-        """One warp-collective tile operation (see tilegen.py for `info`);
-        operands are i64 values (address, stride, f32 bits) uniform in the warp."""
+    def tile_op(self, g: "Gen", op: "TileOp", operands: list[ir.Value]) -> None:
+        """One warp-collective tile operation (tileops.py); `operands` are its
+        `op.operands` i64 values (address, stride, f32 bits), uniform in the warp."""
 
     @abstractmethod
     def define_kernel(self, module: ir.Module, name: str, suspends: bool,

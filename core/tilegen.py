@@ -23,6 +23,7 @@ from .codegen import I32, I64
 from .effects import Effect
 from .errors import ForthError
 from .primitives import TABLE, Primitive, group
+from .tileops import Add, Copy, Fill, Load, Mma, Perm, Scale, Store, TileOp, Zero
 from .tiles import MAX_TILES, Hole, Tile, TileConfig, notation, resolve, tile_error
 
 if TYPE_CHECKING:
@@ -71,8 +72,9 @@ def _push(g: "Gen", n: "Prim", word: str, t) -> None:
     g.tstack.append(t)
 
 
-def _op(g: "Gen", info: dict, dyn: list[ir.Value]) -> None:
-    g.target.tile_op(g, info, dyn)
+def _op(g: "Gen", op: TileOp, dyn: list[ir.Value]) -> None:
+    assert len(dyn) == op.operands, op
+    g.target.tile_op(g, op, dyn)
 
 
 def _cfg(n: "Prim") -> TileConfig:
@@ -81,14 +83,14 @@ def _cfg(n: "Prim") -> TileConfig:
 
 def t_zero(g: "Gen", n: "Prim") -> None:
     t = _default("acc", _cfg(n))
-    _op(g, {"op": "zero", "dst": len(g.tstack), "tile": t}, [])
+    _op(g, Zero(len(g.tstack), t), [])
     _push(g, n, "TZERO", t)
 
 
 def t_fill(g: "Gen", n: "Prim") -> None:
     (r,) = g.fpop(1)
     t = _default("acc", _cfg(n))
-    _op(g, {"op": "fill", "dst": len(g.tstack), "tile": t}, [_bits(g, r)])
+    _op(g, Fill(len(g.tstack), t), [_bits(g, r)])
     _push(g, n, "TFILL", t)
 
 
@@ -97,7 +99,7 @@ def _loader(kind: str, layout: str, word: str):
         addr, stride = g.pop(2)
         cfg = _cfg(n)
         t = Tile(kind, cfg.shape, cfg.acc_type if kind == "acc" else cfg.in_type, layout if kind != "acc" else "row")
-        _op(g, {"op": "load", "dst": len(g.tstack), "tile": t, "word": word}, [addr, stride])
+        _op(g, Load(len(g.tstack), t, word), [addr, stride])
         _push(g, n, word, t)
     return emit
 
@@ -114,14 +116,14 @@ def t_mma(g: "Gen", n: "Prim") -> None:
     if a.dtype == "bf16" and acc.dtype != "f32":
         raise ForthError("TMMA with bf16 inputs needs an f32 accumulator (PTX has no bf16 -> f16 mma)",
                          n.pos, "TMMA")
-    _op(g, {"op": "mma", "acc": base, "a": base + 1, "b": base + 2, "tile": acc, "a_tile": a, "b_tile": b}, [])
+    _op(g, Mma(base, base + 1, base + 2, acc, a, b), [])
     g.tstack.append(acc)
 
 
 def t_store(g: "Gen", n: "Prim") -> None:
     addr, stride = g.pop(2)
     (acc,) = _take(g, n, "TSTORE", ("acc",), "( acc )")
-    _op(g, {"op": "store", "src": len(g.tstack), "tile": acc}, [addr, stride])
+    _op(g, Store(len(g.tstack), acc), [addr, stride])
 
 
 def _copy(depth: int, word: str, expects: str):
@@ -129,7 +131,7 @@ def _copy(depth: int, word: str, expects: str):
         tiles = _take(g, n, word, ("*",) * (depth + 1), expects)
         g.tstack.extend(tiles)
         src = len(g.tstack) - 1 - depth
-        _op(g, {"op": "copy", "src": src, "dst": len(g.tstack), "tile": g.tstack[src]}, [])
+        _op(g, Copy(src, len(g.tstack), g.tstack[src]), [])
         _push(g, n, word, g.tstack[src])
     return emit
 
@@ -148,7 +150,7 @@ def _perm(count: int | None, word: str):
         order = list(range(1, k)) + [0]
         if word == "TSWAP":
             order = [1, 0]
-        _op(g, {"op": "perm", "base": base, "order": order, "tiles": tiles}, [])
+        _op(g, Perm(base, tuple(order), tuple(tiles)), [])
         g.tstack.extend(tiles[i] for i in order)
     return emit
 
@@ -160,7 +162,7 @@ def t_drop(g: "Gen", n: "Prim") -> None:
 def t_scale(g: "Gen", n: "Prim") -> None:
     (r,) = g.fpop(1)
     (acc,) = _take(g, n, "TSCALE", ("acc",), "( acc )")
-    _op(g, {"op": "scale", "dst": len(g.tstack), "tile": acc}, [_bits(g, r)])
+    _op(g, Scale(len(g.tstack), acc), [_bits(g, r)])
     g.tstack.append(acc)
 
 
@@ -170,7 +172,7 @@ def t_add(g: "Gen", n: "Prim") -> None:
         raise ForthError(f"T+ needs two accumulators of one shape and type, but they are {x.short()} and "
                          f"{y.short()}", n.pos, "T+")
     base = len(g.tstack)
-    _op(g, {"op": "add", "dst": base, "src": base + 1, "tile": x}, [])
+    _op(g, Add(base, base + 1, x), [])
     g.tstack.append(x)
 
 

@@ -20,6 +20,7 @@ from llvmlite import ir
 from tileforth.core import layout as L
 from tileforth.core.codegen import I1, I8, I64, PTR, Env, c64
 from tileforth.core.target import BodyEmitter, Target
+from tileforth.core.tileops import TileOp
 
 if TYPE_CHECKING:
     from tileforth.core.codegen import Gen
@@ -87,12 +88,12 @@ class CpuTarget(Target):
         g.b.store(c64(site), self.thr_slot(g, L.T_SITE))
         self.suspend(g, final=False)
 
-    def tile_op(self, g: "Gen", info: dict, operands: list[ir.Value]) -> None:
+    def tile_op(self, g: "Gen", op: TileOp, operands: list[ir.Value]) -> None:
         """Park the lane at a warp op: the host performs it once for the warp
         when all 32 lanes arrived with the same operands."""
         assert g.tstate.coro is not None, "tile operation outside a coroutine kernel"
         site = g.site()
-        g.sites.info[site] = dict(info, nops=len(operands))
+        g.sites.info[site] = op
         for i, v in enumerate(operands):
             g.b.store(v, self.thr_slot(g, L.T_OP + i))
         g.b.store(c64(L.ST_WARP), self.thr_slot(g, L.T_STATUS))

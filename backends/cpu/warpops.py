@@ -21,6 +21,7 @@ import numpy as np
 from tileforth.core import layout as L
 from tileforth.core.errors import ForthError
 from tileforth.core.output import ranges
+from tileforth.core.tileops import Add, Copy, Fill, Load, Mma, Perm, Scale, Store, TileOp, Zero
 from tileforth.core.tiles import WARP, Tile, elem_bytes
 
 if TYPE_CHECKING:
@@ -71,14 +72,14 @@ class WarpOps:
             same = waiting & (site[lanes] == first)
             if not same.all():
                 raise self._divergence(first, block, w, st, site[lanes])
-            info = self.sites.info[first]
-            ops = rows[lanes, L.T_OP:L.T_OP + info["nops"]]
+            op = self.sites.info[first]
+            ops = rows[lanes, L.T_OP:L.T_OP + op.operands]
             bad = np.flatnonzero((ops != ops[0]).any(axis=1))
             if bad.size:
                 raise self.error(first, f"the lanes of warp {gw} disagree on the operands of a tile operation"
                                         "{where}: " + f"lanes {ranges((bad + w).tolist())} differ from lane {w} "
                                         "(every lane must pass the same address, stride and value)")
-            self.perform(info, [int(x) for x in ops[0]] if len(ops) else [], be.tile_data[gw], first)
+            self.perform(op, [int(x) for x in ops[0]] if len(ops) else [], be.tile_data[gw], first)
             status[lanes] = L.ST_RUN
 
     def _divergence(self, site: int, block: int, w: int, st: np.ndarray, sites: np.ndarray) -> ForthError:
@@ -96,37 +97,34 @@ class WarpOps:
                           pos)
 
     # ---- the operations ----------------------------------------------------
-    def perform(self, info: dict, ops: list[int], stack: list[np.ndarray], site: int) -> None:
-        op = info["op"]
-        if op == "zero":
-            t: Tile = info["tile"]
-            _put(stack, info["dst"], np.zeros(t.rows_cols, _ACC_DTYPE[t.dtype]))
-        elif op == "fill":
-            t = info["tile"]
-            _put(stack, info["dst"], np.full(t.rows_cols, _f32(ops[0]), _ACC_DTYPE[t.dtype]))
-        elif op == "load":
-            _put(stack, info["dst"], self.load(info["tile"], ops[0], ops[1], site, info["word"]))
-        elif op == "store":
-            self.store(info["tile"], stack[info["src"]], ops[0], ops[1], site)
-            del stack[info["src"]:]
-        elif op == "mma":
-            acc, a, b = stack[info["acc"]], stack[info["a"]], stack[info["b"]]
-            exact = acc.astype(np.float64) + a.astype(np.float64) @ b.astype(np.float64)
-            _put(stack, info["acc"], exact.astype(acc.dtype))
-        elif op == "copy":
-            _put(stack, info["dst"], stack[info["src"]].copy())
-        elif op == "perm":
-            base, order = info["base"], info["order"]
-            top = stack[base:base + len(order)]
-            stack[base:base + len(order)] = [top[i] for i in order]
-        elif op == "scale":
-            x = stack[info["dst"]]
-            stack[info["dst"]] = (x.astype(np.float32) * _f32(ops[0])).astype(x.dtype)
-        elif op == "add":
-            x, y = stack[info["dst"]], stack[info["src"]]
-            _put(stack, info["dst"], (x.astype(np.float32) + y.astype(np.float32)).astype(x.dtype))
-        else:  # pragma: no cover - tilegen emits only the ops above
-            raise AssertionError(op)
+    def perform(self, op: TileOp, ops: list[int], stack: list[np.ndarray], site: int) -> None:
+        match op:
+            case Zero(dst, t):
+                _put(stack, dst, np.zeros(t.rows_cols, _ACC_DTYPE[t.dtype]))
+            case Fill(dst, t):
+                _put(stack, dst, np.full(t.rows_cols, _f32(ops[0]), _ACC_DTYPE[t.dtype]))
+            case Load(dst, t, word):
+                _put(stack, dst, self.load(t, ops[0], ops[1], site, word))
+            case Store(src, t):
+                self.store(t, stack[src], ops[0], ops[1], site)
+                del stack[src:]
+            case Mma(acc_at, a_at, b_at):
+                acc, a, b = stack[acc_at], stack[a_at], stack[b_at]
+                exact = acc.astype(np.float64) + a.astype(np.float64) @ b.astype(np.float64)
+                _put(stack, acc_at, exact.astype(acc.dtype))
+            case Copy(src, dst):
+                _put(stack, dst, stack[src].copy())
+            case Perm(base, order):
+                top = stack[base:base + len(order)]
+                stack[base:base + len(order)] = [top[i] for i in order]
+            case Scale(dst):
+                x = stack[dst]
+                stack[dst] = (x.astype(np.float32) * _f32(ops[0])).astype(x.dtype)
+            case Add(dst, src):
+                x, y = stack[dst], stack[src]
+                _put(stack, dst, (x.astype(np.float32) + y.astype(np.float32)).astype(x.dtype))
+            case _:  # pragma: no cover - tilegen emits only the ops above
+                raise AssertionError(op)
 
     def _index(self, t: Tile, addr: int, stride: int, site: int, word: str) -> tuple[np.ndarray, np.ndarray]:
         """Byte view of the allocation and element indices of the tile, after

@@ -29,6 +29,7 @@ from tileforth.core import layout as L
 from tileforth.core.codegen import F16, F32, I8, I32, I64, PTR, Env, c64
 from tileforth.core.errors import ForthError
 from tileforth.core.target import BodyEmitter, Target
+from tileforth.core.tileops import Add, Copy, Fill, Load, Mma, Perm, Scale, Store, TileOp, Zero
 from tileforth.core.tiles import SHAPES, Tile, elem_bytes
 
 if TYPE_CHECKING:
@@ -221,67 +222,54 @@ class NvptxTarget(Target):
                       g.b.icmp_unsigned("!=", g.b.and_(g.b.mul(stride, c64(esize)), c64(15)), c64(0)))
         g.fail_if(bad, L.E_ALIGN, addr=stride, aux=c64(16))
 
-    def tile_op(self, g: "Gen", info: dict, operands: list[ir.Value]) -> None:
-        op = info["op"]
+    def tile_op(self, g: "Gen", op: TileOp, operands: list[ir.Value]) -> None:
         b = g.b
-        if op in ("zero", "fill"):
-            t = info["tile"]
-            v = ir.Constant(F32, 0.0) if op == "zero" else b.bitcast(b.trunc(operands[0], I32), F32)
-            b.store(self._splat(g, t, v), self._slot(g, info["dst"], t))
-        elif op == "load":
-            t = info["tile"]
-            self._check_arch(t)
-            addr, stride = operands
-            self._tile_mem_check(g, t, addr, stride)
-            frag = "c" if t.kind == "acc" else t.kind
-            name = f"llvm.nvvm.wmma.{geom(t.shape)}.load.{frag}.{t.layout}.stride.{t.dtype}.p0"
-            ptr = b.inttoptr(addr, PTR)
-            val = self._wmma(g, name, frag_type(t), [ptr, b.trunc(stride, I32)])
-            b.store(val, self._slot(g, info["dst"], t))
-        elif op == "store":
-            t = info["tile"]
-            addr, stride = operands
-            self._tile_mem_check(g, t, addr, stride)
-            val = b.load(self._slot(g, info["src"], t), typ=frag_type(t))
-            regs = [b.extract_value(val, i) for i in range(len(frag_type(t).elements))]
-            name = f"llvm.nvvm.wmma.{geom(t.shape)}.store.d.row.stride.{t.dtype}.p0"
-            self._wmma(g, name, ir.VoidType(), [b.inttoptr(addr, PTR), *regs, b.trunc(stride, I32)])
-        elif op == "mma":
-            acc, at, bt = info["tile"], info["a_tile"], info["b_tile"]
-            self._check_arch(at)
-            args = []
-            for pos, t in ((info["a"], at), (info["b"], bt), (info["acc"], acc)):
-                val = b.load(self._slot(g, pos, t), typ=frag_type(t))
-                ty = frag_type(t)
-                args += [b.extract_value(val, i) for i in range(len(ty.elements))] if \
-                    isinstance(ty, ir.LiteralStructType) else [val]
-            if at.dtype == "bf16":
-                sig = "bf16"
-            else:
-                sig = f"{acc.dtype}.{acc.dtype}"
-            name = f"llvm.nvvm.wmma.{geom(acc.shape)}.mma.{at.layout}.{bt.layout}.{sig}"
-            d = self._wmma(g, name, frag_type(acc), args)
-            b.store(d, self._slot(g, info["acc"], acc))
-        elif op == "copy":
-            t = info["tile"]
-            b.store(b.load(self._slot(g, info["src"], t), typ=frag_type(t)), self._slot(g, info["dst"], t))
-        elif op == "perm":
-            base, order, old = info["base"], info["order"], info["tiles"]
-            vals = [b.load(self._slot(g, base + j, t), typ=frag_type(t)) for j, t in enumerate(old)]
-            for i, src in enumerate(order):
-                b.store(vals[src], self._slot(g, base + i, old[src]))
-        elif op == "scale":
-            t = info["tile"]
-            r = b.bitcast(b.trunc(operands[0], I32), F32)
-            slot = self._slot(g, info["dst"], t)
-            b.store(self._map(g, t, b.load(slot, typ=frag_type(t)), None, lambda x, y: b.fmul(x, y), r), slot)
-        elif op == "add":
-            t = info["tile"]
-            x = b.load(self._slot(g, info["dst"], t), typ=frag_type(t))
-            y = b.load(self._slot(g, info["src"], t), typ=frag_type(t))
-            b.store(self._map(g, t, x, y, lambda p, q: b.fadd(p, q)), self._slot(g, info["dst"], t))
-        else:  # pragma: no cover
-            raise AssertionError(op)
+        match op:
+            case Zero(dst, t) | Fill(dst, t):
+                v = ir.Constant(F32, 0.0) if isinstance(op, Zero) else b.bitcast(b.trunc(operands[0], I32), F32)
+                b.store(self._splat(g, t, v), self._slot(g, dst, t))
+            case Load(dst, t):
+                self._check_arch(t)
+                addr, stride = operands
+                self._tile_mem_check(g, t, addr, stride)
+                frag = "c" if t.kind == "acc" else t.kind
+                name = f"llvm.nvvm.wmma.{geom(t.shape)}.load.{frag}.{t.layout}.stride.{t.dtype}.p0"
+                val = self._wmma(g, name, frag_type(t), [b.inttoptr(addr, PTR), b.trunc(stride, I32)])
+                b.store(val, self._slot(g, dst, t))
+            case Store(src, t):
+                addr, stride = operands
+                self._tile_mem_check(g, t, addr, stride)
+                val = b.load(self._slot(g, src, t), typ=frag_type(t))
+                regs = [b.extract_value(val, i) for i in range(len(frag_type(t).elements))]
+                name = f"llvm.nvvm.wmma.{geom(t.shape)}.store.d.row.stride.{t.dtype}.p0"
+                self._wmma(g, name, ir.VoidType(), [b.inttoptr(addr, PTR), *regs, b.trunc(stride, I32)])
+            case Mma(acc_at, a_at, b_at, acc, at, bt):
+                self._check_arch(at)
+                args = []
+                for pos, t in ((a_at, at), (b_at, bt), (acc_at, acc)):
+                    ty = frag_type(t)
+                    val = b.load(self._slot(g, pos, t), typ=ty)
+                    args += [b.extract_value(val, i) for i in range(len(ty.elements))] if \
+                        isinstance(ty, ir.LiteralStructType) else [val]
+                sig = "bf16" if at.dtype == "bf16" else f"{acc.dtype}.{acc.dtype}"
+                name = f"llvm.nvvm.wmma.{geom(acc.shape)}.mma.{at.layout}.{bt.layout}.{sig}"
+                b.store(self._wmma(g, name, frag_type(acc), args), self._slot(g, acc_at, acc))
+            case Copy(src, dst, t):
+                b.store(b.load(self._slot(g, src, t), typ=frag_type(t)), self._slot(g, dst, t))
+            case Perm(base, order, old):
+                vals = [b.load(self._slot(g, base + j, t), typ=frag_type(t)) for j, t in enumerate(old)]
+                for i, src in enumerate(order):
+                    b.store(vals[src], self._slot(g, base + i, old[src]))
+            case Scale(dst, t):
+                r = b.bitcast(b.trunc(operands[0], I32), F32)
+                slot = self._slot(g, dst, t)
+                b.store(self._map(g, t, b.load(slot, typ=frag_type(t)), None, lambda x, y: b.fmul(x, y), r), slot)
+            case Add(dst, src, t):
+                x = b.load(self._slot(g, dst, t), typ=frag_type(t))
+                y = b.load(self._slot(g, src, t), typ=frag_type(t))
+                b.store(self._map(g, t, x, y, lambda p, q: b.fadd(p, q)), self._slot(g, dst, t))
+            case _:  # pragma: no cover - tilegen emits only the ops above
+                raise AssertionError(op)
 
     def _splat(self, g: "Gen", t: Tile, v: ir.Value) -> ir.Value:
         ty = frag_type(t)

@@ -1,0 +1,98 @@
+"""The warp-collective tile operations a target must implement (`Target.tile_op`).
+
+Tile words (tilegen.py) check the tile stack at compile time and then ask the
+target for one of these. Positions index the warp's tile stack (0 = the
+bottom), which is static at every point of a kernel, so a target can keep
+each position in registers (nvptx: one fragment alloca per position) or in a
+list per warp (cpu: numpy matrices). `operands` is how many i64 run-time
+values come with the operation, in the order listed: they are uniform in the
+warp (the emulator checks that every lane passes the same ones).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from .tiles import Tile
+
+
+@dataclass(frozen=True)
+class TileOp:
+    operands: ClassVar[int] = 0
+
+
+@dataclass(frozen=True)
+class Zero(TileOp):
+    """Push an accumulator of zeros at position dst."""
+    dst: int
+    tile: Tile
+
+
+@dataclass(frozen=True)
+class Fill(TileOp):
+    """Push an accumulator whose every element is r; operand: r's f32 bits."""
+    dst: int
+    tile: Tile
+    operands: ClassVar[int] = 1
+
+
+@dataclass(frozen=True)
+class Load(TileOp):
+    """Load a tile from memory to position dst; operands: address, stride
+    (elements between rows, or columns for col layout). `word` names the tile
+    word, for errors."""
+    dst: int
+    tile: Tile
+    word: str
+    operands: ClassVar[int] = 2
+
+
+@dataclass(frozen=True)
+class Store(TileOp):
+    """Store the accumulator at src (row-major) and drop it; operands: address, stride."""
+    src: int
+    tile: Tile
+    operands: ClassVar[int] = 2
+
+
+@dataclass(frozen=True)
+class Mma(TileOp):
+    """acc := acc + a·b for the tiles at positions acc, a, b (a and b are consumed)."""
+    acc: int
+    a: int
+    b: int
+    tile: Tile
+    a_tile: Tile
+    b_tile: Tile
+
+
+@dataclass(frozen=True)
+class Copy(TileOp):
+    """Push a copy of the tile at src, at position dst."""
+    src: int
+    dst: int
+    tile: Tile
+
+
+@dataclass(frozen=True)
+class Perm(TileOp):
+    """Reorder the tiles from position base up: new[i] = old[order[i]]."""
+    base: int
+    order: tuple[int, ...]
+    tiles: tuple[Tile, ...]
+
+
+@dataclass(frozen=True)
+class Scale(TileOp):
+    """Multiply the accumulator at dst by r; operand: r's f32 bits."""
+    dst: int
+    tile: Tile
+    operands: ClassVar[int] = 1
+
+
+@dataclass(frozen=True)
+class Add(TileOp):
+    """dst := dst + src for two accumulators of one type (src is consumed)."""
+    dst: int
+    src: int
+    tile: Tile
