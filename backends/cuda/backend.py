@@ -11,22 +11,84 @@ a dead CUDA context.
 Differences from the emulator, by the hardware's nature: a divergent
 BARRIER is undefined behaviour on a GPU (the emulator reports it), and the
 tile stack lives in registers, so it does not persist between lines here.
+
+**The CUDA context.** A session uses the device's *primary* context -- the
+one the CUDA runtime, CuPy and PyTorch use, so `f.kernel(word)` works on
+their arrays -- retained once per process for all sessions (`_Primary`) and
+pushed around each operation that needs it, popped after. Between operations
+the thread's context stack is as the session found it: sessions can
+alternate, other libraries keep their current context, and the process never
+exits with a context on the stack (PyCUDA aborts then). A session releases
+its reference in close(), when it is garbage collected, or at exit; the last
+reference released lets the driver destroy the context.
+
+**A lost context.** A kernel that faults (an illegal address in unchecked
+mode, a trap) leaves the context unusable: every later call fails with the
+same "sticky" error. The backend then resets the primary context (releases
+it, so the driver destroys it, and retains a fresh one), re-creates every
+allocation of every session at the SAME address (ARRAY addresses are
+constants in the dictionary and in memory) by allocating in address order,
+and restores the contents from host-side copies: each allocation of at most
+64 MiB keeps a shadow of what the host last wrote or read. The line fails
+with a ForthError that says so, and the interpreter restores the stacks from
+its snapshot (set_state). What kernels wrote since the host last read it is
+lost.
+
+**Launch limits** are the device's attributes (`caps`), and after loading a
+kernel its MAX_THREADS_PER_BLOCK (registers) is checked against the block.
+The GPU is addressed by its exact architecture, sm_{major}{minor}.
+
+**Recursion** runs on the thread's call stack in local memory. Its size is a
+context limit (STACK_SIZE, 1 KiB per thread by default) that the driver
+reserves for every thread the GPU can hold at once (132 SMs x 2048 threads
+on an H200). Kernels are loaded with the JIT's verbose log, which gives each
+function's stack frame; a kernel that reaches a recursive function gets a
+STACK_SIZE covering `caps.recursion_max` levels of the largest recursive
+frame plus the rest of its stack, at most 64 KiB per thread; where that cap
+(or the device's memory) binds, the launch's depth limit
+(ctx[CTX_RECURSION_MAX]) is lowered so the depth check fires before the
+stack overflows. recursion_max is 256, not the emulator's 2000: frames of
+recursive words are tens of bytes to a few hundred, so 256 levels need about
+4-64 KiB per thread (0.5-17 GiB reserved on an H200), while 2000 levels
+would exceed the cap for most words, and per-thread recursion deeper than
+256 has no sensible use on a GPU (a balanced tree that deep has 2^256 nodes;
+FACT overflows a cell at 21).
 """
 from __future__ import annotations
 
+import re
+import threading
 import time
+import weakref
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Iterator
 
 import numpy as np
 
 from tileforth.core import layout as L
 from tileforth.core.errors import ForthError
-from tileforth.core.target import Backend, LaunchResult
+from tileforth.core.target import Backend, Capabilities, LaunchResult
 
+from . import ptx as _ptx
 from .ptx import module_to_ptx, target_machine
 from .target import NvptxTarget
 
 OUT_CAP = 1 << 16
 TABLE_CAP = 4096
+SHADOW_MAX = 64 << 20  # allocations up to this size keep a host copy, to survive a lost context
+RECURSION_MAX = 256  # nested calls of recursive words per thread (see the module docstring)
+STACK_CAP = 64 << 10  # bytes of call stack per thread, at most
+FALLBACK_FRAME = 256  # bytes per level when the JIT log gives no frame sizes
+STATIC_SHARED_MAX = 48 * 1024  # dynamic shared memory beyond this needs the function's opt-in
+CU_JIT_LOG_VERBOSE = 12  # cuda.h; PyCUDA's jit_option enum has no name for it
+# cuGetErrorString of the errors after which a context is unusable (700, 702, 709, 710, 714-719)
+STICKY = ("an illegal memory access was encountered", "the launch timed out and was terminated",
+          "context is destroyed", "device-side assert triggered", "hardware stack error",
+          "an illegal instruction was encountered", "misaligned address",
+          "operation not supported on global/shared address space", "invalid program counter",
+          "unspecified launch failure")
+TOO_MANY_RESOURCES = "too many resources requested for launch"
 
 
 def _driver():
@@ -44,86 +106,429 @@ def _driver():
     return cuda
 
 
-class CudaKernel:
-    def __init__(self, module: object, fn: object, name: str, suspends: bool) -> None:
-        self.module, self.fn, self.name, self.suspends = module, fn, name, suspends
+def known_archs() -> tuple[str, ...]:
+    """The GPU architectures the code generator (LLVM's NVPTX target, ptx.py) knows."""
+    fn = getattr(_ptx, "supported_archs", None)
+    return tuple(fn()) if callable(fn) else tuple(_ptx.ARCHS)
 
+
+def _reason(exc: Exception) -> str:
+    """The driver's words: 'cuLaunchKernel failed: an illegal memory access ...' -> the part after 'failed: '."""
+    text = str(exc)
+    return text.split(" failed: ", 1)[1] if " failed: " in text else text
+
+
+# ---- the primary context, shared by the sessions of a process ------------------------------------------
+
+@dataclass
+class _Alloc:
+    addr: int
+    size: int  # bytes asked for
+    buf: object  # PyCUDA's DeviceAllocation (None: forgotten with a lost context)
+    shadow: np.ndarray | None  # the host's copy of the contents (None: not kept)
+    user: bool  # in the allocation table that checked kernels consult
+
+
+class _Resources:
+    """One session's device state: what a lost context must re-create, and what close() frees."""
+
+    def __init__(self, primary: "_Primary") -> None:
+        self.primary = primary
+        self.allocs: dict[int, _Alloc] = {}  # by address, in creation order
+        self.external: dict[int, int] = {}  # device memory of CuPy / PyTorch: address -> bytes
+        self.abort_host: np.ndarray | None = None
+        self.abort_dev = 0
+        self.table_dirty = True
+        self.closed = False
+
+    def make_abort_flag(self) -> None:
+        """The abort flag is mapped page-locked host memory, so Ctrl-C reaches a running kernel."""
+        cuda = self.primary.cuda
+        self.abort_host = cuda.pagelocked_zeros(1, np.int64, mem_flags=cuda.host_alloc_flags.DEVICEMAP)
+        self.abort_dev = int(self.abort_host.base.get_device_pointer())
+
+    def close(self) -> None:
+        if self.closed:
+            return
+        self.closed = True
+        try:
+            if self.primary.context is not None:
+                with self.primary.active():
+                    for rec in self.allocs.values():
+                        if rec.buf is not None:
+                            rec.buf.free()
+                    if self.abort_host is not None:
+                        self.abort_host.base.free()
+        except Exception:  # noqa: BLE001 - closing must not fail (at exit the driver may be going away)
+            pass
+        finally:
+            self.allocs.clear()
+            self.abort_host = None
+            self.primary.release(self)
+
+
+class _Primary:
+    """A device's primary context, retained once for every session of the process."""
+
+    _all: dict[tuple[int, int], "_Primary"] = {}
+
+    @classmethod
+    def get(cls, cuda, ordinal: int) -> "_Primary":
+        """The device's, shared while a session holds it (acquire registers it, the last release forgets it)."""
+        return cls._all.get((id(cuda), ordinal)) or cls(cuda, ordinal)
+
+    def __init__(self, cuda, ordinal: int) -> None:
+        self.cuda, self.ordinal = cuda, ordinal
+        self.device = cuda.Device(ordinal)
+        self.context = None
+        self.users: list[_Resources] = []
+        self.generation = 0  # incremented by each reset: kernels loaded before it are reloaded
+        self._tls = threading.local()
+
+    def acquire(self, res: _Resources) -> None:
+        if self.context is None:
+            self.context = self.device.retain_primary_context()
+        self.users.append(res)
+        self._all[(id(self.cuda), self.ordinal)] = self
+
+    def release(self, res: _Resources) -> None:
+        if res in self.users:
+            self.users.remove(res)
+        if not self.users and self.context is not None:
+            ctx, self.context = self.context, None
+            try:
+                ctx.detach()
+            except Exception:  # noqa: BLE001 - already gone (driver shut down)
+                pass
+            self._all.pop((id(self.cuda), self.ordinal), None)
+
+    def depth(self) -> int:
+        return getattr(self._tls, "depth", 0)
+
+    @contextmanager
+    def active(self) -> Iterator[None]:
+        """The primary context is current inside (pushed once per thread, popped after)."""
+        depth = self.depth()
+        if depth == 0:
+            self.context.push()
+        self._tls.depth = depth + 1
+        try:
+            yield
+        finally:
+            self._tls.depth = depth
+            if depth == 0:
+                self.cuda.Context.pop()
+
+    def dead(self) -> bool:
+        """Is the context unusable (a sticky error)? A synchronize reports it."""
+        try:
+            with self.active():
+                self.cuda.Context.synchronize()
+        except self.cuda.Error:
+            return True
+        return False
+
+    def reset(self) -> list[str]:
+        """Replace a lost context: release it (the driver destroys it), retain a fresh one and
+        re-create every session's allocations at their addresses with their host copies.
+        Returns notes for the user; raises ForthError when the session cannot go on."""
+        cuda = self.cuda
+        old, self.context = self.context, None
+        try:
+            old.detach()  # PyCUDA then skips cuMemFree for memory of this context: it goes with it
+        except Exception:  # noqa: BLE001
+            pass
+        for res in self.users:
+            for rec in res.allocs.values():
+                rec.buf = None
+            res.external.clear()
+            res.abort_host = None
+        self.generation += 1
+        self.context = self.device.retain_primary_context()
+        if self.dead():
+            raise ForthError("the GPU context was lost and could not be reset: another library in this process "
+                             "(CuPy, PyTorch) holds it too. Restart the session (or use --backend cpu)")
+        recs = sorted((rec for res in self.users for rec in res.allocs.values()), key=lambda r: r.addr)
+        zeroed = 0
+        with self.active():
+            pads = []
+            for rec in recs:
+                rec.buf = self._alloc_at(rec.addr, max(rec.size, 16), pads)
+                if rec.buf is None:
+                    for p in pads:
+                        p.free()
+                    raise ForthError(f"the GPU context was lost, and tileforth could not re-create device memory "
+                                     f"at ${rec.addr:x}, where the dictionary expects it: restart the session "
+                                     "(or use --backend cpu)")
+            for p in pads:
+                p.free()
+            for rec in recs:
+                if rec.shadow is not None:
+                    cuda.memcpy_htod(rec.buf, rec.shadow)
+                else:
+                    cuda.memset_d8(rec.buf, 0, max(rec.size, 16))
+                    zeroed += rec.user and rec.size > SHADOW_MAX
+            for res in self.users:
+                res.make_abort_flag()
+                res.table_dirty = True
+        return [f"{zeroed} allocation(s) over {SHADOW_MAX >> 20} MiB had no host copy and were zeroed"] if zeroed \
+            else []
+
+    def _alloc_at(self, addr: int, size: int, pads: list):
+        """An allocation at `addr` (the driver hands out addresses in order; holes are padded)."""
+        for _ in range(16):
+            buf = self.cuda.mem_alloc(size)
+            got = int(buf)
+            if got == addr:
+                return buf
+            buf.free()
+            if got > addr:
+                return None
+            pads.append(self.cuda.mem_alloc(addr - got))
+        return None
+
+
+# ---- kernels ---------------------------------------------------------------------------------------------------
+
+class CudaKernel:
+    def __init__(self, ptx: str, name: str, suspends: bool) -> None:
+        self.ptx, self.name, self.suspends = ptx, name, suspends
+        self.module = self.fn = None
+        self.generation = -1
+        self.regs = 0
+        self.max_threads = 1024
+        self.dynamic_shared = STATIC_SHARED_MAX  # the function's MAX_DYNAMIC_SHARED_SIZE_BYTES
+        self.stack_base = self.stack_level = 0  # its stack: base + (depth + 2) * level bytes per thread
+        self.depth = RECURSION_MAX  # the launch's recursion depth limit
+        self.frames: dict[str, int] = {}
+
+
+_HEADER = re.compile(r"^[ \t]*(?:\.visible[ \t]+|\.weak[ \t]+|\.extern[ \t]+)*\.(entry|func)[ \t]+"
+                     r"(?:\([^)]*\)[ \t]*)?([A-Za-z_$][\w$]*)", re.M)
+_CALL = re.compile(r"\bcall(?:\.uni)?\s+(?:\([^)]*\)\s*,\s*)?([A-Za-z_$][\w$]*)")
+
+
+def recursive_functions(ptx: str, kernel: str) -> set[str]:
+    """The functions on a call cycle reachable from `kernel` (from the PTX's call graph)."""
+    heads = list(_HEADER.finditer(ptx))
+    calls: dict[str, set[str]] = {}
+    for h, nxt in zip(heads, heads[1:] + [None]):
+        body = ptx[h.end():nxt.start() if nxt else len(ptx)]
+        calls.setdefault(h.group(2), set()).update(_CALL.findall(body))
+    reach, todo = set(), [kernel]
+    while todo:
+        for callee in calls.get(todo.pop(), ()):
+            if callee not in reach:
+                reach.add(callee)
+                todo.append(callee)
+
+    def on_cycle(fn: str) -> bool:
+        seen, todo = set(), list(calls.get(fn, ()))
+        while todo:
+            g = todo.pop()
+            if g == fn:
+                return True
+            if g not in seen:
+                seen.add(g)
+                todo.extend(calls.get(g, ()))
+        return False
+    return {fn for fn in reach if on_cycle(fn)}
+
+
+def stack_frames(log: str) -> dict[str, int]:
+    """'N bytes stack frame' per function, from ptxas -v's text (the JIT's verbose log)."""
+    frames, current = {}, None
+    for line in log.splitlines():
+        m = re.search(r"(?:Compiling entry function|Function properties for)\s+'?([\w$.]+)'?", line)
+        if m:
+            current = m.group(1)
+            continue
+        m = re.search(r"(\d+) bytes stack frame", line)
+        if m and current:
+            frames[current] = int(m.group(1))
+    return frames
+
+
+def stack_plan(kernel: str, ptx: str, log: str, own_frame: int, depth_max: int = RECURSION_MAX,
+               cap: int = STACK_CAP) -> tuple[int, int, int]:
+    """(bytes per thread outside the recursion, bytes per level, depth limit) for a kernel, where the
+    stack it needs is base + (depth + 2) * level; level 0 when nothing in it recurses (ptxas knows its
+    stack then, and the driver sizes it)."""
+    rec = recursive_functions(ptx, kernel)
+    if not rec:
+        return 0, 0, depth_max
+    frames = stack_frames(log)
+    level = max((frames.get(fn, 0 if frames else FALLBACK_FRAME) for fn in rec), default=0)
+    level = max(level, 16)  # a call costs at least its return address and saved registers
+    others = max((f for fn, f in frames.items() if fn != kernel and fn not in rec), default=0)
+    base = frames.get(kernel, own_frame) + others
+    depth = depth_max
+    if base + (depth + 2) * level > cap:  # the cap binds: fewer levels, so the depth check fires first
+        depth = max(1, (cap - base) // level - 2)
+    return base, level, depth
+
+
+# ---- the backend -------------------------------------------------------------------------------------------------
 
 class CudaBackend(Backend):
     name = "cuda"
     keeps_tiles = False
 
     def __init__(self, device: int = 0) -> None:
-        self.cuda = _driver()
-        dev = self.cuda.Device(device)
-        self.context = dev.make_context()
+        self.cuda = cuda = _driver()
+        primary = _Primary.get(cuda, device)
+        dev = primary.device
         major, minor = dev.compute_capability()
-        self.arch = f"sm_{major}{minor}" if f"sm_{major}{minor}" in ("sm_75", "sm_80", "sm_86", "sm_89", "sm_90") \
-            else "sm_90"
+        self.arch = f"sm_{major}{minor}"
         self.device_name = dev.name()
+        if self.arch not in known_archs():
+            raise ForthError(f"this GPU ({self.device_name}) is {self.arch}, an architecture tileforth's code "
+                             f"generator (LLVM's NVPTX target) does not know; it knows {', '.join(known_archs())}. "
+                             "Use --backend cpu")
+        self.caps = self._capabilities(dev)
         self.target = NvptxTarget(self.arch, str(target_machine(self.arch, 3).target_data))
-        self._allocs: dict[int, object] = {}
-        self._sizes: dict[int, int] = {}
-        self._user: set[int] = set()
-        self._table_dirty = True
-        self.ctx_host = np.zeros(L.CTX_SLOTS + L.THR_SLOTS, np.int64)
-        self.ctx_dev = self._raw(self.ctx_host.nbytes)
-        self.out_dev = self._raw(OUT_CAP * L.OUT_SLOTS * 8)
-        self.table_dev = self._raw(TABLE_CAP * 16)
-        # the abort flag is host memory mapped into the device, so Ctrl-C reaches a running kernel
-        self.abort_host = self.cuda.pagelocked_zeros(1, np.int64, mem_flags=self.cuda.host_alloc_flags.DEVICEMAP)
-        self.abort_dev = int(self.abort_host.base.get_device_pointer())
-        self.shared_size = 0
-        self.set_shape((1, 1, 1), (32, 1, 1))
+        self._primary = primary
+        self._res = res = _Resources(primary)
+        primary.acquire(res)
+        self._finalizer = weakref.finalize(self, res.close)  # also at exit, so the process exits cleanly
+        self._jit_options = self._verbose_jit()
+        self._n_allocs = 0
+        try:
+            with self._device("starting the session"):
+                res.make_abort_flag()
+            self.ctx_host = np.zeros(L.CTX_SLOTS + L.THR_SLOTS, np.int64)
+            self.ctx_dev = self._raw(self.ctx_host.nbytes, keep=False)
+            self.out_dev = self._raw(OUT_CAP * L.OUT_SLOTS * 8, keep=False)
+            self.table_dev = self._raw(TABLE_CAP * 16, keep=False)
+            self.shared_size = 0
+            self.set_shape((1, 1, 1), (32, 1, 1))
+        except BaseException:
+            self.close()
+            raise
+
+    def _capabilities(self, dev) -> Capabilities:
+        A = self.cuda.device_attribute
+
+        def attr(name: str, default: int) -> int:
+            try:
+                return int(dev.get_attribute(getattr(A, name)))
+            except Exception:  # noqa: BLE001 - an older PyCUDA or driver
+                return default
+        return Capabilities(
+            warp_size=attr("WARP_SIZE", 32),
+            max_block_threads=attr("MAX_THREADS_PER_BLOCK", 1024),
+            max_block=(attr("MAX_BLOCK_DIM_X", 1024), attr("MAX_BLOCK_DIM_Y", 1024), attr("MAX_BLOCK_DIM_Z", 64)),
+            max_grid=(attr("MAX_GRID_DIM_X", 2**31 - 1), attr("MAX_GRID_DIM_Y", 65535),
+                      attr("MAX_GRID_DIM_Z", 65535)),
+            max_threads=1 << 20,
+            shared_bytes=attr("MAX_SHARED_MEMORY_PER_BLOCK_OPTIN", attr("MAX_SHARED_MEMORY_PER_BLOCK", 48 * 1024)),
+            recursion_max=RECURSION_MAX,
+            keeps_tiles=False)
+
+    def _verbose_jit(self) -> list:
+        """JIT options asking for ptxas's verbose log (each function's registers and stack frame)."""
+        opt = self.cuda.jit_option
+        try:
+            key = getattr(opt, "LOG_VERBOSE", None) or opt(CU_JIT_LOG_VERBOSE)
+        except Exception:  # noqa: BLE001 - this PyCUDA cannot name the option: no log, estimates instead
+            return []
+        return [(key, 1)]
+
+    def close(self) -> None:
+        """Free this session's device memory and release its reference to the primary context."""
+        self._finalizer()
+
+    # ---- running driver calls -------------------------------------------------------------------
+    @contextmanager
+    def _device(self, what: str) -> Iterator[None]:
+        """Driver calls with the primary context current; a driver error becomes a ForthError
+        (after replacing a lost context)."""
+        if self._res.closed:
+            raise ForthError("this cuda session is closed")
+        outer = self._primary.depth() == 0
+        try:
+            with self._primary.active():
+                yield
+        except self.cuda.Error as exc:
+            if not outer:
+                raise
+            raise self._driver_error(exc, what) from exc
+
+    def _driver_error(self, exc: Exception, what: str) -> ForthError:
+        text, reason = str(exc), _reason(exc)
+        if TOO_MANY_RESOURCES in text:
+            return ForthError(f"the GPU refused the launch ({reason}): the block has too many threads for this "
+                              "kernel's registers; use a smaller BLOCK")
+        lost = (isinstance(exc, self.cuda.LaunchError) or any(s in text for s in STICKY)
+                or self._primary.dead())
+        if not lost:
+            return ForthError(f"the GPU driver failed while {what}: {text}")
+        try:
+            notes = self._primary.reset()
+        except self.cuda.Error as again:
+            raise ForthError(f"the GPU context was lost ({reason}), and replacing it failed too ({_reason(again)}): "
+                             "restart the session (or use --backend cpu)") from again
+        extra = f" ({'; '.join(notes)})" if notes else ""
+        return ForthError(f"the GPU context was lost ({reason}): tileforth started a fresh one; the dictionary and "
+                          "the stacks are kept, device memory was restored from the host's copies (what kernels "
+                          f"wrote since the host last read it is lost){extra}; or restart with --backend cpu")
 
     # ---- memory ----------------------------------------------------------------
-    def _raw(self, nbytes: int) -> int:
-        buf = self.cuda.mem_alloc(max(nbytes, 16))
-        self.cuda.memset_d8(buf, 0, max(nbytes, 16))
-        addr = int(buf)
-        self._allocs[addr] = buf
-        self._sizes[addr] = nbytes
-        return addr
+    def _raw(self, nbytes: int, user: bool = False, keep: bool = True) -> int:
+        size = max(nbytes, 16)
+        with self._device("allocating device memory"):
+            buf = self.cuda.mem_alloc(size)
+            self.cuda.memset_d8(buf, 0, size)
+        shadow = np.zeros(size, np.uint8) if keep and size <= SHADOW_MAX else None
+        rec = _Alloc(int(buf), nbytes, buf, shadow, user)
+        self._res.allocs[rec.addr] = rec
+        return rec.addr
 
     def alloc(self, nbytes: int, user: bool = True) -> int:
-        addr = self._raw(nbytes)
+        addr = self._raw(nbytes, user=user)
         if user:
-            self._user.add(addr)
-            self._table_dirty = True
+            self._res.table_dirty = True
         return addr
 
     def register_external(self, addr: int, nbytes: int) -> None:
         """Device memory owned by someone else (CuPy, PyTorch) that kernels may touch."""
-        self._sizes[addr] = nbytes
-        self._user.add(addr)
-        self._table_dirty = True
+        self._res.external[addr] = nbytes
+        self._res.table_dirty = True
 
     def free(self, addr: int) -> None:
-        buf = self._allocs.pop(addr, None)
-        self._sizes.pop(addr, None)
-        if addr in self._user:
-            self._user.discard(addr)
-            self._table_dirty = True
-        if buf is not None:
-            buf.free()
+        rec = self._res.allocs.pop(addr, None)
+        if self._res.external.pop(addr, None) is not None or (rec is not None and rec.user):
+            self._res.table_dirty = True
+        if rec is not None and rec.buf is not None:
+            with self._device("freeing device memory"):
+                rec.buf.free()
 
-    def _check(self, addr: int, nbytes: int) -> None:
-        for base in self._sizes:
-            if base <= addr and addr + nbytes <= base + self._sizes[base]:
-                return
+    def _find(self, addr: int, nbytes: int) -> _Alloc | None:
+        for base, rec in self._res.allocs.items():
+            if base <= addr and addr + nbytes <= base + rec.size:
+                return rec
+        for base, size in self._res.external.items():
+            if base <= addr and addr + nbytes <= base + size:
+                return None
         raise ForthError(f"address ${addr:x} (+{nbytes} bytes) is not inside a live allocation")
 
     def read(self, addr: int, nbytes: int) -> np.ndarray:
-        self._check(addr, nbytes)
+        rec = self._find(addr, nbytes)
         out = np.empty(nbytes, np.uint8)
-        self.cuda.memcpy_dtoh(out, addr)
+        with self._device("reading device memory"):
+            self.cuda.memcpy_dtoh(out, addr)
+        if rec is not None and rec.shadow is not None:
+            rec.shadow[addr - rec.addr:addr - rec.addr + nbytes] = out
         return out
 
     def write(self, addr: int, data: np.ndarray | bytes) -> None:
         raw = np.frombuffer(bytes(data) if isinstance(data, (bytes, bytearray)) else
                             np.ascontiguousarray(data).tobytes(), np.uint8)
-        self._check(addr, raw.size)
-        self.cuda.memcpy_htod(addr, raw)
+        rec = self._find(addr, raw.size)
+        with self._device("writing device memory"):
+            self.cuda.memcpy_htod(addr, raw)
+        if rec is not None and rec.shadow is not None:
+            rec.shadow[addr - rec.addr:addr - rec.addr + raw.size] = raw
 
     def allocation_view(self, addr: int, nbytes: int) -> None:
         return None  # tile operations run on the device
@@ -135,28 +540,27 @@ class CudaBackend(Backend):
 
     # ---- launch shape, state, tiles -----------------------------------------------
     def set_shape(self, grid: tuple[int, int, int], block: tuple[int, int, int]) -> None:
-        self.grid, self.block = grid, block
         nb = grid[0] * grid[1] * grid[2]
         bs = block[0] * block[1] * block[2]
+        for a in (getattr(self, "state_dev", None), getattr(self, "thr_dev", None)):
+            if a:
+                self.free(a)
+        self.state_dev = self.thr_dev = 0
+        self.grid, self.block = grid, block
         self.nblocks, self.block_size, self.nthreads = nb, bs, nb * bs
-        old = [a for a in (getattr(self, "state_dev", None), getattr(self, "thr_dev", None)) if a]
-        for a in old:
-            self.free(a)
         self.state_dev = self._raw(self.nthreads * L.STATE_BYTES)
         lin = np.arange(self.nthreads)
         thr = np.zeros((self.nthreads, L.THR_SLOTS), np.int64)
         thr[:, L.T_LINEAR] = lin
         thr[:, L.T_STATE] = self.state_dev + lin * L.STATE_BYTES
         self.thr_host = thr
-        self.thr_dev = self._raw(thr.nbytes)
+        self.thr_dev = self._raw(thr.nbytes, keep=False)
 
     def get_state(self) -> np.ndarray:
-        out = np.empty((self.nthreads, L.STATE_BYTES), np.uint8)
-        self.cuda.memcpy_dtoh(out, self.state_dev)
-        return out
+        return self.read(self.state_dev, self.nthreads * L.STATE_BYTES).reshape(self.nthreads, L.STATE_BYTES)
 
     def set_state(self, state: np.ndarray) -> None:
-        self.cuda.memcpy_htod(self.state_dev, np.ascontiguousarray(state))
+        self.write(self.state_dev, np.ascontiguousarray(state, np.uint8))
 
     def get_tiles(self) -> list:
         return []
@@ -172,50 +576,118 @@ class CudaBackend(Backend):
 
     # ---- compile and launch -----------------------------------------------------------
     def compile(self, module_text: str, kernel: str, suspends: bool, heavy: bool) -> CudaKernel:
-        ptx = module_to_ptx(module_text, self.arch, heavy=heavy)
-        module = self.cuda.module_from_buffer(ptx.encode())
-        fn = module.get_function(kernel)
-        fn.prepare("PP")
-        return CudaKernel(module, fn, kernel, suspends)
+        handle = CudaKernel(module_to_ptx(module_text, self.arch, heavy=heavy), kernel, suspends)
+        with self._device("loading a kernel"):
+            self._load(handle)
+        self._check_block(handle)
+        return handle
+
+    def _load(self, handle: CudaKernel) -> None:
+        """Load the kernel's PTX into the current context (again after a reset)."""
+        cuda, FA = self.cuda, self.cuda.function_attribute
+        logs: list[str] = []
+
+        def load(options: list):
+            return cuda.module_from_buffer(handle.ptx.encode(), options=options,
+                                           message_handler=lambda ok, info, err: logs.extend((info, err)))
+        try:
+            handle.module = load(self._jit_options)
+        except TypeError:  # this PyCUDA does not take the verbose-log option: load without it (frames estimated)
+            if not self._jit_options:
+                raise
+            self._jit_options = []
+            handle.module = load([])
+        handle.fn = handle.module.get_function(handle.name)
+        handle.fn.prepare("PP")
+        handle.generation = self._primary.generation
+        handle.regs = handle.fn.get_attribute(FA.NUM_REGS)
+        handle.max_threads = handle.fn.get_attribute(FA.MAX_THREADS_PER_BLOCK)
+        handle.dynamic_shared = handle.fn.get_attribute(FA.MAX_DYNAMIC_SHARED_SIZE_BYTES)
+        log = "\n".join(x for x in logs if x)
+        handle.frames = stack_frames(log)
+        handle.stack_base, handle.stack_level, handle.depth = stack_plan(
+            handle.name, handle.ptx, log, handle.fn.get_attribute(FA.LOCAL_SIZE_BYTES), self.caps.recursion_max)
+
+    def _check_block(self, handle: CudaKernel) -> None:
+        bs = self.block_size
+        if bs > handle.max_threads:
+            x, y, z = self.block
+            raise ForthError(f"this line's kernel uses {handle.regs} registers per thread, so a block can have at "
+                             f"most {handle.max_threads} threads on this GPU ({self.arch}), but BLOCK is {x} {y} {z} "
+                             f"({bs} threads): use a smaller BLOCK, e.g. `{handle.max_threads} 1 1 BLOCK`")
+
+    def _ensure_stack(self, handle: CudaKernel) -> None:
+        """STACK_SIZE for a recursive kernel; where the device's memory cannot reserve it, fewer levels.
+        The limit belongs to the context (other libraries may have raised it): read, never lowered."""
+        cuda = self.cuda
+        if not handle.stack_level:
+            return
+        have = cuda.Context.get_limit(cuda.limit.STACK_SIZE)
+        while (need := handle.stack_base + (handle.depth + 2) * handle.stack_level) > have:
+            try:
+                cuda.Context.set_limit(cuda.limit.STACK_SIZE, need)
+                return
+            except cuda.MemoryError:
+                if handle.depth <= 8:
+                    raise ForthError(f"recursive words need {need} bytes of stack per thread here, more than the "
+                                     "GPU's memory can reserve for every thread it holds") from None
+                handle.depth //= 2
 
     def launch(self, handle: CudaKernel, base_addr: int, shared_bytes: int, steps: int,
                sites: object = None) -> LaunchResult:
         t0 = time.perf_counter()
-        if self._table_dirty:
-            rows = sorted((a, a + self._sizes[a]) for a in self._user)[:TABLE_CAP]
-            table = np.array(rows, np.int64).reshape(-1, 2)
-            if len(table):
-                self.cuda.memcpy_htod(self.table_dev, table)
-            self._n_allocs = len(table)
-            self._table_dirty = False
+        self._check_block(handle)
+        if shared_bytes > self.caps.shared_bytes:
+            raise ForthError(f"{shared_bytes} bytes of shared memory do not fit: a block has at most "
+                             f"{self.caps.shared_bytes} on this GPU")
+        cuda, res = self.cuda, self._res
         ctx = self.ctx_host
-        ctx[:] = 0
-        ctx[L.CTX_ALLOCS] = self.table_dev
-        ctx[L.CTX_N_ALLOCS] = self._n_allocs
-        ctx[L.CTX_OUT] = self.out_dev
-        ctx[L.CTX_OUT_CAP] = OUT_CAP
-        ctx[L.CTX_BASE_ADDR] = base_addr
-        ctx[L.CTX_ABORT] = self.abort_dev
-        self.cuda.memcpy_htod(self.ctx_dev, ctx)
-        thr = self.thr_host
-        thr[:, L.T_STATUS] = L.ST_RUN
-        thr[:, L.T_STEPS] = steps
-        thr[:, L.T_CACHE_LO:L.T_CACHE_HI + 1] = 0
-        thr[:, L.T_DEPTH] = 0
-        self.cuda.memcpy_htod(self.thr_dev, thr)
-        handle.fn.prepared_call(self.grid, self.block, self.ctx_dev, self.thr_dev)
-        self.context.synchronize()
-        self.cuda.memcpy_dtoh(ctx, self.ctx_dev)
-        n_out = int(ctx[L.CTX_OUT_LEN])
-        out = np.empty((min(n_out, OUT_CAP), L.OUT_SLOTS), np.int64)
-        if len(out):
-            self.cuda.memcpy_dtoh(out, self.out_dev)
+        with self._device("running the line"):
+            if handle.generation != self._primary.generation:
+                self._load(handle)
+            if res.table_dirty:
+                rows = sorted([(a, a + r.size) for a, r in res.allocs.items() if r.user]
+                              + [(a, a + n) for a, n in res.external.items()])[:TABLE_CAP]
+                table = np.array(rows, np.int64).reshape(-1, 2)
+                if len(table):
+                    cuda.memcpy_htod(self.table_dev, table)
+                self._n_allocs = len(table)
+                res.table_dirty = False
+            ctx[:] = 0
+            ctx[L.CTX_ALLOCS] = self.table_dev
+            ctx[L.CTX_N_ALLOCS] = self._n_allocs
+            ctx[L.CTX_OUT] = self.out_dev
+            ctx[L.CTX_OUT_CAP] = OUT_CAP
+            ctx[L.CTX_BASE_ADDR] = base_addr
+            ctx[L.CTX_ABORT] = res.abort_dev
+            ctx[L.CTX_SHARED_SIZE] = shared_bytes
+            self._ensure_stack(handle)
+            ctx[L.CTX_RECURSION_MAX] = handle.depth
+            cuda.memcpy_htod(self.ctx_dev, ctx)
+            thr = self.thr_host
+            thr[:, L.T_STATUS] = L.ST_RUN
+            thr[:, L.T_STEPS] = steps
+            thr[:, L.T_CACHE_LO:L.T_CACHE_HI + 1] = 0
+            thr[:, L.T_DEPTH] = 0
+            cuda.memcpy_htod(self.thr_dev, thr)
+            if shared_bytes > handle.dynamic_shared:
+                handle.fn.set_attribute(cuda.function_attribute.MAX_DYNAMIC_SHARED_SIZE_BYTES, shared_bytes)
+                handle.dynamic_shared = shared_bytes
+            handle.fn.prepared_call(self.grid, self.block, self.ctx_dev, self.thr_dev, shared_size=shared_bytes)
+            cuda.Context.synchronize()  # the primary context, current here
+            cuda.memcpy_dtoh(ctx, self.ctx_dev)
+            n_out = int(ctx[L.CTX_OUT_LEN])
+            out = np.empty((min(n_out, OUT_CAP), L.OUT_SLOTS), np.int64)
+            if len(out):
+                cuda.memcpy_dtoh(out, self.out_dev)
         return LaunchResult(error=tuple(int(x) for x in ctx[:5]), output=out,
                             output_dropped=max(0, n_out - OUT_CAP), timings={"run": time.perf_counter() - t0})
 
     def reset_abort(self) -> None:
-        self.abort_host[0] = 0
+        if self._res.abort_host is not None:
+            self._res.abort_host[0] = 0
 
     def abort(self) -> None:
         """Ctrl-C: set the abort flag that loop back-edges poll (mapped host memory)."""
-        self.abort_host[0] = 1
+        if self._res.abort_host is not None:
+            self._res.abort_host[0] = 1
