@@ -168,3 +168,4 @@ def test_the_tiled_shared_memory_matmul_uses_lds_and_sts():
     f.eval(TILED)
     ops = set(sass.opcodes(sass.sass(sass.cubin(word_ptx(f, "tiled", ARCH), ARCH))["tiled"]))
     assert {"LDS", "STS"} <= ops
+
