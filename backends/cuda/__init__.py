@@ -10,3 +10,10 @@ without one against a stand-in driver (tests/standin/pycuda).
 def create():
     from .backend import CudaBackend
     return CudaBackend()
+
+
+def word_ptx(forth, word: str, arch: str = "sm_80") -> str:
+    """The PTX of a colon definition launched as a kernel (see ptx.word_ptx);
+    works on any session, with or without a GPU."""
+    from .ptx import word_ptx as make
+    return make(forth, word, arch)

@@ -70,8 +70,7 @@ from tileforth.core import layout as L
 from tileforth.core.errors import ForthError
 from tileforth.core.target import Backend, Capabilities, LaunchResult
 
-from . import ptx as _ptx
-from .ptx import module_to_ptx, target_machine
+from .ptx import device_arch, module_to_ptx, target_machine
 from .target import NvptxTarget
 
 OUT_CAP = 1 << 16
@@ -104,12 +103,6 @@ def _driver():
     if count == 0:
         raise ForthError("no NVIDIA GPU found; use backend='cpu'")
     return cuda
-
-
-def known_archs() -> tuple[str, ...]:
-    """The GPU architectures the code generator (LLVM's NVPTX target, ptx.py) knows."""
-    fn = getattr(_ptx, "supported_archs", None)
-    return tuple(fn()) if callable(fn) else tuple(_ptx.ARCHS)
 
 
 def _reason(exc: Exception) -> str:
@@ -378,13 +371,8 @@ class CudaBackend(Backend):
         self.cuda = cuda = _driver()
         primary = _Primary.get(cuda, device)
         dev = primary.device
-        major, minor = dev.compute_capability()
-        self.arch = f"sm_{major}{minor}"
         self.device_name = dev.name()
-        if self.arch not in known_archs():
-            raise ForthError(f"this GPU ({self.device_name}) is {self.arch}, an architecture tileforth's code "
-                             f"generator (LLVM's NVPTX target) does not know; it knows {', '.join(known_archs())}. "
-                             "Use --backend cpu")
+        self.arch = device_arch(*dev.compute_capability())  # exactly the device's sm_XY, or a ForthError
         self.caps = self._capabilities(dev)
         self.target = NvptxTarget(self.arch, str(target_machine(self.arch, 3).target_data))
         self._primary = primary
