@@ -110,6 +110,13 @@ class Forth:
             self.eval(PRELUDE.read_text(), source="prelude.fth")
 
     # ---- public API ----------------------------------------------------------
+    def close(self) -> None:
+        """Give the backend's resources back (the cuda backend releases its GPU
+        context; it also does so when the session is collected or at exit)."""
+        close = getattr(self.backend, "close", None)
+        if close is not None:
+            close()
+
     @property
     def backend_name(self) -> str:
         return self.backend.name

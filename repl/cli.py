@@ -44,8 +44,9 @@ def parse_args(argv):
                    help="after the files and -e sources, stay at the prompt (or read stdin)")
     p.add_argument("--unchecked", action="store_true",
                    help="no range, stack or loop-budget checks in the code (faster; for benchmarks)")
-    p.add_argument("--arch", default="sm_80", metavar="SM",
-                   help="GPU architecture that PTX is shown for, e.g. sm_75 sm_80 sm_90 (default sm_80)")
+    p.add_argument("--arch", default=None, metavar="SM",
+                   help="GPU architecture that PTX is shown for, e.g. sm_75 sm_80 sm_90 (default: the GPU's own "
+                        "on the cuda backend, else sm_80)")
     return p.parse_args(argv)
 
 

@@ -34,12 +34,13 @@ class Session:
     arch: str = "sm_80"  # the GPU architecture that words showing PTX (SEE-PTX) compile for
 
     @classmethod
-    def start(cls, backend: str = "auto", *, checked: bool = True, arch: str = "sm_80") -> "Session":
+    def start(cls, backend: str = "auto", *, checked: bool = True, arch: str | None = None) -> "Session":
         from tileforth.core import Forth
 
         forth = Forth(backend=backend, checked=checked)
-        forth.ptx_arch = arch  # read by words that show PTX
-        return cls(forth, arch=arch)
+        if arch is not None:  # else the GPU's own (cuda) or sm_80
+            forth.ptx_arch = arch  # read by words that show PTX
+        return cls(forth, arch=forth.ptx_arch)
 
     def set_source(self, name: str) -> None:
         self.source, self.lineno = name, 0

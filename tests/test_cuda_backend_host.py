@@ -372,3 +372,15 @@ def test_without_the_jit_log_recursion_gets_an_estimated_frame(f, drv):
     assert handle.depth == (STACK_CAP - handle.stack_base) // FALLBACK_FRAME - 2 < 256
     assert f.backend.ctx_host[L.CTX_RECURSION_MAX] == handle.depth
     assert drv.launches[-1].stack_size == handle.stack_base + (handle.depth + 2) * FALLBACK_FRAME <= STACK_CAP
+
+
+def test_see_ptx_shows_the_gpus_own_architecture_by_default(drv):
+    from tileforth.repl.session import Session
+    drv.configure(compute_capability=(8, 6))
+    s = Session.start("cuda")
+    try:
+        assert s.arch == s.forth.ptx_arch == "sm_86"
+        assert ".target sm_86" in s.forth.eval(": sq DUP * ;  SEE-PTX sq")
+    finally:
+        s.forth.close()
+    assert drv.context_stack() == [] and drv.primary_refs() == 0

@@ -462,7 +462,8 @@ def test_toolbar():
 def test_options():
     args = cli.parse_args(["-i", "--unchecked", "--arch", "sm_90", "a.fth"])
     assert args.interactive and args.unchecked and args.arch == "sm_90" and args.files == ["a.fth"]
-    assert cli.parse_args([]).arch == "sm_80"
+    assert cli.parse_args([]).arch is None  # the session's own: the GPU's arch on cuda, sm_80 on cpu
+    assert Session.start("cpu").forth.ptx_arch == "sm_80"
     s = Session.start("cpu", checked=False, arch="sm_90")
     assert s.forth.checked is False and s.arch == "sm_90" and s.forth.ptx_arch == "sm_90"
 
