@@ -70,7 +70,7 @@ from tileforth.core import layout as L
 from tileforth.core.errors import ForthError
 from tileforth.core.target import Backend, Capabilities, LaunchResult
 
-from .ptx import device_arch, module_to_ptx, target_machine
+from .ptx import device_arch, module_to_ptx, parse_ptxas_log, target_machine
 from .target import NvptxTarget
 
 OUT_CAP = 1 << 16
@@ -329,17 +329,8 @@ def recursive_functions(ptx: str, kernel: str) -> set[str]:
 
 
 def stack_frames(log: str) -> dict[str, int]:
-    """'N bytes stack frame' per function, from ptxas -v's text (the JIT's verbose log)."""
-    frames, current = {}, None
-    for line in log.splitlines():
-        m = re.search(r"(?:Compiling entry function|Function properties for)\s+'?([\w$.]+)'?", line)
-        if m:
-            current = m.group(1)
-            continue
-        m = re.search(r"(\d+) bytes stack frame", line)
-        if m and current:
-            frames[current] = int(m.group(1))
-    return frames
+    """'N bytes stack frame' per function, from the JIT's verbose log (ptxas -v's text)."""
+    return {name: info.stack_frame for name, info in parse_ptxas_log(log).items()}
 
 
 def stack_plan(kernel: str, ptx: str, log: str, own_frame: int, depth_max: int = RECURSION_MAX,

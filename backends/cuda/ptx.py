@@ -12,7 +12,7 @@ import re
 import shutil
 import subprocess
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -184,22 +184,26 @@ def ptxas(ptx: str, arch: str = "sm_80") -> dict[str, PtxasInfo]:
                               capture_output=True, text=True, timeout=120)
     if proc.returncode != 0:
         raise ForthError(f"ptxas rejected the PTX: {proc.stderr.strip()}")
+    return parse_ptxas_log(proc.stderr)
+
+
+def parse_ptxas_log(log: str) -> dict[str, PtxasInfo]:
+    """Per-function resources from ptxas -v's text (also the driver JIT's
+    verbose log): every function with its stack frame and spills; registers
+    for entries (0 for a .func, which ptxas does not count on its own)."""
     out: dict[str, PtxasInfo] = {}
     current = None
-    stack = spill_s = spill_l = 0
-    for line in proc.stderr.splitlines():
-        m = re.search(r"Function properties for (\S+)", line)
+    for line in log.splitlines():
+        m = re.search(r"(?:Compiling entry function|Function properties for)\s+'?([\w$.]+)'?", line)
         if m:
             current = m.group(1)
+            out.setdefault(current, PtxasInfo(current, 0, 0, 0, 0))
             continue
-        m = re.search(r"(\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads", line)
+        m = re.search(r"(\d+) bytes stack frame(?:, (\d+) bytes spill stores, (\d+) bytes spill loads)?", line)
         if m and current:
-            stack, spill_s, spill_l = map(int, m.groups())
-            continue
-        m = re.search(r"Compiling entry function '(\S+)'", line)
-        if m:
-            current = m.group(1)
+            frame, stores, loads = (int(x or 0) for x in m.groups())
+            out[current] = replace(out[current], stack_frame=frame, spill_stores=stores, spill_loads=loads)
         m = re.search(r"Used (\d+) registers", line)
         if m and current:
-            out[current] = PtxasInfo(current, int(m.group(1)), stack, spill_s, spill_l)
+            out[current] = replace(out[current], registers=int(m.group(1)))
     return out
