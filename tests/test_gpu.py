@@ -1,85 +1,109 @@
 """The cuda backend against the emulator, program by program (needs a GPU
-and PyCUDA; skipped otherwise). Run: python -m pytest -m gpu"""
+and PyCUDA; skipped otherwise). Run: python -m pytest -m gpu
+
+The programs live in tests/gpu_programs.py; tests/test_gpu_programs_cpu.py
+runs each of them on the cpu backend in CI against an independent reference,
+so a failure here is a GPU failure."""
 from __future__ import annotations
 
-from pathlib import Path
+import re
 
 import numpy as np
 import pytest
 
 from tileforth.core import Forth, ForthError
 
-DEMOS = Path(__file__).resolve().parents[1] / "demos"
+import gpu_programs as gp
 
 
 def _cuda_available() -> bool:
     try:
-        Forth(backend="cuda")
+        f = Forth(backend="cuda")
     except ForthError:
         return False
+    close = getattr(f.backend, "close", None)
+    if callable(close):
+        close()
     return True
 
 
 pytestmark = [pytest.mark.gpu, pytest.mark.skipif(not _cuda_available(), reason="needs an NVIDIA GPU and PyCUDA")]
 
-PROGRAMS = {
-    "arithmetic": "1 2 + 3 * 7 /MOD -7 2 / -7 2 MOD 1 63 LSHIFT 2/ 5 0 DO I LOOP",
-    "definitions": ": fact DUP 1 > IF DUP 1- RECURSE * THEN ; 10 fact : sq DUP * ; 12 sq",
-    "lanes": "TID-X LANE-ID WARP-ID 2 1 1 GRID 64 1 1 BLOCK GLOBAL-ID",
-    "floats": "1.5e 2e F+ 3e F* FDUP FSQRT 0.5e FEXP 1e FLOG 0.5e FSIN 0.5e FCOS -2.5e FLOOR 2.5e FROUND 7 S>F F>S",
-    "memory": "16 I64 ARRAY xs TID-X DUP * TID-X CELLS xs + ! BARRIER 31 TID-X - CELLS xs + @",
-    "output": '." hello " 42 . TID-X 2 MOD IF ." odd" ELSE ." even" THEN CR',
-    "shared": "256 1 1 BLOCK 2048 SHARED: buf TID-X DUP CELLS buf + ! BARRIER 255 TID-X - CELLS buf + @",
-}
 
-
-def _state(f: Forth) -> tuple:
-    return f.data_stack(lane=None), f.float_stack(lane=None)
-
-
-@pytest.mark.parametrize("name", sorted(PROGRAMS))
-def test_program_agrees_with_the_emulator(name):
-    runs = []
-    for backend in ("cpu", "cuda"):
-        f = Forth(backend=backend)
-        out = f.eval(PROGRAMS[name])
-        runs.append((out, *_state(f)))
-    (out_c, ds_c, fs_c), (out_g, ds_g, fs_g) = runs
-    assert out_g == out_c and ds_g == ds_c
-    np.testing.assert_allclose(np.array(sum(fs_g, []), np.float32), np.array(sum(fs_c, []), np.float32),
+def _same_floats(got: list, want: list) -> None:
+    assert [len(s) for s in got] == [len(s) for s in want]
+    np.testing.assert_allclose(np.array(sum(got, []), np.float32), np.array(sum(want, []), np.float32),
                                rtol=2e-6, atol=1e-6)
 
 
-@pytest.mark.parametrize("demo", ["tour.fth", "gemm.fth"])
-def test_demo_agrees_with_the_emulator(demo):
-    arrays = {"tour.fth": ["out"], "gemm.fth": ["C", "C2"]}[demo]
-    results = []
+@pytest.mark.parametrize("name", sorted(gp.PROGRAMS))
+def test_program_agrees_with_the_emulator(name):
+    out_c, ds_c, fs_c, _ = gp.run_program("cpu", name)
+    out_g, ds_g, fs_g, _ = gp.run_program("cuda", name)
+    assert out_g == out_c
+    assert ds_g == ds_c
+    _same_floats(fs_g, fs_c)
+
+
+@pytest.mark.parametrize("name", sorted(gp.SCRIPTS))
+def test_sessions_used_alternately_agree_with_the_emulator(name):
+    outs_c, states_c, arrays_c = gp.run_script("cpu", name)
+    outs_g, states_g, arrays_g = gp.run_script("cuda", name)
+    assert outs_g == outs_c
+    for (ds_g, fs_g), (ds_c, fs_c) in zip(states_g, states_c):
+        assert ds_g == ds_c
+        _same_floats(fs_g, fs_c)
+    assert arrays_g.keys() == arrays_c.keys()
+    for k in arrays_c:
+        np.testing.assert_array_equal(arrays_g[k], arrays_c[k])
+
+
+@pytest.mark.parametrize("name", sorted(gp.ERRORS))
+def test_error_is_a_forth_error_on_both_backends(name):
+    match = gp.ERRORS[name].match
     for backend in ("cpu", "cuda"):
-        f = Forth(backend=backend)
-        f.eval((DEMOS / demo).read_text(), source=demo)
-        results.append([f.array(a) for a in arrays])
-    for cpu, gpu in zip(*results):
-        np.testing.assert_array_equal(gpu, cpu)
+        err, before, after, nxt = gp.run_error(backend, name)
+        assert err is not None, f"{backend}: {gp.ERRORS[name].line!r} raised no ForthError"
+        assert re.search(match, str(err), re.IGNORECASE), f"{backend}: {err}"
+        assert after == before, f"{backend}: the failed line changed the stacks"
+        assert nxt == gp.AFTER_OUTPUT, f"{backend}: the next line gave {nxt!r}"
 
 
-def test_bad_address_is_an_error_and_the_context_survives():
-    f = Forth(backend="cuda")
-    with pytest.raises(ForthError, match="bad address"):
-        f.eval("0 @")
-    assert f.eval("2 3 + .") == "5 "
+@pytest.mark.parametrize("demo", sorted(gp.DEMOS))
+def test_demo_agrees_with_the_emulator(demo):
+    cpu, _ = gp.run_demo("cpu", demo)
+    gpu, _ = gp.run_demo("cuda", demo)
+    for name in gp.DEMOS[demo]:
+        np.testing.assert_array_equal(gpu[name], cpu[name], err_msg=name)
 
 
-def test_runaway_loop_is_stopped_on_the_gpu():
-    f = Forth(backend="cuda")
-    f.step_budget = 1 << 20
-    with pytest.raises(ForthError, match="iterations"):
-        f.eval("BEGIN AGAIN")
-    assert f.eval("1 .") == "1 "
+def test_lost_context_in_an_unchecked_session_is_an_error_and_the_next_line_works():
+    err, nxt = gp.run_sticky("cuda", checked=False)
+    assert err is not None, f"{gp.STICKY_LINE!r} in an unchecked session raised no ForthError"
+    assert re.search(gp.STICKY_CUDA_MATCH, str(err), re.IGNORECASE), str(err)
+    assert nxt == gp.AFTER_OUTPUT
+    # the cpu control (the same load, checked): tests/test_gpu_programs_cpu.py
+    err, nxt = gp.run_sticky("cpu", checked=True)
+    assert err is not None and nxt == gp.AFTER_OUTPUT
+
+
+def test_abort_from_another_thread_stops_a_running_kernel():
+    for backend in ("cpu", "cuda"):
+        err, secs, nxt = gp.run_abort(backend)
+        assert err is not None and "interrupted" in str(err), f"{backend}: {err}"
+        assert secs < gp.ABORT_WITHIN_S, f"{backend}: stopped {secs:.2f}s after abort()"
+        assert nxt == gp.AFTER_OUTPUT
+
+
+def test_runaway_loop_is_stopped_by_the_step_budget():
+    for backend in ("cpu", "cuda"):
+        err, nxt = gp.run_runaway(backend)
+        assert err is not None and "iterations" in str(err), f"{backend}: {err}"
+        assert nxt == gp.AFTER_OUTPUT
 
 
 def test_tensor_core_gemm_kernel_on_the_gpu():
-    f = Forth(backend="cuda")
-    f.eval((DEMOS / "gemm.fth").read_text(), source="gemm.fth")
+    arrays, f = gp.run_demo("cuda", "gemm.fth")
     a, b = f.array("A").astype(np.float64), f.array("B").astype(np.float64)
-    np.testing.assert_array_equal(f.array("C"), a @ b)
-    np.testing.assert_array_equal(f.array("C2"), a @ b)
+    np.testing.assert_array_equal(arrays["C"], a @ b)
+    np.testing.assert_array_equal(arrays["C2"], a @ b)
