@@ -816,8 +816,11 @@ def abort():
     ok = expect_forth_error(f, "BEGIN AGAIN", "interrupted")
     t1 = time.perf_counter()
     timer.join()
-    if "t" in fired:
-        lag = t1 - fired["t"]
+    lag = t1 - fired["t"]
+    if lag < 0:
+        note(f"the line ended {-lag:.2f}s BEFORE abort() was called (it ran {t1 - t0:.2f}s)")
+        ok = False
+    else:
         note(f"stopped {lag * 1e3:.1f} ms after abort() (line ran {t1 - t0:.2f}s)")
         ok &= lag < 1.0
     ok &= alive(f)
@@ -1139,7 +1142,7 @@ install_env() {
         if [ ! -e "$libdir/libcuda.so" ]; then  # no driver library found: link against a stub, as CUDA's own
           echo 'void tf_libcuda_stub(void) {}' > "$libdir/stub.c"
           cc -shared -fPIC -Wl,-soname,libcuda.so.1 -o "$libdir/libcuda.so" "$libdir/stub.c"
-          stub_flags=--ldflags=-Xlinker,--no-as-needed,-lcuda  # keep the dependency on libcuda.so.1 (found at run time)
+          stub_flags=--ldflags=-L$libdir,-Xlinker,--no-as-needed,-lcuda  # keep libcuda.so.1 as a dependency
         fi
       fi
       echo "### cuda root $cuda_root, include dirs $inc, libcuda in $libdir"
