@@ -801,7 +801,7 @@ def bad_address():
 
 @case
 def abort():
-    """Ctrl-C through the API: backend.abort() from another thread stops `BEGIN AGAIN` within 1 s."""
+    """Ctrl-C through the API: backend.abort() from another thread stops `BEGIN AGAIN` within 100 ms."""
     f = forth(GPU)
     f.step_budget = 1 << 40
     f.eval("2 3 + DROP")
@@ -822,14 +822,14 @@ def abort():
         ok = False
     else:
         note(f"stopped {lag * 1e3:.1f} ms after abort() (line ran {t1 - t0:.2f}s)")
-        ok &= lag < 1.0
+        ok &= lag < 0.1
     ok &= alive(f)
     RES["status"] = "PASS" if ok else "FAIL"
 
 
 @case
 def loop_cost():
-    """Per-iteration cost of a REPL loop (step counter + abort-flag poll on every back-edge)."""
+    """Per-iteration cost of a REPL loop (a step counter in a register; the abort flag every 4096 iterations)."""
     per = {}
     for b in ("cpu", GPU):
         f = forth(b)
