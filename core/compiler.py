@@ -1,16 +1,19 @@
 """Assembling kernel modules: a line's body plus every word it calls.
 
-Each colon definition is turned into IR text once per (target, checked)
-and cached; a kernel module is the target's helpers, the texts of the words
-it reaches, and the kernel itself — so LLVM sees everything and can inline.
+Each colon definition is generated once per (target, checked, ...) into a
+module of its own, parsed by LLVM and cached on the word; a kernel module is
+the kernel's own module with the runtime helpers and every word it reaches
+linked in (llvmlite's linker, which resolves the declarations), then all but
+the kernel made internal, so LLVM sees everything and can inline.
 """
 from __future__ import annotations
 
+import functools
 import itertools
-import re
 from dataclasses import dataclass
 from typing import Callable
 
+import llvmlite.binding as llvm
 from llvmlite import ir
 
 from .codegen import HELPERS, Env, Gen, Sites, emit_word_function
@@ -21,19 +24,30 @@ from .target import HELPERS_IR, Target
 from .tiles import MAX_TILES, Hole
 from .tree import Begin, Call, Do, Node, Prim, Recurse, walk
 
-_DECLARE = re.compile(r'^declare .*?@"?([^"(\s]+)"?\(.*$', re.M)
 _kernel_ids = itertools.count(1)
+
+
+@functools.cache
+def _helpers(triple: str, data_layout: str) -> llvm.ModuleRef:
+    """The runtime helpers, parsed once per target (linked into each kernel as a copy)."""
+    head = f'target triple = "{triple}"\n' + (f'target datalayout = "{data_layout}"\n' if data_layout else "")
+    return llvm.parse_assembly(head + HELPERS_IR)
 
 
 @dataclass
 class KernelModule:
-    text: str
+    module: llvm.ModuleRef  # the whole kernel, linked; a backend's compile() takes it over
     name: str
     suspends: bool
     heavy: bool
     words: list[Colon]
     tiles_out: list  # the static tile stack at the end of the kernel
     tiles_in: list
+
+    @property
+    def text(self) -> str:
+        """The module's IR, as LLVM prints it (for SEE-IR and tests)."""
+        return str(self.module)
 
 
 def _suspends(nodes: list[Node]) -> bool:
@@ -100,8 +114,8 @@ class Compiler:
             g.call(word) if word.recursive else g.inline(word)
 
         self.target.define_export(m, name, word.effect, make_gen, emit)
-        text, words = self._assemble(m, needed)
-        return KernelModule(text, name, suspends, True, words, [], [])
+        mod, words = self._assemble(m, needed)
+        return KernelModule(mod, name, suspends, True, words, [], [])
 
     def kernel_file(self, name: str, nodes: list[Node], params: list[str]) -> KernelModule:
         """A kernel file's body as a kernel whose parameters are named words."""
@@ -116,13 +130,16 @@ class Compiler:
             return self._gen(m, fn, env, fail_bb, needed, inline_suspending=True)
 
         self.target.define_kernel_file(m, name, params, make_gen, lambda g: g.body(nodes))
-        text, words = self._assemble(m, needed)
-        return KernelModule(text, name, _suspends(nodes), True, words, [], [])
+        mod, words = self._assemble(m, needed)
+        return KernelModule(mod, name, _suspends(nodes), True, words, [], [])
 
-    def _assemble(self, m: ir.Module, needed: list[Colon]) -> tuple[str, list[Colon]]:
-        """The kernel module's text: the kernel, the helpers and every word it reaches."""
-        texts: list[str] = []
-        decls: dict[str, str] = {}
+    def _assemble(self, m: ir.Module, needed: list[Colon]) -> tuple[llvm.ModuleRef, list[Colon]]:
+        """The kernel module: the kernel's own, with the helpers and every word it reaches linked in."""
+        try:
+            mod = llvm.parse_assembly(str(m))
+        except RuntimeError as exc:  # a code-generator bug, not a user error
+            raise ForthError(f"internal compiler error (invalid IR): {exc}") from exc
+        mod.link_in(_helpers(self.target.triple, self.target.data_layout), preserve=True)
         done: set[int] = set()
         queue = list(needed)
         words: list[Colon] = []
@@ -132,21 +149,22 @@ class Compiler:
                 continue
             done.add(w.uid)
             words.append(w)
-            text, callees, wdecls = self.word_text(w)
-            texts.append(text)
-            for d in wdecls:
-                mm = _DECLARE.match(d)
-                if mm:
-                    decls.setdefault(mm.group(1), d)
+            wmod, callees = self.word_module(w)
+            mod.link_in(wmod, preserve=True)
             queue.extend(callees)
-        defined = set(HELPERS) | {w.ir_name for w in words}
-        body = str(m)
-        own = {mm.group(1) for mm in _DECLARE.finditer(body)}
-        body = _DECLARE.sub(lambda mm: "" if mm.group(1) in defined else mm.group(0), body)
-        extra = [d for n, d in decls.items() if n not in defined and n not in own]
-        return "\n".join([body, HELPERS_IR, *extra, *texts]), words
+        kernel = m.name
+        for fn in mod.functions:  # only the entry is seen from outside the module
+            if not fn.is_declaration and fn.name != kernel:
+                fn.linkage = "internal"
+        return mod, words
 
-    def word_text(self, word: Colon) -> tuple[str, list[Colon], list[str]]:
+    def word_ir(self, word: Colon) -> str:
+        """The LLVM IR of `word`'s own function, as generated (for SEE-IR)."""
+        return str(self.word_module(word)[0].get_function(word.ir_name))
+
+    def word_module(self, word: Colon) -> tuple[llvm.ModuleRef, list[Colon]]:
+        """`word` as a function in a module of its own (parsed, cached on the word),
+        and the words it calls."""
         key = (self.target.name, self.checked, self.base_addr(), self.inline_all)
         hit = word.ir_text.get(key)
         if hit is not None:
@@ -159,10 +177,10 @@ class Compiler:
             return self._gen(m, fn, env, fail_bb, needed, inline_suspending=False)
 
         fn = emit_word_function(word, factory, m)
+        fn.linkage = ""  # visible to the linker; internal once linked into a kernel
         if self.inline_all and not word.recursive:  # exported kernels: stacks must become registers
             fn.attributes.add("alwaysinline")
-        decls = [line for line in str(m).splitlines() if line.startswith("declare")]
-        result = (str(fn), needed, decls)
+        result = (llvm.parse_assembly(str(m)), needed)
         word.ir_text[key] = result
         return result
 
@@ -197,6 +215,6 @@ class Compiler:
                 tiles_out[:] = g.tstack
 
         self.target.define_kernel(m, name, suspends, make_gen, emit, block)
-        text, words = self._assemble(m, needed)
+        mod, words = self._assemble(m, needed)
         heavy = _has_loops(nodes) or any(_has_loops(w.body) for w in words)
-        return KernelModule(text, name, suspends, heavy, words, tiles_out, tiles_in)
+        return KernelModule(mod, name, suspends, heavy, words, tiles_out, tiles_in)

@@ -612,20 +612,6 @@ def w_help(f: "Forth", tok: Token) -> None:
         raise ForthError(err.message, nxt.pos, nxt.text)
 
 
-def _kernel_function(text: str, name: str) -> str:
-    """The `define` of one function of a module's text."""
-    lines = text.splitlines()
-    out: list[str] = []
-    for ln in lines:
-        if not out and ln.startswith("define") and f'@"{name}"(' in ln:
-            out.append(ln)
-        elif out:
-            out.append(ln)
-            if ln.startswith("}"):
-                break
-    return "\n".join(out)
-
-
 def ir_text(f: "Forth", word: Colon) -> tuple[str, str]:
     """(a comment saying what is shown, the IR)."""
     from .tree import Call
@@ -634,8 +620,8 @@ def ir_text(f: "Forth", word: Colon) -> tuple[str, str]:
         km = f.compiler.kernel([Call(word, word.pos)], holes=True)
         return (f"; {word.name} reaches a suspend point (BARRIER or a warp operation), so it is inlined "
                 f"into its callers: this is a kernel that calls it, for the {target} target",
-                _kernel_function(km.text, km.name))
-    return f"; {word.name}: LLVM IR for the {target} target", f.compiler.word_text(word)[0].rstrip()
+                str(km.module.get_function(km.name)).strip())
+    return f"; {word.name}: LLVM IR for the {target} target", f.compiler.word_ir(word).rstrip()
 
 
 def w_see_ir(f: "Forth", tok: Token) -> None:

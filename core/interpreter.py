@@ -31,6 +31,7 @@ from .errors import ForthError, SourcePos
 from .output import format_output, ranges as _ranges
 from .primitives import TABLE as PRIMS, Primitive
 from .reader import Reader, Token, parse_double, parse_float, parse_integer, wrap64
+from .state import StackState, differing
 from .target import Backend
 from .tiles import Tile, TileConfig
 from .tree import Begin, Call, Do, FLit, If, Lit, LocalGet, Node, Prim, Recurse, walk
@@ -138,21 +139,14 @@ class Forth:
         return self._eval(src, source, spanning)
 
     def data_stack(self, lane: int | None = 0) -> list[int] | list[list[int]]:
-        st = self.backend.get_state()
-        depth = st[:, L.S_DSP:L.S_DSP + 8].view(np.int64)[:, 0]
-        cells = st[:, L.S_DS:L.S_FS].view(np.int64)
-        rows = [[int(v) for v in cells[t, :depth[t]]] for t in range(len(st))] if lane is None else None
-        if lane is None:
-            return rows
-        return [int(v) for v in cells[lane, :depth[lane]]]
+        """One thread's data stack, bottom first; lane=None: one list per thread."""
+        st = StackState.load(self.backend)
+        return st.data_rows() if lane is None else st.data(lane)
 
     def float_stack(self, lane: int | None = 0) -> list[float] | list[list[float]]:
-        st = self.backend.get_state()
-        depth = st[:, L.S_FSP:L.S_FSP + 8].view(np.int64)[:, 0]
-        vals = st[:, L.S_FS:L.S_FS + 4 * L.FS_MAX].view(np.float32)
-        if lane is None:
-            return [[float(v) for v in vals[t, :depth[t]]] for t in range(len(st))]
-        return [float(v) for v in vals[lane, :depth[lane]]]
+        """One thread's float stack, bottom first; lane=None: one list per thread."""
+        st = StackState.load(self.backend)
+        return st.float_rows() if lane is None else st.floats(lane)
 
     def tile_stack(self, warp: int = 0) -> list["TileView"]:
         """The tile stack of one warp (warp 0 of block 0 by default), bottom
@@ -215,10 +209,9 @@ class Forth:
             self.backend.set_shape(grid, block)
             self.push_uniform(*cells)
             if floats:
-                st = self.backend.get_state()
-                st[:, L.S_FSP:L.S_FSP + 8].view(np.int64)[:, 0] = len(floats)
-                st[:, L.S_FS:L.S_FS + 4 * len(floats)].view(np.float32)[:] = np.array(floats, np.float32)
-                self.backend.set_state(st)
+                st = StackState.load(self.backend)
+                st.set_floats(floats)
+                st.save(self.backend)
             self.out_parts = []
             self.segment = [Call(word, word.pos)]
             self._flush()
@@ -432,7 +425,7 @@ class Forth:
         if kernel is None:
             km = self.compiler.kernel(nodes, self.tiles, block=self.backend.block)
             t1 = time.perf_counter()
-            kernel = self.backend.compile(km.text, km.name, km.suspends, km.heavy)
+            kernel = self.backend.compile(km.module, km.name, km.suspends, km.heavy)
             kernel.tiles_out = list(km.tiles_out)
             self.kcache[key] = kernel
             timing["ir"] = t1 - t0
@@ -530,33 +523,27 @@ class Forth:
 
     def pop_uniform(self, n: int, word: str) -> list[int]:
         """Pop n cells that every thread must agree on (host words consume them)."""
-        st = self.backend.get_state()
-        depth = st[:, 0:8].view(np.int64)[:, 0]
-        if (depth < n).any():
-            bad = int(np.flatnonzero(depth < n)[0])
+        st = StackState.load(self.backend)
+        bad = st.short(n)
+        if bad is not None:
             raise ForthError(f"data stack underflow: {word} needs {n} item(s) but thread {bad} has "
-                             f"{int(depth[bad])}; push them first")
-        cells = st[:, L.S_DS:L.S_FS].view(np.int64)
-        idx = depth[:, None] - n + np.arange(n)[None, :]
-        vals = np.take_along_axis(cells, idx, axis=1)
-        if (vals != vals[0]).any():
-            lanes = np.flatnonzero((vals != vals[0]).any(axis=1)).tolist()
+                             f"{int(st.dsp[bad])}; push them first")
+        vals = st.top(n)
+        lanes = differing(vals)
+        if lanes:
             raise ForthError(f"{word} needs the same value(s) in every thread, but threads {_ranges(lanes)} "
                              f"differ from thread 0; {word} runs once on the host")
-        st[:, 0:8].view(np.int64)[:, 0] = depth - n
-        self.backend.set_state(st)
-        return [int(v) for v in vals[0]]
+        st.drop(n)
+        st.save(self.backend)
+        return vals[0].tolist()
 
     def push_uniform(self, *values: int) -> None:
-        st = self.backend.get_state()
-        depth = st[:, 0:8].view(np.int64)[:, 0]
-        if (depth + len(values) > L.DS_MAX).any():
+        """Push cells on every thread's data stack (host words leave results this way)."""
+        st = StackState.load(self.backend)
+        if (st.dsp + len(values) > L.DS_MAX).any():
             raise ForthError(f"data stack overflow: more than {L.DS_MAX} items")
-        cells = st[:, L.S_DS:L.S_FS].view(np.int64)
-        for i, v in enumerate(values):
-            cells[np.arange(len(st)), depth + i] = wrap64(v)
-        st[:, 0:8].view(np.int64)[:, 0] = depth + len(values)
-        self.backend.set_state(st)
+        st.push([wrap64(v) for v in values])
+        st.save(self.backend)
 
     def define(self, entry: Any) -> None:
         """Add a word; redefining one is allowed (earlier words keep the old
@@ -568,14 +555,7 @@ class Forth:
 
     def stacks_uniform(self) -> bool:
         """Every thread has the same data and float stacks (slots above the depth don't count)."""
-        st = self.backend.get_state()
-        depth = st[:, L.S_DSP:L.S_DSP + 8].view(np.int64)[:, 0]
-        fdepth = st[:, L.S_FSP:L.S_FSP + 8].view(np.int64)[:, 0]
-        if (depth != depth[0]).any() or (fdepth != fdepth[0]).any():
-            return False
-        cells = st[:, L.S_DS:L.S_FS].view(np.int64)[:, :depth[0]]
-        floats = st[:, L.S_FS:L.S_FS + 4 * L.FS_MAX].view(np.int32)[:, :fdepth[0]]
-        return bool((cells == cells[0]).all() and (floats == floats[0]).all())
+        return StackState.load(self.backend).uniform()
 
     # ---- definitions -------------------------------------------------------------
     def finish_definition(self, tok: Token) -> None:
@@ -598,7 +578,7 @@ class Forth:
             km = self.compiler.kernel([Call(colon, colon.pos)], holes=True)
             colon.tile_effect = (list(km.tiles_in), list(km.tiles_out))
         else:
-            self.compiler.word_text(colon)
+            self.compiler.word_module(colon)
         self.colon = None
         self.define(colon)
 

@@ -23,11 +23,13 @@ from . import layout as L
 from .errors import ForthError
 
 if TYPE_CHECKING:
+    import llvmlite.binding as llvm
+
     from .codegen import Env, Gen
     from .tileops import TileOp
 
 HELPERS_IR = f"""
-define internal void @tf_fail(ptr %ctx, ptr %thr, i64 %code, i64 %site, i64 %addr, i64 %aux) {{
+define void @tf_fail(ptr %ctx, ptr %thr, i64 %code, i64 %site, i64 %addr, i64 %aux) {{
 entry:
   %st = getelementptr i64, ptr %thr, i64 {L.T_STATUS}
   store i64 {L.ST_ERROR}, ptr %st
@@ -51,7 +53,7 @@ done:
 }}
 
 ; a loop back-edge whose register counter reached a multiple of POLL_EVERY: out of budget, or interrupted?
-define internal i1 @tf_poll(ptr %ctx, ptr %thr, i64 %site, i64 %left) noinline {{
+define i1 @tf_poll(ptr %ctx, ptr %thr, i64 %site, i64 %left) noinline {{
 entry:
   %app = getelementptr i64, ptr %ctx, i64 {L.CTX_ABORT}
   %api = load i64, ptr %app
@@ -71,7 +73,7 @@ fail:
 
 ; the slow path of a checked access: the allocation [base, limit) that holds [addr, end),
 ; or (0, 0) when none does; the caller keeps it in registers as its range cache
-define internal {{ i64, i64 }} @tf_addr_scan(ptr %ctx, i64 %addr, i64 %end) noinline {{
+define {{ i64, i64 }} @tf_addr_scan(ptr %ctx, i64 %addr, i64 %end) noinline {{
 entry:
   %a3 = icmp uge i64 %end, %addr
   %tp = getelementptr i64, ptr %ctx, i64 {L.CTX_ALLOCS}
@@ -106,7 +108,7 @@ no:
   ret {{ i64, i64 }} zeroinitializer
 }}
 
-define internal void @tf_out(ptr %ctx, ptr %thr, i64 %kind, i64 %aux, i64 %val) {{
+define void @tf_out(ptr %ctx, ptr %thr, i64 %kind, i64 %aux, i64 %val) {{
 entry:
   %lp = getelementptr i64, ptr %ctx, i64 {L.CTX_OUT_LEN}
   %idx = atomicrmw add ptr %lp, i64 1 monotonic
@@ -230,12 +232,6 @@ class Target(ABC):
     def thr_slot(self, g: "Gen", slot: int) -> ir.Value:
         return g.b.gep(g.env.thr, [ir.Constant(ir.IntType(64), slot)], source_etype=ir.IntType(64))
 
-    def header(self) -> str:
-        head = f'target triple = "{self.triple}"\n'
-        if self.data_layout:
-            head = f'target datalayout = "{self.data_layout}"\n' + head
-        return head + HELPERS_IR
-
 
 @dataclass(frozen=True)
 class Capabilities:
@@ -295,8 +291,10 @@ class Backend(ABC):
     def set_state(self, state: np.ndarray) -> None: ...
 
     @abstractmethod
-    def compile(self, module_text: str, kernel: str, suspends: bool, heavy: bool) -> object:
-        """Compile a module; returns a handle for launch()."""
+    def compile(self, module: "llvm.ModuleRef", kernel: str, suspends: bool, heavy: bool) -> object:
+        """Compile a kernel module (core/compiler.py: the kernel, the helpers and
+        the words it reaches, linked; the backend takes it over); returns a
+        handle for launch()."""
 
     @abstractmethod
     def launch(self, handle: object, base_addr: int, shared_bytes: int, steps: int, sites: object = None) -> LaunchResult:

@@ -105,9 +105,9 @@ class CpuBackend(Backend):
         pb = llvm.create_pass_builder(eng.tm, pto)
         pb.getModulePassManager().run(mod, pb)
 
-    def compile(self, module_text: str, kernel: str, suspends: bool, heavy: bool) -> CpuKernel:
+    def compile(self, module: llvm.ModuleRef, kernel: str, suspends: bool, heavy: bool) -> CpuKernel:
+        mod = module
         try:
-            mod = llvm.parse_assembly(module_text)
             mod.verify()
         except RuntimeError as exc:  # a compiler bug, not a user error
             raise ForthError(f"internal compiler error (invalid IR): {exc}") from exc

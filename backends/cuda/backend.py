@@ -554,8 +554,8 @@ class CudaBackend(Backend):
         return []
 
     # ---- compile and launch -----------------------------------------------------------
-    def compile(self, module_text: str, kernel: str, suspends: bool, heavy: bool) -> CudaKernel:
-        handle = CudaKernel(module_to_ptx(module_text, self.arch, heavy=heavy), kernel, suspends)
+    def compile(self, module: object, kernel: str, suspends: bool, heavy: bool) -> CudaKernel:
+        handle = CudaKernel(module_to_ptx(module, self.arch, heavy=heavy), kernel, suspends)
         with self._device("loading a kernel"):
             self._load(handle)
         self._check_block(handle)

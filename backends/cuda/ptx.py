@@ -93,11 +93,11 @@ def _libdevice_bitcode() -> bytes:
     return path.read_bytes()
 
 
-def module_to_ptx(text: str, arch: str = "sm_80", heavy: bool = True) -> str:
-    """Optimise a module's IR for the GPU and emit PTX."""
+def module_to_ptx(module: llvm.ModuleRef | str, arch: str = "sm_80", heavy: bool = True) -> str:
+    """Optimise a module (or its IR text) for the GPU and emit PTX; the module is used up."""
     tm = target_machine(arch, 3 if heavy else 1)
-    mod = llvm.parse_assembly(text)
-    if "__nv_" in text:
+    mod = llvm.parse_assembly(module) if isinstance(module, str) else module
+    if any(f.name.startswith("__nv_") for f in mod.functions):
         mod.link_in(llvm.parse_bitcode(_libdevice_bitcode()))
         for f in mod.functions:
             if f.name.startswith("__nv_") or f.name.startswith("__internal"):
@@ -127,7 +127,7 @@ def word_ptx(forth: "Forth", name: str, arch: str = "sm_80", heavy: bool = True)
     comp.count_steps = False
     kname = re_kernel_name(word.name)
     km = comp.export(word, kname)
-    return module_to_ptx(km.text, arch, heavy=heavy)
+    return module_to_ptx(km.module, arch, heavy=heavy)
 
 
 def kernel_file_ptx(text: str, arch: str = "sm_80", source: str = "<kernel>") -> str:
@@ -148,7 +148,7 @@ def kernel_file_ptx(text: str, arch: str = "sm_80", source: str = "<kernel>") ->
     forth.compiler = comp
     nodes = read_body(forth, spec)
     km = comp.kernel_file(spec.name, nodes, spec.param_types)
-    return module_to_ptx(km.text, arch, heavy=True)
+    return module_to_ptx(km.module, arch, heavy=True)
 
 
 def re_kernel_name(name: str) -> str:
@@ -159,7 +159,7 @@ def re_kernel_name(name: str) -> str:
 def segment_ptx(forth: "Forth", nodes: list, tiles: list, arch: str = "sm_80", heavy: bool = False) -> str:
     """The PTX the cuda backend runs for one segment of a REPL line (stacks in the state buffer)."""
     km = _compiler(forth, arch, checked=True).kernel(nodes, tiles, block=forth.backend.block)
-    return module_to_ptx(km.text, arch, heavy=heavy or km.heavy)
+    return module_to_ptx(km.module, arch, heavy=heavy or km.heavy)
 
 
 @dataclass(frozen=True)
