@@ -86,7 +86,6 @@ def w_tiles_kept(f: "Forth", tok: Token) -> None:
     f.push_uniform(-1 if getattr(f.backend, "keeps_tiles", True) else 0)
 
 
-GROUP = "Control structures, definitions and parsing words"
 CONDITIONAL_WORDS: list[Immediate] = [
     Immediate("[IF]", "( flag -- )", "At the prompt: interpret what follows if flag is non-zero, else skip "
               "to the matching [ELSE] or [THEN] (across lines).", i_bracket_if, "1 [IF] 2 . [ELSE] 3 . [THEN] \\ 2"),

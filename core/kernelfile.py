@@ -25,7 +25,6 @@ from __future__ import annotations
 import re
 import sys
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import ml_dtypes
 import numpy as np
@@ -445,8 +444,3 @@ def format_array(name: str, arr: np.ndarray) -> str:
     body = np.array2string(arr, max_line_width=sys.maxsize, threshold=sys.maxsize, separator=" ",
                            floatmode="unique")  # every digit needed to read the value back
     return f"{name} = {body}"
-
-
-def load_kernel_file(path: str | Path) -> tuple[str, KernelSpec]:
-    text = Path(path).read_text(encoding="utf-8")
-    return text, parse_kernel_file(text, str(path))

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .errors import ForthError, SourcePos
+from .errors import SourcePos
 
 
 @dataclass(frozen=True)
@@ -154,8 +154,3 @@ def _is_signed_digits(s: str) -> bool:
 def wrap64(v: int) -> int:
     v &= (1 << 64) - 1
     return v - (1 << 64) if v >> 63 else v
-
-
-def require(cond: bool, message: str, pos: SourcePos | None = None, word: str | None = None) -> None:
-    if not cond:
-        raise ForthError(message, pos, word)

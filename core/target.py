@@ -13,7 +13,7 @@ the single-threaded emulator.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable
 
 import numpy as np
@@ -259,7 +259,6 @@ class LaunchResult:
     output: np.ndarray  # (n, 4) int64 records
     output_dropped: int = 0
     divergence: tuple[np.ndarray, np.ndarray, int] | None = None  # statuses, sites, block
-    timings: dict[str, float] = field(default_factory=dict)
 
 
 class Backend(ABC):
