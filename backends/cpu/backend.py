@@ -229,7 +229,6 @@ class CpuBackend(Backend):
     # ---- launching ----------------------------------------------------------
     def launch(self, handle: CpuKernel, base_addr: int, shared_bytes: int, steps: int,
                sites: "Sites | None" = None) -> LaunchResult:
-        t0 = time.perf_counter()
         ctx, thr = self.ctx, self.thr
         ctx[:] = 0
         ctx[L.CTX_ALLOCS] = self.alloc_table.ctypes.data
@@ -270,10 +269,8 @@ class CpuBackend(Backend):
                     break
                 assert code == RUN_OK
         n_out = int(ctx[L.CTX_OUT_LEN])
-        t1 = time.perf_counter()
         return LaunchResult(error=tuple(int(x) for x in ctx[:5]), output=self.out[:min(n_out, OUT_CAP)].copy(),
-                            output_dropped=max(0, n_out - OUT_CAP), divergence=divergence,
-                            timings={"run": t1 - t0})
+                            output_dropped=max(0, n_out - OUT_CAP), divergence=divergence)
 
     def reset_abort(self) -> None:
         self.abort_flag[0] = 0

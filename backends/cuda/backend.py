@@ -58,7 +58,6 @@ from __future__ import annotations
 
 import re
 import threading
-import time
 import weakref
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -614,7 +613,6 @@ class CudaBackend(Backend):
 
     def launch(self, handle: CudaKernel, base_addr: int, shared_bytes: int, steps: int,
                sites: object = None) -> LaunchResult:
-        t0 = time.perf_counter()
         self._check_block(handle)
         if shared_bytes > self.caps.shared_bytes:
             raise ForthError(f"{shared_bytes} bytes of shared memory do not fit: a block has at most "
@@ -660,7 +658,7 @@ class CudaBackend(Backend):
             if len(out):
                 cuda.memcpy_dtoh(out, self.out_dev)
         return LaunchResult(error=tuple(int(x) for x in ctx[:5]), output=out,
-                            output_dropped=max(0, n_out - OUT_CAP), timings={"run": time.perf_counter() - t0})
+                            output_dropped=max(0, n_out - OUT_CAP))
 
     def reset_abort(self) -> None:
         if self._res.abort_host is not None:
