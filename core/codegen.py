@@ -450,18 +450,7 @@ class Gen:
             raise TypeError(n)
 
     def prim(self, n: Prim) -> None:
-        p = n.prim
-        if p.custom is not None:
-            p.custom(self, n)
-            return
-        ints = self.pop(p.ins)
-        floats = self.fpop(p.fins)
-        outs, fouts = p.fn(self, ints, floats)
-        if p.address_arith:
-            a, b = (self.space_of(v) for v in ints)
-            self.tag(outs[0], a if b is None else b if a is None and p.address_arith == "sum" else None)
-        self.push(*outs)
-        self.fpush(*fouts)
+        n.prim.emit(self, n)
 
     def if_(self, n: If) -> None:
         cond = self.pop(1)[0]

@@ -334,7 +334,7 @@ class Forth:
             if entry.name in ("PICK", "ROLL", "TROLL") and items and isinstance(items[-1], Lit) \
                     and items[-1].value >= 0:
                 return Prim(entry, tok.pos, arg=items.pop().value)
-            if entry.group.startswith("Tiles"):  # tile words keep the settings of now
+            if entry.tile_word:  # tile words keep the settings of now
                 return Prim(entry, tok.pos, arg=self.tile_config)
             return Prim(entry, tok.pos)
         if isinstance(entry, Colon):

@@ -1,8 +1,14 @@
-"""Primitive device words: one table of (name, stack effect, IR emitter, help).
+"""Primitive device words: one registry of (name, stack effect, emitter, help).
 
-The same table feeds the compiler (emitters and effects), `HELP` and
-completion. A pure primitive's emitter takes the popped cells and floats
-(bottom first) and returns what it pushes; a custom one drives the generator.
+The same table feeds the compiler (emitters and effects), `HELP`, completion
+and docs/words.md. Every primitive is registered the same way, by `prim`, and
+has one emitter signature, `emit(g, node)`: it drives the generator `g` for
+the tree node `node` (a `Prim`, whose `.arg` holds a literal or a setting the
+interpreter attached). Most primitives are pure functions of the cells and
+floats they pop; `cells`, `floats` and `stacks` build their emitters, so the
+table stays one line a word. The tile words (core/tilegen.py) are added by an
+explicit `tilegen.install(REGISTRY)` at the end of this module.
+
 Words that can be written in Forth are in prelude.fth instead.
 """
 from __future__ import annotations
@@ -14,6 +20,7 @@ from typing import TYPE_CHECKING, Callable
 from llvmlite import ir
 
 from . import layout as L
+from . import tilegen
 from .codegen import F16, F32, F64, I8, I16, I32, I64, I128, c64
 from .effects import DYNAMIC, Effect
 from .errors import ForthError
@@ -22,32 +29,37 @@ if TYPE_CHECKING:
     from .codegen import Gen
     from .tree import Prim
 
-PureFn = Callable[["Gen", list[ir.Value], list[ir.Value]], tuple[list[ir.Value], list[ir.Value]]]
-CustomFn = Callable[["Gen", "Prim"], None]
+Emit = Callable[["Gen", "Prim"], None]
 
 
-@dataclass
+@dataclass(eq=False)
 class Primitive:
     name: str
     effect: str  # Forth notation, e.g. "( n1 n2 -- n3 )" or "( -- ) ( F: r -- )"
     help: str
-    example: str = ""
-    fn: PureFn | None = None
-    custom: CustomFn | None = None
-    dynamic: bool = False
-    suspends: bool = False
-    static_effect: Callable[["Prim"], Effect] | None = None
-    group: str = ""
+    example: str
+    emit: Emit  # emit(g, node): the word's code, generated in place
+    group: str  # the section of the word reference (docs/words.md, HELP)
+    static_effect: Callable[["Prim"], Effect] | None = None  # the effect, when it depends on the node's arg
+    dynamic: bool = False  # the depth it leaves depends on the data (?DUP): no static effect
+    suspend_point: bool = False  # a suspend point of the emulator (BARRIER, tile operations)
+    inline: bool = False  # must be generated inside the kernel itself (tile positions, kernel parameters)
+    tile_word: bool = False  # works on the tile stack; its node's arg is the TileConfig in force when compiled
     address_arith: str = ""  # "sum" / "difference": an address plus/minus an offset stays in its memory
 
     def __post_init__(self) -> None:
         self.ins, self.outs, self.fins, self.fouts = parse_effect(self.effect)
-        if not self.group:
-            self.group = _group
 
     @property
     def kind(self) -> str:
         return "primitive"
+
+    @property
+    def suspends(self) -> bool:
+        """What the compiler reads: a word using this primitive is inlined into
+        its kernel, and a kernel reaching it is built to suspend (a coroutine on
+        the emulator). True for a suspend point and for a must-inline word."""
+        return self.suspend_point or self.inline
 
     def effect_of(self, node: "Prim") -> Effect:
         if self.static_effect is not None:
@@ -79,48 +91,71 @@ def _cells(side: str) -> int:
     return sum(2 if re.fullmatch(r"u?d\d*", t) else 1 for t in side.split() if t != "|")
 
 
-TABLE: dict[str, Primitive] = {}
-_group = ""
+class Registry:
+    """The primitives by name, in the order they were defined (the reference's order)."""
+
+    def __init__(self) -> None:
+        self.table: dict[str, Primitive] = {}
+        self.section = ""
+
+    def group(self, name: str) -> None:
+        """The reference section of the primitives defined next."""
+        self.section = name
+
+    def prim(self, name: str, effect: str, help: str, example: str = "", emit: Emit | None = None,
+             **flags) -> Callable[[Emit], Emit]:
+        """Register a primitive: as a decorator over `emit(g, node)`, or with
+        `emit` given (a table line). `flags` are Primitive's fields after group."""
+        def register(fn: Emit) -> Emit:
+            self.table[name] = Primitive(name, effect, help, example, fn, self.section, **flags)
+            return fn
+        if emit is not None:
+            register(emit)
+        return register
 
 
-def group(name: str) -> None:
-    """The reference section of the primitives defined next."""
-    global _group
-    _group = name
+def stacks(fn: Callable[["Gen", list[ir.Value], list[ir.Value]], tuple[list[ir.Value], list[ir.Value]]]) -> Emit:
+    """The emitter of a pure primitive: fn(g, cells, floats) -> (cells, floats),
+    with the counts its effect names popped (bottom first) and the results pushed."""
+    def emit(g: "Gen", n: "Prim") -> None:
+        p = n.prim
+        ints = g.pop(p.ins)
+        fl = g.fpop(p.fins)
+        outs, fouts = fn(g, ints, fl)
+        if p.address_arith:
+            a, b = (g.space_of(v) for v in ints)
+            g.tag(outs[0], a if b is None else b if a is None and p.address_arith == "sum" else None)
+        g.push(*outs)
+        g.fpush(*fouts)
+    return emit
 
 
-def prim(name: str, effect: str, help: str, example: str = "", **kw) -> Callable:
-    def deco(fn: Callable) -> Callable:
-        if kw.pop("custom", False):
-            TABLE[name] = Primitive(name, effect, help, example, custom=fn, **kw)
-        else:
-            TABLE[name] = Primitive(name, effect, help, example, fn=fn, **kw)
-        return fn
-    return deco
-
-
-def pure(name: str, effect: str, help: str, example: str, fn: Callable, **kw) -> None:
+def cells(fn: Callable[..., list[ir.Value]]) -> Emit:
     """A primitive on cells only: fn(g, *cells) -> list of cells."""
-    TABLE[name] = Primitive(name, effect, help, example,
-                            fn=lambda g, a, f: (fn(g, *a), []), **kw)
+    return stacks(lambda g, a, f: (fn(g, *a), []))
 
 
-def fpure(name: str, effect: str, help: str, example: str, fn: Callable) -> None:
+def floats(fn: Callable[..., list[ir.Value]]) -> Emit:
     """A primitive on floats only: fn(g, *floats) -> list of floats."""
-    TABLE[name] = Primitive(name, effect, help, example,
-                            fn=lambda g, a, f: ([], fn(g, *f)))
+    return stacks(lambda g, a, f: ([], fn(g, *f)))
+
+
+REGISTRY = Registry()
+TABLE = REGISTRY.table
+prim = REGISTRY.prim
+group = REGISTRY.group
 
 
 group("Stack")
 # ---- stack ----------------------------------------------------------------
-pure("DUP", "( x -- x x )", "Duplicate the top cell.", "5 DUP . . \\ 5 5", lambda g, a: [a, a])
-pure("DROP", "( x -- )", "Discard the top cell.", "1 2 DROP . \\ 1", lambda g, a: [])
-pure("SWAP", "( x1 x2 -- x2 x1 )", "Exchange the top two cells.", "1 2 SWAP . . \\ 1 2",
-     lambda g, a, b: [b, a])
-pure("OVER", "( x1 x2 -- x1 x2 x1 )", "Copy the second cell to the top.", "1 2 OVER . \\ 1",
-     lambda g, a, b: [a, b, a])
-pure("ROT", "( x1 x2 x3 -- x2 x3 x1 )", "Rotate the third cell to the top.", "1 2 3 ROT . \\ 1",
-     lambda g, a, b, c: [b, c, a])
+prim("DUP", "( x -- x x )", "Duplicate the top cell.", "5 DUP . . \\ 5 5", cells(lambda g, a: [a, a]))
+prim("DROP", "( x -- )", "Discard the top cell.", "1 2 DROP . \\ 1", cells(lambda g, a: []))
+prim("SWAP", "( x1 x2 -- x2 x1 )", "Exchange the top two cells.", "1 2 SWAP . . \\ 1 2",
+     cells(lambda g, a, b: [b, a]))
+prim("OVER", "( x1 x2 -- x1 x2 x1 )", "Copy the second cell to the top.", "1 2 OVER . \\ 1",
+     cells(lambda g, a, b: [a, b, a]))
+prim("ROT", "( x1 x2 x3 -- x2 x3 x1 )", "Rotate the third cell to the top.", "1 2 3 ROT . \\ 1",
+     cells(lambda g, a, b, c: [b, c, a]))
 
 
 def _pick_effect(n: "Prim") -> Effect:
@@ -147,7 +182,7 @@ def _depth_operand(g: "Gen") -> tuple[ir.Value, ir.Value]:
 
 
 @prim("PICK", "( xu ... x0 u -- xu ... x0 xu )", "Copy the u-th cell below u to the top (0 PICK is DUP).",
-      "1 2 3 2 PICK . \\ 1", custom=True, static_effect=_pick_effect)
+      "1 2 3 2 PICK . \\ 1", static_effect=_pick_effect)
 def _pick(g: "Gen", n: "Prim") -> None:
     if n.arg is not None:
         k = int(n.arg)
@@ -161,7 +196,7 @@ def _pick(g: "Gen", n: "Prim") -> None:
 
 
 @prim("ROLL", "( xu xu-1 ... x0 u -- xu-1 ... x0 xu )", "Move the u-th cell to the top (1 ROLL is SWAP).",
-      "1 2 3 2 ROLL . \\ 1", custom=True, static_effect=_roll_effect)
+      "1 2 3 2 ROLL . \\ 1", static_effect=_roll_effect)
 def _roll(g: "Gen", n: "Prim") -> None:
     if n.arg is not None:
         k = int(n.arg)
@@ -191,7 +226,7 @@ def _roll(g: "Gen", n: "Prim") -> None:
 
 
 @prim("?DUP", "( x -- 0 | x x )", "Duplicate the top cell if it is not zero.", "5 ?DUP . . \\ 5 5",
-      custom=True, dynamic=True)
+      dynamic=True)
 def _qdup(g: "Gen", n: "Prim") -> None:
     x = g.pop(1)[0]
     g.push(x)
@@ -208,7 +243,7 @@ def _qdup(g: "Gen", n: "Prim") -> None:
 
 
 @prim("DEPTH", "( -- +n )", "The number of cells on the data stack (of this thread).",
-      "1 2 DEPTH . \\ 2", custom=True, static_effect=lambda n: Effect(True, 0, 1, 0, 0))
+      "1 2 DEPTH . \\ 2", static_effect=lambda n: Effect(True, 0, 1, 0, 0))
 def _depth(g: "Gen", n: "Prim") -> None:
     g.flush()
     g.push(g._dsp())
@@ -216,8 +251,7 @@ def _depth(g: "Gen", n: "Prim") -> None:
 
 group("Return stack and loops")
 # ---- return stack (compile-time slots; balanced within a definition) ------------
-@prim(">R", "( x -- ) ( R: -- x )", "Move the top cell to the return stack.", ": f >R 1 R> ; 5 f . . \\ 5 1",
-      custom=True)
+@prim(">R", "( x -- ) ( R: -- x )", "Move the top cell to the return stack.", ": f >R 1 R> ; 5 f . . \\ 5 1")
 def _to_r(g: "Gen", n: "Prim") -> None:
     v = g.pop(1)[0]
     slot = g.alloca(I64, "r")
@@ -233,20 +267,19 @@ def _need_r(g: "Gen", n: "Prim", word: str) -> ir.Value:
 
 
 @prim("R>", "( -- x ) ( R: x -- )", "Move the top of the return stack to the data stack.",
-      ": f >R 1 R> ; 5 f . . \\ 5 1", custom=True)
+      ": f >R 1 R> ; 5 f . . \\ 5 1")
 def _r_from(g: "Gen", n: "Prim") -> None:
     slot = _need_r(g, n, "R>")
     g.scope.rstack.pop()
     g.push(g.b.load(slot, typ=I64))
 
 
-@prim("R@", "( -- x ) ( R: x -- x )", "Copy the top of the return stack.", ": f >R R@ R> + ; 5 f . \\ 10",
-      custom=True)
+@prim("R@", "( -- x ) ( R: x -- x )", "Copy the top of the return stack.", ": f >R R@ R> + ; 5 f . \\ 10")
 def _r_fetch(g: "Gen", n: "Prim") -> None:
     g.push(g.b.load(_need_r(g, n, "R@"), typ=I64))
 
 
-def _loop_index(depth: int, word: str) -> CustomFn:
+def _loop_index(depth: int, word: str) -> Emit:
     def emit(g: "Gen", n: "Prim") -> None:
         if len(g.scope.loops) < depth:
             raise ForthError(f"{word} needs {depth} enclosing DO loop(s) in the same definition",
@@ -256,12 +289,12 @@ def _loop_index(depth: int, word: str) -> CustomFn:
 
 
 for _d, _w in ((1, "I"), (2, "J"), (3, "K")):
-    TABLE[_w] = Primitive(_w, "( -- n )", f"The index of the {['innermost', 'next outer', 'third'][_d - 1]} DO loop.",
-                          "3 0 DO I . LOOP \\ 0 1 2", custom=_loop_index(_d, _w))
+    prim(_w, "( -- n )", f"The index of the {['innermost', 'next outer', 'third'][_d - 1]} DO loop.",
+         "3 0 DO I . LOOP \\ 0 1 2", _loop_index(_d, _w))
 
 
 @prim("UNLOOP", "( -- )", "Discard the loop control before EXIT inside a DO loop.",
-      ": f 10 0 DO I 3 = IF I UNLOOP EXIT THEN LOOP 0 ; f . \\ 3", custom=True)
+      ": f 10 0 DO I 3 = IF I UNLOOP EXIT THEN LOOP 0 ; f . \\ 3")
 def _unloop(g: "Gen", n: "Prim") -> None:
     if not g.scope.loops:
         raise ForthError("UNLOOP is only allowed inside DO ... LOOP", n.pos, "UNLOOP")
@@ -269,26 +302,22 @@ def _unloop(g: "Gen", n: "Prim") -> None:
 
 group("Integer arithmetic")
 # ---- integer arithmetic -----------------------------------------------------------
-def _b(g: "Gen") -> ir.IRBuilder:
-    return g.b
-
-
-pure("+", "( n1 n2 -- n3 )", "Add.", "2 3 + . \\ 5", lambda g, a, b: [g.b.add(a, b)], address_arith="sum")
-pure("-", "( n1 n2 -- n3 )", "Subtract n2 from n1.", "5 3 - . \\ 2", lambda g, a, b: [g.b.sub(a, b)],
+prim("+", "( n1 n2 -- n3 )", "Add.", "2 3 + . \\ 5", cells(lambda g, a, b: [g.b.add(a, b)]), address_arith="sum")
+prim("-", "( n1 n2 -- n3 )", "Subtract n2 from n1.", "5 3 - . \\ 2", cells(lambda g, a, b: [g.b.sub(a, b)]),
      address_arith="difference")
-pure("*", "( n1 n2 -- n3 )", "Multiply.", "6 7 * . \\ 42", lambda g, a, b: [g.b.mul(a, b)])
-pure("NEGATE", "( n -- -n )", "Negate.", "5 NEGATE . \\ -5", lambda g, a: [g.b.neg(a)])
-pure("ABS", "( n -- u )", "Absolute value.", "-5 ABS . \\ 5",
-     lambda g, a: [g.b.select(g.b.icmp_signed("<", a, c64(0)), g.b.neg(a), a)])
-pure("MIN", "( n1 n2 -- n3 )", "The smaller of two numbers.", "3 5 MIN . \\ 3",
-     lambda g, a, b: [g.b.select(g.b.icmp_signed("<", a, b), a, b)])
-pure("MAX", "( n1 n2 -- n3 )", "The larger of two numbers.", "3 5 MAX . \\ 5",
-     lambda g, a, b: [g.b.select(g.b.icmp_signed(">", a, b), a, b)])
-pure("2/", "( x -- x/2 )", "Arithmetic shift right by one bit (rounds toward -infinity).",
-     "-5 2/ . \\ -3", lambda g, a: [g.b.ashr(a, c64(1))])
-pure("AND", "( x1 x2 -- x3 )", "Bitwise and.", "12 10 AND . \\ 8", lambda g, a, b: [g.b.and_(a, b)])
-pure("OR", "( x1 x2 -- x3 )", "Bitwise or.", "12 10 OR . \\ 14", lambda g, a, b: [g.b.or_(a, b)])
-pure("XOR", "( x1 x2 -- x3 )", "Bitwise exclusive or.", "12 10 XOR . \\ 6", lambda g, a, b: [g.b.xor(a, b)])
+prim("*", "( n1 n2 -- n3 )", "Multiply.", "6 7 * . \\ 42", cells(lambda g, a, b: [g.b.mul(a, b)]))
+prim("NEGATE", "( n -- -n )", "Negate.", "5 NEGATE . \\ -5", cells(lambda g, a: [g.b.neg(a)]))
+prim("ABS", "( n -- u )", "Absolute value.", "-5 ABS . \\ 5",
+     cells(lambda g, a: [g.b.select(g.b.icmp_signed("<", a, c64(0)), g.b.neg(a), a)]))
+prim("MIN", "( n1 n2 -- n3 )", "The smaller of two numbers.", "3 5 MIN . \\ 3",
+     cells(lambda g, a, b: [g.b.select(g.b.icmp_signed("<", a, b), a, b)]))
+prim("MAX", "( n1 n2 -- n3 )", "The larger of two numbers.", "3 5 MAX . \\ 5",
+     cells(lambda g, a, b: [g.b.select(g.b.icmp_signed(">", a, b), a, b)]))
+prim("2/", "( x -- x/2 )", "Arithmetic shift right by one bit (rounds toward -infinity).",
+     "-5 2/ . \\ -3", cells(lambda g, a: [g.b.ashr(a, c64(1))]))
+prim("AND", "( x1 x2 -- x3 )", "Bitwise and.", "12 10 AND . \\ 8", cells(lambda g, a, b: [g.b.and_(a, b)]))
+prim("OR", "( x1 x2 -- x3 )", "Bitwise or.", "12 10 OR . \\ 14", cells(lambda g, a, b: [g.b.or_(a, b)]))
+prim("XOR", "( x1 x2 -- x3 )", "Bitwise exclusive or.", "12 10 XOR . \\ 6", cells(lambda g, a, b: [g.b.xor(a, b)]))
 
 
 def _shift(op: str) -> Callable:
@@ -300,10 +329,10 @@ def _shift(op: str) -> Callable:
     return f
 
 
-pure("LSHIFT", "( x u -- x' )", "Logical shift left by u bits (0 when u >= 64).", "1 4 LSHIFT . \\ 16",
-     _shift("shl"))
-pure("RSHIFT", "( x u -- x' )", "Logical shift right by u bits (0 when u >= 64).", "16 2 RSHIFT . \\ 4",
-     _shift("lshr"))
+prim("LSHIFT", "( x u -- x' )", "Logical shift left by u bits (0 when u >= 64).", "1 4 LSHIFT . \\ 16",
+     cells(_shift("shl")))
+prim("RSHIFT", "( x u -- x' )", "Logical shift right by u bits (0 when u >= 64).", "16 2 RSHIFT . \\ 4",
+     cells(_shift("lshr")))
 
 
 def _divmod(g: "Gen", a: ir.Value, d: ir.Value) -> tuple[ir.Value, ir.Value]:
@@ -316,8 +345,8 @@ def _divmod(g: "Gen", a: ir.Value, d: ir.Value) -> tuple[ir.Value, ir.Value]:
     return q, r
 
 
-pure("/MOD", "( n1 n2 -- rem quot )", "Truncating division: remainder and quotient.",
-     "7 2 /MOD . . \\ 3 1", lambda g, a, b: list(reversed(_divmod(g, a, b))))
+prim("/MOD", "( n1 n2 -- rem quot )", "Truncating division: remainder and quotient.",
+     "7 2 /MOD . . \\ 3 1", cells(lambda g, a, b: list(reversed(_divmod(g, a, b)))))
 
 
 def _wide(g: "Gen", lo: ir.Value, hi: ir.Value) -> ir.Value:
@@ -340,15 +369,15 @@ def _div128(g: "Gen", num: ir.Value, d: ir.Value, floored: bool) -> list[ir.Valu
     return [g.b.trunc(r, I64), g.b.trunc(q, I64)]
 
 
-pure("*/MOD", "( n1 n2 n3 -- rem quot )", "n1*n2 divided by n3: remainder and quotient; truncating.",
+prim("*/MOD", "( n1 n2 n3 -- rem quot )", "n1*n2 divided by n3: remainder and quotient; truncating.",
      "10 3 7 */MOD . . \\ 4 2",
-     lambda g, a, b, c: _div128(g, g.b.mul(g.b.sext(a, I128), g.b.sext(b, I128)), c, False))
-pure("SM/REM", "( d n -- rem quot )", "Divide a double-cell number, symmetric (truncating).",
-     "-7 S>D 2 SM/REM . . \\ -3 -1", lambda g, lo, hi, n: _div128(g, _wide(g, lo, hi), n, False))
-pure("FM/MOD", "( d n -- rem quot )", "Divide a double-cell number, floored.",
-     "-7 S>D 2 FM/MOD . . \\ -4 1", lambda g, lo, hi, n: _div128(g, _wide(g, lo, hi), n, True))
-pure("M*", "( n1 n2 -- d )", "Multiply to a double-cell product.", "3 4 M* . . \\ 0 12",
-     lambda g, a, b: _split(g, g.b.mul(g.b.sext(a, I128), g.b.sext(b, I128))))
+     cells(lambda g, a, b, c: _div128(g, g.b.mul(g.b.sext(a, I128), g.b.sext(b, I128)), c, False)))
+prim("SM/REM", "( d n -- rem quot )", "Divide a double-cell number, symmetric (truncating).",
+     "-7 S>D 2 SM/REM . . \\ -3 -1", cells(lambda g, lo, hi, n: _div128(g, _wide(g, lo, hi), n, False)))
+prim("FM/MOD", "( d n -- rem quot )", "Divide a double-cell number, floored.",
+     "-7 S>D 2 FM/MOD . . \\ -4 1", cells(lambda g, lo, hi, n: _div128(g, _wide(g, lo, hi), n, True)))
+prim("M*", "( n1 n2 -- d )", "Multiply to a double-cell product.", "3 4 M* . . \\ 0 12",
+     cells(lambda g, a, b: _split(g, g.b.mul(g.b.sext(a, I128), g.b.sext(b, I128)))))
 
 
 def _split(g: "Gen", v: ir.Value) -> list[ir.Value]:
@@ -359,10 +388,10 @@ group("Comparison")
 # ---- comparisons ------------------------------------------------------------------
 for _name, _op, _desc in (("=", "==", "equal"), ("<>", "!=", "not equal"), ("<", "<", "less than"),
                           (">", ">", "greater than")):
-    pure(_name, "( n1 n2 -- flag )", f"True (-1) if n1 is {_desc} n2 (signed).", f"1 2 {_name} .",
-         lambda g, a, b, op=_op: [g.flag(g.b.icmp_signed(op, a, b))])
-pure("U<", "( u1 u2 -- flag )", "Unsigned less than.", "-1 1 U< . \\ 0",
-     lambda g, a, b: [g.flag(g.b.icmp_unsigned("<", a, b))])
+    prim(_name, "( n1 n2 -- flag )", f"True (-1) if n1 is {_desc} n2 (signed).", f"1 2 {_name} .",
+         cells(lambda g, a, b, op=_op: [g.flag(g.b.icmp_signed(op, a, b))]))
+prim("U<", "( u1 u2 -- flag )", "Unsigned less than.", "-1 1 U< . \\ 0",
+     cells(lambda g, a, b: [g.flag(g.b.icmp_unsigned("<", a, b))]))
 
 group("Floats")
 # ---- floats (f32) -----------------------------------------------------------------
@@ -370,33 +399,31 @@ def _intr(g: "Gen", name: str, *args: ir.Value) -> ir.Value:
     return g.target.math(g, name, list(args))
 
 
-fpure("F+", "( F: r1 r2 -- r3 )", "Add floats.", "1.5e 2e F+ F. \\ 3.5", lambda g, a, b: [g.b.fadd(a, b)])
-fpure("F-", "( F: r1 r2 -- r3 )", "Subtract r2 from r1.", "5e 2e F- F. \\ 3.", lambda g, a, b: [g.b.fsub(a, b)])
-fpure("F*", "( F: r1 r2 -- r3 )", "Multiply floats.", "2e 3e F* F. \\ 6.", lambda g, a, b: [g.b.fmul(a, b)])
-fpure("F/", "( F: r1 r2 -- r3 )", "Divide r1 by r2 (IEEE: division by 0 gives inf).", "1e 4e F/ F. \\ 0.25",
-      lambda g, a, b: [g.b.fdiv(a, b)])
-fpure("FNEGATE", "( F: r -- -r )", "Negate a float.", "2e FNEGATE F. \\ -2.", lambda g, a: [g.b.fneg(a)])
-fpure("FABS", "( F: r -- |r| )", "Absolute value.", "-2e FABS F. \\ 2.", lambda g, a: [_intr(g, "fabs", a)])
-fpure("FMAX", "( F: r1 r2 -- r3 )", "The larger float.", "1e 2e FMAX F. \\ 2.",
-      lambda g, a, b: [_intr(g, "maxnum", a, b)])
-fpure("FMIN", "( F: r1 r2 -- r3 )", "The smaller float.", "1e 2e FMIN F. \\ 1.",
-      lambda g, a, b: [_intr(g, "minnum", a, b)])
+prim("F+", "( F: r1 r2 -- r3 )", "Add floats.", "1.5e 2e F+ F. \\ 3.5", floats(lambda g, a, b: [g.b.fadd(a, b)]))
+prim("F-", "( F: r1 r2 -- r3 )", "Subtract r2 from r1.", "5e 2e F- F. \\ 3.", floats(lambda g, a, b: [g.b.fsub(a, b)]))
+prim("F*", "( F: r1 r2 -- r3 )", "Multiply floats.", "2e 3e F* F. \\ 6.", floats(lambda g, a, b: [g.b.fmul(a, b)]))
+prim("F/", "( F: r1 r2 -- r3 )", "Divide r1 by r2 (IEEE: division by 0 gives inf).", "1e 4e F/ F. \\ 0.25",
+      floats(lambda g, a, b: [g.b.fdiv(a, b)]))
+prim("FNEGATE", "( F: r -- -r )", "Negate a float.", "2e FNEGATE F. \\ -2.", floats(lambda g, a: [g.b.fneg(a)]))
+prim("FABS", "( F: r -- |r| )", "Absolute value.", "-2e FABS F. \\ 2.", floats(lambda g, a: [_intr(g, "fabs", a)]))
+prim("FMAX", "( F: r1 r2 -- r3 )", "The larger float.", "1e 2e FMAX F. \\ 2.",
+      floats(lambda g, a, b: [_intr(g, "maxnum", a, b)]))
+prim("FMIN", "( F: r1 r2 -- r3 )", "The smaller float.", "1e 2e FMIN F. \\ 1.",
+      floats(lambda g, a, b: [_intr(g, "minnum", a, b)]))
 for _name, _fn, _ex in (("FSQRT", "sqrt", "2e FSQRT F."), ("FEXP", "exp", "1e FEXP F."),
                         ("FLOG", "log", "1e FLOG F. \\ 0."), ("FSIN", "sin", "0e FSIN F. \\ 0."),
                         ("FCOS", "cos", "0e FCOS F. \\ 1."), ("FLOOR", "floor", "-1.5e FLOOR F. \\ -2."),
                         ("FROUND", "roundeven", "2.5e FROUND F. \\ 2.")):
-    fpure(_name, "( F: r1 -- r2 )", f"{_fn} of a float (f32).", _ex,
-          lambda g, a, fn=_fn: [_intr(g, fn, a)])
-TABLE["FDUP"] = Primitive("FDUP", "( F: r -- r r )", "Duplicate the top float.", "1e FDUP F+ F. \\ 2.",
-                          fn=lambda g, a, f: ([], [f[0], f[0]]))
-TABLE["FDROP"] = Primitive("FDROP", "( F: r -- )", "Discard the top float.", "1e 2e FDROP F. \\ 1.",
-                           fn=lambda g, a, f: ([], []))
-TABLE["FSWAP"] = Primitive("FSWAP", "( F: r1 r2 -- r2 r1 )", "Exchange the top two floats.",
-                           "1e 2e FSWAP F. \\ 1.", fn=lambda g, a, f: ([], [f[1], f[0]]))
-TABLE["FOVER"] = Primitive("FOVER", "( F: r1 r2 -- r1 r2 r1 )", "Copy the second float to the top.",
-                           "1e 2e FOVER F. \\ 1.", fn=lambda g, a, f: ([], [f[0], f[1], f[0]]))
-TABLE["S>F"] = Primitive("S>F", "( n -- ) ( F: -- r )", "Convert a cell to a float.", "3 S>F F. \\ 3.",
-                         fn=lambda g, a, f: ([], [g.b.sitofp(a[0], F32)]))
+    prim(_name, "( F: r1 -- r2 )", f"{_fn} of a float (f32).", _ex,
+          floats(lambda g, a, fn=_fn: [_intr(g, fn, a)]))
+prim("FDUP", "( F: r -- r r )", "Duplicate the top float.", "1e FDUP F+ F. \\ 2.", floats(lambda g, r: [r, r]))
+prim("FDROP", "( F: r -- )", "Discard the top float.", "1e 2e FDROP F. \\ 1.", floats(lambda g, r: []))
+prim("FSWAP", "( F: r1 r2 -- r2 r1 )", "Exchange the top two floats.", "1e 2e FSWAP F. \\ 1.",
+     floats(lambda g, r1, r2: [r2, r1]))
+prim("FOVER", "( F: r1 r2 -- r1 r2 r1 )", "Copy the second float to the top.", "1e 2e FOVER F. \\ 1.",
+     floats(lambda g, r1, r2: [r1, r2, r1]))
+prim("S>F", "( n -- ) ( F: -- r )", "Convert a cell to a float.", "3 S>F F. \\ 3.",
+     stacks(lambda g, a, f: ([], [g.b.sitofp(a[0], F32)])))
 
 
 def _f_to_s(g: "Gen", a: list, f: list) -> tuple[list, list]:
@@ -404,14 +431,14 @@ def _f_to_s(g: "Gen", a: list, f: list) -> tuple[list, list]:
     return [g.b.call(fn, [f[0]])], []
 
 
-TABLE["F>S"] = Primitive("F>S", "( -- n ) ( F: r -- )", "Convert a float to a cell, truncating toward zero.",
-                         "-2.7e F>S . \\ -2", fn=_f_to_s)
+prim("F>S", "( -- n ) ( F: r -- )", "Convert a float to a cell, truncating toward zero.", "-2.7e F>S . \\ -2",
+     stacks(_f_to_s))
 for _name, _op in (("F<", "<"), ("F=", "==")):
-    TABLE[_name] = Primitive(_name, "( -- flag ) ( F: r1 r2 -- )", f"True if r1 {_op} r2.", f"1e 2e {_name} .",
-                             fn=lambda g, a, f, op=_op: ([g.flag(g.b.fcmp_ordered(op, f[0], f[1]))], []))
+    prim(_name, "( -- flag ) ( F: r1 r2 -- )", f"True if r1 {_op} r2.", f"1e 2e {_name} .",
+         stacks(lambda g, a, f, op=_op: ([g.flag(g.b.fcmp_ordered(op, f[0], f[1]))], [])))
 for _name, _op in (("F0<", "<"), ("F0=", "==")):
-    TABLE[_name] = Primitive(_name, "( -- flag ) ( F: r -- )", f"True if r {_op} 0.", f"-1e {_name} .",
-                             fn=lambda g, a, f, op=_op: ([g.flag(g.b.fcmp_ordered(op, f[0], ir.Constant(F32, 0.0)))], []))
+    prim(_name, "( -- flag ) ( F: r -- )", f"True if r {_op} 0.", f"-1e {_name} .",
+         stacks(lambda g, a, f, op=_op: ([g.flag(g.b.fcmp_ordered(op, f[0], ir.Constant(F32, 0.0)))], [])))
 
 
 group("Memory")
@@ -445,10 +472,9 @@ def _int_mem(name: str, ty: ir.IntType, size: int, signed: bool, what: str) -> N
     ext = "sign-extended" if signed else "zero-extended"
     fetch_name = "@" if name == "" else f"{name}@"
     store_name = "!" if name == "" else f"{name}!"
-    TABLE[fetch_name] = Primitive(fetch_name, "( addr -- x )", f"Fetch {what} ({ext} to a cell).",
-                                  f"VARIABLE v 5 v ! v {fetch_name} .", fn=fetch)
-    TABLE[store_name] = Primitive(store_name, "( x addr -- )", f"Store {what} (truncated).",
-                                  f"VARIABLE v 5 v {store_name}", fn=store)
+    prim(fetch_name, "( addr -- x )", f"Fetch {what} ({ext} to a cell).", f"VARIABLE v 5 v ! v {fetch_name} .",
+         stacks(fetch))
+    prim(store_name, "( x addr -- )", f"Store {what} (truncated).", f"VARIABLE v 5 v {store_name}", stacks(store))
 
 
 _int_mem("", I64, 8, True, "a cell (8 bytes, 8-byte aligned)")
@@ -466,10 +492,10 @@ def _float_mem(name: str, size: int, what: str, load_cv: Callable, store_cv: Cal
         g.b.store(store_cv(g, f[0]), g.mem_ptr(a[0], size, name + "!"))
         return [], []
 
-    TABLE[name + "@"] = Primitive(name + "@", "( addr -- ) ( F: -- r )", f"Fetch {what}, converted to f32.",
-                                  f"1 F32 ARRAY a a {name}@ F.", fn=fetch)
-    TABLE[name + "!"] = Primitive(name + "!", "( addr -- ) ( F: r -- )", f"Store r as {what}.",
-                                  f"1 F32 ARRAY a 1.5e a {name}!", fn=store)
+    prim(name + "@", "( addr -- ) ( F: -- r )", f"Fetch {what}, converted to f32.", f"1 F32 ARRAY a a {name}@ F.",
+         stacks(fetch))
+    prim(name + "!", "( addr -- ) ( F: r -- )", f"Store r as {what}.", f"1 F32 ARRAY a 1.5e a {name}!",
+         stacks(store))
 
 
 _float_mem("F", 4, "an f32 (4-byte aligned)", lambda g, v: v, lambda g, v: v, F32)
@@ -479,12 +505,13 @@ _float_mem("HF", 2, "an f16 (2-byte aligned, round to nearest even)", lambda g, 
 _float_mem("BF", 2, "a bf16 (2-byte aligned, round to nearest even)", _from_bf16, _to_bf16, I16)
 
 
-@prim("+!", "( n addr -- )", "Add n to the cell at addr.", "VARIABLE v 5 v ! 2 v +! v @ . \\ 7")
-def _plus_store(g: "Gen", a: list, f: list) -> tuple[list, list]:
-    n, addr = a
+def _plus_store(g: "Gen", n: ir.Value, addr: ir.Value) -> list[ir.Value]:
     p = g.mem_ptr(addr, 8, "+!")
     g.b.store(g.b.add(g.b.load(p, typ=I64), n), p)
-    return [], []
+    return []
+
+
+prim("+!", "( n addr -- )", "Add n to the cell at addr.", "VARIABLE v 5 v ! 2 v +! v @ . \\ 7", cells(_plus_store))
 
 
 group("SIMT")
@@ -492,9 +519,8 @@ group("SIMT")
 for _axis in "XYZ":
     for _word, _reg, _desc in (("TID", "tid", "thread index in the block"), ("BID", "bid", "block index in the grid"),
                                ("BDIM", "bdim", "threads per block"), ("GDIM", "gdim", "blocks per grid")):
-        TABLE[f"{_word}-{_axis}"] = Primitive(
-            f"{_word}-{_axis}", "( -- n )", f"The {_desc} along {_axis.lower()}.", f"{_word}-{_axis} .",
-            custom=lambda g, n, r=f"{_reg}.{_axis.lower()}": g.push(g.target.sreg(g, r)))
+        prim(f"{_word}-{_axis}", "( -- n )", f"The {_desc} along {_axis.lower()}.", f"{_word}-{_axis} .",
+             lambda g, n, r=f"{_reg}.{_axis.lower()}": g.push(g.target.sreg(g, r)))
 
 
 def _linear_tid(g: "Gen") -> ir.Value:
@@ -504,14 +530,14 @@ def _linear_tid(g: "Gen") -> ir.Value:
     return g.b.add(x, g.b.mul(bx, g.b.add(y, g.b.mul(by, z))))
 
 
-TABLE["LANE-ID"] = Primitive("LANE-ID", "( -- n )", "This thread's lane in its warp (0..31).", "LANE-ID .",
-                             custom=lambda g, n: g.push(g.b.and_(_linear_tid(g), c64(31))))
-TABLE["WARP-ID"] = Primitive("WARP-ID", "( -- n )", "This thread's warp in its block.", "WARP-ID .",
-                             custom=lambda g, n: g.push(g.b.lshr(_linear_tid(g), c64(5))))
+prim("LANE-ID", "( -- n )", "This thread's lane in its warp (0..31).", "LANE-ID .",
+     lambda g, n: g.push(g.b.and_(_linear_tid(g), c64(31))))
+prim("WARP-ID", "( -- n )", "This thread's warp in its block.", "WARP-ID .",
+     lambda g, n: g.push(g.b.lshr(_linear_tid(g), c64(5))))
 
 
 @prim("BARRIER", "( -- )", "Wait until every thread of the block reaches this BARRIER (__syncthreads).",
-      "TID-X sh ! BARRIER", custom=True, suspends=True)
+      "TID-X sh ! BARRIER", suspend_point=True)
 def _barrier(g: "Gen", n: "Prim") -> None:
     g.flush()
     g.target.barrier(g, g.site())
@@ -520,7 +546,7 @@ def _barrier(g: "Gen", n: "Prim") -> None:
 
 group("SIMT")
 @prim("(SHARED)", "( -- addr )", "The address of a SHARED: buffer in this thread's block (compiled for its name).",
-      "", custom=True, static_effect=lambda n: Effect(True, 0, 1, 0, 0))
+      "", static_effect=lambda n: Effect(True, 0, 1, 0, 0))
 def _shared_addr(g: "Gen", n: "Prim") -> None:
     g.push(g.tag(g.target.shared_addr(g, int(n.arg)), "shared"))
 
@@ -530,8 +556,8 @@ def _param_effect(n: "Prim") -> Effect:
     return Effect(True, 0, 0, 0, 1) if n.arg[1] == "float" else Effect(True, 0, 1, 0, 0)
 
 
-@prim("(PARAM)", "( -- x )", "A kernel parameter (compiled for a `\\! param` name).", "", custom=True,
-      static_effect=_param_effect, suspends=True)
+@prim("(PARAM)", "( -- x )", "A kernel parameter (compiled for a `\\! param` name).", "",
+      static_effect=_param_effect, inline=True)
 def _param(g: "Gen", n: "Prim") -> None:
     index, kind = n.arg
     value = g.target.param(g, index, kind)
@@ -547,26 +573,24 @@ def _base(g: "Gen") -> ir.Value:
     return g.b.load(g.target.mem_pointer(g, c64(g.base_addr), "global"), typ=I64)
 
 
-def _printer(kind: int, aux: Callable, value: Callable) -> PureFn:
+def _printer(kind: int, aux: Callable, value: Callable) -> Emit:
     """An output word: one record (kind, aux, value) in the launch's output buffer."""
     def fn(g: "Gen", a: list, f: list) -> tuple[list, list]:
         _out(g, kind, aux(g), value(g, a, f))
         return [], []
-    return fn
+    return stacks(fn)
 
 
-TABLE["."] = Primitive(".", "( n -- )", "Print n in the current BASE, then a space.", "42 . \\ 42",
-                       fn=_printer(L.OUT_INT, _base, lambda g, a, f: a[0]))
-TABLE["U."] = Primitive("U.", "( u -- )", "Print u unsigned, then a space.", "-1 U.",
-                        fn=_printer(L.OUT_UINT, _base, lambda g, a, f: a[0]))
-TABLE["EMIT"] = Primitive("EMIT", "( char -- )", "Print a character.", "65 EMIT \\ A",
-                          fn=_printer(L.OUT_CHAR, lambda g: c64(0), lambda g, a, f: a[0]))
-TABLE["F."] = Primitive("F.", "( F: r -- )", "Print a float, then a space.", "1.5e F. \\ 1.5",
-                        fn=_printer(L.OUT_FLOAT, lambda g: c64(0),
-                                    lambda g, a, f: g.b.zext(g.b.bitcast(f[0], I32), I64)))
+prim(".", "( n -- )", "Print n in the current BASE, then a space.", "42 . \\ 42",
+     _printer(L.OUT_INT, _base, lambda g, a, f: a[0]))
+prim("U.", "( u -- )", "Print u unsigned, then a space.", "-1 U.", _printer(L.OUT_UINT, _base, lambda g, a, f: a[0]))
+prim("EMIT", "( char -- )", "Print a character.", "65 EMIT \\ A",
+     _printer(L.OUT_CHAR, lambda g: c64(0), lambda g, a, f: a[0]))
+prim("F.", "( F: r -- )", "Print a float, then a space.", "1.5e F. \\ 1.5",
+     _printer(L.OUT_FLOAT, lambda g: c64(0), lambda g, a, f: g.b.zext(g.b.bitcast(f[0], I32), I64)))
 
 
-@prim('."', '( "text" -- )', 'Print the text up to the next ".', '." hello" \\ hello', custom=True,
+@prim('."', '( "text" -- )', 'Print the text up to the next ".', '." hello" \\ hello',
       static_effect=lambda n: Effect(True))
 def _dot_quote(g: "Gen", n: "Prim") -> None:
     _out(g, L.OUT_STR, c64(0), c64(int(n.arg)))
@@ -574,7 +598,7 @@ def _dot_quote(g: "Gen", n: "Prim") -> None:
 
 @prim(".S", "( -- )", "Print the data stack: <depth> then the items, bottom first. (Typed at the REPL's "
       "prompt, outside IF and loops: every stack, as .STACKS.)", "1 2 .S \\ <2> 1 2",
-      custom=True, static_effect=lambda n: Effect(True))
+      static_effect=lambda n: Effect(True))
 def _dot_s(g: "Gen", n: "Prim") -> None:
     g.flush()
     sp = g._dsp()
@@ -594,9 +618,5 @@ def _dot_s(g: "Gen", n: "Prim") -> None:
     g.b.position_at_end(done)
 
 
-# A few things only the compiler knows (addresses of named data, locals) are
-# emitted as literals; the words below exist so HELP can describe them.
-HOST_ONLY_NOTE = "host word: runs on the host between launches"
-
-
-from . import tilegen  # noqa: E402,F401  (registers the tile words in TABLE)
+# The tile words, last in the reference as in the dictionary: added here, explicitly.
+tilegen.install(REGISTRY)

@@ -22,12 +22,12 @@ from llvmlite import ir
 from .codegen import I32, I64
 from .effects import Effect
 from .errors import ForthError
-from .primitives import TABLE, Primitive, group
 from .tileops import Add, Copy, Fill, Load, Mma, Perm, Scale, Store, TileOp, Zero
 from .tiles import MAX_TILES, Hole, Tile, TileConfig, notation, resolve, tile_error
 
 if TYPE_CHECKING:
     from .codegen import Gen
+    from .primitives import Registry
     from .tree import Prim
 
 NO_DATA = Effect(True)
@@ -176,39 +176,44 @@ def t_add(g: "Gen", n: "Prim") -> None:
     g.tstack.append(x)
 
 
-def _tile(name: str, effect: str, help: str, example: str, emit, data: Effect = NO_DATA) -> None:
-    TABLE[name] = Primitive(name, effect, help, example, custom=emit, suspends=True,
-                            static_effect=lambda n, e=data: e)
+def install(registry: "Registry") -> None:
+    """Add the tile words to the primitive registry (core/primitives.py calls this).
 
+    Each is a suspend point on the emulator (a tile op runs once per warp when
+    its lanes arrive) and is generated inside the kernel (tile positions are
+    absolute); its node carries the tile settings in force when it was compiled."""
+    def tile(name: str, effect: str, help: str, example: str, emit, data: Effect = NO_DATA) -> None:
+        registry.prim(name, effect, help, example, emit, static_effect=lambda n, e=data: e,
+                      suspend_point=True, inline=True, tile_word=True)
 
-group("Tiles (tensor cores)")
-_tile("TZERO", "( -- ) ( T: -- acc )", "Push an accumulator tile of zeros.", "TZERO", t_zero)
-_tile("TFILL", "( F: r -- ) ( T: -- acc )", "Push an accumulator tile with every element r.", "2e TFILL",
-      t_fill, Effect(True, 0, 0, 1, -1))
-for _kind, _name, _what in (("a", "TLOAD-A", "the left operand a (m x k, row-major)"),
-                            ("b", "TLOAD-B", "the right operand b (k x n, row-major)"),
-                            ("acc", "TLOAD-C", "an accumulator (m x n, row-major)")):
-    _tile(_name, f"( addr stride -- ) ( T: -- {_kind} )",
-          f"Load {_what} from addr; stride is the row length in elements.", f"A 16 {_name}",
-          _loader(_kind, "row", _name), Effect(True, 2, -2, 0, 0))
-for _kind, _name, _what in (("a", "TLOAD-A-COL", "the left operand a (m x k) stored column-major"),
-                            ("b", "TLOAD-B-COL", "the right operand b (k x n) stored column-major")):
-    _tile(_name, f"( addr stride -- ) ( T: -- {_kind} )",
-          f"Load {_what}; stride is the column length in elements.", f"A 16 {_name}",
-          _loader(_kind, "col", _name), Effect(True, 2, -2, 0, 0))
-_tile("TMMA", "( -- ) ( T: acc a b -- acc' )", "Tensor-core multiply-accumulate: acc' = acc + a . b.",
-      "TZERO A 16 TLOAD-A B 16 TLOAD-B TMMA", t_mma)
-_tile("TSTORE", "( addr stride -- ) ( T: acc -- )", "Store an accumulator at addr (row-major, stride elements).",
-      "C 16 TSTORE", t_store, Effect(True, 2, -2, 0, 0))
-_tile("TDUP", "( T: t -- t t )", "Duplicate the top tile.", "TZERO TDUP", _copy(0, "TDUP", "( t )"))
-_tile("TOVER", "( T: t1 t2 -- t1 t2 t1 )", "Copy the second tile to the top.", "TZERO 1e TFILL TOVER",
-      _copy(1, "TOVER", "( t1 t2 )"))
-_tile("TDROP", "( T: t -- )", "Discard the top tile.", "TZERO TDROP", t_drop)
-_tile("TSWAP", "( T: t1 t2 -- t2 t1 )", "Exchange the top two tiles.", "TZERO 1e TFILL TSWAP", _perm(2, "TSWAP"))
-_tile("TROT", "( T: t1 t2 t3 -- t2 t3 t1 )", "Rotate the third tile to the top.", "TZERO TZERO TZERO TROT",
-      _perm(3, "TROT"))
-_tile("TROLL", "( n -- ) ( T: tn .. t0 -- tn-1 .. t0 tn )", "Move the n-th tile to the top (n a literal).",
-      "TZERO TZERO TZERO TZERO 3 TROLL", _perm(None, "TROLL"))
-_tile("TSCALE", "( F: r -- ) ( T: acc -- acc' )", "Multiply every element of the top accumulator by r.",
-      "1e TFILL 3e TSCALE", t_scale, Effect(True, 0, 0, 1, -1))
-_tile("T+", "( T: acc1 acc2 -- acc3 )", "Add two accumulators element by element.", "1e TFILL 2e TFILL T+", t_add)
+    registry.group("Tiles (tensor cores)")
+    tile("TZERO", "( -- ) ( T: -- acc )", "Push an accumulator tile of zeros.", "TZERO", t_zero)
+    tile("TFILL", "( F: r -- ) ( T: -- acc )", "Push an accumulator tile with every element r.", "2e TFILL",
+         t_fill, Effect(True, 0, 0, 1, -1))
+    for _kind, _name, _what in (("a", "TLOAD-A", "the left operand a (m x k, row-major)"),
+                                ("b", "TLOAD-B", "the right operand b (k x n, row-major)"),
+                                ("acc", "TLOAD-C", "an accumulator (m x n, row-major)")):
+        tile(_name, f"( addr stride -- ) ( T: -- {_kind} )",
+             f"Load {_what} from addr; stride is the row length in elements.", f"A 16 {_name}",
+             _loader(_kind, "row", _name), Effect(True, 2, -2, 0, 0))
+    for _kind, _name, _what in (("a", "TLOAD-A-COL", "the left operand a (m x k) stored column-major"),
+                                ("b", "TLOAD-B-COL", "the right operand b (k x n) stored column-major")):
+        tile(_name, f"( addr stride -- ) ( T: -- {_kind} )",
+             f"Load {_what}; stride is the column length in elements.", f"A 16 {_name}",
+             _loader(_kind, "col", _name), Effect(True, 2, -2, 0, 0))
+    tile("TMMA", "( -- ) ( T: acc a b -- acc' )", "Tensor-core multiply-accumulate: acc' = acc + a . b.",
+         "TZERO A 16 TLOAD-A B 16 TLOAD-B TMMA", t_mma)
+    tile("TSTORE", "( addr stride -- ) ( T: acc -- )", "Store an accumulator at addr (row-major, stride elements).",
+         "C 16 TSTORE", t_store, Effect(True, 2, -2, 0, 0))
+    tile("TDUP", "( T: t -- t t )", "Duplicate the top tile.", "TZERO TDUP", _copy(0, "TDUP", "( t )"))
+    tile("TOVER", "( T: t1 t2 -- t1 t2 t1 )", "Copy the second tile to the top.", "TZERO 1e TFILL TOVER",
+         _copy(1, "TOVER", "( t1 t2 )"))
+    tile("TDROP", "( T: t -- )", "Discard the top tile.", "TZERO TDROP", t_drop)
+    tile("TSWAP", "( T: t1 t2 -- t2 t1 )", "Exchange the top two tiles.", "TZERO 1e TFILL TSWAP", _perm(2, "TSWAP"))
+    tile("TROT", "( T: t1 t2 t3 -- t2 t3 t1 )", "Rotate the third tile to the top.", "TZERO TZERO TZERO TROT",
+         _perm(3, "TROT"))
+    tile("TROLL", "( n -- ) ( T: tn .. t0 -- tn-1 .. t0 tn )", "Move the n-th tile to the top (n a literal).",
+         "TZERO TZERO TZERO TZERO 3 TROLL", _perm(None, "TROLL"))
+    tile("TSCALE", "( F: r -- ) ( T: acc -- acc' )", "Multiply every element of the top accumulator by r.",
+         "1e TFILL 3e TSCALE", t_scale, Effect(True, 0, 0, 1, -1))
+    tile("T+", "( T: acc1 acc2 -- acc3 )", "Add two accumulators element by element.", "1e TFILL 2e TFILL T+", t_add)

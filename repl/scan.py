@@ -118,7 +118,7 @@ def word_effect(entry) -> Effect | None:
 
 def kind_of(entry) -> str:
     if isinstance(entry, Primitive):
-        return "tile" if entry.group.startswith("Tiles") else "primitive"
+        return "tile" if entry.tile_word else "primitive"
     if isinstance(entry, Colon):
         return "colon"
     if isinstance(entry, Constant):
