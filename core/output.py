@@ -1,7 +1,14 @@
-"""Turning a launch's output records into text.
+"""Numbers as text, and a launch's output records as text.
 
-Each record is (thread, kind, aux, value). Threads that printed the same text
-are shown once; when threads differ, each group is shown with its threads.
+Every number tileforth shows is formatted here, once: `format_int` (a cell
+in BASE, as `.` prints it), `format_float` (F.'s shortest digits),
+`format_f32` (a float-stack entry in a view), `format_numbers` (the cells of
+a matrix or tile view, rounded alike).  The inspection views (core/views.py)
+and the REPL's (repl/views.py) use these.
+
+Each output record is (thread, kind, aux, value). Threads that printed the
+same text are shown once; when threads differ, each group is shown with its
+threads.
 """
 from __future__ import annotations
 
@@ -14,7 +21,10 @@ from . import layout as L
 _DIGITS = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 
-def format_int(value: int, base: int, unsigned: bool = False) -> str:
+def format_int(value: int, base: int = 10, unsigned: bool = False) -> str:
+    """A cell in BASE, as `.` prints it (signed unless `unsigned`, digits 0-9 A-Z);
+    a base outside 2..36 counts as 10."""
+    value = int(value)
     if not 2 <= base <= 36:
         base = 10
     if unsigned:
@@ -30,14 +40,56 @@ def format_int(value: int, base: int, unsigned: bool = False) -> str:
     return ("-" if neg else "") + digits
 
 
+def nonfinite(x: float) -> str | None:
+    """"nan", "inf" or "-inf" for a value that is not finite, else None."""
+    if np.isnan(x):
+        return "nan"
+    if np.isinf(x):
+        return "inf" if x > 0 else "-inf"
+    return None
+
+
 def format_float(bits: int) -> str:
     """gforth-style F.: shortest round-trip digits of the f32, with a '.'."""
     x = np.float32(struct.unpack("<f", struct.pack("<I", bits & 0xFFFFFFFF))[0])
-    if np.isnan(x):
-        return "NaN"
-    if np.isinf(x):
-        return "-inf" if x < 0 else "inf"
+    special = nonfinite(x)
+    if special is not None:
+        return "NaN" if special == "nan" else special  # gforth's spelling
     return np.format_float_positional(x, unique=True, trim=".")
+
+
+def format_f32(x: float) -> str:
+    """A float-stack entry in a view: the shortest text that round-trips the f32."""
+    x = np.float32(x)
+    return nonfinite(x) or str(x)
+
+
+def format_value(v, *, is_float: bool, base: int = 10) -> str:
+    """One stack entry as the user would write it: cells in BASE, floats as f32."""
+    return format_f32(v) if is_float else format_int(v, base)
+
+
+def format_numbers(values: np.ndarray, is_float: bool, base: int = 10) -> tuple[list[str], str]:
+    """Each value as short text, and a note saying how floats were rounded
+    ("" when every value is exact): the cells of a matrix or tile view.
+
+    Integers exactly (in BASE); floats exactly when every one is an integer
+    below 1e7, else with 3 decimals when the largest is in [0.001, 1e5),
+    else in scientific notation with 4 significant digits."""
+    flat = np.asarray(values).ravel()
+    if not is_float:
+        return [format_int(int(v), base) for v in flat], ""
+    v64 = flat.astype(np.float64)
+    finite = v64[np.isfinite(v64)]
+    if (finite == np.round(finite)).all() and (np.abs(finite) < 1e7).all():
+        fmt, note = (lambda x: str(int(x))), ""
+    elif 1e-3 <= np.abs(finite).max() < 1e5:
+        fmt, note = (lambda x: f"{x:.3f}"), "values rounded to 3 decimals"
+    else:
+        fmt, note = (lambda x: f"{x:.3e}"), "values rounded to 4 significant digits"
+    texts = [nonfinite(x) or fmt(x) for x in (float(x) for x in v64)]
+    exact = all(t in ("nan", "inf", "-inf") or float(t) == x for t, x in zip(texts, v64))
+    return texts, "" if exact else note
 
 
 def render_records(records: np.ndarray, strings: list[str]) -> str:

@@ -15,7 +15,8 @@ from typing import TextIO
 
 from rich.console import Console
 
-from . import inspectviews, views
+from ..core.inspection import stacks_record
+from . import views
 
 
 def make_console(file: TextIO) -> Console:
@@ -57,8 +58,8 @@ class Display:
 
     def stacks(self, forth) -> None:
         """The data and float stacks, then the tile stack if not empty."""
-        lines = views.render_stacks(forth, width=self.width, glyphs=self.glyphs)
-        lines += views.render_tiles(forth, width=self.width, glyphs=self.glyphs, colour=self.colour)
+        lines = views.render_stack_view(stacks_record(forth), width=self.width, glyphs=self.glyphs,
+                                        colour=self.colour)
         for line in lines:
             self.out_console.print(line)
         self.out.flush()
@@ -70,12 +71,11 @@ class Display:
         forth.dot_s_shows_all = True
 
     def inspect_view(self, forth, kind: str, view) -> str | None:
-        """A view as text for this terminal (None: the plain text will do).
-        `.S` shows the same stack view as after a line, colour or not."""
+        """A view record as text for this terminal (None: the plain text will
+        do).  `.S` shows the same stack view as after a line, colour or not."""
         if kind != "stacks" and not self.colour:
             return None
-        lines = inspectviews.render(kind, view, forth=forth, width=self.width, colour=self.colour,
-                                    glyphs=self.glyphs)
+        lines = views.render(kind, view, width=self.width, colour=self.colour, glyphs=self.glyphs)
         buf = io.StringIO()
         con = Console(file=buf, width=self.width, highlight=False, soft_wrap=True,
                       force_terminal=self.colour, no_color=not self.colour,

@@ -25,17 +25,28 @@ entries are elided (``…12 more``).
 
 The functions here turn values into plain strings; `render_*` wraps them in
 rich ``Text`` with styles, which a console without a terminal prints plainly.
+Numbers are formatted by core/output.py and tile summaries by core/views.py;
+this module only chooses what to show and how it looks.  It is the REPL's one
+renderer: the stack view after a line, tiles, errors, and the inspection
+words' view records (`render`, at the end).
 """
 
 from __future__ import annotations
 
+import colorsys
+import re
+import warnings
 from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
+from rich.syntax import Syntax
 from rich.text import Text
 
-WIDTH = 80
+from ..core.inspection import session_base, stacks_record
+from ..core.output import format_int, format_value  # noqa: F401  (numbers are formatted there only)
+from ..core.views import WIDTH, Stacks, View, tile_label, tile_stats, tile_summary
+
 MAX_RUNS = 4
 MAX_PERIOD_LISTED = 4
 MAX_RAMP_CHARS = 40
@@ -70,35 +81,6 @@ UNICODE = Glyphs()
 
 
 # ---------------------------------------------------------------- values
-
-
-DIGITS = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
-
-
-def format_int(n: int, base: int = 10) -> str:
-    """n in BASE, as `.` prints it (signed, digits 0-9 A-Z)."""
-    n = int(n)
-    if base == 10 or not 2 <= base <= 36:
-        return str(n)
-    digits, m = [], abs(n)
-    while True:
-        m, d = divmod(m, base)
-        digits.append(DIGITS[d])
-        if m == 0:
-            break
-    return ("-" if n < 0 else "") + "".join(reversed(digits))
-
-
-def format_value(v, *, is_float: bool, base: int = 10) -> str:
-    """One value as the user would write it: ints in BASE, f32 shortest."""
-    if is_float:
-        f = np.float32(v)
-        if np.isnan(f):
-            return "nan"
-        if np.isinf(f):
-            return "inf" if f > 0 else "-inf"
-        return str(f)  # numpy prints the shortest text that round-trips f32
-    return format_int(v, base)
 
 
 def _is_ramp(vals: np.ndarray) -> bool:
@@ -240,24 +222,27 @@ def stack_line(label: str, per_thread, *, is_float=False, width=WIDTH, glyphs=UN
     return text
 
 
-def current_base(forth) -> int:
-    """The session's BASE, so cells read as `.S` would print them."""
-    base = getattr(forth, "base", None)
-    try:
-        value = base() if callable(base) else base
-        return int(value) if value is not None and 2 <= int(value) <= 36 else 10
-    except Exception:  # an optional nicety: never let the view fail on it
-        return 10
+current_base = session_base  # the session's BASE, so cells read as `.S` would print them
+
+
+def stack_lines(rec: Stacks, *, width: int = WIDTH, glyphs: Glyphs = UNICODE) -> list[Text]:
+    """The data and float stack lines of a stacks record (every thread)."""
+    return [
+        stack_line("data ", rec.data_lists(), width=width, glyphs=glyphs, base=rec.base),
+        stack_line("float", rec.float_lists(), is_float=True, width=width, glyphs=glyphs),
+    ]
 
 
 def render_stacks(forth, *, width: int = WIDTH, glyphs: Glyphs = UNICODE) -> list[Text]:
     """The data and float stack lines for the whole launch."""
-    return [
-        stack_line("data ", forth.data_stack(lane=None), width=width, glyphs=glyphs,
-                   base=current_base(forth)),
-        stack_line("float", forth.float_stack(lane=None), is_float=True,
-                   width=width, glyphs=glyphs),
-    ]
+    return stack_lines(stacks_record(forth), width=width, glyphs=glyphs)
+
+
+def render_stack_view(rec: Stacks, *, width: int = WIDTH, glyphs: Glyphs = UNICODE,
+                      colour: bool = False) -> list[Text]:
+    """What the REPL shows after a line (and for `.S`): stacks, then tiles."""
+    return (stack_lines(rec, width=width, glyphs=glyphs)
+            + tile_lines(rec, width=width, glyphs=glyphs, colour=colour))
 
 
 # ---------------------------------------------------------------- tiles
@@ -283,7 +268,6 @@ TILE_POS = (180, 4, 38)
 TILE_NAN = "#ff00ff"
 TILE_LEVELS = 8  # colour steps on each side of zero
 PANEL_GAP = 2
-MAX_WARPS_COMPARED = 4096  # beyond this the view does not say whether the warps agree
 
 
 def _hex(rgb) -> str:
@@ -317,33 +301,6 @@ def tile_levels(values, scale: float | None = None) -> np.ndarray:
     idx = steps.astype(np.int64) + TILE_LEVELS
     idx[np.isnan(v)] = len(PALETTE) - 1
     return idx
-
-
-def tile_label(t) -> str:
-    """acc 16x16 f32, a 16x16 f16 col: kind, rows x cols, type, layout if col."""
-    rows, cols = t.shape
-    lay = " col" if t.kind != "acc" and t.layout == "col" else ""
-    return f"{t.kind} {rows}x{cols} {t.dtype}{lay}"
-
-
-def tile_stats(values) -> tuple[float | None, float | None, float | None, int]:
-    """(min, max, mean) of the finite elements, and how many are NaN/inf."""
-    v = np.asarray(values, dtype=np.float64)
-    finite = v[np.isfinite(v)]
-    bad = int(v.size - finite.size)
-    if finite.size == 0:
-        return None, None, None, bad
-    return float(finite.min()), float(finite.max()), float(finite.mean()), bad
-
-
-def tile_summary(t) -> str:
-    """One line: label, min, max, mean (f32, shortest text that round-trips)."""
-    lo, hi, mean, bad = tile_stats(t.values)
-    if lo is None:
-        return f"{tile_label(t)}  all nan/inf"
-    lo_s, hi_s, mean_s = (format_value(x, is_float=True) for x in (lo, hi, mean))
-    text = f"{tile_label(t)}  min {lo_s} max {hi_s} mean {mean_s}"
-    return text + (f" ({bad} nan/inf)" if bad else "")
 
 
 def _compact(x: float) -> str:
@@ -424,39 +381,17 @@ def pack_panels(panels: list[list[Text]], width: int = WIDTH, gap: int = PANEL_G
     return out
 
 
-def _warps(forth) -> tuple[int, bool | None]:
-    """(warps in the launch, whether every warp holds the same tiles)."""
-    try:
-        (gx, gy, gz), (bx, by, bz) = forth.launch_shape
-        n = gx * gy * gz * -(-(bx * by * bz) // 32)
-    except Exception:
-        return 1, None
-    get = getattr(getattr(forth, "backend", None), "get_tiles", None)
-    if n <= 1 or n > MAX_WARPS_COMPARED or get is None:
-        return n, None
-    try:
-        data = get()
-        first = data[0]
-        return n, all(len(w) == len(first) and all(np.array_equal(x, y, equal_nan=True)
-                                                   for x, y in zip(w, first)) for w in data)
-    except Exception:  # a view never fails the line
-        return n, None
-
-
-def render_tiles(forth, *, width: int = WIDTH, glyphs: Glyphs = UNICODE,
-                 colour: bool = False) -> list[Text]:
+def tile_lines(rec: Stacks, *, width: int = WIDTH, glyphs: Glyphs = UNICODE,
+               colour: bool = False) -> list[Text]:
     """The tile stack of warp 0 (nothing when it is empty)."""
-    try:
-        tiles = forth.tile_stack(0)
-    except Exception:  # a backend without tiles, or no warp 0
-        return []
+    tiles = rec.tiles
     if not tiles:
         return []
     head = Text()
     head.append("tiles", style="bold cyan")
     head.append(" ")
     head.append(f"<{len(tiles)}>", style="dim")
-    n, alike = _warps(forth)
+    n, alike = rec.warps, rec.warps_alike
     if n > 1:
         note = f"warp 0 of {n}"
         if alike is not None:
@@ -470,6 +405,12 @@ def render_tiles(forth, *, width: int = WIDTH, glyphs: Glyphs = UNICODE,
         line.truncate(width)
         lines.append(line)
     return lines
+
+
+def render_tiles(forth, *, width: int = WIDTH, glyphs: Glyphs = UNICODE,
+                 colour: bool = False) -> list[Text]:
+    """The tile stack of warp 0 of a session (nothing when it is empty)."""
+    return tile_lines(stacks_record(forth), width=width, glyphs=glyphs, colour=colour)
 
 
 # ---------------------------------------------------------------- errors
@@ -507,3 +448,158 @@ def render_error(err, *, where: str | None = None, source_line: str | None = Non
             text.append("\n  ")
             text.append(caret, style="bold red")
     return text
+
+
+# ---------------------------------------------------------------- inspection views
+#
+# The inspection words (.S .LANES .TILE .FRAG .M SEE SEE-IR SEE-PTX HELP)
+# make view records (core/views.py).  A record's lines of tagged spans, whose
+# text is what `Forth.eval` returns, become rich `Text` here, styled by tag:
+#
+#     ("lane", n)    the lane's own background colour (32 hues), black digits
+#     ("heat", v)    the tile heat-map palette above (blue < 0 < red, grey 0)
+#     "head" "note" "label" "sep" "name" "effect" "example"   text styles
+#
+# and a few records are drawn from their data on a colour terminal:
+#
+#     "stacks"   the REPL's own stack view (render_stack_view), colour or not
+#     "matrix"   a large array as a heat map (`▀` cells, two rows per line)
+#     "ir"       LLVM IR highlighted by pygments; tensor-core intrinsics stand out
+#     "ptx"      PTX by a small regex highlighter; wmma/mma instructions in bold magenta
+#
+# Without colour every view but "stacks" prints as its plain text, so what a
+# script sees does not depend on this module.
+
+STYLES = {
+    "head": "bold",
+    "note": "dim",
+    "label": "dim cyan",
+    "sep": "dim",
+    "name": "bold cyan",
+    "effect": "yellow",
+    "example": "green",
+    "code": "",
+}
+TENSOR_CORE = "bold magenta"  # wmma / mma instructions and intrinsics
+MAX_HEAT_COLS = 64  # a large matrix is averaged down to this many columns
+MAX_HEAT_ROWS = 64  # and rows (32 text lines)
+
+
+def lane_colour(lane: int) -> str:
+    """A background colour per lane: 32 hues around the wheel."""
+    r, g, b = colorsys.hsv_to_rgb((lane % 32) / 32, 0.45, 1.0)
+    return "#" + "".join(f"{round(c * 255):02x}" for c in (r, g, b))
+
+
+def _contrast(hex_colour: str) -> str:
+    r, g, b = (int(hex_colour[i:i + 2], 16) for i in (1, 3, 5))
+    return "black" if 0.299 * r + 0.587 * g + 0.114 * b > 140 else "white"
+
+
+def heat_style(value: float, scale: float) -> str:
+    """A number's cell in the heat-map palette (readable text on top)."""
+    bg = PALETTE[int(tile_levels([value], scale)[0])]
+    return f"{_contrast(bg)} on {bg}"
+
+
+def span_style(tag, scale: float = 0.0) -> str:
+    if tag is None:
+        return ""
+    if isinstance(tag, tuple):
+        if tag[0] == "lane":
+            return f"black on {lane_colour(int(tag[1]))}"
+        if tag[0] == "heat":
+            return heat_style(float(tag[1]), scale)
+        return ""
+    return STYLES.get(tag, "")
+
+
+def styled(view: View) -> list[Text]:
+    """The view's own lines (its plain-text layout), styled by their tags."""
+    out = []
+    scale = view.scale
+    for line in view.lines():
+        text = Text()
+        for chunk, tag in line:
+            text.append(chunk, style=span_style(tag, scale))
+        text.rstrip()
+        out.append(text)
+    return out
+
+
+_TC_IR = re.compile(r'@"?llvm\.nvvm\.(?:wmma|mma)[\w.]*"?')
+PTX_RULES = [  # later rules win where they overlap
+    (re.compile(r"-?\b(?:0[fFdD][0-9a-fA-F]+|0x[0-9a-fA-F]+|\d+)\b"), "cyan"),
+    (re.compile(r"%[\w.]+"), "yellow"),
+    (re.compile(r"(?m)^\s*(?:@!?%\w+\s+)?([a-z][\w.]*)"), "bold blue"),
+    (re.compile(r"(?<![\w%])\.(?:version|target|address_size|visible|entry|func|extern|param|reg|shared|"
+                r"global|local|const|align|ptr|maxntid|b8|b16|b32|b64|u8|u16|u32|u64|s8|s16|s32|s64|f16|"
+                r"f16x2|bf16|f32|f64|pred)\b"), "green"),
+    (re.compile(r"\b(?:wmma|mma)(?:\.[\w]+)+"), TENSOR_CORE),
+    (re.compile(r"//.*$", re.M), "dim"),
+]
+
+
+def highlight_ptx(text: str) -> Text:
+    t = Text(text)
+    for rx, style in PTX_RULES:
+        for m in rx.finditer(text):
+            g = 1 if rx.groups else 0
+            if m.group(g) is not None:
+                t.stylize(style, m.start(g), m.end(g))
+    return t
+
+
+def highlight_ir(text: str) -> Text:
+    t = Syntax(text, "llvm", theme="ansi_dark").highlight(text)
+    t.rstrip()
+    for m in _TC_IR.finditer(text):
+        t.stylize(TENSOR_CORE, m.start(), m.end())
+    return t
+
+
+def _code(view, highlight) -> list[Text]:
+    head = [Text("".join(s for s, _ in line), style="dim") for line in view.lines() if line[0][1] == "note"]
+    return head + [highlight(view.text.rstrip("\n"))]
+
+
+def _pool(v: np.ndarray, rows: int, cols: int) -> tuple[np.ndarray, int, int]:
+    """Block means so that the matrix has at most rows x cols cells."""
+    fr, fc = -(-v.shape[0] // rows), -(-v.shape[1] // cols)
+    if fr == 1 and fc == 1:
+        return v, 1, 1
+    pr, pc = -(-v.shape[0] // fr) * fr, -(-v.shape[1] // fc) * fc
+    padded = np.full((pr, pc), np.nan)
+    padded[:v.shape[0], :v.shape[1]] = v
+    with np.errstate(invalid="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # an all-NaN block (padding) stays NaN
+        pooled = np.nanmean(padded.reshape(pr // fr, fr, pc // fc, fc), axis=(1, 3))
+    return pooled, fr, fc
+
+
+def matrix_heatmap(view, glyphs: Glyphs, width: int) -> list[Text]:
+    v = np.asarray(view.values, dtype=np.float64)
+    if v.ndim == 1:
+        cols = min(MAX_HEAT_COLS, width - 4)
+        v = np.concatenate([v, np.full(-len(v) % cols, np.nan)]).reshape(-1, cols) if len(v) > cols else v[None]
+    pooled, fr, fc = _pool(v, MAX_HEAT_ROWS, min(MAX_HEAT_COLS, width - 4))
+    head = styled(view)[:1]
+    note = "each cell is one element" if fr == fc == 1 else f"each cell is the mean of {fr}x{fc} elements"
+    lines = head + [Text(f"{note}; two rows per line; blue < 0 < red, grey = 0", style="dim")]
+    lines += heatmap(pooled, glyphs.half_block)
+    return lines
+
+
+def render(kind: str, view: View, *, forth=None, width: int = WIDTH, colour: bool = False,
+           glyphs: Glyphs = UNICODE) -> list[Text]:
+    """rich lines for one inspection view record (`forth` is not needed: the
+    record holds what is shown; it is accepted for older callers)."""
+    if kind == "stacks" and isinstance(view, Stacks):
+        return render_stack_view(view, width=width, glyphs=glyphs, colour=colour)
+    if colour and kind == "matrix" and view.large and glyphs.half_block:
+        return matrix_heatmap(view, glyphs, width)
+    if colour and kind == "ir":
+        return _code(view, highlight_ir)
+    if colour and kind == "ptx":
+        return _code(view, highlight_ptx)
+    return styled(view)

@@ -22,7 +22,7 @@ from rich.console import Console
 
 from tileforth.core import Forth, ForthError
 from tileforth.core.reference import entries
-from tileforth.repl import inspectviews
+from tileforth.repl import views as rviews
 from tileforth.repl.display import Display
 
 WARP = 32
@@ -476,7 +476,7 @@ def test_display_hook_renders_views_and_falls_back_to_text(f):
 def render(kind, view, forth=None, colour=False, color_system=None) -> tuple[str, list]:
     console = Console(width=80, record=True, color_system=color_system, file=io.StringIO(),
                       force_terminal=color_system is not None)
-    lines = inspectviews.render(kind, view, forth=forth, width=80, colour=colour)
+    lines = rviews.render(kind, view, forth=forth, width=80, colour=colour)
     for line in lines:
         console.print(line)
     return console.export_text(styles=False), lines
@@ -582,16 +582,16 @@ def test_ptx_highlighting_makes_tensor_core_instructions_stand_out(f):
     code = lines[-1]
     i = code.plain.index("wmma.store.d.sync")
     styles = [str(s.style) for s in code.spans if s.start <= i < s.end]
-    assert styles[-1] == inspectviews.TENSOR_CORE
+    assert styles[-1] == rviews.TENSOR_CORE
     j = code.plain.index("ret;")
     assert any(str(s.style) == "bold blue" for s in code.spans if s.start <= j < s.end)
 
 
 def test_ir_highlighting_marks_wmma_intrinsics():
     text = 'define void @k() {\n  %1 = call i32 @"llvm.nvvm.wmma.m16n16k16.load.a.row.f16"(ptr %p)\n}'
-    t = inspectviews.highlight_ir(text)
+    t = rviews.highlight_ir(text)
     i = text.index("llvm.nvvm.wmma")
-    assert [str(s.style) for s in t.spans if s.start <= i < s.end][-1] == inspectviews.TENSOR_CORE
+    assert [str(s.style) for s in t.spans if s.start <= i < s.end][-1] == rviews.TENSOR_CORE
 
 
 def test_display_attach_shows_every_stack_at_dot_s(f):
