@@ -19,10 +19,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from . import layout as L
 from .dictionary import Constant, HostWord
 from .errors import ForthError
 from .reader import Token
+from .state import StackState, differing
 
 if TYPE_CHECKING:
     from .interpreter import Forth
@@ -56,17 +56,14 @@ def _store(f: "Forth", e: Constant, values: np.ndarray) -> None:
 
 def _pop_float(f: "Forth", word: str) -> float:
     """Pop a float that every thread agrees on."""
-    st = f.backend.get_state()
-    depth = st[:, L.S_FSP:L.S_FSP + 8].view(np.int64)[:, 0]
-    if (depth < 1).any():
+    st = StackState.load(f.backend)
+    if st.short(1, floats=True) is not None:
         raise ForthError(f"float stack underflow: {word} needs a float, e.g. `1.5e {word} xs`")
-    vals = st[:, L.S_FS:L.S_FS + 4 * L.FS_MAX].view(np.float32)
-    top = vals[np.arange(len(st)), depth - 1]
-    same = (top.view(np.int32) == top.view(np.int32)[0])
-    if not same.all():
+    top = st.ftop()
+    if differing(top.view(np.int32)):  # compared bit for bit
         raise ForthError(f"{word} needs the same float in every thread; it runs once on the host")
-    st[:, L.S_FSP:L.S_FSP + 8].view(np.int64)[:, 0] = depth - 1
-    f.backend.set_state(st)
+    st.fdrop(1)
+    st.save(f.backend)
     return float(top[0])
 
 

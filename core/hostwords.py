@@ -10,13 +10,13 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from . import layout as L
 from .dictionary import Colon, Constant, HostWord, Immediate
 from .eltypes import BY_CODE
 from .tiles import ACC_TYPES, IN_TYPES, SHAPES
 from .errors import ForthError, SourcePos
 from .primitives import TABLE as PRIMS
 from .reader import Token
+from .state import StackState, differing
 from .target import Capabilities
 from .tree import Begin, Do, Exit, If, Leave, Lit, Node, Prim, Recurse
 
@@ -80,16 +80,14 @@ def w_constant(f: "Forth", tok: Token) -> None:
 
 def w_fconstant(f: "Forth", tok: Token) -> None:
     name = _name(f, tok)
-    st = f.backend.get_state()
-    depth = st[:, L.S_FSP:L.S_FSP + 8].view(np.int64)[:, 0]
-    if (depth < 1).any():
+    st = StackState.load(f.backend)
+    if st.short(1, floats=True) is not None:
         raise ForthError("FCONSTANT needs a float on the float stack")
-    vals = st[np.arange(len(st)), :][:, L.S_FS:L.S_FS + 4 * L.FS_MAX].view(np.float32)
-    top = vals[np.arange(len(st)), depth - 1]
-    if (top != top[0]).any():
+    top = st.ftop()
+    if differing(top):  # compared as floats: a NaN never agrees
         raise ForthError("FCONSTANT needs the same float in every thread")
-    st[:, L.S_FSP:L.S_FSP + 8].view(np.int64)[:, 0] = depth - 1
-    f.backend.set_state(st)
+    st.fdrop(1)
+    st.save(f.backend)
     _define(f, Constant(name.text, float(top[0]), is_float=True, help="( F: -- r ) a float constant"))
 
 
@@ -175,16 +173,17 @@ def check_shape(caps: Capabilities, grid: tuple[int, int, int], block: tuple[int
 
 def _reshape(f: "Forth", grid: tuple[int, int, int], block: tuple[int, int, int], word: str) -> None:
     check_shape(f.backend.caps, grid, block, word, f.backend.name)
-    if not f.stacks_uniform():
+    st = StackState.load(f.backend)
+    if not st.uniform():
         raise ForthError(f"{word} keeps the stacks only when every thread has the same stacks; clear the "
                          "stacks that differ first (e.g. DEPTH 0 ?DO DROP LOOP)")
     tiles = f.backend.get_tiles()
     if any(len(w) != len(tiles[0]) or any((x != y).any() for x, y in zip(w, tiles[0])) for w in tiles):
         raise ForthError(f"{word} keeps the tile stack only when every warp holds the same tiles; drop them "
                          "first (TDROP)")
-    row = f.backend.get_state()[0].copy()
     f.backend.set_shape(grid, block)
-    f.backend.set_state(np.broadcast_to(row, f.backend.get_state().shape).copy())
+    threads = grid[0] * grid[1] * grid[2] * block[0] * block[1] * block[2]
+    st.broadcast(0, threads).save(f.backend)  # thread 0's stacks on every thread of the new shape
     if tiles:  # backends that keep no tiles between lines (cuda) have none to copy
         f.backend.set_tiles([tiles[0]] * len(f.backend.get_tiles()))
 
@@ -489,7 +488,7 @@ IMMEDIATES: list[Immediate] = [
 # inspection, data and conditional words live in their own modules
 from .conditional import CONDITIONAL_WORDS, TILES_KEPT  # noqa: E402
 from .datawords import DATA_WORDS  # noqa: E402
-from .inspection import INSPECT_WORDS  # noqa: E402
+from .inspect import INSPECT_WORDS  # noqa: E402
 
 HOST_WORDS += [TILES_KEPT, *INSPECT_WORDS, *DATA_WORDS]
 IMMEDIATES += CONDITIONAL_WORDS

@@ -1,34 +1,188 @@
-\ tileforth prelude: words written in Forth. Small words are inlined by the
-\ compiler, so they cost nothing at run time; errors inside them point at the
-\ caller. Format, one word a line (the reference is generated from it):
-\   : NAME ( effect )  body ;  \ help | example \ expected output
-: NIP      ( x1 x2 -- x2 )  SWAP DROP ;                \ Drop the second cell. | 1 2 NIP . \ 2
-: TUCK     ( x1 x2 -- x2 x1 x2 )  SWAP OVER ;          \ Copy the top cell below the second. | 1 2 TUCK . . . \ 2 1 2
-: -ROT     ( x1 x2 x3 -- x3 x1 x2 )  ROT ROT ;         \ Rotate the top cell to third place. | 1 2 3 -ROT . . . \ 2 1 3
-: 2DUP     ( x1 x2 -- x1 x2 x1 x2 )  OVER OVER ;       \ Duplicate the top pair. | 1 2 2DUP . . . . \ 2 1 2 1
-: 2DROP    ( x1 x2 -- )  DROP DROP ;                   \ Discard the top pair. | 1 2 3 2DROP . \ 1
-: 2SWAP    ( x1 x2 x3 x4 -- x3 x4 x1 x2 )  ROT >R ROT R> ;  \ Exchange the top two pairs. | 1 2 3 4 2SWAP . . . . \ 2 1 4 3
-: 2OVER    ( x1 x2 x3 x4 -- x1 x2 x3 x4 x1 x2 )  3 PICK 3 PICK ;  \ Copy the second pair to the top. | 1 2 3 4 2OVER . . \ 2 1
-: 1+       ( n -- n+1 )  1 + ;                         \ Add one. | 5 1+ . \ 6
-: 1-       ( n -- n-1 )  1 - ;                         \ Subtract one. | 5 1- . \ 4
-: 2*       ( x -- x*2 )  1 LSHIFT ;                    \ Shift left by one bit. | 5 2* . \ 10
-: INVERT   ( x -- ~x )  -1 XOR ;                       \ Invert all bits. | 0 INVERT . \ -1
-: 0=       ( n -- flag )  0 = ;                        \ True if n is zero. | 0 0= . \ -1
-: 0<>      ( n -- flag )  0 <> ;                       \ True if n is not zero. | 5 0<> . \ -1
-: 0<       ( n -- flag )  0 < ;                        \ True if n is negative. | -5 0< . \ -1
-: 0>       ( n -- flag )  0 > ;                        \ True if n is positive. | -5 0> . \ 0
-: <=       ( n1 n2 -- flag )  > 0= ;                   \ True if n1 <= n2 (signed). | 2 2 <= . \ -1
-: >=       ( n1 n2 -- flag )  < 0= ;                   \ True if n1 >= n2 (signed). | 1 2 >= . \ 0
-: U>       ( u1 u2 -- flag )  SWAP U< ;                \ Unsigned greater than. | -1 1 U> . \ -1
-: /        ( n1 n2 -- n3 )  /MOD NIP ;                 \ Divide, truncating toward zero (like C and PTX). | -7 2 / . \ -3
-: MOD      ( n1 n2 -- n3 )  /MOD DROP ;                \ Remainder of truncating division (sign of n1). | -7 2 MOD . \ -1
-: */       ( n1 n2 n3 -- n4 )  */MOD NIP ;             \ n1*n2/n3 with a double-width product; truncating. | 1000000 3 7 */ . \ 428571
-: S>D      ( n -- d )  DUP 0< ;                        \ Sign-extend a cell to a double-cell number. | -1 S>D . . \ -1 -1
-: CR       ( -- )  10 EMIT ;                           \ Start a new output line. | 1 . CR 2 . \ 1 2
-: GLOBAL-ID ( -- n )  BID-X BDIM-X * TID-X + ;         \ This thread's index along x in the grid. | GLOBAL-ID . \ 0
-: CELLS    ( n -- n*8 )  8 * ;                         \ The size in bytes of n cells. | 3 CELLS . \ 24
-: CELL+    ( addr -- addr+8 )  8 + ;                   \ Step an address by one cell. | 0 CELL+ . \ 8
-: CHARS    ( n -- n ) ;                                \ The size in bytes of n characters. | 3 CHARS . \ 3
-: CHAR+    ( addr -- addr+1 )  1+ ;                    \ Step an address by one character. | 0 CHAR+ . \ 1
-: ALIGNED  ( addr -- a-addr )  7 + -8 AND ;            \ Round an address up to a cell boundary. | 9 ALIGNED . \ 16
-: WITHIN   ( n lo hi -- flag )  OVER - >R - R> U< ;    \ True if lo <= n < hi (with wrap-around). | 5 1 10 WITHIN . \ -1
+\ tileforth prelude: the words that are written in Forth.
+\
+\ Every session reads this file before its first line, so each word here is
+\ an ordinary colon definition built from the primitives (core/primitives.py).
+\ Two things make them cheap and quiet. A small word (eight nodes or fewer)
+\ is inlined by the compiler into every line and word that uses it, so a
+\ word here costs no call. And a prelude word is transparent to errors: a
+\ stack underflow inside `NIP` points at the `NIP` in your line, not at a
+\ line of this file.
+\
+\ How this file is read. Besides Forth reading it, the word reference (HELP,
+\ docs/words.md, python -m tileforth.core.reference) takes each word's entry
+\ from it: a definition, then at once, on the lines after the one that ends
+\ it, comment lines with what the word does and an example:
+\
+\   : NAME ( stack effect )  body ;
+\   \ What it does (one line or more).
+\   \ e.g. an example \ what it prints
+\
+\ Any other comment, such as this one, is prose for you: it is separated from
+\ a definition by a blank line. Stack effects follow the usual notation:
+\ ( before -- after ), the top of the stack on the right.
+
+\ ---- Stack ----------------------------------------------------------------
+\
+\ The primitives give DUP DROP SWAP OVER ROT and PICK; everything else that
+\ shuffles the data stack is a composition of them. The compiler keeps the
+\ top of the stack in registers, where a primitive shuffle only renames
+\ values. 2SWAP parks a cell on the return stack, which is a compile-time
+\ slot (a register as well), not memory.
+
+: NIP      ( x1 x2 -- x2 )  SWAP DROP ;
+\ Drop the second cell.
+\ e.g. 1 2 NIP . \ 2
+
+: TUCK     ( x1 x2 -- x2 x1 x2 )  SWAP OVER ;
+\ Copy the top cell below the second.
+\ e.g. 1 2 TUCK . . . \ 2 1 2
+
+: -ROT     ( x1 x2 x3 -- x3 x1 x2 )  ROT ROT ;
+\ Rotate the top cell to third place.
+\ e.g. 1 2 3 -ROT . . . \ 2 1 3
+
+: 2DUP     ( x1 x2 -- x1 x2 x1 x2 )  OVER OVER ;
+\ Duplicate the top pair.
+\ e.g. 1 2 2DUP . . . . \ 2 1 2 1
+
+: 2DROP    ( x1 x2 -- )  DROP DROP ;
+\ Discard the top pair.
+\ e.g. 1 2 3 2DROP . \ 1
+
+: 2SWAP    ( x1 x2 x3 x4 -- x3 x4 x1 x2 )  ROT >R ROT R> ;
+\ Exchange the top two pairs.
+\ e.g. 1 2 3 4 2SWAP . . . . \ 2 1 4 3
+
+: 2OVER    ( x1 x2 x3 x4 -- x1 x2 x3 x4 x1 x2 )  3 PICK 3 PICK ;
+\ Copy the second pair to the top.
+\ e.g. 1 2 3 4 2OVER . . \ 2 1
+
+\ ---- Arithmetic and bits ----------------------------------------------------
+\
+\ Cells are 64-bit two's complement integers; arithmetic wraps around.
+\ `1 +` becomes one `add` with an immediate operand. INVERT is XOR with all
+\ ones (-1), the Forth way to say `not`.
+
+: 1+       ( n -- n+1 )  1 + ;
+\ Add one.
+\ e.g. 5 1+ . \ 6
+
+: 1-       ( n -- n-1 )  1 - ;
+\ Subtract one.
+\ e.g. 5 1- . \ 4
+
+: 2*       ( x -- x*2 )  1 LSHIFT ;
+\ Shift left by one bit.
+\ e.g. 5 2* . \ 10
+
+: INVERT   ( x -- ~x )  -1 XOR ;
+\ Invert all bits.
+\ e.g. 0 INVERT . \ -1
+
+\ ---- Comparisons --------------------------------------------------------------
+\
+\ A flag is a cell: true is -1 (all bits set), false is 0, so flags combine
+\ with AND OR XOR INVERT as well as with IF. The comparisons with zero are
+\ the general ones with a literal 0; the remaining orders are the primitive
+\ ones with the operands swapped or the result inverted.
+
+: 0=       ( n -- flag )  0 = ;
+\ True if n is zero.
+\ e.g. 0 0= . \ -1
+
+: 0<>      ( n -- flag )  0 <> ;
+\ True if n is not zero.
+\ e.g. 5 0<> . \ -1
+
+: 0<       ( n -- flag )  0 < ;
+\ True if n is negative.
+\ e.g. -5 0< . \ -1
+
+: 0>       ( n -- flag )  0 > ;
+\ True if n is positive.
+\ e.g. -5 0> . \ 0
+
+: <=       ( n1 n2 -- flag )  > 0= ;
+\ True if n1 <= n2 (signed).
+\ e.g. 2 2 <= . \ -1
+
+: >=       ( n1 n2 -- flag )  < 0= ;
+\ True if n1 >= n2 (signed).
+\ e.g. 1 2 >= . \ 0
+
+: U>       ( u1 u2 -- flag )  SWAP U< ;
+\ Unsigned greater than.
+\ e.g. -1 1 U> . \ -1
+
+\ ---- Division ---------------------------------------------------------------------
+\
+\ Division truncates toward zero, like C and the GPU's own instructions (the
+\ standard lets a Forth choose; gforth floors). /MOD and */MOD are the
+\ primitives, so the quotient and the remainder come from one division, and
+\ */ keeps the double-width product of n1*n2 before it divides.
+
+: /        ( n1 n2 -- n3 )  /MOD NIP ;
+\ Divide, truncating toward zero (like C and PTX).
+\ e.g. -7 2 / . \ -3
+
+: MOD      ( n1 n2 -- n3 )  /MOD DROP ;
+\ Remainder of truncating division (sign of n1).
+\ e.g. -7 2 MOD . \ -1
+
+: */       ( n1 n2 n3 -- n4 )  */MOD NIP ;
+\ n1*n2/n3 with a double-width product; truncating.
+\ e.g. 1000000 3 7 */ . \ 428571
+
+: S>D      ( n -- d )  DUP 0< ;
+\ Sign-extend a cell to a double-cell number.
+\ e.g. -1 S>D . . \ -1 -1
+
+\ ---- Output -------------------------------------------------------------------------
+\
+\ Every thread prints into one output buffer; the host groups the threads
+\ that printed the same text. A new line is just the character 10.
+
+: CR       ( -- )  10 EMIT ;
+\ Start a new output line.
+\ e.g. 1 . CR 2 . \ 1 2
+
+\ ---- Threads --------------------------------------------------------------------------
+\
+\ A line runs on every thread of the launch (GRID x BLOCK). The primitives
+\ give each thread its coordinates (TID-X BID-X BDIM-X ...); a thread's
+\ place in the whole grid along x is computed from them, as in CUDA's
+\ blockIdx.x * blockDim.x + threadIdx.x.
+
+: GLOBAL-ID ( -- n )  BID-X BDIM-X * TID-X + ;
+\ This thread's index along x in the grid.
+\ e.g. GLOBAL-ID . \ 0
+
+\ ---- Addresses ------------------------------------------------------------------------
+\
+\ Addresses are byte addresses; a cell is 8 bytes and a character one, and
+\ a cell access needs an address aligned to 8. WITHIN compares through an
+\ unsigned subtraction, so a range that wraps around works too.
+
+: CELLS    ( n -- n*8 )  8 * ;
+\ The size in bytes of n cells.
+\ e.g. 3 CELLS . \ 24
+
+: CELL+    ( addr -- addr+8 )  8 + ;
+\ Step an address by one cell.
+\ e.g. 0 CELL+ . \ 8
+
+: CHARS    ( n -- n ) ;
+\ The size in bytes of n characters.
+\ e.g. 3 CHARS . \ 3
+
+: CHAR+    ( addr -- addr+1 )  1+ ;
+\ Step an address by one character.
+\ e.g. 0 CHAR+ . \ 1
+
+: ALIGNED  ( addr -- a-addr )  7 + -8 AND ;
+\ Round an address up to a cell boundary.
+\ e.g. 9 ALIGNED . \ 16
+
+: WITHIN   ( n lo hi -- flag )  OVER - >R - R> U< ;
+\ True if lo <= n < hi (with wrap-around).
+\ e.g. 5 1 10 WITHIN . \ -1

@@ -14,7 +14,8 @@ from .hostwords import HOST_WORDS, IMMEDIATES
 from .primitives import TABLE
 
 PRELUDE = Path(__file__).with_name("prelude.fth")
-_PRELUDE_LINE = re.compile(r"^:\s+(\S+)\s+(\(.*?\))\s.*?;\s+\\\s+([^|]*)\|?(.*)$")
+_DEFINITION = re.compile(r"^:\s+(\S+)\s+((?:\([^)]*\)\s*)+)")  # `: NAME ( effect ) [( F: ... )]`
+_EXAMPLE = "e.g. "
 
 
 @dataclass(frozen=True)
@@ -26,13 +27,27 @@ class Entry:
     group: str
 
 
-def prelude_entries() -> list[Entry]:
+def prelude_entries(text: str | None = None) -> list[Entry]:
+    """The entries of the literate prelude: each definition `: NAME ( effect ) ... ;`
+    followed at once (on the lines after the one with its `;`) by `\\ ` comment
+    lines, its help and then `\\ e.g. example`; other comments are prose."""
+    lines = (PRELUDE.read_text() if text is None else text).splitlines()
     out = []
-    for line in PRELUDE.read_text().splitlines():
-        m = _PRELUDE_LINE.match(line)
-        if m:
-            out.append(Entry(m.group(1), m.group(2), m.group(3).strip(), m.group(4).strip(),
-                             "Prelude (written in Forth)"))
+    for i, line in enumerate(lines):
+        m = _DEFINITION.match(line)
+        if m is None:
+            continue
+        end = i
+        while end < len(lines) and ";" not in lines[end].partition("\\")[0].split():
+            end += 1
+        doc = []
+        for follow in lines[end + 1:]:
+            if not follow.startswith("\\ "):
+                break
+            doc.append(follow[2:].strip())
+        help = " ".join(d for d in doc if not d.startswith(_EXAMPLE))
+        example = next((d[len(_EXAMPLE):].strip() for d in doc if d.startswith(_EXAMPLE)), "")
+        out.append(Entry(m.group(1), m.group(2).strip(), help, example, "Prelude (written in Forth)"))
     return out
 
 

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
 from prompt_toolkit.completion import Completer, Completion
 from prompt_toolkit.document import Document
 from prompt_toolkit.enums import DEFAULT_BUFFER
@@ -89,12 +88,10 @@ class EditorState:
 
 def stack_depths(forth) -> tuple[int, int]:
     """(data, float) depth of the thread that holds the fewest items."""
-    from tileforth.core import layout as L
+    from tileforth.core.state import StackState
 
-    st = forth.backend.get_state()
-    d = st[:, L.S_DSP:L.S_DSP + 8].view(np.int64)[:, 0]
-    fd = st[:, L.S_FSP:L.S_FSP + 8].view(np.int64)[:, 0]
-    return int(d.min()), int(fd.min())
+    st = StackState.load(forth.backend)
+    return int(st.dsp.min()), int(st.fsp.min())
 
 
 # ---------------------------------------------------------------- colours

@@ -89,3 +89,35 @@ def _runtime_imports(path: Path) -> set[str]:
 def test_tile_words_are_installed_by_an_explicit_call_not_an_import_cycle():
     assert "primitives" not in _runtime_imports(CORE / "tilegen.py")
     assert "tilegen.install(REGISTRY)" in (CORE / "primitives.py").read_text()
+
+
+# ---- the literate prelude feeds the same reference -----------------------------------------------
+def test_prelude_entries_come_from_definitions_and_the_comments_right_after_them():
+    from tileforth.core.reference import prelude_entries
+    text = """\\ prose about the words below
+\\ e.g. not an example: prose
+
+: SQ ( n -- n*n )  DUP * ;
+\\ Square a number,
+\\ and say so on two lines.
+\\ e.g. 3 SQ . \\ 9
+
+: LONG ( n -- n' ) ( F: r -- )
+  DUP +
+  FDROP ;
+\\ A definition over three lines.
+\\ e.g. 1 1e LONG . \\ 2
+: BARE ( -- ) ;
+"""
+    got = [(e.name, e.effect, e.help, e.example) for e in prelude_entries(text)]
+    assert got == [("SQ", "( n -- n*n )", "Square a number, and say so on two lines.", "3 SQ . \\ 9"),
+                   ("LONG", "( n -- n' ) ( F: r -- )", "A definition over three lines.", "1 1e LONG . \\ 2"),
+                   ("BARE", "( -- )", "", "")]
+
+
+def test_every_prelude_definition_has_help_and_an_example():
+    from tileforth.core.reference import PRELUDE, prelude_entries
+    entries = prelude_entries()
+    defined = [line.split()[1] for line in PRELUDE.read_text().splitlines() if line.startswith(": ")]
+    assert [e.name for e in entries] == defined
+    assert all(e.help and "\\ " in e.example for e in entries)

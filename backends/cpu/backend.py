@@ -11,6 +11,7 @@ import llvmlite.binding as llvm
 import numpy as np
 
 from tileforth.core import layout as L
+from tileforth.core import state as S
 from tileforth.core.errors import ForthError
 from tileforth.core.target import Backend, LaunchResult
 
@@ -189,7 +190,7 @@ class CpuBackend(Backend):
         bs = block[0] * block[1] * block[2]
         n = nb * bs
         self.nblocks, self.block_size, self.nthreads = nb, bs, n
-        self.state = np.zeros((n, L.STATE_BYTES), np.uint8)
+        self.state = S.new_buffer(n)
         thr = np.zeros((n, L.THR_SLOTS), np.int64)
         lin = np.arange(n)
         b, t = lin // bs, lin % bs
@@ -202,7 +203,7 @@ class CpuBackend(Backend):
         thr[:, L.T_BDIM:L.T_BDIM + 3] = block
         thr[:, L.T_GDIM:L.T_GDIM + 3] = grid
         thr[:, L.T_LINEAR] = lin
-        thr[:, L.T_STATE] = self.state.ctypes.data + lin * L.STATE_BYTES
+        thr[:, L.T_STATE] = S.record_addresses(self.state.ctypes.data, n)
         self.thr = thr
         self.warps_per_block = -(-bs // 32)
         self.tile_data: list[list[np.ndarray]] = [[] for _ in range(nb * self.warps_per_block)]

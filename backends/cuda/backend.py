@@ -66,6 +66,7 @@ from typing import Iterator
 import numpy as np
 
 from tileforth.core import layout as L
+from tileforth.core import state as S
 from tileforth.core.errors import ForthError
 from tileforth.core.target import Backend, Capabilities, LaunchResult
 
@@ -526,16 +527,16 @@ class CudaBackend(Backend):
         self.state_dev = self.thr_dev = 0
         self.grid, self.block = grid, block
         self.nblocks, self.block_size, self.nthreads = nb, bs, nb * bs
-        self.state_dev = self._raw(self.nthreads * L.STATE_BYTES)
+        self.state_dev = self._raw(S.buffer_bytes(self.nthreads))
         lin = np.arange(self.nthreads)
         thr = np.zeros((self.nthreads, L.THR_SLOTS), np.int64)
         thr[:, L.T_LINEAR] = lin
-        thr[:, L.T_STATE] = self.state_dev + lin * L.STATE_BYTES
+        thr[:, L.T_STATE] = S.record_addresses(self.state_dev, self.nthreads)
         self.thr_host = thr
         self.thr_dev = self._raw(thr.nbytes, keep=False)
 
     def get_state(self) -> np.ndarray:
-        return self.read(self.state_dev, self.nthreads * L.STATE_BYTES).reshape(self.nthreads, L.STATE_BYTES)
+        return S.as_rows(self.read(self.state_dev, S.buffer_bytes(self.nthreads)), self.nthreads)
 
     def set_state(self, state: np.ndarray) -> None:
         self.write(self.state_dev, np.ascontiguousarray(state, np.uint8))

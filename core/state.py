@@ -1,0 +1,185 @@
+"""A typed view of the stack state buffer, the one place the host decodes it.
+
+A backend keeps one record per thread (layout.py), `get_state()` gives them
+as an array of shape (threads, STATE_BYTES) uint8, and `set_state()` takes
+one back:
+
+    offset  S_DSP   S_FSP   S_DS              S_FS
+            dsp i64 fsp i64 ds[DS_MAX] i64    fs[FS_MAX] f32
+
+`StackState` wraps such an array with numpy views of its fields, so code
+reads `st.dsp`, `st.ds[lane, :n]` or `st.top(2)` instead of byte offsets.
+The views share memory with the array: writing through them changes the
+buffer, which `save()` hands back to the backend.
+
+Everything here is vectorised over threads (a launch may have 65,536 of
+them); nothing loops over threads in Python.  Errors are the caller's to
+word: the view says *which* threads are short or differ, the host word says
+what that means for it.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Sequence
+
+import numpy as np
+
+from . import layout as L
+
+if TYPE_CHECKING:
+    from .target import Backend
+
+
+def new_buffer(threads: int) -> np.ndarray:
+    """A zeroed state buffer for `threads` threads (empty stacks)."""
+    return np.zeros((threads, L.STATE_BYTES), np.uint8)
+
+
+def buffer_bytes(threads: int) -> int:
+    """The size of the state buffer of `threads` threads."""
+    return threads * L.STATE_BYTES
+
+
+def record_addresses(base: int, threads: int) -> np.ndarray:
+    """The address of each thread's record in a buffer that starts at `base`."""
+    return base + np.arange(threads, dtype=np.int64) * L.STATE_BYTES
+
+
+def as_rows(flat: np.ndarray, threads: int) -> np.ndarray:
+    """A flat byte copy of the buffer (as read from device memory) as one row per thread."""
+    return flat.reshape(threads, L.STATE_BYTES)
+
+
+class StackState:
+    """The stacks of every thread of a launch, as numpy views of one state buffer.
+
+    dsp, fsp  (threads,) int64         depths of the data and float stacks
+    ds        (threads, DS_MAX) int64  data stack cells, bottom first
+    fs        (threads, FS_MAX) f32    float stack entries, bottom first
+    raw       (threads, STATE_BYTES) uint8, the buffer itself
+    """
+
+    __slots__ = ("raw", "dsp", "fsp", "ds", "fs")
+
+    def __init__(self, raw: np.ndarray) -> None:
+        if raw.dtype != np.uint8 or raw.ndim != 2 or raw.shape[1] != L.STATE_BYTES:
+            raise ValueError(f"a state buffer is (threads, {L.STATE_BYTES}) uint8, not {raw.shape} {raw.dtype}")
+        if raw.strides[1] != 1:
+            raw = np.ascontiguousarray(raw)
+        self.raw = raw
+        self.dsp = raw[:, L.S_DSP:L.S_DSP + 8].view(np.int64)[:, 0]
+        self.fsp = raw[:, L.S_FSP:L.S_FSP + 8].view(np.int64)[:, 0]
+        self.ds = raw[:, L.S_DS:L.S_DS + 8 * L.DS_MAX].view(np.int64)
+        self.fs = raw[:, L.S_FS:L.S_FS + 4 * L.FS_MAX].view(np.float32)
+
+    # ---- to and from a backend ---------------------------------------------------
+    @classmethod
+    def load(cls, backend: "Backend") -> "StackState":
+        """A copy of the backend's stacks (changes reach it only through save)."""
+        return cls(backend.get_state())
+
+    def save(self, backend: "Backend") -> None:
+        backend.set_state(self.raw)
+
+    @classmethod
+    def empty(cls, threads: int) -> "StackState":
+        return cls(new_buffer(threads))
+
+    @property
+    def threads(self) -> int:
+        return len(self.raw)
+
+    # ---- reading --------------------------------------------------------------------
+    def data(self, lane: int) -> list[int]:
+        """One thread's data stack, bottom first."""
+        return self.ds[lane, :self.dsp[lane]].tolist()
+
+    def floats(self, lane: int) -> list[float]:
+        """One thread's float stack, bottom first (f32 values as Python floats)."""
+        return self.fs[lane, :self.fsp[lane]].tolist()
+
+    def data_rows(self) -> list[list[int]]:
+        """Every thread's data stack, bottom first."""
+        return _rows(self.ds, self.dsp)
+
+    def float_rows(self) -> list[list[float]]:
+        """Every thread's float stack, bottom first."""
+        return _rows(self.fs, self.fsp)
+
+    def short(self, n: int, floats: bool = False) -> int | None:
+        """The first thread with fewer than n items on the data (float) stack, or None."""
+        depth = self.fsp if floats else self.dsp
+        bad = np.flatnonzero(depth < n)
+        return int(bad[0]) if len(bad) else None
+
+    def top(self, n: int) -> np.ndarray:
+        """The top n cells of every thread, shape (threads, n), deepest first
+        (each thread must hold n: see short)."""
+        d = self.dsp
+        d0 = int(d[0]) if len(d) else 0
+        if (d == d0).all():
+            return self.ds[:, d0 - n:d0].copy()
+        idx = d[:, None] - n + np.arange(n)[None, :]
+        return np.take_along_axis(self.ds, idx, axis=1)
+
+    def ftop(self) -> np.ndarray:
+        """The top float of every thread, shape (threads,) (each must hold one)."""
+        return self.fs[np.arange(self.threads), self.fsp - 1]
+
+    def uniform(self) -> bool:
+        """Every thread has the same data and float stacks (slots above the depth
+        don't count; floats compare bit for bit)."""
+        d, fd = self.dsp, self.fsp
+        if (d != d[0]).any() or (fd != fd[0]).any():
+            return False
+        cells = self.ds[:, :d[0]]
+        bits = self.fs.view(np.int32)[:, :fd[0]]
+        return bool((cells == cells[0]).all() and (bits == bits[0]).all())
+
+    # ---- writing (in the buffer; save() hands it back) -------------------------------
+    def drop(self, n: int) -> None:
+        self.dsp -= n
+
+    def fdrop(self, n: int) -> None:
+        self.fsp -= n
+
+    def push(self, values: Sequence[int] | np.ndarray) -> None:
+        """Push the same cells (already wrapped to int64) on every thread's data
+        stack (each must have room: dsp + len(values) <= DS_MAX)."""
+        vals = np.asarray(values, np.int64)
+        k = len(vals)
+        if k == 0:
+            return
+        d = self.dsp
+        d0 = int(d[0]) if len(d) else 0
+        if (d == d0).all():
+            self.ds[:, d0:d0 + k] = vals
+        else:
+            self.ds[np.arange(self.threads)[:, None], d[:, None] + np.arange(k)[None, :]] = vals
+        d += k
+
+    def set_floats(self, values: Sequence[float]) -> None:
+        """Every thread's float stack becomes exactly `values` (bottom first)."""
+        self.fsp[:] = len(values)
+        self.fs[:, :len(values)] = np.asarray(values, np.float32)
+
+    def broadcast(self, lane: int, threads: int) -> "StackState":
+        """A new state of `threads` threads, each with the stacks of `lane`."""
+        return StackState(np.broadcast_to(self.raw[lane], (threads, L.STATE_BYTES)).copy())
+
+
+def differing(rows: np.ndarray) -> list[int]:
+    """The threads whose row differs from thread 0's (rows: one per thread)."""
+    ne = rows != rows[0]
+    if ne.ndim > 1:
+        ne = ne.reshape(len(ne), -1).any(axis=1)
+    return np.flatnonzero(ne).tolist()
+
+
+def _rows(items: np.ndarray, depth: np.ndarray) -> list[list]:
+    """items[t, :depth[t]] for every thread t, as lists (vectorised: one tolist)."""
+    if len(depth) == 0:
+        return []
+    lo, hi = int(depth.min()), int(depth.max())
+    if lo == hi:
+        return items[:, :hi].tolist()
+    return [row[:k] for row, k in zip(items[:, :hi].tolist(), depth.tolist())]

@@ -1,0 +1,182 @@
+"""core/state.py: the typed view of the stack state buffer, against buffers
+built by hand from the byte offsets of core/layout.py."""
+from __future__ import annotations
+
+import struct
+
+import numpy as np
+import pytest
+
+from tileforth.core import layout as L
+from tileforth.core.state import (StackState, as_rows, buffer_bytes, differing, new_buffer,
+                                  record_addresses)
+
+
+def hand_buffer(stacks: list[tuple[list[int], list[float]]]) -> np.ndarray:
+    """A state buffer written byte by byte: one (cells, floats) per thread."""
+    raw = np.zeros((len(stacks), L.STATE_BYTES), np.uint8)
+    for t, (cells, floats) in enumerate(stacks):
+        row = bytearray(L.STATE_BYTES)
+        struct.pack_into("<q", row, L.S_DSP, len(cells))
+        struct.pack_into("<q", row, L.S_FSP, len(floats))
+        for i, c in enumerate(cells):
+            struct.pack_into("<q", row, L.S_DS + 8 * i, c)
+        for i, x in enumerate(floats):
+            struct.pack_into("<f", row, L.S_FS + 4 * i, x)
+        raw[t] = np.frombuffer(bytes(row), np.uint8)
+    return raw
+
+
+def read_back(raw: np.ndarray, t: int) -> tuple[list[int], list[float]]:
+    """Thread t's stacks decoded byte by byte (the reference the view must match)."""
+    row = raw[t].tobytes()
+    (d,) = struct.unpack_from("<q", row, L.S_DSP)
+    (fd,) = struct.unpack_from("<q", row, L.S_FSP)
+    cells = [struct.unpack_from("<q", row, L.S_DS + 8 * i)[0] for i in range(d)]
+    floats = [struct.unpack_from("<f", row, L.S_FS + 4 * i)[0] for i in range(fd)]
+    return cells, floats
+
+
+STACKS = [([1, 2, 3], [1.5]), ([4, -5], []), ([], [0.25, -2.0, 3.0]), ([2**63 - 1, -2**63], [float("inf")])]
+
+
+def test_fields_are_views_at_the_layout_offsets():
+    raw = hand_buffer(STACKS)
+    st = StackState(raw)
+    assert st.threads == 4
+    assert st.dsp.tolist() == [3, 2, 0, 2] and st.fsp.tolist() == [1, 0, 3, 1]
+    assert st.ds.shape == (4, L.DS_MAX) and st.ds.dtype == np.int64
+    assert st.fs.shape == (4, L.FS_MAX) and st.fs.dtype == np.float32
+    assert np.shares_memory(st.ds, raw) and np.shares_memory(st.fs, raw) and np.shares_memory(st.dsp, raw)
+    st.ds[1, 0] = 99  # writes land at S_DS of row 1
+    assert struct.unpack_from("<q", raw[1].tobytes(), L.S_DS)[0] == 99
+
+
+def test_data_and_floats_of_one_lane_and_of_all():
+    st = StackState(hand_buffer(STACKS))
+    for t, (cells, floats) in enumerate(STACKS):
+        assert st.data(t) == cells
+        assert st.floats(t) == [float(np.float32(x)) for x in floats]
+        assert all(type(v) is int for v in st.data(t)) and all(type(x) is float for x in st.floats(t))
+    assert st.data_rows() == [c for c, _ in STACKS]
+    assert st.float_rows() == [[float(np.float32(x)) for x in fl] for _, fl in STACKS]
+
+
+def test_rows_when_every_thread_has_the_same_depth():
+    stacks = [([t, t * 10], [t / 2]) for t in range(5)]
+    st = StackState(hand_buffer(stacks))
+    assert st.data_rows() == [[t, t * 10] for t in range(5)]
+    assert st.float_rows() == [[t / 2] for t in range(5)]
+    assert StackState.empty(3).data_rows() == [[], [], []]
+
+
+def test_short_names_the_first_thread_without_enough_items():
+    st = StackState(hand_buffer(STACKS))
+    assert st.short(0) is None
+    assert st.short(1) == 2
+    assert st.short(3) == 1
+    assert st.short(1, floats=True) == 1
+    assert st.short(4, floats=True) == 0
+
+
+@pytest.mark.parametrize("stacks", [
+    [([7, 1, 2], []), ([1, 2], []), ([9, 9, 9, 1, 2], [])],  # ragged depths
+    [([5, 1, 2], []), ([6, 1, 3], [])],  # the same depth
+])
+def test_top_takes_the_top_cells_of_each_thread_deepest_first(stacks):
+    st = StackState(hand_buffer(stacks))
+    assert st.top(2).tolist() == [c[-2:] for c, _ in stacks]
+    assert st.top(0).shape == (len(stacks), 0)
+
+
+def test_ftop_and_fdrop():
+    st = StackState(hand_buffer([([], [1.0, 2.0]), ([], [3.0])]))
+    assert st.ftop().tolist() == [2.0, 3.0]
+    st.fdrop(1)
+    assert read_back(st.raw, 0)[1] == [1.0] and read_back(st.raw, 1)[1] == []
+
+
+def test_uniform_ignores_slots_above_the_depth_and_compares_floats_by_bits():
+    raw = hand_buffer([([1, 2], [1.0]), ([1, 2], [1.0])])
+    raw[1, L.S_DS + 8 * 5] = 77  # garbage above the depth
+    raw[1, L.S_FS + 4 * 9] = 77
+    assert StackState(raw).uniform()
+    assert not StackState(hand_buffer([([1, 2], []), ([1, 3], [])])).uniform()
+    assert not StackState(hand_buffer([([1, 2], []), ([1], [])])).uniform()
+    assert not StackState(hand_buffer([([], [1.0]), ([], [])])).uniform()
+    assert not StackState(hand_buffer([([], [0.0]), ([], [-0.0])])).uniform()  # bits differ
+    nan = float("nan")
+    assert StackState(hand_buffer([([], [nan]), ([], [nan])])).uniform()  # the same bits
+
+
+@pytest.mark.parametrize("stacks", [
+    [([1], []), ([], []), ([1, 2, 3], [])],  # ragged
+    [([1], []), ([2], [])],  # the same depth
+])
+def test_push_and_drop(stacks):
+    st = StackState(hand_buffer(stacks))
+    st.push([10, -1])
+    for t, (cells, _) in enumerate(stacks):
+        assert read_back(st.raw, t)[0] == cells + [10, -1]
+    st.push([])
+    st.drop(2)
+    for t, (cells, _) in enumerate(stacks):
+        assert read_back(st.raw, t)[0] == cells
+
+
+def test_set_floats_replaces_every_float_stack():
+    st = StackState(hand_buffer(STACKS))
+    st.set_floats([0.5, 2.0])
+    for t, (cells, _) in enumerate(STACKS):
+        assert read_back(st.raw, t) == (cells, [0.5, 2.0])
+
+
+def test_broadcast_copies_one_lane_to_a_new_shape():
+    st = StackState(hand_buffer(STACKS))
+    wide = st.broadcast(0, 6)
+    assert wide.threads == 6 and wide.raw.flags.writeable and wide.raw.flags.c_contiguous
+    assert all(read_back(wide.raw, t) == (STACKS[0][0], STACKS[0][1]) for t in range(6))
+    wide.push([3])
+    assert st.data(0) == [1, 2, 3]  # the source is not shared
+
+
+def test_differing_lists_threads_unlike_thread_0():
+    assert differing(np.array([1, 1, 2, 1, 3])) == [2, 4]
+    assert differing(np.array([[1, 2], [1, 2], [1, 3]])) == [2]
+    assert differing(np.array([np.nan, np.nan], np.float32)) == [0, 1]  # as floats, NaN never equals
+    assert differing(np.zeros((4, 0), np.int64)) == []
+
+
+def test_buffers_and_addresses():
+    assert new_buffer(3).shape == (3, L.STATE_BYTES) and not new_buffer(3).any()
+    assert buffer_bytes(5) == 5 * L.STATE_BYTES
+    assert record_addresses(1000, 3).tolist() == [1000, 1000 + L.STATE_BYTES, 1000 + 2 * L.STATE_BYTES]
+    flat = hand_buffer(STACKS).reshape(-1)
+    assert StackState(as_rows(flat, 4)).data_rows() == [c for c, _ in STACKS]
+
+
+def test_rejects_what_is_not_a_state_buffer():
+    with pytest.raises(ValueError):
+        StackState(np.zeros((2, L.STATE_BYTES), np.int64))
+    with pytest.raises(ValueError):
+        StackState(np.zeros((2, 8), np.uint8))
+
+
+class FakeBackend:
+    def __init__(self, raw):
+        self.raw = raw
+
+    def get_state(self):
+        return self.raw.copy()
+
+    def set_state(self, state):
+        self.raw[...] = state
+
+
+def test_load_is_a_copy_until_saved():
+    be = FakeBackend(hand_buffer(STACKS))
+    st = StackState.load(be)
+    st.drop(1)
+    assert StackState(be.raw).dsp.tolist() == [3, 2, 0, 2]
+    st.save(be)
+    assert StackState(be.raw).dsp.tolist() == [2, 1, -1, 1]
