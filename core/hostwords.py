@@ -488,7 +488,7 @@ IMMEDIATES: list[Immediate] = [
 # inspection, data and conditional words live in their own modules
 from .conditional import CONDITIONAL_WORDS, TILES_KEPT  # noqa: E402
 from .datawords import DATA_WORDS  # noqa: E402
-from .inspect import INSPECT_WORDS  # noqa: E402
+from .inspection import INSPECT_WORDS  # noqa: E402
 
 HOST_WORDS += [TILES_KEPT, *INSPECT_WORDS, *DATA_WORDS]
 IMMEDIATES += CONDITIONAL_WORDS
