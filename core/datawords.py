@@ -32,7 +32,7 @@ RANDOM_INT_RANGE = (-100, 100)  # integer arrays: RANDOM draws integers in [-100
 
 def _array(f: "Forth", tok: Token, word: str) -> tuple[Token, Constant]:
     """The array named after `word` (on the same line)."""
-    from .inspect import next_on_line
+    from .inspection import next_on_line
     ex = {"FILL": "1.5e FILL xs", "RANDOM": "42 RANDOM xs", "LOAD-NPY": "LOAD-NPY xs data.npy",
           "SAVE-NPY": "SAVE-NPY xs data.npy"}.get(word, f"{word} xs")
     name = next_on_line(f, tok)
@@ -119,7 +119,7 @@ def _path(f: "Forth", tok: Token, word: str, name: Token) -> Path:
         r.col = end + 1
         text = line[start:end]
     else:
-        from .inspect import next_on_line
+        from .inspection import next_on_line
         nxt = next_on_line(f, name)
         text = nxt.text if nxt is not None else ""
     if not text:
