@@ -24,7 +24,7 @@ from . import layout as L
 from .effects import Effect, body_effect
 from .errors import ForthError, SourcePos
 from .tiles import detailed, resolve, same_stack
-from .tree import Begin, Call, Do, Exit, FLit, If, Leave, Lit, LocalGet, Node, Prim, Recurse
+from .tree import Begin, Call, Do, DropFlag, Exit, FLit, If, Leave, Lit, LocalGet, Node, Prim, Recurse, Visitor
 
 if TYPE_CHECKING:
     from .dictionary import Colon
@@ -189,7 +189,7 @@ class CachedStack:
             self.dirty = False
 
 
-class Gen:
+class Gen(Visitor):
     def __init__(self, module: ir.Module, fn: ir.Function, env: Env, target: "Target",
                  sites: Sites, checked: bool, word_fn: Callable[["Colon"], ir.Function],
                  fail_bb: ir.Block, strings: list[str], base_addr: int,
@@ -420,34 +420,45 @@ class Gen:
     def node(self, n: Node) -> None:
         if not self.pinned:  # inside an inlined prelude word, errors point at its call
             self.pos = getattr(n, "pos", None) or self.pos
-        if isinstance(n, Lit):
-            self.push(self.tag(c64(n.value), n.space))
-        elif isinstance(n, FLit):
-            self.fpush(ir.Constant(F32, n.value))
-        elif isinstance(n, Prim):
-            self.prim(n)
-        elif isinstance(n, Call):
-            self.call(n.word)
-        elif isinstance(n, If):
-            self.if_(n)
-        elif isinstance(n, Begin):
-            self.begin(n)
-        elif isinstance(n, Do):
-            self.do(n)
-        elif isinstance(n, Leave):
-            if not self.scope.loops:
-                raise ForthError("LEAVE is only allowed inside DO ... LOOP", n.pos, "LEAVE")
-            self.flush()
-            self.check_tiles(self.scope.loops[-1].tiles, self.tstack, "LEAVE", n.pos)
-            self.b.branch(self.scope.loops[-1].exit_bb)
-        elif isinstance(n, Exit):
-            self.exit_(n)
-        elif isinstance(n, Recurse):
-            self.recurse(n)
-        elif isinstance(n, LocalGet):
-            self.push(self.scope.locals[n.index])
-        else:  # pragma: no cover - the interpreter builds only the nodes above
-            raise TypeError(n)
+        self._visit_table[type(n)](self, n)
+
+    # ---- one visit_ per node type (tree.Visitor's table dispatches them) ----
+    def visit_Lit(self, n: Lit) -> None:
+        self.push(self.tag(c64(n.value), n.space))
+
+    def visit_FLit(self, n: FLit) -> None:
+        self.fpush(ir.Constant(F32, n.value))
+
+    def visit_Call(self, n: Call) -> None:
+        self.call(n.word)
+
+    def visit_Leave(self, n: Leave) -> None:
+        if not self.scope.loops:
+            raise ForthError("LEAVE is only allowed inside DO ... LOOP", n.pos, "LEAVE")
+        self.flush()
+        self.check_tiles(self.scope.loops[-1].tiles, self.tstack, "LEAVE", n.pos)
+        self.b.branch(self.scope.loops[-1].exit_bb)
+
+    def visit_LocalGet(self, n: LocalGet) -> None:
+        self.push(self.scope.locals[n.index])
+
+    def visit_Prim(self, n: Prim) -> None:
+        self.prim(n)
+
+    def visit_If(self, n: If) -> None:
+        self.if_(n)
+
+    def visit_Begin(self, n: Begin) -> None:
+        self.begin(n)
+
+    def visit_Do(self, n: Do) -> None:
+        self.do(n)
+
+    def visit_Exit(self, n: Exit) -> None:
+        self.exit_(n)
+
+    def visit_Recurse(self, n: Recurse) -> None:
+        self.recurse(n)
 
     def prim(self, n: Prim) -> None:
         n.prim.emit(self, n)
@@ -725,13 +736,7 @@ class Gen:
                              word.pos, word.name)
 
 
-class _DropFlag:
-    """A pseudo node for effect analysis: the flag UNTIL/WHILE/+LOOP consumes."""
-
-    pos = None
-
-
-_DROP_FLAG = _DropFlag()
+_DROP_FLAG = DropFlag()  # the flag UNTIL/WHILE/+LOOP consumes, for effect analysis
 
 
 def emit_word_function(word: "Colon", gen_factory: Callable[[ir.Function, ir.Block], Gen],

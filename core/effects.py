@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .tree import Begin, Call, Do, Exit, FLit, If, Leave, Lit, LocalGet, Prim, Recurse
+from .tree import Begin, Call, Do, DropFlag, Exit, FLit, If, Leave, Lit, LocalGet, Prim, Recurse, Visitor
 
 
 @dataclass(frozen=True)
@@ -90,7 +90,7 @@ class _State:
         self.give(e.dneed + e.dnet, e.fneed + e.fnet)
 
 
-class _Walker:
+class _Walker(Visitor):
     def __init__(self) -> None:
         self.exits: list[tuple[int, int]] = []
         self.exit_sure: list[tuple[int, int]] = []
@@ -98,44 +98,62 @@ class _Walker:
 
     def body(self, nodes, st: _State) -> bool:
         """Walk nodes; False when the end is unreachable."""
+        table = self._visit_table
         for n in nodes:
-            if not self.node(n, st):
+            if not table.get(type(n), _Walker.generic_visit)(self, n, st):
                 return False
         return True
 
-    def node(self, n, st: _State) -> bool:
-        if isinstance(n, Lit) or isinstance(n, LocalGet):
-            st.give(1)
-        elif isinstance(n, FLit):
-            st.give(0, 1)
-        elif isinstance(n, Prim):
-            st.apply(n.prim.effect_of(n))
-        elif isinstance(n, Call):
-            st.apply(n.word.effect)
-        elif isinstance(n, Recurse):
-            raise _Dynamic
-        elif isinstance(n, If):
-            st.take(1)
-            return self.branches(n, st)
-        elif isinstance(n, Begin):
-            return self.begin(n, st)
-        elif isinstance(n, Do):
-            st.take(2)
-            return self.loop(n.body, st, extra_take=1 if n.plus else 0)
-        elif isinstance(n, Leave):
-            if not self.leaves:
-                raise _Dynamic
-            self.leaves[-1].append((st.d, st.f))
-            return False
-        elif isinstance(n, Exit):
-            self.exits.append((st.d, st.f))
-            self.exit_sure.append(st.sure())
-            return False
-        elif getattr(n, "pos", 1) is None and type(n).__name__ == "_DropFlag":
-            st.take(1)
-        else:
-            raise _Dynamic
+    # each visit_ applies a node to the state; False when the end is unreachable
+    def visit_Lit(self, n: Lit, st: _State) -> bool:
+        st.give(1)
         return True
+
+    visit_LocalGet = visit_Lit
+
+    def visit_FLit(self, n: FLit, st: _State) -> bool:
+        st.give(0, 1)
+        return True
+
+    def visit_Prim(self, n: Prim, st: _State) -> bool:
+        st.apply(n.prim.effect_of(n))
+        return True
+
+    def visit_Call(self, n: Call, st: _State) -> bool:
+        st.apply(n.word.effect)
+        return True
+
+    def visit_Recurse(self, n: Recurse, st: _State) -> bool:
+        raise _Dynamic
+
+    def visit_If(self, n: If, st: _State) -> bool:
+        st.take(1)
+        return self.branches(n, st)
+
+    def visit_Begin(self, n: Begin, st: _State) -> bool:
+        return self.begin(n, st)
+
+    def visit_Do(self, n: Do, st: _State) -> bool:
+        st.take(2)
+        return self.loop(n.body, st, extra_take=1 if n.plus else 0)
+
+    def visit_Leave(self, n: Leave, st: _State) -> bool:
+        if not self.leaves:
+            raise _Dynamic
+        self.leaves[-1].append((st.d, st.f))
+        return False
+
+    def visit_Exit(self, n: Exit, st: _State) -> bool:
+        self.exits.append((st.d, st.f))
+        self.exit_sure.append(st.sure())
+        return False
+
+    def visit_DropFlag(self, n: DropFlag, st: _State) -> bool:
+        st.take(1)
+        return True
+
+    def generic_visit(self, n, st: _State) -> bool:
+        raise _Dynamic
 
     def branches(self, n: If, st: _State) -> bool:
         a, b = _copy(st), _copy(st)

@@ -34,7 +34,7 @@ from .reader import Reader, Token, parse_double, parse_float, parse_integer, wra
 from .state import StackState, differing
 from .target import Backend
 from .tiles import Tile, TileConfig
-from .tree import Begin, Call, Do, FLit, If, Lit, LocalGet, Node, Prim, Recurse, walk
+from .tree import Begin, Call, Do, FLit, If, Lit, LocalGet, Node, Prim, Recurse, Visitor, walk
 
 DATA_SPACE = 1 << 20
 DEFAULT_STEPS = 1 << 26
@@ -591,25 +591,46 @@ def _word_at(pos: SourcePos | None) -> str | None:
     return rest[0] if rest else None
 
 
+def _where(n: Node) -> tuple[int, int] | None:
+    p = getattr(n, "pos", None)
+    return (p.line, p.col) if p else None
+
+
+class _TreeKey(Visitor):
+    """The kernel cache's key for a segment: its structure, values and the
+    positions of everything that can fail (sites are positions)."""
+
+    def key(self, nodes: list[Node]) -> tuple:
+        table = self._visit_table
+        return tuple([table[type(n)](self, n) for n in nodes])
+
+    def visit_Lit(self, n: Lit) -> tuple:
+        return ("L", n.value, n.space)
+
+    def visit_FLit(self, n: FLit) -> tuple:
+        return ("F", struct.pack("<f", n.value) if math.isfinite(n.value) else repr(n.value))
+
+    def visit_Prim(self, n: Prim) -> tuple:
+        return ("P", n.prim.name, n.arg, _where(n))
+
+    def visit_Call(self, n: Call) -> tuple:
+        return ("C", n.word.uid, _where(n))
+
+    def visit_If(self, n: If) -> tuple:
+        return ("I", self.key(n.then), None if n.else_ is None else self.key(n.else_), _where(n))
+
+    def visit_Begin(self, n: Begin) -> tuple:
+        return ("B", n.kind, self.key(n.cond), self.key(n.body), _where(n))
+
+    def visit_Do(self, n: Do) -> tuple:
+        return ("D", n.query, n.plus, self.key(n.body), _where(n))
+
+    def generic_visit(self, n: Node) -> tuple:  # LEAVE EXIT RECURSE and locals: the kind and position
+        return (type(n).__name__, _where(n))
+
+
+_TREE_KEY = _TreeKey()
+
+
 def _tree_key(nodes: list[Node]) -> tuple:
-    out: list = []
-    for n in nodes:
-        p = getattr(n, "pos", None)
-        where = (p.line, p.col) if p else None
-        if isinstance(n, Lit):
-            out.append(("L", n.value, n.space))
-        elif isinstance(n, FLit):
-            out.append(("F", struct.pack("<f", n.value) if math.isfinite(n.value) else repr(n.value)))
-        elif isinstance(n, Prim):
-            out.append(("P", n.prim.name, n.arg, where))
-        elif isinstance(n, Call):
-            out.append(("C", n.word.uid, where))
-        elif isinstance(n, If):
-            out.append(("I", _tree_key(n.then), None if n.else_ is None else _tree_key(n.else_), where))
-        elif isinstance(n, Begin):
-            out.append(("B", n.kind, _tree_key(n.cond), _tree_key(n.body), where))
-        elif isinstance(n, Do):
-            out.append(("D", n.query, n.plus, _tree_key(n.body), where))
-        else:
-            out.append((type(n).__name__, where))
-    return tuple(out)
+    return _TREE_KEY.key(nodes)

@@ -4,11 +4,18 @@
 
 A body is a list of nodes; control structures own their sub-bodies, so the
 tree is always balanced (the interpreter rejects unbalanced input).
+
+Every pass over the tree (`walk`, effect inference in effects.py, code
+generation in codegen.py, the kernel cache key in interpreter.py) is a
+`Visitor`: it dispatches on the node's type through one table built when the
+class is defined. A new node type is a dataclass here, listed in `NODE_TYPES`
+(with `BODIES` naming its sub-bodies, if it has any), plus a `visit_<Type>`
+method in each pass that must handle it.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Union
+from typing import TYPE_CHECKING, Callable, ClassVar, Union
 
 from .errors import SourcePos
 
@@ -17,41 +24,48 @@ if TYPE_CHECKING:
     from .primitives import Primitive
 
 
+class NodeBase:
+    """What every node type shares: the names of its sub-bodies (none here)."""
+
+    BODIES: ClassVar[tuple[str, ...]] = ()
+
+
 @dataclass(eq=False)
-class Lit:
+class Lit(NodeBase):
     value: int
     pos: SourcePos | None = None
     space: str | None = None  # "global" for the address of an ARRAY or MATRIX
 
 
 @dataclass(eq=False)
-class FLit:
+class FLit(NodeBase):
     value: float
     pos: SourcePos | None = None
 
 
 @dataclass(eq=False)
-class Prim:
+class Prim(NodeBase):
     prim: "Primitive"
     pos: SourcePos | None = None
     arg: object = None  # static operand: PICK/ROLL depth, string id for .", local index...
 
 
 @dataclass(eq=False)
-class Call:
+class Call(NodeBase):
     word: "Colon"
     pos: SourcePos | None = None
 
 
 @dataclass(eq=False)
-class If:
+class If(NodeBase):
     then: list["Node"]
     else_: list["Node"] | None
     pos: SourcePos | None = None
+    BODIES: ClassVar[tuple[str, ...]] = ("then", "else_")
 
 
 @dataclass(eq=False)
-class Begin:
+class Begin(NodeBase):
     """kind: 'until' (body ends with a flag), 'again', or 'while'
     (`BEGIN cond WHILE body REPEAT`)."""
 
@@ -59,52 +73,96 @@ class Begin:
     body: list["Node"]
     cond: list["Node"] = field(default_factory=list)
     pos: SourcePos | None = None
+    BODIES: ClassVar[tuple[str, ...]] = ("cond", "body")
 
 
 @dataclass(eq=False)
-class Do:
+class Do(NodeBase):
     body: list["Node"]
     query: bool = False  # ?DO
     plus: bool = False  # +LOOP
     pos: SourcePos | None = None
+    BODIES: ClassVar[tuple[str, ...]] = ("body",)
 
 
 @dataclass(eq=False)
-class Leave:
+class Leave(NodeBase):
     pos: SourcePos | None = None
 
 
 @dataclass(eq=False)
-class Exit:
+class Exit(NodeBase):
     pos: SourcePos | None = None
 
 
 @dataclass(eq=False)
-class Recurse:
+class Recurse(NodeBase):
     word: "Colon"
     pos: SourcePos | None = None
 
 
 @dataclass(eq=False)
-class LocalGet:
+class LocalGet(NodeBase):
     index: int
     name: str
     pos: SourcePos | None = None
 
 
+class DropFlag(NodeBase):
+    """Not built by the interpreter: a pseudo node that the code generator
+    appends to a loop body for effect inference, the flag that UNTIL, WHILE
+    or +LOOP consumes."""
+
+    pos = None
+
+
 Node = Union[Lit, FLit, Prim, Call, If, Begin, Do, Leave, Exit, Recurse, LocalGet]
+NODE_TYPES: tuple[type, ...] = (Lit, FLit, Prim, Call, If, Begin, Do, Leave, Exit, Recurse, LocalGet, DropFlag)
+_BY_NAME = {t.__name__: t for t in NODE_TYPES}
+
+
+def children(node) -> list[list[Node]]:
+    """The sub-bodies a node owns, in source order (IF: then, else; BEGIN:
+    the condition of a WHILE loop, then the body; DO: the body)."""
+    out = []
+    for name in node.BODIES:
+        sub = getattr(node, name)
+        if sub is not None:
+            out.append(sub)
+    return out
+
+
+class Visitor:
+    """A pass over the tree: `visit(node, *args)` calls the subclass's
+    `visit_<Type>(node, *args)` for the node's type, or `generic_visit` when
+    it has none. The type -> function table (`_visit_table`, one entry per
+    node type) is built once per class, so a visit costs one dictionary
+    lookup; hot passes index the table themselves."""
+
+    _visit_table: ClassVar[dict[type, Callable]] = {}
+
+    def __init_subclass__(cls, **kwargs) -> None:
+        super().__init_subclass__(**kwargs)
+        for attr in dir(cls):
+            if attr.startswith("visit_") and attr[len("visit_"):] not in _BY_NAME:
+                raise TypeError(f"{cls.__name__}.{attr}: there is no node type {attr[len('visit_'):]}")
+        cls._visit_table = {t: getattr(cls, "visit_" + t.__name__, cls.generic_visit) for t in NODE_TYPES}
+
+    def visit(self, node, *args):
+        fn = self._visit_table.get(type(node))
+        if fn is None:
+            return self.generic_visit(node, *args)
+        return fn(self, node, *args)
+
+    def generic_visit(self, node, *args):
+        raise TypeError(f"{type(self).__name__} cannot handle a {type(node).__name__} node")
 
 
 def walk(body: list[Node]):
-    """Every node of a body, depth first."""
+    """Every node of a body, depth first (a node, then its sub-bodies in order)."""
     for n in body:
         yield n
-        if isinstance(n, If):
-            yield from walk(n.then)
-            if n.else_ is not None:
-                yield from walk(n.else_)
-        elif isinstance(n, Begin):
-            yield from walk(n.cond)
-            yield from walk(n.body)
-        elif isinstance(n, Do):
-            yield from walk(n.body)
+        for name in n.BODIES:
+            sub = getattr(n, name)
+            if sub:
+                yield from walk(sub)

@@ -347,3 +347,25 @@ def test_the_step_budget_is_polled_only_every_POLL_EVERY_iterations(line):
 def test_straight_line_code_never_polls():
     fns = ir_functions(views("1 2 + 3 * DUP DUP + +")["raw"])
     assert "@tf_poll(" not in fns[kernel_name(fns)]
+
+
+# ---- the one tree visitor (issue 9, item 4) -------------------------------------------------------------
+def test_the_passes_over_the_tree_share_one_visitor():
+    """tree.walk, effect inference, code generation and the kernel cache key
+    dispatch through tree.Visitor's table: every node type has an entry in
+    each, and a visit_ method for a type that does not exist is refused."""
+    from tileforth.core import codegen, effects, interpreter, tree
+
+    for cls in (codegen.Gen, effects._Walker, interpreter._TreeKey):
+        assert issubclass(cls, tree.Visitor)
+        assert set(cls._visit_table) == set(tree.NODE_TYPES)
+    assert effects._Walker._visit_table[tree.DropFlag] is effects._Walker.visit_DropFlag
+    with pytest.raises(TypeError, match="no node type Nope"):
+        type("Bad", (tree.Visitor,), {"visit_Nope": lambda self, n: None})
+    f = Forth(backend="cpu")
+    f.eval(": w BEGIN DUP WHILE 1 - DUP 2 AND IF 3 ELSE 4 THEN DROP REPEAT 5 0 DO I DROP LOOP ;")
+    body = f.dict.get("W").body
+    kinds = [type(n).__name__ for n in tree.walk(body)]  # a node, then its sub-bodies in source order
+    assert kinds == ["Begin", "Prim", "Lit", "Prim", "Prim", "Lit", "Prim", "If", "Lit", "Lit", "Prim",
+                     "Lit", "Lit", "Do", "Prim", "Prim"]
+    assert [len(c) for c in tree.children(body[0])] == [1, 7]
