@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
-import time
 from typing import TYPE_CHECKING
 
 import llvmlite.binding as llvm
