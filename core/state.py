@@ -28,6 +28,9 @@ from . import layout as L
 if TYPE_CHECKING:
     from .target import Backend
 
+# the i64 fields are read through one int64 view of each row (StackState.__init__)
+assert L.S_DSP % 8 == L.S_FSP % 8 == L.S_DS % 8 == L.STATE_BYTES % 8 == 0
+
 
 def new_buffer(threads: int) -> np.ndarray:
     """A zeroed state buffer for `threads` threads (empty stacks)."""
@@ -63,12 +66,13 @@ class StackState:
     def __init__(self, raw: np.ndarray) -> None:
         if raw.dtype != np.uint8 or raw.ndim != 2 or raw.shape[1] != L.STATE_BYTES:
             raise ValueError(f"a state buffer is (threads, {L.STATE_BYTES}) uint8, not {raw.shape} {raw.dtype}")
-        if raw.strides[1] != 1:
+        if raw.strides[1] != 1 or raw.strides[0] % 8:
             raw = np.ascontiguousarray(raw)
         self.raw = raw
-        self.dsp = raw[:, L.S_DSP:L.S_DSP + 8].view(np.int64)[:, 0]
-        self.fsp = raw[:, L.S_FSP:L.S_FSP + 8].view(np.int64)[:, 0]
-        self.ds = raw[:, L.S_DS:L.S_DS + 8 * L.DS_MAX].view(np.int64)
+        cells = raw.view(np.int64)  # the i64 fields, indexed in cells (offsets are multiples of 8)
+        self.dsp = cells[:, L.S_DSP // 8]
+        self.fsp = cells[:, L.S_FSP // 8]
+        self.ds = cells[:, L.S_DS // 8:L.S_DS // 8 + L.DS_MAX]
         self.fs = raw[:, L.S_FS:L.S_FS + 4 * L.FS_MAX].view(np.float32)
 
     # ---- to and from a backend ---------------------------------------------------
@@ -128,12 +132,11 @@ class StackState:
     def uniform(self) -> bool:
         """Every thread has the same data and float stacks (slots above the depth
         don't count; floats compare bit for bit)."""
-        d, fd = self.dsp, self.fsp
-        if (d != d[0]).any() or (fd != fd[0]).any():
-            return False
-        cells = self.ds[:, :d[0]]
-        bits = self.fs.view(np.int32)[:, :fd[0]]
-        return bool((cells == cells[0]).all() and (bits == bits[0]).all())
+        # the i64 slots from the depths to thread 0's top cell, then its floats'
+        # bits: equal slots are equal depths and cells, equal bits equal floats
+        head = self.raw.view(np.int64)[:, :L.S_DS // 8 + int(self.dsp[0])]
+        bits = self.fs.view(np.int32)[:, :int(self.fsp[0])]
+        return bool((head == head[0]).all() and (bits == bits[0]).all())
 
     # ---- writing (in the buffer; save() hands it back) -------------------------------
     def drop(self, n: int) -> None:
