@@ -24,7 +24,7 @@ from . import layout as L
 from .effects import Effect, body_effect
 from .errors import ForthError, SourcePos
 from .tiles import detailed, resolve, same_stack
-from .tree import Begin, Call, Do, DropFlag, Exit, FLit, If, Leave, Lit, LocalGet, Node, Prim, Recurse, Visitor
+from .tree import Begin, Call, Do, DropFlag, Exit, FLit, If, Leave, Lit, LocalGet, Node, Prim, Recurse, Visitor, walk
 
 if TYPE_CHECKING:
     from .dictionary import Colon
@@ -677,7 +677,12 @@ class Gen(Visitor):
 
     def inline(self, word: "Colon") -> None:
         """Emit a word's body in place: words that suspend must be (calls
-        cannot suspend inside a coroutine), and small words are cheaper so."""
+        cannot suspend inside a coroutine), and small words are cheaper so.
+        A word without EXIT has one way out, so its body simply continues the
+        caller's code, stack cache and all: inlining it costs nothing."""
+        if not any(isinstance(n, Exit) for n in walk(word.body)):
+            self._inline_straight(word)
+            return
         self.flush()
         eff = word.effect
         if eff.static:
@@ -711,6 +716,28 @@ class Gen(Visitor):
             self.join(ends, f"{word.name} (with EXIT)", word.pos)
         else:
             self.b.unreachable()
+
+    def _inline_straight(self, word: "Colon") -> None:
+        """Inline a word that has no EXIT: the caller's cached values stay in
+        registers; only what the cache cannot supply must be in memory."""
+        eff = word.effect
+        if eff.static:
+            self.ensure_d(max(0, eff.dmust - len(self.dstack.cache)))
+            self.ensure_f(max(0, eff.fmust - len(self.fstack.cache)))
+        self.check_tile_inputs(word)
+        saved = self.scope, self.word_name, self.pos
+        self.scope = Scope(word.name, exit=None, self_word=word)
+        if word.prelude:
+            self.pinned += 1
+        else:
+            self.word_name = word.name
+        self.enter_locals(word)
+        self.body(word.body)
+        if not self.b.block.is_terminated:
+            self.check_rstack_at_end(word)
+        if word.prelude:
+            self.pinned -= 1
+        self.scope, self.word_name, self.pos = saved
 
     def check_tile_inputs(self, word: "Colon") -> None:
         """A word's inferred tile effect, checked where it is called."""
