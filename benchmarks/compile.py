@@ -101,11 +101,12 @@ def gemm_cuda_runtime_k() -> str:
 def check_gemm_kernel_file() -> str:
     """Run the run-time-K kernel file once on the emulator (64³) against numpy."""
     import numpy as np
-    from tileforth.core.kernelfile import KernelSession, parse_kernel_file, run_kernel_file
+    from tileforth.core import Forth
+    from tileforth.core.kernelfile import parse_kernel_file, run_kernel_file
     rng = np.random.default_rng(1)
     a = rng.integers(-3, 4, (64, 64)).astype(np.float16)
     b = rng.integers(-3, 4, (64, 64)).astype(np.float16)
-    f = KernelSession(backend="cpu")
+    f = Forth(backend="cpu")
     run_kernel_file(f, parse_kernel_file(GEMM_KERNEL_FILE, "gemm_rt.fth"),
                     {"A": a.reshape(-1), "B": b.reshape(-1), "NN": 64, "KK": 64}, (2, 4, 1), (64, 1, 1))
     ok = np.array_equal(f.array("C").reshape(64, 64), a.astype(np.float64) @ b.astype(np.float64))

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .tree import Begin, Call, Do, DropFlag, Exit, FLit, If, Leave, Lit, LocalGet, Prim, Recurse, Visitor
+from .tree import Begin, Call, Do, DropFlag, Exit, FLit, If, Leave, Lit, Prim, Recurse, Visitor
 
 
 @dataclass(frozen=True)

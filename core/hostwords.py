@@ -95,7 +95,7 @@ def w_variable(f: "Forth", tok: Token) -> None:
     name = _name(f, tok)
     _align(f)
     addr = _allot(f, 8)
-    f._write_cell(addr, 0)
+    f.write_cell(addr, 0)
     _define(f, Constant(name.text, addr, help="( -- addr ) a variable"))
 
 
@@ -122,7 +122,7 @@ def w_allot(f: "Forth", tok: Token) -> None:
 def w_comma(f: "Forth", tok: Token) -> None:
     (x,) = f.pop_uniform(1, ",")
     addr = _allot(f, 8)
-    f._write_cell(addr, x)
+    f.write_cell(addr, x)
 
 
 def w_ccomma(f: "Forth", tok: Token) -> None:
@@ -140,11 +140,11 @@ def w_align(f: "Forth", tok: Token) -> None:
 
 
 def w_hex(f: "Forth", tok: Token) -> None:
-    f._write_cell(f.base_addr, 16)
+    f.write_cell(f.base_addr, 16)
 
 
 def w_decimal(f: "Forth", tok: Token) -> None:
-    f._write_cell(f.base_addr, 10)
+    f.write_cell(f.base_addr, 10)
 
 
 # ---- launch shape, arrays, shared memory --------------------------------------------------
@@ -267,7 +267,7 @@ def w_tile_acc(f: "Forth", tok: Token) -> None:
 
 
 def w_words(f: "Forth", tok: Token) -> None:
-    f.out_parts.append(" ".join(sorted(f.dict)) + "\n")
+    f.print_text(" ".join(sorted(f.dict)) + "\n")
 
 
 # ---- immediate words: definitions, control structures, parsing ---------------------------
@@ -337,17 +337,17 @@ def i_else(f: "Forth", tok: Token) -> None:
 
 def i_then(f: "Forth", tok: Token) -> None:
     fr = _close(f, tok, ("if", "else"))
-    f._append(If(fr.a, fr.b if fr.kind == "else" else None, fr.pos))
+    f.append(If(fr.a, fr.b if fr.kind == "else" else None, fr.pos))
 
 
 def i_until(f: "Forth", tok: Token) -> None:
     fr = _close(f, tok, ("begin",))
-    f._append(Begin("until", fr.a, pos=fr.pos))
+    f.append(Begin("until", fr.a, pos=fr.pos))
 
 
 def i_again(f: "Forth", tok: Token) -> None:
     fr = _close(f, tok, ("begin",))
-    f._append(Begin("again", fr.a, pos=fr.pos))
+    f.append(Begin("again", fr.a, pos=fr.pos))
 
 
 def i_while(f: "Forth", tok: Token) -> None:
@@ -358,7 +358,7 @@ def i_while(f: "Forth", tok: Token) -> None:
 
 def i_repeat(f: "Forth", tok: Token) -> None:
     fr = _close(f, tok, ("while",))
-    f._append(Begin("while", fr.b, cond=fr.a, pos=fr.pos))
+    f.append(Begin("while", fr.b, cond=fr.a, pos=fr.pos))
 
 
 def i_do(f: "Forth", tok: Token) -> None:
@@ -367,25 +367,25 @@ def i_do(f: "Forth", tok: Token) -> None:
 
 def i_loop(f: "Forth", tok: Token) -> None:
     fr = _close(f, tok, ("do",))
-    f._append(Do(fr.a, query=fr.query, plus=tok.key == "+LOOP", pos=fr.pos))
+    f.append(Do(fr.a, query=fr.query, plus=tok.key == "+LOOP", pos=fr.pos))
 
 
 def i_leave(f: "Forth", tok: Token) -> None:
     if not any(fr.kind == "do" for fr in f.frames):
         raise ForthError("LEAVE is only allowed inside DO ... LOOP", tok.pos, tok.text)
-    f._append(Leave(tok.pos))
+    f.append(Leave(tok.pos))
 
 
 def i_exit(f: "Forth", tok: Token) -> None:
     if f.colon is None:
         raise ForthError("EXIT is only allowed inside a colon definition", tok.pos, tok.text)
-    f._append(Exit(tok.pos))
+    f.append(Exit(tok.pos))
 
 
 def i_recurse(f: "Forth", tok: Token) -> None:
     if f.colon is None:
         raise ForthError("RECURSE is only allowed inside a colon definition", tok.pos, tok.text)
-    f._append(Recurse(f.colon, tok.pos))
+    f.append(Recurse(f.colon, tok.pos))
 
 
 def i_paren(f: "Forth", tok: Token) -> None:
@@ -403,17 +403,17 @@ def i_dot_quote(f: "Forth", tok: Token) -> None:
     if not found:
         raise ForthError('." needs a closing " on the same line', tok.pos, tok.text)
     f.strings.append(text)
-    f._append(Prim(PRIMS['."'], tok.pos, arg=len(f.strings) - 1))
+    f.append(Prim(PRIMS['."'], tok.pos, arg=len(f.strings) - 1))
 
 
 def i_dot_paren(f: "Forth", tok: Token) -> None:
     text, found = f.reader.parse_until(")")
-    f.out_parts.append(text)
+    f.print_text(text)
 
 
 def i_char(f: "Forth", tok: Token) -> None:
     t = _name(f, tok)
-    f._append(Lit(ord(t.text[0]), tok.pos))
+    f.append(Lit(ord(t.text[0]), tok.pos))
 
 
 HOST_WORDS: list[HostWord] = [

@@ -46,10 +46,10 @@ def show(f: "Forth", view: View) -> None:
         text = view.plain()
     if text and not text.endswith("\n"):
         text += "\n"
-    before = "".join(f.out_parts)
+    before = f.printed()
     if before and not before.endswith("\n"):
         text = "\n" + text
-    f.out_parts.append(text)
+    f.print_text(text)
 
 
 # ---- reading names ----------------------------------------------------------------------

@@ -71,6 +71,20 @@ def backend_package(name: str) -> Any:
     return importlib.import_module(f"tileforth.backends.{name}")
 
 
+class Collector:
+    """Gathers the top-level code of a body instead of running it line by line
+    (a kernel file's body is one kernel): while `Forth.collector` is set,
+    segments are added to `nodes`, control structures may span lines, and each
+    host word outside a definition is shown to `host_word` first, which may
+    refuse it with a ForthError."""
+
+    def __init__(self) -> None:
+        self.nodes: list[Node] = []
+
+    def host_word(self, word: HostWord, tok: Token) -> None:
+        pass
+
+
 class Forth:
     """A tileforth session: dictionary, launch shape, stacks on the device."""
 
@@ -87,7 +101,7 @@ class Forth:
         self.base_addr = self.data_addr
         self.here = 64
         self.shared_bytes = 0
-        self._write_cell(self.base_addr, 10)
+        self.write_cell(self.base_addr, 10)
         self.compiler = Compiler(self.backend.target, self.sites, self.strings, checked, lambda: self.base_addr)
         self.colon: Colon | None = None
         self.frames: list[Frame] = []
@@ -98,7 +112,7 @@ class Forth:
         self.line_timing: dict[str, float] = {}
         self.warnings: list[str] = []  # notes for the user from the last line (e.g. "redefined X")
         self.tile_config = TileConfig()
-        self.collect: list[Node] | None = None
+        self.collector: Collector | None = None  # gathers a body's code instead of running it
         self.on_segment: Callable[[list[Node], list[Tile]], None] | None = None  # e.g. also compile to PTX
         self.tiles: list[Tile] = []  # the tile stack's static shape (the data is per warp, in the backend)
         # inspection words (core/inspect.py): a front end may render their views itself (None: plain text)
@@ -212,12 +226,10 @@ class Forth:
                 st = StackState.load(self.backend)
                 st.set_floats(floats)
                 st.save(self.backend)
-            self.out_parts = []
-            self.segment = [Call(word, word.pos)]
-            self._flush()
+            out = self.run_nodes([Call(word, word.pos)])
             for addr, arr in temps:
                 np.copyto(arr, self.backend.read(addr, arr.nbytes).view(arr.dtype).reshape(arr.shape))
-            return "".join(self.out_parts)
+            return out
         finally:
             self._restore(snap)
             for addr, _ in temps:
@@ -253,8 +265,6 @@ class Forth:
         for et in ELTYPES:
             self.dict[et.name] = Constant(et.name, et.code, help=f"( -- type ) the {et.name} element type")
         self.dict["BASE"] = Constant("BASE", self.base_addr, help="( -- addr ) the number base variable")
-        self.dict["TRUE"] = Constant("TRUE", -1, help="( -- -1 ) the true flag")
-        self.dict["FALSE"] = Constant("FALSE", 0, help="( -- 0 ) the false flag")
 
     # ---- the outer interpreter ---------------------------------------------------
     def _eval(self, source: str, source_name: str | None = None, spanning: bool = False) -> str:
@@ -276,7 +286,7 @@ class Forth:
                 self._token(tok)
             self._end_of_line()
         except ForthError as err:
-            out = "".join(self.out_parts)
+            out = self.printed()
             self._restore(snap)
             if tok is not None and err.pos is None:
                 err = err.at(tok.pos, tok.text)
@@ -291,19 +301,20 @@ class Forth:
             except Exception:  # pragma: no cover - report the first failure, not this one
                 pass
             raise
-        return "".join(self.out_parts)
+        return self.printed()
 
     def _end_of_line(self) -> None:
         """At the prompt a line is a unit: its control structures close within
-        it and its device words run as it ends."""
-        if self.colon is not None:
+        it and its device words run as it ends. A body being collected is one
+        unit instead: its control structures may span lines."""
+        if self.colon is not None or (self.collector is not None and self.frames):
             return
         if self.frames:
             f = self.frames[-1]
             raise ForthError(f"{OPENERS[f.kind]} is not closed: add {CLOSERS[f.kind]} on the same line "
                              "(control structures at the prompt must close within the line)",
                              f.pos, OPENERS[f.kind])
-        self._flush()
+        self.flush_segment()
 
     def _token(self, tok: Token) -> None:
         if self.skipping is not None:  # inside the false branch of [IF] ... [ELSE] ... [THEN]
@@ -312,7 +323,7 @@ class Forth:
             return
         key = tok.key
         if self.colon is not None and key in self._local_names:
-            self._append(LocalGet(self._local_names[key], key, tok.pos))
+            self.append(LocalGet(self._local_names[key], key, tok.pos))
             return
         entry = self.dict.get(key)
         if entry is PRIMS[".S"] and self.dot_s_shows_all and self.colon is None and not self.frames:
@@ -326,7 +337,7 @@ class Forth:
         if isinstance(entry, HostWord):
             self._host(entry, tok)
             return
-        self._append(self._node_for(entry, tok))
+        self.append(self._node_for(entry, tok))
 
     def _node_for(self, entry: Any, tok: Token) -> Node:
         if isinstance(entry, Primitive):
@@ -352,6 +363,8 @@ class Forth:
         raise ForthError(f"{tok.text} cannot be used here", tok.pos, tok.text)  # pragma: no cover
 
     def _host(self, word: HostWord, tok: Token) -> None:
+        if self.collector is not None and self.colon is None:
+            self.collector.host_word(word, tok)
         if self.colon is not None:
             if word.compiled is None:
                 raise ForthError(f"{word.name} is a host word (it runs between launches) and cannot be "
@@ -363,7 +376,7 @@ class Forth:
             f = self.frames[-1]
             raise ForthError(f"{word.name} is a host word and cannot run inside {OPENERS[f.kind]} at the "
                              "prompt; close the control structure first", tok.pos, tok.text)
-        self._flush()
+        self.flush_segment()
         try:
             word.fn(self, tok)
         except ForthError as err:
@@ -371,22 +384,22 @@ class Forth:
 
     def _number(self, tok: Token) -> None:
         if self.segment_uses_base and self.colon is None and not self.frames:
-            self._flush()  # `16 BASE !` must run before the next number is parsed
+            self.flush_segment()  # `16 BASE !` must run before the next number is parsed
         base = self.base()
         v = parse_integer(tok.text, base)
         if v is not None:
-            self._append(Lit(wrap64(v), tok.pos))
+            self.append(Lit(wrap64(v), tok.pos))
             return
         d = parse_double(tok.text, base)
         if d is not None:
             lo = wrap64(d)
-            self._append(Lit(lo, tok.pos))
-            self._append(Lit(-1 if d < 0 else 0, tok.pos))
+            self.append(Lit(lo, tok.pos))
+            self.append(Lit(-1 if d < 0 else 0, tok.pos))
             return
         if base == 10:
             f = parse_float(tok.text)
             if f is not None:
-                self._append(FLit(f, tok.pos))
+                self.append(FLit(f, tok.pos))
                 return
         raise ForthError(f"unknown word {tok.text}: check the spelling, or define it first "
                          f"(`: {tok.text} ... ;`); WORDS lists the dictionary", tok.pos, tok.text)
@@ -398,8 +411,32 @@ class Forth:
             return self.colon.body
         return self.segment
 
-    def _append(self, node: Node) -> None:
+    # ---- the session API: what host words, parsing words and kernel files use ------------
+    def append(self, node: Node) -> None:
+        """Add a node to what is being compiled: the open definition, or the line's segment."""
         self._items().append(node)
+
+    def print_text(self, text: str) -> None:
+        """Add text to the line's output (what eval returns)."""
+        self.out_parts.append(text)
+
+    def printed(self) -> str:
+        """The output of the line so far."""
+        return "".join(self.out_parts)
+
+    def run_nodes(self, nodes: list[Node]) -> str:
+        """Run `nodes` now as one launch (a kernel file's body, a word called
+        from Python) and return what it printed; a ForthError carries it too."""
+        self.out_parts = []
+        self.segment = list(nodes)
+        try:
+            self.flush_segment()
+        except ForthError as err:
+            err.output = self.printed()
+            raise
+        finally:
+            self.segment = []
+        return self.printed()
 
     @property
     def _local_names(self) -> dict[str, int]:
@@ -408,13 +445,13 @@ class Forth:
         return {n: i for i, n in enumerate(self.colon.locals)}
 
     # ---- running a segment -------------------------------------------------------
-    def _flush(self) -> None:
+    def flush_segment(self) -> None:
         nodes, self.segment = self.segment, []
         self.segment_uses_base = False
         if not nodes:
             return
-        if self.collect is not None:  # building a kernel file's body: gather, don't run
-            self.collect.extend(nodes)
+        if self.collector is not None:  # a body gathered as one kernel (a kernel file's): don't run
+            self.collector.nodes.extend(nodes)
             return
         if self.on_segment is not None:
             self.on_segment(nodes, list(self.tiles))
@@ -518,7 +555,7 @@ class Forth:
     def base(self) -> int:
         return int(self.backend.read(self.base_addr, 8).view(np.int64)[0])
 
-    def _write_cell(self, addr: int, value: int) -> None:
+    def write_cell(self, addr: int, value: int) -> None:
         self.backend.write(addr, np.array([value], np.int64))
 
     def pop_uniform(self, n: int, word: str) -> list[int]:

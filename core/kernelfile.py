@@ -34,7 +34,7 @@ from .effects import body_effect
 from .eltypes import BY_NAME, ElType
 from .errors import ForthError, SourcePos
 from .hostwords import CLOSERS, MAX_SHARED, OPENERS
-from .interpreter import Forth
+from .interpreter import Collector, Forth
 from .reader import Token, parse_float, parse_integer
 from .tree import Node
 
@@ -242,26 +242,19 @@ def _count_pos(p: Param) -> SourcePos:
 
 
 # ---- reading the body in a session -------------------------------------------------------
-class KernelSession(Forth):
-    """A session that reads a kernel file's body as one kernel: while it
-    collects (`collect` is a list) control structures may span lines and
-    host words are refused."""
+class KernelBody(Collector):
+    """A kernel file's body, gathered as one kernel: host words are refused,
+    since they run between launches and the body is a single launch."""
 
-    def _end_of_line(self) -> None:
-        if self.collect is not None and self.frames:
-            return
-        super()._end_of_line()
+    HINTS = {"CONSTANT": "define a word instead, e.g. `: NAME 16 ;`",
+             "FCONSTANT": "define a word instead, e.g. `: NAME 1.5e ;`",
+             "GRID": "set the launch shape with --grid", "BLOCK": "set the launch shape with --block",
+             "SHARED:": "declare it in the header: `\\! shared NAME TYPE[N]`"}
 
-    def _host(self, word: HostWord, tok: Token) -> None:
-        if self.collect is not None and self.colon is None:
-            hint = {"CONSTANT": "define a word instead, e.g. `: NAME 16 ;`",
-                    "FCONSTANT": "define a word instead, e.g. `: NAME 1.5e ;`",
-                    "GRID": "set the launch shape with --grid", "BLOCK": "set the launch shape with --block",
-                    "SHARED:": "declare it in the header: `\\! shared NAME TYPE[N]`"}.get(
-                word.name, "declare arrays in the header (`\\! param NAME TYPE[N]`)")
-            raise ForthError(f"{word.name} is a host word (it runs between launches), but a kernel file's body "
-                             f"is one launch: {hint}", tok.pos, tok.text)
-        super()._host(word, tok)
+    def host_word(self, word: HostWord, tok: Token) -> None:
+        hint = self.HINTS.get(word.name, "declare arrays in the header (`\\! param NAME TYPE[N]`)")
+        raise ForthError(f"{word.name} is a host word (it runs between launches), but a kernel file's body "
+                         f"is one launch: {hint}", tok.pos, tok.text)
 
 
 def check_names(f: Forth, spec: KernelSpec) -> None:
@@ -286,12 +279,12 @@ def declare_params_for_export(f: Forth, spec: KernelSpec) -> None:
 
 def read_body(f: Forth, spec: KernelSpec) -> list[Node]:
     """Evaluate the body, defining its words and collecting its top-level code."""
-    f.collect = []
+    f.collector = KernelBody()
     try:
         f.eval(spec.padded_body(), source=spec.source)
-        nodes = f.collect
+        nodes = f.collector.nodes
     finally:
-        f.collect = None
+        f.collector = None
     if f.colon is not None:
         c = f.colon
         f.colon, f.frames = None, []
@@ -399,7 +392,7 @@ def _sizes(spec: KernelSpec, values: dict[str, Value]) -> dict[str, int]:
     return sizes
 
 
-def run_kernel_file(f: KernelSession, spec: KernelSpec, values: dict[str, Value],
+def run_kernel_file(f: Forth, spec: KernelSpec, values: dict[str, Value],
                     grid: tuple[int, int, int] = (1, 1, 1), block: tuple[int, int, int] = (32, 1, 1)) -> str:
     """One launch of the kernel over grid x block on f's backend (a fresh
     session): arrays are allocated and filled (missing values are zeros),
@@ -425,16 +418,7 @@ def run_kernel_file(f: KernelSession, spec: KernelSpec, values: dict[str, Value]
     declare_shared(f, spec)
     f.eval(" ".join(map(str, grid)) + " GRID " + " ".join(map(str, block)) + " BLOCK")
     nodes = read_body(f, spec)
-    f.out_parts = []
-    f.segment = nodes
-    try:
-        f._flush()  # the whole body is one launch, as on the GPU
-    except ForthError as err:
-        err.output = "".join(f.out_parts)
-        raise
-    finally:
-        f.segment = []
-    return "".join(f.out_parts)
+    return f.run_nodes(nodes)  # the whole body is one launch, as on the GPU
 
 
 def format_array(name: str, arr: np.ndarray) -> str:

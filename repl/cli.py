@@ -221,8 +221,8 @@ def _compile(args, text: str) -> int:
 
 
 def _run(args, text: str, display: Display) -> int:
-    from tileforth.core import ForthError
-    from tileforth.core.kernelfile import (KernelSession, format_array, parse_kernel_file,
+    from tileforth.core import Forth, ForthError
+    from tileforth.core.kernelfile import (format_array, parse_kernel_file,
                                            parse_param_values, run_kernel_file)
 
     spec = parse_kernel_file(text, args.file)
@@ -235,7 +235,7 @@ def _run(args, text: str, display: Display) -> int:
             raise ForthError(f"--output-param {name}: not an array parameter of kernel {spec.name} "
                              f"(its arrays: {arrays})")
     try:
-        forth = KernelSession(backend=args.backend)
+        forth = Forth(backend=args.backend)
     except Exception as e:  # no GPU for --backend cuda, or a broken install
         display.fatal(f"cannot start the {args.backend} backend: {e}")
         return 2

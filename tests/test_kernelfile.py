@@ -15,8 +15,8 @@ import numpy as np
 import pytest
 
 from tileforth.backends.cuda.ptx import kernel_file_ptx, ptxas, ptxas_path
-from tileforth.core import ForthError
-from tileforth.core.kernelfile import (KernelSession, format_array, is_kernel_file, parse_kernel_file,
+from tileforth.core import Forth, ForthError
+from tileforth.core.kernelfile import (format_array, is_kernel_file, parse_kernel_file,
                                        parse_param_values, run_kernel_file)
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -29,9 +29,9 @@ def tileforth(*args: str, cwd: Path | None = None) -> subprocess.CompletedProces
                           timeout=120, cwd=cwd)
 
 
-def run(text: str, params: list[str] = (), grid=(1, 1, 1), block=(32, 1, 1)) -> tuple[KernelSession, str]:
+def run(text: str, params: list[str] = (), grid=(1, 1, 1), block=(32, 1, 1)) -> tuple[Forth, str]:
     spec = parse_kernel_file(text, "k.fth")
-    f = KernelSession(backend="cpu")
+    f = Forth(backend="cpu")
     out = run_kernel_file(f, spec, parse_param_values(spec, list(params)), grid, block)
     return f, out
 

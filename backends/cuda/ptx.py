@@ -135,10 +135,11 @@ def kernel_file_ptx(text: str, arch: str = "sm_80", source: str = "<kernel>") ->
     context pointer, then the parameters in header order (arrays .u64
     pointers, integer scalars .u64, float scalars .f32). The body is read
     with this target's compiler, so its definitions are checked for it at `;`."""
-    from tileforth.core.kernelfile import (KernelSession, check_names, declare_params_for_export,
+    from tileforth.core import Forth
+    from tileforth.core.kernelfile import (check_names, declare_params_for_export,
                                            declare_shared, parse_kernel_file, read_body)
     spec = parse_kernel_file(text, source)
-    forth = KernelSession()  # cpu: only its dictionary is used, nothing runs
+    forth = Forth()  # cpu: only its dictionary is used, nothing runs
     check_names(forth, spec)
     declare_shared(forth, spec)
     declare_params_for_export(forth, spec)
