@@ -57,38 +57,35 @@
 \ Copy the second pair to the top.
 \ e.g. 1 2 3 4 2OVER . . \ 2 1
 
-\ ---- Arithmetic and bits ----------------------------------------------------
-\
-\ Cells are 64-bit two's complement integers; arithmetic wraps around.
-\ `1 +` becomes one `add` with an immediate operand. INVERT is XOR with all
-\ ones (-1), the Forth way to say `not`.
-
-: 1+       ( n -- n+1 )  1 + ;
-\ Add one.
-\ e.g. 5 1+ . \ 6
-
-: 1-       ( n -- n-1 )  1 - ;
-\ Subtract one.
-\ e.g. 5 1- . \ 4
-
-: 2*       ( x -- x*2 )  1 LSHIFT ;
-\ Shift left by one bit.
-\ e.g. 5 2* . \ 10
-
-: INVERT   ( x -- ~x )  -1 XOR ;
-\ Invert all bits.
-\ e.g. 0 INVERT . \ -1
-
 \ ---- Comparisons --------------------------------------------------------------
 \
 \ A flag is a cell: true is -1 (all bits set), false is 0, so flags combine
-\ with AND OR XOR INVERT as well as with IF. The comparisons with zero are
-\ the general ones with a literal 0; the remaining orders are the primitive
-\ ones with the operands swapped or the result inverted.
+\ with AND OR XOR INVERT as well as with IF, and a flag is a mask (ABS MIN
+\ MAX below select with one). TRUE and FALSE are literals. The primitives
+\ are = < U< and the float F< F=; the comparisons with zero are the general
+\ ones with a literal 0, and the remaining orders are the primitive ones
+\ with the operands swapped or the result inverted. LLVM sees through the
+\ composition: `= 0=` becomes one `icmp ne`, as the primitive did.
+
+: TRUE     ( -- -1 )  -1 ;
+\ The true flag.
+\ e.g. TRUE . \ -1
+
+: FALSE    ( -- 0 )  0 ;
+\ The false flag.
+\ e.g. FALSE . \ 0
 
 : 0=       ( n -- flag )  0 = ;
 \ True if n is zero.
 \ e.g. 0 0= . \ -1
+
+: <>       ( n1 n2 -- flag )  = 0= ;
+\ True (-1) if n1 is not equal n2 (signed).
+\ e.g. 1 2 <> . \ -1
+
+: >        ( n1 n2 -- flag )  SWAP < ;
+\ True (-1) if n1 is greater than n2 (signed).
+\ e.g. 1 2 > . \ 0
 
 : 0<>      ( n -- flag )  0 <> ;
 \ True if n is not zero.
@@ -113,6 +110,59 @@
 : U>       ( u1 u2 -- flag )  SWAP U< ;
 \ Unsigned greater than.
 \ e.g. -1 1 U> . \ -1
+
+: F0<      ( -- flag ) ( F: r -- )  0e F< ;
+\ True if r < 0.
+\ e.g. -1e F0< . \ -1
+
+: F0=      ( -- flag ) ( F: r -- )  0e F= ;
+\ True if r == 0.
+\ e.g. -1e F0= . \ 0
+
+\ ---- Arithmetic and bits ----------------------------------------------------
+\
+\ Cells are 64-bit two's complement integers; arithmetic wraps around.
+\ `1 +` becomes one `add` with an immediate operand. INVERT is XOR with all
+\ ones (-1), the Forth way to say `not`. ABS MIN and MAX do not branch: a
+\ flag is a mask of all ones or none, so `x s XOR s -` negates x exactly
+\ when s is true, and `b (a b XOR) f AND XOR` is a when f is true and b
+\ when it is false. LLVM's optimiser sees a select in both patterns: after
+\ it, a line with them has as many instructions as when these words were
+\ primitives in Python (MIN asks `<` and MAX `>`, so each picks its first
+\ operand when the flag is true; asked the other way round, MAX would cost
+\ two XORs more).
+
+: 1+       ( n -- n+1 )  1 + ;
+\ Add one.
+\ e.g. 5 1+ . \ 6
+
+: 1-       ( n -- n-1 )  1 - ;
+\ Subtract one.
+\ e.g. 5 1- . \ 4
+
+: 2*       ( x -- x*2 )  1 LSHIFT ;
+\ Shift left by one bit.
+\ e.g. 5 2* . \ 10
+
+: INVERT   ( x -- ~x )  -1 XOR ;
+\ Invert all bits.
+\ e.g. 0 INVERT . \ -1
+
+: NEGATE   ( n -- -n )  0 SWAP - ;
+\ Negate.
+\ e.g. 5 NEGATE . \ -5
+
+: ABS      ( n -- u )  DUP 0< TUCK XOR SWAP - ;
+\ Absolute value.
+\ e.g. -5 ABS . \ 5
+
+: MIN      ( n1 n2 -- n3 )  2DUP < >R TUCK XOR R> AND XOR ;
+\ The smaller of two numbers.
+\ e.g. 3 5 MIN . \ 3
+
+: MAX      ( n1 n2 -- n3 )  2DUP > >R TUCK XOR R> AND XOR ;
+\ The larger of two numbers.
+\ e.g. 3 5 MAX . \ 5
 
 \ ---- Division ---------------------------------------------------------------------
 \
@@ -151,17 +201,38 @@
 \ A line runs on every thread of the launch (GRID x BLOCK). The primitives
 \ give each thread its coordinates (TID-X BID-X BDIM-X ...); a thread's
 \ place in the whole grid along x is computed from them, as in CUDA's
-\ blockIdx.x * blockDim.x + threadIdx.x.
+\ blockIdx.x * blockDim.x + threadIdx.x. Threads are numbered into warps
+\ of 32 by their linear index in the block, x fastest, then y, then z; it
+\ takes two words because a word of more than eight nodes would be called
+\ instead of inlined.
 
 : GLOBAL-ID ( -- n )  BID-X BDIM-X * TID-X + ;
 \ This thread's index along x in the grid.
 \ e.g. GLOBAL-ID . \ 0
 
+: THREAD-ROW ( -- n )  TID-Z BDIM-Y * TID-Y + ;
+\ The index of this thread's row of x threads in its block (TID-Z*BDIM-Y + TID-Y).
+\ e.g. THREAD-ROW . \ 0
+
+: THREAD-ID ( -- n )  THREAD-ROW BDIM-X * TID-X + ;
+\ This thread's linear index in its block (x fastest), which sets its warp and lane.
+\ e.g. THREAD-ID . \ 0
+
+: LANE-ID  ( -- n )  THREAD-ID 31 AND ;
+\ This thread's lane in its warp (0..31).
+\ e.g. LANE-ID . \ 0
+
+: WARP-ID  ( -- n )  THREAD-ID 5 RSHIFT ;
+\ This thread's warp in its block.
+\ e.g. WARP-ID . \ 0
+
 \ ---- Addresses ------------------------------------------------------------------------
 \
 \ Addresses are byte addresses; a cell is 8 bytes and a character one, and
 \ a cell access needs an address aligned to 8. WITHIN compares through an
-\ unsigned subtraction, so a range that wraps around works too.
+\ unsigned subtraction, so a range that wraps around works too. +! stays a
+\ primitive: written in Forth, `DUP @ ROT + SWAP !`, it would check the
+\ address (aligned, inside data space) twice, once for @ and once for !.
 
 : CELLS    ( n -- n*8 )  8 * ;
 \ The size in bytes of n cells.

@@ -306,13 +306,6 @@ prim("+", "( n1 n2 -- n3 )", "Add.", "2 3 + . \\ 5", cells(lambda g, a, b: [g.b.
 prim("-", "( n1 n2 -- n3 )", "Subtract n2 from n1.", "5 3 - . \\ 2", cells(lambda g, a, b: [g.b.sub(a, b)]),
      address_arith="difference")
 prim("*", "( n1 n2 -- n3 )", "Multiply.", "6 7 * . \\ 42", cells(lambda g, a, b: [g.b.mul(a, b)]))
-prim("NEGATE", "( n -- -n )", "Negate.", "5 NEGATE . \\ -5", cells(lambda g, a: [g.b.neg(a)]))
-prim("ABS", "( n -- u )", "Absolute value.", "-5 ABS . \\ 5",
-     cells(lambda g, a: [g.b.select(g.b.icmp_signed("<", a, c64(0)), g.b.neg(a), a)]))
-prim("MIN", "( n1 n2 -- n3 )", "The smaller of two numbers.", "3 5 MIN . \\ 3",
-     cells(lambda g, a, b: [g.b.select(g.b.icmp_signed("<", a, b), a, b)]))
-prim("MAX", "( n1 n2 -- n3 )", "The larger of two numbers.", "3 5 MAX . \\ 5",
-     cells(lambda g, a, b: [g.b.select(g.b.icmp_signed(">", a, b), a, b)]))
 prim("2/", "( x -- x/2 )", "Arithmetic shift right by one bit (rounds toward -infinity).",
      "-5 2/ . \\ -3", cells(lambda g, a: [g.b.ashr(a, c64(1))]))
 prim("AND", "( x1 x2 -- x3 )", "Bitwise and.", "12 10 AND . \\ 8", cells(lambda g, a, b: [g.b.and_(a, b)]))
@@ -386,8 +379,7 @@ def _split(g: "Gen", v: ir.Value) -> list[ir.Value]:
 
 group("Comparison")
 # ---- comparisons ------------------------------------------------------------------
-for _name, _op, _desc in (("=", "==", "equal"), ("<>", "!=", "not equal"), ("<", "<", "less than"),
-                          (">", ">", "greater than")):
+for _name, _op, _desc in (("=", "==", "equal"), ("<", "<", "less than")):
     prim(_name, "( n1 n2 -- flag )", f"True (-1) if n1 is {_desc} n2 (signed).", f"1 2 {_name} .",
          cells(lambda g, a, b, op=_op: [g.flag(g.b.icmp_signed(op, a, b))]))
 prim("U<", "( u1 u2 -- flag )", "Unsigned less than.", "-1 1 U< . \\ 0",
@@ -436,9 +428,6 @@ prim("F>S", "( -- n ) ( F: r -- )", "Convert a float to a cell, truncating towar
 for _name, _op in (("F<", "<"), ("F=", "==")):
     prim(_name, "( -- flag ) ( F: r1 r2 -- )", f"True if r1 {_op} r2.", f"1e 2e {_name} .",
          stacks(lambda g, a, f, op=_op: ([g.flag(g.b.fcmp_ordered(op, f[0], f[1]))], [])))
-for _name, _op in (("F0<", "<"), ("F0=", "==")):
-    prim(_name, "( -- flag ) ( F: r -- )", f"True if r {_op} 0.", f"-1e {_name} .",
-         stacks(lambda g, a, f, op=_op: ([g.flag(g.b.fcmp_ordered(op, f[0], ir.Constant(F32, 0.0)))], [])))
 
 
 group("Memory")
@@ -521,19 +510,6 @@ for _axis in "XYZ":
                                ("BDIM", "bdim", "threads per block"), ("GDIM", "gdim", "blocks per grid")):
         prim(f"{_word}-{_axis}", "( -- n )", f"The {_desc} along {_axis.lower()}.", f"{_word}-{_axis} .",
              lambda g, n, r=f"{_reg}.{_axis.lower()}": g.push(g.target.sreg(g, r)))
-
-
-def _linear_tid(g: "Gen") -> ir.Value:
-    t = g.target
-    x, y, z = (t.sreg(g, f"tid.{a}") for a in "xyz")
-    bx, by = t.sreg(g, "bdim.x"), t.sreg(g, "bdim.y")
-    return g.b.add(x, g.b.mul(bx, g.b.add(y, g.b.mul(by, z))))
-
-
-prim("LANE-ID", "( -- n )", "This thread's lane in its warp (0..31).", "LANE-ID .",
-     lambda g, n: g.push(g.b.and_(_linear_tid(g), c64(31))))
-prim("WARP-ID", "( -- n )", "This thread's warp in its block.", "WARP-ID .",
-     lambda g, n: g.push(g.b.lshr(_linear_tid(g), c64(5))))
 
 
 @prim("BARRIER", "( -- )", "Wait until every thread of the block reaches this BARRIER (__syncthreads).",

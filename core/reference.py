@@ -60,9 +60,7 @@ def entries() -> list[Entry]:
     out += [Entry(t.name, "( -- type )", f"The {t.name} element type ({t.dtype}, {t.size} bytes) for ARRAY "
                   "and MATRIX.", f"8 {t.name} ARRAY xs", "Element types") for t in ELTYPES]
     out += [Entry("BASE", "( -- addr )", "The number-base variable (input and output).", "BASE @ .",
-                  "Constants and variables"),
-            Entry("TRUE", "( -- -1 )", "The true flag.", "TRUE .", "Constants and variables"),
-            Entry("FALSE", "( -- 0 )", "The false flag.", "FALSE .", "Constants and variables")]
+                  "Constants and variables")]
     out += prelude_entries()
     return out
 

@@ -121,3 +121,17 @@ def test_every_prelude_definition_has_help_and_an_example():
     defined = [line.split()[1] for line in PRELUDE.read_text().splitlines() if line.startswith(": ")]
     assert [e.name for e in entries] == defined
     assert all(e.help and "\\ " in e.example for e in entries)
+
+
+# the words that are Forth by nature live in the prelude (issue 9, item 9), small enough to be inlined
+PRELUDE_NOT_PYTHON = ("NEGATE", "ABS", "MIN", "MAX", ">", "<>", "F0<", "F0=", "LANE-ID", "WARP-ID", "TRUE", "FALSE")
+
+
+def test_words_that_are_forth_by_nature_are_prelude_words_and_inlined():
+    from tileforth.core.dictionary import Colon
+    f = Forth()
+    for name in PRELUDE_NOT_PYTHON:
+        assert name not in TABLE, name
+        w = f.dict[name]
+        assert isinstance(w, Colon) and w.prelude and w.small, name
+    assert "+!" in TABLE  # in Forth it would check its address twice (for @ and for !)
