@@ -102,7 +102,7 @@ def check_gemm_kernel_file() -> str:
     """Run the run-time-K kernel file once on the emulator (64³) against numpy."""
     import numpy as np
     from tileforth.core import Forth
-    from tileforth.core.kernelfile import parse_kernel_file, run_kernel_file
+    from tileforth.core.session.kernelfile import parse_kernel_file, run_kernel_file
     rng = np.random.default_rng(1)
     a = rng.integers(-3, 4, (64, 64)).astype(np.float16)
     b = rng.integers(-3, 4, (64, 64)).astype(np.float16)

@@ -3,6 +3,6 @@
     from tileforth.core import Forth, ForthError
 """
 from .errors import ForthError, SourcePos
-from .interpreter import Forth
+from .session.interpreter import Forth
 
 __all__ = ["Forth", "ForthError", "SourcePos"]

@@ -137,7 +137,7 @@ def _read(name: str, display: Display) -> list[str] | None:
     except OSError as e:
         display.fatal(f"cannot read {name}: {e.strerror}")
         return None
-    from tileforth.core.kernelfile import is_kernel_file
+    from tileforth.core.session.kernelfile import is_kernel_file
 
     if is_kernel_file(text):
         display.fatal(f"{name} is a kernel file (\\! header lines): run it with `tileforth run {name} "
@@ -222,8 +222,7 @@ def _compile(args, text: str) -> int:
 
 def _run(args, text: str, display: Display) -> int:
     from tileforth.core import Forth, ForthError
-    from tileforth.core.kernelfile import (format_array, parse_kernel_file,
-                                           parse_param_values, run_kernel_file)
+    from tileforth.core.session.kernelfile import format_array, parse_kernel_file, parse_param_values, run_kernel_file
 
     spec = parse_kernel_file(text, args.file)
     values = parse_param_values(spec, args.param)

@@ -15,7 +15,7 @@ from typing import TextIO
 
 from rich.console import Console
 
-from ..core.inspection import stacks_record
+from ..core.session.inspection import stacks_record
 from . import views
 
 

@@ -26,7 +26,7 @@ from prompt_toolkit.key_binding import KeyBindings
 from prompt_toolkit.lexers import Lexer
 from prompt_toolkit.styles import Style
 from prompt_toolkit.validation import ValidationError, Validator
-from tileforth.core.dictionary import Colon, Constant
+from tileforth.core.front.dictionary import Colon, Constant
 
 from . import scan as S
 
@@ -88,7 +88,7 @@ class EditorState:
 
 def stack_depths(forth) -> tuple[int, int]:
     """(data, float) depth of the thread that holds the fewest items."""
-    from tileforth.core.state import StackState
+    from tileforth.core.compile.state import StackState
 
     st = StackState.load(forth.backend)
     return int(st.dsp.min()), int(st.fsp.min())

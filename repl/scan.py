@@ -2,7 +2,7 @@
 text is complete, and the first word that would underflow a stack.
 
 The line editor asks three questions of the text in its buffer, and all three
-are answered by one walk over it with the real reader (core/reader.py), so
+are answered by one walk over it with the real reader (core/front/reader.py), so
 tokens, comments and strings are cut exactly as the interpreter cuts them:
 
     spans      (row, start, end, kind) for syntax highlighting
@@ -23,10 +23,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from tileforth.core.dictionary import Colon, Constant, HostWord, Immediate
-from tileforth.core.primitives import Primitive
-from tileforth.core.reader import Reader, parse_double, parse_float, parse_integer
-from tileforth.core.tree import Prim
+from tileforth.core.compile.primitives import Primitive
+from tileforth.core.front.dictionary import Colon, Constant, HostWord, Immediate
+from tileforth.core.front.reader import Reader, parse_double, parse_float, parse_integer
+from tileforth.core.front.tree import Prim
 
 OPENERS = {"IF", "BEGIN", "DO", "?DO"}
 CLOSERS = {"THEN", "UNTIL", "AGAIN", "REPEAT", "LOOP", "+LOOP"}

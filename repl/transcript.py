@@ -16,8 +16,8 @@ import io
 import sys
 
 from .display import Display
-from .views import Glyphs
 from .session import Session
+from .views import Glyphs
 
 WIDTH = 80
 

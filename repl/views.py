@@ -25,7 +25,7 @@ entries are elided (``…12 more``).
 
 The functions here turn values into plain strings; `render_*` wraps them in
 rich ``Text`` with styles, which a console without a terminal prints plainly.
-Numbers are formatted by core/output.py and tile summaries by core/views.py;
+Numbers are formatted by core/session/output.py and tile summaries by core/session/views.py;
 this module only chooses what to show and how it looks.  It is the REPL's one
 renderer: the stack view after a line, tiles, errors, and the inspection
 words' view records (`render`, at the end).
@@ -43,9 +43,9 @@ import numpy as np
 from rich.syntax import Syntax
 from rich.text import Text
 
-from ..core.inspection import session_base, stacks_record
-from ..core.output import format_int, format_value  # noqa: F401  (numbers are formatted there only)
-from ..core.views import WIDTH, Stacks, View, tile_label, tile_stats, tile_summary
+from ..core.session.inspection import session_base, stacks_record
+from ..core.session.output import format_int, format_value  # noqa: F401  (numbers are formatted there only)
+from ..core.session.views import WIDTH, Stacks, View, tile_label, tile_stats, tile_summary
 
 MAX_RUNS = 4
 MAX_PERIOD_LISTED = 4
@@ -453,7 +453,7 @@ def render_error(err, *, where: str | None = None, source_line: str | None = Non
 # ---------------------------------------------------------------- inspection views
 #
 # The inspection words (.S .LANES .TILE .FRAG .M SEE SEE-IR SEE-PTX HELP)
-# make view records (core/views.py).  A record's lines of tagged spans, whose
+# make view records (core/session/views.py).  A record's lines of tagged spans, whose
 # text is what `Forth.eval` returns, become rich `Text` here, styled by tag:
 #
 #     ("lane", n)    the lane's own background colour (32 hues), black digits

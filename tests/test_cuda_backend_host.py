@@ -12,8 +12,7 @@ import numpy as np
 import pytest
 
 from tileforth.core import Forth, ForthError
-from tileforth.core import layout as L
-
+from tileforth.core.compile import layout as L
 STANDIN = str(Path(__file__).parent / "standin")
 LOST = ("the GPU context was lost (an illegal memory access was encountered): tileforth started a fresh one; "
         "the dictionary and the stacks are kept, device memory was restored from the host's copies")

@@ -21,7 +21,7 @@ import pytest
 from rich.console import Console
 
 from tileforth.core import Forth, ForthError
-from tileforth.core.reference import entries
+from tileforth.core.session.reference import entries
 from tileforth.repl import views as rviews
 from tileforth.repl.display import Display
 
@@ -632,7 +632,7 @@ def test_fragment_table_agrees_with_the_reference():
     """tensor_cores.md 5.3: lane 0 holds A(0,0) A(0,1) A(8,0) A(8,1) A(0,8) A(0,9) A(8,8) A(8,9),
     B(k=0,1,8,9; n=0), C(0,0) C(0,1) C(8,0) C(8,1); and TVM's register form of A:
     register r of lane L holds row L/4 + 8(r%2), columns 2w and 2w+1 with w = L%4 + 4(r/2)."""
-    from tileforth.core import fragments
+    from tileforth.core.session import fragments
     lane_a, reg_a = fragments.block_maps("a")
     lane_b, _ = fragments.block_maps("b")
     lane_c, _ = fragments.block_maps("acc")

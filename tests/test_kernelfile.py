@@ -16,7 +16,7 @@ import pytest
 
 from tileforth.backends.cuda.ptx import kernel_file_ptx, ptxas, ptxas_path
 from tileforth.core import Forth, ForthError
-from tileforth.core.kernelfile import (format_array, is_kernel_file, parse_kernel_file,
+from tileforth.core.session.kernelfile import (format_array, is_kernel_file, parse_kernel_file,
                                        parse_param_values, run_kernel_file)
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -15,8 +15,7 @@ import pytest
 import sass
 from tileforth.backends.cuda.ptx import ptxas, ptxas_path, segment_ptx, word_ptx
 from tileforth.core import Forth, ForthError
-from tileforth.core import layout as L
-
+from tileforth.core.compile import layout as L
 pytestmark = pytest.mark.skipif(ptxas_path() is None, reason="ptxas (nvidia-cuda-nvcc wheel) not installed")
 ARCH = "sm_90"
 

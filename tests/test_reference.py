@@ -5,13 +5,13 @@ from pathlib import Path
 import pytest
 
 from tileforth.core import Forth
-from tileforth.core.reference import entries, markdown
+from tileforth.core.session.reference import entries, markdown
 
 DOCS = Path(__file__).resolve().parents[1] / "docs" / "words.md"
 
 
 def test_docs_words_md_is_generated_from_the_tables():
-    assert DOCS.read_text() == markdown(), "run: python -m tileforth.core.reference > docs/words.md"
+    assert DOCS.read_text() == markdown(), "run: python -m tileforth.core.session.reference > docs/words.md"
 
 
 def test_every_dictionary_word_is_documented():

@@ -5,8 +5,8 @@ import inspect
 from pathlib import Path
 
 from tileforth.core import Forth
-from tileforth.core.primitives import REGISTRY, TABLE, Primitive, Registry, cells, floats, stacks
-from tileforth.core.tree import Prim
+from tileforth.core.compile.primitives import REGISTRY, TABLE, Primitive, Registry, cells, floats, stacks
+from tileforth.core.front.tree import Prim
 
 CORE = Path(__file__).resolve().parents[1] / "core"
 TILE_WORDS = {"TZERO", "TFILL", "TLOAD-A", "TLOAD-B", "TLOAD-C", "TLOAD-A-COL", "TLOAD-B-COL", "TMMA", "TSTORE",
@@ -87,13 +87,13 @@ def _runtime_imports(path: Path) -> set[str]:
 
 
 def test_tile_words_are_installed_by_an_explicit_call_not_an_import_cycle():
-    assert "primitives" not in _runtime_imports(CORE / "tilegen.py")
-    assert "tilegen.install(REGISTRY)" in (CORE / "primitives.py").read_text()
+    assert "primitives" not in _runtime_imports(CORE / "compile" / "tilegen.py")
+    assert "tilegen.install(REGISTRY)" in (CORE / "compile" / "primitives.py").read_text()
 
 
 # ---- the literate prelude feeds the same reference -----------------------------------------------
 def test_prelude_entries_come_from_definitions_and_the_comments_right_after_them():
-    from tileforth.core.reference import prelude_entries
+    from tileforth.core.session.reference import prelude_entries
     text = """\\ prose about the words below
 \\ e.g. not an example: prose
 
@@ -116,7 +116,7 @@ def test_prelude_entries_come_from_definitions_and_the_comments_right_after_them
 
 
 def test_every_prelude_definition_has_help_and_an_example():
-    from tileforth.core.reference import PRELUDE, prelude_entries
+    from tileforth.core.session.reference import PRELUDE, prelude_entries
     entries = prelude_entries()
     defined = [line.split()[1] for line in PRELUDE.read_text().splitlines() if line.startswith(": ")]
     assert [e.name for e in entries] == defined
@@ -128,7 +128,7 @@ PRELUDE_NOT_PYTHON = ("NEGATE", "ABS", "MIN", "MAX", ">", "<>", "F0<", "F0=", "L
 
 
 def test_words_that_are_forth_by_nature_are_prelude_words_and_inlined():
-    from tileforth.core.dictionary import Colon
+    from tileforth.core.front.dictionary import Colon
     f = Forth()
     for name in PRELUDE_NOT_PYTHON:
         assert name not in TABLE, name

@@ -1,5 +1,5 @@
-"""core/state.py: the typed view of the stack state buffer, against buffers
-built by hand from the byte offsets of core/layout.py."""
+"""core/compile/state.py: the typed view of the stack state buffer, against buffers
+built by hand from the byte offsets of core/compile/layout.py."""
 from __future__ import annotations
 
 import struct
@@ -7,8 +7,8 @@ import struct
 import numpy as np
 import pytest
 
-from tileforth.core import layout as L
-from tileforth.core.state import (StackState, as_rows, buffer_bytes, differing, new_buffer,
+from tileforth.core.compile import layout as L
+from tileforth.core.compile.state import (StackState, as_rows, buffer_bytes, differing, new_buffer,
                                   record_addresses)
 
 

@@ -1,7 +1,7 @@
 """The inspection words hand the front end data (view records), and text is
 made in one place: core lays a record out once (its plain text is what
 `Forth.eval` returns), the REPL styles the same layout; numbers are
-formatted by core/output.py only."""
+formatted by core/session/output.py only."""
 
 from __future__ import annotations
 
@@ -11,8 +11,10 @@ import pathlib
 import numpy as np
 import pytest
 
-from tileforth.core import Forth, output
-from tileforth.core import views as records
+from tileforth.core import Forth
+
+from tileforth.core.session import output
+from tileforth.core.session import views as records
 from tileforth.repl import views as rviews
 
 CORE = pathlib.Path(records.__file__).parent

@@ -8,18 +8,17 @@ from typing import TYPE_CHECKING
 
 import llvmlite.binding as llvm
 import numpy as np
-
-from tileforth.core import layout as L
-from tileforth.core import state as S
+from tileforth.core.compile import layout as L
+from tileforth.core.compile import state as S
+from tileforth.core.compile.target import Backend, LaunchResult
 from tileforth.core.errors import ForthError
-from tileforth.core.target import Backend, LaunchResult
 
 from .scheduler import RUN_DIVERGENT, RUN_ERROR, RUN_OK, RUN_WARP, SCHEDULER_IR
 from .target import CpuTarget
 from .warpops import WarpOps
 
 if TYPE_CHECKING:
-    from tileforth.core.codegen import Sites
+    from tileforth.core.compile.codegen import Sites
 
 _initialized = False
 

@@ -16,7 +16,7 @@ block index is packed above the low byte. Frames are freed here.
 """
 from __future__ import annotations
 
-from tileforth.core import layout as L
+from tileforth.core.compile import layout as L
 
 T = L.THR_SLOTS
 RUN_OK, RUN_DIVERGENT, RUN_WARP, RUN_ERROR = 0, 1, 2, 3

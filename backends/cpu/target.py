@@ -16,14 +16,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable
 
 from llvmlite import ir
-
-from tileforth.core import layout as L
-from tileforth.core.codegen import I1, I8, I64, PTR, Env, c64
-from tileforth.core.target import BodyEmitter, Target
-from tileforth.core.tileops import TileOp
+from tileforth.core.compile import layout as L
+from tileforth.core.compile.codegen import I1, I8, I64, PTR, Env, c64
+from tileforth.core.compile.target import BodyEmitter, Target
+from tileforth.core.compile.tileops import TileOp
 
 if TYPE_CHECKING:
-    from tileforth.core.codegen import Gen
+    from tileforth.core.compile.codegen import Gen
 
 
 

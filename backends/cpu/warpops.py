@@ -17,15 +17,14 @@ from typing import TYPE_CHECKING
 
 import ml_dtypes
 import numpy as np
-
-from tileforth.core import layout as L
+from tileforth.core.compile import layout as L
+from tileforth.core.compile.tileops import Add, Copy, Fill, Load, Mma, Perm, Scale, Store, TileOp, Zero
+from tileforth.core.compile.tiles import WARP, Tile, elem_bytes
 from tileforth.core.errors import ForthError
-from tileforth.core.output import ranges
-from tileforth.core.tileops import Add, Copy, Fill, Load, Mma, Perm, Scale, Store, TileOp, Zero
-from tileforth.core.tiles import WARP, Tile, elem_bytes
+from tileforth.core.session.output import ranges
 
 if TYPE_CHECKING:
-    from tileforth.core.codegen import Sites
+    from tileforth.core.compile.codegen import Sites
 
     from .backend import CpuBackend
 

@@ -64,11 +64,10 @@ from dataclasses import dataclass
 from typing import Iterator
 
 import numpy as np
-
-from tileforth.core import layout as L
-from tileforth.core import state as S
+from tileforth.core.compile import layout as L
+from tileforth.core.compile import state as S
+from tileforth.core.compile.target import Backend, Capabilities, LaunchResult
 from tileforth.core.errors import ForthError
-from tileforth.core.target import Backend, Capabilities, LaunchResult
 
 from .ptx import device_arch, module_to_ptx, parse_ptxas_log, target_machine
 from .target import NvptxTarget

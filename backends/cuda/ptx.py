@@ -17,15 +17,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import llvmlite.binding as llvm
-
-from tileforth.core.compiler import Compiler
-from tileforth.core.dictionary import Colon
+from tileforth.core.compile.compiler import Compiler
 from tileforth.core.errors import ForthError
+from tileforth.core.front.dictionary import Colon
 
 from .target import NvptxTarget
 
 if TYPE_CHECKING:
-    from tileforth.core.interpreter import Forth
+    from tileforth.core.session.interpreter import Forth
 
 # every architecture LLVM 22's NVPTX back end knows from Turing on (wmma needs sm_70+, bf16 sm_80+);
 # the cuda backend compiles for the device's exact sm_XX, never a stand-in for it
@@ -131,13 +130,18 @@ def word_ptx(forth: "Forth", name: str, arch: str = "sm_80", heavy: bool = True)
 
 
 def kernel_file_ptx(text: str, arch: str = "sm_80", source: str = "<kernel>") -> str:
-    """The PTX of a kernel file (core/kernelfile.py): `.entry NAME` with a
+    """The PTX of a kernel file (core/session/kernelfile.py): `.entry NAME` with a
     context pointer, then the parameters in header order (arrays .u64
     pointers, integer scalars .u64, float scalars .f32). The body is read
     with this target's compiler, so its definitions are checked for it at `;`."""
     from tileforth.core import Forth
-    from tileforth.core.kernelfile import (check_names, declare_params_for_export,
-                                           declare_shared, parse_kernel_file, read_body)
+    from tileforth.core.session.kernelfile import (
+        check_names,
+        declare_params_for_export,
+        declare_shared,
+        parse_kernel_file,
+        read_body,
+    )
     spec = parse_kernel_file(text, source)
     forth = Forth()  # cpu: only its dictionary is used, nothing runs
     check_names(forth, spec)

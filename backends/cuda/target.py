@@ -24,16 +24,15 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable
 
 from llvmlite import ir
-
-from tileforth.core import layout as L
-from tileforth.core.codegen import F16, F32, I8, I32, I64, PTR, Env, c64
+from tileforth.core.compile import layout as L
+from tileforth.core.compile.codegen import F16, F32, I8, I32, I64, PTR, Env, c64
+from tileforth.core.compile.target import BodyEmitter, Target
+from tileforth.core.compile.tileops import Add, Copy, Fill, Load, Mma, Perm, Scale, Store, TileOp, Zero
+from tileforth.core.compile.tiles import SHAPES, Tile, elem_bytes
 from tileforth.core.errors import ForthError
-from tileforth.core.target import BodyEmitter, Target
-from tileforth.core.tileops import Add, Copy, Fill, Load, Mma, Perm, Scale, Store, TileOp, Zero
-from tileforth.core.tiles import SHAPES, Tile, elem_bytes
 
 if TYPE_CHECKING:
-    from tileforth.core.codegen import Gen
+    from tileforth.core.compile.codegen import Gen
 
 H2 = ir.VectorType(F16, 2)
 # kernel-file parameters: arrays are pointers, scalars keep their declared type

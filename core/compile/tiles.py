@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .errors import ForthError, SourcePos
+from ..errors import ForthError, SourcePos
 
 SHAPES: dict[tuple[int, int, int], dict[str, int]] = {
     # per-lane registers of each fragment (LLVM 22 / PTX, f16 A/B are always 8 x f16x2)

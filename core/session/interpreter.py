@@ -10,31 +10,36 @@ restores the snapshot taken before it, so the session keeps its state.
 from __future__ import annotations
 
 import importlib
-import time
 import math
 import struct
-from pathlib import Path
-from typing import Any, Callable
-
+import time
 from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 
-from . import layout as L
-from .codegen import Sites
-from .compiler import Compiler
-from .dictionary import Colon, Constant, HostWord, Immediate
-from .hostwords import CLOSERS, HOST_WORDS, IMMEDIATES, OPENERS, Frame
-from .effects import body_effect
+from ..compile import layout as L
+from ..compile.codegen import Sites
+from ..compile.compiler import Compiler
+from ..compile.primitives import TABLE as PRIMS
+from ..compile.primitives import Primitive
+from ..compile.state import StackState, differing
+from ..compile.target import Backend
+from ..compile.tiles import Tile, TileConfig
+from ..errors import ForthError, SourcePos
+from ..front.dictionary import Colon, Constant, HostWord, Immediate
+from ..front.effects import body_effect
+from ..front.reader import Reader, Token, parse_double, parse_float, parse_integer, wrap64
+from ..front.tree import Begin, Call, Do, FLit, If, Lit, LocalGet, Node, Prim, Recurse, Visitor, walk
 from .eltypes import ELTYPES
-from .errors import ForthError, SourcePos
-from .output import format_output, ranges as _ranges
-from .primitives import TABLE as PRIMS, Primitive
-from .reader import Reader, Token, parse_double, parse_float, parse_integer, wrap64
-from .state import StackState, differing
-from .target import Backend
-from .tiles import Tile, TileConfig
-from .tree import Begin, Call, Do, FLit, If, Lit, LocalGet, Node, Prim, Recurse, Visitor, walk
+from .hostwords import CLOSERS, OPENERS, Frame
+from .output import format_output
+from .output import ranges as _ranges
+from .words import HOST_WORDS, IMMEDIATES
+
+if TYPE_CHECKING:
+    from .reference import Entry
 
 DATA_SPACE = 1 << 20
 DEFAULT_STEPS = 1 << 26
@@ -112,19 +117,29 @@ class Forth:
         self.line_timing: dict[str, float] = {}
         self.warnings: list[str] = []  # notes for the user from the last line (e.g. "redefined X")
         self.tile_config = TileConfig()
+        self._reference: dict[str, "Entry"] | None = None
         self.collector: Collector | None = None  # gathers a body's code instead of running it
         self.on_segment: Callable[[list[Node], list[Tile]], None] | None = None  # e.g. also compile to PTX
         self.tiles: list[Tile] = []  # the tile stack's static shape (the data is per warp, in the backend)
         # inspection words (core/inspect.py): a front end may render their views itself (None: plain text)
         self.display: Callable[[str, object], str | None] | None = None
         self.dot_s_shows_all = False  # the REPL sets it: `.S` outside definitions shows every stack
-        self.skipping = None  # a false [IF] skipping words, also across lines (core/conditional.py)
+        self.skipping = None  # a false [IF] skipping words, also across lines (core/session/conditional.py)
         self.ptx_arch: str = getattr(self.backend, "arch", None) or "sm_80"  # for SEE-PTX
         self._install()
         if prelude:
             self.eval(PRELUDE.read_text(), source="prelude.fth")
 
     # ---- public API ----------------------------------------------------------
+    def reference(self) -> dict[str, "Entry"]:
+        """The reference entry of every built-in word, by name (HELP, SEE)."""
+        from .reference import entries  # read when HELP or SEE first needs it (the prelude's text, the tables)
+        if self._reference is None:
+            self._reference = {}
+            for e in entries():
+                self._reference.setdefault(e.name.upper(), e)
+        return self._reference
+
     def close(self) -> None:
         """Give the backend's resources back (the cuda backend releases its GPU
         context; it also does so when the session is collected or at exit)."""

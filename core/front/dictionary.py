@@ -7,8 +7,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Callable
 
+from ..errors import SourcePos
 from .effects import Effect
-from .errors import SourcePos
 from .tree import Call, Node, Prim, walk
 
 _uids = itertools.count(1)

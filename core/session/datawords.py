@@ -19,10 +19,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .dictionary import Constant, HostWord
-from .errors import ForthError
-from .reader import Token
-from .state import StackState, differing
+from ..compile.state import StackState, differing
+from ..errors import ForthError
+from ..front.dictionary import Constant, HostWord
+from ..front.reader import Token
 
 if TYPE_CHECKING:
     from .interpreter import Forth

@@ -3,7 +3,7 @@
 Every number tileforth shows is formatted here, once: `format_int` (a cell
 in BASE, as `.` prints it), `format_float` (F.'s shortest digits),
 `format_f32` (a float-stack entry in a view), `format_numbers` (the cells of
-a matrix or tile view, rounded alike).  The inspection views (core/views.py)
+a matrix or tile view, rounded alike).  The inspection views (core/session/views.py)
 and the REPL's (repl/views.py) use these.
 
 Each output record is (thread, kind, aux, value). Threads that printed the
@@ -16,7 +16,7 @@ import struct
 
 import numpy as np
 
-from . import layout as L
+from ..compile import layout as L
 
 _DIGITS = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 

@@ -10,15 +10,15 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .dictionary import Colon, Constant, HostWord, Immediate
+from ..compile.primitives import TABLE as PRIMS
+from ..compile.state import StackState, differing
+from ..compile.target import Capabilities
+from ..compile.tiles import ACC_TYPES, IN_TYPES, SHAPES
+from ..errors import ForthError, SourcePos
+from ..front.dictionary import Colon, Constant, HostWord, Immediate
+from ..front.reader import Token
+from ..front.tree import Begin, Do, Exit, If, Leave, Lit, Node, Prim, Recurse
 from .eltypes import BY_CODE
-from .tiles import ACC_TYPES, IN_TYPES, SHAPES
-from .errors import ForthError, SourcePos
-from .primitives import TABLE as PRIMS
-from .reader import Token
-from .state import StackState, differing
-from .target import Capabilities
-from .tree import Begin, Do, Exit, If, Leave, Lit, Node, Prim, Recurse
 
 if TYPE_CHECKING:
     from .interpreter import Forth
@@ -484,11 +484,3 @@ IMMEDIATES: list[Immediate] = [
     Immediate("CHAR", "( -- char )", "The code of the first character of the next word.", i_char, "CHAR A ."),
     Immediate("[CHAR]", "( -- char )", "CHAR inside a definition.", i_char, ": a [CHAR] A ;"),
 ]
-
-# inspection, data and conditional words live in their own modules
-from .conditional import CONDITIONAL_WORDS, TILES_KEPT  # noqa: E402
-from .datawords import DATA_WORDS  # noqa: E402
-from .inspection import INSPECT_WORDS  # noqa: E402
-
-HOST_WORDS += [TILES_KEPT, *INSPECT_WORDS, *DATA_WORDS]
-IMMEDIATES += CONDITIONAL_WORDS

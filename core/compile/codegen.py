@@ -20,14 +20,30 @@ from typing import TYPE_CHECKING, Callable
 
 from llvmlite import ir
 
+from ..errors import ForthError, SourcePos
+from ..front.effects import Effect, body_effect
+from ..front.tree import (
+    Begin,
+    Call,
+    Do,
+    DropFlag,
+    Exit,
+    FLit,
+    If,
+    Leave,
+    Lit,
+    LocalGet,
+    Node,
+    Prim,
+    Recurse,
+    Visitor,
+    walk,
+)
 from . import layout as L
-from .effects import Effect, body_effect
-from .errors import ForthError, SourcePos
 from .tiles import detailed, resolve, same_stack
-from .tree import Begin, Call, Do, DropFlag, Exit, FLit, If, Leave, Lit, LocalGet, Node, Prim, Recurse, Visitor, walk
 
 if TYPE_CHECKING:
-    from .dictionary import Colon
+    from ..front.dictionary import Colon
     from .target import Target
     from .tileops import TileOp
 

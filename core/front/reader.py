@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .errors import SourcePos
+from ..errors import SourcePos
 
 
 @dataclass(frozen=True)

@@ -29,14 +29,14 @@ from dataclasses import dataclass, field
 import ml_dtypes
 import numpy as np
 
-from .dictionary import Constant, HostWord
-from .effects import body_effect
+from ..errors import ForthError, SourcePos
+from ..front.dictionary import Constant, HostWord
+from ..front.effects import body_effect
+from ..front.reader import Token, parse_float, parse_integer
+from ..front.tree import Node
 from .eltypes import BY_NAME, ElType
-from .errors import ForthError, SourcePos
 from .hostwords import CLOSERS, MAX_SHARED, OPENERS
 from .interpreter import Collector, Forth
-from .reader import Token, parse_float, parse_integer
-from .tree import Node
 
 TYPE_NAMES = " ".join(t.lower() for t in BY_NAME)
 _KERNEL_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")

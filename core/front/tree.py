@@ -17,11 +17,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable, ClassVar, Union
 
-from .errors import SourcePos
+from ..errors import SourcePos
 
 if TYPE_CHECKING:
+    from ..compile.primitives import Primitive
     from .dictionary import Colon
-    from .primitives import Primitive
 
 
 class NodeBase:

@@ -16,13 +16,13 @@ from typing import Callable
 import llvmlite.binding as llvm
 from llvmlite import ir
 
+from ..errors import ForthError
+from ..front.dictionary import Colon
+from ..front.effects import body_effect
+from ..front.tree import Begin, Call, Do, Node, Prim, Recurse, walk
 from .codegen import HELPERS, Env, Gen, Sites, emit_word_function
-from .dictionary import Colon
-from .effects import body_effect
-from .errors import ForthError
 from .target import HELPERS_IR, Target
 from .tiles import MAX_TILES, Hole
-from .tree import Begin, Call, Do, Node, Prim, Recurse, walk
 
 _kernel_ids = itertools.count(1)
 

@@ -6,7 +6,7 @@ has one emitter signature, `emit(g, node)`: it drives the generator `g` for
 the tree node `node` (a `Prim`, whose `.arg` holds a literal or a setting the
 interpreter attached). Most primitives are pure functions of the cells and
 floats they pop; `cells`, `floats` and `stacks` build their emitters, so the
-table stays one line a word. The tile words (core/tilegen.py) are added by an
+table stays one line a word. The tile words (core/compile/tilegen.py) are added by an
 explicit `tilegen.install(REGISTRY)` at the end of this module.
 
 Words that can be written in Forth are in prelude.fth instead.
@@ -19,15 +19,15 @@ from typing import TYPE_CHECKING, Callable
 
 from llvmlite import ir
 
+from ..errors import ForthError
+from ..front.effects import DYNAMIC, Effect
 from . import layout as L
 from . import tilegen
 from .codegen import F16, F32, F64, I8, I16, I32, I64, I128, c64
-from .effects import DYNAMIC, Effect
-from .errors import ForthError
 
 if TYPE_CHECKING:
+    from ..front.tree import Prim
     from .codegen import Gen
-    from .tree import Prim
 
 Emit = Callable[["Gen", "Prim"], None]
 

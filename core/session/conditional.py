@@ -15,9 +15,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .dictionary import HostWord, Immediate
-from .errors import ForthError
-from .reader import Token
+from ..errors import ForthError
+from ..front.dictionary import HostWord, Immediate
+from ..front.reader import Token
 
 if TYPE_CHECKING:
     from .interpreter import Forth

@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING, Callable
 import numpy as np
 from llvmlite import ir
 
+from ..errors import ForthError
 from . import layout as L
-from .errors import ForthError
 
 if TYPE_CHECKING:
     import llvmlite.binding as llvm
@@ -291,7 +291,7 @@ class Backend(ABC):
 
     @abstractmethod
     def compile(self, module: "llvm.ModuleRef", kernel: str, suspends: bool, heavy: bool) -> object:
-        """Compile a kernel module (core/compiler.py: the kernel, the helpers and
+        """Compile a kernel module (core/compile/compiler.py: the kernel, the helpers and
         the words it reaches, linked; the backend takes it over); returns a
         handle for launch()."""
 

@@ -1,7 +1,7 @@
 \ tileforth prelude: the words that are written in Forth.
 \
 \ Every session reads this file before its first line, so each word here is
-\ an ordinary colon definition built from the primitives (core/primitives.py).
+\ an ordinary colon definition built from the primitives (core/compile/primitives.py).
 \ Two things make them cheap and quiet. A small word (eight nodes or fewer)
 \ is inlined by the compiler into every line and word that uses it, so a
 \ word here costs no call. And a prelude word is transparent to errors: a

@@ -1,6 +1,6 @@
 """What the inspection words show, as data, and its one layout.
 
-An inspection word (core/inspection.py) reads the session and makes a
+An inspection word (core/session/inspection.py) reads the session and makes a
 *view record*: plain data, no text yet.
 
     Stacks     the data and float stacks of every thread, the tile stack    .STACKS (.S at the prompt)
@@ -25,8 +25,8 @@ it looks:
     ("heat", value)        a number, for a colour scale (`record.scale`)
     "code"                 a line of source, IR or PTX
 
-Numbers are formatted by core/output.py only.  This module imports nothing
-of the session: records are built by core/inspection.py.
+Numbers are formatted by core/session/output.py only.  This module imports nothing
+of the session: records are built by core/session/inspection.py.
 """
 from __future__ import annotations
 
@@ -315,7 +315,7 @@ class TileValues(View):
 @dataclass
 class Fragments(View):
     """The top tile and, for each element, the lane and register that hold
-    it in the documented mma.sync layout (core/fragments.py)."""
+    it in the documented mma.sync layout (core/session/fragments.py)."""
 
     kind: ClassVar[str] = "frag"
     tile: Any

@@ -6,7 +6,7 @@ code generated for a word, and the reference entry of any word.
     .FRAG     which lane holds which element    .M      an array or a matrix
     SEE  SEE-IR  SEE-PTX  HELP
 
-Each word reads the session and makes a view record (core/views.py): data,
+Each word reads the session and makes a view record (core/session/views.py): data,
 no text.  `show` hands it to the front end's hook `Forth.display(kind,
 record) -> str | None` (the REPL renders it with colour, repl/views.py);
 when there is no hook, or it returns None or fails, the record's plain text
@@ -18,13 +18,24 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..compile.state import StackState
+from ..errors import ForthError
+from ..front.dictionary import Colon, Constant, HostWord
+from ..front.reader import Token
 from . import fragments
-from .dictionary import Colon, Constant, HostWord
-from .errors import ForthError
-from .reader import Token
-from .state import StackState
-from .views import (Definition, Fragments, HelpEntry, HelpSummary, IRCode, Lanes, Matrix, PTXCode, Stacks,
-                    TileValues, View)
+from .views import (
+    Definition,
+    Fragments,
+    HelpEntry,
+    HelpSummary,
+    IRCode,
+    Lanes,
+    Matrix,
+    PTXCode,
+    Stacks,
+    TileValues,
+    View,
+)
 
 if TYPE_CHECKING:
     from .interpreter import Forth
@@ -199,14 +210,6 @@ def w_dot_m(f: "Forth", tok: Token) -> None:
 
 
 # ---- SEE, SEE-IR, SEE-PTX, HELP -----------------------------------------------------------
-def _reference() -> dict[str, Any]:
-    from .reference import entries  # the reference imports the host word tables: import late
-    out: dict[str, Any] = {}
-    for e in entries():
-        out.setdefault(e.name.upper(), e)
-    return out
-
-
 def _tile_notation(tiles) -> str:
     return " ".join(t.kind for t in tiles)
 
@@ -248,7 +251,7 @@ BUILTIN_CONSTANT_GROUPS = ("Element types", "Constants and variables")
 
 def help_record(f: "Forth", name: str) -> HelpEntry:
     e = f.dict.get(name.upper())
-    ref = _reference().get(name.upper())
+    ref = f.reference().get(name.upper())
     if e is None:
         raise ForthError(f"HELP: unknown word {name}; WORDS lists the dictionary")
     if isinstance(e, Colon) and e.prelude and ref is not None:
@@ -288,7 +291,7 @@ def w_help(f: "Forth", tok: Token) -> None:
 
 def ir_text(f: "Forth", word: Colon) -> tuple[str, str]:
     """(a comment saying what is shown, the IR)."""
-    from .tree import Call
+    from ..front.tree import Call
     target = f.backend.target.name if hasattr(f.backend.target, "name") else f.backend_name
     if word.suspends:
         km = f.compiler.kernel([Call(word, word.pos)], holes=True)

@@ -19,16 +19,16 @@ from typing import TYPE_CHECKING
 
 from llvmlite import ir
 
+from ..errors import ForthError
+from ..front.effects import Effect
 from .codegen import I32, I64
-from .effects import Effect
-from .errors import ForthError
 from .tileops import Add, Copy, Fill, Load, Mma, Perm, Scale, Store, TileOp, Zero
 from .tiles import MAX_TILES, Hole, Tile, TileConfig, notation, resolve, tile_error
 
 if TYPE_CHECKING:
+    from ..front.tree import Prim
     from .codegen import Gen
     from .primitives import Registry
-    from .tree import Prim
 
 NO_DATA = Effect(True)
 
@@ -177,7 +177,7 @@ def t_add(g: "Gen", n: "Prim") -> None:
 
 
 def install(registry: "Registry") -> None:
-    """Add the tile words to the primitive registry (core/primitives.py calls this).
+    """Add the tile words to the primitive registry (core/compile/primitives.py calls this).
 
     Each is a suspend point on the emulator (a tile op runs once per warp when
     its lanes arrive) and is generated inside the kernel (tile positions are
