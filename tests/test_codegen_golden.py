@@ -171,10 +171,9 @@ def test_a_static_line_touches_no_stack_memory():
     assert check_codes(k) == [L.E_OVERFLOW]
 
 
-# primitives only: today an inlined colon word (NIP, 1+ and the rest of prelude.fth) starts
-# from a flushed stack cache, so it costs a store of what the line has cached so far.
-# NEGATE ABS MIN MAX > <> F0< F0= TRUE FALSE LANE-ID WARP-ID are Python today; whatever
-# they become (issue 9, item 9: the prelude), a line of them must keep touching no memory.
+# primitives and inlined prelude words (NEGATE ABS > <> F0< F0= TRUE FALSE LANE-ID WARP-ID are
+# Forth words of prelude.fth): a word without EXIT continues the caller's stack cache, so a
+# line of them must keep touching no memory.
 STATIC_LINE = ("1 2 3 ROT ROT SWAP OVER + * NEGATE ABS 5 MAX 100 MIN  2e 3e F* FDUP F+ FNEGATE F0< +  "
                "TRUE FALSE <> -  DUP 3 > -  LANE-ID WARP-ID + 0 < -  1e F0= +")
 

@@ -306,6 +306,12 @@ prim("+", "( n1 n2 -- n3 )", "Add.", "2 3 + . \\ 5", cells(lambda g, a, b: [g.b.
 prim("-", "( n1 n2 -- n3 )", "Subtract n2 from n1.", "5 3 - . \\ 2", cells(lambda g, a, b: [g.b.sub(a, b)]),
      address_arith="difference")
 prim("*", "( n1 n2 -- n3 )", "Multiply.", "6 7 * . \\ 42", cells(lambda g, a, b: [g.b.mul(a, b)]))
+# MIN and MAX are Forth by nature (prelude.fth says how), but one select each here compiles a line
+# faster at the prompt than their eight-word branch-free Forth versions (same code after O2)
+prim("MIN", "( n1 n2 -- n3 )", "The smaller of two numbers.", "3 5 MIN . \\ 3",
+     cells(lambda g, a, b: [g.b.select(g.b.icmp_signed("<", a, b), a, b)]))
+prim("MAX", "( n1 n2 -- n3 )", "The larger of two numbers.", "3 5 MAX . \\ 5",
+     cells(lambda g, a, b: [g.b.select(g.b.icmp_signed(">", a, b), a, b)]))
 prim("2/", "( x -- x/2 )", "Arithmetic shift right by one bit (rounds toward -infinity).",
      "-5 2/ . \\ -3", cells(lambda g, a: [g.b.ashr(a, c64(1))]))
 prim("AND", "( x1 x2 -- x3 )", "Bitwise and.", "12 10 AND . \\ 8", cells(lambda g, a, b: [g.b.and_(a, b)]))
