@@ -233,11 +233,6 @@ def stack_lines(rec: Stacks, *, width: int = WIDTH, glyphs: Glyphs = UNICODE) ->
     ]
 
 
-def render_stacks(forth, *, width: int = WIDTH, glyphs: Glyphs = UNICODE) -> list[Text]:
-    """The data and float stack lines for the whole launch."""
-    return stack_lines(stacks_record(forth), width=width, glyphs=glyphs)
-
-
 def render_stack_view(rec: Stacks, *, width: int = WIDTH, glyphs: Glyphs = UNICODE,
                       colour: bool = False) -> list[Text]:
     """What the REPL shows after a line (and for `.S`): stacks, then tiles."""

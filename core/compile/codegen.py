@@ -137,7 +137,6 @@ class Scope:
     loops: list[LoopFrame] = field(default_factory=list)
     rstack: list[ir.Value] = field(default_factory=list)  # allocas
     exit: Callable[[], None] | None = None
-    self_word: "Colon | None" = None
 
 
 class CachedStack:
@@ -277,16 +276,6 @@ class Gen(Visitor):
             b.branch(self.fail_bb)
         return self.fail_phis
 
-    def fail(self, code: int, addr: ir.Value | None = None, aux: ir.Value | None = None,
-             site: int | None = None) -> None:
-        """Record an error for this thread and leave (the current block ends)."""
-        phis = self._dispatch()
-        s = self.site() if site is None else site
-        for phi, v in zip(phis, (c64(code), c64(s), addr if addr is not None else c64(0),
-                                 aux if aux is not None else c64(0))):
-            phi.add_incoming(v, self.b.block)
-        self.b.branch(phis[0].parent)
-
     def fail_if(self, cond: ir.Value, code: int, addr: ir.Value | None = None,
                 aux: ir.Value | None = None) -> None:
         phis = self._dispatch()
@@ -306,9 +295,6 @@ class Gen(Visitor):
     # ---- the stack caches (data and float) ------------------------------------
     def _dsp(self) -> ir.Value:
         return self.dstack.sp(self)
-
-    def _fsp(self) -> ir.Value:
-        return self.fstack.sp(self)
 
     def ensure_d(self, k: int) -> None:
         """Make sure k cells are in memory below the cache (runtime check)."""
@@ -713,7 +699,7 @@ class Gen(Visitor):
             ends.append(self.state())
             self.b.branch(end_bb)
 
-        self.scope = Scope(word.name, exit=do_exit, self_word=word)
+        self.scope = Scope(word.name, exit=do_exit)
         if word.prelude:
             self.pinned += 1
         else:
@@ -742,7 +728,7 @@ class Gen(Visitor):
             self.ensure_f(max(0, eff.fmust - len(self.fstack.cache)))
         self.check_tile_inputs(word)
         saved = self.scope, self.word_name, self.pos
-        self.scope = Scope(word.name, exit=None, self_word=word)
+        self.scope = Scope(word.name, exit=None)
         if word.prelude:
             self.pinned += 1
         else:
@@ -802,7 +788,7 @@ def emit_word_function(word: "Colon", gen_factory: Callable[[ir.Function, ir.Blo
         g.save_steps()
         g.b.ret(ir.Constant(I1, 1))
 
-    g.scope = Scope(word.name, exit=do_exit, self_word=word)
+    g.scope = Scope(word.name, exit=do_exit)
     eff = word.effect
     if eff.static:  # callers check the inputs before the call
         g.dguar, g.fguar = eff.dmust, eff.fmust

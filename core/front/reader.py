@@ -31,10 +31,6 @@ class Reader:
     def _pos(self, row: int, col: int) -> SourcePos:
         return SourcePos(self.first_line + row, col + 1, self.lines[row], self.name)
 
-    def position(self) -> SourcePos:
-        row = min(self.row, len(self.lines) - 1)
-        return self._pos(row, self.col)
-
     def next_token(self) -> Token | None:
         """The next blank-delimited word, or None at the end of the source."""
         while self.row < len(self.lines):

@@ -605,10 +605,6 @@ class Forth:
             self.warnings.append(f"redefined {entry.name}")
         self.dict[key] = entry
 
-    def stacks_uniform(self) -> bool:
-        """Every thread has the same data and float stacks (slots above the depth don't count)."""
-        return StackState.load(self.backend).uniform()
-
     # ---- definitions -------------------------------------------------------------
     def finish_definition(self, tok: Token) -> None:
         colon = self.colon
