@@ -36,8 +36,6 @@ DEFINERS = {"CONSTANT", "FCONSTANT", "VARIABLE", "CREATE", "BUFFER:", "ARRAY", "
 # words that read the next token as the name of an existing word
 NAMERS = {"SEE", "SEE-PTX", "HELP", "'", "[']", "FORGET",
           "SEE-IR", ".M", "ZEROS", "FILL", "RAMP", "IDENTITY", "RANDOM", "LOAD-NPY", "SAVE-NPY"}
-# words whose effect depends on a literal before them (PICK ROLL TROLL)
-LITERAL_ARG = {"PICK", "ROLL", "TROLL"}
 
 
 @dataclass(frozen=True)
@@ -93,7 +91,7 @@ def tile_counts(effect_text: str) -> tuple[int, int] | None:
 def word_effect(entry) -> Effect | None:
     """The static effect of a dictionary entry, or None when it has none."""
     if isinstance(entry, Primitive):
-        if entry.name in LITERAL_ARG or entry.dynamic:
+        if entry.takes_literal or entry.dynamic:  # its effect depends on a literal before it
             return None
         try:
             e = entry.effect_of(Prim(entry, None))

@@ -46,6 +46,8 @@ class Primitive:
     inline: bool = False  # must be generated inside the kernel itself (tile positions, kernel parameters)
     tile_word: bool = False  # works on the tile stack; its node's arg is the TileConfig in force when compiled
     address_arith: str = ""  # "sum" / "difference": an address plus/minus an offset stays in its memory
+    takes_literal: bool = False  # a literal count just before it becomes the node's arg (PICK ROLL TROLL)
+    literal_max: int = 0  # with takes_literal: the largest count the stack it works on can hold
 
     def __post_init__(self) -> None:
         self.ins, self.outs, self.fins, self.fouts = parse_effect(self.effect)
@@ -182,7 +184,7 @@ def _depth_operand(g: "Gen") -> tuple[ir.Value, ir.Value]:
 
 
 @prim("PICK", "( xu ... x0 u -- xu ... x0 xu )", "Copy the u-th cell below u to the top (0 PICK is DUP).",
-      "1 2 3 2 PICK . \\ 1", static_effect=_pick_effect)
+      "1 2 3 2 PICK . \\ 1", static_effect=_pick_effect, takes_literal=True, literal_max=L.DS_MAX - 1)
 def _pick(g: "Gen", n: "Prim") -> None:
     if n.arg is not None:
         k = int(n.arg)
@@ -196,7 +198,7 @@ def _pick(g: "Gen", n: "Prim") -> None:
 
 
 @prim("ROLL", "( xu xu-1 ... x0 u -- xu-1 ... x0 xu )", "Move the u-th cell to the top (1 ROLL is SWAP).",
-      "1 2 3 2 ROLL . \\ 1", static_effect=_roll_effect)
+      "1 2 3 2 ROLL . \\ 1", static_effect=_roll_effect, takes_literal=True, literal_max=L.DS_MAX - 1)
 def _roll(g: "Gen", n: "Prim") -> None:
     if n.arg is not None:
         k = int(n.arg)

@@ -182,9 +182,9 @@ def install(registry: "Registry") -> None:
     Each is a suspend point on the emulator (a tile op runs once per warp when
     its lanes arrive) and is generated inside the kernel (tile positions are
     absolute); its node carries the tile settings in force when it was compiled."""
-    def tile(name: str, effect: str, help: str, example: str, emit, data: Effect = NO_DATA) -> None:
+    def tile(name: str, effect: str, help: str, example: str, emit, data: Effect = NO_DATA, **flags) -> None:
         registry.prim(name, effect, help, example, emit, static_effect=lambda n, e=data: e,
-                      suspend_point=True, inline=True, tile_word=True)
+                      suspend_point=True, inline=True, tile_word=True, **flags)
 
     registry.group("Tiles (tensor cores)")
     tile("TZERO", "( -- ) ( T: -- acc )", "Push an accumulator tile of zeros.", "TZERO", t_zero)
@@ -213,7 +213,7 @@ def install(registry: "Registry") -> None:
     tile("TROT", "( T: t1 t2 t3 -- t2 t3 t1 )", "Rotate the third tile to the top.", "TZERO TZERO TZERO TROT",
          _perm(3, "TROT"))
     tile("TROLL", "( n -- ) ( T: tn .. t0 -- tn-1 .. t0 tn )", "Move the n-th tile to the top (n a literal).",
-         "TZERO TZERO TZERO TZERO 3 TROLL", _perm(None, "TROLL"))
+         "TZERO TZERO TZERO TZERO 3 TROLL", _perm(None, "TROLL"), takes_literal=True, literal_max=MAX_TILES - 1)
     tile("TSCALE", "( F: r -- ) ( T: acc -- acc' )", "Multiply every element of the top accumulator by r.",
          "1e TFILL 3e TSCALE", t_scale, Effect(True, 0, 0, 1, -1))
     tile("T+", "( T: acc1 acc2 -- acc3 )", "Add two accumulators element by element.", "1e TFILL 2e TFILL T+", t_add)

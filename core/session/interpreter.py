@@ -357,8 +357,14 @@ class Forth:
     def _node_for(self, entry: Any, tok: Token) -> Node:
         if isinstance(entry, Primitive):
             items = self._items()
-            if entry.name in ("PICK", "ROLL", "TROLL") and items and isinstance(items[-1], Lit) \
-                    and items[-1].value >= 0:
+            if entry.takes_literal and items and isinstance(items[-1], Lit) and items[-1].value >= 0:
+                count = items[-1].value
+                if count > entry.literal_max:
+                    what = "tile stack holds" if entry.tile_word else "data stack holds"
+                    unit = "tiles per warp" if entry.tile_word else "cells"
+                    raise ForthError(f"{entry.name}: the count {count} reaches beyond the stack: the {what} "
+                                     f"{entry.literal_max + 1} {unit}, so use a count from 0 to "
+                                     f"{entry.literal_max}", tok.pos, tok.text)
                 return Prim(entry, tok.pos, arg=items.pop().value)
             if entry.tile_word:  # tile words keep the settings of now
                 return Prim(entry, tok.pos, arg=self.tile_config)
