@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Callable
 from llvmlite import ir
 
 from ..errors import ForthError, SourcePos
+from ..front.dictionary import INLINE_MAX
 from ..front.effects import Effect, body_effect
 from ..front.tree import (
     Begin,
@@ -231,6 +232,8 @@ class Gen(Visitor):
         self.tstate = target.function_state()  # what the target keeps for this function (its own type)
         self.count_steps = True  # loop back-edges count against the step budget
         self.spaces: dict[int, tuple[ir.Value, str]] = {}  # address values known to point into a space
+        self.inlined_size = 0  # nodes of suspending words inlined into this function (bounded by INLINE_MAX)
+        self.inlining_suspending = 0  # nesting of those inlines
 
     # ---- small helpers -------------------------------------------------
     def helper(self, name: str) -> ir.Function:
@@ -641,7 +644,23 @@ class Gen(Visitor):
     # ---- calls -------------------------------------------------------------
     def call(self, word: "Colon") -> None:
         eff: Effect = word.effect
-        if (self.inline_suspending and word.suspends) or word.small:
+        if self.inline_suspending and word.suspends:
+            if not self.inlining_suspending:  # the outermost one: its size counts what it inlines
+                self.inlined_size += word.inline_size(suspending=True)
+                if self.inlined_size > INLINE_MAX:
+                    raise ForthError(
+                        f"{word.name} would be too large once inlined: it reaches a BARRIER or a tile operation, "
+                        f"so it and every word it calls are copied into the kernel, which would reach "
+                        f"{self.inlined_size} nodes, more than {INLINE_MAX}; repeat the suspending words with a "
+                        "loop (DO ... LOOP, BEGIN ... UNTIL) instead of nesting words that call them twice",
+                        self.pos, word.name)
+            self.inlining_suspending += 1
+            try:
+                self.inline(word)
+            finally:
+                self.inlining_suspending -= 1
+            return
+        if word.small:
             self.inline(word)
             return
         self.flush()

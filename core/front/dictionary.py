@@ -12,7 +12,9 @@ from .effects import Effect
 from .tree import Call, Node, Prim, walk
 
 _uids = itertools.count(1)
-SMALL_WORD = 8  # nodes
+SMALL_WORD = 8  # nodes of its own body
+SMALL_INLINED = 32  # nodes once inlined, counted through what it inlines in turn (Colon.inline_size)
+INLINE_MAX = 2048  # nodes a word that suspends may become once inlined into a coroutine kernel
 
 
 @dataclass(eq=False)
@@ -42,8 +44,29 @@ class Colon:
 
     @property
     def small(self) -> bool:
-        """Small words are inlined by the code generator itself."""
-        return not self.recursive and sum(1 for _ in walk(self.body)) <= SMALL_WORD
+        """Small words are inlined by the code generator itself: a short body
+        that stays small once what it calls is inlined too, so a chain of words
+        that each call the one before twice compiles in linear time (a level
+        over the size is a call)."""
+        return (not self.recursive and sum(1 for _ in walk(self.body)) <= SMALL_WORD
+                and self.inline_size() <= SMALL_INLINED)
+
+    def inline_size(self, suspending: bool = False) -> int:
+        """Nodes this word's body becomes when it is inlined: a call counts as
+        the callee's own inlined size when the callee is inlined too (small
+        words; with `suspending`, as in a coroutine kernel, also every word
+        that suspends), else as one node. Cached: a body is final at `;`."""
+        key = "_inline_size_s" if suspending else "_inline_size"
+        size = self.__dict__.get(key)
+        if size is None:
+            size = 0
+            for n in walk(self.body):
+                if isinstance(n, Call) and (n.word.small or (suspending and n.word.suspends)):
+                    size += n.word.inline_size(suspending)
+                else:
+                    size += 1
+            self.__dict__[key] = size
+        return size
 
     @property
     def suspends(self) -> bool:
