@@ -101,3 +101,44 @@ def test_barrier_chain_refused_when_too_large_once_inlined(fresh):
     with pytest.raises(ForthError, match="too large once inlined"):
         f.eval(f"b{last - 1} b{last - 1} b{last - 1}")  # a line's inlines count together
     assert f.data_stack() == [7]
+
+
+# ---- item 2: calls count against the step budget and poll the abort flag ------------
+FIB = ": fib DUP 2 < IF EXIT THEN DUP 1- RECURSE SWAP 2 - RECURSE + ;"
+
+
+def test_runaway_recursion_meets_the_step_budget(fresh):
+    f = fresh
+    f.eval("1 1 1 GRID 1 1 1 BLOCK " + FIB)
+    assert f.eval("20 fib .").split() == ["6765"]
+    f.eval("5")
+    f.step_budget = 100_000
+    t = time.perf_counter()
+    err = _fails(f, "60 fib .", "fib")
+    assert err.pos is not None and time.perf_counter() - t < 5
+    assert f.data_stack() == [5]
+
+
+def test_runaway_recursion_stops_on_abort(fresh):
+    f = fresh
+    f.eval("1 1 1 GRID 1 1 1 BLOCK " + FIB)
+    f.step_budget = 10 ** 15
+    timer = threading.Timer(0.3, f.backend.abort)
+    timer.start()
+    t = time.perf_counter()
+    with pytest.raises(ForthError, match="interrupted"):
+        f.eval("60 fib .")
+    assert time.perf_counter() - t < 0.3 + 1
+    timer.join()
+    assert f.data_stack() == []
+
+
+def test_a_call_tree_that_doubles_per_level_meets_the_budget(fresh):
+    f = fresh
+    f.eval("1 1 1 GRID 1 1 1 BLOCK : c0 1+ ;")
+    for i in range(1, 61):
+        f.eval(f": c{i} c{i-1} c{i-1} ;")
+    f.step_budget = 100_000
+    t = time.perf_counter()
+    _fails(f, "0 c60 .")
+    assert time.perf_counter() - t < 5

@@ -515,6 +515,20 @@ class Gen(Visitor):
             return
         if not self.pinned and loop_pos is not None:
             self.pos = loop_pos
+        self.step(target_bb)
+
+    def count_call(self) -> None:
+        """A call counts as a step too, so runaway recursion (or a call tree
+        that doubles per level) meets the budget and Ctrl-C like a loop."""
+        if not self.count_steps or self.env.steps is None:
+            return
+        cont = self.new_block("called")
+        self.step(cont)
+        self.b.position_at_end(cont)
+
+    def step(self, target_bb: ir.Block) -> None:
+        """Take one step off the register budget and go on to `target_bb`;
+        every POLL_EVERY steps, first ask `tf_poll` (abort flag, budget)."""
         b, slot = self.b, self.env.steps
         left = b.sub(b.load(slot, typ=I64), c64(1))
         b.store(left, slot)
@@ -668,6 +682,7 @@ class Gen(Visitor):
             self.ensure_d(eff.dmust)
             self.ensure_f(eff.fmust)
         fn = self.word_fn(word)
+        self.count_call()
         self.save_steps()
         ok = self.b.call(fn, self.env.args())
         self.check_ok(ok)
@@ -687,6 +702,7 @@ class Gen(Visitor):
         limit = self.b.load(limit_p, typ=I64)  # each backend sets its own (its stack's size)
         self.fail_if(self.b.icmp_signed(">=", d, limit), L.E_RECURSION, aux=limit)
         self.b.store(self.b.add(d, c64(1)), depth_p)
+        self.count_call()
         self.save_steps()
         ok = self.b.call(self.word_fn(n.word), self.env.args())
         self.check_ok(ok)
