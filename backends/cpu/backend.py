@@ -239,6 +239,7 @@ class CpuBackend(Backend):
         ctx[L.CTX_ABORT] = self.abort_flag.ctypes.data
         ctx[L.CTX_SHARED_SIZE] = shared_bytes
         ctx[L.CTX_RECURSION_MAX] = self.caps.recursion_max
+        ctx[L.CTX_STEPS_MAX] = max(int(steps), 1)  # the launch's pool: every thread's loops draw from it
         thr[:, L.T_STATUS] = L.ST_RUN
         thr[:, L.T_SITE] = -1
         thr[:, L.T_STEPS] = steps
@@ -259,6 +260,11 @@ class CpuBackend(Backend):
                     except ForthError:
                         self._free_frames(base, bs)
                         raise
+                    if ctx[L.CTX_STEPS_USED] > ctx[L.CTX_STEPS_MAX]:  # the warp ops spent the pool
+                        self._out_of_steps(b)
+                        self._free_frames(base, bs)
+                        code = RUN_ERROR
+                        break
                     code = self._continue_block(pctx, handle.addr, base, bs)
                 if code == RUN_DIVERGENT:
                     rows = thr[b * bs:(b + 1) * bs]
@@ -270,6 +276,19 @@ class CpuBackend(Backend):
         n_out = int(ctx[L.CTX_OUT_LEN])
         return LaunchResult(error=tuple(int(x) for x in ctx[:5]), output=self.out[:min(n_out, OUT_CAP)].copy(),
                             output_dropped=max(0, n_out - OUT_CAP), divergence=divergence)
+
+    def _out_of_steps(self, block: int) -> None:
+        """Record the launch's step pool as spent (E_LAUNCH_STEPS) at the warp op
+        the block's first waiting thread is at."""
+        ctx = self.ctx
+        if ctx[L.CTX_ERR_CODE]:
+            return
+        rows = self.thr[block * self.block_size:(block + 1) * self.block_size]
+        first = int(np.argmax(rows[:, L.T_SITE] >= 0))
+        ctx[L.CTX_ERR_CODE] = L.E_LAUNCH_STEPS
+        ctx[L.CTX_ERR_SITE] = rows[first, L.T_SITE]
+        ctx[L.CTX_ERR_THREAD] = rows[first, L.T_LINEAR]
+        ctx[L.CTX_ERR_AUX] = ctx[L.CTX_STEPS_MAX]
 
     def reset_abort(self) -> None:
         self.abort_flag[0] = 0

@@ -11,6 +11,11 @@ Coroutine kernels, one block at a time:
         or at another barrier         -> DIVERGENT (the host names the lanes)
       anything else (warp ops)        -> return to the host
 
+A barrier release charges the block's size to the launch's step pool
+(ctx[CTX_STEPS_USED], when ctx[CTX_STEPS_MAX] is set; loop back-edges draw
+from it in tf_poll, the host charges warp ops): a launch whose threads wait
+at barriers forever runs out of it like a runaway loop (E_LAUNCH_STEPS).
+
 Return codes: 0 ok, 1 divergent barrier, 2 warp op pending, 3 error; the
 block index is packed above the low byte. Frames are freed here.
 """
@@ -166,7 +171,30 @@ barrier:
   %div = or i1 %somedone, %mixed
   br i1 %div, label %divergent, label %release
 release:
-  br label %rel
+  %maxp = getelementptr i64, ptr %ctx, i64 {L.CTX_STEPS_MAX}
+  %max = load i64, ptr %maxp
+  %usedp = getelementptr i64, ptr %ctx, i64 {L.CTX_STEPS_USED}
+  %used = load i64, ptr %usedp
+  %used1 = add i64 %used, %n
+  store i64 %used1, ptr %usedp
+  %pooled = icmp ne i64 %max, 0
+  %over = icmp sgt i64 %used1, %max
+  %spent = and i1 %pooled, %over
+  br i1 %spent, label %nosteps, label %rel
+nosteps:
+  %won = cmpxchg ptr %ctx, i64 0, i64 {L.E_LAUNCH_STEPS} seq_cst seq_cst
+  %wonfirst = extractvalue {{ i64, i1 }} %won, 1
+  br i1 %wonfirst, label %record, label %abort
+record:
+  %sitep = getelementptr i64, ptr %ctx, i64 {L.CTX_ERR_SITE}
+  store i64 %site0, ptr %sitep
+  %linp = getelementptr i64, ptr %base, i64 {L.T_LINEAR}
+  %lin = load i64, ptr %linp
+  %thrp = getelementptr i64, ptr %ctx, i64 {L.CTX_ERR_THREAD}
+  store i64 %lin, ptr %thrp
+  %auxp = getelementptr i64, ptr %ctx, i64 {L.CTX_ERR_AUX}
+  store i64 %max, ptr %auxp
+  br label %abort
 rel:
   %k = phi i64 [0, %release], [%k1, %relnext]
   %kmore = icmp slt i64 %k, %n

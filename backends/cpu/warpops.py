@@ -28,6 +28,11 @@ if TYPE_CHECKING:
 
     from .backend import CpuBackend
 
+# what one warp op costs the launch's step pool (ctx[CTX_STEPS_USED]), in loop iterations: a round
+# trip to the host takes about as long as a few thousand iterations of compiled code, so a runaway
+# loop of tile ops stops, with the default budget, as soon as a runaway loop of arithmetic does
+WARP_OP_STEPS = 1024
+
 _MEM_DTYPE = {"f16": np.dtype(np.float16), "bf16": np.dtype(ml_dtypes.bfloat16), "f32": np.dtype(np.float32)}
 _ACC_DTYPE = {"f32": np.float32, "f16": np.float16}
 
@@ -80,6 +85,7 @@ class WarpOps:
                                         "(every lane must pass the same address, stride and value)")
             self.perform(op, [int(x) for x in ops[0]] if len(ops) else [], be.tile_data[gw], first)
             status[lanes] = L.ST_RUN
+            be.ctx[L.CTX_STEPS_USED] += WARP_OP_STEPS
 
     def _divergence(self, site: int, block: int, w: int, st: np.ndarray, sites: np.ndarray) -> ForthError:
         at = np.flatnonzero((st == L.ST_WARP) & (sites == site)) + w

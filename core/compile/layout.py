@@ -25,7 +25,10 @@ CTX_SHARED = 11
 CTX_ABORT = 12  # address of an i64 flag the host sets to interrupt (Ctrl-C)
 CTX_SHARED_SIZE = 13  # bytes of shared memory per block in this launch (the checked window)
 CTX_RECURSION_MAX = 14  # nested calls of recursive words allowed per thread in this launch
-CTX_SLOTS = 16
+# the launch-wide step pool: loop iterations summed over all threads (drawn by tf_poll), plus what the
+# scheduler and the host charge for barrier releases and warp ops; a max of 0 means no launch-wide pool
+CTX_STEPS_USED, CTX_STEPS_MAX = 15, 16
+CTX_SLOTS = 24
 
 # thread record slots
 T_TID, T_BID, T_BDIM, T_GDIM = 0, 3, 6, 9  # x, y, z follow each
@@ -49,6 +52,7 @@ STATE_BYTES = S_FS + FS_MAX * 4
 # error codes
 E_UNDERFLOW, E_OVERFLOW, E_FUNDERFLOW, E_FOVERFLOW = 1, 2, 3, 4
 E_BAD_ADDR, E_ALIGN, E_DIV0, E_STEPS, E_ABORT, E_RECURSION = 5, 6, 7, 8, 9, 10
+E_LAUNCH_STEPS = 11  # the launch as a whole ran out of its step pool (ctx[CTX_STEPS_MAX])
 
 # output record kinds: (thread, kind, aux, value)
 OUT_INT, OUT_UINT, OUT_FLOAT, OUT_CHAR, OUT_STR, OUT_DEPTH = 1, 2, 3, 4, 5, 6

@@ -53,6 +53,8 @@ done:
 }}
 
 ; a loop back-edge whose register counter reached a multiple of POLL_EVERY: out of budget, or interrupted?
+; The thread's own budget: %left < 0. The launch's pool (when ctx[CTX_STEPS_MAX] is set): the thread draws
+; the iterations since its last poll, min(POLL_EVERY, max - left) (its counter started at max).
 define i1 @tf_poll(ptr %ctx, ptr %thr, i64 %site, i64 %left) noinline {{
 entry:
   %app = getelementptr i64, ptr %ctx, i64 {L.CTX_ABORT}
@@ -62,9 +64,26 @@ entry:
   %out = icmp slt i64 %left, 0
   %abort = icmp ne i64 %ab, 0
   %bad = or i1 %out, %abort
-  br i1 %bad, label %fail, label %ok
+  br i1 %bad, label %fail, label %pool
+pool:
+  %mp = getelementptr i64, ptr %ctx, i64 {L.CTX_STEPS_MAX}
+  %max = load i64, ptr %mp
+  %none = icmp eq i64 %max, 0
+  br i1 %none, label %ok, label %draw
+draw:
+  %since = sub i64 %max, %left
+  %small = icmp slt i64 %since, {L.POLL_EVERY}
+  %n = select i1 %small, i64 %since, i64 {L.POLL_EVERY}
+  %up = getelementptr i64, ptr %ctx, i64 {L.CTX_STEPS_USED}
+  %old = atomicrmw add ptr %up, i64 %n monotonic
+  %used = add i64 %old, %n
+  %over = icmp sgt i64 %used, %max
+  br i1 %over, label %spent, label %ok
 ok:
   ret i1 1
+spent:
+  call void @tf_fail(ptr %ctx, ptr %thr, i64 {L.E_LAUNCH_STEPS}, i64 %site, i64 0, i64 %max)
+  ret i1 0
 fail:
   %code = select i1 %abort, i64 {L.E_ABORT}, i64 {L.E_STEPS}
   call void @tf_fail(ptr %ctx, ptr %thr, i64 %code, i64 %site, i64 0, i64 0)

@@ -530,6 +530,10 @@ class Forth:
             L.E_DIV0: f"division by zero{where} ({thr}); check the divisor first",
             L.E_STEPS: f"{thr} ran {self.step_budget} loop iterations{where} without finishing: the loop looks "
                        "infinite (raise Forth.step_budget if it is not)",
+            L.E_LAUNCH_STEPS: f"the launch ran {self.step_budget} loop iterations{where}, summed over its "
+                              f"{np.prod(self.launch_shape)} threads (a BARRIER or a tile operation counts as many), "
+                              f"without finishing ({thr} was running): the loop looks infinite (raise "
+                              "Forth.step_budget if it is not)",
             L.E_ABORT: "interrupted",
             L.E_RECURSION: f"recursion deeper than {aux} calls{where} ({thr}), the limit of the {self.backend.name} "
                            "backend; is the base case missing?",
