@@ -43,7 +43,10 @@ def parse_args(argv):
     p.add_argument("-i", dest="interactive", action="store_true",
                    help="after the files and -e sources, stay at the prompt (or read stdin)")
     p.add_argument("--unchecked", action="store_true",
-                   help="no range, stack or loop-budget checks in the code (faster; for benchmarks)")
+                   help="UNSAFE, for benchmarks only: memory accesses are not checked against the arrays, buffers and "
+                        "shared memory they should stay in (faster). A bad address (e.g. `7 BF@`) can then crash "
+                        "the whole process with a segmentation fault, losing the session, or read freed or "
+                        "stale memory (shared memory included) and write over other data without an error")
     p.add_argument("--arch", default=None, metavar="SM",
                    help="GPU architecture that PTX is shown for, e.g. sm_75 sm_80 sm_90 (default: the GPU's own "
                         "on the cuda backend, else sm_80)")
@@ -69,7 +72,7 @@ def run_lines(session: Session, display: Display, lines: Iterable[str], *,
         if stacks == "each" and not session.compiling:
             display.stacks(session.forth)
     if session.compiling:
-        display.fatal(f"{session.source} ended inside a colon definition (missing ;)")
+        display.fatal(f"error: {session.source} ended inside a colon definition (missing ;)")
         return 1
     return status
 
@@ -91,7 +94,7 @@ def main(argv=None) -> int:
     try:
         session = Session.start(args.backend, checked=not args.unchecked, arch=args.arch)
     except Exception as e:  # no GPU for --backend cuda, or a broken install
-        display.fatal(f"cannot start the {args.backend} backend: {e}")
+        display.fatal(f"error: cannot start the {args.backend} backend: {e}")
         return 2
     display.attach(session.forth)  # inspection views (.S .TILE .FRAG …) for this terminal
 
@@ -130,17 +133,35 @@ def main(argv=None) -> int:
         return 130
 
 
-def _read(name: str, display: Display) -> list[str] | None:
+def read_source(name: str, display: Display) -> str | None:
+    """A script or kernel file's text; None after printing why it cannot be
+    read (missing, unreadable, or not UTF-8: the first bad byte's place)."""
     try:
-        with open(name, encoding="utf-8") as fh:
-            text = fh.read()
+        with open(name, "rb") as fh:
+            data = fh.read()
     except OSError as e:
-        display.fatal(f"cannot read {name}: {e.strerror}")
+        display.fatal(f"error: cannot read {name}: {e.strerror or e}")
+        return None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = data.count(b"\n", 0, e.start) + 1
+        col = e.start - (data.rfind(b"\n", 0, e.start) + 1) + 1
+        display.out.flush()
+        display.err_console.print(f"{name}:{line}:{col}: error: byte 0x{data[e.start]:02x} is not UTF-8 text; "
+                                  "save the file as UTF-8", style="bold red", markup=False)
+        display.err.flush()
+        return None
+
+
+def _read(name: str, display: Display) -> list[str] | None:
+    text = read_source(name, display)
+    if text is None:
         return None
     from tileforth.core.session.kernelfile import is_kernel_file
 
     if is_kernel_file(text):
-        display.fatal(f"{name} is a kernel file (\\! header lines): run it with `tileforth run {name} "
+        display.fatal(f"error: {name} is a kernel file (\\! header lines): run it with `tileforth run {name} "
                       f"--param NAME=...` or compile it with `tileforth compile {name} -o out.ptx`")
         return None
     return text.splitlines()
@@ -191,15 +212,12 @@ def kernel_command(argv) -> int:
 
     args = kernel_args(argv)
     display = Display.standard()
-    try:
-        with open(args.file, encoding="utf-8") as fh:
-            text = fh.read()
-    except OSError as e:
-        display.fatal(f"cannot read {args.file}: {e.strerror}")
+    text = read_source(args.file, display)
+    if text is None:
         return 2
     try:
         if args.command == "compile":
-            return _compile(args, text)
+            return _compile(args, text, display)
         return _run(args, text, display)
     except ForthError as err:
         display.output(err.output)
@@ -208,15 +226,20 @@ def kernel_command(argv) -> int:
         return 1
 
 
-def _compile(args, text: str) -> int:
+def _compile(args, text: str, display: Display) -> int:
     from tileforth.backends.cuda.ptx import kernel_file_ptx
 
     ptx = kernel_file_ptx(text, args.arch, args.file)
     if args.out == "-":
         sys.stdout.write(ptx)
-    else:
+        return 0
+    try:
         with open(args.out, "w", encoding="utf-8") as fh:
             fh.write(ptx)
+    except OSError as e:
+        display.fatal(f"error: cannot write {args.out}: {e.strerror or e}; check that its folder exists "
+                      "and is writable")
+        return 2
     return 0
 
 
@@ -236,7 +259,7 @@ def _run(args, text: str, display: Display) -> int:
     try:
         forth = Forth(backend=args.backend)
     except Exception as e:  # no GPU for --backend cuda, or a broken install
-        display.fatal(f"cannot start the {args.backend} backend: {e}")
+        display.fatal(f"error: cannot start the {args.backend} backend: {e}")
         return 2
     out = run_kernel_file(forth, spec, values, args.grid, args.block)
     display.output(out)

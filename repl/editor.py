@@ -7,7 +7,7 @@
     key_bindings    Enter runs the text only when it is complete; inside an
                     open definition or control structure it starts a new line
                     (Esc Enter runs it anyway)
-    toolbar         backend, device, launch shape, tile settings, checked
+    toolbar         backend, device, launch shape, tile settings, checked (or a warning when unchecked)
 
 Everything reads the live session through `EditorState`, which caches what is
 costly to read from the device (stack depths, BASE) and is refreshed after
@@ -265,6 +265,10 @@ def device_text(forth) -> str:
     return "SIMT emulator" if forth.backend_name == "cpu" else ""
 
 
+# --unchecked drops the checks that keep a bad address from reaching the machine: say so while it is on
+UNCHECKED_TOOLBAR = "unchecked: a bad address can crash the process"
+
+
 def toolbar_fragments(session) -> list[tuple[str, str]]:
     f = session.forth
     (gx, gy, gz), (bx, by, bz) = f.launch_shape
@@ -275,7 +279,7 @@ def toolbar_fragments(session) -> list[tuple[str, str]]:
            ("", f"{gx} {gy} {gz} GRID {bx} {by} {bz} BLOCK")]
     if cfg is not None:
         out += [sep, ("", f"tiles {cfg.describe()}")]
-    out += [sep, ("" if checked else "class:bottom-toolbar.unchecked", "checked" if checked else "unchecked")]
+    out += [sep, ("", "checked") if checked else ("class:bottom-toolbar.unchecked", UNCHECKED_TOOLBAR)]
     return out
 
 

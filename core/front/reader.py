@@ -5,6 +5,8 @@ reader is a cursor over the whole source rather than a token list.
 """
 from __future__ import annotations
 
+import math
+import struct
 from dataclasses import dataclass
 
 from ..errors import SourcePos
@@ -116,7 +118,9 @@ def parse_double(text: str, base: int) -> int | None:
 
 def parse_float(text: str) -> float | None:
     """Float literal: mantissa with an exponent (`1e3`, `0e`, `-2.5e-1`) or a
-    mantissa with a '.' followed by digits (`3.14`)."""
+    mantissa with a '.' followed by digits (`3.14`).  The value is the f32 the
+    float stack holds (IEEE round to nearest: beyond f32, `1e39`, is inf, as
+    it is in a definition; below, `1e-50`, is 0)."""
     t = text.lower()
     mant, e, exp = t.partition("e")
     if e:
@@ -136,9 +140,17 @@ def parse_float(text: str) -> float | None:
     if (whole and not whole.isdigit()) or (frac and not frac.isdigit()):
         return None
     try:
-        return float(f"{sign}{whole or '0'}.{frac or '0'}e{exp if e else '0'}")
+        return to_f32(float(f"{sign}{whole or '0'}.{frac or '0'}e{exp if e else '0'}"))
     except ValueError:
         return None
+
+
+def to_f32(x: float) -> float:
+    """x rounded to the nearest f32 (IEEE: beyond the largest f32 is inf)."""
+    try:
+        return struct.unpack("<f", struct.pack("<f", x))[0]
+    except OverflowError:  # struct refuses what rounds to inf
+        return math.copysign(math.inf, x)
 
 
 def _is_signed_digits(s: str) -> bool:

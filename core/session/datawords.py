@@ -128,25 +128,68 @@ def _path(f: "Forth", tok: Token, word: str, name: Token) -> Path:
     return Path(text).expanduser()
 
 
+def npy_header(fh, path: Path, what: str) -> tuple[tuple[int, ...], bool, np.dtype]:
+    """The shape, Fortran order and dtype a .npy file's header declares,
+    read without reading its data, or a ForthError saying what is wrong."""
+    from numpy.lib import format as npy
+    try:
+        version = npy.read_magic(fh)
+        readers = {(1, 0): npy.read_array_header_1_0, (2, 0): npy.read_array_header_2_0}
+        if version not in readers:
+            raise ValueError(f"version {version[0]}.{version[1]} of the format, which holds only named "
+                             "fields")
+        shape, fortran, dtype = readers[version](fh)
+    except (ValueError, EOFError, SyntaxError, TypeError) as exc:
+        if fh.tell() == 0 and not fh.read(1):
+            raise ForthError(f"{what}: {path} is empty; write it with numpy.save or SAVE-NPY") from None
+        raise ForthError(f"{what}: {path} is not a .npy file numpy can read ({exc}); write it with numpy.save "
+                         "or SAVE-NPY") from None
+    if dtype.hasobject:
+        raise ForthError(f"{what}: {path} holds Python objects, so it is not a .npy file numpy can read without "
+                         "pickle (which could run code); save an array of numbers")
+    if dtype.kind not in "biuf":
+        raise ForthError(f"{what}: {path} holds {dtype} values; it needs numbers (bool, integer or float)")
+    return tuple(shape), fortran, dtype
+
+
+def read_npy(path: Path, what: str, shape: tuple[int, ...] | None = None, name: str = "",
+             max_bytes: int | None = None) -> np.ndarray:
+    """A numeric .npy file's array.  The header is read first: the shape
+    (when `shape` is given), the size (at most `max_bytes`) and the file's
+    length are checked before the data is read, so a header that claims
+    10^12 elements is refused instead of allocated."""
+    import math
+    import os
+    try:
+        fh = open(path, "rb")
+    except FileNotFoundError:
+        raise ForthError(f"{what}: no file {path} (relative names start in {Path.cwd()})") from None
+    except OSError as exc:
+        raise ForthError(f"{what}: cannot read {path}: {exc.strerror or exc}") from None
+    with fh:
+        got, fortran, dtype = npy_header(fh, path, what)
+        dims = "x".join(map(str, got)) or "a scalar"
+        if shape is not None and got != tuple(shape):
+            want = "x".join(map(str, shape))
+            raise ForthError(f"{what}: {path} holds a {dims} array but {name} is {want}: the shapes must "
+                             "match (reshape the data in numpy, or make the array that shape)")
+        nbytes = math.prod(got) * dtype.itemsize
+        if max_bytes is not None and nbytes > max_bytes:
+            raise ForthError(f"{what}: {path} holds a {dims} array of {nbytes:,} bytes, more than the "
+                             f"{max_bytes:,} bytes an array may have; use a smaller array")
+        have = os.fstat(fh.fileno()).st_size - fh.tell()
+        if have < nbytes:
+            raise ForthError(f"{what}: {path} is cut short: its header declares a {dims} {dtype} array of "
+                             f"{nbytes:,} bytes, but {have:,} bytes follow it; write the file again")
+        data = np.fromfile(fh, dtype=dtype, count=math.prod(got)) if nbytes else np.zeros(0, dtype)
+    return data.reshape(got, order="F" if fortran else "C")
+
+
 def w_load_npy(f: "Forth", tok: Token) -> None:
     name, e = _array(f, tok, "LOAD-NPY")
     path = _path(f, tok, "LOAD-NPY", name)
     _, shape, et = e.array
-    try:
-        data = np.load(path, allow_pickle=False)
-    except FileNotFoundError:
-        raise ForthError(f"LOAD-NPY: no file {path} (relative names start in {Path.cwd()})") from None
-    except (OSError, ValueError) as exc:
-        raise ForthError(f"LOAD-NPY: {path} is not a .npy file numpy can read without pickle ({exc})") from None
-    if not isinstance(data, np.ndarray) or data.dtype.kind not in "biuf":
-        kind = type(data).__name__ if not isinstance(data, np.ndarray) else f"{data.dtype} values"
-        raise ForthError(f"LOAD-NPY: {path} holds {kind}; it needs numbers (bool, integer or float)")
-    if tuple(data.shape) != tuple(shape):
-        want = "x".join(map(str, shape))
-        got = "x".join(map(str, data.shape)) or "a scalar"
-        raise ForthError(f"LOAD-NPY: {path} holds a {got} array but {name.text} is {want}: the shapes must "
-                         "match (reshape the data in numpy, or make the array that shape)")
-    _store(f, e, data)
+    _store(f, e, read_npy(path, "LOAD-NPY", shape, name.text))
 
 
 def w_save_npy(f: "Forth", tok: Token) -> None:
@@ -162,23 +205,36 @@ def w_save_npy(f: "Forth", tok: Token) -> None:
         raise ForthError(f"SAVE-NPY: cannot write {path}: {exc.strerror}") from None
 
 
+def _in_memory(word: str, fn):
+    """fn, with numpy running out of host memory (the temporaries of a big
+    array) reported as a ForthError instead of a MemoryError."""
+    def run(f: "Forth", tok: Token) -> None:
+        try:
+            fn(f, tok)
+        except MemoryError:
+            raise ForthError(f"{word}: not enough host memory for the values of this array; use a smaller "
+                             "array", tok.pos, tok.text) from None
+    run.__name__, run.__doc__ = fn.__name__, fn.__doc__
+    return run
+
+
 DATA_GROUP = "Data (host words)"
 DATA_WORDS: list[HostWord] = [
-    HostWord("ZEROS", "( -- )", "Set every element of the array named next to 0.", w_zeros,
+    HostWord("ZEROS", "( -- )", "Set every element of the array named next to 0.", _in_memory("ZEROS", w_zeros),
              "8 F32 ARRAY xs  ZEROS xs", group=DATA_GROUP),
     HostWord("FILL", "( F: r -- )", "Set every element of the array named next to r (converted to its type). "
-             "Not the standard ( c-addr u char -- ) FILL.", w_fill, "8 F32 ARRAY xs  1.5e FILL xs",
+             "Not the standard ( c-addr u char -- ) FILL.", _in_memory("FILL", w_fill), "8 F32 ARRAY xs  1.5e FILL xs",
              group=DATA_GROUP),
     HostWord("RAMP", "( -- )", "Set the elements of the array named next to 0 1 2 ... in row-major order.",
-             w_ramp, "8 I32 ARRAY xs  RAMP xs  .M xs", group=DATA_GROUP),
-    HostWord("IDENTITY", "( -- )", "Set the matrix named next to the identity (1 on the diagonal).", w_identity,
+             _in_memory("RAMP", w_ramp), "8 I32 ARRAY xs  RAMP xs  .M xs", group=DATA_GROUP),
+    HostWord("IDENTITY", "( -- )", "Set the matrix named next to the identity (1 on the diagonal).", _in_memory("IDENTITY", w_identity),
              "16 16 F16 MATRIX b  IDENTITY b", group=DATA_GROUP),
     HostWord("RANDOM", "( seed -- )", "Fill the array named next with uniform values in [-1, 1) from numpy's "
-             "default_rng(seed), converted to its type (integer arrays: integers in [-100, 100)).", w_random,
+             "default_rng(seed), converted to its type (integer arrays: integers in [-100, 100)).", _in_memory("RANDOM", w_random),
              "16 16 F16 MATRIX a  42 RANDOM a", group=DATA_GROUP),
     HostWord("LOAD-NPY", "( -- )", "Read the array named next from a .npy file of the same shape: "
-             "`LOAD-NPY xs data.npy` (a name with blanks in \"double quotes\").", w_load_npy,
+             "`LOAD-NPY xs data.npy` (a name with blanks in \"double quotes\").", _in_memory("LOAD-NPY", w_load_npy),
              "LOAD-NPY xs data.npy", group=DATA_GROUP),
     HostWord("SAVE-NPY", "( -- )", "Write the array named next to a .npy file (bf16 arrays as f32): "
-             "`SAVE-NPY xs data.npy`.", w_save_npy, "SAVE-NPY xs data.npy", group=DATA_GROUP),
+             "`SAVE-NPY xs data.npy`.", _in_memory("SAVE-NPY", w_save_npy), "SAVE-NPY xs data.npy", group=DATA_GROUP),
 ]

@@ -5,6 +5,8 @@ Each is a table row: name, stack effect, help, function, example.
 """
 from __future__ import annotations
 
+import math
+import os
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
@@ -24,6 +26,38 @@ if TYPE_CHECKING:
     from .interpreter import Forth
 
 MAX_SHARED = 48 * 1024  # static shared memory in a kernel (kernel files, exports); SHARED: has the backend's
+DEVICE_ARRAY_MAX = 1 << 40  # bytes: beyond any GPU's memory (the driver refuses less when it has less)
+
+
+def array_bytes_max(backend) -> int:
+    """The most bytes one array may have: the host's physical memory on the
+    cpu backend (its arrays are host memory, and numpy would map more lazily,
+    then be killed when it is touched), otherwise DEVICE_ARRAY_MAX."""
+    return host_memory_bytes() if getattr(backend, "name", "") == "cpu" else DEVICE_ARRAY_MAX
+
+
+def host_memory_bytes() -> int:
+    """The host's physical memory (DEVICE_ARRAY_MAX where it cannot be told)."""
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        return DEVICE_ARRAY_MAX
+
+
+def alloc_array(f: "Forth", shape: tuple[int, ...], et, what: str) -> int:
+    """Allocate an array of `shape` elements of type `et`, or refuse with its
+    size and the limit (a ForthError, never a MemoryError)."""
+    dims = "x".join(map(str, shape))
+    nbytes = math.prod(shape) * et.size  # Python ints: no int64 overflow
+    most = array_bytes_max(f.backend)
+    if nbytes > most:
+        raise ForthError(f"{what}: a {dims} {et.name} array is {nbytes:,} bytes, more than the {most:,} bytes "
+                         f"an array may have on the {f.backend.name} backend; make it smaller")
+    try:
+        return f.backend.alloc(nbytes)
+    except MemoryError:
+        raise ForthError(f"{what}: not enough memory for a {dims} {et.name} array ({nbytes:,} bytes); "
+                         "make it smaller or free memory") from None
 
 
 @dataclass
@@ -108,6 +142,8 @@ def w_create(f: "Forth", tok: Token) -> None:
 def w_buffer(f: "Forth", tok: Token) -> None:
     name = _name(f, tok)
     (n,) = f.pop_uniform(1, "BUFFER:")
+    if n < 0:
+        raise ForthError(f"BUFFER: needs a size of 0 or more bytes, got {n}, e.g. `64 BUFFER: {name.text}`")
     _align(f)
     addr = _allot(f, n)
     f.backend.write(addr, np.zeros(n, np.uint8))
@@ -207,8 +243,7 @@ def _typed(f: "Forth", tok: Token, dims: int, word: str) -> None:
         raise ForthError(f"{word} needs an element type on top, e.g. `16 F32 {word} name`")
     if min(shape) < 1:
         raise ForthError(f"{word} needs positive sizes, got {shape}")
-    nbytes = int(np.prod(shape)) * et.size
-    addr = f.backend.alloc(nbytes)
+    addr = alloc_array(f, shape, et, word)
     _define(f, Constant(name.text, addr, help=f"( -- addr ) {'x'.join(map(str, shape))} {et.name} array",
                         array=(addr, shape, et)))
 

@@ -25,6 +25,7 @@ from __future__ import annotations
 import re
 import sys
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import ml_dtypes
 import numpy as np
@@ -32,10 +33,12 @@ import numpy as np
 from ..errors import ForthError, SourcePos
 from ..front.dictionary import Constant, HostWord
 from ..front.effects import body_effect
-from ..front.reader import Token, parse_float, parse_integer
+from ..front.reader import Token, parse_float, parse_integer, to_f32
 from ..front.tree import Node
 from .eltypes import BY_NAME, ElType
-from .hostwords import CLOSERS, MAX_SHARED, OPENERS
+from .datawords import read_npy
+from .hostwords import (CLOSERS, DEVICE_ARRAY_MAX, MAX_SHARED, OPENERS, array_bytes_max, check_shape,
+                        host_memory_bytes)
 from .interpreter import Collector, Forth
 
 TYPE_NAMES = " ".join(t.lower() for t in BY_NAME)
@@ -228,6 +231,10 @@ def _parse_type(text: str, pos: SourcePos, col: int) -> tuple[ElType, int | str 
     if re.fullmatch(r"[0-9]+", count):
         if int(count) < 1:
             raise ForthError(f"bad count {count}: an array needs at least one element", cpos, count)
+        if int(count) * eltype.size > DEVICE_ARRAY_MAX:
+            raise ForthError(f"bad count {count}: {int(count) * eltype.size:,} bytes, more than the "
+                             f"{DEVICE_ARRAY_MAX:,} bytes an array may have; declare a smaller array",
+                             cpos, count)
         return eltype, int(count), ccol
     if count and parse_integer(count, 10) is None and not count.startswith(("-", "+")) \
             and re.fullmatch(r"[^\s\[\]]+", count):
@@ -331,7 +338,8 @@ def parse_param_values(spec: KernelSpec, args: list[str]) -> dict[str, Value]:
             if p.count is None:
                 values[key] = _scalar(p, text)
             elif text.startswith("@"):
-                values[key] = np.load(text[1:]).reshape(-1)
+                values[key] = read_npy(Path(text[1:]).expanduser(), f"--param {p.name}",
+                                       max_bytes=host_memory_bytes()).reshape(-1)
             else:
                 items = [t for t in text.replace(" ", ",").split(",") if t]
                 values[key] = np.array([_scalar(p, t) for t in items],
@@ -350,15 +358,19 @@ def _scalar(p: Param, text: str) -> int | float:
         except ValueError:
             raise ValueError(f"{text!r} is not a number ({p.name} is {_describe(p)})") from None
     try:
-        return int(text, 0)
+        v = int(text, 0)
     except ValueError:
         try:
             f = float(text)
         except ValueError:
             f = None
-        if f is not None and f.is_integer():
-            return int(f)
-        raise ValueError(f"{text!r} is not an integer ({p.name} is {_describe(p)})") from None
+        if f is None or not f.is_integer():
+            raise ValueError(f"{text!r} is not an integer ({p.name} is {_describe(p)})") from None
+        v = int(f)
+    if not -2**63 <= v < 2**64:
+        raise ValueError(f"{text} does not fit in a 64-bit cell ({p.name} is {_describe(p)}); give a smaller "
+                         "value")
+    return v
 
 
 def _sizes(spec: KernelSpec, values: dict[str, Value]) -> dict[str, int]:
@@ -399,11 +411,20 @@ def run_kernel_file(f: Forth, spec: KernelSpec, values: dict[str, Value],
     scalars become constants. Returns what the kernel printed; the arrays
     are then f.array(NAME)."""
     check_names(f, spec)
+    try:
+        check_shape(f.backend.caps, grid, block, "the launch", f.backend.name)
+    except ForthError as err:
+        raise ForthError(f"{err.message}; give a smaller --grid or --block") from None
     values = dict(values)
     sizes = _sizes(spec, values)
     for p in spec.params:
         key = p.name.upper()
         if p.count is not None:
+            nbytes, most = sizes[key] * p.eltype.size, array_bytes_max(f.backend)
+            if nbytes > most:
+                raise ForthError(f"{p.name} is {_describe(p)} with {sizes[key]:,} elements, {nbytes:,} bytes: more "
+                                 f"than the {most:,} bytes an array may have on the {f.backend.name} backend; "
+                                 "give a smaller size", _count_pos(p) if isinstance(p.count, int) else None)
             f.eval(f"{sizes[key]} {p.eltype.name} ARRAY {p.name}")
             given = values.get(key)
             if given is not None and len(given):
@@ -411,7 +432,7 @@ def run_kernel_file(f: Forth, spec: KernelSpec, values: dict[str, Value],
                 data[:len(given)] = np.asarray(given).astype(data.dtype)
                 f.set_array(p.name, data)
         elif p.kind == "float":
-            v = float(np.float32(values.get(key, 0.0)))
+            v = to_f32(float(values.get(key, 0.0)))
             f.dict[key] = Constant(p.name, v, is_float=True, help=f"( F: -- r ) kernel parameter {p.name}")
         else:
             f.dict[key] = Constant(p.name, int(values.get(key, 0)), help=f"( -- x ) kernel parameter {p.name}")

@@ -92,6 +92,13 @@ def format_numbers(values: np.ndarray, is_float: bool, base: int = 10) -> tuple[
     return texts, "" if exact else note
 
 
+def _char(value: int) -> str:
+    """EMIT's character: the code point (masked to Unicode's range); a
+    surrogate (U+D800-U+DFFF), which no encoding can print, is U+FFFD."""
+    c = value & 0x10FFFF
+    return "\ufffd" if 0xD800 <= c <= 0xDFFF else chr(c)
+
+
 def render_records(records: np.ndarray, strings: list[str]) -> str:
     parts: list[str] = []
     for _, kind, aux, value in records:
@@ -103,7 +110,7 @@ def render_records(records: np.ndarray, strings: list[str]) -> str:
         elif kind == L.OUT_FLOAT:
             parts.append(format_float(value) + " ")
         elif kind == L.OUT_CHAR:
-            parts.append(chr(value & 0x10FFFF))
+            parts.append(_char(value))
         elif kind == L.OUT_STR:
             parts.append(strings[value])
         elif kind == L.OUT_DEPTH:
