@@ -74,8 +74,12 @@ def banner(session: Session) -> str:
         v = version("tileforth")
     except PackageNotFoundError:
         v = "?"
-    return (f"tileforth {v} on the {session.forth.backend_name} backend. Tab completes, "
+    text = (f"tileforth {v} on the {session.forth.backend_name} backend. Tab completes, "
             "Ctrl-C interrupts, BYE or Ctrl-D leaves.")
+    if not getattr(session.forth, "checked", True):
+        text += (" UNCHECKED (--unchecked): memory accesses are not checked, so a bad address can crash the "
+                 "process (segmentation fault) or read freed memory; leave it off except for benchmarks.")
+    return text
 
 
 def timing_text(t: dict[str, float]) -> str:

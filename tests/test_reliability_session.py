@@ -240,3 +240,14 @@ def test_unchecked_is_documented():
     doc = " ".join((Path(__file__).parent.parent / "docs" / "repl.md").read_text().split())
     assert "`--unchecked` (`Forth(checked=False)` from Python) is **unsafe**" in doc
     assert "`7 BF@` can kill the whole process with a segmentation fault" in doc
+    assert "`unchecked: a bad address can crash the process`" in doc
+
+
+def test_unchecked_banner_warns():
+    from tileforth.repl.prompt import banner
+    assert "crash the process" in banner(Session.start("cpu", checked=False))
+    assert "UNCHECKED" not in banner(Session.start("cpu"))
+
+
+def test_checked_mode_refuses_the_address_unchecked_mode_would_crash_on(s):
+    fails_keeping_state(s, "7 BF@", "")
