@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import time
 
+import gforth
+import numpy as np
 import pytest
 
 from tileforth.core import Forth
@@ -89,3 +91,101 @@ def test_warp_ops_and_barriers_are_charged_to_the_budget():
     f.step_budget = 20_000  # 1000 barriers of 32 threads cost more than this
     _runaway(f, "h")
     _still_works(f)
+
+
+# ---- item 8: smaller ones ----------------------------------------------------------------------
+def test_a_nan_tile_is_the_same_tile_in_every_warp():
+    """BLOCK copies warp 0's tiles to the new warps; a NaN tile used to be
+    refused as 'warps differ' with one warp, since NaN != NaN."""
+    from tileforth.core.compile.state import differing_warps
+
+    f = Forth(backend="cpu")
+    f.eval("0e 0e F/ TFILL  64 1 1 BLOCK")
+    tiles = f.backend.get_tiles()
+    assert len(tiles) == 2 and all(np.isnan(w[0]).all() for w in tiles)
+    nan = np.full((2, 2), np.nan, np.float32)
+    assert differing_warps([[nan], [nan.copy()], [nan, nan], [np.zeros((2, 2), np.float32)]]) == [2, 3]
+    with pytest.raises(ForthError, match="every warp holds the same tiles"):
+        f.eval("TDROP  TID-X 32 / S>F TFILL  32 1 1 BLOCK")
+
+
+def test_a_failed_line_keeps_a_false_if_skipping():
+    f = Forth(backend="cpu")
+    f.eval("0 [IF]")
+    with pytest.raises(ForthError, match="division by zero"):
+        f.eval("[THEN] 1 0 /")  # ends the skip, then fails: the skip comes back with the rest of the state
+    assert f.eval("5 .") == ""  # still skipped
+    assert f.eval("[THEN] 7 .").strip() == "7"
+    f.eval("0 [IF] 0 [IF]")  # nested: the depth comes back too
+    with pytest.raises(ForthError):
+        f.eval("[THEN] [THEN] 1 0 /")
+    assert f.eval("[THEN] 5 .") == ""
+    assert f.eval("[THEN] 7 .").strip() == "7"
+
+
+def test_a_failed_line_restores_base():
+    f = Forth(backend="cpu")
+    with pytest.raises(ForthError, match="division by zero"):
+        f.eval("HEX 1 0 /")
+    assert f.base() == 10
+    assert f.eval("10 .").strip() == "10"
+    f.eval("HEX")
+    with pytest.raises(ForthError):
+        f.eval("DECIMAL 1 0 /")
+    assert f.base() == 16
+    assert f.eval("10 . DECIMAL").strip() == "10"
+
+
+@pytest.mark.parametrize("text, cells", [
+    ("99999999999999999999.", [7766279631452241919, 5]),
+    ("-99999999999999999999.", [-7766279631452241919, -6]),
+    ("340282366920938463463374607431768211457.", [1, 0]),  # 2^128 + 1 wraps, as in gforth
+    ("18446744073709551615.", [-1, 0]),
+    ("-1.", [-1, -1]),
+    ("1.", [1, 0]),
+])
+def test_double_literals_have_gforths_high_cell(text, cells):
+    f = Forth(backend="cpu")
+    f.eval("1 1 1 BLOCK " + text)
+    assert f.data_stack() == cells
+    if gforth.available():
+        assert gforth.stack(text) == cells
+
+
+@pytest.mark.parametrize("src, col", [
+    (": x " + "1 IF " * 3000 + "THEN " * 3000 + ";", 30005),  # compiled at ;
+    ("1 " + "IF " * 3000 + "THEN " * 3000, 1),  # compiled at the end of the line: its first word
+])
+def test_nesting_too_deeply_has_a_position(src, col):
+    f = Forth(backend="cpu")
+    f.eval("7")
+    with pytest.raises(ForthError, match="nests too deeply") as exc:
+        f.eval("2 .\n" + src)
+    assert exc.value.pos is not None and (exc.value.pos.line, exc.value.pos.col) == (2, col)
+    assert exc.value.output.strip() == "2"
+    assert f.data_stack() == [7]
+
+
+@pytest.mark.parametrize("eltype", ["I8", "I16", "F16", "BF16", "F32", "I64"])
+def test_ramp_and_fill_build_no_wide_temporaries(eltype):
+    """RAMP and FILL build the values in the element type (RAMP counts in
+    int64 a chunk at a time); they used to build an int64/float64 array
+    first: 8x the array for 1-byte types. The values are those conversions'."""
+    import tracemalloc
+
+    from tileforth.core.session.eltypes import BY_NAME
+
+    n = 1 << 20
+    dtype = BY_NAME[eltype].dtype
+    f = Forth(backend="cpu")
+    f.eval(f"{n} {eltype} ARRAY xs")
+    with np.errstate(invalid="ignore", over="ignore"):
+        want = {"RAMP xs": np.arange(n, dtype=np.int64).astype(dtype),
+                "300.7e FILL xs": np.full(n, np.float64(np.float32(300.7))).astype(dtype)}
+    for line, values in want.items():
+        tracemalloc.start()
+        f.eval(line)
+        peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+        assert peak < 4 * n * dtype.itemsize + (1 << 20), (line, peak / (n * dtype.itemsize))
+        assert f.array("xs").tobytes() == values.tobytes(), line

@@ -178,6 +178,15 @@ def differing(rows: np.ndarray) -> list[int]:
     return np.flatnonzero(ne).tolist()
 
 
+def differing_warps(tiles: list[list[np.ndarray]]) -> list[int]:
+    """The warps whose tile stack differs from warp 0's, compared bit for bit
+    (shape, type and bytes), so a tile holding a NaN agrees with itself."""
+    def same(x: np.ndarray, y: np.ndarray) -> bool:
+        return x.shape == y.shape and x.dtype == y.dtype and x.tobytes() == y.tobytes()
+    return [w for w, stack in enumerate(tiles)
+            if len(stack) != len(tiles[0]) or not all(same(x, y) for x, y in zip(stack, tiles[0]))]
+
+
 def _rows(items: np.ndarray, depth: np.ndarray) -> list[list]:
     """items[t, :depth[t]] for every thread t, as lists (vectorised: one tolist)."""
     if len(depth) == 0:

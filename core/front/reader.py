@@ -110,9 +110,15 @@ def parse_integer(text: str, base: int) -> int | None:
 
 
 def parse_double(text: str, base: int) -> int | None:
-    """A double-cell literal: an integer with a trailing '.' (e.g. `1.`)."""
+    """A double-cell literal: an integer with a trailing '.' (e.g. `1.`), as
+    the signed 128-bit value the two cells hold (wrapped, as gforth does: the
+    high cell of `99999999999999999999.` is 5, its low cell the rest)."""
     if len(text) > 1 and text.endswith(".") and text.count(".") == 1:
-        return parse_integer(text[:-1], base)
+        v = parse_integer(text[:-1], base)
+        if v is None:
+            return None
+        v &= (1 << 128) - 1
+        return v - (1 << 128) if v >> 127 else v
     return None
 
 

@@ -75,13 +75,24 @@ def w_zeros(f: "Forth", tok: Token) -> None:
 def w_fill(f: "Forth", tok: Token) -> None:
     _, e = _array(f, tok, "FILL")
     r = _pop_float(f, "FILL")
-    _store(f, e, np.full(e.array[1], r))
+    _, shape, et = e.array
+    with np.errstate(invalid="ignore", over="ignore"):  # converted once, as _store converts each element
+        value = np.array(r).astype(et.dtype)
+    _store(f, e, np.full(shape, value, et.dtype))  # built in the element type: no wider temporary
+
+
+RAMP_CHUNK = 1 << 16  # RAMP counts in int64 this many elements at a time
 
 
 def w_ramp(f: "Forth", tok: Token) -> None:
     _, e = _array(f, tok, "RAMP")
-    shape = e.array[1]
-    _store(f, e, np.arange(int(np.prod(shape)), dtype=np.int64))
+    _, shape, et = e.array
+    n = int(np.prod(shape))
+    out = np.empty(n, et.dtype)  # the ramp in the element type; the int64 count only a chunk at a time
+    with np.errstate(invalid="ignore", over="ignore"):
+        for lo in range(0, n, RAMP_CHUNK):
+            out[lo:lo + RAMP_CHUNK] = np.arange(lo, min(lo + RAMP_CHUNK, n), dtype=np.int64).astype(et.dtype)
+    _store(f, e, out)
 
 
 def w_identity(f: "Forth", tok: Token) -> None:

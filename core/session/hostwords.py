@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..compile.primitives import TABLE as PRIMS
-from ..compile.state import StackState, differing
+from ..compile.state import StackState, differing, differing_warps
 from ..compile.target import Capabilities
 from ..compile.tiles import ACC_TYPES, IN_TYPES, SHAPES
 from ..errors import ForthError, SourcePos
@@ -214,7 +214,7 @@ def _reshape(f: "Forth", grid: tuple[int, int, int], block: tuple[int, int, int]
         raise ForthError(f"{word} keeps the stacks only when every thread has the same stacks; clear the "
                          "stacks that differ first (e.g. DEPTH 0 ?DO DROP LOOP)")
     tiles = f.backend.get_tiles()
-    if any(len(w) != len(tiles[0]) or any((x != y).any() for x, y in zip(w, tiles[0])) for w in tiles):
+    if differing_warps(tiles):  # bit for bit: a NaN tile is the same tile
         raise ForthError(f"{word} keeps the tile stack only when every warp holds the same tiles; drop them "
                          "first (TDROP)")
     f.backend.set_shape(grid, block)

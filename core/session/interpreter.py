@@ -9,6 +9,7 @@ restores the snapshot taken before it, so the session keeps its state.
 """
 from __future__ import annotations
 
+import copy
 import importlib
 import math
 import struct
@@ -307,9 +308,18 @@ class Forth:
                 err = err.at(tok.pos, tok.text)
             err.output = out
             raise err
-        except RecursionError as exc:  # pragma: no cover - deeply nested source
+        except RecursionError as exc:  # deeply nested source (control structures thousands deep)
+            out = self.printed()
+            # at the word being read, or (when the line was compiled at its end) the line's first word
+            at = tok or next((t for t in iter(Reader(source, source_name or "<input>").next_token, None)
+                              if t.pos.line == line), None)
             self._restore(snap)
-            raise ForthError("the source nests too deeply") from exc
+            err = ForthError("the source nests too deeply: a structure here is nested thousands of levels "
+                             "deep; split it into smaller definitions")
+            if at is not None:
+                err = err.at(at.pos, _word_at(at.pos))
+            err.output = out
+            raise err from exc
         except BaseException:  # Ctrl-C (KeyboardInterrupt) or a bug: keep the session usable
             try:
                 self._restore(snap)
@@ -415,7 +425,7 @@ class Forth:
         if d is not None:
             lo = wrap64(d)
             self.append(Lit(lo, tok.pos))
-            self.append(Lit(-1 if d < 0 else 0, tok.pos))
+            self.append(Lit(d >> 64, tok.pos))  # the high cell (d is a signed 128-bit value)
             return
         if base == 10:
             f = parse_float(tok.text)
@@ -562,12 +572,17 @@ class Forth:
     # ---- state: snapshots and host access to the stacks -----------------------------
     def _snapshot(self) -> tuple:
         return (self.backend.get_state(), dict(self.dict), self.here, self.shared_bytes, self.launch_shape,
-                list(self.tiles), self.backend.get_tiles(), self.tile_config)
+                list(self.tiles), self.backend.get_tiles(), self.tile_config, self.base(),
+                copy.copy(self.skipping))
 
     def _restore(self, snap: tuple) -> None:
         """Back to the state before the failed line; an open definition is
-        abandoned, as in gforth."""
-        state, d, here, shared, shape, tiles, tile_data, cfg = snap
+        abandoned, as in gforth. BASE (a cell in device memory, which a failed
+        line otherwise keeps) and a false [IF]'s skipping come back too."""
+        state, d, here, shared, shape, tiles, tile_data, cfg, base, skipping = snap
+        if self.base() != base:
+            self.write_cell(self.base_addr, base)
+        self.skipping = skipping
         if shape != self.launch_shape:
             self.backend.set_shape(*shape)
         self.backend.set_state(state)
