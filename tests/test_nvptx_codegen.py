@@ -168,3 +168,10 @@ def test_the_tiled_shared_memory_matmul_uses_lds_and_sts():
     ops = set(sass.opcodes(sass.sass(sass.cubin(word_ptx(f, "tiled", ARCH), ARCH))["tiled"]))
     assert {"LDS", "STS"} <= ops
 
+
+
+def test_the_kernel_file_guide_gives_the_size_of_the_context_record():
+    """An exported kernel writes its error record and uses a scratch thread record after it."""
+    from pathlib import Path
+    guide = (Path(__file__).resolve().parents[1] / "docs" / "kernel-files.md").read_text()
+    assert f"at least {L.CTX_SLOTS + L.THR_SLOTS} 64-bit slots" in guide

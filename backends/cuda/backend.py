@@ -640,6 +640,7 @@ class CudaBackend(Backend):
             ctx[L.CTX_SHARED_SIZE] = shared_bytes
             self._ensure_stack(handle)
             ctx[L.CTX_RECURSION_MAX] = handle.depth
+            ctx[L.CTX_STEPS_MAX] = max(int(steps), 1)  # the launch's pool: every thread's loops draw from it
             cuda.memcpy_htod(self.ctx_dev, ctx)
             thr = self.thr_host
             thr[:, L.T_STATUS] = L.ST_RUN
