@@ -142,3 +142,42 @@ def test_a_call_tree_that_doubles_per_level_meets_the_budget(fresh):
     t = time.perf_counter()
     _fails(f, "0 c60 .")
     assert time.perf_counter() - t < 5
+
+
+# ---- item 1: recursion is bounded by the bytes of native stack, not only by count -----
+DEEP = r'''
+import sys, threading
+from tileforth.core import Forth
+from tileforth.core.errors import ForthError
+f = Forth(backend="cpu")
+f.eval("1 1 1 GRID 1 1 1 BLOCK VARIABLE c 5 c !")
+# 64 distinct values live across each RECURSE: a frame of about half a KiB
+f.eval(": r DUP 0> IF 1- " + "c @ 7 * 3 XOR DUP c ! >R " * 64 + "RECURSE " + "R> + " * 64 + "THEN ;")
+f.eval("42")
+def work():
+    try:
+        f.eval("1999 r .")
+        print("NO ERROR")
+    except ForthError as e:
+        print("ERROR", e.pos is not None, e)
+    f.eval("3 r DROP")  # the session goes on
+    print("STACK", f.data_stack())
+threading.stack_size(512 * 1024)  # 1999 frames need about 1 MiB: twice this thread's stack
+t = threading.Thread(target=work)
+t.start()
+t.join()
+'''
+
+
+def test_recursion_with_large_frames_is_an_error_not_a_segfault():
+    res = subprocess.run([sys.executable, "-c", DEEP], capture_output=True, text=True, timeout=120)
+    assert res.returncode == 0, (res.returncode, res.stderr[-2000:])
+    assert "ERROR True" in res.stdout and "recursion deeper than" in res.stdout, res.stdout
+    assert "STACK [42]" in res.stdout, res.stdout
+
+
+def test_small_frames_still_recurse_to_the_count_limit(fresh):
+    f = fresh
+    f.eval("1 1 1 GRID 1 1 1 BLOCK : down DUP 0> IF 1- RECURSE THEN ;")
+    f.eval("1999 down")
+    assert f.data_stack() == [0]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import resource
 from typing import TYPE_CHECKING
 
 import llvmlite.binding as llvm
@@ -44,6 +45,34 @@ _BLOCK = ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_void_p, ctypes.c_void_p, ctyp
                           ctypes.c_int64)
 _CONT = ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64)
 _FREE = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int64)
+
+
+def native_stack_budget() -> int:
+    """Bytes of native stack that recursion in a launch may use: half the
+    stack of the thread that runs the launch (the REPL runs lines in a worker
+    thread), at most 4 MiB, leaving the rest to the caller's Python frames and
+    to the frame that crosses the limit. The size is the thread's own
+    (pthread_getattr_np); where that is unknown, RLIMIT_STACK, or 1 MiB."""
+    size = _thread_stack_size()
+    if not size:
+        soft = resource.getrlimit(resource.RLIMIT_STACK)[0]
+        size = soft if 0 < soft != resource.RLIM_INFINITY else 1 << 20
+    return min(size // 2, 4 << 20)
+
+
+def _thread_stack_size() -> int:
+    try:
+        libc = ctypes.CDLL(None)
+        libc.pthread_self.restype = ctypes.c_ulong
+        attr = ctypes.create_string_buffer(256)  # pthread_attr_t: 56 or 64 bytes
+        if libc.pthread_getattr_np(ctypes.c_ulong(libc.pthread_self()), attr) != 0:
+            return 0
+        addr, size = ctypes.c_void_p(), ctypes.c_size_t()
+        ok = libc.pthread_attr_getstack(attr, ctypes.byref(addr), ctypes.byref(size)) == 0
+        libc.pthread_attr_destroy(attr)
+        return size.value if ok else 0
+    except (OSError, AttributeError):
+        return 0
 
 
 class _Engine:
@@ -244,6 +273,7 @@ class CpuBackend(Backend):
         thr[:, L.T_SITE] = -1
         thr[:, L.T_STEPS] = steps
         thr[:, L.T_DEPTH] = 0
+        thr[:, L.T_STACK_LIMIT] = native_stack_budget()  # the kernel entry makes it an address
         thr[:, L.T_FRAME] = 0
         divergence = None
         pctx, pthr = ctx.ctypes.data, thr.ctypes.data

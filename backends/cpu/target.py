@@ -99,6 +99,16 @@ class CpuTarget(Target):
         g.b.store(c64(site), self.thr_slot(g, L.T_SITE))
         self.suspend(g, final=False)
 
+    def check_stack(self, g: "Gen", depth: ir.Value) -> None:
+        """Recursion is bounded by stack bytes too: frames can be large (a
+        word that keeps a thousand values on the return stack), so a count
+        alone could overflow the native stack of the thread running the
+        launch. The address of an alloca in this frame is compared with the
+        limit the kernel entry computed (`_stack_limit`)."""
+        here = g.b.ptrtoint(g.alloca(I8, "stack_here"), I64)
+        limit = g.b.load(self.thr_slot(g, L.T_STACK_LIMIT), typ=I64)
+        g.fail_if(g.b.icmp_unsigned("<", here, limit), L.E_RECURSION, aux=depth)
+
     def suspend(self, g: "Gen", final: bool) -> None:
         suspend_bb, cleanup_bb = g.tstate.coro
         fn = g.module.globals["llvm.coro.suspend"]
@@ -129,6 +139,7 @@ class CpuTarget(Target):
             b.store(b.ptrtoint(mem, I64), b.gep(thr, [c64(L.T_FRAME)], source_etype=I64))
             hdl = b.call(decl["llvm.coro.begin"], [cid, mem])
         env, stp = self.state_env(b, ctx, thr, coroutine=suspends)
+        _stack_limit(b, thr)
         fail_bb = fn.append_basic_block("fail")
         g = make_gen(fn, env, fail_bb)
         if suspends:
@@ -158,6 +169,15 @@ class CpuTarget(Target):
         else:
             g.b.ret(ir.Constant(I1, 0))
         return fn
+
+
+def _stack_limit(b: ir.IRBuilder, thr: ir.Value) -> None:
+    """At kernel entry: thr[T_STACK_LIMIT] holds the bytes of native stack
+    recursion may use (the backend's budget); make it the lowest address a
+    recursive call may reach from here (the stack grows down)."""
+    slot = b.gep(thr, [c64(L.T_STACK_LIMIT)], source_etype=I64)
+    here = b.ptrtoint(b.alloca(I8, name="stack_top"), I64)
+    b.store(b.sub(here, b.load(slot, typ=I64)), slot)
 
 
 def _declare_coro(module: ir.Module) -> dict[str, ir.Function]:

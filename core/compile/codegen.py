@@ -701,6 +701,7 @@ class Gen(Visitor):
         limit_p = self.b.gep(self.env.ctx, [c64(L.CTX_RECURSION_MAX)], source_etype=I64)
         limit = self.b.load(limit_p, typ=I64)  # each backend sets its own (its stack's size)
         self.fail_if(self.b.icmp_signed(">=", d, limit), L.E_RECURSION, aux=limit)
+        self.target.check_stack(self, d)  # and by the bytes of stack left, where the target knows them
         self.b.store(self.b.add(d, c64(1)), depth_p)
         self.count_call()
         self.save_steps()

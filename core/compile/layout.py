@@ -39,6 +39,8 @@ T_CACHE_LO, T_CACHE_HI = 18, 19  # the range cache of a coroutine kernel (elsewh
 T_DEPTH = 20  # recursion depth
 T_STATE = 21  # address of this thread's stack state
 T_OP = 22  # warp-op arguments start here
+T_STACK_LIMIT = 31  # cpu: the host writes the native stack bytes recursion may use; the kernel entry
+# turns it into the lowest stack address a RECURSE may reach (the stack grows down)
 THR_SLOTS = 32
 
 # thread status

@@ -248,6 +248,11 @@ class Target(ABC):
         """The pointer a load or store at integer address `addr` uses."""
         return g.b.inttoptr(addr, ir.PointerType())
 
+    def check_stack(self, g: "Gen", depth: ir.Value) -> None:
+        """Before a RECURSE (after the depth check): fail with E_RECURSION if
+        the native stack has no room for another frame. Targets whose stack
+        is sized for `recursion_max` frames (nvptx) need nothing more."""
+
     def thr_slot(self, g: "Gen", slot: int) -> ir.Value:
         return g.b.gep(g.env.thr, [ir.Constant(ir.IntType(64), slot)], source_etype=ir.IntType(64))
 
