@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import functools
 import resource
+import threading
 from typing import TYPE_CHECKING
 
 import llvmlite.binding as llvm
@@ -45,6 +47,13 @@ _BLOCK = ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_void_p, ctypes.c_void_p, ctyp
                           ctypes.c_int64)
 _CONT = ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64)
 _FREE = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int64)
+
+
+@functools.cache
+def _stack_budget_of(thread: int) -> int:
+    """native_stack_budget for one thread, computed once (pthread_getattr_np
+    reads /proc/self/maps for the main thread: too slow for every launch)."""
+    return native_stack_budget()
 
 
 def native_stack_budget() -> int:
@@ -99,6 +108,7 @@ class CpuBackend(Backend):
     def __init__(self) -> None:
         _init_llvm()
         self.fast = _Engine(0)
+        self._fast_pto = llvm.create_pipeline_tuning_options(speed_level=0)
         self.heavy = _Engine(2)
         self.target = CpuTarget(llvm.get_process_triple(), str(self.fast.tm.target_data))
         self._buffers: dict[int, np.ndarray] = {}
@@ -127,7 +137,10 @@ class CpuBackend(Backend):
 
     def _optimize(self, mod: llvm.ModuleRef, level: int, coroutines: bool) -> None:
         eng = self.heavy if level >= 2 else self.fast
-        if level == 0 and not coroutines:
+        if level == 0 and not coroutines:  # straight code is not optimised; only the helpers it never
+            mpm = llvm.create_new_module_pass_manager()  # calls are dropped, so the JIT does not compile them
+            mpm.add_global_dead_code_eliminate_pass()
+            mpm.run(mod, llvm.create_pass_builder(eng.tm, self._fast_pto))
             return
         pto = llvm.create_pipeline_tuning_options(speed_level=max(level, 1))
         pb = llvm.create_pass_builder(eng.tm, pto)
@@ -273,7 +286,7 @@ class CpuBackend(Backend):
         thr[:, L.T_SITE] = -1
         thr[:, L.T_STEPS] = steps
         thr[:, L.T_DEPTH] = 0
-        thr[:, L.T_STACK_LIMIT] = native_stack_budget()  # the kernel entry makes it an address
+        thr[:, L.T_STACK_LIMIT] = _stack_budget_of(threading.get_ident())  # the kernel entry makes it an address
         thr[:, L.T_FRAME] = 0
         divergence = None
         pctx, pthr = ctx.ctypes.data, thr.ctypes.data

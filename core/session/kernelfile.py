@@ -35,10 +35,9 @@ from ..front.dictionary import Constant, HostWord
 from ..front.effects import body_effect
 from ..front.reader import Token, parse_float, parse_integer, to_f32
 from ..front.tree import Node
-from .eltypes import BY_NAME, ElType
 from .datawords import read_npy
-from .hostwords import (CLOSERS, DEVICE_ARRAY_MAX, MAX_SHARED, OPENERS, array_bytes_max, check_shape,
-                        host_memory_bytes)
+from .eltypes import BY_NAME, ElType
+from .hostwords import CLOSERS, DEVICE_ARRAY_MAX, MAX_SHARED, OPENERS, array_bytes_max, check_shape, host_memory_bytes
 from .interpreter import Collector, Forth
 
 TYPE_NAMES = " ".join(t.lower() for t in BY_NAME)
