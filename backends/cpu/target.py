@@ -100,14 +100,14 @@ class CpuTarget(Target):
         self.suspend(g, final=False)
 
     def check_stack(self, g: "Gen", depth: ir.Value) -> None:
-        """Recursion is bounded by stack bytes too: frames can be large (a
+        """Recursion is bounded by stack bytes too (E_STACK): frames can be large (a
         word that keeps a thousand values on the return stack), so a count
         alone could overflow the native stack of the thread running the
         launch. The address of an alloca in this frame is compared with the
         limit the kernel entry computed (`_stack_limit`)."""
         here = g.b.ptrtoint(g.alloca(I8, "stack_here"), I64)
         limit = g.b.load(self.thr_slot(g, L.T_STACK_LIMIT), typ=I64)
-        g.fail_if(g.b.icmp_unsigned("<", here, limit), L.E_RECURSION, aux=depth)
+        g.fail_if(g.b.icmp_unsigned("<", here, limit), L.E_STACK, aux=depth)
 
     def suspend(self, g: "Gen", final: bool) -> None:
         suspend_bb, cleanup_bb = g.tstate.coro

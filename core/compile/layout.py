@@ -54,6 +54,7 @@ STATE_BYTES = S_FS + FS_MAX * 4
 # error codes
 E_UNDERFLOW, E_OVERFLOW, E_FUNDERFLOW, E_FOVERFLOW = 1, 2, 3, 4
 E_BAD_ADDR, E_ALIGN, E_DIV0, E_STEPS, E_ABORT, E_RECURSION = 5, 6, 7, 8, 9, 10
+E_STACK = 12  # recursion used up the native stack the launch allows (frames too large for the count)
 E_LAUNCH_STEPS = 11  # the launch as a whole ran out of its step pool (ctx[CTX_STEPS_MAX])
 
 # output record kinds: (thread, kind, aux, value)

@@ -538,8 +538,8 @@ class Forth:
             L.E_ALIGN: f"misaligned address ${addr & (2**64 - 1):x}{where} ({thr}): a {aux}-byte access "
                        f"needs an address that is a multiple of {aux} (see ALIGNED)",
             L.E_DIV0: f"division by zero{where} ({thr}); check the divisor first",
-            L.E_STEPS: f"{thr} ran {self.step_budget} loop iterations{where} without finishing: the loop looks "
-                       "infinite (raise Forth.step_budget if it is not)",
+            L.E_STEPS: f"{thr} ran {self.step_budget} loop iterations and calls{where} without finishing: the loop "
+                       "or recursion looks infinite (raise Forth.step_budget if it is not)",
             L.E_LAUNCH_STEPS: f"the launch ran {self.step_budget} loop iterations{where}, summed over its "
                               f"{np.prod(self.launch_shape)} threads (a BARRIER or a tile operation counts as many), "
                               f"without finishing ({thr} was running): the loop looks infinite (raise "
@@ -547,6 +547,9 @@ class Forth:
             L.E_ABORT: "interrupted",
             L.E_RECURSION: f"recursion deeper than {aux} calls{where} ({thr}), the limit of the {self.backend.name} "
                            "backend; is the base case missing?",
+            L.E_STACK: f"recursion{where} used up the stack the {self.backend.name} backend allows ({thr}, {aux} "
+                       "calls deep: its frames are large); is the base case missing? If not, keep fewer values "
+                       "on the stacks in each call",
         }
         return ForthError(msgs.get(code, f"device error {code}{where}"), pos, _word_at(pos))
 
