@@ -189,3 +189,28 @@ def test_ramp_and_fill_build_no_wide_temporaries(eltype):
         tracemalloc.stop()
         assert peak < 4 * n * dtype.itemsize + (1 << 20), (line, peak / (n * dtype.itemsize))
         assert f.array("xs").tobytes() == values.tobytes(), line
+
+
+def test_a_data_script_compiles_no_kernel_per_literal():
+    """Issue 10 item 7: `n ,` lines (a data table) push their literals from the host."""
+    f = Forth(backend="cpu")
+    f.eval("HERE")
+    base = f.data_stack()[0]
+    f.eval("DROP")
+    kernels = len(f.kcache)
+    f.eval("\n".join(f"{i * 7 - 300} ," for i in range(300)))
+    assert len(f.kcache) == kernels
+    f.eval(f"{base} @ {base} 299 CELLS + @")
+    assert f.data_stack() == [-300, 299 * 7 - 300]
+    f.eval("DROP DROP 2 1 1 GRID 64 1 1 BLOCK 1.5e 3")
+    assert f.float_stack(lane=None) == [[1.5]] * 128 and f.data_stack(lane=None) == [[3]] * 128
+
+
+def test_literals_that_overflow_a_stack_are_the_same_error_as_in_a_kernel():
+    f = Forth(backend="cpu")
+    with pytest.raises(ForthError, match=r"data stack overflow: thread 0 has more than 128 items") as info:
+        f.eval(" ".join(["1"] * 129))
+    assert info.value.pos is not None and f.data_stack() == []
+    with pytest.raises(ForthError, match=r"float stack overflow"):
+        f.eval(" ".join(["1e"] * 65))
+    assert f.float_stack() == []

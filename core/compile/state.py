@@ -160,6 +160,21 @@ class StackState:
             self.ds[np.arange(self.threads)[:, None], d[:, None] + np.arange(k)[None, :]] = vals
         d += k
 
+    def fpush(self, values: Sequence[float]) -> None:
+        """Push the same floats (rounded to f32) on every thread's float stack
+        (each must have room: fsp + len(values) <= FS_MAX)."""
+        vals = np.asarray(values, np.float32)
+        k = len(vals)
+        if k == 0:
+            return
+        f = self.fsp
+        f0 = int(f[0]) if len(f) else 0
+        if (f == f0).all():
+            self.fs[:, f0:f0 + k] = vals
+        else:
+            self.fs[np.arange(self.threads)[:, None], f[:, None] + np.arange(k)[None, :]] = vals
+        f += k
+
     def set_floats(self, values: Sequence[float]) -> None:
         """Every thread's float stack becomes exactly `values` (bottom first)."""
         self.fsp[:] = len(values)

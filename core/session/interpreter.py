@@ -486,6 +486,9 @@ class Forth:
             return
         if self.on_segment is not None:
             self.on_segment(nodes, list(self.tiles))
+        if all(type(n) in (Lit, FLit) for n in nodes):  # only literals (`16 1 1 BLOCK`, `5 ,`): no kernel
+            self._push_literals(nodes)
+            return
         key = (self.backend.grid, self.backend.block, self.checked, tuple(self.tiles), _tree_key(nodes))
         kernel = self.kcache.get(key)
         timing: dict[str, float] = {}
@@ -516,6 +519,22 @@ class Forth:
         if self.tiles and not getattr(self.backend, "keeps_tiles", True):
             raise ForthError(f"on the {self.backend.name} backend the tile stack lives in registers and must be "
                              "empty at the end of a line: store or drop the tiles (TSTORE, TDROP) on the same line")
+
+    def _push_literals(self, nodes: list[Node]) -> None:
+        """A segment of literals pushes them from the host, as its kernel would:
+        a data script (`5 ,` lines) or a launch shape costs no compile."""
+        cells = [n.value for n in nodes if type(n) is Lit]
+        floats = [n.value for n in nodes if type(n) is FLit]
+        st = StackState.load(self.backend)
+        for depth, room, code, lits in ((st.dsp, L.DS_MAX, L.E_OVERFLOW, cells), (st.fsp, L.FS_MAX, L.E_FOVERFLOW, floats)):
+            over = np.flatnonzero(depth + len(lits) > room)
+            if over.size:
+                first = next(n for n in nodes if type(n) is (Lit if code == L.E_OVERFLOW else FLit))
+                raise self._launch_error((code, self.sites.add("<line>", first.pos), int(over[0]), 0, 0))
+        st.push(cells)
+        st.fpush(floats)
+        st.save(self.backend)
+        self.last_timing = {"compile": 0.0, "run": 0.0, "read": 0.0}
 
     def _site(self, site: int) -> tuple[str, SourcePos | None]:
         if 0 <= site < len(self.sites.entries):
