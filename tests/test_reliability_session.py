@@ -119,6 +119,26 @@ def test_load_npy_still_reads_good_files(s, tmp_path):
     assert s.array("ms").tolist() == [[0, 1, 2], [3, 4, 5]]
 
 
+@pytest.mark.parametrize("header", [
+    "{" * 200,  # found by tests/fuzz.py: numpy's header tokenizer raised tokenize.TokenError
+    "{'descr': '<c8', 'fortran_order': 'x', 'shape': (8, }",
+    "(" * 5000,
+])
+def test_load_npy_of_a_header_with_unclosed_brackets(s, tmp_path, header):
+    s.eval("4 F32 ARRAY xb")
+    hdr = header + " " * ((64 - (10 + len(header) + 1) % 64) % 64) + "\n"
+    (tmp_path / "b.npy").write_bytes(b"\x93NUMPY\x01\x00" + len(hdr).to_bytes(2, "little") + hdr.encode())
+    fails_keeping_state(s, f"LOAD-NPY xb {tmp_path / 'b.npy'}", r"is not a .npy file numpy can read")
+
+
+def test_cli_run_param_from_a_npy_file_with_an_unclosed_bracket(kfile):
+    hdr = "{'descr': '<f4', 'shape': (4, " + " " * 50 + "\n"
+    (kfile.parent / "b.npy").write_bytes(b"\x93NUMPY\x01\x00" + len(hdr).to_bytes(2, "little") + hdr.encode())
+    r = cli("run", kfile, "--backend", "cpu", "--param", f"X=@{kfile.parent / 'b.npy'}")
+    no_traceback(r)
+    assert r.returncode == 1 and "its header has an unclosed bracket" in r.stderr
+
+
 # ---- EMIT of a surrogate ---------------------------------------------------------------------
 def test_emit_of_a_surrogate_prints_the_replacement_character(s):
     assert s.eval("55296 EMIT 57343 EMIT 65 EMIT") == "\ufffd\ufffdA"

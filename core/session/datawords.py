@@ -142,6 +142,8 @@ def _path(f: "Forth", tok: Token, word: str, name: Token) -> Path:
 def npy_header(fh, path: Path, what: str) -> tuple[tuple[int, ...], bool, np.dtype]:
     """The shape, Fortran order and dtype a .npy file's header declares,
     read without reading its data, or a ForthError saying what is wrong."""
+    import tokenize
+
     from numpy.lib import format as npy
     try:
         version = npy.read_magic(fh)
@@ -150,7 +152,10 @@ def npy_header(fh, path: Path, what: str) -> tuple[tuple[int, ...], bool, np.dty
             raise ValueError(f"version {version[0]}.{version[1]} of the format, which holds only named "
                              "fields")
         shape, fortran, dtype = readers[version](fh)
-    except (ValueError, EOFError, SyntaxError, TypeError) as exc:
+    except (ValueError, EOFError, SyntaxError, TypeError, tokenize.TokenError, RecursionError, MemoryError) as exc:
+        # (numpy's header parser: an unclosed '{' or '(' is a TokenError, deep nesting a RecursionError)
+        if isinstance(exc, tokenize.TokenError):
+            exc = "its header has an unclosed bracket"
         if fh.tell() == 0 and not fh.read(1):
             raise ForthError(f"{what}: {path} is empty; write it with numpy.save or SAVE-NPY") from None
         raise ForthError(f"{what}: {path} is not a .npy file numpy can read ({exc}); write it with numpy.save "

@@ -1,0 +1,576 @@
+"""A fuzzer for tileforth (issue 10): random programs a hostile user might type.
+
+Classes of input (`generate(rng, words)` draws one program of a random class):
+
+    soup        token soup from the real dictionary's word list, with numbers
+    numbers     boundary numbers (2^63, 2^64, f32 max/min, doubles) fed to words
+                that take counts and sizes (PICK ROLL TROLL ALLOT ARRAY ...)
+    structure   unbalanced IF/DO/BEGIN/CASE/[IF]/: ; at the prompt and in definitions
+    shapes      GRID/BLOCK/TILE-SHAPE with odd sizes, then arrays, matrices, buffers
+    tiles       tile words in random order, with tile settings
+    npy         LOAD-NPY of malformed .npy files (bad magic, headers, sizes, dtypes)
+    kernel      malformed kernel files through parse_kernel_file/run_kernel_file
+    cli         `tileforth run|compile` and scripts with odd arguments (a subprocess each)
+
+A forth/npy/kernel program runs in a worker process (`python tests/fuzz.py
+worker`), a fresh `Forth()` per program, many programs per worker; the worker
+is restarted after a crash or a timeout. A program fails when
+
+    crash    an exception other than ForthError escapes eval (or the kernel API)
+    corrupt  the session state after a failed line differs from before it:
+             every lane's data and float stacks, every warp's tiles, the
+             dictionary (names and entries), HERE, BASE, the launch shape and
+             the tile settings
+    hang     it runs past the time limit (the worker is killed)
+    signal   the worker dies (a segfault: the program's exit status is -11)
+
+CLI runs fail on a traceback, a signal, a timeout or an exit status other
+than 0, 1 or 2. `run_fuzz(...)` returns a Report with the counts and every
+failure's program.
+"""
+from __future__ import annotations
+
+import base64
+import json
+import math
+import os
+import queue
+import random
+import select
+import struct
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import traceback
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+STEP_BUDGET = 1 << 16  # per program: loops end fast, so the time limit catches real hangs
+
+# ---- the generator ------------------------------------------------------------------------------------
+INTS = ["0", "1", "-1", "2", "3", "7", "8", "15", "16", "17", "31", "32", "33", "63", "64", "65", "127", "128",
+        "255", "256", "1023", "1024", "1025", "4096", "65535", "65536", "2147483647", "2147483648",
+        "-2147483648", "4294967295", "4294967296", "9223372036854775807", "-9223372036854775808",
+        "9223372036854775808", "-9223372036854775809", "18446744073709551615", "18446744073709551616",
+        "99999999999999999999", "99999999999999999999.", "1.", "-1.", "$FF", "$7FFFFFFFFFFFFFFF",
+        "$8000000000000000", "$FFFFFFFFFFFFFFFFF", "#10", "%101", "'a'", "'", "-", "$", "10000", "1000000"]
+FLOATS = ["1e", "0e", "-0e", "2.5e", "-1.5e", "3.4028235e38", "3.4028236e38", "3.5e38", "1e39", "-1e39",
+          "1.17549435e-38", "1e-45", "1e-46", "1e308", "1e309", "1e-400", "65504e", "65520e", "1e+", "e5",
+          "1.e", "3.3895314e38"]
+STRUCT = ["IF", "ELSE", "THEN", "DO", "?DO", "LOOP", "+LOOP", "BEGIN", "UNTIL", "WHILE", "REPEAT", "AGAIN",
+          "LEAVE", "UNLOOP", "EXIT", "RECURSE", "I", "J", "K", ">R", "R>", "R@", "[IF]", "[ELSE]", "[THEN]",
+          ":", ";", "(", ")", "\\", '."', '"', ".(", "{", "}", "--", "|"]
+SIZES = ["0", "1", "2", "3", "-1", "-32", "7", "33", "1024", "1025", "2048", "65536", "65537", "2147483648",
+         "4294967296", "9223372036854775807", "-9223372036854775808"]
+TYPES = ["F32", "F16", "BF16", "F64", "I8", "I16", "I32", "I64", "DUP", "0", "99"]
+NAMES = ["xs", "m", "b", "v", "w", "x", "DUP", "IF", ";", "I", "TZERO", "9", "a-very-long-name" * 4]
+FILES = ["bad.npy", "ok.npy", "missing.npy", "dir", "\"with blank.npy\"", "bad", "."]
+
+
+def _num(rng: random.Random) -> str:
+    return rng.choice(INTS) if rng.random() < 0.7 else rng.choice(FLOATS)
+
+
+def _lines(rng: random.Random, toks: list[str]) -> list[str]:
+    """Tokens split into 1-4 lines at random places."""
+    cuts = sorted(rng.sample(range(1, len(toks)), min(len(toks) - 1, rng.randint(0, 3)))) if len(toks) > 1 else []
+    out, last = [], 0
+    for c in cuts + [len(toks)]:
+        out.append(" ".join(toks[last:c]))
+        last = c
+    return out
+
+
+def _soup(rng: random.Random, words: list[str]) -> list[str]:
+    toks = []
+    for _ in range(rng.randint(2, 14)):
+        r = rng.random()
+        toks.append(rng.choice(words) if r < 0.6 else _num(rng) if r < 0.85 else rng.choice(NAMES + FILES))
+    return _lines(rng, toks)
+
+
+def _numbers(rng: random.Random, words: list[str]) -> list[str]:
+    consumers = ["PICK", "ROLL", "TROLL", "ALLOT", "CELLS", "BUFFER: b", "F32 ARRAY xs", "I8 ARRAY xs",
+                 "SHARED: s", "CONSTANT c", "FCONSTANT fc", "DUP * .", "LSHIFT .", "RSHIFT .", "/ .", "MOD .",
+                 "/MOD . .", "*/ .", "FM/MOD . .", "SM/REM . .", "M* . .", "S>F F.", "F>S .", "F. ", ". ",
+                 "U. ", "EMIT", "BASE !", "HEX .", "S>D . .", "0 DO I . LOOP", "0 ?DO LOOP", "F32 MATRIX m",
+                 "FSQRT F.", "FEXP F.", "FLOG F.", "FLOOR F.", "FROUND F.", "F>S . ", "2/ .", "ABS .", "NEGATE ."]
+    toks = []
+    for _ in range(rng.randint(1, 4)):
+        toks += [_num(rng) for _ in range(rng.randint(1, 3))] + rng.choice(consumers).split()
+    return _lines(rng, toks)
+
+
+def _structure(rng: random.Random, words: list[str]) -> list[str]:
+    toks = []
+    if rng.random() < 0.5:
+        toks += [":", rng.choice(["w", "x", "IF", "DUP", "1"])]
+    for _ in range(rng.randint(2, 16)):
+        r = rng.random()
+        toks.append(rng.choice(STRUCT) if r < 0.5 else _num(rng) if r < 0.7 else rng.choice(words))
+    if rng.random() < 0.5:
+        toks += [";", rng.choice(["w", "x", "1 w", "w ."])]
+    return _lines(rng, toks)
+
+
+def _shapes(rng: random.Random, words: list[str]) -> list[str]:
+    lines = []
+    for _ in range(rng.randint(1, 4)):
+        s = lambda: rng.choice(SIZES[:10]) if rng.random() < 0.8 else rng.choice(SIZES)  # noqa: E731
+        r = rng.random()
+        if r < 0.3:
+            lines.append(f"{s()} {s()} {s()} {rng.choice(['GRID', 'BLOCK'])}")
+        elif r < 0.4:
+            lines.append(f"{s()} {s()} {s()} TILE-SHAPE")
+        elif r < 0.55:
+            lines.append(f"{s()} {rng.choice(TYPES)} ARRAY {rng.choice(NAMES)}")
+        elif r < 0.65:
+            lines.append(f"{s()} {s()} {rng.choice(TYPES)} MATRIX {rng.choice(NAMES)}")
+        elif r < 0.72:
+            lines.append(f"{s()} {rng.choice(['BUFFER: b', 'SHARED: s', 'ALLOT', 'CELLS ALLOT'])}")
+        elif r < 0.85:
+            name = rng.choice(NAMES[:4])
+            lines.append(f"{rng.choice(['ZEROS', 'RAMP', '1.5e FILL', '7 RANDOM', 'IDENTITY', '.M'])} {name}")
+        else:
+            lines.append(" ".join(rng.choice(["GLOBAL-ID", "TID-X", "BID-X", "WARP-ID", "LANE-ID", "BARRIER",
+                                              "DUP", ".", "BDIM-X", "GDIM-X", "THREAD-ID", ".S", "+", "DROP"])
+                                  for _ in range(rng.randint(1, 5))))
+    return lines
+
+
+def _tiles(rng: random.Random, words: list[str]) -> list[str]:
+    tile = [w for w in words if w.startswith("T") and w not in ("THEN", "THREAD-ID", "THREAD-ROW", "TID-X",
+                                                                  "TID-Y", "TID-Z", "TRUE")]
+    tile += ["16 16 F16 MATRIX a", "16 16 F32 MATRIX c", "a 16", "c 16", "c 0", "a -1", "0 16", "2e", "1e39",
+             "BF16 TILE-IN", "F16 TILE-ACC", "F32 TILE-IN", "32 8 16 TILE-SHAPE", "8 32 16 TILE-SHAPE",
+             "16 16 16 TILE-SHAPE", ".TILE", ".FRAG", "1", "3", "-1", "64 1 1 BLOCK", "2 1 1 GRID", "IF", "THEN",
+             ": t", ";", "t", "BEGIN", "AGAIN", "0 DO", "LOOP"]
+    return _lines(rng, [rng.choice(tile) for _ in range(rng.randint(2, 14))])
+
+
+# ---- malformed .npy files ---------------------------------------------------------------------------------
+def _npy(header: str, data: bytes = b"", magic: bytes = b"\x93NUMPY", version: bytes = b"\x01\x00",
+         hlen: int | None = None) -> bytes:
+    h = header.encode("latin1")
+    h += b" " * ((64 - (10 + len(h) + 1) % 64) % 64) + b"\n"
+    fmt = "<H" if version[0] == 1 else "<I"
+    n = len(h) if hlen is None else hlen
+    return magic + version + struct.pack(fmt, n % (1 << (8 * struct.calcsize(fmt)))) + h + data
+
+
+def npy_file(rng: random.Random) -> bytes:
+    shape = rng.choice(["(8,)", "(4,)", "(0,)", "(2, 4)", "()", "(1000000000000,)", "(-1,)", "(8",
+                        "(9223372036854775807, 2)", "('a',)", "(8.5,)"])
+    descr = rng.choice(["'<f4'", "'<f8'", "'<i4'", "'|i1'", "'<U4'", "'|O'", "'>f4'", "'<c8'", "'V4'",
+                        "[('a', '<f4')]", "'<f2'", "'xx'", "1"])
+    order = rng.choice(["False", "True", "1", "'x'"])
+    header = rng.choice([
+        f"{{'descr': {descr}, 'fortran_order': {order}, 'shape': {shape}, }}",
+        f"{{'descr': {descr}, 'shape': {shape}}}",
+        "{}", "not a dict", "{'descr': '<f4', 'fortran_order': False, 'shape': (8,), 'extra': 1}",
+        "__import__('os').system('true')", "{" * 200, ""])
+    data = rng.randbytes(rng.choice([0, 1, 3, 16, 32, 64]))
+    r = rng.random()
+    if r < 0.1:
+        return b""
+    if r < 0.2:
+        return rng.randbytes(rng.randint(1, 40))
+    if r < 0.3:
+        return b"\x93NUMPY"[: rng.randint(1, 7)]
+    if r < 0.4:
+        return _npy(header, data, version=rng.choice([b"\x02\x00", b"\x03\x00", b"\x09\x00", b"\x01\x05"]))
+    if r < 0.5:
+        return _npy(header, data, hlen=rng.choice([0, 1, 65535, 1 << 31, (1 << 32) - 1]),
+                    version=rng.choice([b"\x01\x00", b"\x02\x00"]))
+    return _npy(header, data)
+
+
+def _npy_program(rng: random.Random, words: list[str]) -> tuple[list[str], dict[str, bytes]]:
+    import io
+
+    import numpy as np
+    good = io.BytesIO()
+    np.save(good, np.arange(8, dtype=rng.choice(["float32", "int32", "float16", "int8", "float64"])))
+    files = {"bad.npy": npy_file(rng), "ok.npy": good.getvalue()}
+    decl = rng.choice(["8 F32 ARRAY xs", "8 I32 ARRAY xs", "2 4 F32 MATRIX xs", "8 I8 ARRAY xs", "0 F32 ARRAY xs",
+                       "8 F16 ARRAY xs", "4 F64 ARRAY xs", "VARIABLE xs"])
+    lines = [decl]
+    for _ in range(rng.randint(1, 3)):
+        lines.append(rng.choice(["LOAD-NPY xs bad.npy", "LOAD-NPY xs bad.npy", "LOAD-NPY xs ok.npy",
+                                 "LOAD-NPY xs missing.npy", "LOAD-NPY xs", "LOAD-NPY", "LOAD-NPY ys bad.npy",
+                                 "SAVE-NPY xs bad.npy", "LOAD-NPY xs .", ".M xs", "LOAD-NPY xs \"bad.npy",
+                                 "1 2 LOAD-NPY xs bad.npy 3"]))
+    return lines, files
+
+
+# ---- kernel files -------------------------------------------------------------------------------------
+KHEAD = ["\\! kernel k", "\\! kernel", "\\! kernel 2k", "\\! kernel k k", "\\! param X f32[N]",
+         "\\! param Y f32[N]", "\\! param N i32", "\\! param A f32", "\\! param X f32[4]", "\\! param B i8[3]",
+         "\\! param C f33[4]", "\\! param D f32[", "\\! param E f32[-1]", "\\! param F f32[99999999999999999999]",
+         "\\! param G f32[M]", "\\! param H i64[0]", "\\! shared T f32[256]", "\\! shared U f32[100000000]",
+         "\\! shared V bf16[3]", "\\! shared", "\\! param", "\\!", "\\! params X f32", "\\! param DUP f32[4]",
+         "\\! param I i32"]
+KBODY = ["GLOBAL-ID N < IF GLOBAL-ID 4 * X + F@ A F* GLOBAL-ID 4 * Y + F! THEN", "GLOBAL-ID DROP", "X F@ F.",
+         ": f DUP * ; 3 f .", "BEGIN AGAIN", "IF", "THEN", "4 F32 ARRAY zz", "16 1 1 BLOCK", "T DROP", "1e39 F.",
+         "X 0 TLOAD-A TDROP", "DO LOOP", "N 0 DO I X + C@ DROP LOOP", "RECURSE", "\\! kernel again", ": g", ";",
+         "9223372036854775807 PICK", "B 3 + C@ .", "1 0 /", "."]
+KPARAMS = ["X=1,2,3,4", "Y=1,2", "N=4", "N=-1", "N=99999999999", "N=x", "A=2", "A=1e39", "A=nan", "X=@ok.npy",
+           "X=@bad.npy", "X=@missing.npy", "Q=1", "X=", "=", "X", "X=1,,2", "B=300,1,2", "I=5", "X=@.", "G=1"]
+
+
+def kernel_text(rng: random.Random) -> str:
+    lines = [l for l in rng.sample(KHEAD[:9], rng.randint(0, 5))] + rng.sample(KHEAD, rng.randint(0, 3))
+    if rng.random() < 0.8 and "\\! kernel k" not in lines:
+        lines.insert(0, "\\! kernel k")
+    rng.shuffle(lines) if rng.random() < 0.2 else None
+    lines += rng.sample(KBODY, rng.randint(0, 4))
+    return "\n".join(lines) + rng.choice(["\n", "", "\n\n"])
+
+
+def _kernel_program(rng: random.Random, words: list[str]) -> dict:
+    return {"kind": "kernel", "text": kernel_text(rng), "params": rng.sample(KPARAMS, rng.randint(0, 4)),
+            "grid": rng.choice([[1, 1, 1], [2, 1, 1], [0, 1, 1], [1, 1, 99999]]),
+            "block": rng.choice([[32, 1, 1], [1, 1, 1], [33, 1, 1], [4096, 1, 1], [-1, 1, 1]]),
+            "files": {"bad.npy": npy_file(rng), "ok.npy": _npy_program(rng, words)[1]["ok.npy"]}}
+
+
+# ---- CLI arguments ------------------------------------------------------------------------------------
+def cli_args(rng: random.Random) -> tuple[list[str], dict[str, bytes]]:
+    files = {"k.fth": kernel_text(rng).encode(), "bad.npy": npy_file(rng),
+             "s.fth": rng.choice([b"1 2 + .\n", b"\xff\xfe bad utf8\n", b"IF\n", b": w BEGIN AGAIN ; w\n", b""]),
+             "saxpy.fth": (ROOT / "demos" / "saxpy.fth").read_bytes()}
+    cmd = rng.choice(["run", "compile", "script", "e"])
+    if cmd == "script":
+        return [rng.choice(["s.fth", "k.fth", "missing.fth", ".", "-"])] + rng.sample(
+            ["--stacks", "all", "--unchecked", "--backend", "cpu", "-e", "1 .", "--arch", "sm_1"],
+            rng.randint(0, 3)), files
+    if cmd == "e":
+        return ["--backend", "cpu", "-e", " ".join(rng.choice(INTS + FLOATS + ["EMIT", ".", "PICK", "F.", "ROLL"])
+                                                  for _ in range(rng.randint(1, 4)))], files
+    args = [cmd, rng.choice(["k.fth", "saxpy.fth", "s.fth", "missing.fth", "bad.npy", "."])]
+    extra = ["--param", rng.choice(KPARAMS), "--grid", rng.choice(["1,1,1", "0,1,1", "1,1", "a,b,c", "-1,1,1",
+             "99999999999,1,1"]), "--block", rng.choice(["32,1,1", "2048,1,1", "1,1,1,1", ""]), "--output-param",
+             rng.choice(["X", "Y", "Q", ""]), "-o", rng.choice(["/nonexistent/x.ptx", "-", "out.ptx", "."]),
+             "--arch", rng.choice(["sm_80", "sm_1", "xx"]), "--backend", "cpu", "--bogus"]
+    i = 0
+    while i < len(extra):
+        if rng.random() < 0.35:
+            args += extra[i:i + (1 if extra[i] == "--bogus" else 2)]
+        i += 1 if extra[i] == "--bogus" else 2
+    if cmd == "run" and "--backend" not in args:
+        args += ["--backend", "cpu"]
+    return args, files
+
+
+CLASSES = {"soup": (_soup, 4), "numbers": (_numbers, 3), "structure": (_structure, 3), "shapes": (_shapes, 2),
+           "tiles": (_tiles, 3), "npy": (_npy_program, 1), "kernel": (_kernel_program, 1)}
+
+
+def generate(rng: random.Random, words: list[str]) -> dict:
+    """One program: {'kind': 'forth', 'cls', 'lines', 'files'} or a kernel-file program."""
+    names = list(CLASSES)
+    cls = rng.choices(names, weights=[CLASSES[n][1] for n in names])[0]
+    out = CLASSES[cls][0](rng, words)
+    if cls == "kernel":
+        out["cls"] = cls
+        return out
+    lines, files = out if isinstance(out, tuple) else (out, {})
+    return {"kind": "forth", "cls": cls, "lines": lines, "files": files,
+            "spanning": rng.random() < 0.1}
+
+
+def word_list() -> list[str]:
+    from tileforth.core import Forth
+    f = Forth(backend="cpu")
+    words = sorted(f.dict)
+    f.close()
+    return words
+
+
+# ---- the worker -----------------------------------------------------------------------------------------
+def session_state(f) -> dict:
+    """Everything a failed line must leave as it was, through the public API."""
+    grid, block = f.launch_shape
+    warps = math.prod(grid) * -(-math.prod(block) // 32)
+    tiles = []
+    for w in range(warps):
+        tiles.append([(t.kind, tuple(t.shape), str(t.dtype), str(t.layout), tuple(t.mnk),
+                       t.values.dtype.str, t.values.shape, t.values.tobytes()) for t in f.tile_stack(w)])
+    floats = [[struct.pack("<d", x) for x in row] for row in f.float_stack(lane=None)]  # NaN-safe
+    return {"data": f.data_stack(lane=None), "floats": floats, "tiles": tiles,
+            "dict": sorted((k, id(v)) for k, v in f.dict.items()), "here": f.here, "base": f.base(),
+            "shape": f.launch_shape, "tile_config": repr(f.tile_config)}  # an open definition is abandoned on error (documented): not compared
+
+
+def _diff(a: dict, b: dict) -> str:
+    out = []
+    for k in a:
+        if a[k] != b[k]:
+            if k == "dict":
+                sa, sb = dict(a[k]), dict(b[k])
+                out.append(f"dict: added {sorted(set(sb) - set(sa))[:5]} removed {sorted(set(sa) - set(sb))[:5]} "
+                           f"changed {sorted(n for n in sa if n in sb and sa[n] != sb[n])[:5]}")
+            else:
+                out.append(f"{k}: {str(a[k])[:200]} -> {str(b[k])[:200]}")
+    return "; ".join(out)
+
+
+def run_program(prog: dict) -> dict:
+    """Run one program in this process; returns {'status': 'ok'|'crash'|'corrupt', 'detail'}."""
+    from tileforth.core import Forth, ForthError
+    for name, data in prog.get("files", {}).items():
+        Path(name).write_bytes(base64.b64decode(data) if isinstance(data, str) else data)
+    if prog["kind"] == "kernel":
+        from tileforth.core.session.kernelfile import parse_kernel_file, parse_param_values, run_kernel_file
+        f = None
+        try:
+            spec = parse_kernel_file(prog["text"], "k.fth")
+            values = parse_param_values(spec, list(prog["params"]))
+            f = Forth(backend="cpu")
+            f.step_budget = STEP_BUDGET
+            run_kernel_file(f, spec, values, tuple(prog["grid"]), tuple(prog["block"]))
+        except ForthError:
+            pass
+        except Exception:
+            return {"status": "crash", "detail": traceback.format_exc(limit=-6)}
+        finally:
+            if f is not None:
+                f.close()
+        return {"status": "ok", "detail": ""}
+    f = Forth(backend="cpu")
+    f.step_budget = STEP_BUDGET
+    try:
+        units = ["\n".join(prog["lines"])] if prog.get("spanning") else prog["lines"]
+        for i, line in enumerate(units):
+            before = session_state(f)
+            try:
+                f.eval(line, spanning=bool(prog.get("spanning")))
+            except ForthError:
+                after = session_state(f)
+                if after != before:
+                    return {"status": "corrupt", "detail": f"after failed line {i + 1} {line!r}: {_diff(before, after)}"}
+            except Exception:
+                return {"status": "crash", "detail": f"line {i + 1} {line!r}:\n" + traceback.format_exc(limit=-6)}
+    finally:
+        f.close()
+    return {"status": "ok", "detail": ""}
+
+
+def worker_main() -> None:
+    """Programs as JSON lines on stdin, results as JSON lines on the original stdout; Forth's own
+    output (EMIT, printing) goes to /dev/null, and stdin is /dev/null for the programs."""
+    inp = os.fdopen(os.dup(0), "r")
+    out = os.fdopen(os.dup(1), "w")
+    null = os.open(os.devnull, os.O_RDWR)
+    os.dup2(null, 0)
+    os.dup2(null, 1)
+    sys.stdin = open(os.devnull)
+    sys.stdout = open(os.devnull, "w")
+    from tileforth.core import Forth  # noqa: F401  (imported once, before the first program's clock)
+    out.write(json.dumps({"ready": True}) + "\n")
+    out.flush()
+    for line in inp:
+        prog = json.loads(line)
+        try:
+            res = run_program(prog)
+        except BaseException:  # a bug in the worker itself counts as a crash too
+            res = {"status": "crash", "detail": traceback.format_exc(limit=-6)}
+        out.write(json.dumps(res) + "\n")
+        out.flush()
+
+
+class Worker:
+    """A worker process in its own temporary folder; restarted after a crash or a timeout."""
+
+    def __init__(self) -> None:
+        self.dir = tempfile.TemporaryDirectory(prefix="tf-fuzz-")
+        self.proc: subprocess.Popen | None = None
+
+    def start(self) -> None:
+        env = dict(os.environ, PYTHONFAULTHANDLER="1")
+        self.err = open(Path(self.dir.name) / "stderr.txt", "w+b")
+        self.proc = subprocess.Popen([sys.executable, str(Path(__file__).resolve()), "worker"], cwd=self.dir.name,
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.err, env=env)
+        self.buf = b""
+        if self._read_line(120) is None:
+            raise RuntimeError(f"the fuzz worker did not start: {self.stderr()}")
+
+    def stderr(self) -> str:
+        self.err.flush()
+        self.err.seek(0)
+        return self.err.read().decode(errors="replace")[-3000:]
+
+    def _read_line(self, timeout: float) -> dict | None:
+        deadline = time.monotonic() + timeout
+        fd = self.proc.stdout.fileno()
+        while b"\n" not in self.buf:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return None
+            r, _, _ = select.select([fd], [], [], left)
+            if r:
+                chunk = os.read(fd, 65536)
+                if not chunk:  # the worker closed its output: it is exiting
+                    self.eof = True
+                    return None
+                self.buf += chunk
+        line, self.buf = self.buf.split(b"\n", 1)
+        return json.loads(line)
+
+    def run(self, prog: dict, timeout: float) -> dict:
+        if self.proc is None or self.proc.poll() is not None:
+            self.start()
+        wire = dict(prog, files={k: base64.b64encode(v).decode() for k, v in prog.get("files", {}).items()})
+        try:
+            self.proc.stdin.write((json.dumps(wire) + "\n").encode())
+            self.proc.stdin.flush()
+        except BrokenPipeError:
+            pass
+        self.eof = False
+        res = self._read_line(timeout)
+        if res is not None:
+            return res
+        try:  # after the end of its output the worker is about to exit: wait for its status
+            rc = self.proc.wait(timeout=10) if self.eof else self.proc.poll()
+        except subprocess.TimeoutExpired:
+            rc = None
+        if rc is None:  # still running: a hang
+            self.kill()
+            return {"status": "hang", "detail": f"no result within {timeout:.0f} s"}
+        detail = f"the worker exited with status {rc}: {self.stderr()}"
+        self.kill()
+        return {"status": "signal" if rc < 0 else "crash", "detail": detail}
+
+    def kill(self) -> None:
+        if self.proc is not None:
+            if self.proc.poll() is None:
+                self.proc.kill()
+            self.proc.wait()
+            self.proc.stdin.close()
+            self.proc.stdout.close()
+            self.err.close()
+            self.proc = None
+
+    def close(self) -> None:
+        self.kill()
+        self.dir.cleanup()
+
+
+def run_cli(args: list[str], files: dict[str, bytes], timeout: float) -> dict:
+    """One `tileforth` command in a subprocess, in a fresh folder."""
+    with tempfile.TemporaryDirectory(prefix="tf-fuzz-cli-") as d:
+        for name, data in files.items():
+            Path(d, name).write_bytes(data)
+        try:
+            p = subprocess.run([sys.executable, "-m", "tileforth.repl.cli", *args], cwd=d, capture_output=True,
+                               timeout=timeout, stdin=subprocess.DEVNULL, env=dict(os.environ, PYTHONFAULTHANDLER="1"))
+        except subprocess.TimeoutExpired:
+            return {"status": "hang", "detail": f"no exit within {timeout:.0f} s"}
+    err = p.stderr.decode(errors="replace")
+    if p.returncode < 0:
+        return {"status": "signal", "detail": f"signal {-p.returncode}: {err[-2000:]}"}
+    if "Traceback (most recent call last)" in err or p.returncode not in (0, 1, 2):
+        return {"status": "crash", "detail": f"exit {p.returncode}: {err[-2000:]}"}
+    return {"status": "ok", "detail": ""}
+
+
+# ---- the runner -----------------------------------------------------------------------------------------
+@dataclass
+class Report:
+    tried: int = 0
+    counts: dict[str, int] = field(default_factory=lambda: {"crash": 0, "hang": 0, "corrupt": 0, "signal": 0})
+    by_class: dict[str, int] = field(default_factory=dict)
+    failures: list[tuple[str, dict, str]] = field(default_factory=list)  # (status, program, detail)
+    seconds: float = 0.0
+
+    @property
+    def failed(self) -> int:
+        return sum(self.counts.values())
+
+    def summary(self) -> str:
+        c = self.counts
+        return (f"fuzz: {self.tried} programs tried in {self.seconds:.0f} s ({dict(sorted(self.by_class.items()))}): "
+                f"{c['crash']} crashes, {c['hang']} hangs, {c['corrupt']} corruptions, {c['signal']} segfaults")
+
+    def details(self, most: int = 10) -> str:
+        out = []
+        for status, prog, detail in self.failures[:most]:
+            shown = {k: v for k, v in prog.items() if k != "files"}
+            out.append(f"--- {status}: {json.dumps(shown)}\n{detail}")
+        return "\n".join(out)
+
+
+def run_fuzz(seed: int = 0, programs: int | None = None, seconds: float | None = None, workers: int = 2,
+             timeout: float = 30.0, cli_every: int = 25, words: list[str] | None = None) -> Report:
+    """Generate programs from `seed` and run them on `workers` worker processes until `programs`
+    have run or `seconds` have passed; every `cli_every`-th program is a CLI run instead."""
+    words = words or word_list()
+    rng = random.Random(seed)
+    lock = threading.Lock()
+    report = Report()
+    start = time.monotonic()
+    jobs: queue.Queue = queue.Queue()
+    n = 0
+
+    def more() -> bool:
+        if programs is not None and n >= programs:
+            return False
+        return seconds is None or time.monotonic() - start < seconds
+
+    def feed(k: int) -> None:  # programs are drawn in order from one rng: the same seed, the same programs
+        nonlocal n
+        for _ in range(k):
+            if not more():
+                return
+            n += 1
+            if cli_every and n % cli_every == 0:
+                args, files = cli_args(rng)
+                jobs.put({"kind": "cli", "cls": "cli", "args": args, "files": files})
+            else:
+                jobs.put(generate(rng, words))
+
+    def loop() -> None:
+        w = Worker()
+        try:
+            while True:
+                with lock:
+                    if jobs.empty():
+                        feed(4)
+                    try:
+                        prog = jobs.get_nowait()
+                    except queue.Empty:
+                        return
+                if prog["kind"] == "cli":
+                    res = run_cli(prog["args"], prog["files"], timeout)
+                else:
+                    res = w.run(prog, timeout)
+                with lock:
+                    report.tried += 1
+                    report.by_class[prog["cls"]] = report.by_class.get(prog["cls"], 0) + 1
+                    if res["status"] != "ok":
+                        report.counts[res["status"]] += 1
+                        report.failures.append((res["status"], prog, res["detail"]))
+        finally:
+            w.close()
+
+    threads = [threading.Thread(target=loop) for _ in range(workers)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    report.seconds = time.monotonic() - start
+    return report
+
+
+if __name__ == "__main__":
+    if sys.argv[1:2] == ["worker"]:
+        sys.setrecursionlimit(max(sys.getrecursionlimit(), 1000))
+        worker_main()
+    else:  # python tests/fuzz.py [SECONDS] [SEED]: a run from the command line
+        secs = float(sys.argv[1]) if len(sys.argv) > 1 else 60
+        rep = run_fuzz(seed=int(sys.argv[2]) if len(sys.argv) > 2 else 0, seconds=secs)
+        print(rep.summary())
+        print(rep.details(50))
