@@ -214,3 +214,19 @@ def test_literals_that_overflow_a_stack_are_the_same_error_as_in_a_kernel():
     with pytest.raises(ForthError, match=r"float stack overflow"):
         f.eval(" ".join(["1e"] * 65))
     assert f.float_stack() == []
+
+
+def test_the_kernel_cache_keeps_the_most_recently_used_and_releases_the_rest(monkeypatch):
+    """Issue 10 item 7, in part: a session does not keep every distinct line's kernel."""
+    from tileforth.core.session import interpreter
+    monkeypatch.setattr(interpreter, "KERNEL_CACHE", 4)
+    f = Forth(backend="cpu")
+    released = []
+    real = f.backend.release
+    monkeypatch.setattr(f.backend, "release", lambda k: (released.append(k.name), real(k)))
+    for i in range(10):
+        f.eval(f"{i} 1 + DROP")
+    f.eval("2 1 + DROP")  # an evicted line compiles again and runs
+    assert len(f.kcache) == 4 and len(released) == 7
+    f.eval("9 1 + .")
+    assert f.eval("9 1 + .") == "10 "

@@ -100,6 +100,8 @@ class CpuKernel:
         self.addr = addr
         self.suspends = suspends
         self.name = name
+        self.module: llvm.ModuleRef | None = None
+        self.engine: _Engine | None = None
 
 
 class CpuBackend(Backend):
@@ -156,7 +158,15 @@ class CpuBackend(Backend):
         eng = self.heavy if heavy else self.fast
         eng.ee.add_module(mod)
         eng.ee.finalize_object()
-        return CpuKernel(eng.ee.get_function_address(kernel), suspends, kernel)
+        handle = CpuKernel(eng.ee.get_function_address(kernel), suspends, kernel)
+        handle.module, handle.engine = mod, eng
+        return handle
+
+    def release(self, handle: CpuKernel) -> None:
+        """Forget a compiled kernel: its module leaves the JIT (MCJIT keeps the
+        machine code's pages until the engine goes, the IR is freed)."""
+        handle.engine.ee.remove_module(handle.module)
+        handle.module.close()
 
     # ---- memory ----------------------------------------------------------
     def alloc(self, nbytes: int, user: bool = True) -> int:

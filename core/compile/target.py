@@ -319,6 +319,10 @@ class Backend(ABC):
         the words it reaches, linked; the backend takes it over); returns a
         handle for launch()."""
 
+    def release(self, handle: object) -> None:
+        """Forget a compiled kernel that will not be launched again (the
+        session's kernel cache evicted it)."""
+
     @abstractmethod
     def launch(self, handle: object, base_addr: int, shared_bytes: int, steps: int, sites: object = None) -> LaunchResult:
         """Run a kernel over the launch shape; `sites` describes warp operations."""

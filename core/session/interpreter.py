@@ -44,6 +44,7 @@ if TYPE_CHECKING:
 
 DATA_SPACE = 1 << 20
 DEFAULT_STEPS = 1 << 26
+KERNEL_CACHE = 512  # compiled kernels a session keeps (least recently used go first)
 PRELUDE = Path(__file__).with_name("prelude.fth")
 
 
@@ -490,7 +491,7 @@ class Forth:
             self._push_literals(nodes)
             return
         key = (self.backend.grid, self.backend.block, self.checked, tuple(self.tiles), _tree_key(nodes))
-        kernel = self.kcache.get(key)
+        kernel = self.kcache.pop(key, None)
         timing: dict[str, float] = {}
         t0 = time.perf_counter()
         if kernel is None:
@@ -498,8 +499,10 @@ class Forth:
             t1 = time.perf_counter()
             kernel = self.backend.compile(km.module, km.name, km.suspends, km.heavy)
             kernel.tiles_out = list(km.tiles_out)
-            self.kcache[key] = kernel
             timing["ir"] = t1 - t0
+            while len(self.kcache) >= KERNEL_CACHE:  # the least recently used kernel goes
+                self.backend.release(self.kcache.pop(next(iter(self.kcache))))
+        self.kcache[key] = kernel  # (re)inserted last: the dict's order is the order of use
         t2 = time.perf_counter()
         timing["compile"] = t2 - t0
         res = self.backend.launch(kernel, self.base_addr, self.shared_bytes, self.step_budget, self.sites)
