@@ -448,27 +448,9 @@ class Gen(Visitor):
         self.push(self.scope.locals[n.index])
 
     def visit_Prim(self, n: Prim) -> None:
-        self.prim(n)
-
-    def visit_If(self, n: If) -> None:
-        self.if_(n)
-
-    def visit_Begin(self, n: Begin) -> None:
-        self.begin(n)
-
-    def visit_Do(self, n: Do) -> None:
-        self.do(n)
-
-    def visit_Exit(self, n: Exit) -> None:
-        self.exit_(n)
-
-    def visit_Recurse(self, n: Recurse) -> None:
-        self.recurse(n)
-
-    def prim(self, n: Prim) -> None:
         n.prim.emit(self, n)
 
-    def if_(self, n: If) -> None:
+    def visit_If(self, n: If) -> None:
         cond = self.pop(1)[0]
         self.flush()
         then_bb, else_bb, join_bb = self.new_block("then"), self.new_block("else"), self.new_block("endif")
@@ -548,7 +530,7 @@ class Gen(Visitor):
         if self.env.steps is not None:
             self.b.store(self.b.load(self.target.thr_slot(self, L.T_STEPS), typ=I64), self.env.steps)
 
-    def begin(self, n: Begin) -> None:
+    def visit_Begin(self, n: Begin) -> None:
         self.flush()
         rdepth = len(self.scope.rstack)
         if n.kind == "while":
@@ -598,7 +580,7 @@ class Gen(Visitor):
         self.tstack = exit_tiles
         self.forget_sp()
 
-    def do(self, n: Do) -> None:
+    def visit_Do(self, n: Do) -> None:
         limit, start = self.pop(2)
         self.flush()
         idx = self.alloca(I64, "i")
@@ -646,7 +628,7 @@ class Gen(Visitor):
         self.tstack = tiles0
         self.forget_sp()
 
-    def exit_(self, n: Exit) -> None:
+    def visit_Exit(self, n: Exit) -> None:
         if self.scope.exit is None:
             raise ForthError("EXIT is only allowed inside a colon definition", n.pos, "EXIT")
         if self.scope.rstack:
@@ -694,7 +676,7 @@ class Gen(Visitor):
         else:
             self.dguar = self.fguar = 0
 
-    def recurse(self, n: Recurse) -> None:
+    def visit_Recurse(self, n: Recurse) -> None:
         self.flush()
         depth_p = self.target.thr_slot(self, L.T_DEPTH)
         d = self.b.load(depth_p, typ=I64)

@@ -148,32 +148,12 @@ class StackState:
     def push(self, values: Sequence[int] | np.ndarray) -> None:
         """Push the same cells (already wrapped to int64) on every thread's data
         stack (each must have room: dsp + len(values) <= DS_MAX)."""
-        vals = np.asarray(values, np.int64)
-        k = len(vals)
-        if k == 0:
-            return
-        d = self.dsp
-        d0 = int(d[0]) if len(d) else 0
-        if (d == d0).all():
-            self.ds[:, d0:d0 + k] = vals
-        else:
-            self.ds[np.arange(self.threads)[:, None], d[:, None] + np.arange(k)[None, :]] = vals
-        d += k
+        _push_all(self.ds, self.dsp, np.asarray(values, np.int64))
 
     def fpush(self, values: Sequence[float]) -> None:
         """Push the same floats (rounded to f32) on every thread's float stack
         (each must have room: fsp + len(values) <= FS_MAX)."""
-        vals = np.asarray(values, np.float32)
-        k = len(vals)
-        if k == 0:
-            return
-        f = self.fsp
-        f0 = int(f[0]) if len(f) else 0
-        if (f == f0).all():
-            self.fs[:, f0:f0 + k] = vals
-        else:
-            self.fs[np.arange(self.threads)[:, None], f[:, None] + np.arange(k)[None, :]] = vals
-        f += k
+        _push_all(self.fs, self.fsp, np.asarray(values, np.float32))
 
     def set_floats(self, values: Sequence[float]) -> None:
         """Every thread's float stack becomes exactly `values` (bottom first)."""
@@ -183,6 +163,19 @@ class StackState:
     def broadcast(self, lane: int, threads: int) -> "StackState":
         """A new state of `threads` threads, each with the stacks of `lane`."""
         return StackState(np.broadcast_to(self.raw[lane], (threads, L.STATE_BYTES)).copy())
+
+
+def _push_all(items: np.ndarray, depth: np.ndarray, vals: np.ndarray) -> None:
+    """Push `vals` on every thread's stack (`items` threads x capacity, `depth` per thread)."""
+    k = len(vals)
+    if k == 0:
+        return
+    d0 = int(depth[0]) if len(depth) else 0
+    if (depth == d0).all():
+        items[:, d0:d0 + k] = vals
+    else:
+        items[np.arange(len(depth))[:, None], depth[:, None] + np.arange(k)[None, :]] = vals
+    depth += k
 
 
 def differing(rows: np.ndarray) -> list[int]:
