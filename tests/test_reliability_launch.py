@@ -230,3 +230,30 @@ def test_the_kernel_cache_keeps_the_most_recently_used_and_releases_the_rest(mon
     assert len(f.kcache) == 4 and len(released) == 7
     f.eval("9 1 + .")
     assert f.eval("9 1 + .") == "10 "
+
+
+def test_full_jit_engines_are_closed_when_their_kernels_are_released(monkeypatch):
+    """MCJIT frees machine code only with its engine: the backend starts a new
+    engine every ENGINE_KERNELS kernels and closes a full one once its kernels
+    have left the cache; the kernels that stay keep working."""
+    from tileforth.backends.cpu import backend as cpu
+    from tileforth.core.session import interpreter
+    monkeypatch.setattr(interpreter, "KERNEL_CACHE", 3)
+    monkeypatch.setattr(cpu, "ENGINE_KERNELS", 2)
+    f = Forth(backend="cpu")
+    closed = []
+    real_release = f.backend.release
+
+    def release(k):
+        eng = k.engine
+        real_release(k)
+        if eng.live == 0 and eng.full and eng not in (f.backend.fast, f.backend.heavy):
+            closed.append(eng)
+    monkeypatch.setattr(f.backend, "release", release)
+    for i in range(12):
+        assert f.eval(f"{i} 100 + .") == f"{i + 100} "
+    assert len(closed) >= 3
+    for i in (11, 10, 9, 3):  # cached ones and evicted ones (compiled again in a new engine)
+        assert f.eval(f"{i} 100 + .") == f"{i + 100} "
+    f.eval("10 0 DO I DROP LOOP")  # the heavy engine (loops) takes kernels too
+    assert f.eval("3 4 + .") == "7 "

@@ -40,6 +40,7 @@ def _init_llvm() -> None:
 
 
 OUT_CAP = 1 << 16
+ENGINE_KERNELS = 256  # kernels one JIT engine takes before the backend starts another
 ALIGN = 256
 
 _PLAIN = ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64)
@@ -85,14 +86,25 @@ def _thread_stack_size() -> int:
 
 
 class _Engine:
-    """One MCJIT engine per code-generation level."""
+    """An MCJIT engine of one code-generation level. MCJIT frees a kernel's
+    machine code only with its engine, so an engine takes ENGINE_KERNELS
+    kernels, then the backend starts a new one; a full engine is closed when
+    the last of its kernels is released."""
 
     def __init__(self, opt: int) -> None:
         target = llvm.Target.from_default_triple()
+        self.opt = opt
         self.tm = target.create_target_machine(cpu=llvm.get_host_cpu_name(),
                                                features=llvm.get_host_cpu_features().flatten(),
                                                opt=opt, jit=True)
         self.ee = llvm.create_mcjit_compiler(llvm.parse_assembly(""), self.tm)
+        self.compiled = 0  # kernels added
+        self.live = 0  # kernels not released yet
+        self.permanent = False  # holds the scheduler: never closed
+
+    @property
+    def full(self) -> bool:
+        return self.compiled >= ENGINE_KERNELS
 
 
 class CpuKernel:
@@ -131,6 +143,7 @@ class CpuBackend(Backend):
         self._optimize(mod, 2, coroutines=True)
         self.heavy.ee.add_module(mod)
         self.heavy.ee.finalize_object()
+        self.heavy.permanent = True
         ee = self.heavy.ee
         self._run_plain = _PLAIN(ee.get_function_address("tf_run_plain"))
         self._run_block = _BLOCK(ee.get_function_address("tf_run_block"))
@@ -155,18 +168,35 @@ class CpuBackend(Backend):
         except RuntimeError as exc:  # a compiler bug, not a user error
             raise ForthError(f"internal compiler error (invalid IR): {exc}") from exc
         self._optimize(mod, 2 if heavy else 0, suspends)
-        eng = self.heavy if heavy else self.fast
+        eng = self._engine(heavy)
         eng.ee.add_module(mod)
         eng.ee.finalize_object()
+        eng.compiled += 1
+        eng.live += 1
         handle = CpuKernel(eng.ee.get_function_address(kernel), suspends, kernel)
         handle.module, handle.engine = mod, eng
         return handle
 
+    def _engine(self, heavy: bool) -> _Engine:
+        """The engine new kernels of this level go to (a fresh one when it is full)."""
+        eng = self.heavy if heavy else self.fast
+        if eng.full:
+            eng = _Engine(eng.opt)
+            if heavy:
+                self.heavy = eng
+            else:
+                self.fast = eng
+        return eng
+
     def release(self, handle: CpuKernel) -> None:
-        """Forget a compiled kernel: its module leaves the JIT (MCJIT keeps the
-        machine code's pages until the engine goes, the IR is freed)."""
-        handle.engine.ee.remove_module(handle.module)
+        """Forget a compiled kernel: its module leaves the JIT; a full engine
+        whose kernels are all released is closed, which frees their code."""
+        eng = handle.engine
+        eng.ee.remove_module(handle.module)
         handle.module.close()
+        eng.live -= 1
+        if eng.live == 0 and eng.full and not eng.permanent and eng not in (self.fast, self.heavy):
+            eng.ee.close()
 
     # ---- memory ----------------------------------------------------------
     def alloc(self, nbytes: int, user: bool = True) -> int:
