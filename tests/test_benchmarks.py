@@ -114,3 +114,11 @@ $L__BB0_2:
     assert is_loop and len(body) == 3  # the loop with the MMA, not the shorter one
     assert bench.classify(body) == {"wmma": 1, "ld": 1, "st": 0, "other": 1, "mma": 1}
     assert "TMMA" in bench.GEMM_KERNEL_FILE and "int KK" in bench.gemm_cuda_runtime_k()
+
+
+def test_memory_quick_prints_each_figure_and_a_data_script_compiles_no_kernel():
+    r = run("memory.py", "--quick")
+    assert r.returncode == 0, r.stderr
+    for what in ("distinct lines", "definitions", "dropped sessions", "data script"):
+        assert what in r.stdout, r.stdout
+    assert "0 kernels compiled" in r.stdout and "kernels cached" in r.stdout

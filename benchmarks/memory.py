@@ -1,0 +1,76 @@
+"""How much memory a session keeps as it is used (cpu backend), and what a
+data script costs. Each figure is the growth of the process's resident memory
+(/proc/self/statm) over the run, after one warm-up of the same kind.
+
+    distinct lines     N different lines (`i 1 + DROP`): the kernel cache keeps
+                       the 512 most recently used, the JIT engines of the others close
+    definitions        N colon definitions, each used once
+    dropped sessions   N sessions made and dropped (their memory must come back)
+    data script        N `n ,` lines (a data table): no kernel per line
+
+    python benchmarks/memory.py            # 3000 lines, 10000 definitions, 50 sessions, 2000 data lines
+    python benchmarks/memory.py --quick    # a tenth of each
+
+Targets (issue 10): memory does not grow without bound with the number of
+lines; a dropped session gives its memory back; a data script compiles no kernel.
+"""
+from __future__ import annotations
+
+import argparse
+import gc
+import os
+import sys
+import time
+
+
+def rss_mib() -> float:
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+
+
+def grown(run) -> tuple[float, float]:
+    gc.collect()
+    before, t0 = rss_mib(), time.perf_counter()
+    run()
+    gc.collect()
+    return rss_mib() - before, time.perf_counter() - t0
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--quick", action="store_true")
+    args = p.parse_args(argv)
+    scale = 10 if args.quick else 1
+    lines, defs, sessions, data = 3000 // scale, 10000 // scale, 50 // scale, 2000 // scale
+
+    from tileforth.core import Forth
+
+    f = Forth()
+    f.eval("1 1 + DROP")
+    mib, secs = grown(lambda: [f.eval(f"{i} 1 + DROP") for i in range(lines)])
+    print(f"distinct lines     {lines:6d}: {mib:7.1f} MiB  ({mib * 1024 / lines:5.1f} KiB a line, {secs:5.1f} s; "
+          f"{len(f.kcache)} kernels cached)")
+
+    g = Forth()
+    mib, secs = grown(lambda: [g.eval(f": w{i} {i} + ;  1 w{i} DROP") for i in range(defs)])
+    print(f"definitions        {defs:6d}: {mib:7.1f} MiB  ({mib * 1024 / defs:5.1f} KiB a definition, {secs:5.1f} s)")
+
+    Forth().eval("1 .")  # warm-up: the first session's one-time costs
+
+    def make_and_drop() -> None:
+        for _ in range(sessions):
+            s = Forth()
+            s.eval("2 3 + DROP")
+            del s
+    mib, secs = grown(make_and_drop)
+    print(f"dropped sessions   {sessions:6d}: {mib:7.1f} MiB  ({mib * 1024 / sessions:5.1f} KiB a session, {secs:5.1f} s)")
+
+    h = Forth()
+    before = len(h.kcache)
+    mib, secs = grown(lambda: h.eval("\n".join(f"{i} ," for i in range(data))))
+    print(f"data script        {data:6d}: {mib:7.1f} MiB  ({secs:5.2f} s, {len(h.kcache) - before} kernels compiled)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
