@@ -257,3 +257,23 @@ def test_full_jit_engines_are_closed_when_their_kernels_are_released(monkeypatch
         assert f.eval(f"{i} 100 + .") == f"{i + 100} "
     f.eval("10 0 DO I DROP LOOP")  # the heavy engine (loops) takes kernels too
     assert f.eval("3 4 + .") == "7 "
+
+
+def test_a_dropped_session_gives_its_kernels_back():
+    """Issue 10 item 7: sessions share the process's JIT, and a session's kernels
+    leave it (their module is taken out of the engine) when the session is
+    collected or closed."""
+    import gc
+    for i in range(3):
+        s = Forth(backend="cpu")
+        s.eval(f"{i} 2 + {i} * DROP")
+        (kernel,) = s.kcache.values()
+        assert kernel.module is not None
+        del s
+        gc.collect()
+        assert kernel.module is None
+    s = Forth(backend="cpu")
+    s.eval("9 2 + DROP")
+    (kernel,) = s.kcache.values()
+    s.close()
+    assert kernel.module is None and not s.kcache

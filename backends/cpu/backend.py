@@ -116,15 +116,44 @@ class CpuKernel:
         self.engine: _Engine | None = None
 
 
-class CpuBackend(Backend):
-    name = "cpu"
+class _Runtime:
+    """What every cpu session of the process shares: the JIT engines that
+    kernels go to (they are named uniquely, so sessions can share them), the
+    SIMT scheduler compiled once (in an engine of its own), and a lock, since
+    MCJIT must not add or remove modules from two threads at once."""
 
     def __init__(self) -> None:
         _init_llvm()
         self.fast = _Engine(0)
-        self._fast_pto = llvm.create_pipeline_tuning_options(speed_level=0)
         self.heavy = _Engine(2)
-        self.target = CpuTarget(llvm.get_process_triple(), str(self.fast.tm.target_data))
+        self.fast_pto = llvm.create_pipeline_tuning_options(speed_level=0)
+        self.lock = threading.RLock()
+        sched = _Engine(2)
+        sched.permanent = True
+        mod = llvm.parse_assembly(f'target triple = "{llvm.get_process_triple()}"\n' + SCHEDULER_IR)
+        pb = llvm.create_pass_builder(sched.tm, llvm.create_pipeline_tuning_options(speed_level=2))
+        pb.getModulePassManager().run(mod, pb)
+        sched.ee.add_module(mod)
+        sched.ee.finalize_object()
+        ee = sched.ee
+        self.sched = sched
+        self.run_plain = _PLAIN(ee.get_function_address("tf_run_plain"))
+        self.run_block = _BLOCK(ee.get_function_address("tf_run_block"))
+        self.continue_block = _CONT(ee.get_function_address("tf_continue_block"))
+        self.free_frames = _FREE(ee.get_function_address("tf_free_frames"))
+
+
+@functools.cache
+def runtime() -> _Runtime:
+    return _Runtime()
+
+
+class CpuBackend(Backend):
+    name = "cpu"
+
+    def __init__(self) -> None:
+        self.rt = runtime()
+        self.target = CpuTarget(llvm.get_process_triple(), str(self.rt.fast.tm.target_data))
         self._buffers: dict[int, np.ndarray] = {}
         self._sizes: dict[int, int] = {}
         self._user: set[int] = set()
@@ -134,28 +163,18 @@ class CpuBackend(Backend):
         self.alloc_table = np.zeros((0, 2), np.int64)
         self.shared_addr = 0
         self.shared_size = 0
-        self._compile_runtime()
         self.set_shape((1, 1, 1), (32, 1, 1))
 
     # ---- compilation ----------------------------------------------------
-    def _compile_runtime(self) -> None:
-        mod = llvm.parse_assembly(f'target triple = "{self.target.triple}"\n' + SCHEDULER_IR)
-        self._optimize(mod, 2, coroutines=True)
-        self.heavy.ee.add_module(mod)
-        self.heavy.ee.finalize_object()
-        self.heavy.permanent = True
-        ee = self.heavy.ee
-        self._run_plain = _PLAIN(ee.get_function_address("tf_run_plain"))
-        self._run_block = _BLOCK(ee.get_function_address("tf_run_block"))
-        self._continue_block = _CONT(ee.get_function_address("tf_continue_block"))
-        self._free_frames = _FREE(ee.get_function_address("tf_free_frames"))
+    fast = property(lambda self: self.rt.fast, doc="the engine new straight-line kernels go to")
+    heavy = property(lambda self: self.rt.heavy, doc="the engine new optimised kernels go to")
 
     def _optimize(self, mod: llvm.ModuleRef, level: int, coroutines: bool) -> None:
         eng = self.heavy if level >= 2 else self.fast
         if level == 0 and not coroutines:  # straight code is not optimised; only the helpers it never
             mpm = llvm.create_new_module_pass_manager()  # calls are dropped, so the JIT does not compile them
             mpm.add_global_dead_code_eliminate_pass()
-            mpm.run(mod, llvm.create_pass_builder(eng.tm, self._fast_pto))
+            mpm.run(mod, llvm.create_pass_builder(eng.tm, self.rt.fast_pto))
             return
         pto = llvm.create_pipeline_tuning_options(speed_level=max(level, 1))
         pb = llvm.create_pass_builder(eng.tm, pto)
@@ -168,12 +187,14 @@ class CpuBackend(Backend):
         except RuntimeError as exc:  # a compiler bug, not a user error
             raise ForthError(f"internal compiler error (invalid IR): {exc}") from exc
         self._optimize(mod, 2 if heavy else 0, suspends)
-        eng = self._engine(heavy)
-        eng.ee.add_module(mod)
-        eng.ee.finalize_object()
-        eng.compiled += 1
-        eng.live += 1
-        handle = CpuKernel(eng.ee.get_function_address(kernel), suspends, kernel)
+        with self.rt.lock:
+            eng = self._engine(heavy)
+            eng.ee.add_module(mod)
+            eng.ee.finalize_object()
+            eng.compiled += 1
+            eng.live += 1
+            addr = eng.ee.get_function_address(kernel)
+        handle = CpuKernel(addr, suspends, kernel)
         handle.module, handle.engine = mod, eng
         return handle
 
@@ -183,20 +204,22 @@ class CpuBackend(Backend):
         if eng.full:
             eng = _Engine(eng.opt)
             if heavy:
-                self.heavy = eng
+                self.rt.heavy = eng
             else:
-                self.fast = eng
+                self.rt.fast = eng
         return eng
 
     def release(self, handle: CpuKernel) -> None:
         """Forget a compiled kernel: its module leaves the JIT; a full engine
         whose kernels are all released is closed, which frees their code."""
         eng = handle.engine
-        eng.ee.remove_module(handle.module)
-        handle.module.close()
-        eng.live -= 1
-        if eng.live == 0 and eng.full and not eng.permanent and eng not in (self.fast, self.heavy):
-            eng.ee.close()
+        with self.rt.lock:
+            eng.ee.remove_module(handle.module)
+            handle.module.close()
+            handle.module = None
+            eng.live -= 1
+            if eng.live == 0 and eng.full and not eng.permanent and eng not in (self.fast, self.heavy):
+                eng.ee.close()
 
     # ---- memory ----------------------------------------------------------
     def alloc(self, nbytes: int, user: bool = True) -> int:
@@ -331,24 +354,24 @@ class CpuBackend(Backend):
         divergence = None
         pctx, pthr = ctx.ctypes.data, thr.ctypes.data
         if not handle.suspends:
-            self._run_plain(pctx, handle.addr, pthr, self.nthreads)
+            self.rt.run_plain(pctx, handle.addr, pthr, self.nthreads)
         else:
             bs = self.block_size
             for b in range(self.nblocks):
                 base = pthr + b * bs * L.THR_SLOTS * 8
-                code = self._run_block(pctx, handle.addr, base, bs, 0)
+                code = self.rt.run_block(pctx, handle.addr, base, bs, 0)
                 while code == RUN_WARP:
                     try:
                         WarpOps(self, sites).run_block(b)
                     except ForthError:
-                        self._free_frames(base, bs)
+                        self.rt.free_frames(base, bs)
                         raise
                     if ctx[L.CTX_STEPS_USED] > ctx[L.CTX_STEPS_MAX]:  # the warp ops spent the pool
                         self._out_of_steps(b)
-                        self._free_frames(base, bs)
+                        self.rt.free_frames(base, bs)
                         code = RUN_ERROR
                         break
-                    code = self._continue_block(pctx, handle.addr, base, bs)
+                    code = self.rt.continue_block(pctx, handle.addr, base, bs)
                 if code == RUN_DIVERGENT:
                     rows = thr[b * bs:(b + 1) * bs]
                     divergence = (rows[:, L.T_STATUS].copy(), rows[:, L.T_SITE].copy(), b)

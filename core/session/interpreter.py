@@ -14,6 +14,7 @@ import importlib
 import math
 import struct
 import time
+import weakref
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
@@ -69,6 +70,12 @@ def load_backend(name: str) -> Backend:
     return backend_package(name).create()
 
 
+def _release_kernels(backend: Backend, kcache: dict) -> None:
+    for kernel in kcache.values():
+        backend.release(kernel)
+    kcache.clear()
+
+
 def backend_package(name: str) -> Any:
     """The package `tileforth.backends.<name>`: the one place core finds a
     backend by name. A backend package offers `create()` (its Backend) and,
@@ -103,6 +110,8 @@ class Forth:
         self.strings: list[str] = []
         self.dict: dict[str, Any] = {}
         self.kcache: dict[tuple, object] = {}
+        # the kernels go back to the backend when the session does (backends share their JIT engines)
+        self._release_kernels = weakref.finalize(self, _release_kernels, self.backend, self.kcache)
         self.data_addr = self.backend.alloc(DATA_SPACE)
         self.data_space_size = DATA_SPACE
         self.base_addr = self.data_addr
@@ -143,8 +152,9 @@ class Forth:
         return self._reference
 
     def close(self) -> None:
-        """Give the backend's resources back (the cuda backend releases its GPU
-        context; it also does so when the session is collected or at exit)."""
+        """Give the backend's resources back: the compiled kernels, and the
+        cuda backend's GPU context (both also go when the session is collected)."""
+        self._release_kernels()
         close = getattr(self.backend, "close", None)
         if close is not None:
             close()
