@@ -66,7 +66,7 @@ from typing import Iterator
 import numpy as np
 from tileforth.core.compile import layout as L
 from tileforth.core.compile import state as S
-from tileforth.core.compile.target import Backend, Capabilities, LaunchResult
+from tileforth.core.compile.target import STATIC_SHARED_BYTES, Backend, Capabilities, LaunchResult
 from tileforth.core.errors import ForthError
 
 from .ptx import device_arch, module_to_ptx, parse_ptxas_log, target_machine
@@ -78,7 +78,6 @@ SHADOW_MAX = 64 << 20  # allocations up to this size keep a host copy, to surviv
 RECURSION_MAX = 256  # nested calls of recursive words per thread (see the module docstring)
 STACK_CAP = 64 << 10  # bytes of call stack per thread, at most
 FALLBACK_FRAME = 256  # bytes per level when the JIT log gives no frame sizes
-STATIC_SHARED_MAX = 48 * 1024  # dynamic shared memory beyond this needs the function's opt-in
 CU_JIT_LOG_VERBOSE = 12  # cuda.h; PyCUDA's jit_option enum has no name for it
 # cuGetErrorString of the errors after which a context is unusable (700, 702, 709, 710, 714-719)
 STICKY = ("an illegal memory access was encountered", "the launch timed out and was terminated",
@@ -289,7 +288,7 @@ class CudaKernel:
         self.generation = -1
         self.regs = 0
         self.max_threads = 1024
-        self.dynamic_shared = STATIC_SHARED_MAX  # the function's MAX_DYNAMIC_SHARED_SIZE_BYTES
+        self.dynamic_shared = STATIC_SHARED_BYTES  # the function's MAX_DYNAMIC_SHARED_SIZE_BYTES
         self.stack_base = self.stack_level = 0  # its stack: base + (depth + 2) * level bytes per thread
         self.depth = RECURSION_MAX  # the launch's recursion depth limit
         self.frames: dict[str, int] = {}
@@ -399,7 +398,7 @@ class CudaBackend(Backend):
             max_grid=(attr("MAX_GRID_DIM_X", 2**31 - 1), attr("MAX_GRID_DIM_Y", 65535),
                       attr("MAX_GRID_DIM_Z", 65535)),
             max_threads=1 << 20,
-            shared_bytes=attr("MAX_SHARED_MEMORY_PER_BLOCK_OPTIN", attr("MAX_SHARED_MEMORY_PER_BLOCK", 48 * 1024)),
+            shared_bytes=attr("MAX_SHARED_MEMORY_PER_BLOCK_OPTIN", attr("MAX_SHARED_MEMORY_PER_BLOCK", STATIC_SHARED_BYTES)),
             recursion_max=RECURSION_MAX,
             keeps_tiles=False)
 

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Callable
 from llvmlite import ir
 from tileforth.core.compile import layout as L
 from tileforth.core.compile.codegen import F16, F32, I8, I32, I64, PTR, Env, c64
-from tileforth.core.compile.target import BodyEmitter, Target
+from tileforth.core.compile.target import STATIC_SHARED_BYTES, BodyEmitter, Target
 from tileforth.core.compile.tileops import Add, Copy, Fill, Load, Mma, Perm, Scale, Store, TileOp, Zero
 from tileforth.core.compile.tiles import SHAPES, Tile, elem_bytes
 from tileforth.core.errors import ForthError
@@ -40,7 +40,6 @@ PARAM_TYPES = {"ptr": PTR, "int": I64, "float": F32, "i8": I8, "i16": ir.IntType
                "f16": F16, "bf16": ir.IntType(16), "f32": F32, "f64": ir.DoubleType()}
 LIBDEVICE_MATH = {"exp": "__nv_expf", "log": "__nv_logf", "sin": "__nv_sinf", "cos": "__nv_cosf"}
 _SREG = {"tid": "tid", "bid": "ctaid", "bdim": "ntid", "gdim": "nctaid"}
-STATIC_SHARED = 48 * 1024  # the most shared memory a kernel may declare statically
 MIN_SM = {"f16": 75, "bf16": 80}  # wmma with bf16 needs sm_80 (LLVM aborts on "Cannot select")
 
 
@@ -127,8 +126,8 @@ class NvptxTarget(Target):
         to the same array as the kernel that calls it."""
         if export and not self.shared_bytes:
             return
-        if export and self.shared_bytes > STATIC_SHARED:
-            raise ForthError(f"an exported kernel's shared memory is a static array of at most {STATIC_SHARED} "
+        if export and self.shared_bytes > STATIC_SHARED_BYTES:
+            raise ForthError(f"an exported kernel's shared memory is a static array of at most {STATIC_SHARED_BYTES} "
                              f"bytes, but this session declares {self.shared_bytes} bytes with SHARED:")
         ty = ir.ArrayType(I8, self.shared_bytes if export else 0)
         arr = ir.GlobalVariable(module, ty, "tf_shared", addrspace=3)

@@ -15,8 +15,9 @@ reaches a suspend point (BARRIER, warp ops) ends up inside the coroutine.
 """
 from __future__ import annotations
 
+from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Callable, Iterator
 
 from llvmlite import ir
 
@@ -710,27 +711,17 @@ class Gen(Visitor):
             self.ensure_f(eff.fmust)
         self.check_tile_inputs(word)
         end_bb = self.new_block(f"end_{word.ir_name}")
-        saved = self.scope, self.word_name, self.pos
         ends: list[tuple[int, int, tuple]] = []
 
         def do_exit() -> None:
             ends.append(self.state())
             self.b.branch(end_bb)
 
-        self.scope = Scope(word.name, exit=do_exit)
-        if word.prelude:
-            self.pinned += 1
-        else:
-            self.word_name = word.name
-        self.enter_locals(word)
-        self.body(word.body)
-        if not self.b.block.is_terminated:
-            self.flush()
-            self.check_rstack_at_end(word)
-            do_exit()
-        if word.prelude:
-            self.pinned -= 1
-        self.scope, self.word_name, self.pos = saved
+        with self._inlined(word, do_exit):
+            if not self.b.block.is_terminated:
+                self.flush()
+                self.check_rstack_at_end(word)
+                do_exit()
         self.b.position_at_end(end_bb)
         if ends:
             self.join(ends, f"{word.name} (with EXIT)", word.pos)
@@ -745,19 +736,25 @@ class Gen(Visitor):
             self.ensure_d(max(0, eff.dmust - len(self.dstack.cache)))
             self.ensure_f(max(0, eff.fmust - len(self.fstack.cache)))
         self.check_tile_inputs(word)
-        saved = self.scope, self.word_name, self.pos
-        self.scope = Scope(word.name, exit=None)
+        with self._inlined(word, None):
+            if not self.b.block.is_terminated:
+                self.check_rstack_at_end(word)
+
+    @contextmanager
+    def _inlined(self, word: "Colon", exit: Callable[[], None] | None) -> Iterator[None]:
+        """Emit `word`'s body in place, in a scope of its own (EXIT calls `exit`);
+        errors inside a prelude word point at its caller. The caller's scope and
+        position come back after the block."""
+        saved = self.scope, self.word_name, self.pos, self.pinned
+        self.scope = Scope(word.name, exit=exit)
         if word.prelude:
             self.pinned += 1
         else:
             self.word_name = word.name
         self.enter_locals(word)
         self.body(word.body)
-        if not self.b.block.is_terminated:
-            self.check_rstack_at_end(word)
-        if word.prelude:
-            self.pinned -= 1
-        self.scope, self.word_name, self.pos = saved
+        yield
+        self.scope, self.word_name, self.pos, self.pinned = saved
 
     def check_tile_inputs(self, word: "Colon") -> None:
         """A word's inferred tile effect, checked where it is called."""

@@ -257,6 +257,9 @@ class Target(ABC):
         return g.b.gep(g.env.thr, [ir.Constant(ir.IntType(64), slot)], source_etype=ir.IntType(64))
 
 
+STATIC_SHARED_BYTES = 48 * 1024  # shared memory a kernel may declare statically (and use without an opt-in)
+
+
 @dataclass(frozen=True)
 class Capabilities:
     """What a machine offers, as the outer interpreter and the host words see it.
@@ -268,7 +271,7 @@ class Capabilities:
     max_block: tuple[int, int, int] = (1024, 1024, 64)  # per axis
     max_grid: tuple[int, int, int] = (2**31 - 1, 65535, 65535)  # per axis
     max_threads: int = 1 << 20  # threads in one launch (the state buffer holds each one's stacks)
-    shared_bytes: int = 48 * 1024  # shared memory per block
+    shared_bytes: int = STATIC_SHARED_BYTES  # shared memory per block
     recursion_max: int = L.RECURSION_MAX  # nested calls of recursive words per thread
     tile_shapes: tuple[tuple[int, int, int], ...] = ((16, 16, 16), (32, 8, 16), (8, 32, 16))
     keeps_tiles: bool = True  # the tile stack persists between lines

@@ -25,7 +25,6 @@ from .eltypes import BY_CODE
 if TYPE_CHECKING:
     from .interpreter import Forth
 
-MAX_SHARED = 48 * 1024  # static shared memory in a kernel (kernel files, exports); SHARED: has the backend's
 DEVICE_ARRAY_MAX = 1 << 40  # bytes: beyond any GPU's memory (the driver refuses less when it has less)
 
 

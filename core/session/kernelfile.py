@@ -30,6 +30,7 @@ from pathlib import Path
 import ml_dtypes
 import numpy as np
 
+from ..compile.target import STATIC_SHARED_BYTES
 from ..errors import ForthError, SourcePos
 from ..front.dictionary import Constant, HostWord
 from ..front.effects import body_effect
@@ -37,7 +38,7 @@ from ..front.reader import Token, parse_float, parse_integer, to_f32
 from ..front.tree import Node
 from .datawords import read_npy
 from .eltypes import BY_NAME, ElType
-from .hostwords import CLOSERS, DEVICE_ARRAY_MAX, MAX_SHARED, OPENERS, array_bytes_max, check_shape, host_memory_bytes
+from .hostwords import CLOSERS, DEVICE_ARRAY_MAX, OPENERS, array_bytes_max, check_shape, host_memory_bytes
 from .interpreter import Collector, Forth
 
 TYPE_NAMES = " ".join(t.lower() for t in BY_NAME)
@@ -169,8 +170,8 @@ def parse_kernel_file(text: str, source: str = "<kernel>") -> KernelSpec:
                                      "when the kernel is compiled", at(ccol), count)
                 s = Shared(name, eltype, count, at(ncol))
                 shared_bytes = ((shared_bytes + 31) & ~31) + s.nbytes
-                if shared_bytes > MAX_SHARED:
-                    raise ForthError(f"shared memory {name} does not fit: a block has {MAX_SHARED} bytes, and "
+                if shared_bytes > STATIC_SHARED_BYTES:
+                    raise ForthError(f"shared memory {name} does not fit: a block has {STATIC_SHARED_BYTES} bytes, and "
                                      f"the \\! shared lines so far need {shared_bytes}", at(ccol), tytext)
                 shared.append(s)
             names[name.upper()] = at(ncol)
