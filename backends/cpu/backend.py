@@ -50,11 +50,18 @@ _CONT = ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_void_p, ctypes.c_void_p, ctype
 _FREE = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int64)
 
 
-@functools.cache
-def _stack_budget_of(thread: int) -> int:
-    """native_stack_budget for one thread, computed once (pthread_getattr_np
-    reads /proc/self/maps for the main thread: too slow for every launch)."""
-    return native_stack_budget()
+_this_thread = threading.local()
+
+
+def _stack_budget() -> int:
+    """native_stack_budget of the calling thread, computed once per thread
+    (pthread_getattr_np reads /proc/self/maps for the main thread: too slow
+    for every launch); kept with the thread, so a later thread that gets the
+    same id measures its own stack."""
+    budget = getattr(_this_thread, "stack_budget", None)
+    if budget is None:
+        budget = _this_thread.stack_budget = native_stack_budget()
+    return budget
 
 
 def native_stack_budget() -> int:
@@ -349,7 +356,7 @@ class CpuBackend(Backend):
         thr[:, L.T_SITE] = -1
         thr[:, L.T_STEPS] = steps
         thr[:, L.T_DEPTH] = 0
-        thr[:, L.T_STACK_LIMIT] = _stack_budget_of(threading.get_ident())  # the kernel entry makes it an address
+        thr[:, L.T_STACK_LIMIT] = _stack_budget()  # the kernel entry makes it an address
         thr[:, L.T_FRAME] = 0
         divergence = None
         pctx, pthr = ctx.ctypes.data, thr.ctypes.data
