@@ -277,3 +277,23 @@ def test_a_dropped_session_gives_its_kernels_back():
     (kernel,) = s.kcache.values()
     s.close()
     assert kernel.module is None and not s.kcache
+
+
+def test_parsed_word_modules_are_a_bounded_cache_and_evicted_words_still_compile(monkeypatch):
+    """Issue 10 item 7: a word keeps its IR text (2 KiB), not its parsed LLVM
+    module (11 KiB): the compiler keeps the PARSED_WORDS most recently used
+    and parses an evicted word again when a new line calls it."""
+    from tileforth.core.compile import compiler
+    monkeypatch.setattr(compiler, "PARSED_WORDS", 5)
+    f = Forth(backend="cpu")
+    closed = []
+    real_close = compiler.llvm.ModuleRef.close
+    monkeypatch.setattr(compiler.llvm.ModuleRef, "close", lambda m: (closed.append(1), real_close(m)))
+    for i in range(12):
+        f.eval(f": w{i} {i} * ;")
+    assert len(f.compiler._parsed) <= 5 and len(closed) >= 7
+    assert all(isinstance(text, str) for w in (f.dict["W0"], f.dict["W11"]) for text, _ in w.ir_text.values())
+    f.eval(": both DUP w0 SWAP w1 + ;")  # w0 and w1 were evicted: parsed again from their text
+    assert f.eval("3 both .") == "3 "
+    assert f.eval("5 w11 5 w2 + .") == f"{5 * 11 + 5 * 2} "
+    assert len(f.compiler._parsed) <= 5

@@ -1,7 +1,9 @@
 """Assembling kernel modules: a line's body plus every word it calls.
 
 Each colon definition is generated once per (target, checked, ...) into a
-module of its own, parsed by LLVM and cached on the word; a kernel module is
+module of its own; its IR text is kept on the word (about 2 KiB) and the
+parsed module (about 11 KiB of LLVM memory) in a bounded cache of the
+compiler, so that memory does not grow with the dictionary. A kernel module is
 the kernel's own module with the runtime helpers and every word it reaches
 linked in (llvmlite's linker, which resolves the declarations), then all but
 the kernel made internal, so LLVM sees everything and can inline.
@@ -10,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Callable
 
@@ -25,6 +28,7 @@ from .target import HELPERS_IR, Target
 from .tiles import MAX_TILES, Hole
 
 _kernel_ids = itertools.count(1)
+PARSED_WORDS = 256  # parsed word modules a compiler keeps (the least recently used are freed)
 
 
 @functools.cache
@@ -69,6 +73,7 @@ class Compiler:
         self.base_addr = base_addr
         self.inline_all = False
         self.count_steps = True
+        self._parsed: OrderedDict[tuple, llvm.ModuleRef] = OrderedDict()
 
     def _module(self, name: str, export: bool = False) -> ir.Module:
         m = ir.Module(name)
@@ -163,12 +168,31 @@ class Compiler:
         return str(self.word_module(word)[0].get_function(word.ir_name))
 
     def word_module(self, word: Colon) -> tuple[llvm.ModuleRef, list[Colon]]:
-        """`word` as a function in a module of its own (parsed, cached on the word),
-        and the words it calls."""
+        """`word` as a function in a module of its own, parsed, and the words it
+        calls. The text is generated once per key and kept on the word; the
+        parsed module comes from the compiler's bounded cache. The module is
+        the cache's: link it with preserve=True, never change it."""
         key = (self.target.name, self.checked, self.base_addr(), self.inline_all)
         hit = word.ir_text.get(key)
-        if hit is not None:
-            return hit
+        if hit is None:
+            hit = word.ir_text[key] = self._generate(word)
+        text, needed = hit
+        pkey = (word.uid, key)
+        mod = self._parsed.get(pkey)
+        if mod is None:
+            try:
+                mod = llvm.parse_assembly(text)
+            except RuntimeError as exc:  # a code-generator bug, not a user error
+                raise ForthError(f"internal compiler error (invalid IR): {exc}") from exc
+            self._parsed[pkey] = mod
+            if len(self._parsed) > PARSED_WORDS:
+                self._parsed.popitem(last=False)[1].close()
+        else:
+            self._parsed.move_to_end(pkey)
+        return mod, needed
+
+    def _generate(self, word: Colon) -> tuple[str, list[Colon]]:
+        """The IR text of `word`'s function and the words it calls."""
         m = self._module(word.ir_name)
         needed: list[Colon] = []
 
@@ -180,9 +204,7 @@ class Compiler:
         fn.linkage = ""  # visible to the linker; internal once linked into a kernel
         if self.inline_all and not word.recursive:  # exported kernels: stacks must become registers
             fn.attributes.add("alwaysinline")
-        result = (llvm.parse_assembly(str(m)), needed)
-        word.ir_text[key] = result
-        return result
+        return str(m), needed
 
     def kernel(self, nodes: list[Node], tiles: list | tuple = (), holes: bool = False,
                block: tuple[int, int, int] | None = None) -> KernelModule:

@@ -29,7 +29,7 @@ class Colon:
     prelude: bool = False  # defined by prelude.fth: errors point at the caller
     tile_effect: tuple | None = None  # (tiles needed, tiles left), inferred at ;
     uid: int = field(default_factory=lambda: next(_uids))
-    ir_text: dict = field(default_factory=dict)  # (target, checked) -> (define text, callees, declares)
+    ir_text: dict = field(default_factory=dict)  # (target, checked, base, inline_all) -> (IR text, callees)
 
     @property
     def ir_name(self) -> str:
