@@ -139,6 +139,7 @@ class Scope:
     loops: list[LoopFrame] = field(default_factory=list)
     rstack: list[ir.Value] = field(default_factory=list)  # allocas
     exit: Callable[[], None] | None = None
+    unlooped: int = 0  # UNLOOPs on this path: I, J and K skip that many inner loops (until EXIT)
 
 
 class CachedStack:
@@ -458,21 +459,22 @@ class Gen(Visitor):
         self.b.cbranch(self.b.icmp_signed("!=", cond, c64(0)), then_bb, else_bb)
         start = self.state()
         sps = (self.dsp_val, self.fsp_val)  # computed before the split, so valid in both arms
-        rdepth = len(self.scope.rstack)
+        rstack, unlooped = list(self.scope.rstack), self.scope.unlooped
         ends: list[tuple[int, int, tuple]] = []
+        rends: list[list[ir.Value]] = []
         for bb, part in ((then_bb, n.then), (else_bb, n.else_ or [])):
             self.b.position_at_end(bb)
             self.set_state(start)
             self.dsp_val, self.fsp_val = sps
+            self.scope.rstack[:], self.scope.unlooped = rstack, unlooped
             self.body(part)
             if not self.b.block.is_terminated:
                 self.flush()
-                if len(self.scope.rstack) != rdepth:
-                    raise ForthError("the return stack (>R R>) must be balanced in each branch of IF",
-                                     n.pos, "IF")
                 ends.append(self.state())
+                rends.append(list(self.scope.rstack))
                 self.b.branch(join_bb)
-            del self.scope.rstack[rdepth:]
+        self.scope.unlooped = unlooped
+        self.scope.rstack[:] = self._join_rstack(rends, rstack, n)
         self.b.position_at_end(join_bb)
         if ends:
             self.join(ends, "IF ... ELSE ... THEN", n.pos)
@@ -480,6 +482,25 @@ class Gen(Visitor):
             self.b.unreachable()
             self.b.position_at_end(self.new_block("dead"))
             self.forget_sp()
+
+    def _join_rstack(self, ends: list[list[ir.Value]], before: list[ir.Value], n: If) -> list[ir.Value]:
+        """The return stack after IF ... THEN: the branches that reach THEN
+        must leave it equally deep (a branch may take items pushed before
+        the IF, as `>R IF R> ELSE R> NEGATE THEN` does). Each slot is an
+        alloca, so a slot a branch pushed must be the same slot in both:
+        slots the branches pushed themselves are refused."""
+        if not ends:
+            return before
+        depths = {len(e) for e in ends}
+        if len(depths) > 1:
+            raise ForthError("the return stack (>R R>) must be left equally deep by both branches of IF "
+                             f"(they leave {' and '.join(str(len(e)) for e in ends)} items)", n.pos, "IF")
+        depth = depths.pop()
+        kept = min(depth, len(before))
+        if depth > kept or any(e[:kept] != before[:kept] for e in ends):
+            raise ForthError("a branch of IF leaves its own items on the return stack: move them back with "
+                             "R> in the same branch", n.pos, "IF")
+        return before[:kept]
 
     def loop_guar(self, body: list[Node]) -> tuple[int, int]:
         """What stays guaranteed around a loop back-edge."""
@@ -533,7 +554,7 @@ class Gen(Visitor):
 
     def visit_Begin(self, n: Begin) -> None:
         self.flush()
-        rdepth = len(self.scope.rstack)
+        rdepth, unlooped = len(self.scope.rstack), self.scope.unlooped
         if n.kind == "while":
             guar = self.loop_guar(n.cond + [_DROP_FLAG] + n.body)
         elif n.kind == "until":
@@ -574,6 +595,7 @@ class Gen(Visitor):
             if not self.b.block.is_terminated:
                 self.flush()
                 self.back_edge(head, n.pos, tiles0)
+        self.scope.unlooped = unlooped  # a path that UNLOOPs ends in EXIT
         if len(self.scope.rstack) != rdepth:
             raise ForthError("the return stack (>R R>) must be balanced inside a BEGIN loop", n.pos, "BEGIN")
         self.b.position_at_end(exit_bb)
@@ -600,7 +622,9 @@ class Gen(Visitor):
         self.forget_sp()
         rdepth = len(self.scope.rstack)
         self.scope.loops.append(LoopFrame(idx, lim, exit_bb, rdepth, tiles0))
+        unlooped = self.scope.unlooped
         self.body(n.body)
+        self.scope.unlooped = unlooped  # a path that UNLOOPs ends in EXIT
         self.scope.loops.pop()
         if not self.b.block.is_terminated:
             if len(self.scope.rstack) != rdepth:
@@ -679,6 +703,11 @@ class Gen(Visitor):
 
     def visit_Recurse(self, n: Recurse) -> None:
         self.flush()
+        self.counted_call(self.word_fn(n.word), [])
+
+    def counted_call(self, fn: ir.Function, extra: list[ir.Value]) -> None:
+        """A call that may recurse (RECURSE, EXECUTE): its depth is bounded by
+        the backend's limit and the stack left, and it counts as a step."""
         depth_p = self.target.thr_slot(self, L.T_DEPTH)
         d = self.b.load(depth_p, typ=I64)
         limit_p = self.b.gep(self.env.ctx, [c64(L.CTX_RECURSION_MAX)], source_etype=I64)
@@ -688,7 +717,7 @@ class Gen(Visitor):
         self.b.store(self.b.add(d, c64(1)), depth_p)
         self.count_call()
         self.save_steps()
-        ok = self.b.call(self.word_fn(n.word), self.env.args())
+        ok = self.b.call(fn, self.env.args() + extra)
         self.check_ok(ok)
         self.load_steps()
         d2 = self.b.load(depth_p, typ=I64)

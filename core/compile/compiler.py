@@ -23,7 +23,8 @@ from ..errors import ForthError
 from ..front.dictionary import Colon
 from ..front.effects import body_effect
 from ..front.tree import Begin, Call, Do, Node, Prim, Recurse, walk
-from .codegen import HELPERS, Env, Gen, Sites, emit_word_function
+from . import xtgen
+from .codegen import HELPERS, WORD_FNTY, Env, Gen, Sites, emit_word_function
 from .target import HELPERS_IR, Target
 from .tiles import MAX_TILES, Hole
 
@@ -65,12 +66,14 @@ def _has_loops(nodes: list[Node]) -> bool:
 
 class Compiler:
     def __init__(self, target: Target, sites: Sites, strings: list[str], checked: bool,
-                 base_addr: Callable[[], int]) -> None:
+                 base_addr: Callable[[], int],
+                 xt_table: Callable[[], list[tuple[int, Colon | None, int]]] = list) -> None:
         self.target = target
         self.sites = sites
         self.strings = strings
         self.checked = checked
         self.base_addr = base_addr
+        self.xt_table = xt_table  # EXECUTE's tokens: (xt, word or None, why not) (see xtgen.py)
         self.inline_all = False
         self.count_steps = True
         self._parsed: OrderedDict[tuple, llvm.ModuleRef] = OrderedDict()
@@ -148,20 +151,41 @@ class Compiler:
         done: set[int] = set()
         queue = list(needed)
         words: list[Colon] = []
-        while queue:
-            w = queue.pop()
-            if w.uid in done:
-                continue
-            done.add(w.uid)
-            words.append(w)
-            wmod, callees = self.word_module(w)
-            mod.link_in(wmod, preserve=True)
-            queue.extend(callees)
+        dispatch = False
+        while queue or not dispatch:
+            while queue:
+                w = queue.pop()
+                if w.uid in done:
+                    continue
+                done.add(w.uid)
+                words.append(w)
+                wmod, callees = self.word_module(w)
+                mod.link_in(wmod, preserve=True)
+                queue.extend(callees)
+            dispatch = True
+            f = mod.get_function(xtgen.DISPATCH) if any(fn.name == xtgen.DISPATCH for fn in mod.functions) else None
+            if f is not None and f.is_declaration:  # EXECUTE is reached: the switch over the tokens
+                queue.extend(self._link_dispatch(mod))
         kernel = m.name
         for fn in mod.functions:  # only the entry is seen from outside the module
             if not fn.is_declaration and fn.name != kernel:
                 fn.linkage = "internal"
         return mod, words
+
+    def _link_dispatch(self, mod: llvm.ModuleRef) -> list[Colon]:
+        """Link tf_execute, the switch over every execution token, into `mod`;
+        the words it calls are returned (to be linked in turn)."""
+        m = self._module("dispatch")
+        needed: list[Colon] = []
+
+        def word_fn(word: Colon) -> ir.Function:
+            if word not in needed:
+                needed.append(word)
+            f = m.globals.get(word.ir_name)
+            return f if f is not None else ir.Function(m, WORD_FNTY, word.ir_name)
+        xtgen.define_dispatch(m, self.xt_table(), word_fn, m.globals["tf_fail"])
+        mod.link_in(llvm.parse_assembly(str(m)))
+        return needed
 
     def word_ir(self, word: Colon) -> str:
         """The LLVM IR of `word`'s own function, as generated (for SEE-IR)."""

@@ -56,7 +56,11 @@ E_UNDERFLOW, E_OVERFLOW, E_FUNDERFLOW, E_FOVERFLOW = 1, 2, 3, 4
 E_BAD_ADDR, E_ALIGN, E_DIV0, E_STEPS, E_ABORT, E_RECURSION = 5, 6, 7, 8, 9, 10
 E_STACK = 12  # recursion used up the native stack the launch allows (frames too large for the count)
 E_LAUNCH_STEPS = 11  # the launch as a whole ran out of its step pool (ctx[CTX_STEPS_MAX])
+E_BAD_XT = 20  # EXECUTE of a token the device cannot run (aux: the token; addr: XT_* why)
+XT_UNKNOWN, XT_HOST, XT_SUSPENDS = 0, 1, 2
 
 # output record kinds: (thread, kind, aux, value)
 OUT_INT, OUT_UINT, OUT_FLOAT, OUT_CHAR, OUT_STR, OUT_DEPTH = 1, 2, 3, 4, 5, 6
+OUT_INT_R, OUT_UINT_R = 7, 8  # .R U.R: aux = width << 8 | base (a base of 256 or more sent as 0)
+OUT_WIDTH_MAX = 1 << 16  # .R U.R pad to at most this many characters
 OUT_SLOTS = 4

@@ -9,7 +9,7 @@ from typing import Callable
 
 from ..errors import SourcePos
 from .effects import Effect
-from .tree import Call, Node, Prim, walk
+from .tree import Call, HostOp, Node, Prim, walk
 
 _uids = itertools.count(1)
 SMALL_WORD = 8  # nodes of its own body
@@ -28,6 +28,11 @@ class Colon:
     recursive: bool = False
     prelude: bool = False  # defined by prelude.fth: errors point at the caller
     tile_effect: tuple | None = None  # (tiles needed, tiles left), inferred at ;
+    touches_base: bool = False  # BASE is compiled into its body (see uses_base)
+    immediate: bool = False  # IMMEDIATE: runs while a definition is compiled
+    anonymous: bool = False  # :NONAME or a DOES> part: not entered in the dictionary at ;
+    body_addr: int | None = None  # a CREATEd word given a DOES> part, a VALUE, a DEFER: its data field (>BODY)
+    data_kind: str = ""  # "value" (TO changes it), "defer" (IS sets it)
     uid: int = field(default_factory=lambda: next(_uids))
     ir_text: dict = field(default_factory=dict)  # (target, checked, base, inline_all) -> (IR text, callees)
 
@@ -69,6 +74,27 @@ class Colon:
         return size
 
     @property
+    def host(self) -> bool:
+        """It runs on the host (core/session/hostexec.py): it holds a host
+        action (CREATE, `,`, POSTPONE's ...) or calls a word that does."""
+        cached = self.__dict__.get("_host")
+        if cached is None:
+            cached = any(isinstance(n, HostOp) or (isinstance(n, Call) and n.word is not self and n.word.host)
+                         for n in walk(self.body))
+            self.__dict__["_host"] = cached
+        return cached
+
+    @property
+    def uses_base(self) -> bool:
+        """It reads or writes BASE (itself or through a word it calls): the
+        interpreter runs it before it reads the next number."""
+        cached = self.__dict__.get("_uses_base")
+        if cached is None:
+            cached = self.touches_base or any(isinstance(n, Call) and n.word.uses_base for n in walk(self.body))
+            self.__dict__["_uses_base"] = cached
+        return cached
+
+    @property
     def suspends(self) -> bool:
         cached = getattr(self, "_suspends", None)
         if cached is None:
@@ -89,6 +115,7 @@ class Constant:
     array: tuple | None = None  # (addr, shape, eltype) for ARRAY/MATRIX names
     shared: int | None = None  # offset in per-block shared memory for SHARED: names
     param: tuple[int, str] | None = None  # (index, "ptr" | "int" | "float") for kernel-file parameters
+    created: bool = False  # made by CREATE: DOES> may give it code, >BODY is its value
 
     @property
     def kind(self) -> str:

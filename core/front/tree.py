@@ -108,6 +108,19 @@ class LocalGet(NodeBase):
     pos: SourcePos | None = None
 
 
+@dataclass(eq=False)
+class HostOp(NodeBase):
+    """A host action inside a definition: a host word (CREATE, `,`, `'` ...)
+    or a compile-time action (POSTPONE's, DOES>'s). `fn(forth, node)` runs it
+    on the host when the word containing it runs; such a word is host-level
+    (core/session/hostexec.py): it runs between launches, never on a device."""
+
+    name: str
+    fn: Callable
+    arg: object = None
+    pos: SourcePos | None = None
+
+
 class DropFlag(NodeBase):
     """Not built by the interpreter: a pseudo node that the code generator
     appends to a loop body for effect inference, the flag that UNTIL, WHILE
@@ -116,8 +129,9 @@ class DropFlag(NodeBase):
     pos = None
 
 
-Node = Union[Lit, FLit, Prim, Call, If, Begin, Do, Leave, Exit, Recurse, LocalGet]
-NODE_TYPES: tuple[type, ...] = (Lit, FLit, Prim, Call, If, Begin, Do, Leave, Exit, Recurse, LocalGet, DropFlag)
+Node = Union[Lit, FLit, Prim, Call, If, Begin, Do, Leave, Exit, Recurse, LocalGet, HostOp]
+NODE_TYPES: tuple[type, ...] = (Lit, FLit, Prim, Call, If, Begin, Do, Leave, Exit, Recurse, LocalGet, HostOp,
+                                DropFlag)
 _BY_NAME = {t.__name__: t for t in NODE_TYPES}
 
 

@@ -7,9 +7,9 @@ tiles on the tile stack at the end of a line.
 `[IF]` takes a flag that every thread agrees on when it is read, at the
 prompt (not inside a definition or an open IF/DO); when the flag is false it
 skips words, across lines (also lines given to later `eval` calls, as the
-REPL does), up to the matching `[ELSE]` or `[THEN]`.  Skipped text is not
-interpreted, but comments are honoured, so a `[THEN]` in a comment does not
-count.
+REPL does), up to the matching `[ELSE]` or `[THEN]`.  Skipped text is read
+word by word and not interpreted, comments included, as the standard says
+(gforth too): `0 [IF] \\ x [ELSE] 2 [THEN]` leaves 2.
 """
 from __future__ import annotations
 
@@ -40,11 +40,7 @@ class Skip:
     def feed(self, f: "Forth", t: Token) -> bool:
         """Skip one word; True when the skipping ends with it."""
         key = t.key
-        if key == "\\":
-            f.reader.skip_line()
-        elif key == "(":
-            f.reader.parse_until(")", multiline=True)
-        elif key == "[IF]":
+        if key == "[IF]":
             self.depth += 1
         elif key == "[THEN]":
             if self.depth == 0:

@@ -70,12 +70,13 @@ class Frame:
     query: bool = False
 
     def items(self) -> list[Node]:
-        return self.b if self.kind in ("else", "while") else self.a
+        return self.b if self.kind in ("else", "while", "endof") else self.a
 
 
 CLOSERS = {"if": "THEN", "else": "THEN", "begin": "UNTIL, AGAIN or WHILE ... REPEAT", "while": "REPEAT",
-            "do": "LOOP or +LOOP"}
-OPENERS = {"if": "IF", "else": "ELSE", "begin": "BEGIN", "while": "WHILE", "do": "DO"}
+           "do": "LOOP or +LOOP", "case": "ENDCASE", "of": "ENDOF", "endof": "ENDCASE"}
+OPENERS = {"if": "IF", "else": "ELSE", "begin": "BEGIN", "while": "WHILE", "do": "DO", "case": "CASE", "of": "OF",
+           "endof": "OF"}
 
 
 
@@ -117,7 +118,7 @@ def w_fconstant(f: "Forth", tok: Token) -> None:
     if st.short(1, floats=True) is not None:
         raise ForthError("FCONSTANT needs a float on the float stack")
     top = st.ftop()
-    if differing(top):  # compared as floats: a NaN never agrees
+    if differing(top.view(np.int32)):  # bit for bit: a NaN agrees with itself
         raise ForthError("FCONSTANT needs the same float in every thread")
     st.fdrop(1)
     st.save(f.backend)
@@ -135,7 +136,7 @@ def w_variable(f: "Forth", tok: Token) -> None:
 def w_create(f: "Forth", tok: Token) -> None:
     name = _name(f, tok)
     _align(f)
-    _define(f, Constant(name.text, f.data_addr + f.here, help="( -- addr ) created data"))
+    _define(f, Constant(name.text, f.data_addr + f.here, help="( -- addr ) created data", created=True))
 
 
 def w_buffer(f: "Forth", tok: Token) -> None:
@@ -305,13 +306,15 @@ def w_words(f: "Forth", tok: Token) -> None:
 
 
 # ---- immediate words: definitions, control structures, parsing ---------------------------
-def i_colon(f: "Forth", tok: Token) -> None:
+def i_colon(f: "Forth", tok: Token, named: bool = True) -> None:
     if f.colon is not None:
-        raise ForthError(f"`:` inside the definition of {f.colon.name}: finish it with ; first", tok.pos, ":")
+        raise ForthError(f"`{tok.text}` inside the definition of {f.colon.name}: finish it with ; first",
+                         tok.pos, tok.text)
     if f.frames:
-        raise ForthError("`:` cannot start inside an open control structure", tok.pos, ":")
-    name = _name(f, tok)
-    f.colon = Colon(name.text, [], name.pos, source=name.pos.text, prelude=f.reader.name == "prelude.fth")
+        raise ForthError(f"`{tok.text}` cannot start inside an open control structure", tok.pos, tok.text)
+    name = _name(f, tok) if named else tok
+    f.colon = Colon(name.text, [], name.pos, source=name.pos.text, prelude=f.reader.name == "prelude.fth",
+                    anonymous=not named)
     f.colon_start = (f.reader, tok.pos)
 
 

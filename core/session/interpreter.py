@@ -33,8 +33,9 @@ from ..errors import ForthError, SourcePos
 from ..front.dictionary import Colon, Constant, HostWord, Immediate
 from ..front.effects import body_effect
 from ..front.reader import Reader, Token, parse_double, parse_float, parse_integer, wrap64
-from ..front.tree import Begin, Call, Do, FLit, If, Lit, LocalGet, Node, Prim, Recurse, Visitor, walk
+from ..front.tree import Begin, Call, Do, FLit, HostOp, If, Lit, LocalGet, Node, Prim, Recurse, Visitor, walk
 from .eltypes import ELTYPES
+from .hostexec import device_ok, run_host
 from .hostwords import CLOSERS, OPENERS, Frame
 from .output import format_output
 from .output import ranges as _ranges
@@ -44,6 +45,8 @@ if TYPE_CHECKING:
     from .reference import Entry
 
 DATA_SPACE = 1 << 20
+STATE_OFFSET = 8  # the STATE cell, after BASE at the start of data space
+XT_BASE = 0x1000  # execution tokens are XT_BASE + an index in Forth.xts (0 is never one)
 DEFAULT_STEPS = 1 << 26
 KERNEL_CACHE = 512  # compiled kernels a session keeps (least recently used go first)
 PRELUDE = Path(__file__).with_name("prelude.fth")
@@ -118,8 +121,14 @@ class Forth:
         self.here = 64
         self.shared_bytes = 0
         self.write_cell(self.base_addr, 10)
-        self.compiler = Compiler(self.backend.target, self.sites, self.strings, checked, lambda: self.base_addr)
+        self.compiler = Compiler(self.backend.target, self.sites, self.strings, checked, lambda: self.base_addr,
+                                 self.xt_table)
         self.colon: Colon | None = None
+        self.interpreting = False  # `[` inside a definition: words run until `]`
+        self._state_written = 0  # the value of the STATE cell in data space
+        self.xts: list[Any] = []  # execution tokens: XT_BASE + i names xts[i] (see xt_of)
+        self._xt_wrappers: dict[int, Any] = {}  # a primitive's or constant's xt runs as a one-node colon
+        self.last_defined: Any = None  # what IMMEDIATE marks, DOES> changes
         self.frames: list[Frame] = []
         self.segment: list[Node] = []
         self.segment_uses_base = False
@@ -170,6 +179,47 @@ class Forth:
     @property
     def compiling(self) -> bool:
         return self.colon is not None
+
+    @property
+    def compile_state(self) -> bool:
+        """STATE is true: a definition is open and not inside `[ ... ]`."""
+        return self.colon is not None and not self.interpreting
+
+    def xt_of(self, entry: Any) -> int:
+        """The execution token of a dictionary entry (one per entry, kept)."""
+        for i, e in enumerate(self.xts):
+            if e is entry:
+                return XT_BASE + i
+        self.xts.append(entry)
+        return XT_BASE + len(self.xts) - 1
+
+    def xt_table(self) -> list[tuple[int, Colon | None, int]]:
+        """EXECUTE's table for device code: (xt, the colon that runs it or None, why not)."""
+        rows = []
+        for i, e in enumerate(self.xts):
+            word = self._xt_wrappers.get(id(e))
+            if word is None:
+                if isinstance(e, Colon):
+                    word = e
+                elif isinstance(e, (Primitive, Constant)) and not getattr(e, "takes_literal", False):
+                    node = self._node_for(e, Token(e.name, None)) if isinstance(e, Constant) else Prim(e, None)
+                    word = Colon(e.name, [node], None, prelude=True)
+                    word.effect = body_effect(word.body)
+                self._xt_wrappers[id(e)] = word = word if word is not None else False
+            if word is False or word.host:
+                rows.append((XT_BASE + i, None, L.XT_HOST))
+            elif word.suspends:
+                rows.append((XT_BASE + i, None, L.XT_SUSPENDS))
+            else:
+                rows.append((XT_BASE + i, word, 0))
+        return rows
+
+    def entry_of(self, xt: int, word: str) -> Any:
+        """The entry an execution token names, or a ForthError that says what to do."""
+        i = xt - XT_BASE
+        if not 0 <= i < len(self.xts):
+            raise ForthError(f"{word}: {xt} is not an execution token; get one with ' or [']")
+        return self.xts[i]
 
     def eval(self, src: str, source: str | None = None, *, spanning: bool = False) -> str:
         """Interpret Forth source; returns what it printed. Raises ForthError
@@ -292,6 +342,8 @@ class Forth:
         for et in ELTYPES:
             self.dict[et.name] = Constant(et.name, et.code, help=f"( -- type ) the {et.name} element type")
         self.dict["BASE"] = Constant("BASE", self.base_addr, help="( -- addr ) the number base variable")
+        self.dict["STATE"] = Constant("STATE", self.data_addr + STATE_OFFSET,
+                                      help="( -- addr ) true while a definition is being compiled")
 
     # ---- the outer interpreter ---------------------------------------------------
     def _eval(self, source: str, source_name: str | None = None, spanning: bool = False) -> str:
@@ -343,6 +395,8 @@ class Forth:
         """At the prompt a line is a unit: its control structures close within
         it and its device words run as it ends. A body being collected is one
         unit instead: its control structures may span lines."""
+        if self.interpreting:
+            self.flush_segment()
         if self.colon is not None or (self.collector is not None and self.frames):
             return
         if self.frames:
@@ -358,22 +412,60 @@ class Forth:
                 self.skipping = None
             return
         key = tok.key
-        if self.colon is not None and key in self._local_names:
+        if self.compile_state and key in self._local_names:
             self.append(LocalGet(self._local_names[key], key, tok.pos))
             return
         entry = self.dict.get(key)
         if entry is PRIMS[".S"] and self.dot_s_shows_all and self.colon is None and not self.frames:
             entry = self.dict.get(".STACKS", entry)  # at the REPL's prompt: every stack
-        if isinstance(entry, Immediate):
-            entry.fn(self, tok)
-            return
         if entry is None:
             self._number(tok)
             return
+        self.do_entry(entry, tok)
+
+    def do_entry(self, entry: Any, tok: Token) -> None:
+        """What the text interpreter does with a word: run it (immediate words,
+        host words, anything outside a definition) or compile it."""
+        if isinstance(entry, Immediate):
+            entry.fn(self, tok)
+        elif isinstance(entry, Colon) and entry.immediate and self.compile_state:
+            self.flush_segment()
+            run_host(self, [Call(entry, tok.pos)])
+        elif entry is PRIMS["EXECUTE"] and self._at_top():
+            self._execute_at_prompt(tok)
+        else:
+            self.compile_entry(entry, tok)
+
+    def compile_entry(self, entry: Any, tok: Token) -> None:
+        """Add a (non-immediate) word to what is being built: the definition,
+        the open control structure, or the line (where a host-level word runs now)."""
         if isinstance(entry, HostWord):
             self._host(entry, tok)
-            return
-        self.append(self._node_for(entry, tok))
+        else:
+            self.append(self._node_for(entry, tok))
+
+    def _at_top(self) -> bool:
+        """Words run now, at the level of the line (not inside a definition or an open IF/DO)."""
+        return not self.compile_state and not self.frames
+
+    def _execute_at_prompt(self, tok: Token) -> None:
+        """EXECUTE in the line: a host-level word named by the token runs on the
+        host; any other token (or tokens that differ between threads) runs on the device."""
+        self.flush_segment()
+        st = StackState.load(self.backend)
+        if st.short(1) is None:
+            xts = st.top(1)[:, 0]
+            i = int(xts[0]) - XT_BASE
+            if not differing(xts) and 0 <= i < len(self.xts):
+                entry = self.xts[i]
+                if isinstance(entry, (HostWord, Immediate)) or (isinstance(entry, Colon) and entry.host):
+                    self.pop_uniform(1, "EXECUTE")
+                    if isinstance(entry, Colon):
+                        run_host(self, [Call(entry, tok.pos)])
+                    else:
+                        entry.fn(self, Token(entry.name, tok.pos))
+                    return
+        self.append(Prim(PRIMS["EXECUTE"], tok.pos))
 
     def _node_for(self, entry: Any, tok: Token) -> Node:
         if isinstance(entry, Primitive):
@@ -391,10 +483,14 @@ class Forth:
                 return Prim(entry, tok.pos, arg=self.tile_config)
             return Prim(entry, tok.pos)
         if isinstance(entry, Colon):
+            if self.colon is None and entry.uses_base:
+                self.segment_uses_base = True
             return Call(entry, tok.pos)
         if isinstance(entry, Constant):
             if entry.name == "BASE":
                 self.segment_uses_base = True
+                if self.colon is not None:
+                    self.colon.touches_base = True
             if entry.shared is not None:
                 return Prim(PRIMS["(SHARED)"], tok.pos, arg=entry.shared)
             if entry.param is not None:
@@ -405,19 +501,18 @@ class Forth:
         raise ForthError(f"{tok.text} cannot be used here", tok.pos, tok.text)  # pragma: no cover
 
     def _host(self, word: HostWord, tok: Token) -> None:
-        if self.collector is not None and self.colon is None:
+        if self.collector is not None and not self.compile_state:
             self.collector.host_word(word, tok)
-        if self.colon is not None:
-            if word.compiled is None:
-                raise ForthError(f"{word.name} is a host word (it runs between launches) and cannot be "
-                                 "compiled into a definition; use it at the prompt", tok.pos, tok.text)
-            for text in word.compiled.split():
-                self._token(Token(text, tok.pos))
+        if self.compile_state and word.compiled is not None:
+            for text in word.compiled.split():  # its numbers are decimal, whatever BASE is now
+                if text.lstrip("-").isdigit():
+                    self.append(Lit(int(text), tok.pos))
+                else:
+                    self._token(Token(text, tok.pos))
             return
-        if self.frames:
-            f = self.frames[-1]
-            raise ForthError(f"{word.name} is a host word and cannot run inside {OPENERS[f.kind]} at the "
-                             "prompt; close the control structure first", tok.pos, tok.text)
+        if self.compile_state or self.frames:  # it runs when the definition (or the structure) does
+            self.append(HostOp(word.name, _run_host_word, word, tok.pos))
+            return
         self.flush_segment()
         try:
             word.fn(self, tok)
@@ -425,7 +520,7 @@ class Forth:
             raise err.at(tok.pos, tok.text)
 
     def _number(self, tok: Token) -> None:
-        if self.segment_uses_base and self.colon is None and not self.frames:
+        if self.segment_uses_base and self._at_top():
             self.flush_segment()  # `16 BASE !` must run before the next number is parsed
         base = self.base()
         v = parse_integer(tok.text, base)
@@ -449,14 +544,20 @@ class Forth:
     def _items(self) -> list[Node]:
         if self.frames:
             return self.frames[-1].items()
-        if self.colon is not None:
+        if self.compile_state:
             return self.colon.body
         return self.segment
 
     # ---- the session API: what host words, parsing words and kernel files use ------------
     def append(self, node: Node) -> None:
-        """Add a node to what is being compiled: the open definition, or the line's segment."""
-        self._items().append(node)
+        """Add a node to what is being compiled: the open definition, or the
+        line's segment (a node with host actions in it runs now, on the host)."""
+        items = self._items()
+        if items is self.segment and not device_ok(node) and _has_host_action(node):
+            self.flush_segment()
+            run_host(self, [node])
+            return
+        items.append(node)
 
     def print_text(self, text: str) -> None:
         """Add text to the line's output (what eval returns)."""
@@ -482,12 +583,16 @@ class Forth:
 
     @property
     def _local_names(self) -> dict[str, int]:
-        if self.colon is None:
+        if not self.compile_state:
             return {}
         return {n: i for i, n in enumerate(self.colon.locals)}
 
     # ---- running a segment -------------------------------------------------------
     def flush_segment(self) -> None:
+        state = -1 if self.compile_state else 0
+        if state != self._state_written:  # STATE, as device code reads it
+            self.write_cell(self.data_addr + STATE_OFFSET, state)
+            self._state_written = state
         nodes, self.segment = self.segment, []
         self.segment_uses_base = False
         if not nodes:
@@ -500,7 +605,8 @@ class Forth:
         if all(type(n) in (Lit, FLit) for n in nodes):  # only literals (`16 1 1 BLOCK`, `5 ,`): no kernel
             self._push_literals(nodes)
             return
-        key = (self.backend.grid, self.backend.block, self.checked, tuple(self.tiles), _tree_key(nodes))
+        key = (self.backend.grid, self.backend.block, self.checked, tuple(self.tiles), len(self.xts),
+               _tree_key(nodes))
         kernel = self.kcache.pop(key, None)
         timing: dict[str, float] = {}
         t0 = time.perf_counter()
@@ -577,6 +683,7 @@ class Forth:
                               f"without finishing ({thr} was running): the loop looks infinite (raise "
                               "Forth.step_budget if it is not)",
             L.E_ABORT: "interrupted",
+            L.E_BAD_XT: self._bad_xt_message(addr, aux, where, thr),
             L.E_RECURSION: f"recursion deeper than {aux} calls{where} ({thr}), the limit of the {self.backend.name} "
                            "backend; is the base case missing?",
             L.E_STACK: f"recursion{where} used up the stack the {self.backend.name} backend allows ({thr}, {aux} "
@@ -584,6 +691,17 @@ class Forth:
                        "on the stacks in each call",
         }
         return ForthError(msgs.get(code, f"device error {code}{where}"), pos, _word_at(pos))
+
+    def _bad_xt_message(self, why: int, xt: int, where: str, thr: str) -> str:
+        name = self.xts[xt - XT_BASE].name if 0 <= xt - XT_BASE < len(self.xts) else None
+        if why == L.XT_HOST:
+            return (f"EXECUTE{where} ({thr}): {name} runs on the host (it defines or compiles words), so device "
+                    "code cannot execute it; EXECUTE it in the line, outside definitions and loops")
+        if why == L.XT_SUSPENDS:
+            return (f"EXECUTE{where} ({thr}): {name} waits for the warp or the block (a BARRIER or a tile "
+                    "operation), which a called word cannot; call it by name")
+        return (f"EXECUTE{where} ({thr}): {xt} is not an execution token (an unset DEFER holds 0); get one "
+                "with ' or [']")
 
     def _divergence_error(self, statuses: np.ndarray, sites: np.ndarray, block: int) -> ForthError:
         at_bar = np.flatnonzero(statuses == L.ST_BARRIER)
@@ -624,7 +742,7 @@ class Forth:
         self.tiles, self.tile_config = tiles, cfg
         self.backend.set_tiles(tile_data)
         self.dict, self.here, self.shared_bytes = d, here, shared
-        self.colon, self.frames, self.segment = None, [], []
+        self.colon, self.frames, self.segment, self.interpreting = None, [], [], False
         self.segment_uses_base = False
 
     def base(self) -> int:
@@ -664,8 +782,15 @@ class Forth:
         if key in self.dict and not getattr(entry, "prelude", False):
             self.warnings.append(f"redefined {entry.name}")
         self.dict[key] = entry
+        self.last_defined = entry
 
     # ---- definitions -------------------------------------------------------------
+    def make_word(self, name: str, body: list[Node], **fields: Any) -> Colon:
+        """A colon definition made by a defining word (VALUE, DEFER, DOES>), ready to define."""
+        word = Colon(name, body, None, **fields)
+        word.effect = body_effect(body)
+        return word
+
     def finish_definition(self, tok: Token) -> None:
         colon = self.colon
         assert colon is not None
@@ -680,15 +805,28 @@ class Forth:
                              "suspending words must not recurse", colon.pos, colon.name)
         # generate its IR now so that errors show at ; (words that suspend are
         # only ever inlined into a coroutine kernel, so check them inside one)
-        if colon.prelude:
-            pass  # the prelude is known to compile; its words are generated when first used
+        if colon.prelude or colon.host:
+            pass  # the prelude is known to compile; host-level words run on the host (hostexec.py)
         elif colon.suspends:
             km = self.compiler.kernel([Call(colon, colon.pos)], holes=True)
             colon.tile_effect = (list(km.tiles_in), list(km.tiles_out))
         else:
             self.compiler.word_module(colon)
         self.colon = None
+        if colon.anonymous:  # :NONAME (its xt is pushed) or a DOES> part (its defining word calls it)
+            if colon.name == ":NONAME":
+                self.push_uniform(self.xt_of(colon))
+            return
         self.define(colon)
+
+
+def _run_host_word(f: Forth, node: HostOp) -> None:
+    """A host word inside a definition or a structure, run when that runs."""
+    node.arg.fn(f, Token(node.name, node.pos))
+
+
+def _has_host_action(node: Node) -> bool:
+    return any(isinstance(n, HostOp) or (isinstance(n, Call) and n.word.host) for n in walk([node]))
 
 
 def _word_at(pos: SourcePos | None) -> str | None:

@@ -1,0 +1,350 @@
+"""Compile-time words and execution tokens: what makes Forth extend itself.
+
+    IMMEDIATE  [  ]  LITERAL  POSTPONE  [COMPILE]  COMPILE,  STATE
+    '  [']  EXECUTE (core/compile/xtgen.py)  >BODY  FIND
+    :NONAME  DOES>  VALUE TO +TO  DEFER IS ACTION-OF DEFER@ DEFER!
+    CASE OF ENDOF ENDCASE  EVALUATE  ENVIRONMENT?
+
+The model. A word runs either on the device (every thread) or on the host
+(core/session/hostexec.py). Compile-time execution is host execution: a
+user's IMMEDIATE word runs when the compiler meets it, on the host, and
+the device code in it runs on the session's stacks as a line would (so
+`[ 2 3 + ] LITERAL` computes 5 on the device and the host compiles it in).
+A compile-time word may touch the stacks, data space (`,` `ALLOT` HERE),
+the dictionary and the definition being built, and read the input (PARSE,
+WORD, the name after it); every thread must agree on the values the host
+takes from the stacks.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ..compile.primitives import TABLE as PRIMS
+from ..errors import ForthError
+from ..front.dictionary import Colon, Constant, HostWord, Immediate
+from ..front.reader import Reader, Token
+from ..front.tree import Call, HostOp, Lit, Prim
+from .hostexec import EXIT
+from .hostwords import Frame, _align, _allot, _close, _name, i_colon
+
+if TYPE_CHECKING:
+    from .interpreter import Forth
+
+
+def _entry(f: "Forth", tok: Token, word: str):
+    name = _name(f, tok)
+    entry = f.dict.get(name.key)
+    if entry is None:
+        raise ForthError(f"{word} {name.text}: {name.text} is not defined; define it first (WORDS lists the "
+                         "dictionary)", name.pos, name.text)
+    return entry, name
+
+
+def _compiling(f: "Forth", tok: Token) -> None:
+    if not f.compile_state:
+        raise ForthError(f"{tok.text.upper()} works only inside a definition (: ... ;)", tok.pos, tok.text)
+
+
+def _is_immediate(entry) -> bool:
+    return isinstance(entry, Immediate) or getattr(entry, "immediate", False)
+
+
+# ---- compile state ---------------------------------------------------------------------------
+def w_immediate(f: "Forth", tok: Token) -> None:
+    last = f.last_defined
+    if not isinstance(last, Colon):
+        raise ForthError("IMMEDIATE marks the last colon definition; define one first (: name ... ;)")
+    last.immediate = True
+
+
+def i_left_bracket(f: "Forth", tok: Token) -> None:
+    _compiling(f, tok)
+    f.interpreting = True
+
+
+def i_right_bracket(f: "Forth", tok: Token) -> None:
+    if f.colon is None:
+        raise ForthError("] without [ : it goes back to compiling inside a definition", tok.pos, tok.text)
+    f.flush_segment()
+    f.interpreting = False
+
+
+def i_literal(f: "Forth", tok: Token) -> None:
+    _compiling(f, tok)
+    f.flush_segment()
+    (v,) = f.pop_uniform(1, "LITERAL")
+    f.append(Lit(v, tok.pos))
+
+
+def _compile_later(f: "Forth", node: HostOp) -> None:
+    f.compile_entry(node.arg, Token(node.arg.name, node.pos))
+
+
+def _run_immediate_later(f: "Forth", node: HostOp) -> None:
+    node.arg.fn(f, Token(node.arg.name, node.pos))
+
+
+def i_postpone(f: "Forth", tok: Token) -> None:
+    _compiling(f, tok)
+    entry, name = _entry(f, tok, tok.text.upper())
+    if isinstance(entry, Immediate):  # its compile-time action, when the word being defined runs
+        f.append(HostOp(f"POSTPONE {entry.name}", _run_immediate_later, entry, name.pos))
+    elif isinstance(entry, Colon) and entry.immediate:
+        f.append(Call(entry, name.pos))
+    elif tok.key == "[COMPILE]":
+        f.compile_entry(entry, name)
+    else:  # compiled into the definition that is open when the word being defined runs
+        f.append(HostOp(f"POSTPONE {entry.name}", _compile_later, entry, name.pos))
+
+
+def w_compile_comma(f: "Forth", tok: Token) -> None:
+    if f.colon is None:
+        raise ForthError("COMPILE, works while a definition is being compiled")
+    (xt,) = f.pop_uniform(1, "COMPILE,")
+    entry = f.entry_of(xt, "COMPILE,")
+    f.compile_entry(entry, Token(entry.name, tok.pos))
+
+
+# ---- execution tokens --------------------------------------------------------------------
+def w_tick(f: "Forth", tok: Token) -> None:
+    entry, _ = _entry(f, tok, "'")
+    f.push_uniform(f.xt_of(entry))
+
+
+def i_bracket_tick(f: "Forth", tok: Token) -> None:
+    entry, name = _entry(f, tok, "[']")
+    f.append(Lit(f.xt_of(entry), name.pos))
+
+
+def w_to_body(f: "Forth", tok: Token) -> None:
+    (xt,) = f.pop_uniform(1, ">BODY")
+    entry = f.entry_of(xt, ">BODY")
+    addr = entry.body_addr if isinstance(entry, Colon) else (entry.value if getattr(entry, "created", False)
+                                                             else None)
+    if addr is None:
+        raise ForthError(f">BODY: {entry.name} has no data field; >BODY takes the token of a word made by "
+                         "CREATE (or VALUE, DEFER)")
+    f.push_uniform(addr)
+
+
+def w_find(f: "Forth", tok: Token) -> None:
+    (addr,) = f.pop_uniform(1, "FIND")
+    n = int(f.backend.read(addr, 1)[0])
+    name = bytes(f.backend.read(addr + 1, n)).decode("latin-1")
+    entry = f.dict.get(name.upper())
+    if entry is None:
+        f.push_uniform(addr, 0)
+    else:
+        f.push_uniform(f.xt_of(entry), 1 if _is_immediate(entry) else -1)
+
+
+# ---- defining words ----------------------------------------------------------------------
+def i_noname(f: "Forth", tok: Token) -> None:
+    i_colon(f, Token(":NONAME", tok.pos), named=False)
+
+
+def i_does(f: "Forth", tok: Token) -> None:
+    _compiling(f, tok)
+    outer = f.colon
+    does = Colon(f"{outer.name} DOES>", [], tok.pos, anonymous=True, source=outer.source)
+    f.append(HostOp("DOES>", _run_does, does, tok.pos))
+    f.finish_definition(tok)
+    f.colon = does
+    f.colon_start = (f.reader, tok.pos)
+
+
+def _run_does(f: "Forth", node: HostOp) -> object:
+    """DOES> as its defining word runs: the word CREATE made last gets the
+    code after DOES>, called with its data address; the defining word ends."""
+    last = f.last_defined
+    addr = last.body_addr if isinstance(last, Colon) else (last.value if getattr(last, "created", False) else None)
+    if addr is None:
+        raise ForthError("DOES> changes the word CREATE made last, but the last word defined was not made by "
+                         "CREATE; call CREATE first in the defining word", node.pos, "DOES>")
+    word = f.make_word(last.name, [Lit(addr, node.pos), Call(node.arg, node.pos)], body_addr=addr)
+    f.dict[word.name.upper()] = word
+    f.last_defined = word
+    return EXIT
+
+
+def _data_word(f: "Forth", tok: Token, value: int, kind: str, tail: list[str]) -> None:
+    name = _name(f, tok)
+    _align(f)
+    addr = _allot(f, 8)
+    f.write_cell(addr, value)
+    f.define(f.make_word(name.text, [Lit(addr, name.pos)] + [Prim(PRIMS[w], name.pos) for w in tail],
+                         body_addr=addr, data_kind=kind))
+
+
+def w_value(f: "Forth", tok: Token) -> None:
+    (v,) = f.pop_uniform(1, "VALUE")
+    _data_word(f, tok, v, "value", ["@"])
+
+
+def w_defer(f: "Forth", tok: Token) -> None:
+    _data_word(f, tok, 0, "defer", ["@", "EXECUTE"])
+
+
+def _data_of(f: "Forth", tok: Token, kinds: tuple[str, ...], what: str) -> tuple[int, Token]:
+    entry, name = _entry(f, tok, tok.text.upper())
+    if not isinstance(entry, Colon) or entry.data_kind not in kinds:
+        raise ForthError(f"{tok.text.upper()} {name.text}: {name.text} is not {what}", name.pos, name.text)
+    return entry.body_addr, name
+
+
+def _store_into(kinds: tuple[str, ...], what: str, words: tuple[str, ...]):
+    """TO, +TO, IS, ACTION-OF: the data cell of the word named next, then
+    `words` (compiled into a definition, or run by the line)."""
+    def fn(f: "Forth", tok: Token) -> None:
+        addr, name = _data_of(f, tok, kinds, what)
+        f.append(Lit(addr, name.pos))
+        for w in words:
+            f.append(Prim(PRIMS[w], tok.pos))
+    return fn
+
+
+def w_defer_fetch(f: "Forth", tok: Token) -> None:
+    (xt,) = f.pop_uniform(1, "DEFER@")
+    f.push_uniform(_read_cell(f, _defer_cell(f, xt, "DEFER@")))
+
+
+def w_defer_store(f: "Forth", tok: Token) -> None:
+    new, xt = f.pop_uniform(2, "DEFER!")
+    f.write_cell(_defer_cell(f, xt, "DEFER!"), new)
+
+
+def _defer_cell(f: "Forth", xt: int, word: str) -> int:
+    entry = f.entry_of(xt, word)
+    if not isinstance(entry, Colon) or entry.data_kind != "defer":
+        raise ForthError(f"{word}: {entry.name} is not a DEFER word")
+    return entry.body_addr
+
+
+def _read_cell(f: "Forth", addr: int) -> int:
+    return int(f.backend.read(addr, 8).view(np.int64)[0])
+
+
+# ---- CASE ---------------------------------------------------------------------------------
+def i_case(f: "Forth", tok: Token) -> None:
+    f.frames.append(Frame("case", tok.pos))
+
+
+def i_of(f: "Forth", tok: Token) -> None:
+    if not f.frames or f.frames[-1].kind not in ("case", "endof"):
+        raise ForthError("OF without CASE: write CASE x OF ... ENDOF ... ENDCASE", tok.pos, tok.text)
+    f.append(Prim(PRIMS["OVER"], tok.pos))
+    f.append(Prim(PRIMS["="], tok.pos))
+    f.frames.append(Frame("of", tok.pos))
+    f.append(Prim(PRIMS["DROP"], tok.pos))
+
+
+def i_endof(f: "Forth", tok: Token) -> None:
+    fr = _close(f, tok, ("of",))
+    fr.kind = "endof"
+    f.frames.append(fr)
+
+
+def i_endcase(f: "Forth", tok: Token) -> None:
+    if not any(fr.kind == "case" for fr in f.frames) or f.frames[-1].kind not in ("case", "endof"):
+        raise ForthError("ENDCASE without CASE (or an OF without ENDOF)", tok.pos, tok.text)
+    f.append(Prim(PRIMS["DROP"], tok.pos))
+    from ..front.tree import If
+    while f.frames[-1].kind == "endof":
+        fr = f.frames.pop()
+        f.append(If(fr.a, fr.b, fr.pos))
+    case = f.frames.pop()
+    for node in case.a:
+        f.append(node)
+
+
+# ---- the text interpreter ------------------------------------------------------------------
+def w_evaluate(f: "Forth", tok: Token) -> None:
+    addr, n = f.pop_uniform(2, "EVALUATE")
+    if n < 0:
+        raise ForthError(f"EVALUATE needs a length of 0 or more, got {n}")
+    text = bytes(f.backend.read(addr, n)).decode("latin-1") if n else ""
+    saved = f.reader
+    f.reader = Reader(text, "<evaluate>")
+    try:
+        while (t := f.reader.next_token()) is not None:
+            f._token(t)
+    finally:
+        f.reader = saved
+
+
+ENVIRONMENT = {  # what ENVIRONMENT? answers (Forth-2012 table 3.5), honestly for this system
+    "/COUNTED-STRING": [255], "/HOLD": [128], "/PAD": [84], "ADDRESS-UNIT-BITS": [8], "FLOORED": [0],
+    "MAX-CHAR": [255], "MAX-N": [2**63 - 1], "MAX-U": [-1], "MAX-D": [-1, 2**63 - 1], "MAX-UD": [-1, -1],
+    "RETURN-STACK-CELLS": [32], "STACK-CELLS": [128], "FLOATING-STACK": [64],
+}
+
+
+def w_environment(f: "Forth", tok: Token) -> None:
+    addr, n = f.pop_uniform(2, "ENVIRONMENT?")
+    query = bytes(f.backend.read(addr, max(n, 0))).decode("latin-1").upper() if n > 0 else ""
+    answer = ENVIRONMENT.get(query)
+    if answer is None:
+        f.push_uniform(0)
+    else:
+        f.push_uniform(*answer, -1)
+
+
+HOST_WORDS: list[HostWord] = [
+    HostWord("IMMEDIATE", "( -- )", "Make the last definition immediate: it runs when a definition that "
+             "uses it is compiled.", w_immediate, ": [five] 5 ; IMMEDIATE"),
+    HostWord("'", '( "name" -- xt )', "The execution token of the word named next.", w_tick, "' DUP EXECUTE"),
+    HostWord("COMPILE,", "( xt -- )", "Compile the word of xt into the definition being built.",
+             w_compile_comma, ": lit, ['] DUP COMPILE, ; IMMEDIATE"),
+    HostWord(">BODY", "( xt -- addr )", "The data address of a word made by CREATE.", w_to_body,
+             "CREATE t 7 , ' t >BODY @ . \\ 7"),
+    HostWord("FIND", "( c-addr -- c-addr 0 | xt 1 | xt -1 )", "Look up a counted string: its xt and 1 if "
+             "immediate, -1 if not; 0 if not found.", w_find, "HERE 3 C, CHAR D C, CHAR U C, CHAR P C, FIND . DROP \\ -1"),
+    HostWord("VALUE", '( x "name" -- )', "Define a word that pushes x; change it with TO.", w_value,
+             "5 VALUE v  7 TO v  v . \\ 7"),
+    HostWord("DEFER", '( "name" -- )', "Define a word that runs the word it is set to with IS.", w_defer,
+             "DEFER act  ' DUP IS act"),
+    HostWord("DEFER@", "( xt1 -- xt2 )", "The token a DEFER word runs.", w_defer_fetch,
+             "DEFER a ' DUP IS a ' a DEFER@ ' DUP = . \\ -1"),
+    HostWord("DEFER!", "( xt2 xt1 -- )", "Set the DEFER word of xt1 to run xt2.", w_defer_store,
+             "DEFER a ' DUP ' a DEFER!"),
+    HostWord("EVALUATE", "( c-addr u -- )", "Interpret a string as if it were typed.", w_evaluate,
+             'S" 2 3 + ." EVALUATE . \\ 5'),
+    HostWord("ENVIRONMENT?", "( c-addr u -- false | i*x true )", "Ask about the system (MAX-N, FLOORED, "
+             "/COUNTED-STRING ...).", w_environment, 'S" MAX-N" ENVIRONMENT? . . \\ -1 9223372036854775807'),
+]
+
+IMMEDIATES: list[Immediate] = [
+    Immediate("[", "( -- )", "Stop compiling: the words up to ] run now.", i_left_bracket,
+              ": f [ 2 3 + ] LITERAL ; f . \\ 5"),
+    Immediate("]", "( -- )", "Compile again after [.", i_right_bracket, ": f [ 2 3 + ] LITERAL ; f . \\ 5"),
+    Immediate("LITERAL", "( x -- )", "Compile x (taken from the stack now) into the definition.", i_literal,
+              ": f [ 6 7 * ] LITERAL ; f . \\ 42"),
+    Immediate("POSTPONE", '( "name" -- )', "Compile the compile-time behaviour of the word named next.",
+              i_postpone, ": my-if POSTPONE IF ; IMMEDIATE"),
+    Immediate("[COMPILE]", '( "name" -- )', "Compile the (immediate) word named next.", i_postpone,
+              ": my-then [COMPILE] THEN ; IMMEDIATE"),
+    Immediate("[']", '( "name" -- xt )', "Compile the execution token of the word named next.",
+              i_bracket_tick, ": f ['] DUP ; 3 f EXECUTE . . \\ 3 3"),
+    Immediate(":NONAME", "( -- )", "Start a definition without a name; ; leaves its xt.", i_noname,
+              ":NONAME 2 * ; 21 SWAP EXECUTE . \\ 42"),
+    Immediate("DOES>", "( -- )", "In a defining word: what the words it CREATEs do, with their data address.",
+              i_does, ": const CREATE , DOES> @ ;  7 const seven  seven . \\ 7"),
+    Immediate("TO", '( x "name" -- )', "Store x in the VALUE named next.", _store_into(("value",), "a VALUE",
+              ("!",)), "5 VALUE v  7 TO v  v . \\ 7"),
+    Immediate("+TO", '( n "name" -- )', "Add n to the VALUE named next.", _store_into(("value",), "a VALUE",
+              ("+!",)), "5 VALUE v  2 +TO v  v . \\ 7"),
+    Immediate("IS", '( xt "name" -- )', "Set the DEFER word named next to run xt.",
+              _store_into(("defer",), "a DEFER word", ("!",)), "DEFER act  ' DUP IS act  4 act . . \\ 4 4"),
+    Immediate("ACTION-OF", '( "name" -- xt )', "The token the DEFER word named next runs.",
+              _store_into(("defer",), "a DEFER word", ("@",)),
+              "DEFER act  ' DUP IS act  ACTION-OF act ' DUP = . \\ -1"),
+    Immediate("CASE", "( -- )", "Start CASE x OF ... ENDOF ... ENDCASE.", i_case,
+              ": f CASE 1 OF 10 ENDOF 2 OF 20 ENDOF 0 SWAP ENDCASE ; 2 f . \\ 20"),
+    Immediate("OF", "( x1 x2 -- | x1 )", "Run up to ENDOF if x1 = x2 (dropping it), else go on.", i_of,
+              ": f CASE 1 OF 10 ENDOF 0 SWAP ENDCASE ; 1 f . \\ 10"),
+    Immediate("ENDOF", "( -- )", "End an OF branch.", i_endof, ": f CASE 1 OF 10 ENDOF 0 SWAP ENDCASE ; 5 f . \\ 0"),
+    Immediate("ENDCASE", "( x -- )", "End CASE, dropping the selector.", i_endcase,
+              ": f CASE 1 OF 10 ENDOF 99 SWAP ENDCASE ; 3 f . \\ 99"),
+]
