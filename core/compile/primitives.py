@@ -89,8 +89,8 @@ def parse_effect(text: str) -> tuple[int, int, int, int]:
 
 
 def _cells(side: str) -> int:
-    """Items on one side of an effect; a double-cell number (d, ud, d1) is two cells."""
-    return sum(2 if re.fullmatch(r"u?d\d*", t) else 1 for t in side.split() if t != "|")
+    """Items on one side of an effect; a double-cell number (d, ud, xd, d1) is two cells."""
+    return sum(2 if re.fullmatch(r"[ux]?d\d*", t) else 1 for t in side.split() if t != "|")
 
 
 class Registry:
@@ -281,6 +281,36 @@ def _r_fetch(g: "Gen", n: "Prim") -> None:
     g.push(g.b.load(_need_r(g, n, "R@"), typ=I64))
 
 
+@prim("2>R", "( x1 x2 -- ) ( R: -- x1 x2 )", "Move the top two cells to the return stack, x2 on top "
+      "(a double-cell number keeps its order).", ": f 2>R 3 2R> ; 1 2 f . . . \\ 2 1 3")
+def _two_to_r(g: "Gen", n: "Prim") -> None:
+    for v in g.pop(2):
+        slot = g.alloca(I64, "r")
+        g.b.store(v, slot)
+        g.scope.rstack.append(slot)
+
+
+def _need_r2(g: "Gen", n: "Prim", word: str) -> list[ir.Value]:
+    if len(g.scope.rstack) < 2:
+        raise ForthError(f"{word} needs two values on the return stack: put them there with 2>R first",
+                         n.pos, word)
+    return g.scope.rstack[-2:]
+
+
+@prim("2R>", "( -- x1 x2 ) ( R: x1 x2 -- )", "Move the top two cells of the return stack to the data stack.",
+      ": f 2>R 3 2R> ; 1 2 f . . . \\ 2 1 3")
+def _two_r_from(g: "Gen", n: "Prim") -> None:
+    slots = _need_r2(g, n, "2R>")
+    del g.scope.rstack[-2:]
+    g.push(*(g.b.load(s, typ=I64) for s in slots))
+
+
+@prim("2R@", "( -- x1 x2 ) ( R: x1 x2 -- x1 x2 )", "Copy the top two cells of the return stack.",
+      ": f 2>R 2R@ 2R> D+ ; 1 0 f . . \\ 0 2")
+def _two_r_fetch(g: "Gen", n: "Prim") -> None:
+    g.push(*(g.b.load(s, typ=I64) for s in _need_r2(g, n, "2R@")))
+
+
 def _loop_index(depth: int, word: str) -> Emit:
     def emit(g: "Gen", n: "Prim") -> None:
         if len(g.scope.loops) < depth:
@@ -373,6 +403,8 @@ def _div128(g: "Gen", num: ir.Value, d: ir.Value, floored: bool) -> list[ir.Valu
 prim("*/MOD", "( n1 n2 n3 -- rem quot )", "n1*n2 divided by n3: remainder and quotient; truncating.",
      "10 3 7 */MOD . . \\ 4 2",
      cells(lambda g, a, b, c: _div128(g, g.b.mul(g.b.sext(a, I128), g.b.sext(b, I128)), c, False)))
+group("Double cells")
+# ---- double cells: two cells, the low one below, as one i128 (_wide), split back (_split) --------------
 prim("SM/REM", "( d n -- rem quot )", "Divide a double-cell number, symmetric (truncating).",
      "-7 S>D 2 SM/REM . . \\ -3 -1", cells(lambda g, lo, hi, n: _div128(g, _wide(g, lo, hi), n, False)))
 prim("FM/MOD", "( d n -- rem quot )", "Divide a double-cell number, floored.",
@@ -383,6 +415,107 @@ prim("M*", "( n1 n2 -- d )", "Multiply to a double-cell product.", "3 4 M* . . \
 
 def _split(g: "Gen", v: ir.Value) -> list[ir.Value]:
     return [g.b.trunc(v, I64), g.b.trunc(g.b.ashr(v, ir.Constant(I128, 64)), I64)]
+
+
+def _d2(fn: Callable[["Gen", ir.Value, ir.Value], ir.Value]) -> Emit:
+    """A primitive of two doubles to one: fn(g, d1, d2) on the i128 values."""
+    return cells(lambda g, a, b, c, d: _split(g, fn(g, _wide(g, a, b), _wide(g, c, d))))
+
+
+def _dflag(op: str, signed: bool = True) -> Emit:
+    """A comparison of two doubles: a flag."""
+    cmp = "icmp_signed" if signed else "icmp_unsigned"
+    return cells(lambda g, a, b, c, d: [g.flag(getattr(g.b, cmp)(op, _wide(g, a, b), _wide(g, c, d)))])
+
+
+def _dabs(g: "Gen", d: ir.Value) -> ir.Value:
+    return g.b.select(g.b.icmp_signed("<", d, ir.Constant(I128, 0)), g.b.neg(d), d)
+
+
+def _um_divmod(g: "Gen", lo: ir.Value, hi: ir.Value, u: ir.Value) -> list[ir.Value]:
+    """ud / u unsigned. The quotient fits a cell only when hi < u; otherwise (u = 0 among them) it
+    fails with the division-by-zero error, as x86-64's div (and so gforth) does; aux says which."""
+    g.fail_if(g.b.icmp_unsigned(">=", hi, u), L.E_DIV0, aux=g.b.zext(g.b.icmp_unsigned("!=", u, c64(0)), I64))
+    num, den = _wide(g, lo, hi), g.b.zext(u, I128)
+    return [g.b.trunc(g.b.urem(num, den), I64), g.b.trunc(g.b.udiv(num, den), I64)]
+
+
+def _m_star_slash(g: "Gen", lo: ir.Value, hi: ir.Value, n1: ir.Value, n2: ir.Value) -> list[ir.Value]:
+    """d*n1/n2 with a triple-cell (192-bit) product, truncating: two 128/64 unsigned divisions of the
+    magnitudes (a cell's width each), then the sign. A quotient beyond a double fails as UM/MOD's does."""
+    b, zero = g.b, c64(0)
+    g.fail_if(b.icmp_signed("==", n2, zero), L.E_DIV0)
+    neg = b.xor(b.xor(b.icmp_signed("<", hi, zero), b.icmp_signed("<", n1, zero)), b.icmp_signed("<", n2, zero))
+    c64w, mask = ir.Constant(I128, 64), ir.Constant(I128, (1 << 64) - 1)
+    ad = _dabs(g, _wide(g, lo, hi))  # |d| <= 2^127: fits unsigned
+    u, v = (b.zext(b.select(b.icmp_signed("<", x, zero), b.neg(x), x), I128) for x in (n1, n2))
+    p0, p1 = b.mul(b.and_(ad, mask), u), b.mul(b.lshr(ad, c64w), u)
+    top = b.add(p1, b.lshr(p0, c64w))  # the product is top * 2^64 + (p0 & mask); top < 2^127
+    qh, r1 = b.udiv(top, v), b.urem(top, v)
+    ql = b.udiv(b.or_(b.shl(r1, c64w), b.and_(p0, mask)), v)  # r1 < v: ql fits a cell
+    q = b.or_(b.shl(qh, c64w), ql)
+    limit = b.add(ir.Constant(I128, (1 << 127) - 1), b.zext(neg, I128))
+    g.fail_if(b.or_(b.icmp_unsigned(">", qh, mask), b.icmp_unsigned(">", q, limit)), L.E_DIV0, aux=c64(1))
+    return _split(g, b.select(neg, b.neg(q), q))
+
+
+def _two_cells(g: "Gen", addr: ir.Value, word: str) -> tuple[ir.Value, ir.Value]:
+    """Pointers to the cells at addr and addr+CELL, each checked as @ and ! check theirs."""
+    second = g.tag(g.b.add(addr, c64(8)), g.space_of(addr))
+    return g.mem_ptr(addr, 8, word), g.mem_ptr(second, 8, word)
+
+
+def _two_store(g: "Gen", x1: ir.Value, x2: ir.Value, addr: ir.Value) -> list[ir.Value]:
+    p2, p1 = _two_cells(g, addr, "2!")
+    g.b.store(x2, p2)
+    g.b.store(x1, p1)
+    return []
+
+
+prim("D>S", "( d -- n )", "Convert a double-cell number to a cell (the low cell; the value when it fits).",
+     "-5 S>D D>S . \\ -5", cells(lambda g, lo, hi: [lo]))
+prim("D+", "( d1 d2 -- d3 )", "Add double-cell numbers (the low cells carry into the high ones).",
+     "-1 0 1 0 D+ . . \\ 1 0", _d2(lambda g, a, b: g.b.add(a, b)))
+prim("D-", "( d1 d2 -- d3 )", "Subtract d2 from d1 (double cells).", "0 1 1 0 D- . . \\ 0 -1",
+     _d2(lambda g, a, b: g.b.sub(a, b)))
+prim("DNEGATE", "( d1 -- d2 )", "Negate a double-cell number.", "5 0 DNEGATE . . \\ -1 -5",
+     cells(lambda g, lo, hi: _split(g, g.b.neg(_wide(g, lo, hi)))))
+prim("DABS", "( d -- ud )", "Absolute value of a double-cell number.", "-5 S>D DABS . . \\ 0 5",
+     cells(lambda g, lo, hi: _split(g, _dabs(g, _wide(g, lo, hi)))))
+prim("D=", "( xd1 xd2 -- flag )", "True (-1) if the double-cell numbers are equal.", "1 2 1 2 D= . \\ -1",
+     _dflag("=="))
+prim("D<", "( d1 d2 -- flag )", "True (-1) if d1 is less than d2 (signed).", "-1 S>D 0 0 D< . \\ -1",
+     _dflag("<"))
+prim("DU<", "( ud1 ud2 -- flag )", "True (-1) if ud1 is less than ud2 (unsigned).", "-1 S>D 0 0 DU< . \\ 0",
+     _dflag("<", signed=False))
+prim("D0=", "( xd -- flag )", "True (-1) if the double-cell number is zero.", "0 0 D0= . \\ -1",
+     cells(lambda g, lo, hi: [g.flag(g.b.icmp_signed("==", g.b.or_(lo, hi), c64(0)))]))
+prim("D0<", "( d -- flag )", "True (-1) if the double-cell number is negative.", "-5 S>D D0< . \\ -1",
+     cells(lambda g, lo, hi: [g.flag(g.b.icmp_signed("<", hi, c64(0)))]))
+prim("D2*", "( xd1 -- xd2 )", "Shift a double-cell number left by one bit.", "-1 0 D2* . . \\ 1 -2",
+     cells(lambda g, lo, hi: _split(g, g.b.shl(_wide(g, lo, hi), ir.Constant(I128, 1)))))
+prim("D2/", "( xd1 -- xd2 )", "Arithmetic shift right of a double-cell number by one bit (rounds toward "
+     "-infinity).", "-5 S>D D2/ . . \\ -1 -3",
+     cells(lambda g, lo, hi: _split(g, g.b.ashr(_wide(g, lo, hi), ir.Constant(I128, 1)))))
+prim("DMAX", "( d1 d2 -- d3 )", "The larger of two double-cell numbers.", "1 0 -1 -1 DMAX . . \\ 0 1",
+     _d2(lambda g, a, b: g.b.select(g.b.icmp_signed(">", a, b), a, b)))
+prim("DMIN", "( d1 d2 -- d3 )", "The smaller of two double-cell numbers.", "1 0 -1 -1 DMIN . . \\ -1 -1",
+     _d2(lambda g, a, b: g.b.select(g.b.icmp_signed("<", a, b), a, b)))
+prim("M+", "( d1 n -- d2 )", "Add a cell to a double-cell number.", "-1 0 1 M+ . . \\ 1 0",
+     cells(lambda g, lo, hi, n: _split(g, g.b.add(_wide(g, lo, hi), g.b.sext(n, I128)))))
+prim("UM*", "( u1 u2 -- ud )", "Multiply unsigned cells to an unsigned double-cell product.",
+     "-1 2 UM* . . \\ 1 -2", cells(lambda g, a, b: _split(g, g.b.mul(g.b.zext(a, I128), g.b.zext(b, I128)))))
+prim("UM/MOD", "( ud u1 -- u2 u3 )", "Divide an unsigned double by a cell: remainder u2 and quotient u3. A "
+     "quotient that does not fit a cell fails like division by zero.", "0 1 3 UM/MOD . . \\ 6148914691236517205 1",
+     cells(_um_divmod))
+prim("M*/", "( d1 n1 +n2 -- d2 )", "d1*n1/n2 with a triple-cell product; truncating, like */ (a negative "
+     "n2 divides as signed). A quotient beyond a double fails like division by zero.",
+     "-7 S>D 3 2 M*/ D>S . \\ -10", cells(_m_star_slash))
+prim("2@", "( addr -- x1 x2 )", "Fetch two cells: x2 from addr, x1 from the next cell (a double as 2! stored it).",
+     "CREATE p 1 , 2 , p 2@ . . \\ 1 2",
+     cells(lambda g, addr: [g.b.load(p, typ=I64) for p in reversed(_two_cells(g, addr, "2@"))]))
+prim("2!", "( x1 x2 addr -- )", "Store two cells: x2 at addr, x1 in the next cell.",
+     "CREATE p 2 CELLS ALLOT 1 2 p 2! p @ . \\ 2", cells(_two_store))
 
 
 group("Comparison")
