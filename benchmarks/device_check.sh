@@ -1197,7 +1197,7 @@ install_env() {
       where="$WORK/nvpkg/nvidia/cu13/nvvm/libdevice/libdevice.10.bc (carried)"
     fi
   fi
-  echo "LIBDEVICE=${where:-none(FEXP FLOG FSIN FCOS fail on the GPU)}" >> "$WORK/facts"
+  echo "LIBDEVICE=${where:-none(FEXP FLN FSIN FCOS fail on the GPU)}" >> "$WORK/facts"
 }
 export -f install_env wheels_dir
 

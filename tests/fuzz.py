@@ -97,7 +97,7 @@ def _numbers(rng: random.Random, words: list[str]) -> list[str]:
                  "SHARED: s", "CONSTANT c", "FCONSTANT fc", "DUP * .", "LSHIFT .", "RSHIFT .", "/ .", "MOD .",
                  "/MOD . .", "*/ .", "FM/MOD . .", "SM/REM . .", "M* . .", "S>F F.", "F>S .", "F. ", ". ",
                  "U. ", "EMIT", "BASE !", "HEX .", "S>D . .", "0 DO I . LOOP", "0 ?DO LOOP", "F32 MATRIX m",
-                 "FSQRT F.", "FEXP F.", "FLOG F.", "FLOOR F.", "FROUND F.", "F>S . ", "2/ .", "ABS .", "NEGATE ."]
+                 "FSQRT F.", "FEXP F.", "FLN F.", "FLOOR F.", "FROUND F.", "F>S . ", "2/ .", "ABS .", "NEGATE ."]
     toks = []
     for _ in range(rng.randint(1, 4)):
         toks += [_num(rng) for _ in range(rng.randint(1, 3))] + rng.choice(consumers).split()

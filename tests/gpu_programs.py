@@ -32,7 +32,7 @@ PROGRAMS: dict[str, str] = {
     # thread pushes where it is: thread, lane, warp, block, index in the grid
     "lanes": "2 1 1 GRID 64 1 1 BLOCK TID-X LANE-ID WARP-ID BID-X GLOBAL-ID",
     "lanes_2d": "2 1 1 GRID 16 4 1 BLOCK TID-X TID-Y LANE-ID WARP-ID BID-X GLOBAL-ID",
-    "floats": "1.5e 2e F+ 3e F* FDUP FSQRT 0.5e FEXP 1e FLOG 0.5e FSIN 0.5e FCOS -2.5e FLOOR 2.5e FROUND "
+    "floats": "1.5e 2e F+ 3e F* FDUP FSQRT 0.5e FEXP 1e FLN 0.5e FSIN 0.5e FCOS -2.5e FLOOR 2.5e FROUND "
               "7 S>F F>S",
     # global memory through an ARRAY: each of the 32 threads writes its own cell, waits,
     # reads the mirrored one

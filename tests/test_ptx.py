@@ -96,7 +96,7 @@ def test_tile_load_stays_outside_a_lane_divergent_branch(monkeypatch):
 
 def test_float_math_links_libdevice():
     f = Forth()
-    f.eval("4 F32 ARRAY xs : m ( -- ) xs F@ FEXP FSIN FLOG FCOS FSQRT xs F! ;")
+    f.eval("4 F32 ARRAY xs : m ( -- ) xs F@ FEXP FSIN FLN FCOS FSQRT xs F! ;")
     for arch in ARCHS:
         ptx = word_ptx(f, "m", arch)
         assert no_llvm_externs(ptx) and ".extern" not in ptx

@@ -65,6 +65,9 @@ class CpuFunction:
 
 _AXES = {"x": 0, "y": 1, "z": 2}
 _SREG_SLOT = {"tid": L.T_TID, "bid": L.T_BID, "bdim": L.T_BDIM, "gdim": L.T_GDIM}
+# f32 math functions LLVM has no intrinsic for: called in libm (loaded by backend.py);
+# the others are llvm.<name>.f32 intrinsics (Target.math), which LLVM lowers to libm calls
+LIBM_MATH = {"expm1": "expm1f", "log1p": "log1pf", "asinh": "asinhf", "acosh": "acoshf", "atanh": "atanhf"}
 
 
 class CpuTarget(Target):
@@ -80,6 +83,12 @@ class CpuTarget(Target):
     def sreg(self, g: "Gen", which: str) -> ir.Value:
         reg, axis = which.split(".")
         return g.b.load(self.thr_slot(g, _SREG_SLOT[reg] + _AXES[axis]), typ=I64)
+
+    def math(self, g: "Gen", name: str, args: list[ir.Value]) -> ir.Value:
+        if name in LIBM_MATH:
+            f32 = ir.FloatType()
+            return g.b.call(g.intrinsic(LIBM_MATH[name], f32, [f32] * len(args)), args)
+        return super().math(g, name, args)
 
     def barrier(self, g: "Gen", site: int) -> None:
         assert g.tstate.coro is not None, "BARRIER outside a coroutine kernel"

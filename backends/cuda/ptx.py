@@ -88,7 +88,7 @@ def ptxas_path() -> str | None:
 def _libdevice_bitcode() -> bytes:
     path = libdevice_path()
     if path is None:
-        raise ForthError("FEXP FLOG FSIN FCOS on the GPU need libdevice: install the nvidia-cuda-nvcc wheel")
+        raise ForthError("FEXP FLN FSIN FCOS F** ... on the GPU need libdevice: install the nvidia-cuda-nvcc wheel")
     return path.read_bytes()
 
 

@@ -12,7 +12,7 @@
 * tile words         -> llvm.nvvm.wmma.* with a `convergent` attribute on every
                         call site (LLVM 22 does not mark them; O3 was seen
                         sinking a wmma.load into a divergent branch)
-* FEXP FLOG FSIN FCOS -> libdevice (__nv_expf ...), linked when used
+* FEXP FLN FSIN FCOS FTAN F** ... -> libdevice (__nv_expf ...), linked when used
 
 Fragments live in per-position allocas (one per tile-stack position and
 fragment type); SROA turns them into registers, and control-flow joins get
@@ -38,7 +38,11 @@ H2 = ir.VectorType(F16, 2)
 # kernel-file parameters: arrays are pointers, scalars keep their declared type
 PARAM_TYPES = {"ptr": PTR, "int": I64, "float": F32, "i8": I8, "i16": ir.IntType(16), "i32": I32, "i64": I64,
                "f16": F16, "bf16": ir.IntType(16), "f32": F32, "f64": ir.DoubleType()}
-LIBDEVICE_MATH = {"exp": "__nv_expf", "log": "__nv_logf", "sin": "__nv_sinf", "cos": "__nv_cosf"}
+# f32 math functions that NVPTX has no instruction for: libdevice's (the others,
+# sqrt fabs floor trunc roundeven maxnum minnum, are llvm.<name>.f32 intrinsics)
+LIBDEVICE_MATH = {name: f"__nv_{name}f" for name in (
+    "exp", "exp10", "expm1", "log", "log10", "log1p", "pow", "sin", "cos", "tan", "asin", "acos", "atan", "atan2",
+    "sinh", "cosh", "tanh", "asinh", "acosh", "atanh")}
 _SREG = {"tid": "tid", "bid": "ctaid", "bdim": "ntid", "gdim": "nctaid"}
 MIN_SM = {"f16": 75, "bf16": 80}  # wmma with bf16 needs sm_80 (LLVM aborts on "Cannot select")
 

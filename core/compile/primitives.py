@@ -22,7 +22,7 @@ from llvmlite import ir
 from ..errors import ForthError
 from ..front.effects import DYNAMIC, Effect
 from . import layout as L
-from . import tilegen
+from . import floatwords, tilegen
 from .codegen import F16, F32, F64, I8, I16, I32, I64, I128, c64
 
 if TYPE_CHECKING:
@@ -544,7 +544,7 @@ prim("FMAX", "( F: r1 r2 -- r3 )", "The larger float.", "1e 2e FMAX F. \\ 2.",
 prim("FMIN", "( F: r1 r2 -- r3 )", "The smaller float.", "1e 2e FMIN F. \\ 1.",
       floats(lambda g, a, b: [_intr(g, "minnum", a, b)]))
 for _name, _fn, _ex in (("FSQRT", "sqrt", "2e FSQRT F."), ("FEXP", "exp", "1e FEXP F."),
-                        ("FLOG", "log", "1e FLOG F. \\ 0."), ("FSIN", "sin", "0e FSIN F. \\ 0."),
+                        ("FLN", "log", "1e FLN F. \\ 0."), ("FSIN", "sin", "0e FSIN F. \\ 0."),
                         ("FCOS", "cos", "0e FCOS F. \\ 1."), ("FLOOR", "floor", "-1.5e FLOOR F. \\ -2."),
                         ("FROUND", "roundeven", "2.5e FROUND F. \\ 2.")):
     prim(_name, "( F: r1 -- r2 )", f"{_fn} of a float (f32).", _ex,
@@ -736,4 +736,5 @@ def _dot_s(g: "Gen", n: "Prim") -> None:
 
 
 # The tile words, last in the reference as in the dictionary: added here, explicitly.
+floatwords.install(REGISTRY)
 tilegen.install(REGISTRY)
