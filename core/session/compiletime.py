@@ -17,7 +17,8 @@ takes from the stacks.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Iterator
 
 import numpy as np
 
@@ -78,12 +79,28 @@ def i_literal(f: "Forth", tok: Token) -> None:
     f.append(Lit(v, tok.pos))
 
 
+@contextmanager
+def _into_definition(f: "Forth", word: str) -> Iterator[None]:
+    """Compile into the open definition, even from inside `[ ... ]` (COMPILE,
+    and POSTPONE's actions add to the definition whatever STATE is)."""
+    if f.colon is None:
+        raise ForthError(f"{word} adds to a definition, but none is being compiled; use it inside an "
+                         "IMMEDIATE word or [ ... ]")
+    saved, f.interpreting = f.interpreting, False
+    try:
+        yield
+    finally:
+        f.interpreting = saved
+
+
 def _compile_later(f: "Forth", node: HostOp) -> None:
-    f.compile_entry(node.arg, Token(node.arg.name, node.pos))
+    with _into_definition(f, node.name):
+        f.compile_entry(node.arg, Token(node.arg.name, node.pos))
 
 
 def _run_immediate_later(f: "Forth", node: HostOp) -> None:
-    node.arg.fn(f, Token(node.arg.name, node.pos))
+    with _into_definition(f, node.name):
+        node.arg.fn(f, Token(node.arg.name, node.pos))
 
 
 def i_postpone(f: "Forth", tok: Token) -> None:
@@ -100,11 +117,10 @@ def i_postpone(f: "Forth", tok: Token) -> None:
 
 
 def w_compile_comma(f: "Forth", tok: Token) -> None:
-    if f.colon is None:
-        raise ForthError("COMPILE, works while a definition is being compiled")
     (xt,) = f.pop_uniform(1, "COMPILE,")
     entry = f.entry_of(xt, "COMPILE,")
-    f.compile_entry(entry, Token(entry.name, tok.pos))
+    with _into_definition(f, "COMPILE,"):
+        f.compile_entry(entry, Token(entry.name, tok.pos))
 
 
 # ---- execution tokens --------------------------------------------------------------------

@@ -83,6 +83,13 @@ class HostRunner:
         """A device node: it joins the line's segment (launched when needed)."""
         self.f.segment.append(n)
 
+    def value(self, *cells: int) -> None:
+        """Cells the host knows (a loop index, the return stack) onto the stacks,
+        after the device code before them: pushed, not compiled, so a host
+        loop's device code is the same kernel at every index."""
+        self.f.flush_segment()
+        self.f.push_uniform(*cells)
+
     def pop(self, n: int, word: str) -> list[int]:
         """n cells from the stacks, after the device code before them has run."""
         self.f.flush_segment()
@@ -153,7 +160,7 @@ class HostRunner:
             depth = LOOP_PRIMS[name] + fr.unlooped
             if len(fr.loops) < depth:
                 raise ForthError(f"{name} needs {LOOP_PRIMS[name]} enclosing DO loop(s)", n.pos, name)
-            self.device(Lit(fr.loops[-depth], n.pos))
+            self.value(fr.loops[-depth])
         elif name == "UNLOOP":
             if len(fr.loops) <= fr.unlooped:
                 raise ForthError("UNLOOP is only allowed inside DO ... LOOP", n.pos, name)
@@ -164,8 +171,7 @@ class HostRunner:
             k = 2 if name.startswith("2") else 1
             if len(fr.rstack) < k:
                 raise ForthError(f"{name}: the return stack holds {len(fr.rstack)} item(s)", n.pos, name)
-            for v in fr.rstack[-k:]:
-                self.device(Lit(v, n.pos))
+            self.value(*fr.rstack[-k:])
             if name.endswith(">"):
                 del fr.rstack[-k:]
         else:  # pragma: no cover - device_ok lets every other primitive through
