@@ -22,7 +22,7 @@ from llvmlite import ir
 from ..errors import ForthError
 from ..front.effects import DYNAMIC, Effect
 from . import layout as L
-from . import floatwords, tilegen
+from . import floatwords, tilegen, xtgen
 from .codegen import F16, F32, F64, I8, I16, I32, I64, I128, c64
 
 if TYPE_CHECKING:
@@ -313,10 +313,11 @@ def _two_r_fetch(g: "Gen", n: "Prim") -> None:
 
 def _loop_index(depth: int, word: str) -> Emit:
     def emit(g: "Gen", n: "Prim") -> None:
-        if len(g.scope.loops) < depth:
-            raise ForthError(f"{word} needs {depth} enclosing DO loop(s) in the same definition",
-                             n.pos, word)
-        g.push(g.b.load(g.scope.loops[-depth].index, typ=I64))
+        k = depth + g.scope.unlooped  # after UNLOOP, I is the next outer loop's index
+        if len(g.scope.loops) < k:
+            raise ForthError(f"{word} needs {depth} enclosing DO loop(s) in the same definition"
+                             + (" (UNLOOP has discarded one)" if g.scope.unlooped else ""), n.pos, word)
+        g.push(g.b.load(g.scope.loops[-k].index, typ=I64))
     return emit
 
 
@@ -328,8 +329,9 @@ for _d, _w in ((1, "I"), (2, "J"), (3, "K")):
 @prim("UNLOOP", "( -- )", "Discard the loop control before EXIT inside a DO loop.",
       ": f 10 0 DO I 3 = IF I UNLOOP EXIT THEN LOOP 0 ; f . \\ 3")
 def _unloop(g: "Gen", n: "Prim") -> None:
-    if not g.scope.loops:
-        raise ForthError("UNLOOP is only allowed inside DO ... LOOP", n.pos, "UNLOOP")
+    if len(g.scope.loops) <= g.scope.unlooped:
+        raise ForthError("UNLOOP is only allowed inside DO ... LOOP (once per loop)", n.pos, "UNLOOP")
+    g.scope.unlooped += 1
 
 
 group("Integer arithmetic")
@@ -403,6 +405,7 @@ def _div128(g: "Gen", num: ir.Value, d: ir.Value, floored: bool) -> list[ir.Valu
 prim("*/MOD", "( n1 n2 n3 -- rem quot )", "n1*n2 divided by n3: remainder and quotient; truncating.",
      "10 3 7 */MOD . . \\ 4 2",
      cells(lambda g, a, b, c: _div128(g, g.b.mul(g.b.sext(a, I128), g.b.sext(b, I128)), c, False)))
+
 group("Double cells")
 # ---- double cells: two cells, the low one below, as one i128 (_wide), split back (_split) --------------
 prim("SM/REM", "( d n -- rem quot )", "Divide a double-cell number, symmetric (truncating).",
@@ -701,6 +704,20 @@ def _printer(kind: int, aux: Callable, value: Callable) -> Emit:
 prim(".", "( n -- )", "Print n in the current BASE, then a space.", "42 . \\ 42",
      _printer(L.OUT_INT, _base, lambda g, a, f: a[0]))
 prim("U.", "( u -- )", "Print u unsigned, then a space.", "-1 U.", _printer(L.OUT_UINT, _base, lambda g, a, f: a[0]))
+
+
+def _width_base(g: "Gen", width: ir.Value) -> ir.Value:
+    """.R's aux: the width (clamped to 0..OUT_WIDTH_MAX) above the base's low byte (0 when BASE >= 256)."""
+    w = g.b.select(g.b.icmp_signed("<", width, c64(0)), c64(0), width)
+    w = g.b.select(g.b.icmp_signed(">", w, c64(L.OUT_WIDTH_MAX)), c64(L.OUT_WIDTH_MAX), w)
+    b = _base(g)
+    return g.b.or_(g.b.shl(w, c64(8)), g.b.select(g.b.icmp_unsigned("<", b, c64(256)), b, c64(0)))
+
+
+for _name, _kind, _what, _ex in ((".R", L.OUT_INT_R, "n", "-42 6 .R \\ -42"), ("U.R", L.OUT_UINT_R, "u unsigned", "42 6 U.R \\ 42")):
+    prim(_name, f"( {_what.split()[0]} width -- )", f"Print {_what} right-aligned in a field of width characters "
+         "(no space after; a wider number is printed whole). Each thread sends its own record.", _ex,
+         stacks(lambda g, a, f, k=_kind: (_out(g, k, _width_base(g, a[1]), a[0]), ([], []))[1]))
 prim("EMIT", "( char -- )", "Print a character.", "65 EMIT \\ A",
      _printer(L.OUT_CHAR, lambda g: c64(0), lambda g, a, f: a[0]))
 prim("F.", "( F: r -- )", "Print a float, then a space.", "1.5e F. \\ 1.5",
@@ -737,4 +754,5 @@ def _dot_s(g: "Gen", n: "Prim") -> None:
 
 # The tile words, last in the reference as in the dictionary: added here, explicitly.
 floatwords.install(REGISTRY)
+xtgen.install(REGISTRY)
 tilegen.install(REGISTRY)
