@@ -1,0 +1,110 @@
+"""tileforth against the standard Forth test suites (issue 11).
+
+Runs gforth's coretest.fs and the Forth-2012 suite (tests/standard/forth2012,
+vendored where the files allow it) through tileforth line by line, each file
+in a fresh cpu session in a child process with a time limit, and through
+gforth with gforth's own tester; prints a table per group (tests, tileforth
+passed, gforth passed, tileforth's failing lines and crashes) and the most
+common reasons lines fail.
+
+    python benchmarks/standard.py            # every file
+    python benchmarks/standard.py --quick    # coretest.fs only
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import shutil
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+
+from standard import gforth_side, runner, suites  # noqa: E402
+from standard.results import FileResult  # noqa: E402
+from standard.scan import defined_names  # noqa: E402
+
+GROUPS = {"core": "gforth's coretest.fs", "integer": "Forth-2012 integer suites",
+          "float": "Forth-2012 floating-point suites"}
+_ROW = "{:<24} {:>6} {:>10} {:>8} {:>8} {:>8}  {}"
+
+
+def _cell(result: FileResult | None) -> str:
+    """A passed count, or what stopped the run."""
+    if result is None:
+        return "-"
+    return str(result.passed) if result.status == "ok" else result.status
+
+
+def _row(spec: suites.SuiteFile, tf: FileResult, gf: FileResult | None) -> str:
+    tests = tf.tests if tf.status != "unavailable" else "-"
+    notes = "; ".join(n for n in (tf.note, gf.note if gf else "") if n)
+    failing = len(tf.failed_lines) if tf.status == "ok" else "-"
+    crashes = len(tf.crashes) if tf.status == "ok" else "-"
+    return _ROW.format(spec.name, tests, _cell(tf), _cell(gf), failing, crashes, notes)
+
+
+def _total(results: list[tuple[FileResult, FileResult | None]]) -> str:
+    ok = [(tf, gf) for tf, gf in results if tf.status != "unavailable"]
+    tests = sum(tf.tests for tf, _ in ok)
+    tf_passed = sum(tf.passed for tf, _ in ok if tf.status == "ok")
+    gf_passed = sum(gf.passed for _, gf in ok if gf and gf.status == "ok") if all(
+        gf for _, gf in ok) else "-"
+    failing = sum(len(tf.failed_lines) for tf, _ in ok)
+    crashes = sum(len(tf.crashes) for tf, _ in ok)
+    return _ROW.format("total", tests, tf_passed, gf_passed, failing, crashes, "")
+
+
+def _blockers(spec: suites.SuiteFile, result: FileResult) -> list[str]:
+    """The reasons this file's lines failed; an unknown word the file itself
+    defines is counted as the consequence of an earlier failure."""
+    own = defined_names(runner.read_lines(spec.path)) if spec.available else set()
+    keys = []
+    for issue in result.failed_lines + result.crashes:
+        word = issue.blocker.removeprefix("unknown word ")
+        keys.append("(a word defined on an earlier failing line)"
+                    if issue.blocker.startswith("unknown word") and word.upper() in own
+                    else issue.blocker)
+    if result.status not in ("ok", "unavailable"):
+        keys.append(f"{result.status}: {result.note}")
+    return keys
+
+
+def run_group(specs: list[suites.SuiteFile], timeout: float, gforth: str | None,
+              reasons: collections.Counter[str]) -> None:
+    """Run and print one group's table; add its failure reasons to `reasons`."""
+    print(_ROW.format("file", "tests", "tileforth", "gforth", "failing", "crashes", "notes"))
+    results = []
+    for spec in specs:
+        tf = runner.run(spec, timeout)
+        gf = gforth_side.run(spec, gforth, timeout) if gforth else None
+        results.append((tf, gf))
+        reasons.update(_blockers(spec, tf))
+        print(_row(spec, tf, gf), flush=True)
+    if len(specs) > 1:
+        print(_total(results))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--quick", action="store_true", help="coretest.fs only")
+    ap.add_argument("--timeout", type=float, default=300.0, help="seconds per file and system")
+    ap.add_argument("--top", type=int, default=20, help="failure reasons to list")
+    args = ap.parse_args()
+    gforth = shutil.which("gforth")
+    groups = {"core": [suites.coretest()]}
+    if not args.quick:
+        for spec in suites.forth2012():
+            groups.setdefault(spec.group, []).append(spec)
+    reasons: collections.Counter[str] = collections.Counter()
+    for group, specs in groups.items():
+        print(f"\n{GROUPS[group]}" + ("" if gforth else " (gforth is not installed)"))
+        run_group(specs, args.timeout, gforth, reasons)
+    print(f"\nwhy tileforth's lines fail (the {args.top} most common first errors):")
+    for reason, n in reasons.most_common(args.top):
+        print(f"  {n:>5}  {reason}")
+
+
+if __name__ == "__main__":
+    main()
