@@ -21,8 +21,9 @@ class ForthError(Exception):
     """A Forth-level error. The session keeps its state when one is raised."""
 
     def __init__(self, message: str, pos: SourcePos | None = None, word: str | None = None,
-                 output: str = "") -> None:
+                 output: str = "", code: int | None = -1) -> None:
         self.message = message
+        self.code = code  # the exception code CATCH gives (-1 ABORT, -4 stack underflow ...); None: not caught
         self.pos = pos
         self.word = word
         self.output = output  # what the failing line printed before the error
@@ -48,5 +49,5 @@ class ForthError(Exception):
         """The same error, positioned at `pos` unless it already has a position."""
         if self.pos is not None or pos is None:
             return self
-        err = ForthError(self.message, pos, word or self.word, self.output)
+        err = ForthError(self.message, pos, word or self.word, self.output, self.code)
         return err

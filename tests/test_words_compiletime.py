@@ -76,6 +76,23 @@ PROGRAMS = {
     "case-default-sees-selector": ": cs CASE 1 OF 10 ENDOF DUP 100 + SWAP ENDCASE ; 5 cs . 1 cs .",
     "case-nested": ": cs CASE 1 OF CASE 2 OF 12 ENDOF 13 SWAP ENDCASE ENDOF 9 SWAP ENDCASE ; 1 2 cs . 1 3 cs . 4 5 cs .",
     "case-empty": ": cs CASE ENDCASE ; 3 cs DEPTH .",
+    # more defining and compile-time words
+    "2constant": "1 2 2CONSTANT two  two . .",
+    "2variable": "2VARIABLE d  1 2 d 2!  d 2@ . .",
+    "2literal": ": f [ 1 2 ] 2LITERAL ; f . .",
+    "fliteral": ": g [ 2e FSQRT ] FLITERAL ; g F>S .",
+    "fvariable": "FVARIABLE x  3e x F!  x F@ F>S .",
+    "defined": "[DEFINED] DUP . [UNDEFINED] DUP . [DEFINED] no-such-word .",
+    "marker": "MARKER undo : tmp 7 ; tmp . undo [DEFINED] tmp .",
+    "unused-pad": "UNUSED 0> . PAD 0<> .",
+    # exceptions
+    "catch-nothing-thrown": ": t1 9 ; ' t1 CATCH . .",
+    "catch-restores-depth": ": t2 1 2 3 -7 THROW ; 5 ' t2 CATCH . . DEPTH .",
+    "catch-division-by-zero": ": t3 1 0 / ; ' t3 CATCH .",
+    "catch-abort": "' ABORT CATCH .",
+    "catch-in-definition": ": t2 1 2 3 -7 THROW ; : ct ['] t2 CATCH ; ct .",
+    "throw-zero": "0 THROW 5 .",
+    "nested-catch": ": in -3 THROW ; : mid ['] in CATCH 100 + THROW ; ' mid CATCH .",
     # wrong results of issue 11
     "i-after-unloop": ": T1 3 0 DO 10 5 DO I UNLOOP I UNLOOP EXIT LOOP LOOP ; T1 . .",
     "hex-compiled-under-hex": "HEX : H2 HEX ; DECIMAL H2 BASE @ DECIMAL .",
@@ -191,3 +208,23 @@ def test_execute_compiles_for_the_gpu():
     f.eval(": c7 CREATE , DOES> @ 7 + ; 5 c7 twelve : uses-does ( -- ) twelve DROP ;")
     for arch in ("sm_80", "sm_90"):
         ptxas(word_ptx(f, "uses-does", arch), arch)
+
+
+def test_fvalue_and_synonym():  # Forth-2012 words gforth 0.7.3 lacks
+    f = fresh()
+    assert f.eval("1.5e FVALUE y  y F.  2.5e TO y  y F.") == "1.5 2.5 "
+    assert f.eval("SYNONYM twice 2* 5 twice .") == "10 "
+
+
+def test_uncaught_exceptions_say_what_they_mean():
+    f = fresh()
+    with pytest.raises(ForthError, match=r"uncaught exception -3 \(thread 0\): stack overflow") as info:
+        f.eval("-3 THROW")
+    assert info.value.code == -3 and info.value.pos.col == 4
+    with pytest.raises(ForthError, match='no!') as info:
+        f.eval(': f ABORT" no!" ; 0 f 1 f')
+    assert info.value.code == -2
+    f.step_budget = 1000
+    with pytest.raises(ForthError, match="looks infinite"):  # a runaway loop is not the program's to catch
+        f.eval(": spin BEGIN AGAIN ; ' spin CATCH")
+    assert f.data_stack() == []

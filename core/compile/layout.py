@@ -58,6 +58,7 @@ E_STACK = 12  # recursion used up the native stack the launch allows (frames too
 E_LAUNCH_STEPS = 11  # the launch as a whole ran out of its step pool (ctx[CTX_STEPS_MAX])
 E_BAD_XT = 20  # EXECUTE of a token the device cannot run (aux: the token; addr: XT_* why)
 XT_UNKNOWN, XT_HOST, XT_SUSPENDS = 0, 1, 2
+E_THROW = 21  # THROW, ABORT, ABORT" (aux: the exception code; addr: ABORT"'s string id, or -1)
 
 # output record kinds: (thread, kind, aux, value)
 OUT_INT, OUT_UINT, OUT_FLOAT, OUT_CHAR, OUT_STR, OUT_DEPTH = 1, 2, 3, 4, 5, 6

@@ -1,4 +1,4 @@
-"""EXECUTE on the device.
+"""EXECUTE on the device, and THROW.
 
 An execution token is a number the session hands out (`'`, `[']`, `:NONAME`,
 DEFER); the session's table says which word each names. Device code calls
@@ -12,6 +12,10 @@ kernel is compiled again when the table grows (the kernel cache's key holds
 its size). Tokens of host-level words and of words that suspend (BARRIER,
 tile words) are not in the switch: executing one on the device is an error
 that says why.
+
+THROW (and ABORT, ABORT") ends the launch with error E_THROW and the code:
+the host turns it into a ForthError with the code's standard meaning, which
+CATCH (a host word, core/session/compiletime.py) catches.
 """
 from __future__ import annotations
 
@@ -38,6 +42,20 @@ def _execute(g: "Gen", n: "Prim") -> None:
     g.counted_call(g.intrinsic(DISPATCH, I1, list(DISPATCH_FNTY.args)), [xt])
     g.forget_sp()
     g.dguar = g.fguar = 0
+
+
+def _throw(g: "Gen", n: "Prim") -> None:
+    code = g.pop(1)[0]
+    g.fail_if(g.b.icmp_signed("!=", code, c64(0)), L.E_THROW, addr=c64(-1), aux=code)
+
+
+def _abort(g: "Gen", n: "Prim") -> None:
+    g.fail_if(ir.Constant(I1, 1), L.E_THROW, addr=c64(-1), aux=c64(-1))
+
+
+def _abort_quote(g: "Gen", n: "Prim") -> None:
+    flag = g.pop(1)[0]
+    g.fail_if(g.b.icmp_signed("!=", flag, c64(0)), L.E_THROW, addr=c64(int(n.arg)), aux=c64(-2))
 
 
 def define_dispatch(module: ir.Module, table: list[tuple[int, "Colon | None", int]],
@@ -70,6 +88,13 @@ def install(registry) -> None:
     registry.prim("EXECUTE", "( i*x xt -- j*x )", "Run the word whose execution token is xt (from ' or ['] "
                   "or :NONAME); on the device, every thread runs its own.", "' DUP 1 SWAP EXECUTE . . \\ 1 1",
                   _execute, static_effect=lambda n: DYNAMIC)
+    registry.group("Exceptions")
+    registry.prim("THROW", "( n -- )", "If n is not 0, end with exception n: the nearest CATCH "
+                  "gets it, or the line fails with its meaning (-10: division by zero ...).",
+                  "' THROW 0 SWAP CATCH . \\ 0", _throw)
+    registry.prim("ABORT", "( -- )", "End with exception -1 (THROW -1).", "' ABORT CATCH . \\ -1", _abort)
+    registry.prim('(ABORT")', "( flag -- )", 'If flag is not 0, end with exception -2 and the message of ABORT".',
+                  "", _abort_quote)
 
 
 __all__ = ["DISPATCH", "define_dispatch", "install", "WORD_FNTY"]

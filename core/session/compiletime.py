@@ -242,6 +242,134 @@ def _read_cell(f: "Forth", addr: int) -> int:
     return int(f.backend.read(addr, 8).view(np.int64)[0])
 
 
+def w_two_constant(f: "Forth", tok: Token) -> None:
+    name = _name(f, tok)
+    lo, hi = f.pop_uniform(2, "2CONSTANT")
+    f.define(f.make_word(name.text, [Lit(lo, name.pos), Lit(hi, name.pos)]))
+
+
+def w_two_variable(f: "Forth", tok: Token) -> None:
+    name = _name(f, tok)
+    _align(f)
+    addr = _allot(f, 16)
+    f.backend.write(addr, np.zeros(2, np.int64))
+    f.define(Constant(name.text, addr, help="( -- addr ) a two-cell variable"))
+
+
+def i_two_literal(f: "Forth", tok: Token) -> None:
+    _compiling(f, tok)
+    f.flush_segment()
+    lo, hi = f.pop_uniform(2, "2LITERAL")
+    f.append(Lit(lo, tok.pos))
+    f.append(Lit(hi, tok.pos))
+
+
+def _pop_float(f: "Forth", word: str) -> float:
+    from ..compile.state import StackState, differing
+    f.flush_segment()
+    st = StackState.load(f.backend)
+    if st.short(1, floats=True) is not None:
+        raise ForthError(f"{word} needs a float on the float stack")
+    top = st.ftop()
+    if differing(top.view(np.int32)):
+        raise ForthError(f"{word} needs the same float in every thread")
+    st.fdrop(1)
+    st.save(f.backend)
+    return float(top[0])
+
+
+def i_fliteral(f: "Forth", tok: Token) -> None:
+    from ..front.tree import FLit
+    _compiling(f, tok)
+    f.append(FLit(_pop_float(f, "FLITERAL"), tok.pos))
+
+
+def w_fvariable(f: "Forth", tok: Token) -> None:
+    name = _name(f, tok)
+    _align(f)
+    addr = _allot(f, 8)
+    f.write_cell(addr, 0)
+    f.define(Constant(name.text, addr, help="( -- addr ) a float variable (f32)"))
+
+
+def w_fvalue(f: "Forth", tok: Token) -> None:
+    r = _pop_float(f, "FVALUE")
+    name = _name(f, tok)
+    _align(f)
+    addr = _allot(f, 8)
+    f.backend.write(addr, np.array([r, 0], np.float32))
+    f.define(f.make_word(name.text, [Lit(addr, name.pos), Prim(PRIMS["F@"], name.pos)], body_addr=addr,
+                         data_kind="fvalue"))
+
+
+def i_to(f: "Forth", tok: Token) -> None:
+    entry, name = _entry(f, tok, tok.text.upper())
+    kind = getattr(entry, "data_kind", "")
+    if kind not in ("value", "fvalue"):
+        raise ForthError(f"TO {name.text}: {name.text} is not a VALUE or FVALUE", name.pos, name.text)
+    f.append(Lit(entry.body_addr, name.pos))
+    f.append(Prim(PRIMS["F!" if kind == "fvalue" else "!"], tok.pos))
+
+
+def i_defined(f: "Forth", tok: Token) -> None:
+    name = _name(f, tok)
+    found = name.key in f.dict
+    f.flush_segment()
+    f.push_uniform(-1 if found == (tok.key == "[DEFINED]") else 0)
+
+
+def w_synonym(f: "Forth", tok: Token) -> None:
+    new = _name(f, tok)
+    entry, _ = _entry(f, tok, "SYNONYM")
+    f.dict[new.key] = entry
+    f.last_defined = entry
+
+
+def w_marker(f: "Forth", tok: Token) -> None:
+    name = _name(f, tok)
+    saved = (dict(f.dict), f.here, len(f.xts))
+
+    def forget(f: "Forth", node: HostOp) -> None:
+        d, here, xts = saved
+        f.dict.clear()
+        f.dict.update(d)
+        f.here = here
+        del f.xts[xts:]
+    f.define(Colon(name.text, [HostOp(name.text, forget, None, name.pos)], name.pos))
+
+
+def w_pad(f: "Forth", tok: Token) -> None:
+    f.push_uniform(f.pad_addr)
+
+
+def w_unused(f: "Forth", tok: Token) -> None:
+    f.push_uniform(f.data_space_size - f.here)
+
+
+def w_catch(f: "Forth", tok: Token) -> None:
+    (xt,) = f.pop_uniform(1, "CATCH")
+    entry = f.entry_of(xt, "CATCH")
+    state = f.backend.get_state()
+    try:
+        f.run_entry(entry, tok)
+    except ForthError as err:
+        if err.code is None:  # an interrupt or a runaway loop is the user's, not the program's
+            raise
+        f.segment = []
+        f.backend.set_state(state)
+        f.push_uniform(err.code)
+        return
+    f.push_uniform(0)
+
+
+def i_abort_quote(f: "Forth", tok: Token) -> None:
+    text, found = f.reader.parse_until('"')
+    if not found:
+        raise ForthError('ABORT" needs a closing " on the same line', tok.pos, tok.text)
+    f.strings.append(text)
+    f.append(Prim(PRIMS['(ABORT")'], tok.pos, arg=len(f.strings) - 1))
+
+
 # ---- CASE ---------------------------------------------------------------------------------
 def i_case(f: "Forth", tok: Token) -> None:
     f.frames.append(Frame("case", tok.pos))
@@ -308,6 +436,22 @@ def w_environment(f: "Forth", tok: Token) -> None:
 
 
 HOST_WORDS: list[HostWord] = [
+    HostWord("2CONSTANT", '( x1 x2 "name" -- )', "Define a word that pushes two cells.", w_two_constant,
+             "1 2 2CONSTANT two  two . . \\ 2 1"),
+    HostWord("2VARIABLE", '( "name" -- )', "Define a two-cell variable.", w_two_variable,
+             "2VARIABLE d  1 2 d 2!  d 2@ . . \\ 2 1"),
+    HostWord("FVARIABLE", '( "name" -- )', "Define a float (f32) variable.", w_fvariable,
+             "FVARIABLE x  1.5e x F!  x F@ F. \\ 1.5"),
+    HostWord("FVALUE", '( F: r "name" -- )', "Define a word that pushes the float r; change it with TO.", w_fvalue,
+             "1.5e FVALUE x  2.5e TO x  x F. \\ 2.5"),
+    HostWord("SYNONYM", '( "new" "old" -- )', "Define new as another name of old.", w_synonym,
+             "SYNONYM twice 2* 5 twice . \\ 10"),
+    HostWord("MARKER", '( "name" -- )', "Define name: running it forgets it and every word defined after it.",
+             w_marker, "MARKER undo : tmp 1 ; undo"),
+    HostWord("PAD", "( -- addr )", "A scratch area of 84 bytes in data space.", w_pad, "PAD 84 ERASE"),
+    HostWord("UNUSED", "( -- u )", "The bytes of data space left.", w_unused, "UNUSED 0> . \\ -1"),
+    HostWord("CATCH", "( i*x xt -- j*x 0 | i*x n )", "Run xt; if it THROWs n (or fails with the error of code "
+             "n), restore the stacks and push n, else push 0.", w_catch, "' ABORT CATCH . \\ -1"),
     HostWord("IMMEDIATE", "( -- )", "Make the last definition immediate: it runs when a definition that "
              "uses it is compiled.", w_immediate, ": [five] 5 ; IMMEDIATE"),
     HostWord("'", '( "name" -- xt )', "The execution token of the word named next.", w_tick, "' DUP EXECUTE"),
@@ -347,8 +491,18 @@ IMMEDIATES: list[Immediate] = [
               ":NONAME 2 * ; 21 SWAP EXECUTE . \\ 42"),
     Immediate("DOES>", "( -- )", "In a defining word: what the words it CREATEs do, with their data address.",
               i_does, ": const CREATE , DOES> @ ;  7 const seven  seven . \\ 7"),
-    Immediate("TO", '( x "name" -- )', "Store x in the VALUE named next.", _store_into(("value",), "a VALUE",
-              ("!",)), "5 VALUE v  7 TO v  v . \\ 7"),
+    Immediate("TO", '( x "name" -- ) or ( F: r "name" -- )', "Store in the VALUE (or FVALUE) named next.", i_to,
+              "5 VALUE v  7 TO v  v . \\ 7"),
+    Immediate("2LITERAL", "( x1 x2 -- )", "Compile two cells (taken from the stack now).", i_two_literal,
+              ": f [ 1 2 ] 2LITERAL ; f . . \\ 2 1"),
+    Immediate("FLITERAL", "( F: r -- )", "Compile a float (taken from the float stack now).", i_fliteral,
+              ": f [ 2e FSQRT ] FLITERAL ; f F. \\ 1.41421"),
+    Immediate("[DEFINED]", '( "name" -- flag )', "True if the word named next is defined.", i_defined,
+              "[DEFINED] DUP . \\ -1"),
+    Immediate("[UNDEFINED]", '( "name" -- flag )', "True if the word named next is not defined.", i_defined,
+              "[UNDEFINED] DUP . \\ 0"),
+    Immediate('ABORT"', '( flag "text" -- )', 'If flag is not 0, end with exception -2 and the text as its message.',
+              i_abort_quote, ': f ABORT" no!" ; 0 f'),
     Immediate("+TO", '( n "name" -- )', "Add n to the VALUE named next.", _store_into(("value",), "a VALUE",
               ("+!",)), "5 VALUE v  2 +TO v  v . \\ 7"),
     Immediate("IS", '( xt "name" -- )', "Set the DEFER word named next to run xt.",

@@ -45,6 +45,15 @@ if TYPE_CHECKING:
     from .reference import Entry
 
 DATA_SPACE = 1 << 20
+THROW_CODES = {L.E_UNDERFLOW: -4, L.E_OVERFLOW: -3, L.E_FUNDERFLOW: -45, L.E_FOVERFLOW: -44, L.E_BAD_ADDR: -9,
+               L.E_ALIGN: -23, L.E_DIV0: -10, L.E_RECURSION: -5, L.E_STACK: -5,
+               L.E_ABORT: None, L.E_STEPS: None, L.E_LAUNCH_STEPS: None}  # None: CATCH lets it through
+THROW_MEANINGS = {-1: "ABORT", -2: 'ABORT"', -3: "stack overflow", -4: "stack underflow", -5: "return stack overflow",
+                  -6: "return stack underflow", -9: "invalid memory address", -10: "division by zero",
+                  -11: "result out of range", -13: "undefined word", -14: "interpreting a compile-only word",
+                  -23: "address alignment exception", -24: "invalid numeric argument", -28: "user interrupt",
+                  -44: "floating-point stack overflow", -45: "floating-point stack underflow"}
+PAD_BYTES = 128
 STATE_OFFSET = 8  # the STATE cell, after BASE at the start of data space
 XT_BASE = 0x1000  # execution tokens are XT_BASE + an index in Forth.xts (0 is never one)
 DEFAULT_STEPS = 1 << 26
@@ -119,6 +128,7 @@ class Forth:
         self.data_space_size = DATA_SPACE
         self.base_addr = self.data_addr
         self.here = 64
+        self.pad_addr = self.backend.alloc(PAD_BYTES)  # PAD: scratch memory outside data space, as the standard wants
         self.shared_bytes = 0
         self.write_cell(self.base_addr, 10)
         self.compiler = Compiler(self.backend.target, self.sites, self.strings, checked, lambda: self.base_addr,
@@ -448,6 +458,17 @@ class Forth:
         """Words run now, at the level of the line (not inside a definition or an open IF/DO)."""
         return not self.compile_state and not self.frames
 
+    def run_entry(self, entry: Any, tok: Token) -> None:
+        """Run a word now, as EXECUTE at the line's level does (CATCH): a
+        host-level word on the host, any other as a launch of its own."""
+        if isinstance(entry, (HostWord, Immediate)):
+            entry.fn(self, Token(entry.name, tok.pos))
+        elif isinstance(entry, Colon) and entry.host:
+            run_host(self, [Call(entry, tok.pos)])
+        else:
+            self.segment.append(self._node_for(entry, Token(entry.name, tok.pos)))
+        self.flush_segment()
+
     def _execute_at_prompt(self, tok: Token) -> None:
         """EXECUTE in the line: a host-level word named by the token runs on the
         host; any other token (or tokens that differ between threads) runs on the device."""
@@ -539,7 +560,7 @@ class Forth:
                 self.append(FLit(f, tok.pos))
                 return
         raise ForthError(f"unknown word {tok.text}: check the spelling, or define it first "
-                         f"(`: {tok.text} ... ;`); WORDS lists the dictionary", tok.pos, tok.text)
+                         f"(`: {tok.text} ... ;`); WORDS lists the dictionary", tok.pos, tok.text, code=-13)
 
     def _items(self) -> list[Node]:
         if self.frames:
@@ -690,7 +711,17 @@ class Forth:
                        "calls deep: its frames are large); is the base case missing? If not, keep fewer values "
                        "on the stacks in each call",
         }
-        return ForthError(msgs.get(code, f"device error {code}{where}"), pos, _word_at(pos))
+        if code == L.E_THROW:
+            msgs[code] = self._throw_message(aux, addr, where, thr)
+        return ForthError(msgs.get(code, f"device error {code}{where}"), pos, _word_at(pos),
+                          code=aux if code == L.E_THROW else THROW_CODES.get(code, -1))
+
+    def _throw_message(self, n: int, string_id: int, where: str, thr: str) -> str:
+        if n == -2 and 0 <= string_id < len(self.strings):
+            return f"{self.strings[string_id]} (ABORT\"{where}, {thr})"
+        meaning = THROW_MEANINGS.get(n)
+        return (f"uncaught exception {n}{where} ({thr})" + (f": {meaning}" if meaning else "") +
+                "; catch it with CATCH, or find where it is thrown")
 
     def _bad_xt_message(self, why: int, xt: int, where: str, thr: str) -> str:
         name = self.xts[xt - XT_BASE].name if 0 <= xt - XT_BASE < len(self.xts) else None
