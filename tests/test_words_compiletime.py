@@ -93,6 +93,12 @@ PROGRAMS = {
     "catch-in-definition": ": t2 1 2 3 -7 THROW ; : ct ['] t2 CATCH ; ct .",
     "throw-zero": "0 THROW 5 .",
     "nested-catch": ": in -3 THROW ; : mid ['] in CATCH 100 + THROW ; ' mid CATCH .",
+    # two WHILEs (Forth-2012 3.2.3.2: the control-flow stack)
+    "two-whiles-else": ": GI5 BEGIN DUP 2 > WHILE DUP 5 < WHILE DUP 1+ REPEAT 123 ELSE 345 THEN ; "
+                       "1 GI5 2 GI5 3 GI5 4 GI5 5 GI5",
+    "two-whiles-then": ": g2 BEGIN DUP WHILE DUP 3 < WHILE 1+ REPEAT 100 + THEN ; 0 g2 . 1 g2 . 7 g2 .",
+    "two-whiles-in-a-host-word": ": mk CREATE BEGIN DUP WHILE DUP 5 < WHILE DUP , 1+ REPEAT 9 , ELSE 8 , THEN DROP ; "
+                                 "1 mk t5 t5 @ t5 CELL+ @ t5 2 CELLS + @ t5 3 CELLS + @ t5 4 CELLS + @ . . . . .",
     # wrong results of issue 11
     "i-after-unloop": ": T1 3 0 DO 10 5 DO I UNLOOP I UNLOOP EXIT LOOP LOOP ; T1 . .",
     "hex-compiled-under-hex": "HEX : H2 HEX ; DECIMAL H2 BASE @ DECIMAL .",

@@ -26,6 +26,7 @@ from ..front.dictionary import INLINE_MAX
 from ..front.effects import Effect, body_effect
 from ..front.tree import (
     Begin,
+    Break,
     Call,
     Do,
     DropFlag,
@@ -140,6 +141,7 @@ class Scope:
     rstack: list[ir.Value] = field(default_factory=list)  # allocas
     exit: Callable[[], None] | None = None
     unlooped: int = 0  # UNLOOPs on this path: I, J and K skip that many inner loops (until EXIT)
+    begins: list[ir.Block] = field(default_factory=list)  # where a Break in each open BEGIN goes
 
 
 class CachedStack:
@@ -446,6 +448,10 @@ class Gen(Visitor):
         self.check_tiles(self.scope.loops[-1].tiles, self.tstack, "LEAVE", n.pos)
         self.b.branch(self.scope.loops[-1].exit_bb)
 
+    def visit_Break(self, n: Break) -> None:
+        self.flush()
+        self.b.branch(self.scope.begins[-1])
+
     def visit_LocalGet(self, n: LocalGet) -> None:
         self.push(self.scope.locals[n.index])
 
@@ -566,6 +572,7 @@ class Gen(Visitor):
         exit_tiles = tiles0
         head = self.new_block("begin")
         exit_bb = self.new_block("endbegin")
+        self.scope.begins.append(exit_bb)
         self.b.branch(head)
         self.b.position_at_end(head)
         self.forget_sp()
@@ -596,6 +603,7 @@ class Gen(Visitor):
                 self.flush()
                 self.back_edge(head, n.pos, tiles0)
         self.scope.unlooped = unlooped  # a path that UNLOOPs ends in EXIT
+        self.scope.begins.pop()
         if len(self.scope.rstack) != rdepth:
             raise ForthError("the return stack (>R R>) must be balanced inside a BEGIN loop", n.pos, "BEGIN")
         self.b.position_at_end(exit_bb)

@@ -91,6 +91,14 @@ class Leave(NodeBase):
 
 
 @dataclass(eq=False)
+class Break(NodeBase):
+    """Leave the innermost BEGIN loop: the exit path of a second WHILE
+    (`BEGIN a WHILE b WHILE c REPEAT d ELSE e THEN`), built by the interpreter."""
+
+    pos: SourcePos | None = None
+
+
+@dataclass(eq=False)
 class Exit(NodeBase):
     pos: SourcePos | None = None
 
@@ -129,9 +137,9 @@ class DropFlag(NodeBase):
     pos = None
 
 
-Node = Union[Lit, FLit, Prim, Call, If, Begin, Do, Leave, Exit, Recurse, LocalGet, HostOp]
-NODE_TYPES: tuple[type, ...] = (Lit, FLit, Prim, Call, If, Begin, Do, Leave, Exit, Recurse, LocalGet, HostOp,
-                                DropFlag)
+Node = Union[Lit, FLit, Prim, Call, If, Begin, Do, Leave, Break, Exit, Recurse, LocalGet, HostOp]
+NODE_TYPES: tuple[type, ...] = (Lit, FLit, Prim, Call, If, Begin, Do, Leave, Break, Exit, Recurse, LocalGet,
+                                HostOp, DropFlag)
 _BY_NAME = {t.__name__: t for t in NODE_TYPES}
 
 

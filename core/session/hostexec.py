@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import ForthError
 from ..front.reader import wrap64
-from ..front.tree import Begin, Call, Do, Exit, FLit, HostOp, If, Leave, Lit, LocalGet, Node, Prim, Recurse
+from ..front.tree import Begin, Break, Call, Do, Exit, FLit, HostOp, If, Leave, Lit, LocalGet, Node, Prim, Recurse
 
 if TYPE_CHECKING:
     from ..front.dictionary import Colon
@@ -47,7 +47,11 @@ class _Leave(Exception):
     pass
 
 
-def device_ok(n: Node, loops: int = 0) -> bool:
+class _Break(Exception):
+    pass
+
+
+def device_ok(n: Node, loops: int = 0, begins: int = 0) -> bool:
     """`n` can run on the device as it is: no host action in it, and what it
     says about loops and the return stack refers to structures inside it."""
     t = type(n)
@@ -62,12 +66,14 @@ def device_ok(n: Node, loops: int = 0) -> bool:
         return not n.word.host
     if t is Leave:
         return loops > 0
+    if t is Break:
+        return begins > 0
     if t is If:
-        return all(device_ok(m, loops) for m in n.then + (n.else_ or []))
+        return all(device_ok(m, loops, begins) for m in n.then + (n.else_ or []))
     if t is Begin:
-        return all(device_ok(m, loops) for m in n.cond + n.body)
+        return all(device_ok(m, loops, begins + 1) for m in n.cond + n.body)
     if t is Do:
-        return all(device_ok(m, loops + 1) for m in n.body)
+        return all(device_ok(m, loops + 1, begins) for m in n.body)
     return False  # HostOp, Exit, Recurse, LocalGet
 
 
@@ -140,6 +146,8 @@ class HostRunner:
             raise _Exit
         elif t is Leave:
             raise _Leave
+        elif t is Break:
+            raise _Break
         elif t is Prim:
             self.prim(n, fr)
         elif t is If:
@@ -218,6 +226,8 @@ class HostRunner:
                     (flag,) = self.pop(1, "UNTIL")
                     if flag:
                         return
+        except _Break:
+            return
         except _Leave:  # pragma: no cover - LEAVE belongs to a DO loop
             raise ForthError("LEAVE is only allowed inside DO ... LOOP", n.pos, "LEAVE")
 

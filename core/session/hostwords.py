@@ -19,7 +19,7 @@ from ..compile.tiles import ACC_TYPES, IN_TYPES, SHAPES
 from ..errors import ForthError, SourcePos
 from ..front.dictionary import Colon, Constant, HostWord, Immediate
 from ..front.reader import Token
-from ..front.tree import Begin, Do, Exit, If, Leave, Lit, Node, Prim, Recurse
+from ..front.tree import Begin, Break, Do, Exit, If, Leave, Lit, Node, Prim, Recurse
 from .eltypes import BY_CODE
 
 if TYPE_CHECKING:
@@ -68,14 +68,20 @@ class Frame:
     a: list[Node] = field(default_factory=list)
     b: list[Node] = field(default_factory=list)
     query: bool = False
+    exit: list[Node] = field(default_factory=list)  # a WHILE's exit path, after REPEAT or ELSE (see i_repeat)
+    exiting: bool = False
 
     def items(self) -> list[Node]:
+        if self.exiting:
+            return self.exit
         return self.b if self.kind in ("else", "while", "endof") else self.a
 
 
 CLOSERS = {"if": "THEN", "else": "THEN", "begin": "UNTIL, AGAIN or WHILE ... REPEAT", "while": "REPEAT",
+           "while2": "REPEAT ... THEN",
            "do": "LOOP or +LOOP", "case": "ENDCASE", "of": "ENDOF", "endof": "ENDCASE"}
-OPENERS = {"if": "IF", "else": "ELSE", "begin": "BEGIN", "while": "WHILE", "do": "DO", "case": "CASE", "of": "OF",
+OPENERS = {"if": "IF", "else": "ELSE", "begin": "BEGIN", "while": "WHILE", "while2": "WHILE", "do": "DO",
+           "case": "CASE", "of": "OF",
            "endof": "OF"}
 
 
@@ -367,12 +373,36 @@ def _close(f: "Forth", tok: Token, kinds: tuple[str, ...]):
 
 
 def i_else(f: "Forth", tok: Token) -> None:
+    if _top_exiting(f, "while2"):  # BEGIN .. WHILE .. WHILE .. REPEAT d ELSE e THEN: d ends, e starts
+        _close_while2(f)
+        f.frames[-1].exiting = True
+        return
     fr = _close(f, tok, ("if",))
     fr.kind = "else"
     f.frames.append(fr)
 
 
+def _top_exiting(f: "Forth", kind: str) -> bool:
+    return bool(f.frames) and f.frames[-1].kind == kind and f.frames[-1].exiting
+
+
+def _close_while2(f: "Forth") -> None:
+    """A second WHILE's part: its loop code, or its exit path, then out of the loop."""
+    fr = f.frames.pop()
+    f.frames[-1].items().append(If(fr.a, fr.exit + [Break(fr.pos)], fr.pos))
+
+
 def i_then(f: "Forth", tok: Token) -> None:
+    if _top_exiting(f, "while2") or _top_exiting(f, "while"):  # the end of a loop with two WHILEs
+        if f.frames[-1].kind == "while2":
+            _close_while2(f)
+        fr = f.frames[-1]
+        if fr.kind != "while":
+            raise ForthError("more than two WHILEs need an ELSE between the THENs that resolve them "
+                             "(BEGIN .. WHILE .. WHILE .. WHILE .. REPEAT .. ELSE .. ELSE .. THEN)", tok.pos, tok.text)
+        f.frames.pop()
+        f.append(Begin("again", fr.a + [If(fr.b, fr.exit + [Break(fr.pos)], fr.pos)], pos=fr.pos))
+        return
     fr = _close(f, tok, ("if", "else"))
     f.append(If(fr.a, fr.b if fr.kind == "else" else None, fr.pos))
 
@@ -388,12 +418,18 @@ def i_again(f: "Forth", tok: Token) -> None:
 
 
 def i_while(f: "Forth", tok: Token) -> None:
+    if f.frames and f.frames[-1].kind in ("while", "while2") and not f.frames[-1].exiting:
+        f.frames.append(_frame("while2", tok))  # another WHILE: its exit is resolved by THEN (see i_then)
+        return
     fr = _close(f, tok, ("begin",))
     fr.kind = "while"
     f.frames.append(fr)
 
 
 def i_repeat(f: "Forth", tok: Token) -> None:
+    if f.frames and f.frames[-1].kind == "while2" and not f.frames[-1].exiting:
+        f.frames[-1].exiting = True  # what follows is this WHILE's exit path, up to ELSE or THEN
+        return
     fr = _close(f, tok, ("while",))
     f.append(Begin("while", fr.b, cond=fr.a, pos=fr.pos))
 
