@@ -39,7 +39,10 @@ def _cell(result: FileResult | None) -> str:
 
 def _row(spec: suites.SuiteFile, tf: FileResult, gf: FileResult | None) -> str:
     tests = tf.tests if tf.status != "unavailable" else "-"
-    notes = "; ".join(dict.fromkeys(n for n in (tf.note, gf.note if gf else "") if n))
+    notes = [n for n in (tf.note, gf.note if gf else "") if n]
+    if any(r is not None and r.passed > r.tests for r in (tf, gf)):
+        notes.append("a T{ inside a definition run in a loop: passes count its runs")
+    notes = "; ".join(dict.fromkeys(notes))
     failing = len(tf.failed_lines) if tf.status == "ok" else "-"
     crashes = len(tf.crashes) if tf.status == "ok" else "-"
     return _ROW.format(spec.name, tests, _cell(tf), _cell(gf), failing, crashes, notes)
