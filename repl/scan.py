@@ -35,7 +35,7 @@ CONTROL = OPENERS | CLOSERS | {"ELSE", "WHILE", "LEAVE", "EXIT", "RECURSE"}
 DEFINERS = {"CONSTANT", "FCONSTANT", "VARIABLE", "CREATE", "BUFFER:", "ARRAY", "MATRIX", "SHARED:"}
 # words that read the next token as the name of an existing word
 NAMERS = {"SEE", "SEE-PTX", "HELP", "'", "[']", "FORGET",
-          "SEE-IR", ".M", "ZEROS", "FILL", "RAMP", "IDENTITY", "RANDOM", "LOAD-NPY", "SAVE-NPY"}
+          "SEE-IR", ".M", "ZEROS", "AFILL", "RAMP", "IDENTITY", "RANDOM", "LOAD-NPY", "SAVE-NPY"}
 
 
 @dataclass(frozen=True)

@@ -133,7 +133,7 @@ def _shapes(rng: random.Random, words: list[str]) -> list[str]:
             lines.append(f"{s()} {rng.choice(['BUFFER: b', 'SHARED: s', 'ALLOT', 'CELLS ALLOT'])}")
         elif r < 0.85:
             name = rng.choice(NAMES[:4])
-            lines.append(f"{rng.choice(['ZEROS', 'RAMP', '1.5e FILL', '7 RANDOM', 'IDENTITY', '.M'])} {name}")
+            lines.append(f"{rng.choice(['ZEROS', 'RAMP', '1.5e AFILL', '7 RANDOM', 'IDENTITY', '.M'])} {name}")
         else:
             lines.append(" ".join(rng.choice(["GLOBAL-ID", "TID-X", "BID-X", "WARP-ID", "LANE-ID", "BARRIER",
                                               "DUP", ".", "BDIM-X", "GDIM-X", "THREAD-ID", ".S", "+", "DROP"])

@@ -168,7 +168,7 @@ def test_nesting_too_deeply_has_a_position(src, col):
 
 @pytest.mark.parametrize("eltype", ["I8", "I16", "F16", "BF16", "F32", "I64"])
 def test_ramp_and_fill_build_no_wide_temporaries(eltype):
-    """RAMP and FILL build the values in the element type (RAMP counts in
+    """RAMP and AFILL build the values in the element type (RAMP counts in
     int64 a chunk at a time); they used to build an int64/float64 array
     first: 8x the array for 1-byte types. The values are those conversions'."""
     import tracemalloc
@@ -181,7 +181,7 @@ def test_ramp_and_fill_build_no_wide_temporaries(eltype):
     f.eval(f"{n} {eltype} ARRAY xs")
     with np.errstate(invalid="ignore", over="ignore"):
         want = {"RAMP xs": np.arange(n, dtype=np.int64).astype(dtype),
-                "300.7e FILL xs": np.full(n, np.float64(np.float32(300.7))).astype(dtype)}
+                "300.7e AFILL xs": np.full(n, np.float64(np.float32(300.7))).astype(dtype)}
     for line, values in want.items():
         tracemalloc.start()
         f.eval(line)

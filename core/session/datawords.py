@@ -2,7 +2,7 @@
 `.npy` files.  They run on the host and name the array after them:
 
     ZEROS xs            0 everywhere
-    1.5e FILL xs        one value everywhere          ( F: r -- )
+    1.5e AFILL xs       one value everywhere          ( F: r -- )
     RAMP xs             0 1 2 ... in row-major order
     IDENTITY m          1 on the diagonal, 0 elsewhere (matrices)
     42 RANDOM xs        seeded uniform values in [-1, 1)  ( seed -- )
@@ -33,7 +33,7 @@ RANDOM_INT_RANGE = (-100, 100)  # integer arrays: RANDOM draws integers in [-100
 def _array(f: "Forth", tok: Token, word: str) -> tuple[Token, Constant]:
     """The array named after `word` (on the same line)."""
     from .inspection import next_on_line
-    ex = {"FILL": "1.5e FILL xs", "RANDOM": "42 RANDOM xs", "LOAD-NPY": "LOAD-NPY xs data.npy",
+    ex = {"AFILL": "1.5e AFILL xs", "RANDOM": "42 RANDOM xs", "LOAD-NPY": "LOAD-NPY xs data.npy",
           "SAVE-NPY": "SAVE-NPY xs data.npy"}.get(word, f"{word} xs")
     name = next_on_line(f, tok)
     if name is None:
@@ -73,8 +73,8 @@ def w_zeros(f: "Forth", tok: Token) -> None:
 
 
 def w_fill(f: "Forth", tok: Token) -> None:
-    _, e = _array(f, tok, "FILL")
-    r = _pop_float(f, "FILL")
+    _, e = _array(f, tok, "AFILL")
+    r = _pop_float(f, "AFILL")
     _, shape, et = e.array
     with np.errstate(invalid="ignore", over="ignore"):  # converted once, as _store converts each element
         value = np.array(r).astype(et.dtype)
@@ -238,8 +238,9 @@ DATA_GROUP = "Data (host words)"
 DATA_WORDS: list[HostWord] = [
     HostWord("ZEROS", "( -- )", "Set every element of the array named next to 0.", _in_memory("ZEROS", w_zeros),
              "8 F32 ARRAY xs  ZEROS xs", group=DATA_GROUP),
-    HostWord("FILL", "( F: r -- )", "Set every element of the array named next to r (converted to its type). "
-             "Not the standard ( c-addr u char -- ) FILL.", _in_memory("FILL", w_fill), "8 F32 ARRAY xs  1.5e FILL xs",
+    HostWord("AFILL", "( F: r -- )", "Set every element of the array named next to r (converted to its type): "
+             "array fill. The standard FILL ( c-addr u char -- ) fills bytes.", _in_memory("AFILL", w_fill),
+             "8 F32 ARRAY xs  1.5e AFILL xs",
              group=DATA_GROUP),
     HostWord("RAMP", "( -- )", "Set the elements of the array named next to 0 1 2 ... in row-major order.",
              _in_memory("RAMP", w_ramp), "8 I32 ARRAY xs  RAMP xs  .M xs", group=DATA_GROUP),

@@ -275,7 +275,7 @@ WORDS           every word;  SEE word  a definition's source and effects
 .TILE  .FRAG    the top tile's values; which lane holds which element
 .M name         an array or a matrix (also: addr .M)
 SEE-IR word     the LLVM IR of a word;  SEE-PTX word  its PTX
-ZEROS FILL RAMP IDENTITY RANDOM LOAD-NPY SAVE-NPY   fill and move arrays"""
+ZEROS AFILL RAMP IDENTITY RANDOM LOAD-NPY SAVE-NPY  fill and move arrays"""
 
 
 def w_help(f: "Forth", tok: Token) -> None:

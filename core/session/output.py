@@ -8,7 +8,10 @@ and the REPL's (repl/views.py) use these.
 
 Each output record is (thread, kind, aux, value). Threads that printed the
 same text are shown once; when threads differ, each group is shown with its
-threads.
+threads. `.R`/`U.R` records carry the width with the base (aux = width << 8
+| base), so each thread's number is padded here; EMITted bytes in a row are
+decoded as UTF-8 where they form it (TYPE of a UTF-8 string), else each byte
+is its own character.
 """
 from __future__ import annotations
 
@@ -99,14 +102,32 @@ def _char(value: int) -> str:
     return "\ufffd" if 0xD800 <= c <= 0xDFFF else chr(c)
 
 
+def _bytes_text(run: list[int]) -> str:
+    """EMITted characters below 256 in a row: UTF-8 sequences among them are
+    decoded (TYPE of a string with é prints é, as gforth does in a UTF-8
+    terminal); any other byte is its own character (Latin-1), as before."""
+    text = bytes(run).decode("utf-8", errors="surrogateescape")
+    return "".join(chr(ord(c) - 0xDC00) if 0xDC80 <= ord(c) <= 0xDCFF else c for c in text)
+
+
 def render_records(records: np.ndarray, strings: list[str]) -> str:
     parts: list[str] = []
+    run: list[int] = []  # EMITted bytes not yet decoded
     for _, kind, aux, value in records:
         kind, aux, value = int(kind), int(aux), int(value)
+        if kind == L.OUT_CHAR and 0 <= value < 256:
+            run.append(value)
+            continue
+        if run:
+            parts.append(_bytes_text(run))
+            run = []
         if kind == L.OUT_INT:
             parts.append(format_int(value, aux) + " ")
         elif kind == L.OUT_UINT:
             parts.append(format_int(value, aux, unsigned=True) + " ")
+        elif kind in (L.OUT_INT_R, L.OUT_UINT_R):  # .R U.R: aux is width << 8 | base
+            text = format_int(value, aux & 0xFF, unsigned=kind == L.OUT_UINT_R)
+            parts.append(text.rjust(aux >> 8))
         elif kind == L.OUT_FLOAT:
             parts.append(format_float(value) + " ")
         elif kind == L.OUT_CHAR:
@@ -115,6 +136,8 @@ def render_records(records: np.ndarray, strings: list[str]) -> str:
             parts.append(strings[value])
         elif kind == L.OUT_DEPTH:
             parts.append(f"<{value}> ")
+    if run:
+        parts.append(_bytes_text(run))
     return "".join(parts)
 
 

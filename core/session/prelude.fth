@@ -249,3 +249,128 @@
 : WITHIN   ( n lo hi -- flag )  OVER - >R - R> U< ;
 \ True if lo <= n < hi (with wrap-around).
 \ e.g. 5 1 10 WITHIN . \ -1
+
+\ ---- Characters and strings ----------------------------------------------------------
+\
+\ A string is two cells, ( c-addr u ): the address of its first byte and
+\ its length; a counted string ( c-addr ) keeps its length in the byte before
+\ the text, which COUNT unpacks. S" and S\" (core/session/strings.py) put a
+\ literal's bytes in device memory when the line is read, so every word here
+\ reads and writes strings with C@ and C! on the device, in each thread.
+\ TYPE prints byte by byte with EMIT; the host decodes UTF-8 among the bytes.
+\ MOVE picks the direction that is safe when the two regions overlap: CMOVE
+\ copies from the low address up, CMOVE> from the high address down. The
+\ standard FILL takes bytes; tileforth's array fill is AFILL.
+
+: BL       ( -- char )  32 ;
+\ The code of a blank (space).
+\ e.g. BL . \ 32
+
+: SPACE    ( -- )  BL EMIT ;
+\ Print one space.
+\ e.g. 1 . SPACE 2 . \ 1 2
+
+: SPACES   ( n -- )  0 MAX 0 ?DO SPACE LOOP ;
+\ Print n spaces (none when n <= 0).
+\ e.g. 42 EMIT 3 SPACES 42 EMIT \ *   *
+
+: TYPE     ( c-addr u -- )  0 ?DO DUP C@ EMIT CHAR+ LOOP DROP ;
+\ Print the u characters at c-addr (with EMIT, so each thread prints its own).
+\ e.g. S" hello" TYPE \ hello
+
+: COUNT    ( c-addr1 -- c-addr2 u )  DUP CHAR+ SWAP C@ ;
+\ The text and length of a counted string (its first byte is the length).
+\ e.g. : hi C" hi!" COUNT TYPE ; hi \ hi!
+
+: /STRING  ( c-addr1 u1 n -- c-addr2 u2 )  ROT OVER + -ROT - ;
+\ Drop the first n characters of a string.
+\ e.g. S" abcdef" 2 /STRING TYPE \ cdef
+
+: CMOVE    ( c-addr1 c-addr2 u -- )  0 ?DO OVER C@ OVER C! CHAR+ SWAP CHAR+ SWAP LOOP 2DROP ;
+\ Copy u bytes from c-addr1 to c-addr2, lowest address first.
+\ e.g. CREATE b 8 ALLOT  S" abc" b SWAP CMOVE  b 3 TYPE \ abc
+
+: CMOVE>   ( c-addr1 c-addr2 u -- )  BEGIN DUP WHILE 1- >R OVER R@ + C@ OVER R@ + C! R> REPEAT DROP 2DROP ;
+\ Copy u bytes from c-addr1 to c-addr2, highest address first.
+\ e.g. CREATE b 8 ALLOT  S" abc" b SWAP CMOVE>  b 3 TYPE \ abc
+
+: MOVE     ( addr1 addr2 u -- )  >R 2DUP U< IF R> CMOVE> ELSE R> CMOVE THEN ;
+\ Copy u bytes from addr1 to addr2, correct when the regions overlap.
+\ e.g. CREATE b 8 ALLOT  S" abcd" b SWAP MOVE  b b 1+ 3 MOVE  b 4 TYPE \ aabc
+
+: FILL     ( c-addr u char -- )  SWAP 0 ?DO 2DUP SWAP I + C! LOOP 2DROP ;
+\ Store char in each of the u bytes at c-addr (the standard FILL; arrays: AFILL).
+\ e.g. CREATE b 8 ALLOT  b 3 42 FILL  b 3 TYPE \ ***
+
+: ERASE    ( addr u -- )  0 FILL ;
+\ Set u bytes at addr to 0.
+\ e.g. CREATE b 8 ALLOT  b 8 ERASE  b C@ . \ 0
+
+: BLANK    ( c-addr u -- )  BL FILL ;
+\ Set u bytes at c-addr to blanks.
+\ e.g. CREATE b 8 ALLOT  b 3 BLANK  b C@ . \ 32
+
+: -TRAILING ( c-addr u1 -- c-addr u2 )  BEGIN DUP IF 2DUP + 1- C@ BL = ELSE FALSE THEN WHILE 1- REPEAT ;
+\ Drop the blanks at the end of a string.
+\ e.g. S" ab   " -TRAILING . DROP \ 2
+
+: COMPARE  ( c-addr1 u1 c-addr2 u2 -- n )
+  { a1 u1 a2 u2 }  u1 u2 MIN 0 ?DO
+    a1 I + C@ a2 I + C@ 2DUP <> IF < 2* 1+ UNLOOP EXIT THEN 2DROP
+  LOOP  u1 u2 U< u1 u2 U> - ;
+\ Compare two strings byte by byte: 0 if equal, -1 if the first sorts before the second (a byte smaller, or a prefix), 1 if after.
+\ e.g. S" abc" S" abd" COMPARE . \ -1
+
+: SEARCH   ( c-addr1 u1 c-addr2 u2 -- c-addr3 u3 flag )
+  { a1 u1 a2 u2 }  u1 u2 - 1+ 0 MAX 0 ?DO
+    a1 I + u2 a2 u2 COMPARE 0= IF a1 I + u1 I - TRUE UNLOOP EXIT THEN
+  LOOP  a1 u1 FALSE ;
+\ Find string 2 in string 1: true and the rest of string 1 from the match, or string 1 and false.
+\ e.g. S" hello world" S" wor" SEARCH . TYPE \ -1 world
+
+\ ---- Pictured numeric output --------------------------------------------------------
+\
+\ <# starts a number's text, # adds its lowest digit (in BASE) and #S the
+\ rest, HOLD and HOLDS add characters, SIGN a minus sign; the text grows to
+\ the left (# holds the lowest digit first), and #> leaves it as a string.
+\ The number is an unsigned double ( ud: low cell, high cell on top; a
+\ number typed with a dot, 12345., is one, and a cell u is `u 0`). Each # is
+\ two cell-sized UM/MODs by BASE, the high cell's and then the low cell's
+\ with the first remainder above it, which is below BASE, so each quotient
+\ fits a cell and every double prints, up to 2^128-1. The text is built
+\ in one 256-byte area per session, which HLD points into: all threads
+\ share it, which is right on the emulator (threads run one at a time
+\ between BARRIERs) but would race on a GPU, where `.` and `.R` print a
+\ number from each thread's own record instead.
+
+: <#       ( -- )  HLD DUP ! ;
+\ Start pictured numeric output (an empty text in the hold area; shared by all threads, see HLD).
+\ e.g. 42 0 <# #S #> TYPE \ 42
+
+: HOLD     ( char -- )  HLD @ 1- DUP HLD ! C! ;
+\ Add a character to the front of the pictured text.
+\ e.g. 5 0 <# # 36 HOLD #> TYPE \ $5
+
+: HOLDS    ( c-addr u -- )  BEGIN DUP WHILE 1- 2DUP + C@ HOLD REPEAT 2DROP ;
+\ Add a string to the front of the pictured text.
+\ e.g. 5 0 <# # S" x=" HOLDS #> TYPE \ x=5
+
+: #        ( ud1 -- ud2 )  0 BASE @ UM/MOD >R BASE @ UM/MOD SWAP DUP 9 > 7 AND + 48 + HOLD R> ;
+\ Divide ud1 by BASE: hold the remainder's digit (0-9, then A-Z), leave the quotient.
+\ e.g. 123 0 <# # # #> TYPE \ 23
+
+: #S       ( ud -- 0 0 )  BEGIN # 2DUP OR 0= UNTIL ;
+\ Hold every digit of ud (at least one).
+\ e.g. 12345. <# #S #> TYPE \ 12345
+
+: #>       ( xd -- c-addr u )  2DROP HLD @ HLD OVER - ;
+\ End pictured output: drop the number, leave the text (valid until the next <#).
+\ e.g. 255 0 HEX <# #S #> DECIMAL TYPE \ FF
+
+: SIGN     ( n -- )  0< IF 45 HOLD THEN ;
+\ Hold a minus sign if n is negative.
+\ e.g. -12 DUP ABS 0 <# #S ROT SIGN #> TYPE \ -12
+
+: ?        ( addr -- )  @ . ;
+\ Print the cell at addr.
+\ e.g. VARIABLE v 7 v ! v ? \ 7
