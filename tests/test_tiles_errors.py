@@ -129,8 +129,7 @@ def test_tmma_input_and_accumulator_types(f):
     ("F16 TILE-ACC BF16 TILE-IN", "TILE-IN", "f32 accumulator"),
     ("BF16 TILE-IN F16 TILE-ACC", "TILE-ACC", "f16 inputs"),
     ("LANE-ID TILE-ACC", "TILE-ACC", "same value"),
-    (": SET-SHAPE 16 16 16 TILE-SHAPE ;", "TILE-SHAPE", "host word"),
-    ("1 IF F16 TILE-ACC THEN", "TILE-ACC", "host word"),
+    ("1 IF 16 16 8 TILE-SHAPE THEN", "TILE-SHAPE", "not a tensor-core shape"),
 ])
 def test_bad_settings(f, src, word, text):
     fails(f, src, text, word=word)
@@ -138,6 +137,16 @@ def test_bad_settings(f, src, word, text):
     (t,) = f.tile_stack()
     assert (t.shape, t.dtype, t.mnk) == ((16, 16), "f32", (16, 16, 16))
     f.eval("TDROP")
+
+
+def test_settings_words_run_on_the_host_from_definitions_and_structures(f):
+    """Host words in a definition make it a host-level word (issue 11): the setting applies when it runs."""
+    f.eval(": set-shape 32 8 16 TILE-SHAPE ;")
+    f.eval("TZERO")
+    assert f.tile_stack()[-1].mnk == (16, 16, 16)  # defining it changed nothing
+    f.eval("TDROP set-shape TZERO 0 IF F16 TILE-ACC THEN TZERO 1 IF F16 TILE-ACC THEN TZERO")
+    assert [(t.mnk, t.dtype) for t in f.tile_stack()] == [((32, 8, 16), "f32")] * 2 + [((32, 8, 16), "f16")]
+    f.eval("TDROP TDROP TDROP 16 16 16 TILE-SHAPE F32 TILE-ACC")
 
 
 # ------------------------------------------------------------ control flow

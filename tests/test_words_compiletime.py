@@ -99,6 +99,12 @@ PROGRAMS = {
     "two-whiles-then": ": g2 BEGIN DUP WHILE DUP 3 < WHILE 1+ REPEAT 100 + THEN ; 0 g2 . 1 g2 . 7 g2 .",
     "two-whiles-in-a-host-word": ": mk CREATE BEGIN DUP WHILE DUP 5 < WHILE DUP , 1+ REPEAT 9 , ELSE 8 , THEN DROP ; "
                                  "1 mk t5 t5 @ t5 CELL+ @ t5 2 CELLS + @ t5 3 CELLS + @ t5 4 CELLS + @ . . . . .",
+    # locals after other code (gforth's { }; Forth-2012's {: :} below, gforth 0.7.3 lacks it)
+    "locals-after-code": ": g 1 2 + { x } x 10 * x + ; g .",
+    "locals-to": ": h2 5 { n } n 1+ TO n n ; h2 .",
+    "locals-twice": ": two { a } a 1+ { b } a b * ; 4 two .",
+    "locals-in-loop-body-use": ": s { n } 0 n 0 DO I + LOOP ; 5 s .",
+    "locals-with-comment": ": mm { row col -- prod } row col * ; 6 7 mm .",
     # wrong results of issue 11
     "i-after-unloop": ": T1 3 0 DO 10 5 DO I UNLOOP I UNLOOP EXIT LOOP LOOP ; T1 . .",
     "hex-compiled-under-hex": "HEX : H2 HEX ; DECIMAL H2 BASE @ DECIMAL .",
@@ -234,3 +240,17 @@ def test_uncaught_exceptions_say_what_they_mean():
     with pytest.raises(ForthError, match="looks infinite"):  # a runaway loop is not the program's to catch
         f.eval(": spin BEGIN AGAIN ; ' spin CATCH")
     assert f.data_stack() == []
+
+
+def test_forth_2012_locals():
+    f = fresh()
+    assert f.eval(": f {: a b :} a b - ; 5 3 f .") == "2 "
+    assert f.eval(": g 1 2 + {: x | y :} x 10 * TO y y x + ; g .") == "33 "  # y starts at 0, TO sets it
+    assert f.eval(": h 3 {: n :} 0 n 0 DO I + LOOP 5 +TO n n + ; h .") == "11 "
+    assert f.eval(": mm 2 3 {: row col -- p :} row col * ; mm .") == "6 "
+    assert f.eval(": z {: | u v :} u v + ; 9 z . .") == "0 9 "
+    with pytest.raises(ForthError, match="outside IF, loops"):
+        f.eval(": bad IF {: a :} THEN ;")
+    with pytest.raises(ForthError, match="close the locals list"):
+        f.eval(": bad2 {: a ")
+    assert not f.compiling and f.data_stack() == []

@@ -36,6 +36,8 @@ from ..front.tree import (
     Leave,
     Lit,
     LocalGet,
+    LocalsDef,
+    LocalSet,
     Node,
     Prim,
     Recurse,
@@ -136,7 +138,7 @@ class Scope:
     """Per-word state: locals, loops, return stack and where EXIT goes."""
 
     word: str
-    locals: list[ir.Value] = field(default_factory=list)
+    locals: list[ir.Value] = field(default_factory=list)  # allocas (mem2reg makes them registers)
     loops: list[LoopFrame] = field(default_factory=list)
     rstack: list[ir.Value] = field(default_factory=list)  # allocas
     exit: Callable[[], None] | None = None
@@ -452,8 +454,18 @@ class Gen(Visitor):
         self.flush()
         self.b.branch(self.scope.begins[-1])
 
+    def visit_LocalsDef(self, n: LocalsDef) -> None:
+        values = self.pop(n.taken) + [c64(0)] * n.extra
+        for v in values:
+            slot = self.alloca(I64, "local")
+            self.b.store(v, slot)
+            self.scope.locals.append(slot)
+
     def visit_LocalGet(self, n: LocalGet) -> None:
-        self.push(self.scope.locals[n.index])
+        self.push(self.b.load(self.scope.locals[n.index], typ=I64))
+
+    def visit_LocalSet(self, n: LocalSet) -> None:
+        self.b.store(self.pop(1)[0], self.scope.locals[n.index])
 
     def visit_Prim(self, n: Prim) -> None:
         n.prim.emit(self, n)
@@ -788,7 +800,6 @@ class Gen(Visitor):
             self.pinned += 1
         else:
             self.word_name = word.name
-        self.enter_locals(word)
         self.body(word.body)
         yield
         self.scope, self.word_name, self.pos, self.pinned = saved
@@ -806,10 +817,6 @@ class Gen(Visitor):
             have = detailed(self.tstack[self.tiles_shown_from():]) if self.tstack else "empty"
             raise ForthError(f"{word.name} expects {want} on the tile stack, but it is {have}",
                              self.pos, word.name)
-
-    def enter_locals(self, word: "Colon") -> None:
-        if word.locals:
-            self.scope.locals = self.pop(len(word.locals))
 
     def check_rstack_at_end(self, word: "Colon") -> None:
         if self.scope.rstack:
@@ -844,7 +851,6 @@ def emit_word_function(word: "Colon", gen_factory: Callable[[ir.Function, ir.Blo
     eff = word.effect
     if eff.static:  # callers check the inputs before the call
         g.dguar, g.fguar = eff.dmust, eff.fmust
-    g.enter_locals(word)
     g.body(word.body)
     if not g.b.block.is_terminated:
         g.flush()

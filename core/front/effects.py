@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .tree import Begin, Call, Do, DropFlag, Exit, FLit, If, Leave, Lit, Prim, Recurse, Visitor
+from .tree import Begin, Call, Do, DropFlag, Exit, FLit, If, Leave, Lit, LocalsDef, LocalSet, Prim, Recurse, Visitor
 
 
 @dataclass(frozen=True)
@@ -110,6 +110,14 @@ class _Walker(Visitor):
         return True
 
     visit_LocalGet = visit_Lit
+
+    def visit_LocalsDef(self, n: LocalsDef, st: _State) -> bool:
+        st.take(n.taken)
+        return True
+
+    def visit_LocalSet(self, n: LocalSet, st: _State) -> bool:
+        st.take(1)
+        return True
 
     def visit_FLit(self, n: FLit, st: _State) -> bool:
         st.give(0, 1)
@@ -226,10 +234,9 @@ def _copy(st: _State) -> _State:
     return c
 
 
-def body_effect(nodes, locals_count: int = 0) -> Effect:
+def body_effect(nodes) -> Effect:
     w = _Walker()
     st = _State()
-    st.take(locals_count)
     try:
         reach = w.body(nodes, st)
     except _Dynamic:

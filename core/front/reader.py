@@ -49,6 +49,13 @@ class Reader:
             return Token(line[start:self.col], self._pos(self.row, start))
         return None
 
+    def peek_token(self) -> Token | None:
+        """The next word, left unread."""
+        row, col = self.row, self.col
+        tok = self.next_token()
+        self.row, self.col = row, col
+        return tok
+
     def parse_until(self, delim: str, multiline: bool = False) -> tuple[str, bool]:
         """Text up to `delim` (consumed); skips the one blank after the word
         that asked. Returns (text, found)."""

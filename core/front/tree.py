@@ -110,6 +110,25 @@ class Recurse(NodeBase):
 
 
 @dataclass(eq=False)
+class LocalsDef(NodeBase):
+    """`{: a b | c -- :}` in a definition: the next `taken` locals (a b) take
+    cells from the data stack (the deepest first), `extra` more (c) start at 0."""
+
+    taken: int
+    extra: int = 0
+    pos: SourcePos | None = None
+
+
+@dataclass(eq=False)
+class LocalSet(NodeBase):
+    """`TO name` for a local: the top cell becomes its value."""
+
+    index: int
+    name: str
+    pos: SourcePos | None = None
+
+
+@dataclass(eq=False)
 class LocalGet(NodeBase):
     index: int
     name: str
@@ -137,9 +156,10 @@ class DropFlag(NodeBase):
     pos = None
 
 
-Node = Union[Lit, FLit, Prim, Call, If, Begin, Do, Leave, Break, Exit, Recurse, LocalGet, HostOp]
-NODE_TYPES: tuple[type, ...] = (Lit, FLit, Prim, Call, If, Begin, Do, Leave, Break, Exit, Recurse, LocalGet,
-                                HostOp, DropFlag)
+Node = Union[Lit, FLit, Prim, Call, If, Begin, Do, Leave, Break, Exit, Recurse, LocalsDef, LocalGet, LocalSet,
+             HostOp]
+NODE_TYPES: tuple[type, ...] = (Lit, FLit, Prim, Call, If, Begin, Do, Leave, Break, Exit, Recurse, LocalsDef,
+                                LocalGet, LocalSet, HostOp, DropFlag)
 _BY_NAME = {t.__name__: t for t in NODE_TYPES}
 
 

@@ -3,7 +3,7 @@
     IMMEDIATE  [  ]  LITERAL  POSTPONE  [COMPILE]  COMPILE,  STATE
     '  [']  EXECUTE (core/compile/xtgen.py)  >BODY  FIND
     :NONAME  DOES>  VALUE TO +TO  DEFER IS ACTION-OF DEFER@ DEFER!
-    CASE OF ENDOF ENDCASE  EVALUATE  ENVIRONMENT?
+    CASE OF ENDOF ENDCASE  ENVIRONMENT?  CATCH THROW (xtgen.py)
 
 The model. A word runs either on the device (every thread) or on the host
 (core/session/hostexec.py). Compile-time execution is host execution: a
@@ -25,8 +25,8 @@ import numpy as np
 from ..compile.primitives import TABLE as PRIMS
 from ..errors import ForthError
 from ..front.dictionary import Colon, Constant, HostWord, Immediate
-from ..front.reader import Reader, Token
-from ..front.tree import Call, HostOp, Lit, Prim
+from ..front.reader import Token
+from ..front.tree import Call, HostOp, Lit, LocalGet, LocalSet, Prim
 from .hostexec import EXIT
 from .hostwords import Frame, _align, _allot, _close, _name, i_colon
 
@@ -302,7 +302,28 @@ def w_fvalue(f: "Forth", tok: Token) -> None:
                          data_kind="fvalue"))
 
 
+def _local(f: "Forth", tok: Token) -> bool:
+    """TO or +TO of a local (the name after it is one): compiled, True."""
+    name = f.reader.peek_token()
+    if name is None or not f.compile_state or name.key not in f._local_names:
+        return False
+    f.reader.next_token()
+    index = f._local_names[name.key]
+    if tok.key == "+TO":
+        f.append(LocalGet(index, name.key, name.pos))
+        f.append(Prim(PRIMS["+"], tok.pos))
+    f.append(LocalSet(index, name.key, name.pos))
+    return True
+
+
+def i_plus_to(f: "Forth", tok: Token) -> None:
+    if not _local(f, tok):
+        _store_into(("value",), "a VALUE", ("+!",))(f, tok)
+
+
 def i_to(f: "Forth", tok: Token) -> None:
+    if _local(f, tok):
+        return
     entry, name = _entry(f, tok, tok.text.upper())
     kind = getattr(entry, "data_kind", "")
     if kind not in ("value", "fvalue"):
@@ -403,23 +424,8 @@ def i_endcase(f: "Forth", tok: Token) -> None:
         f.append(node)
 
 
-# ---- the text interpreter ------------------------------------------------------------------
-def w_evaluate(f: "Forth", tok: Token) -> None:
-    addr, n = f.pop_uniform(2, "EVALUATE")
-    if n < 0:
-        raise ForthError(f"EVALUATE needs a length of 0 or more, got {n}")
-    text = bytes(f.backend.read(addr, n)).decode("latin-1") if n else ""
-    saved = f.reader
-    f.reader = Reader(text, "<evaluate>")
-    try:
-        while (t := f.reader.next_token()) is not None:
-            f._token(t)
-    finally:
-        f.reader = saved
-
-
 ENVIRONMENT = {  # what ENVIRONMENT? answers (Forth-2012 table 3.5), honestly for this system
-    "/COUNTED-STRING": [255], "/HOLD": [128], "/PAD": [84], "ADDRESS-UNIT-BITS": [8], "FLOORED": [0],
+    "/COUNTED-STRING": [255], "/HOLD": [256], "/PAD": [84], "ADDRESS-UNIT-BITS": [8], "FLOORED": [0],
     "MAX-CHAR": [255], "MAX-N": [2**63 - 1], "MAX-U": [-1], "MAX-D": [-1, 2**63 - 1], "MAX-UD": [-1, -1],
     "RETURN-STACK-CELLS": [32], "STACK-CELLS": [128], "FLOATING-STACK": [64],
 }
@@ -469,8 +475,6 @@ HOST_WORDS: list[HostWord] = [
              "DEFER a ' DUP IS a ' a DEFER@ ' DUP = . \\ -1"),
     HostWord("DEFER!", "( xt2 xt1 -- )", "Set the DEFER word of xt1 to run xt2.", w_defer_store,
              "DEFER a ' DUP ' a DEFER!"),
-    HostWord("EVALUATE", "( c-addr u -- )", "Interpret a string as if it were typed.", w_evaluate,
-             'S" 2 3 + ." EVALUATE . \\ 5'),
     HostWord("ENVIRONMENT?", "( c-addr u -- false | i*x true )", "Ask about the system (MAX-N, FLOORED, "
              "/COUNTED-STRING ...).", w_environment, 'S" MAX-N" ENVIRONMENT? . . \\ -1 9223372036854775807'),
 ]
@@ -496,15 +500,14 @@ IMMEDIATES: list[Immediate] = [
     Immediate("2LITERAL", "( x1 x2 -- )", "Compile two cells (taken from the stack now).", i_two_literal,
               ": f [ 1 2 ] 2LITERAL ; f . . \\ 2 1"),
     Immediate("FLITERAL", "( F: r -- )", "Compile a float (taken from the float stack now).", i_fliteral,
-              ": f [ 2e FSQRT ] FLITERAL ; f F. \\ 1.41421"),
+              ": f [ 2e FSQRT ] FLITERAL ; f F. \\ 1.4142135"),
     Immediate("[DEFINED]", '( "name" -- flag )', "True if the word named next is defined.", i_defined,
               "[DEFINED] DUP . \\ -1"),
     Immediate("[UNDEFINED]", '( "name" -- flag )', "True if the word named next is not defined.", i_defined,
               "[UNDEFINED] DUP . \\ 0"),
     Immediate('ABORT"', '( flag "text" -- )', 'If flag is not 0, end with exception -2 and the text as its message.',
               i_abort_quote, ': f ABORT" no!" ; 0 f'),
-    Immediate("+TO", '( n "name" -- )', "Add n to the VALUE named next.", _store_into(("value",), "a VALUE",
-              ("+!",)), "5 VALUE v  2 +TO v  v . \\ 7"),
+    Immediate("+TO", '( n "name" -- )', "Add n to the VALUE (or local) named next.", i_plus_to, "5 VALUE v  2 +TO v  v . \\ 7"),
     Immediate("IS", '( xt "name" -- )', "Set the DEFER word named next to run xt.",
               _store_into(("defer",), "a DEFER word", ("!",)), "DEFER act  ' DUP IS act  4 act . . \\ 4 4"),
     Immediate("ACTION-OF", '( "name" -- xt )', "The token the DEFER word named next runs.",

@@ -136,7 +136,11 @@ class HostRunner:
         t = type(n)
         if t is HostOp:
             self.f.flush_segment()
-            if n.fn(self.f, n) is EXIT:
+            try:
+                done = n.fn(self.f, n)
+            except ForthError as err:  # a host word's error points at the word, where it was compiled
+                raise err.at(n.pos, n.name.split()[-1])
+            if done is EXIT:
                 raise _Exit
         elif t is Call:
             self.call(n.word, n.pos)

@@ -19,7 +19,7 @@ from ..compile.tiles import ACC_TYPES, IN_TYPES, SHAPES
 from ..errors import ForthError, SourcePos
 from ..front.dictionary import Colon, Constant, HostWord, Immediate
 from ..front.reader import Token
-from ..front.tree import Begin, Break, Do, Exit, If, Leave, Lit, Node, Prim, Recurse
+from ..front.tree import Begin, Break, Do, Exit, If, Leave, Lit, LocalsDef, Node, Prim, Recurse
 from .eltypes import BY_CODE
 
 if TYPE_CHECKING:
@@ -337,21 +337,31 @@ def i_semicolon(f: "Forth", tok: Token) -> None:
 
 
 def i_locals(f: "Forth", tok: Token) -> None:
-    if f.colon is None or f.colon.body or f.colon.locals or f.frames:
-        raise ForthError("locals { a b -- } are allowed only at the start of a definition", tok.pos, "{")
-    names: list[str] = []
-    in_comment = False
+    """`{: a b | c -- d :}` (Forth-2012) or `{ a b | c -- d }` (gforth), anywhere in
+    a definition outside control structures: a b take cells, c starts at 0."""
+    close = ":}" if tok.text == "{:" else "}"
+    if not f.compile_state or f.frames:
+        raise ForthError(f"locals {tok.text} a b {close} are allowed inside a definition, outside IF, loops and "
+                         "other control structures", tok.pos, tok.text)
+    taken: list[str] = []
+    extra: list[str] = []
+    part = taken
     while True:
         t = f.reader.next_token()
         if t is None:
-            raise ForthError("{ without } : close the locals list", tok.pos, "{")
-        if t.text == "}":
+            raise ForthError(f"{tok.text} without {close}: close the locals list", tok.pos, tok.text)
+        if t.text == close:
             break
         if t.text == "--":
-            in_comment = True
-        elif not in_comment:
-            names.append(t.key)
-    f.colon.locals = names
+            part = None
+        elif t.text == "|" and part is taken:
+            part = extra
+        elif part is not None:
+            if t.text.endswith(":") and len(t.text) <= 3:  # gforth's type prefixes (F: W: D: ...)
+                raise ForthError(f"typed locals ({t.text}) are not supported: locals are cells", t.pos, t.text)
+            part.append(t.key)
+    f.append(LocalsDef(len(taken), len(extra), tok.pos))
+    f.colon.locals.extend(taken + extra)
 
 
 def _open(kind: str):
@@ -526,8 +536,11 @@ HOST_WORDS: list[HostWord] = [
 IMMEDIATES: list[Immediate] = [
     Immediate(":", "( -- )", "Start a colon definition.", i_colon, ": square DUP * ;"),
     Immediate(";", "( -- )", "End a colon definition.", i_semicolon, ": square DUP * ;"),
-    Immediate("{", "( x1 .. xn -- )", "Read-only locals at the start of a definition.", i_locals,
-              ": f { a b -- } a b - ;"),
+    Immediate("{:", "( x1 .. xn -- )", "Locals (Forth-2012): `{: a b | c -- :}` takes a and b from the stack, "
+              "c starts at 0; TO changes one. Anywhere outside control structures.", i_locals,
+              ": f {: a b :} a b - ; 5 3 f . \\ 2"),
+    Immediate("{", "( x1 .. xn -- )", "Locals, gforth's spelling: `{ a b | c -- }`.", i_locals,
+              ": f { a b -- } a b - ; 5 3 f . \\ 2"),
     Immediate("IF", "( flag -- )", "Run what follows if flag is non-zero.", _open("if"), "1 IF 42 . THEN"),
     Immediate("ELSE", "( -- )", "The other branch of IF.", i_else, "0 IF 1 ELSE 2 THEN ."),
     Immediate("THEN", "( -- )", "End IF ... ELSE.", i_then, "1 IF 42 . THEN"),

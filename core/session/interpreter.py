@@ -36,6 +36,7 @@ from ..front.reader import Reader, Token, parse_double, parse_float, parse_integ
 from ..front.tree import Begin, Call, Do, FLit, HostOp, If, Lit, LocalGet, Node, Prim, Recurse, Visitor, walk
 from .eltypes import ELTYPES
 from .hostexec import device_ok, run_host
+from .textin import InputBuffer, note_in, sync_in
 from .hostwords import CLOSERS, OPENERS, Frame
 from .output import format_output
 from .output import ranges as _ranges
@@ -140,6 +141,8 @@ class Forth:
         self._xt_wrappers: dict[int, Any] = {}  # a primitive's or constant's xt runs as a one-node colon
         self.last_defined: Any = None  # what IMMEDIATE marks, DOES> changes
         self.frames: list[Frame] = []
+        self.input: InputBuffer | None = None  # SOURCE, >IN and WORD's memory (textin.py), made when first used
+        self.included: set[str] = set()  # files INCLUDED so far (REQUIRE includes a file once)
         self.segment: list[Node] = []
         self.segment_uses_base = False
         self.out_parts: list[str] = []
@@ -367,7 +370,14 @@ class Forth:
         tok: Token | None = None
         try:
             line = None
-            while (tok := reader.next_token()) is not None:
+            while True:
+                if self.input is not None and self.input.live is not None:
+                    sync_in(self)  # Forth code may have moved >IN
+                tok = reader.next_token()
+                if tok is None:
+                    break
+                if self.input is not None and self.input.live is not None:
+                    note_in(self)
                 if tok.pos.line != line:
                     if not (spanning and self.frames):
                         self._end_of_line()
@@ -574,7 +584,7 @@ class Forth:
         """Add a node to what is being compiled: the open definition, or the
         line's segment (a node with host actions in it runs now, on the host)."""
         items = self._items()
-        if items is self.segment and not device_ok(node) and _has_host_action(node):
+        if items is self.segment and _has_host_action(node) and not device_ok(node):
             self.flush_segment()
             run_host(self, [node])
             return
@@ -830,7 +840,7 @@ class Forth:
             raise ForthError(f"{OPENERS[f.kind]} in {colon.name} is not closed: add {CLOSERS[f.kind]} before ;",
                              f.pos, OPENERS[f.kind])
         colon.recursive = any(isinstance(n, Recurse) for n in walk(colon.body))
-        colon.effect = body_effect(colon.body, len(colon.locals))
+        colon.effect = body_effect(colon.body)
         if colon.recursive and colon.suspends:
             raise ForthError(f"{colon.name} is recursive and reaches a BARRIER or warp operation; "
                              "suspending words must not recurse", colon.pos, colon.name)
@@ -857,7 +867,15 @@ def _run_host_word(f: Forth, node: HostOp) -> None:
 
 
 def _has_host_action(node: Node) -> bool:
-    return any(isinstance(n, HostOp) or (isinstance(n, Call) and n.word.host) for n in walk([node]))
+    """A HostOp or a call of a host-level word anywhere in `node` (iterative: trees may nest deeply)."""
+    todo = [node]
+    while todo:
+        n = todo.pop()
+        if isinstance(n, HostOp) or (isinstance(n, Call) and n.word.host):
+            return True
+        for name in n.BODIES:
+            todo.extend(getattr(n, name) or ())
+    return False
 
 
 def _word_at(pos: SourcePos | None) -> str | None:

@@ -60,7 +60,9 @@ def entries() -> list[Entry]:
     out += [Entry(t.name, "( -- type )", f"The {t.name} element type ({t.dtype}, {t.size} bytes) for ARRAY "
                   "and MATRIX.", f"8 {t.name} ARRAY xs", "Element types") for t in ELTYPES]
     out += [Entry("BASE", "( -- addr )", "The number-base variable (input and output).", "BASE @ .",
-                  "Constants and variables")]
+                  "Constants and variables"),
+            Entry("STATE", "( -- addr )", "The compile-state variable: true while a definition is compiled "
+                  "(not inside [ ]).", ": s STATE @ ; IMMEDIATE : t s LITERAL ; t . \\ -1", "Constants and variables")]
     out += prelude_entries()
     return out
 

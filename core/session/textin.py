@@ -1,0 +1,263 @@
+"""The text interpreter's input, as Forth words see it (Forth-2012 6.1 and 11):
+
+    SOURCE  >IN  WORD  PARSE  PARSE-NAME  REFILL  SOURCE-ID
+    EVALUATE  INCLUDED  INCLUDE  REQUIRED  REQUIRE
+
+The interpreter reads its input with a `Reader` (core/front/reader.py); these
+words show the reader's current line to Forth code as memory: SOURCE copies
+the line into the session's input buffer (host memory the device can read:
+a string given to EVALUATE is shown at its own address instead), and `>IN`
+is a cell holding the reader's offset in it. The offset is written when
+`>IN` is taken and read back before the next word is read, so `0 >IN !`
+rescans the line as in any Forth. All of them run on the host.
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ..errors import ForthError
+from ..front.dictionary import HostWord
+from ..front.reader import Reader, Token
+from .hostwords import _name
+
+if TYPE_CHECKING:
+    from .interpreter import Forth
+
+INPUT_BYTES = 1 << 16  # the input buffer: the longest line SOURCE can show, then the >IN cell and WORD's buffer
+WORD_BYTES = 256
+
+
+class InputBuffer:
+    """Where SOURCE, >IN and WORD put what they show (one allocation per session)."""
+
+    def __init__(self, f: "Forth") -> None:
+        self.addr = f.backend.alloc(INPUT_BYTES + 8 + WORD_BYTES)
+        self.in_cell = self.addr + INPUT_BYTES
+        self.word_buf = self.in_cell + 8
+        self.shown: tuple | None = None  # (reader, row) whose line is in the buffer
+        self.live: tuple | None = None  # (reader, row) whose >IN cell is in use (sync_in, note_in)
+        self.written = 0  # what the host last wrote there
+
+
+def _buffer(f: "Forth") -> InputBuffer:
+    if f.input is None:
+        f.input = InputBuffer(f)
+    return f.input
+
+
+def source(f: "Forth") -> tuple[int, int, str]:
+    """The current line: its address, length and text (copied into the input buffer once)."""
+    r = f.reader
+    line = r.lines[r.row] if r.row < len(r.lines) else ""
+    data = line.encode("latin-1", "replace")
+    if getattr(r, "addr", None) is not None:  # EVALUATE's string: shown where it is
+        return r.addr, len(data), line
+    buf = _buffer(f)
+    if len(data) > INPUT_BYTES:
+        raise ForthError(f"SOURCE: the line is {len(data)} characters, more than the {INPUT_BYTES} the input "
+                         "buffer holds; split it")
+    if buf.shown != (r, r.row):
+        if data:
+            f.backend.write(buf.addr, np.frombuffer(data, np.uint8))
+        buf.shown = (r, r.row)
+    return buf.addr, len(data), line
+
+
+def sync_in(f: "Forth") -> None:
+    """Before the interpreter reads on, while `>IN` is in use on this line: a
+    value Forth code stored there moves the reader."""
+    buf = f.input
+    if buf is None or buf.live is None:
+        return
+    r, row = buf.live
+    if r is not f.reader or r.row != row:
+        buf.live = None
+        return
+    f.flush_segment()
+    col = int(f.backend.read(buf.in_cell, 8).view(np.int64)[0])
+    if col != buf.written:
+        r.col = max(0, col)
+
+
+def note_in(f: "Forth") -> None:
+    """After the interpreter read a word, while `>IN` is in use: the cell follows the reader."""
+    buf = f.input
+    if buf is not None and buf.live is not None and buf.live[0] is f.reader:
+        buf.written = offset(f)
+        f.write_cell(buf.in_cell, buf.written)
+
+
+def offset(f: "Forth") -> int:
+    """>IN: the reader stops at the blank after a word; the standard's offset is past it."""
+    r = f.reader
+    line = r.lines[r.row] if r.row < len(r.lines) else ""
+    return r.col + 1 if r.col < len(line) else r.col
+
+
+def w_source(f: "Forth", tok: Token) -> None:
+    addr, n, _ = source(f)
+    f.push_uniform(addr, n)
+
+
+def w_to_in(f: "Forth", tok: Token) -> None:
+    buf = _buffer(f)
+    source(f)
+    buf.written = offset(f)
+    f.write_cell(buf.in_cell, buf.written)
+    buf.live = (f.reader, f.reader.row)
+    f.push_uniform(buf.in_cell)
+
+
+def _parse(f: "Forth", delim: str, skip_leading: bool) -> tuple[int, int]:
+    """Parse the current line from the reader's offset: (offset, length) of the text up to `delim`."""
+    addr, _, line = source(f)
+    r = f.reader
+    i = offset(f)
+    blank = delim == " "
+
+    def is_delim(c: str) -> bool:
+        return c.isspace() if blank else c == delim
+    if skip_leading:
+        while i < len(line) and is_delim(line[i]):
+            i += 1
+    start = i
+    while i < len(line) and not is_delim(line[i]):
+        i += 1
+    r.col = i + 1 if i < len(line) else i  # past the delimiter
+    return start, i - start
+
+
+def w_parse(f: "Forth", tok: Token) -> None:
+    (c,) = f.pop_uniform(1, "PARSE")
+    start, n = _parse(f, chr(c & 0xFF), skip_leading=False)
+    f.push_uniform(source(f)[0] + start, n)
+
+
+def w_parse_name(f: "Forth", tok: Token) -> None:
+    start, n = _parse(f, " ", skip_leading=True)
+    f.push_uniform(source(f)[0] + start, n)
+
+
+def w_word(f: "Forth", tok: Token) -> None:
+    (c,) = f.pop_uniform(1, "WORD")
+    start, n = _parse(f, chr(c & 0xFF), skip_leading=True)
+    text = source(f)[2][start:start + n].encode("latin-1", "replace")[:WORD_BYTES - 2]
+    buf = _buffer(f)
+    f.backend.write(buf.word_buf, np.frombuffer(bytes([len(text)]) + text + b" ", np.uint8))
+    f.push_uniform(buf.word_buf)
+
+
+def w_refill(f: "Forth", tok: Token) -> None:
+    r = f.reader
+    if getattr(r, "addr", None) is not None or r.row + 1 >= len(r.lines):
+        f.push_uniform(0)  # EVALUATE's string has no next line; at the prompt, the next line is the user's
+        return
+    r.row += 1
+    r.col = 0
+    f.push_uniform(-1)
+
+
+def w_source_id(f: "Forth", tok: Token) -> None:
+    f.push_uniform(-1 if getattr(f.reader, "addr", None) is not None else 0)
+
+
+def interpret(f: "Forth", reader: Reader) -> None:
+    """Interpret all of `reader` as part of the current line (EVALUATE, INCLUDED)."""
+    saved = f.reader
+    f.reader = reader
+    try:
+        while True:
+            sync_in(f)
+            t = reader.next_token()
+            if t is None:
+                break
+            note_in(f)
+            f._token(t)
+    finally:
+        f.reader = saved
+
+
+def w_evaluate(f: "Forth", tok: Token) -> None:
+    addr, n = f.pop_uniform(2, "EVALUATE")
+    if n < 0:
+        raise ForthError(f"EVALUATE needs a length of 0 or more, got {n}")
+    text = bytes(f.backend.read(addr, n)).decode("latin-1") if n else ""
+    reader = Reader(text, "<evaluate>")
+    reader.addr = addr  # SOURCE shows the string where it is
+    interpret(f, reader)
+
+
+def _include(f: "Forth", path_text: str, word: str, once: bool) -> None:
+    path = Path(os.path.expanduser(path_text))
+    key = str(path.resolve())
+    if once and key in f.included:
+        return
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ForthError(f"{word}: cannot read {path_text}: {getattr(exc, 'strerror', None) or exc}") from None
+    f.included.add(key)
+    interpret(f, Reader(text, str(path)))
+
+
+def _string(f: "Forth", word: str) -> str:
+    addr, n = f.pop_uniform(2, word)
+    return bytes(f.backend.read(addr, n)).decode("utf-8", "replace") if n > 0 else ""
+
+
+def w_included(f: "Forth", tok: Token) -> None:
+    _include(f, _string(f, "INCLUDED"), "INCLUDED", once=False)
+
+
+def w_required(f: "Forth", tok: Token) -> None:
+    _include(f, _string(f, "REQUIRED"), "REQUIRED", once=True)
+
+
+def w_include(f: "Forth", tok: Token) -> None:
+    _include(f, _name(f, tok).text, "INCLUDE", once=False)
+
+
+def w_require(f: "Forth", tok: Token) -> None:
+    _include(f, _name(f, tok).text, "REQUIRE", once=True)
+
+
+def _no_keyboard(name: str):
+    def fn(f: "Forth", tok: Token) -> None:
+        raise ForthError(f"{name} reads the keyboard, which tileforth's words cannot: a line runs on the device as "
+                         "a whole. Put the data in the source (numbers, S\" ...\") or in an array (LOAD-NPY)",
+                         tok.pos, tok.text)
+    return fn
+
+
+HOST_WORDS: list[HostWord] = [
+    HostWord("SOURCE", "( -- c-addr u )", "The line being interpreted.", w_source, "SOURCE NIP 0> . \\ -1"),
+    HostWord(">IN", "( -- addr )", "The cell holding the offset of the next character to read in SOURCE.", w_to_in,
+             ">IN @ 0> . \\ -1"),
+    HostWord("WORD", '( char "<chars>ccc<char>" -- c-addr )', "Parse a word delimited by char into a counted "
+             "string (leading delimiters skipped).", w_word, "BL WORD hello COUNT TYPE \\ hello"),
+    HostWord("PARSE", '( char "ccc<char>" -- c-addr u )', "Parse text up to char.", w_parse,
+             "CHAR ) PARSE abc) TYPE \\ abc"),
+    HostWord("PARSE-NAME", '( "<spaces>name" -- c-addr u )', "Parse the next word.", w_parse_name,
+             "PARSE-NAME hello TYPE \\ hello"),
+    HostWord("REFILL", "( -- flag )", "Go on to the next line of the source; false at its end.", w_refill,
+             "REFILL DROP"),
+    HostWord("SOURCE-ID", "( -- 0 | -1 )", "0 when the input is the user's, -1 in EVALUATE.", w_source_id,
+             "SOURCE-ID . \\ 0"),
+    HostWord("EVALUATE", "( c-addr u -- )", "Interpret a string as if it were typed.", w_evaluate,
+             'S" 2 3 +" EVALUATE . \\ 5'),
+    HostWord("INCLUDED", "( c-addr u -- )", "Interpret the file whose name is the string.", w_included,
+             'S" lib.fth" INCLUDED'),
+    HostWord("INCLUDE", '( "name" -- )', "Interpret the file named next.", w_include, "INCLUDE lib.fth"),
+    HostWord("REQUIRED", "( c-addr u -- )", "INCLUDED, unless the file was included already.", w_required,
+             'S" lib.fth" REQUIRED'),
+    HostWord("REQUIRE", '( "name" -- )', "INCLUDE, unless the file was included already.", w_require,
+             "REQUIRE lib.fth"),
+    HostWord("KEY", "( -- char )", "Not available: there is no keyboard in a launch (an error says what to do).",
+             _no_keyboard("KEY"), ""),
+    HostWord("ACCEPT", "( c-addr +n -- +n )", "Not available: there is no keyboard in a launch.",
+             _no_keyboard("ACCEPT"), ""),
+]

@@ -1,0 +1,73 @@
+"""The text interpreter's input as Forth words see it: SOURCE >IN WORD PARSE
+PARSE-NAME REFILL EVALUATE INCLUDED INCLUDE REQUIRE (issue 11 item 8),
+against gforth. Programs may span lines (one eval, as a file)."""
+from __future__ import annotations
+
+import pytest
+
+import gforth
+from forthtest import ONE_THREAD
+from tileforth.core import Forth, ForthError
+
+gforth_only = pytest.mark.skipif(not gforth.available(), reason="gforth is not installed")
+
+
+def fresh() -> Forth:
+    f = Forth(backend="cpu")
+    f.eval(ONE_THREAD)
+    return f
+
+
+PROGRAMS = {
+    "evaluate": 'S" 2 3 + ." EVALUATE',
+    "evaluate-in-interp-state": ': GE1 S" 123" ; IMMEDIATE : GE2 S" 123 1+" ; IMMEDIATE GE1 EVALUATE . GE2 EVALUATE .',
+    "evaluate-in-compile-state": ': GE1 S" 123" ; IMMEDIATE : GE5 EVALUATE ; IMMEDIATE : GE6 GE1 GE5 ; GE6 .',
+    "evaluate-defines": 'S" : nine 9 ;" EVALUATE nine .',
+    "source-in-evaluate": ': GS1 S" SOURCE" 2DUP EVALUATE >R SWAP >R = R> R> = ; GS1 . .',
+    "rescan-with-in": "VARIABLE SCANS : RESCAN? -1 SCANS +! SCANS @ IF 0 >IN ! THEN ;\n2 SCANS !\n345 RESCAN? .S",
+    "rescan-in-evaluate": 'VARIABLE SCANS : RESCAN? -1 SCANS +! SCANS @ IF 0 >IN ! THEN ;\n'
+                          ': GS2 5 SCANS ! S" 123 RESCAN?" EVALUATE ; GS2 .S',
+    "word": ": GS3 WORD COUNT SWAP C@ ; BL GS3 HELLO . . CHAR \" GS3 GOODBYE\" . .",
+    "skip-rest-of-line": ": GS4 SOURCE >IN ! DROP ; GS4 123 456\n7 .",
+    "in-fetch": ">IN @ 5 > .",
+    "parse-name": "PARSE-NAME hello TYPE PARSE-NAME   spaced TYPE",
+    "parse": "CHAR ) PARSE abc) TYPE 5 .",
+    "source-length": "SOURCE NIP .",
+    "refill": "REFILL . 42 .\n7 .",
+}
+
+
+@gforth_only
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
+def test_like_gforth(name):
+    program = PROGRAMS[name]
+    ref = gforth.run(program)
+    f = fresh()
+    out = f.eval(program)
+    assert (out, f.data_stack()) == (ref.output, ref.stack), f"tileforth {out!r} {f.data_stack()}"
+
+
+def test_include_and_require(tmp_path):
+    lib = tmp_path / "lib.fth"
+    lib.write_text(": sq DUP * ;\nVARIABLE loads  1 loads +!\n")
+    f = fresh()
+    f.eval(f"INCLUDE {lib}")
+    f.eval(f"REQUIRE {lib}")  # included already: not again
+    assert f.eval("loads @ . 7 sq .") == "1 49 "
+    f.eval(f'S" {lib}" INCLUDED')
+    assert f.eval("loads @ .") == "1 "  # a new VARIABLE loads (the file ran again)
+    with pytest.raises(ForthError, match="cannot read"):
+        f.eval(f"INCLUDE {tmp_path / 'missing.fth'}")
+    bad = tmp_path / "bad.fth"
+    bad.write_text(": ok 1 ;\nno-such-word\n")
+    with pytest.raises(ForthError, match="unknown word no-such-word") as info:
+        f.eval(f"INCLUDE {bad}")
+    assert info.value.pos.line == 2 and str(bad) in info.value.pos.source
+    assert "OK" not in f.dict  # the failed line left the dictionary as it was
+
+
+def test_keyboard_words_say_why_not():
+    f = fresh()
+    for word in ("KEY", "PAD 10 ACCEPT"):
+        with pytest.raises(ForthError, match="keyboard"):
+            f.eval(word)
