@@ -106,7 +106,9 @@ RUNAWAY_BUDGET = 1 << 20
 # A wild load in an UNCHECKED cuda session kills the CUDA context: the line must be a
 # ForthError that says so, and the next line must work. The cpu control runs the same
 # load in a checked session (an unchecked wild load would crash the host process).
-STICKY_LINE = "0 @"
+# Not `0 @`: LLVM treats a load from the null pointer as undefined and removes it, so on
+# the H200 `0 @` in an unchecked session faulted nothing (device check, 2026-11-30).
+STICKY_LINE = "-8 @"
 STICKY_CUDA_MATCH = r"context.*lost|lost.*context"
 STICKY_CPU_MATCH = r"bad address"
 AFTER_LINE, AFTER_OUTPUT = "2 3 + .", "5 "

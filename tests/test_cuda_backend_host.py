@@ -384,3 +384,11 @@ def test_see_ptx_shows_the_gpus_own_architecture_by_default(drv):
     finally:
         s.forth.close()
     assert drv.context_stack() == [] and drv.primary_refs() == 0
+
+
+def test_words_that_move_unknown_tiles_are_defined_on_the_cuda_backend(f):
+    """A definition is checked alone, with unknown tiles below it (holes): TSWAP or
+    3 TROLL on them must not need their register types (the H200 run of the
+    device check found `acc+` of demos/gemm.fth failing here)."""
+    f.eval(": sw TSWAP ; : r4 3 TROLL ; : acc+ { k -- } 3 TROLL k DROP ;")
+    assert {"SW", "R4", "ACC+"} <= set(f.dict)
