@@ -158,6 +158,26 @@ class _Resources:
             self.primary.release(self)
 
 
+def _reset_primary(cuda, ordinal: int) -> bool:
+    """cuDevicePrimaryCtxReset: destroy the device's primary context and its memory for every
+    holder in the process (after a sticky error that another library's retain keeps alive).
+    PyCUDA has no wrapper, so libcuda is called through ctypes (the stand-in driver of the
+    tests offers the call as `primary_ctx_reset`). True when the driver did it."""
+    own = getattr(cuda, "primary_ctx_reset", None)
+    if own is not None:
+        return bool(own(ordinal))
+    import ctypes
+    try:
+        lib = ctypes.CDLL("libcuda.so.1")
+        dev = ctypes.c_int()
+        if lib.cuDeviceGet(ctypes.byref(dev), ordinal) != 0:
+            return False
+        reset = getattr(lib, "cuDevicePrimaryCtxReset_v2", None) or lib.cuDevicePrimaryCtxReset
+        return reset(dev) == 0
+    except (OSError, AttributeError):
+        return False
+
+
 class _Primary:
     """A device's primary context, retained once for every session of the process."""
 
@@ -235,10 +255,25 @@ class _Primary:
             res.external.clear()
             res.abort_host = None
         self.generation += 1
-        self.context = self.device.retain_primary_context()
-        if self.dead():
-            raise ForthError("the GPU context was lost and could not be reset: another library in this process "
-                             "(CuPy, PyTorch) holds it too. Restart the session (or use --backend cpu)")
+        try:
+            self.context = self.device.retain_primary_context()
+            dead = self.dead()
+        except cuda.Error:  # the driver hands back the lost context while another holder keeps it
+            dead = True
+        if dead:  # another holder (CuPy, PyTorch, the CUDA runtime): reset it for every holder
+            if self.context is not None:
+                try:
+                    self.context.detach()
+                except Exception:  # noqa: BLE001
+                    pass
+                self.context = None
+            if not _reset_primary(cuda, self.ordinal):
+                raise ForthError("the GPU context was lost and could not be reset: another library in this "
+                                 "process (CuPy, PyTorch) holds it too. Restart the session (or use --backend cpu)")
+            self.context = self.device.retain_primary_context()
+            if self.dead():
+                raise ForthError("the GPU context was lost and even a reset of the device's primary context left it "
+                                 "unusable: restart the session (or use --backend cpu)")
         recs = sorted((rec for res in self.users for rec in res.allocs.values()), key=lambda r: r.addr)
         zeroed = 0
         with self.active():

@@ -81,6 +81,7 @@ CONFIG = {
 }
 launches: list["Launch"] = []
 stats = {"contexts_created": 0, "primary_retains": 0, "primary_releases": 0, "primary_resets": 0,
+         "primary_hard_resets": 0,
          "modules_loaded": 0}
 _injected: dict[str, list[int]] = {}
 _faults: list[int] = []
@@ -422,6 +423,8 @@ class Device:
 
     def retain_primary_context(self) -> Context:
         ctx = _primary.get(self.ordinal)
+        if ctx is not None and ctx.sticky:  # as the driver: a lost primary context is not handed out again
+            raise _error("cuDevicePrimaryCtxRetain", ctx.sticky)
         if ctx is None:
             stats["contexts_created"] += 1
             ctx = _primary[self.ordinal] = _Ctx(self.ordinal, primary=True)
@@ -429,6 +432,21 @@ class Device:
         _primary_refs[self.ordinal] += 1
         stats["primary_retains"] += 1
         return Context(ctx)
+
+
+def primary_ctx_reset(ordinal: int) -> bool:
+    """cuDevicePrimaryCtxReset, which PyCUDA does not wrap (tileforth calls libcuda through
+    ctypes; here, this): the primary context and its memory are destroyed for every holder;
+    their references stay counted and the next retain gets a fresh context."""
+    ctx = _primary.get(ordinal)
+    stats["primary_hard_resets"] += 1
+    if ctx is not None:
+        _destroy(ctx)
+        refs = _primary_refs[ordinal]
+        fresh = _primary[ordinal] = _Ctx(ordinal, primary=True)
+        _primary_refs[ordinal] = refs
+        del fresh
+    return True
 
 
 def init(flags: int = 0) -> None:
