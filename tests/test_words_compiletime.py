@@ -105,6 +105,13 @@ PROGRAMS = {
     "locals-twice": ": two { a } a 1+ { b } a b * ; 4 two .",
     "locals-in-loop-body-use": ": s { n } 0 n 0 DO I + LOOP ; 5 s .",
     "locals-with-comment": ": mm { row col -- prod } row col * ; 6 7 mm .",
+    # defining words that define colon definitions, POSTPONEd comments
+    "colon-in-definition": ": NOP : POSTPONE ; ; NOP NOP1 NOP NOP2 NOP1 NOP2 DEPTH .",
+    "postpone-backslash": ": \\? POSTPONE \\ ; IMMEDIATE  \\? 1 2 3\n4 .",
+    "postpone-paren": ": (( POSTPONE ( ; IMMEDIATE  (( 1 2 ) 3 .",
+    # >NUMBER
+    "to-number": '0. S" 123x" >NUMBER . DROP . .  HEX 0. S" fF" >NUMBER . DROP . . DECIMAL',
+    "to-number-empty": '7. S" " >NUMBER . DROP . .',
     # wrong results of issue 11
     "i-after-unloop": ": T1 3 0 DO 10 5 DO I UNLOOP I UNLOOP EXIT LOOP LOOP ; T1 . .",
     "hex-compiled-under-hex": "HEX : H2 HEX ; DECIMAL H2 BASE @ DECIMAL .",

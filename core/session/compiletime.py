@@ -99,6 +99,11 @@ def _compile_later(f: "Forth", node: HostOp) -> None:
 
 
 def _run_immediate_later(f: "Forth", node: HostOp) -> None:
+    """A POSTPONEd immediate word runs: into the open definition, if any (IF, THEN ...,
+    even from inside [ ]), else as it is (a comment: POSTPONE ( in an IMMEDIATE word)."""
+    if f.colon is None:
+        node.arg.fn(f, Token(node.arg.name, node.pos))
+        return
     with _into_definition(f, node.name):
         node.arg.fn(f, Token(node.arg.name, node.pos))
 

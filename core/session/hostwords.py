@@ -19,7 +19,7 @@ from ..compile.tiles import ACC_TYPES, IN_TYPES, SHAPES
 from ..errors import ForthError, SourcePos
 from ..front.dictionary import Colon, Constant, HostWord, Immediate
 from ..front.reader import Token
-from ..front.tree import Begin, Break, Do, Exit, If, Leave, Lit, LocalsDef, Node, Prim, Recurse
+from ..front.tree import Begin, Break, Do, Exit, HostOp, If, Leave, Lit, LocalsDef, Node, Prim, Recurse
 from .eltypes import BY_CODE
 
 if TYPE_CHECKING:
@@ -313,6 +313,9 @@ def w_words(f: "Forth", tok: Token) -> None:
 
 # ---- immediate words: definitions, control structures, parsing ---------------------------
 def i_colon(f: "Forth", tok: Token, named: bool = True) -> None:
+    if f.compile_state and named:  # `: def-word : POSTPONE ; ;` -- `:` runs when def-word does
+        f.append(HostOp(":", lambda f, n: i_colon(f, Token(":", n.pos)), None, tok.pos))
+        return
     if f.colon is not None:
         raise ForthError(f"`{tok.text}` inside the definition of {f.colon.name}: finish it with ; first",
                          tok.pos, tok.text)

@@ -374,3 +374,28 @@
 : ?        ( addr -- )  @ . ;
 \ Print the cell at addr.
 \ e.g. VARIABLE v 7 v ! v ? \ 7
+
+\ ---- Number conversion ---------------------------------------------------------------
+\
+\ The text interpreter reads numbers on the host; >NUMBER is the same
+\ conversion for Forth code, digit by digit in BASE into a double-cell
+\ accumulator (UD* multiplies a double by a cell with two UM*s).
+
+: DIGIT?   ( char -- u true | false )
+  DUP 48 58 WITHIN IF 48 - ELSE  DUP 65 91 WITHIN IF 55 - ELSE
+  DUP 97 123 WITHIN IF 87 - ELSE  DROP 99  THEN THEN THEN
+  DUP BASE @ < IF -1 ELSE DROP 0 THEN ;
+\ The value of char as a digit in BASE (0-9, then A-Z or a-z) and true, or false.
+\ e.g. 55 DIGIT? . . \ -1 7
+
+: UD*      ( ud1 u -- ud2 )  DUP >R * SWAP R> UM* ROT + ;
+\ Multiply a double by a cell (the product's high bits beyond two cells are lost).
+\ e.g. 5. 3 UD* . . \ 0 15
+
+: >NUMBER  ( ud1 c-addr1 u1 -- ud2 c-addr2 u2 )
+  BEGIN DUP WHILE
+    OVER C@ DIGIT? 0= IF EXIT THEN
+    >R 2SWAP BASE @ UD* R> M+ 2SWAP 1 /STRING
+  REPEAT ;
+\ Add the digits at c-addr1 to ud1 (ud1 * BASE + digit, each) up to the first non-digit; leave what is left.
+\ e.g. 0. S" 123x" >NUMBER . DROP . . \ 1 0 123
