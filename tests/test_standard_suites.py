@@ -13,7 +13,10 @@ from standard import scan
 
 # Tests of coretest.fs that tileforth passed when this floor was set; raise it
 # as words land.  Issue 11's target is all of them (gforth passes 639 of 639).
-CORETEST_FLOOR = 592
+# The 13 that fail load and store cells at an address made odd by `1 ALLOT`
+# (`HERE 1 ALLOT ... HERE 1 ,`): an ambiguous condition in the standard, which
+# x86 forgives and a GPU does not, so checked mode reports it.
+CORETEST_FLOOR = 626
 
 # Line by line: 1 passes, 2 fails (wrong result), 3 fails (unknown word: the
 # line raises), 4 fails (wrong number of results), 5 is a comment, 6 holds
