@@ -1,5 +1,7 @@
 """The language reference, generated from the same tables the compiler uses
-(primitives, host and immediate words, the prelude), so it cannot drift.
+(primitives, host and immediate words, the prelude), so it cannot drift;
+it ends with the Forth-2012 word sets (core/session/wordsets.py) against a
+session's dictionary.
 
     python -m tileforth.core.session.reference > docs/words.md
 """
@@ -8,9 +10,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Iterable
 
 from ..compile.primitives import TABLE
 from .eltypes import ELTYPES
+from .wordsets import DIFFERENT, REFUSED, status
 from .words import HOST_WORDS, IMMEDIATES
 
 PRELUDE = Path(__file__).with_name("prelude.fth")
@@ -71,7 +75,9 @@ def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
-def markdown() -> str:
+def markdown(names: Iterable[str]) -> str:
+    """docs/words.md: the word reference, then the word-set table for the
+    dictionary `names` (a session's `Forth().dict`)."""
     groups: dict[str, list[Entry]] = {}
     for e in entries():
         groups.setdefault(e.group, []).append(e)
@@ -85,8 +91,32 @@ def markdown() -> str:
             ex = f"`{_cell(e.example)}`" if e.example else ""
             lines.append(f"| `{_cell(e.name)}` | `{_cell(e.effect)}` | {_cell(e.help)} | {ex} |")
         lines.append("")
-    return "\n".join(lines)
+    return "\n".join(lines + wordset_lines(names))
 
 
-if __name__ == "__main__":
-    print(markdown(), end="")
+def _code(words: Iterable[str]) -> str:
+    return " ".join(f"`{_cell(w)}`" for w in words)
+
+
+def wordset_lines(names: Iterable[str]) -> list[str]:
+    """The Forth-2012 word sets: how many words of each the dictionary has, and which are missing."""
+    rows = status(names)
+    lines = ["## Forth-2012 word sets", "",
+             "Each word set of the Forth-2012 standard (its glossary sections; core/session/wordsets.py "
+             "holds the lists) against a session's dictionary, computed when this page is generated. "
+             "A name the dictionary uses for something else (" + _code(DIFFERENT) + ") and a word that is "
+             "there only to refuse with a reason (" + _code(REFUSED) + ") count as missing.", "",
+             "| word set | section | has | missing | notes |", "|---|---|---|---|---|"]
+    for st in rows:
+        ws = st.wordset
+        has = f"{len(st.present)} of {len(ws.words)}"
+        lines.append(f"| {ws.name} | {ws.section} | {has} | {_code(st.missing) or 'none'} | {_cell(ws.note)} |")
+    total = sum(len(st.wordset.words) for st in rows)
+    present = sum(len(st.present) for st in rows)
+    lines += ["", f"In all: {present} of the {total} words of these lists (a word in two sets counts twice).", ""]
+    return lines
+
+
+if __name__ == "__main__":  # the generator is a client of the package: it asks a session for its dictionary
+    from tileforth.core import Forth
+    print(markdown(Forth().dict), end="")
