@@ -80,7 +80,8 @@ class EditorState:
         f = self.forth
         compiling = bool(getattr(f, "compiling", False))
         return S.scan(text, f.dict, self.base if 2 <= self.base <= 36 else 10,
-                      compiling=compiling, open_frames=len(getattr(f, "frames", ())))
+                      compiling=compiling, open_frames=len(getattr(f, "frames", ())),
+                      interpreting=compiling and bool(getattr(f, "interpreting", False)))
 
     def complete(self, text: str) -> bool:
         return self.scan(text).complete

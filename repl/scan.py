@@ -28,14 +28,33 @@ from tileforth.core.front.dictionary import Colon, Constant, HostWord, Immediate
 from tileforth.core.front.reader import Reader, parse_double, parse_float, parse_integer
 from tileforth.core.front.tree import Prim
 
-OPENERS = {"IF", "BEGIN", "DO", "?DO"}
-CLOSERS = {"THEN", "UNTIL", "AGAIN", "REPEAT", "LOOP", "+LOOP"}
-CONTROL = OPENERS | CLOSERS | {"ELSE", "WHILE", "LEAVE", "EXIT", "RECURSE"}
-# host words that read the next token as the name of a new word
-DEFINERS = {"CONSTANT", "FCONSTANT", "VARIABLE", "CREATE", "BUFFER:", "ARRAY", "MATRIX", "SHARED:"}
-# words that read the next token as the name of an existing word
-NAMERS = {"SEE", "SEE-PTX", "HELP", "'", "[']", "FORGET",
+# control structures, as the standard's control-flow stack counts them: each
+# opener adds an entry, WHILE and OF add one (an orig), REPEAT takes two (its
+# BEGIN's dest and a WHILE's orig), so BEGIN .. WHILE .. WHILE .. REPEAT ..
+# ELSE .. THEN stays open until its THEN
+CONTROL_DELTA = {"IF": 1, "BEGIN": 1, "DO": 1, "?DO": 1, "CASE": 1, "OF": 1, "WHILE": 1,
+                 "THEN": -1, "UNTIL": -1, "AGAIN": -1, "LOOP": -1, "+LOOP": -1, "ENDOF": -1, "ENDCASE": -1,
+                 "REPEAT": -2}
+OPENERS = {k for k, d in CONTROL_DELTA.items() if d > 0}
+CLOSERS = {k for k, d in CONTROL_DELTA.items() if d < 0}
+CONTROL = set(CONTROL_DELTA) | {"ELSE", "LEAVE", "EXIT", "RECURSE"}
+# host words that read the next token as the name of a new word (when they
+# run: inside a definition or an open control structure they are compiled,
+# and read their name when that code runs)
+DEFINERS = {"CONSTANT", "FCONSTANT", "2CONSTANT", "VARIABLE", "2VARIABLE", "FVARIABLE", "VALUE", "FVALUE",
+            "DEFER", "MARKER", "SYNONYM", "CREATE", "BUFFER:", "ARRAY", "MATRIX", "SHARED:"}
+# host words that read the next token as the name of an existing word (as DEFINERS: when they run)
+NAMERS = {"SEE", "SEE-PTX", "HELP", "'", "FORGET",
           "SEE-IR", ".M", "ZEROS", "AFILL", "RAMP", "IDENTITY", "RANDOM", "LOAD-NPY", "SAVE-NPY"}
+# ... of those, the ones that take a name only from the same line (alone, HELP is a summary)
+SAME_LINE = {"SEE", "SEE-PTX", "SEE-IR", "HELP", ".M", "ZEROS", "AFILL", "RAMP", "IDENTITY", "RANDOM",
+             "LOAD-NPY", "SAVE-NPY"}
+# host words that read the next token as a file name
+FILE_NAMERS = {"INCLUDE", "REQUIRE"}
+# immediate words that read the next token as the name of an existing word, always (also in a definition)
+IMMEDIATE_NAMERS = {"[']", "POSTPONE", "[COMPILE]", "TO", "+TO", "IS", "ACTION-OF", "[DEFINED]", "[UNDEFINED]"}
+# immediate words that read the next token as text (its first character)
+CHARS = {"CHAR", "[CHAR]"}
 
 
 @dataclass(frozen=True)
@@ -48,6 +67,14 @@ class Effect:
     fnet: int = 0
     tneed: int = 0
     tnet: int = 0
+
+
+# immediate words that read text up to a delimiter on the same line (S\" with
+# its escapes: \" does not end it), and what they leave when they run at the prompt
+STRINGS: dict[str, tuple[str, Effect | None]] = {
+    '."': ('"', Effect()), ".(": (")", None), 'S"': ('"', Effect(dnet=2)), 'S\\"': ('"', Effect(dnet=2)),
+    'C"': ('"', Effect(dnet=1)), 'ABORT"': ('"', Effect(dneed=1, dnet=-1)),
+}
 
 
 @dataclass(frozen=True)
@@ -139,14 +166,39 @@ def number_effect(text: str, base: int) -> Effect | None:
     return None
 
 
+def skip_escaped(reader: Reader) -> None:
+    """Move the reader past S\\"'s text: up to an unescaped `"` on the same
+    line (a backslash escapes the next character: `\\"` `\\\\`), or to the
+    line's end when there is none (the interpreter then refuses the line)."""
+    line = reader.lines[reader.row] if reader.row < len(reader.lines) else ""
+    i = reader.col + 1 if reader.col < len(line) else reader.col  # the one blank after S\\"
+    while i < len(line):
+        if line[i] == '"':
+            reader.col = i + 1
+            return
+        i += 2 if line[i] == "\\" else 1
+    reader.col = len(line)
+
+
 def scan(text: str, dictionary: dict, base: int = 10, *, compiling: bool = False,
-         open_frames: int = 0) -> Scan:
+         open_frames: int = 0, interpreting: bool = False) -> Scan:
     """Walk the text as the interpreter would (without running it).
 
     `compiling` and `open_frames`: the session is inside a definition (with
-    that many control structures open) from an earlier line.
+    that many control structures open) from an earlier line; `interpreting`:
+    and inside `[ ... ]` there.
+
+    As the interpreter does: a parsing word's text or name is not a word of
+    the program (`S" a : b"`, `POSTPONE ;`, `CHAR (`); `:` and `:NONAME`
+    open a definition only outside one (`: def : POSTPONE ; ;` compiles
+    `:`); a host word that parses (`'`, CREATE, CONSTANT, INCLUDE) reads its
+    name only when it runs now, not when it is compiled into a definition or
+    an open control structure (`: mk CREATE ;`); `[ ... ]` interprets inside
+    a definition; DOES> goes on to the `;`; locals `{: a | b -- c :}` and
+    `{ a -- b }` are names, not words.
     """
     out = Scan(open_definition=compiling, open_control=open_frames if compiling else 0)
+    interp = interpreting and compiling  # inside [ ... ] of an open definition
     reader = Reader(text)
     starts = [0]
     for line in reader.lines[:-1]:
@@ -167,100 +219,159 @@ def scan(text: str, dictionary: dict, base: int = 10, *, compiling: bool = False
             b = end_col if r == end_row else len(reader.lines[r])
             span(r, a, b, kind)
 
+    def span_tok(t, kind: str) -> None:
+        span(t.pos.line - 1, t.pos.col - 1, t.pos.col - 1 + len(t.text), kind)
+
     def item(tok, effect) -> None:
         row = tok.pos.line - 1
         out.items.append(Item(tok.text, starts[row] + tok.pos.col - 1, effect))
+
+    def name_kind(t) -> str:
+        """The colour of an existing word's name read by a parsing word."""
+        if t.key in dictionary:
+            return kind_of(dictionary[t.key])
+        return defined.get(t.key, "unknown")
+
+    def next_on_line(tok):
+        """The next token if it is on `tok`'s line (else None, unread)."""
+        nxt = reader.peek_token()
+        if nxt is None or nxt.pos.line != tok.pos.line:
+            return None
+        return reader.next_token()
 
     while (tok := reader.next_token()) is not None:
         row, col = tok.pos.line - 1, tok.pos.col - 1
         end = col + len(tok.text)
         key = tok.key
-        if key in locals_ and out.open_definition:
+        compile_state = out.open_definition and not interp
+        if key in locals_ and compile_state:
             span(row, col, end, "local")
+            item(tok, None)
             continue
         entry = dictionary.get(key)
-        if key == "(" and isinstance(entry, Immediate):
+        immediate = isinstance(entry, Immediate)
+        # the words that run now leave what they leave; inside a definition or
+        # an open control structure they are compiled
+        at_top = not out.open_definition and not out.open_control
+        if key == "(" and immediate:
             _, found = reader.parse_until(")", multiline=True)
             out.open_comment = not found
             span_to(row, col, "comment")
             continue
-        if key == "\\" and isinstance(entry, Immediate):
+        if key == "\\" and immediate:
             reader.skip_line()
             span(row, col, len(reader.lines[row]), "comment")
             continue
-        if key in ('."', ".(") and isinstance(entry, Immediate):
-            reader.parse_until('"' if key == '."' else ")")
+        if key in STRINGS and immediate:
+            delim, effect = STRINGS[key]
+            if key == 'S\\"':
+                skip_escaped(reader)
+            else:
+                reader.parse_until(delim)  # on this line: without its delimiter the line fails
             span_to(row, col, "string")
-            if key == '."' and not out.open_definition:
-                item(tok, Effect())
+            if key != ".(":  # .( prints as it is read, also in a definition
+                item(tok, effect if at_top else None)
             continue
-        if entry is not None:
-            kind = kind_of(entry)
-            span(row, col, end, kind)
-            if key == ":" and isinstance(entry, Immediate):
-                out.open_definition = True
-                out.open_control = 0
+        if entry is None:
+            if key in defined:
+                span(row, col, end, defined[key])
                 item(tok, None)
-                name = reader.next_token()
-                if name is not None:
-                    span(name.pos.line - 1, name.pos.col - 1, name.pos.col - 1 + len(name.text), "defined")
-                    defined[name.key] = "colon"
                 continue
-            if key == ";" and isinstance(entry, Immediate):
-                out.open_definition = False
-                out.open_control = 0
-                locals_.clear()
+            eff = number_effect(tok.text, base)
+            if eff is not None:
+                span(row, col, end, "number")
+                item(tok, eff if at_top else None)
                 continue
-            if key == "{" and isinstance(entry, Immediate) and out.open_definition:
-                in_comment = False
-                while (t := reader.next_token()) is not None:
-                    r, c = t.pos.line - 1, t.pos.col - 1
-                    if t.text == "}":
-                        span(r, c, c + 1, "immediate")
-                        break
-                    in_comment = in_comment or t.text == "--"
-                    span(r, c, c + len(t.text), "comment" if in_comment else "local")
-                    if not in_comment:
-                        locals_.add(t.key)
-                continue
-            if key in OPENERS and kind == "control":
-                out.open_control += 1
-            elif key in CLOSERS and kind == "control":
-                out.open_control = max(0, out.open_control - 1)
-            if key in ("CHAR", "[CHAR]") and isinstance(entry, Immediate):
-                item(tok, None if out.open_definition or out.open_control else Effect(dnet=1))
-                nxt = reader.next_token()
-                if nxt is not None:
-                    span(nxt.pos.line - 1, nxt.pos.col - 1, nxt.pos.col - 1 + len(nxt.text), "string")
-                continue
-            if key in DEFINERS or key in NAMERS:
-                item(tok, None)
-                nxt = reader.next_token()
-                if nxt is not None:
-                    r, c = nxt.pos.line - 1, nxt.pos.col - 1
-                    if key in DEFINERS:
-                        span(r, c, c + len(nxt.text), "defined")
-                        defined[nxt.key] = "constant"
-                    else:
-                        span(r, c, c + len(nxt.text), kind_of(dictionary.get(nxt.key))
-                             if nxt.key in dictionary else defined.get(nxt.key, "unknown"))
-                continue
-            if key in ("HEX", "DECIMAL") and not out.open_definition:
-                base = 16 if key == "HEX" else 10
-            inside = out.open_definition or out.open_control or kind == "control"
-            item(tok, None if inside else word_effect(entry))
-            continue
-        if key in defined:
-            span(row, col, end, defined[key])
+            span(row, col, end, "unknown")
             item(tok, None)
             continue
-        eff = number_effect(tok.text, base)
-        if eff is not None:
-            span(row, col, end, "number")
-            item(tok, None if out.open_definition or out.open_control else eff)
+
+        kind = kind_of(entry)
+        span(row, col, end, kind)
+        if immediate and key in (":", ":NONAME"):
+            item(tok, None)
+            if out.open_definition:
+                continue  # `: def : POSTPONE ; ;`: compiled, it reads its name when def runs
+            out.open_definition, interp = True, False
+            out.open_control = 0
+            locals_.clear()
+            if key == ":":
+                name = reader.next_token()
+                if name is not None:
+                    span_tok(name, "defined")
+                    defined[name.key] = "colon"
             continue
-        span(row, col, end, "unknown")
-        item(tok, None)
+        if immediate and key == ";":
+            item(tok, None)
+            out.open_definition, interp = False, False
+            out.open_control = 0
+            locals_.clear()
+            continue
+        if immediate and key == "DOES>":
+            item(tok, None)
+            locals_.clear()  # the code after DOES> is a definition of its own, up to the ;
+            continue
+        if immediate and key in ("[", "]"):
+            item(tok, None)
+            if out.open_definition:
+                interp = key == "["
+            continue
+        if immediate and key in ("{:", "{") and compile_state:
+            item(tok, None)
+            close = ":}" if key == "{:" else "}"
+            part = "in"
+            while (t := reader.next_token()) is not None:
+                if t.text == close:
+                    span_tok(t, "immediate")
+                    break
+                if t.text == "--":
+                    part = "out"
+                elif t.text == "|" and part == "in":
+                    part = "extra"
+                    span_tok(t, "immediate")
+                    continue
+                span_tok(t, "comment" if part == "out" else "local")
+                if part != "out":
+                    locals_.add(t.key)
+            continue
+        if immediate and kind == "control" and key in CONTROL_DELTA:
+            out.open_control = max(0, out.open_control + CONTROL_DELTA[key])
+            item(tok, None)
+            continue
+        if immediate and key in CHARS:
+            item(tok, Effect(dnet=1) if at_top and key == "CHAR" else None)
+            nxt = reader.next_token()
+            if nxt is not None:
+                span_tok(nxt, "string")
+            continue
+        if immediate and key in IMMEDIATE_NAMERS:
+            item(tok, None)
+            nxt = reader.next_token()
+            if nxt is not None:
+                local = key in ("TO", "+TO") and nxt.key in locals_ and compile_state
+                span_tok(nxt, "local" if local else name_kind(nxt))
+            continue
+        runs_now = not compile_state and not out.open_control
+        if isinstance(entry, HostWord) and runs_now and key in DEFINERS | NAMERS | FILE_NAMERS:
+            item(tok, None)
+            nxt = next_on_line(tok) if key in SAME_LINE else reader.next_token()
+            if nxt is not None:
+                if key in DEFINERS:
+                    span_tok(nxt, "defined")
+                    defined[nxt.key] = "constant"
+                    if key == "SYNONYM":  # SYNONYM new old
+                        old = reader.next_token()
+                        if old is not None:
+                            span_tok(old, name_kind(old))
+                elif key in FILE_NAMERS:
+                    span_tok(nxt, "string")
+                else:
+                    span_tok(nxt, name_kind(nxt))
+            continue
+        if key in ("HEX", "DECIMAL") and runs_now:
+            base = 16 if key == "HEX" else 10
+        inside = out.open_definition or out.open_control or kind == "control"
+        item(tok, None if inside else word_effect(entry))
     return out
 
 
