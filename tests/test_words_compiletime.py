@@ -112,6 +112,14 @@ PROGRAMS = {
     # >NUMBER
     "to-number": '0. S" 123x" >NUMBER . DROP . .  HEX 0. S" fF" >NUMBER . DROP . . DECIMAL',
     "to-number-empty": '7. S" " >NUMBER . DROP . .',
+    # double output, 2ROT, SLITERAL, heap memory, SAVE-INPUT
+    "d-dot": "-12. D. 5. D. 123456789012345678901234567890. D. -7. 6 D.R 99. 1 D.R",
+    "2rot": "1 2 3 4 5 6 2ROT . . . . . .",
+    "sliteral": ': f [ S" abc" ] SLITERAL ; f TYPE f NIP .',
+    "allocate-free": "100 ALLOCATE . DUP 7 SWAP ! DUP @ . FREE .",
+    "resize-keeps-contents": "8 ALLOCATE DROP 42 OVER ! 64 RESIZE . DUP @ . FREE .",
+    "save-restore-input": 'VARIABLE SI_INC 0 SI_INC ! : SI1 SI_INC @ >IN +! 15 SI_INC ! ; '
+                          ': S$ S" SAVE-INPUT SI1 RESTORE-INPUT 12345" ; S$ EVALUATE SI_INC @ . . .',
     # wrong results of issue 11
     "i-after-unloop": ": T1 3 0 DO 10 5 DO I UNLOOP I UNLOOP EXIT LOOP LOOP ; T1 . .",
     "hex-compiled-under-hex": "HEX : H2 HEX ; DECIMAL H2 BASE @ DECIMAL .",
@@ -261,3 +269,15 @@ def test_forth_2012_locals():
     with pytest.raises(ForthError, match="close the locals list"):
         f.eval(": bad2 {: a ")
     assert not f.compiling and f.data_stack() == []
+
+
+def test_2value_substitute_and_dump():  # Forth-2012 words gforth 0.7.3 lacks (DUMP's layout is the system's)
+    f = fresh()
+    assert f.eval("1 2 2VALUE p  p . .  3 4 TO p  p . .") == "2 1 4 3 "
+    assert f.eval('S" world" S" who" REPLACES S" hello %who% 100%% %x%" PAD 84 SUBSTITUTE . TYPE') == \
+        "1 hello world 100% %x%"
+    assert f.eval('S" a%b" PAD UNESCAPE TYPE') == "a%%b"
+    assert f.eval('S" %who%%who%" PAD 5 SUBSTITUTE . . DROP') == "-78 0 "  # 10 bytes do not fit in 5
+    out = f.eval('S" hi!" DUMP')
+    assert out.endswith(": 68 69 21" + " " * 41 + "hi!\n")
+    assert f.eval("5 FREE . 5 0 RESIZE . DROP") == "-60 -61 "

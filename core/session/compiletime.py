@@ -29,6 +29,7 @@ from ..front.reader import Token
 from ..front.tree import Call, HostOp, Lit, LocalGet, LocalSet, Prim
 from .hostexec import EXIT
 from .hostwords import Frame, _align, _allot, _close, _name, i_colon
+from .strings import place
 
 if TYPE_CHECKING:
     from .interpreter import Forth
@@ -269,6 +270,25 @@ def i_two_literal(f: "Forth", tok: Token) -> None:
     f.append(Lit(hi, tok.pos))
 
 
+def w_two_value(f: "Forth", tok: Token) -> None:
+    lo, hi = f.pop_uniform(2, "2VALUE")
+    name = _name(f, tok)
+    _align(f)
+    addr = _allot(f, 16)
+    f.backend.write(addr, np.array([hi, lo], np.int64))  # as 2! stores it
+    f.define(f.make_word(name.text, [Lit(addr, name.pos), Prim(PRIMS["2@"], name.pos)], body_addr=addr,
+                         data_kind="2value"))
+
+
+def i_sliteral(f: "Forth", tok: Token) -> None:
+    _compiling(f, tok)
+    f.flush_segment()
+    addr, n = f.pop_uniform(2, "SLITERAL")
+    data = bytes(f.backend.read(addr, n)) if n > 0 else b""
+    f.append(Lit(place(f, data, tok), tok.pos))
+    f.append(Lit(len(data), tok.pos))
+
+
 def _pop_float(f: "Forth", word: str) -> float:
     from ..compile.state import StackState, differing
     f.flush_segment()
@@ -331,10 +351,11 @@ def i_to(f: "Forth", tok: Token) -> None:
         return
     entry, name = _entry(f, tok, tok.text.upper())
     kind = getattr(entry, "data_kind", "")
-    if kind not in ("value", "fvalue"):
-        raise ForthError(f"TO {name.text}: {name.text} is not a VALUE or FVALUE", name.pos, name.text)
+    store = {"value": "!", "fvalue": "F!", "2value": "2!"}.get(kind)
+    if store is None:
+        raise ForthError(f"TO {name.text}: {name.text} is not a VALUE, 2VALUE or FVALUE", name.pos, name.text)
     f.append(Lit(entry.body_addr, name.pos))
-    f.append(Prim(PRIMS["F!" if kind == "fvalue" else "!"], tok.pos))
+    f.append(Prim(PRIMS[store], tok.pos))
 
 
 def i_defined(f: "Forth", tok: Token) -> None:
@@ -451,6 +472,8 @@ HOST_WORDS: list[HostWord] = [
              "1 2 2CONSTANT two  two . . \\ 2 1"),
     HostWord("2VARIABLE", '( "name" -- )', "Define a two-cell variable.", w_two_variable,
              "2VARIABLE d  1 2 d 2!  d 2@ . . \\ 2 1"),
+    HostWord("2VALUE", '( x1 x2 "name" -- )', "Define a word that pushes two cells; change them with TO.",
+             w_two_value, "1 2 2VALUE p  3 4 TO p  p . . \\ 4 3"),
     HostWord("FVARIABLE", '( "name" -- )', "Define a float (f32) variable.", w_fvariable,
              "FVARIABLE x  1.5e x F!  x F@ F. \\ 1.5"),
     HostWord("FVALUE", '( F: r "name" -- )', "Define a word that pushes the float r; change it with TO.", w_fvalue,
@@ -504,6 +527,8 @@ IMMEDIATES: list[Immediate] = [
               "5 VALUE v  7 TO v  v . \\ 7"),
     Immediate("2LITERAL", "( x1 x2 -- )", "Compile two cells (taken from the stack now).", i_two_literal,
               ": f [ 1 2 ] 2LITERAL ; f . . \\ 2 1"),
+    Immediate("SLITERAL", "( c-addr u -- )", "Compile a string (taken from the stack now) into the definition.",
+              i_sliteral, ': f [ S" abc" ] SLITERAL ; f TYPE \\ abc'),
     Immediate("FLITERAL", "( F: r -- )", "Compile a float (taken from the float stack now).", i_fliteral,
               ": f [ 2e FSQRT ] FLITERAL ; f F. \\ 1.4142135"),
     Immediate("[DEFINED]", '( "name" -- flag )', "True if the word named next is defined.", i_defined,

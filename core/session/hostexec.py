@@ -106,7 +106,7 @@ class HostRunner:
         if self.steps > self.f.step_budget:
             raise ForthError(f"a host-level word ran {self.f.step_budget} loop iterations and calls without "
                              "finishing: the loop or recursion looks infinite (raise the step budget if it "
-                             "is not)", pos)
+                             "is not)", pos, code=None)  # CATCH lets it through, as a runaway device loop
 
     # ---- words and bodies --------------------------------------------------------------
     def call(self, word: "Colon", pos=None) -> None:

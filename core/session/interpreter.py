@@ -143,6 +143,8 @@ class Forth:
         self.frames: list[Frame] = []
         self.input: InputBuffer | None = None  # SOURCE, >IN and WORD's memory (textin.py), made when first used
         self.included: set[str] = set()  # files INCLUDED so far (REQUIRE includes a file once)
+        self.heap: dict[int, int] = {}  # ALLOCATE's blocks: address -> size (heapwords.py)
+        self.substitutions: dict[bytes, bytes] = {}  # REPLACES: name -> text, for SUBSTITUTE
         self.segment: list[Node] = []
         self.segment_uses_base = False
         self.out_parts: list[str] = []

@@ -399,3 +399,17 @@
   REPEAT ;
 \ Add the digits at c-addr1 to ud1 (ud1 * BASE + digit, each) up to the first non-digit; leave what is left.
 \ e.g. 0. S" 123x" >NUMBER . DROP . . \ 1 0 123
+
+\ ---- Double-cell output ------------------------------------------------------------
+
+: D.R      ( d width -- )  >R TUCK DABS <# #S ROT SIGN #> R> OVER - SPACES TYPE ;
+\ Print d right-aligned in a field of width characters (pictured output: see HLD on the GPU).
+\ e.g. -12. 6 D.R \    -12
+
+: D.       ( d -- )  0 D.R SPACE ;
+\ Print d, then a space.
+\ e.g. -12. D. \ -12
+
+: 2ROT     ( x1 x2 x3 x4 x5 x6 -- x3 x4 x5 x6 x1 x2 )  5 ROLL 5 ROLL ;
+\ Rotate the third pair to the top.
+\ e.g. 1 2 3 4 5 6 2ROT . . \ 2 1

@@ -161,6 +161,28 @@ def w_refill(f: "Forth", tok: Token) -> None:
     f.push_uniform(-1)
 
 
+def w_save_input(f: "Forth", tok: Token) -> None:
+    r = f.reader
+    f.push_uniform(r.row, offset(f), 2)
+
+
+def w_restore_input(f: "Forth", tok: Token) -> None:
+    (n,) = f.pop_uniform(1, "RESTORE-INPUT")
+    if n != 2:
+        f.pop_uniform(max(n, 0), "RESTORE-INPUT")
+        f.push_uniform(-1)  # not what SAVE-INPUT saved here: refused
+        return
+    row, col = f.pop_uniform(2, "RESTORE-INPUT")
+    r = f.reader
+    if not 0 <= row < len(r.lines):
+        f.push_uniform(-1)
+        return
+    r.row, r.col = row, col
+    if f.input is not None:
+        f.input.live = None
+    f.push_uniform(0)
+
+
 def w_source_id(f: "Forth", tok: Token) -> None:
     f.push_uniform(-1 if getattr(f.reader, "addr", None) is not None else 0)
 
@@ -245,6 +267,10 @@ HOST_WORDS: list[HostWord] = [
              "PARSE-NAME hello TYPE \\ hello"),
     HostWord("REFILL", "( -- flag )", "Go on to the next line of the source; false at its end.", w_refill,
              "REFILL DROP"),
+    HostWord("SAVE-INPUT", "( -- x1 x2 2 )", "Save the position in the input, for RESTORE-INPUT.", w_save_input,
+             "SAVE-INPUT DROP 2DROP"),
+    HostWord("RESTORE-INPUT", "( x1 x2 2 -- flag )", "Go back to a position SAVE-INPUT saved in the same "
+             "source; false on success.", w_restore_input, "SAVE-INPUT RESTORE-INPUT DROP"),
     HostWord("SOURCE-ID", "( -- 0 | -1 )", "0 when the input is the user's, -1 in EVALUATE.", w_source_id,
              "SOURCE-ID . \\ 0"),
     HostWord("EVALUATE", "( c-addr u -- )", "Interpret a string as if it were typed.", w_evaluate,
