@@ -120,6 +120,10 @@ PROGRAMS = {
     "resize-keeps-contents": "8 ALLOCATE DROP 42 OVER ! 64 RESIZE . DUP @ . FREE .",
     "save-restore-input": 'VARIABLE SI_INC 0 SI_INC ! : SI1 SI_INC @ >IN +! 15 SI_INC ! ; '
                           ': S$ S" SAVE-INPUT SI1 RESTORE-INPUT 12345" ; S$ EVALUATE SI_INC @ . . .',
+    # structures, AHEAD, name tokens
+    "structures": "BEGIN-STRUCTURE pt FIELD: pt.x FIELD: pt.y END-STRUCTURE pt . 0 4 +FIELD f1 8 +FIELD f2 . "
+                  "100 f2 . 1 FIELD: c1 . 0 c1 . 3 CFIELD: c2 .  CREATE p pt ALLOT 5 p pt.y ! p pt.y @ .",
+    "ahead": ": f 1 AHEAD 2 THEN 3 ; f . .",
     # wrong results of issue 11
     "i-after-unloop": ": T1 3 0 DO 10 5 DO I UNLOOP I UNLOOP EXIT LOOP LOOP ; T1 . .",
     "hex-compiled-under-hex": "HEX : H2 HEX ; DECIMAL H2 BASE @ DECIMAL .",
@@ -281,3 +285,16 @@ def test_2value_substitute_and_dump():  # Forth-2012 words gforth 0.7.3 lacks (D
     out = f.eval('S" hi!" DUMP')
     assert out.endswith(": 68 69 21" + " " * 41 + "hi!\n")
     assert f.eval("5 FREE . 5 0 RESIZE . DROP") == "-60 -61 "
+
+
+def test_traverse_wordlist_and_name_tokens():  # gforth 0.7.3 lacks TRAVERSE-WORDLIST
+    f = fresh()
+    f.eval(": zz 1 ; : yy 2 ;")
+    assert f.eval(":NONAME NAME>STRING TYPE SPACE -1 ; VARIABLE n 0 n ! "
+                  ":NONAME 1 n +! n @ 3 < ; FORTH-WORDLIST TRAVERSE-WORDLIST n @ .") == "3 "
+    assert f.eval(":NONAME NAME>STRING TYPE 0 ; FORTH-WORDLIST TRAVERSE-WORDLIST") == "n"  # the newest word
+    assert f.eval("' DUP NAME>STRING TYPE") == "DUP"
+    assert f.eval("' zz NAME>INTERPRET EXECUTE .") == "1 "
+    assert f.eval("' IF NAME>COMPILE ' EXECUTE = . DROP") == "-1 "  # an immediate word executes to compile
+    with pytest.raises(ForthError, match="one, FORTH-WORDLIST"):
+        f.eval("' zz 7 TRAVERSE-WORDLIST")

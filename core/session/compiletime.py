@@ -170,7 +170,7 @@ def i_noname(f: "Forth", tok: Token) -> None:
 def i_does(f: "Forth", tok: Token) -> None:
     _compiling(f, tok)
     outer = f.colon
-    does = Colon(f"{outer.name} DOES>", [], tok.pos, anonymous=True, source=outer.source)
+    does = Colon(f"{outer.name} DOES>", [], tok.pos, anonymous=True, source=outer.source, prelude=outer.prelude)
     f.append(HostOp("DOES>", _run_does, does, tok.pos))
     f.finish_definition(tok)
     f.colon = does

@@ -413,3 +413,34 @@
 : 2ROT     ( x1 x2 x3 x4 x5 x6 -- x3 x4 x5 x6 x1 x2 )  5 ROLL 5 ROLL ;
 \ Rotate the third pair to the top.
 \ e.g. 1 2 3 4 5 6 2ROT . . \ 2 1
+
+\ ---- Structures ----------------------------------------------------------------------
+\
+\ Forth-2012's structures (FACILITY-EXT) are defining words written with
+\ CREATE and DOES>: a structure's name pushes its size, a field's name adds
+\ its offset to an address. They run on the host when they define, and the
+\ words they define run on the device.
+
+: BEGIN-STRUCTURE ( "name" -- addr 0 )  CREATE HERE 0 0 , DOES> @ ;
+\ Start a structure: name will push its size (fields follow, END-STRUCTURE ends it).
+\ e.g. BEGIN-STRUCTURE pt FIELD: pt.x FIELD: pt.y END-STRUCTURE pt . \ 16
+
+: END-STRUCTURE ( addr n -- )  SWAP ! ;
+\ End a structure: its size is n.
+\ e.g. BEGIN-STRUCTURE empty END-STRUCTURE empty . \ 0
+
+: +FIELD   ( n1 n2 "name" -- n3 )  CREATE OVER , + DOES> @ + ;
+\ A field of n2 bytes at offset n1: name adds n1 to an address.
+\ e.g. 0 4 +FIELD f1 8 +FIELD f2 . 100 f2 . \ 12 104
+
+: FIELD:   ( n1 "name" -- n2 )  ALIGNED 1 CELLS +FIELD ;
+\ A cell field (aligned).
+\ e.g. 1 FIELD: c1 . 0 c1 . \ 16 8
+
+: CFIELD:  ( n1 "name" -- n2 )  1 CHARS +FIELD ;
+\ A character field.
+\ e.g. 0 CFIELD: ch . \ 1
+
+: FFIELD:  ( n1 "name" -- n2 )  FALIGNED 1 FLOATS +FIELD ;
+\ A float field (aligned).
+\ e.g. 1 FFIELD: fl . \ 8

@@ -109,8 +109,9 @@ WORDSETS: list[WordSet] = [
             "control structures; they become registers.", instead=("{:", "{")),
     WordSet("LOCALS-EXT", "13.6.2", _words("LOCALS| {:")),
     WordSet("MEMORY", "14.6.1", _words("ALLOCATE FREE RESIZE"),
-            "Not there yet; memory is allocated by the host, between launches: arrays with ARRAY and MATRIX, "
-            "data space with ALLOT.", instead=("ARRAY", "MATRIX", "ALLOT")),
+            "ALLOCATE, FREE and RESIZE run on the host, between launches, and take memory from the backend as "
+            "ARRAY and MATRIX do (device memory on the cuda backend), so device code can use it; a kernel "
+            "cannot allocate.", instead=("ARRAY", "MATRIX")),
     WordSet("PROGRAMMING-TOOLS", "15.6.1", _words(".S ? DUMP SEE WORDS"),
             "Typed at the REPL's prompt, .S shows every stack of every thread (.STACKS); the inspection "
             "words .LANES, .TILE and SEE-IR show what a GPU adds.", instead=(".S", ".STACKS", ".LANES", ".TILE",
