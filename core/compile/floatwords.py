@@ -22,9 +22,25 @@ stack and in memory: FLOATS FLOAT+ FALIGNED count 4, SF@ SF! are F@ F!):
 * F~ follows the standard: r3 > 0 absolute tolerance, r3 = 0 identical
   encodings (0e and -0e differ), r3 < 0 relative tolerance.
 
-Host words of the word set (FALIGN moves HERE; FVARIABLE FCONSTANT FLITERAL
-FVALUE parse or compile; >FLOAT REPRESENT FE. FS. PRECISION SET-PRECISION
-format text) are not device primitives and live elsewhere.
+* SFLOATS SFLOAT+ SFALIGNED count 4 bytes (an sfloat is the f32 a float is);
+  DFLOATS DFLOAT+ DFALIGNED count 8 (DF@ DF! store an f64).
+* PRECISION is a session setting kept in a cell of data space's reserved
+  first 64 bytes (BASE is at 0, STATE at 8): PRECISION_OFFSET. The host word
+  SET-PRECISION (core/session/floathost.py) writes it between launches, so
+  every thread of a launch sees one value; the primitive PRECISION and
+  F. FS. FE. read it, and these send it with each record (aux) for the host
+  to format the number with (core/session/output.py). Fresh data space
+  holds 0, which stands for the default, 9 (FLT_DECIMAL_DIG: the fewest
+  significant digits that tell every f32 apart); SET-PRECISION keeps u in
+  1..PRECISION_MAX. F. prints the shortest digits that give the f32 back
+  when there are no more than PRECISION of them (always, at 9: F.'s output
+  is the same as before PRECISION), else the f32 rounded to PRECISION digits,
+  as gforth does.
+
+Host words of the word set (FALIGN SFALIGN DFALIGN move HERE; FVARIABLE
+FCONSTANT FLITERAL FVALUE parse or compile; >FLOAT and REPRESENT convert
+text in memory: core/session/floathost.py) are not device primitives and live
+elsewhere.
 """
 from __future__ import annotations
 
@@ -33,13 +49,18 @@ from typing import TYPE_CHECKING, Callable
 from llvmlite import ir
 
 from ..front.effects import Effect
-from .codegen import F32, I64, I128, c64
+from . import layout as L
+from .codegen import F32, I32, I64, I128, c64
 
 if TYPE_CHECKING:
     from ..front.tree import Prim
     from .codegen import Gen
 
 FLOAT_BYTES = 4  # a float in memory is an f32 (F@ F! SF@ SF!)
+DFLOAT_BYTES = 8  # DF@ DF! store an f64
+PRECISION_OFFSET = 56  # PRECISION's cell: the last of data space's reserved 64 bytes (0 there: the default)
+PRECISION_DEFAULT = 9  # FLT_DECIMAL_DIG: 9 significant digits tell every f32 apart
+PRECISION_MAX = 64  # SET-PRECISION (a host word) keeps u in 1..PRECISION_MAX
 
 
 def _pure(fn: Callable) -> Callable:
@@ -158,6 +179,29 @@ def _sf_store(g: "Gen", a: list, f: list) -> tuple[list, list]:
     return [], []
 
 
+def _precision_ptr(g: "Gen") -> ir.Value:
+    return g.target.mem_pointer(g, c64(g.base_addr + PRECISION_OFFSET), "global")
+
+
+def _precision(g: "Gen") -> ir.Value:
+    """PRECISION: the cell's value, the default where it holds 0 (fresh data space)."""
+    v = g.b.load(_precision_ptr(g), typ=I64)
+    return g.b.select(g.b.icmp_signed("==", v, c64(0)), c64(PRECISION_DEFAULT), v)
+
+
+def _float_printer(kind: int) -> Callable:
+    """F. FS. FE.: one output record (kind, PRECISION, the f32's bits) per thread."""
+    def op(g: "Gen", a: list, f: list) -> tuple[list, list]:
+        bits = g.b.zext(g.b.bitcast(f[0], I32), I64)
+        g.b.call(g.helper("tf_out"), [g.env.ctx, g.env.thr, c64(kind), _precision(g), bits])
+        return [], []
+    return _pure(op)
+
+
+def _aligned(size: int) -> Callable:
+    return _addr_op(lambda g, x: g.b.and_(g.b.add(x, c64(size - 1)), c64(-size)))
+
+
 # unary functions: (word, target math name, help, example)
 UNARY = (
     ("FLOG", "log10", "Base-10 logarithm (NaN below 0, -inf at 0).", "100e FLOG F. \\ 2."),
@@ -210,8 +254,31 @@ def install(registry) -> None:
     prim("FLOAT+", "( f-addr1 -- f-addr2 )", "Add the size of a float (4 bytes) to an address.",
          "100 FLOAT+ . \\ 104", _addr_op(lambda g, x: g.b.add(x, c64(FLOAT_BYTES))))
     prim("FALIGNED", "( addr -- f-addr )", "The first float-aligned (multiple of 4) address at or above addr.",
-         "5 FALIGNED . \\ 8",
-         _addr_op(lambda g, x: g.b.and_(g.b.add(x, c64(FLOAT_BYTES - 1)), c64(-FLOAT_BYTES))))
+         "5 FALIGNED . \\ 8", _aligned(FLOAT_BYTES))
+    for prefix, size, what in (("SF", FLOAT_BYTES, "an sfloat (an f32, as a float)"),
+                               ("DF", DFLOAT_BYTES, "a dfloat (an f64, as DF@ DF! store)")):
+        addr = prefix.lower() + "-addr"
+        prim(f"{prefix}LOATS", "( n1 -- n2 )", f"The size in bytes of n1 {prefix.lower()[0]}floats ({size} bytes "
+             "each).", f"3 {prefix}LOATS . \\ {3 * size}",
+             _pure(lambda g, a, f, size=size: ([g.b.mul(a[0], c64(size))], [])))
+        prim(f"{prefix}LOAT+", f"( {addr}1 -- {addr}2 )", f"Add the size of {what}, {size} bytes, to an address.",
+             f"100 {prefix}LOAT+ . \\ {100 + size}", _addr_op(lambda g, x, size=size: g.b.add(x, c64(size))))
+        prim(f"{prefix}ALIGNED", f"( addr -- {addr} )", f"The first address at or above addr aligned for "
+             f"{what}: a multiple of {size}.", f"9 {prefix}ALIGNED . \\ {9 + (-9) % size}", _aligned(size))
+    prim("PRECISION", "( -- u )", f"The number of significant digits F. FS. FE. print (default "
+         f"{PRECISION_DEFAULT}: enough to tell every f32 apart).", f"PRECISION . \\ {PRECISION_DEFAULT}",
+         _pure(lambda g, a, f: ([_precision(g)], [])))
+    prim("FS.", "( F: r -- )", "Print r in scientific notation with PRECISION significant digits, then a space: "
+         "one digit before the point, the exponent after E.", "1234.5e FS. \\ 1.23450000E3",
+         _float_printer(L.OUT_FLOAT_S))
+    prim("FE.", "( F: r -- )", "Print r in engineering notation with PRECISION significant digits, then a space: "
+         "1 to 3 digits before the point, an exponent that is a multiple of 3.", "12345e FE. \\ 12.3450000E3",
+         _float_printer(L.OUT_FLOAT_E))
+    # F. (defined with the output words in primitives.py) sends PRECISION with each record too
+    fdot = registry.table["F."]
+    fdot.emit = _float_printer(L.OUT_FLOAT)
+    fdot.help = ("Print a float, then a space: the shortest digits that give the f32 back if there are at most "
+                 "PRECISION of them (always, at the default 9), else rounded to PRECISION significant digits.")
 
     registry.group("Memory")
     prim("SF@", "( sf-addr -- ) ( F: -- r )", "Fetch an f32 (4-byte aligned): F@ under its FLOATING-EXT name.",

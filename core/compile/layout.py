@@ -63,5 +63,6 @@ E_THROW = 21  # THROW, ABORT, ABORT" (aux: the exception code; addr: ABORT"'s st
 # output record kinds: (thread, kind, aux, value)
 OUT_INT, OUT_UINT, OUT_FLOAT, OUT_CHAR, OUT_STR, OUT_DEPTH = 1, 2, 3, 4, 5, 6
 OUT_INT_R, OUT_UINT_R = 7, 8  # .R U.R: aux = width << 8 | base (a base of 256 or more sent as 0)
+OUT_FLOAT_S, OUT_FLOAT_E = 9, 10  # FS. FE. (and F.'s OUT_FLOAT): aux = PRECISION (F.'s 0: the shortest digits)
 OUT_WIDTH_MAX = 1 << 16  # .R U.R pad to at most this many characters
 OUT_SLOTS = 4

@@ -2,6 +2,7 @@
 
 Every number tileforth shows is formatted here, once: `format_int` (a cell
 in BASE, as `.` prints it), `format_float` (F.'s shortest digits),
+`format_fs` (FS. and FE.), `float_digits` (their digits, and REPRESENT's),
 `format_f32` (a float-stack entry in a view), `format_numbers` (the cells of
 a matrix or tile view, rounded alike).  The inspection views (core/session/views.py)
 and the REPL's (repl/views.py) use these.
@@ -9,9 +10,10 @@ and the REPL's (repl/views.py) use these.
 Each output record is (thread, kind, aux, value). Threads that printed the
 same text are shown once; when threads differ, each group is shown with its
 threads. `.R`/`U.R` records carry the width with the base (aux = width << 8
-| base), so each thread's number is padded here; EMITted bytes in a row are
-decoded as UTF-8 where they form it (TYPE of a UTF-8 string), else each byte
-is its own character.
+| base), so each thread's number is padded here; F. FS. FE. records carry
+PRECISION (aux), so each is formatted with the digits it was asked for;
+EMITted bytes in a row are decoded as UTF-8 where they form it (TYPE of a
+UTF-8 string), else each byte is its own character.
 """
 from __future__ import annotations
 
@@ -52,13 +54,70 @@ def nonfinite(x: float) -> str | None:
     return None
 
 
-def format_float(bits: int) -> str:
-    """gforth-style F.: shortest round-trip digits of the f32, with a '.'."""
-    x = np.float32(struct.unpack("<f", struct.pack("<I", bits & 0xFFFFFFFF))[0])
+def _f32(bits: int) -> np.float32:
+    return np.float32(struct.unpack("<f", struct.pack("<I", bits & 0xFFFFFFFF))[0])
+
+
+def _shortest(x: np.float32) -> tuple[str, int]:
+    """The shortest significant digits that give the finite, nonzero f32 |x| back, and n
+    with |x| = 0.d1d2... * 10^n."""
+    mant, _, exp = np.format_float_scientific(abs(x), unique=True, trim="-").partition("e")
+    return mant.replace(".", ""), int(exp) + 1
+
+
+def float_digits(x: float, p: int) -> tuple[str, int]:
+    """p >= 1 significant digits of the finite f32 |x|, and n with |x| = 0.d1d2...dp * 10^n
+    (REPRESENT's form): the shortest digits that give the f32 back, padded with zeros,
+    when there are at most p of them (at p = 9 there always are); else |x| rounded to p
+    digits (to nearest, ties to even, from its exact binary value). Zero is p zeros, n = 1."""
+    x = abs(np.float32(x))
+    if x == 0:
+        return "0" * p, 1
+    digits, n = _shortest(x)
+    if len(digits) > p:
+        mant, _, exp = f"{float(x):.{p - 1}e}".partition("e")
+        digits, n = mant.replace(".", ""), int(exp) + 1
+    return digits.ljust(p, "0"), n
+
+
+def format_float(bits: int, precision: int = 0) -> str:
+    """gforth-style F.: shortest round-trip digits of the f32, with a '.'; when a
+    precision p > 0 is fewer digits than those, the f32 rounded to p significant
+    digits (trailing zeros after the point dropped, as gforth does)."""
+    x = _f32(bits)
     special = nonfinite(x)
     if special is not None:
         return "NaN" if special == "nan" else special  # gforth's spelling
+    if precision > 0 and x != 0 and len(_shortest(x)[0]) > precision:
+        digits, n = float_digits(x, precision)
+        if n <= 0:
+            text = "0." + "0" * -n + digits.rstrip("0")
+        elif n >= len(digits):
+            text = digits + "0" * (n - len(digits)) + "."
+        else:
+            text = digits[:n] + "." + digits[n:].rstrip("0")
+        return ("-" if np.signbit(x) else "") + text
     return np.format_float_positional(x, unique=True, trim=".")
+
+
+def format_fs(bits: int, precision: int, engineering: bool = False) -> str:
+    """FS. (scientific: d.ddd) or FE. (engineering: 1 to 3 digits before the point,
+    an exponent that is a multiple of 3) with `precision` significant digits, gforth's
+    form: `1.50000000E0`, `333.E-3`; more digits before the point than the precision
+    are zeros (`12345e` at 1 digit: `10.E3`). Not finite: inf, -inf, NaN as F. prints."""
+    x = _f32(bits)
+    special = nonfinite(x)
+    if special is not None:
+        return "NaN" if special == "nan" else special
+    p = max(1, precision)
+    digits, n = float_digits(x, p)
+    exp = n - 1
+    lead = 1
+    if engineering:
+        lead = exp - exp // 3 * 3 + 1  # 1..3
+        exp -= lead - 1
+        digits = digits.ljust(lead, "0")
+    return f"{'-' if np.signbit(x) else ''}{digits[:lead]}.{digits[lead:]}E{exp}"
 
 
 def format_f32(x: float) -> str:
@@ -129,7 +188,9 @@ def render_records(records: np.ndarray, strings: list[str]) -> str:
             text = format_int(value, aux & 0xFF, unsigned=kind == L.OUT_UINT_R)
             parts.append(text.rjust(aux >> 8))
         elif kind == L.OUT_FLOAT:
-            parts.append(format_float(value) + " ")
+            parts.append(format_float(value, aux) + " ")
+        elif kind in (L.OUT_FLOAT_S, L.OUT_FLOAT_E):
+            parts.append(format_fs(value, aux, engineering=kind == L.OUT_FLOAT_E) + " ")
         elif kind == L.OUT_CHAR:
             parts.append(_char(value))
         elif kind == L.OUT_STR:

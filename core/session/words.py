@@ -8,10 +8,11 @@ dictionary (syswords.py)."""
 from __future__ import annotations
 
 from ..front.dictionary import HostWord, Immediate
-from . import compiletime, conditional, datawords, heapwords, hostwords, inspection, strings, syswords, textin
+from . import (compiletime, conditional, datawords, floathost, heapwords, hostwords, inspection, strings,
+               syswords, textin)
 
 HOST_WORDS: list[HostWord] = [*hostwords.HOST_WORDS, conditional.TILES_KEPT, *inspection.INSPECT_WORDS,
                               *datawords.DATA_WORDS, *compiletime.HOST_WORDS, *textin.HOST_WORDS,
-                              *heapwords.HEAP_WORDS, *syswords.HOST_WORDS]
+                              *heapwords.HEAP_WORDS, *syswords.HOST_WORDS, *floathost.HOST_WORDS]
 IMMEDIATES: list[Immediate] = [*hostwords.IMMEDIATES, *conditional.CONDITIONAL_WORDS, *strings.IMMEDIATES,
                                *compiletime.IMMEDIATES, *syswords.IMMEDIATES]
