@@ -124,6 +124,15 @@ PROGRAMS = {
     "structures": "BEGIN-STRUCTURE pt FIELD: pt.x FIELD: pt.y END-STRUCTURE pt . 0 4 +FIELD f1 8 +FIELD f2 . "
                   "100 f2 . 1 FIELD: c1 . 0 c1 . 3 CFIELD: c2 .  CREATE p pt ALLOT 5 p pt.y ! p pt.y @ .",
     "ahead": ": f 1 AHEAD 2 THEN 3 ; f . .",
+    # IMMEDIATE on any definition, several ELSEs, BEGIN .. REPEAT without WHILE, :NONAME after literals
+    "immediate-constant": "123 CONSTANT IW1 IMMEDIATE : IW2 IW1 LITERAL ; IW2 .",
+    "immediate-variable": "VARIABLE IW3 IMMEDIATE 234 IW3 ! : IW4 IW3 [ @ ] LITERAL ; IW4 .",
+    "immediate-does": ": IW6 CREATE , IMMEDIATE DOES> @ 1+ ; 111 IW6 IW7 : IW8 IW7 LITERAL 1+ ; IW8 .",
+    "many-elses": ": MELSE IF 1 ELSE 2 ELSE 3 ELSE 4 ELSE 5 THEN ; 0 MELSE . . -1 MELSE . . .",
+    "repeat-without-while": ": UNS1 DUP 0 > IF 9 SWAP BEGIN 1+ DUP 3 > IF EXIT THEN REPEAT ; -6 UNS1 . 1 UNS1 . .",
+    "noname-after-literals": "42 43 :NONAME { W X } X W ; EXECUTE . .",
+    "locals-in-a-defining-word": ": LT23 { P Q } CREATE P Q 2* + , DOES> @ ; 45 46 LT23 LT24 LT24 .",
+    "parse-name-to-end-of-line": ": S= COMPARE 0= ; : PNT PARSE-NAME PARSE-NAME S= ; PNT abcde abcde\n. PNT ab abc .",
     # wrong results of issue 11
     "i-after-unloop": ": T1 3 0 DO 10 5 DO I UNLOOP I UNLOOP EXIT LOOP LOOP ; T1 . .",
     "hex-compiled-under-hex": "HEX : H2 HEX ; DECIMAL H2 BASE @ DECIMAL .",
@@ -298,3 +307,9 @@ def test_traverse_wordlist_and_name_tokens():  # gforth 0.7.3 lacks TRAVERSE-WOR
     assert f.eval("' IF NAME>COMPILE ' EXECUTE = . DROP") == "-1 "  # an immediate word executes to compile
     with pytest.raises(ForthError, match="one, FORTH-WORDLIST"):
         f.eval("' zz 7 TRAVERSE-WORDLIST")
+
+
+def test_paren_local():  # Forth-2012 13.6.1.0086, which gforth 0.7.3 spells differently
+    f = fresh()
+    f.eval(": LOCAL BL WORD COUNT (LOCAL) ; IMMEDIATE : END-LOCALS 99 0 (LOCAL) ; IMMEDIATE")
+    assert f.eval(": LT32 LOCAL A LOCAL B LOCAL C END-LOCALS A B C ; 61 62 63 LT32 . . .") == "61 62 63 "

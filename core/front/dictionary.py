@@ -116,6 +116,7 @@ class Constant:
     shared: int | None = None  # offset in per-block shared memory for SHARED: names
     param: tuple[int, str] | None = None  # (index, "ptr" | "int" | "float") for kernel-file parameters
     created: bool = False  # made by CREATE: DOES> may give it code, >BODY is its value
+    immediate: bool = False  # IMMEDIATE: it pushes its value while a definition is compiled
 
     @property
     def kind(self) -> str:

@@ -29,6 +29,7 @@ class Reader:
         self.first_line = first_line
         self.row = 0
         self.col = 0
+        self.past_delimiter = False  # col is past a word's delimiter (PARSE, >IN), not at it (next_token)
 
     def _pos(self, row: int, col: int) -> SourcePos:
         return SourcePos(self.first_line + row, col + 1, self.lines[row], self.name)
@@ -46,6 +47,7 @@ class Reader:
             start = self.col
             while self.col < len(line) and not line[self.col].isspace():
                 self.col += 1
+            self.past_delimiter = False
             return Token(line[start:self.col], self._pos(self.row, start))
         return None
 

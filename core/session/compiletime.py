@@ -26,7 +26,7 @@ from ..compile.primitives import TABLE as PRIMS
 from ..errors import ForthError
 from ..front.dictionary import Colon, Constant, HostWord, Immediate
 from ..front.reader import Token
-from ..front.tree import Call, HostOp, Lit, LocalGet, LocalSet, Prim
+from ..front.tree import Call, HostOp, Lit, LocalGet, LocalsDef, LocalSet, Prim
 from .hostexec import EXIT
 from .hostwords import Frame, _align, _allot, _close, _name, i_colon
 from .strings import place
@@ -56,8 +56,8 @@ def _is_immediate(entry) -> bool:
 # ---- compile state ---------------------------------------------------------------------------
 def w_immediate(f: "Forth", tok: Token) -> None:
     last = f.last_defined
-    if not isinstance(last, Colon):
-        raise ForthError("IMMEDIATE marks the last colon definition; define one first (: name ... ;)")
+    if not isinstance(last, (Colon, Constant)):
+        raise ForthError("IMMEDIATE marks the last definition (: CONSTANT VARIABLE CREATE ...); define one first")
     last.immediate = True
 
 
@@ -120,6 +120,21 @@ def i_postpone(f: "Forth", tok: Token) -> None:
         f.compile_entry(entry, name)
     else:  # compiled into the definition that is open when the word being defined runs
         f.append(HostOp(f"POSTPONE {entry.name}", _compile_later, entry, name.pos))
+
+
+def w_paren_local(f: "Forth", tok: Token) -> None:
+    """(LOCAL): each call with a name declares a local; a call with length 0 ends the list,
+    and the locals take cells from the stack, the first declared the top one."""
+    addr, n = f.pop_uniform(2, "(LOCAL)")
+    with _into_definition(f, "(LOCAL)"):
+        pending = f.colon.__dict__.setdefault("pending_locals", [])
+        if n:
+            pending.append(bytes(f.backend.read(addr, n)).decode("latin-1").upper())
+            return
+        names = list(reversed(pending))
+        pending.clear()
+        f.append(LocalsDef(len(names), 0, tok.pos))
+        f.colon.locals.extend(names)
 
 
 def w_compile_comma(f: "Forth", tok: Token) -> None:
@@ -185,7 +200,8 @@ def _run_does(f: "Forth", node: HostOp) -> object:
     if addr is None:
         raise ForthError("DOES> changes the word CREATE made last, but the last word defined was not made by "
                          "CREATE; call CREATE first in the defining word", node.pos, "DOES>")
-    word = f.make_word(last.name, [Lit(addr, node.pos), Call(node.arg, node.pos)], body_addr=addr)
+    word = f.make_word(last.name, [Lit(addr, node.pos), Call(node.arg, node.pos)], body_addr=addr,
+                       immediate=last.immediate)
     f.dict[word.name.upper()] = word
     f.last_defined = word
     return EXIT
@@ -453,7 +469,7 @@ def i_endcase(f: "Forth", tok: Token) -> None:
 ENVIRONMENT = {  # what ENVIRONMENT? answers (Forth-2012 table 3.5), honestly for this system
     "/COUNTED-STRING": [255], "/HOLD": [256], "/PAD": [84], "ADDRESS-UNIT-BITS": [8], "FLOORED": [0],
     "MAX-CHAR": [255], "MAX-N": [2**63 - 1], "MAX-U": [-1], "MAX-D": [-1, 2**63 - 1], "MAX-UD": [-1, -1],
-    "RETURN-STACK-CELLS": [32], "STACK-CELLS": [128], "FLOATING-STACK": [64],
+    "RETURN-STACK-CELLS": [32], "STACK-CELLS": [128], "FLOATING-STACK": [64], "#LOCALS": [64],
 }
 
 
@@ -489,6 +505,9 @@ HOST_WORDS: list[HostWord] = [
     HostWord("IMMEDIATE", "( -- )", "Make the last definition immediate: it runs when a definition that "
              "uses it is compiled.", w_immediate, ": [five] 5 ; IMMEDIATE"),
     HostWord("'", '( "name" -- xt )', "The execution token of the word named next.", w_tick, "' DUP EXECUTE"),
+    HostWord("(LOCAL)", "( c-addr u -- )", "Declare a local named by the string in the definition being compiled; "
+             "u = 0 ends the list (the first declared takes the top cell).", w_paren_local,
+             ": LOCAL BL WORD COUNT (LOCAL) ; IMMEDIATE"),
     HostWord("COMPILE,", "( xt -- )", "Compile the word of xt into the definition being built.",
              w_compile_comma, ": lit, ['] DUP COMPILE, ; IMMEDIATE"),
     HostWord(">BODY", "( xt -- addr )", "The data address of a word made by CREATE.", w_to_body,

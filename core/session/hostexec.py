@@ -26,7 +26,8 @@ from typing import TYPE_CHECKING
 
 from ..errors import ForthError
 from ..front.reader import wrap64
-from ..front.tree import Begin, Break, Call, Do, Exit, FLit, HostOp, If, Leave, Lit, LocalGet, Node, Prim, Recurse
+from ..front.tree import (Begin, Break, Call, Do, Exit, FLit, HostOp, If, Leave, Lit, LocalGet, LocalsDef, LocalSet,
+                          Node, Prim, Recurse)
 
 if TYPE_CHECKING:
     from ..front.dictionary import Colon
@@ -111,10 +112,6 @@ class HostRunner:
     # ---- words and bodies --------------------------------------------------------------
     def call(self, word: "Colon", pos=None) -> None:
         """Run a colon definition on the host (its device parts join the segment)."""
-        if word.locals:
-            raise ForthError(f"{word.name} uses locals and a host action (CREATE, `,`, POSTPONE ...): a word "
-                             "that runs on the host cannot have locals yet; pass the values on the stack",
-                             word.pos, word.name)
         self.step(pos)
         frame = _Frame(word)
         try:
@@ -161,8 +158,12 @@ class HostRunner:
             self.begin(n, fr)
         elif t is Do:
             self.do(n, fr)
-        elif t is LocalGet:  # pragma: no cover - words with locals are refused in call()
-            raise ForthError("locals in a host-level word", n.pos)
+        elif t is LocalsDef:  # a host-level word's locals live on the host
+            fr.locals += (self.pop(n.taken, "locals") if n.taken else []) + [0] * n.extra
+        elif t is LocalGet:
+            self.value(fr.locals[n.index])
+        elif t is LocalSet:
+            (fr.locals[n.index],) = self.pop(1, f"TO {n.name}")
         else:  # pragma: no cover
             raise ForthError(f"internal error: cannot run a {t.__name__} on the host", getattr(n, "pos", None))
 
@@ -250,6 +251,7 @@ class _Frame:
         self.word = word
         self.loops: list[int] = []
         self.rstack: list[int] = []
+        self.locals: list[int] = []
         self.unlooped = 0
 
 

@@ -390,6 +390,9 @@ def i_else(f: "Forth", tok: Token) -> None:
         _close_while2(f)
         f.frames[-1].exiting = True
         return
+    if f.frames and f.frames[-1].kind == "else":  # IF a ELSE b ELSE c ... THEN: the paths alternate,
+        f.frames[-1].kind = "if"  # so c runs after a (when the flag is true), d after b, and so on
+        return
     fr = _close(f, tok, ("if",))
     fr.kind = "else"
     f.frames.append(fr)
@@ -417,7 +420,7 @@ def i_then(f: "Forth", tok: Token) -> None:
         f.append(Begin("again", fr.a + [If(fr.b, fr.exit + [Break(fr.pos)], fr.pos)], pos=fr.pos))
         return
     fr = _close(f, tok, ("if", "else"))
-    f.append(If(fr.a, fr.b if fr.kind == "else" else None, fr.pos))
+    f.append(If(fr.a, fr.b if fr.kind == "else" or fr.b else None, fr.pos))
 
 
 def i_until(f: "Forth", tok: Token) -> None:
@@ -442,6 +445,10 @@ def i_while(f: "Forth", tok: Token) -> None:
 def i_repeat(f: "Forth", tok: Token) -> None:
     if f.frames and f.frames[-1].kind == "while2" and not f.frames[-1].exiting:
         f.frames[-1].exiting = True  # what follows is this WHILE's exit path, up to ELSE or THEN
+        return
+    if f.frames and f.frames[-1].kind == "begin" and len(f.frames) > 1 and f.frames[-2].kind in ("if", "else"):
+        i_again(f, tok)  # BEGIN .. REPEAT with no WHILE: AGAIN, and the THEN of the IF around the loop
+        i_then(f, tok)
         return
     fr = _close(f, tok, ("while",))
     f.append(Begin("while", fr.b, cond=fr.a, pos=fr.pos))

@@ -450,9 +450,9 @@ class Forth:
         host words, anything outside a definition) or compile it."""
         if isinstance(entry, Immediate):
             entry.fn(self, tok)
-        elif isinstance(entry, Colon) and entry.immediate and self.compile_state:
+        elif getattr(entry, "immediate", False) and self.compile_state:  # a colon word or a constant
             self.flush_segment()
-            run_host(self, [Call(entry, tok.pos)])
+            run_host(self, [self._node_for(entry, tok)])
         elif entry is PRIMS["EXECUTE"] and self._at_top():
             self._execute_at_prompt(tok)
         else:
@@ -795,7 +795,9 @@ class Forth:
         self.backend.write(addr, np.array([value], np.int64))
 
     def pop_uniform(self, n: int, word: str) -> list[int]:
-        """Pop n cells that every thread must agree on (host words consume them)."""
+        """Pop n cells that every thread must agree on (host words consume them),
+        after the device code waiting in the line's segment has run."""
+        self.flush_segment()
         st = StackState.load(self.backend)
         bad = st.short(n)
         if bad is not None:
@@ -811,7 +813,9 @@ class Forth:
         return vals[0].tolist()
 
     def push_uniform(self, *values: int) -> None:
-        """Push cells on every thread's data stack (host words leave results this way)."""
+        """Push cells on every thread's data stack (host words leave results this way),
+        after the device code waiting in the line's segment has run."""
+        self.flush_segment()
         st = StackState.load(self.backend)
         if (st.dsp + len(values) > L.DS_MAX).any():
             raise ForthError(f"data stack overflow: more than {L.DS_MAX} items")

@@ -81,6 +81,7 @@ def sync_in(f: "Forth") -> None:
     col = int(f.backend.read(buf.in_cell, 8).view(np.int64)[0])
     if col != buf.written:
         r.col = max(0, col)
+        r.past_delimiter = True
 
 
 def note_in(f: "Forth") -> None:
@@ -95,7 +96,7 @@ def offset(f: "Forth") -> int:
     """>IN: the reader stops at the blank after a word; the standard's offset is past it."""
     r = f.reader
     line = r.lines[r.row] if r.row < len(r.lines) else ""
-    return r.col + 1 if r.col < len(line) else r.col
+    return r.col + 1 if r.col < len(line) and not r.past_delimiter else r.col
 
 
 def w_source(f: "Forth", tok: Token) -> None:
@@ -128,6 +129,7 @@ def _parse(f: "Forth", delim: str, skip_leading: bool) -> tuple[int, int]:
     while i < len(line) and not is_delim(line[i]):
         i += 1
     r.col = i + 1 if i < len(line) else i  # past the delimiter
+    r.past_delimiter = True
     return start, i - start
 
 
@@ -158,6 +160,7 @@ def w_refill(f: "Forth", tok: Token) -> None:
         return
     r.row += 1
     r.col = 0
+    r.past_delimiter = True
     f.push_uniform(-1)
 
 
@@ -178,6 +181,7 @@ def w_restore_input(f: "Forth", tok: Token) -> None:
         f.push_uniform(-1)
         return
     r.row, r.col = row, col
+    r.past_delimiter = True
     if f.input is not None:
         f.input.live = None
     f.push_uniform(0)
