@@ -449,9 +449,11 @@ def test_bracket_if_across_lines_and_eval_calls(f):
     assert f.skipping is None
 
 
-def test_bracket_if_is_for_the_prompt(f):
-    with pytest.raises(ForthError, match="works at the prompt only"):
-        f.eval(": w 1 [IF] 2 [THEN] ;")
+def test_bracket_if_in_definitions_and_not_in_prompt_structures(f):
+    with pytest.raises(ForthError, match="inside a control structure at the prompt"):
+        f.eval("1 0 DO 1 [IF] 2 [THEN] LOOP")
+    # in a definition the flag is taken as it is compiled (Forth-2012, gforth)
+    assert f.eval(": w [ 0 ] [IF] 2 [ELSE] 3 [THEN] ; w .") == "3 "
 
 
 def test_tiles_kept_tells_the_backend(f):

@@ -5,7 +5,8 @@ tiles on the tile stack at the end of a line.
     TILES-KEPT? [IF]   TZERO .S   ...   [ELSE]   ...   [THEN]
 
 `[IF]` takes a flag that every thread agrees on when it is read, at the
-prompt (not inside a definition or an open IF/DO); when the flag is false it
+prompt or inside a definition (`: f [ 0 ] [IF] 1 [ELSE] 2 [THEN] ;`, the
+flag taken as it is compiled), not inside an IF/DO at the prompt; when the flag is false it
 skips words, across lines (also lines given to later `eval` calls, as the
 REPL does), up to the matching `[ELSE]` or `[THEN]`.  Skipped text is read
 word by word and not interpreted, comments included, as the standard says
@@ -24,9 +25,12 @@ if TYPE_CHECKING:
 
 
 def _at_prompt(f: "Forth", tok: Token) -> None:
-    if f.colon is not None or f.frames:
-        raise ForthError(f"{tok.text.upper()} works at the prompt only, outside definitions and control "
-                         "structures; inside a definition use IF ... THEN", tok.pos, tok.text)
+    """In a definition [IF] takes its flag as it is compiled (`[ 0 ] [IF]`, as the standard
+    allows); in a control structure at the prompt the flag would be compiled, not there."""
+    if f.colon is None and f.frames:
+        raise ForthError(f"{tok.text.upper()} cannot be used inside a control structure at the prompt (its "
+                         "flag would be compiled, not there yet); close the structure first, or use IF ... THEN",
+                         tok.pos, tok.text)
 
 
 class Skip:

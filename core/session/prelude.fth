@@ -444,3 +444,11 @@
 : FFIELD:  ( n1 "name" -- n2 )  FALIGNED 1 FLOATS +FIELD ;
 \ A float field (aligned).
 \ e.g. 1 FFIELD: fl . \ 8
+
+: SFFIELD: ( n1 "name" -- n2 )  SFALIGNED 1 SFLOATS +FIELD ;
+\ An f32 field (aligned).
+\ e.g. 1 SFFIELD: sf . \ 8
+
+: DFFIELD: ( n1 "name" -- n2 )  DFALIGNED 1 DFLOATS +FIELD ;
+\ An f64 field (aligned).
+\ e.g. 1 DFFIELD: df . \ 16
