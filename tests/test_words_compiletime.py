@@ -133,6 +133,11 @@ PROGRAMS = {
     "noname-after-literals": "42 43 :NONAME { W X } X W ; EXECUTE . .",
     "locals-in-a-defining-word": ": LT23 { P Q } CREATE P Q 2* + , DOES> @ ; 45 46 LT23 LT24 LT24 .",
     "parse-name-to-end-of-line": ": S= COMPARE 0= ; : PNT PARSE-NAME PARSE-NAME S= ; PNT abcde abcde\n. PNT ab abc .",
+    # word lists and the search order
+    "wordlist-definitions": "WORDLIST CONSTANT W1 GET-ORDER W1 SWAP 1+ SET-ORDER DEFINITIONS : hi 42 ; hi . "
+                            "PREVIOUS DEFINITIONS : hi 7 ; hi . GET-ORDER W1 SWAP 1+ SET-ORDER hi . ONLY FORTH hi .",
+    "search-wordlist": 'WORDLIST CONSTANT W2 W2 SET-CURRENT : yo 5 ; FORTH-WORDLIST SET-CURRENT '
+                       'S" YO" W2 SEARCH-WORDLIST . EXECUTE . S" YO" FORTH-WORDLIST SEARCH-WORDLIST .',
     # wrong results of issue 11
     "i-after-unloop": ": T1 3 0 DO 10 5 DO I UNLOOP I UNLOOP EXIT LOOP LOOP ; T1 . .",
     "hex-compiled-under-hex": "HEX : H2 HEX ; DECIMAL H2 BASE @ DECIMAL .",
@@ -305,7 +310,7 @@ def test_traverse_wordlist_and_name_tokens():  # gforth 0.7.3 lacks TRAVERSE-WOR
     assert f.eval("' DUP NAME>STRING TYPE") == "DUP"
     assert f.eval("' zz NAME>INTERPRET EXECUTE .") == "1 "
     assert f.eval("' IF NAME>COMPILE ' EXECUTE = . DROP") == "-1 "  # an immediate word executes to compile
-    with pytest.raises(ForthError, match="one, FORTH-WORDLIST"):
+    with pytest.raises(ForthError, match="7 is not a word list"):
         f.eval("' zz 7 TRAVERSE-WORDLIST")
 
 
@@ -313,3 +318,12 @@ def test_paren_local():  # Forth-2012 13.6.1.0086, which gforth 0.7.3 spells dif
     f = fresh()
     f.eval(": LOCAL BL WORD COUNT (LOCAL) ; IMMEDIATE : END-LOCALS 99 0 (LOCAL) ; IMMEDIATE")
     assert f.eval(": LT32 LOCAL A LOCAL B LOCAL C END-LOCALS A B C ; 61 62 63 LT32 . . .") == "61 62 63 "
+
+
+def test_the_search_order_starts_with_forth_only():  # gforth's starts with more word lists
+    f = fresh()
+    assert f.eval("GET-ORDER . . GET-CURRENT FORTH-WORDLIST = . ALSO GET-ORDER . 2DROP PREVIOUS GET-ORDER . DROP") \
+        == "1 1 -1 2 1 "
+    assert f.eval("ORDER") == "FORTH  (definitions go into FORTH)\n"
+    f.eval("WORDLIST SET-CURRENT : only-there 1 ;")
+    assert "ONLY-THERE" not in f.dict and f.lookup("ONLY-THERE") is None  # defined, but not searched

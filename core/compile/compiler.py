@@ -39,6 +39,14 @@ def _helpers(triple: str, data_layout: str) -> llvm.ModuleRef:
     return llvm.parse_assembly(head + HELPERS_IR)
 
 
+def needs_dispatch(mod: llvm.ModuleRef) -> bool:
+    """The module calls tf_execute (EXECUTE) and does not define it yet."""
+    try:
+        return mod.get_function(xtgen.DISPATCH).is_declaration
+    except NameError:
+        return False
+
+
 @dataclass
 class KernelModule:
     module: llvm.ModuleRef  # the whole kernel, linked; a backend's compile() takes it over
@@ -163,8 +171,7 @@ class Compiler:
                 mod.link_in(wmod, preserve=True)
                 queue.extend(callees)
             dispatch = True
-            f = mod.get_function(xtgen.DISPATCH) if any(fn.name == xtgen.DISPATCH for fn in mod.functions) else None
-            if f is not None and f.is_declaration:  # EXECUTE is reached: the switch over the tokens
+            if needs_dispatch(mod):  # EXECUTE is reached: the switch over the tokens
                 queue.extend(self._link_dispatch(mod))
         kernel = m.name
         for fn in mod.functions:  # only the entry is seen from outside the module

@@ -37,7 +37,7 @@ if TYPE_CHECKING:
 
 def _entry(f: "Forth", tok: Token, word: str):
     name = _name(f, tok)
-    entry = f.dict.get(name.key)
+    entry = f.lookup(name.key)
     if entry is None:
         raise ForthError(f"{word} {name.text}: {name.text} is not defined; define it first (WORDS lists the "
                          "dictionary)", name.pos, name.text)
@@ -170,7 +170,7 @@ def w_find(f: "Forth", tok: Token) -> None:
     (addr,) = f.pop_uniform(1, "FIND")
     n = int(f.backend.read(addr, 1)[0])
     name = bytes(f.backend.read(addr + 1, n)).decode("latin-1")
-    entry = f.dict.get(name.upper())
+    entry = f.lookup(name.upper())
     if entry is None:
         f.push_uniform(addr, 0)
     else:
@@ -202,7 +202,9 @@ def _run_does(f: "Forth", node: HostOp) -> object:
                          "CREATE; call CREATE first in the defining word", node.pos, "DOES>")
     word = f.make_word(last.name, [Lit(addr, node.pos), Call(node.arg, node.pos)], body_addr=addr,
                        immediate=last.immediate)
-    f.dict[word.name.upper()] = word
+    for wordlist in f.wordlists:  # the word list CREATE put it in
+        if wordlist.get(word.name.upper()) is last:
+            wordlist[word.name.upper()] = word
     f.last_defined = word
     return EXIT
 
@@ -376,7 +378,7 @@ def i_to(f: "Forth", tok: Token) -> None:
 
 def i_defined(f: "Forth", tok: Token) -> None:
     name = _name(f, tok)
-    found = name.key in f.dict
+    found = f.lookup(name.key) is not None
     f.flush_segment()
     f.push_uniform(-1 if found == (tok.key == "[DEFINED]") else 0)
 
@@ -384,7 +386,7 @@ def i_defined(f: "Forth", tok: Token) -> None:
 def w_synonym(f: "Forth", tok: Token) -> None:
     new = _name(f, tok)
     entry, _ = _entry(f, tok, "SYNONYM")
-    f.dict[new.key] = entry
+    f.wordlists[f.current - 1][new.key] = entry
     f.last_defined = entry
 
 

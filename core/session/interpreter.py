@@ -121,7 +121,10 @@ class Forth:
         self.step_budget = DEFAULT_STEPS
         self.sites = Sites()
         self.strings: list[str] = []
-        self.dict: dict[str, Any] = {}
+        self.dict: dict[str, Any] = {}  # FORTH-WORDLIST (wid 1); WORDLIST makes more (syswords.py)
+        self.wordlists: list[dict[str, Any]] = [self.dict]  # wid i+1 is wordlists[i]
+        self.order: list[int] = [1]  # the search order, first searched first
+        self.current = 1  # the word list new definitions go into
         self.kcache: dict[tuple, object] = {}
         # the kernels go back to the backend when the session does (backends share their JIT engines)
         self._release_kernels = weakref.finalize(self, _release_kernels, self.backend, self.kcache)
@@ -199,6 +202,14 @@ class Forth:
     def compile_state(self) -> bool:
         """STATE is true: a definition is open and not inside `[ ... ]`."""
         return self.colon is not None and not self.interpreting
+
+    def lookup(self, key: str) -> Any:
+        """The entry named `key` (upper case) in the search order, or None."""
+        for wid in self.order:
+            entry = self.wordlists[wid - 1].get(key)
+            if entry is not None:
+                return entry
+        return None
 
     def xt_of(self, entry: Any) -> int:
         """The execution token of a dictionary entry (one per entry, kept)."""
@@ -437,7 +448,7 @@ class Forth:
         if self.compile_state and key in self._local_names:
             self.append(LocalGet(self._local_names[key], key, tok.pos))
             return
-        entry = self.dict.get(key)
+        entry = self.dict.get(key) if self.order == [1] else self.lookup(key)
         if entry is PRIMS[".S"] and self.dot_s_shows_all and self.colon is None and not self.frames:
             entry = self.dict.get(".STACKS", entry)  # at the REPL's prompt: every stack
         if entry is None:
@@ -767,7 +778,8 @@ class Forth:
 
     # ---- state: snapshots and host access to the stacks -----------------------------
     def _snapshot(self) -> tuple:
-        return (self.backend.get_state(), dict(self.dict), self.here, self.shared_bytes, self.launch_shape,
+        return (self.backend.get_state(), [dict(w) for w in self.wordlists], list(self.order), self.current,
+                self.here, self.shared_bytes, self.launch_shape,
                 list(self.tiles), self.backend.get_tiles(), self.tile_config, self.base(),
                 copy.copy(self.skipping))
 
@@ -775,7 +787,7 @@ class Forth:
         """Back to the state before the failed line; an open definition is
         abandoned, as in gforth. BASE (a cell in device memory, which a failed
         line otherwise keeps) and a false [IF]'s skipping come back too."""
-        state, d, here, shared, shape, tiles, tile_data, cfg, base, skipping = snap
+        state, wordlists, order, current, here, shared, shape, tiles, tile_data, cfg, base, skipping = snap
         if self.base() != base:
             self.write_cell(self.base_addr, base)
         self.skipping = skipping
@@ -784,7 +796,9 @@ class Forth:
         self.backend.set_state(state)
         self.tiles, self.tile_config = tiles, cfg
         self.backend.set_tiles(tile_data)
-        self.dict, self.here, self.shared_bytes = d, here, shared
+        self.wordlists, self.order, self.current = wordlists, order, current
+        self.dict = wordlists[0]
+        self.here, self.shared_bytes = here, shared
         self.colon, self.frames, self.segment, self.interpreting = None, [], [], False
         self.segment_uses_base = False
 
@@ -826,9 +840,10 @@ class Forth:
         """Add a word; redefining one is allowed (earlier words keep the old
         one) and noted, as gforth does."""
         key = entry.name.upper()
-        if key in self.dict and not getattr(entry, "prelude", False):
+        target = self.wordlists[self.current - 1]
+        if key in target and not getattr(entry, "prelude", False):
             self.warnings.append(f"redefined {entry.name}")
-        self.dict[key] = entry
+        target[key] = entry
         self.last_defined = entry
 
     # ---- definitions -------------------------------------------------------------

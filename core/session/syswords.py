@@ -1,11 +1,14 @@
-"""The system around the dictionary (Forth-2012 10.6.2, 15.6.2, 16.6.1):
+"""The system around the dictionary (Forth-2012 10.6.2, 15.6.2, 16):
 
     MS  TIME&DATE  NAME>STRING NAME>INTERPRET NAME>COMPILE  TRAVERSE-WORDLIST
-    FORTH-WORDLIST  AHEAD
+    AHEAD   and the search order: FORTH-WORDLIST WORDLIST GET-ORDER SET-ORDER
+    GET-CURRENT SET-CURRENT DEFINITIONS SEARCH-WORDLIST ONLY ALSO PREVIOUS FORTH ORDER
 
 A name token is the word's execution token (tileforth has one table of
-tokens), and the dictionary is one word list, FORTH-WORDLIST. All of them
-run on the host.
+tokens). A word list is a dictionary of names (`Forth.wordlists`, wid i+1
+is the i-th; FORTH-WORDLIST, wid 1, is `Forth.dict`); the interpreter looks a
+name up in the word lists of `Forth.order`, first to last, and defines into
+`Forth.current`. All of these words run on the host.
 """
 from __future__ import annotations
 
@@ -22,7 +25,7 @@ from .strings import place
 if TYPE_CHECKING:
     from .interpreter import Forth
 
-FORTH_WORDLIST = 1  # the one word list (its id)
+FORTH_WORDLIST = 1  # the dictionary's word list (its id)
 
 
 def w_ms(f: "Forth", tok: Token) -> None:
@@ -54,12 +57,17 @@ def w_name_to_compile(f: "Forth", tok: Token) -> None:
     f.push_uniform(nt, f.xt_of(f.dict["EXECUTE" if immediate else "COMPILE,"]))
 
 
+def _wordlist(f: "Forth", wid: int, word: str) -> dict:
+    if not 1 <= wid <= len(f.wordlists):
+        raise ForthError(f"{word}: {wid} is not a word list; FORTH-WORDLIST and WORDLIST give them")
+    return f.wordlists[wid - 1]
+
+
 def w_traverse_wordlist(f: "Forth", tok: Token) -> None:
     xt, wid = f.pop_uniform(2, "TRAVERSE-WORDLIST")
-    if wid != FORTH_WORDLIST:
-        raise ForthError(f"TRAVERSE-WORDLIST: {wid} is not a word list; tileforth has one, FORTH-WORDLIST")
+    words = _wordlist(f, wid, "TRAVERSE-WORDLIST")
     visit = f.entry_of(xt, "TRAVERSE-WORDLIST")
-    for entry in reversed(list(f.dict.values())):  # the newest first
+    for entry in reversed(list(words.values())):  # the newest first
         f.push_uniform(f.xt_of(entry))
         f.run_entry(visit, tok)
         (go_on,) = f.pop_uniform(1, "TRAVERSE-WORDLIST")
@@ -69,6 +77,84 @@ def w_traverse_wordlist(f: "Forth", tok: Token) -> None:
 
 def w_forth_wordlist(f: "Forth", tok: Token) -> None:
     f.push_uniform(FORTH_WORDLIST)
+
+
+def w_wordlist(f: "Forth", tok: Token) -> None:
+    f.wordlists.append({})
+    f.push_uniform(len(f.wordlists))
+
+
+def w_get_order(f: "Forth", tok: Token) -> None:
+    f.push_uniform(*reversed(f.order), len(f.order))
+
+
+def w_set_order(f: "Forth", tok: Token) -> None:
+    (n,) = f.pop_uniform(1, "SET-ORDER")
+    if n == -1:
+        f.order = [FORTH_WORDLIST]
+        return
+    if not 0 <= n <= 64:
+        raise ForthError(f"SET-ORDER: {n} word lists: give 0 to 64 (or -1 for the minimum order)")
+    wids = list(reversed(f.pop_uniform(n, "SET-ORDER"))) if n else []
+    for wid in wids:
+        _wordlist(f, wid, "SET-ORDER")
+    f.order = wids
+
+
+def w_get_current(f: "Forth", tok: Token) -> None:
+    f.push_uniform(f.current)
+
+
+def w_set_current(f: "Forth", tok: Token) -> None:
+    (wid,) = f.pop_uniform(1, "SET-CURRENT")
+    _wordlist(f, wid, "SET-CURRENT")
+    f.current = wid
+
+
+def w_definitions(f: "Forth", tok: Token) -> None:
+    if not f.order:
+        raise ForthError("DEFINITIONS: the search order is empty; ONLY or SET-ORDER first")
+    f.current = f.order[0]
+
+
+def w_search_wordlist(f: "Forth", tok: Token) -> None:
+    addr, n, wid = f.pop_uniform(3, "SEARCH-WORDLIST")
+    name = bytes(f.backend.read(addr, n)).decode("latin-1").upper() if n > 0 else ""
+    entry = _wordlist(f, wid, "SEARCH-WORDLIST").get(name)
+    if entry is None:
+        f.push_uniform(0)
+    else:
+        immediate = isinstance(entry, Immediate) or getattr(entry, "immediate", False)
+        f.push_uniform(f.xt_of(entry), 1 if immediate else -1)
+
+
+def w_only(f: "Forth", tok: Token) -> None:
+    f.order = [FORTH_WORDLIST]
+
+
+def w_also(f: "Forth", tok: Token) -> None:
+    if not f.order:
+        raise ForthError("ALSO: the search order is empty; ONLY first")
+    f.order.insert(0, f.order[0])
+
+
+def w_previous(f: "Forth", tok: Token) -> None:
+    if not f.order:
+        raise ForthError("PREVIOUS: the search order is already empty")
+    f.order.pop(0)
+
+
+def w_forth(f: "Forth", tok: Token) -> None:
+    if f.order:
+        f.order[0] = FORTH_WORDLIST
+    else:
+        f.order = [FORTH_WORDLIST]
+
+
+def w_order(f: "Forth", tok: Token) -> None:
+    names = ["FORTH" if w == FORTH_WORDLIST else f"wid{w}" for w in f.order]
+    cur = "FORTH" if f.current == FORTH_WORDLIST else f"wid{f.current}"
+    f.print_text(" ".join(names) + f"  (definitions go into {cur})\n")
 
 
 def i_ahead(f: "Forth", tok: Token) -> None:
@@ -92,8 +178,29 @@ HOST_WORDS: list[HostWord] = [
     HostWord("TRAVERSE-WORDLIST", "( i*x xt wid -- j*x )", "Run xt ( nt -- flag ) on each word, newest first, "
              "while it returns true.", w_traverse_wordlist,
              ": zz 1 ; :NONAME NAME>STRING TYPE 0 ; FORTH-WORDLIST TRAVERSE-WORDLIST \\ zz"),
-    HostWord("FORTH-WORDLIST", "( -- wid )", "The word list of the dictionary (tileforth has one).",
-             w_forth_wordlist, "FORTH-WORDLIST ."),
+    HostWord("FORTH-WORDLIST", "( -- wid )", "The word list of the dictionary's words.", w_forth_wordlist,
+             "FORTH-WORDLIST ."),
+    HostWord("WORDLIST", "( -- wid )", "A new, empty word list.", w_wordlist, "WORDLIST DROP"),
+    HostWord("GET-ORDER", "( -- widn .. wid1 n )", "The search order (wid1 is searched first).", w_get_order,
+             "GET-ORDER . . \\ 1 1"),
+    HostWord("SET-ORDER", "( widn .. wid1 n -- )", "Set the search order (n = -1: the minimum, FORTH only).",
+             w_set_order, "-1 SET-ORDER"),
+    HostWord("GET-CURRENT", "( -- wid )", "The word list new definitions go into.", w_get_current,
+             "GET-CURRENT . \\ 1"),
+    HostWord("SET-CURRENT", "( wid -- )", "Make new definitions go into wid.", w_set_current,
+             "FORTH-WORDLIST SET-CURRENT"),
+    HostWord("DEFINITIONS", "( -- )", "New definitions go into the first word list of the search order.",
+             w_definitions, "DEFINITIONS"),
+    HostWord("SEARCH-WORDLIST", "( c-addr u wid -- 0 | xt 1 | xt -1 )", "Look a name up in one word list.",
+             w_search_wordlist, 'S" DUP" FORTH-WORDLIST SEARCH-WORDLIST . DROP \\ -1'),
+    HostWord("ONLY", "( -- )", "The minimum search order: FORTH-WORDLIST only.", w_only, "ONLY"),
+    HostWord("ALSO", "( -- )", "Duplicate the first word list of the search order.", w_also, "ALSO PREVIOUS"),
+    HostWord("PREVIOUS", "( -- )", "Remove the first word list from the search order.", w_previous,
+             "ALSO PREVIOUS"),
+    HostWord("FORTH", "( -- )", "Replace the first word list of the search order with FORTH-WORDLIST.", w_forth,
+             "ONLY FORTH"),
+    HostWord("ORDER", "( -- )", "Print the search order and where definitions go.", w_order,
+             "ORDER \\ FORTH  (definitions go into FORTH)"),
 ]
 
 IMMEDIATES: list[Immediate] = [
