@@ -86,15 +86,17 @@ WORDSETS: list[WordSet] = [
     WordSet("FILE", "11.6.1", _words("""
         ( BIN CLOSE-FILE CREATE-FILE DELETE-FILE FILE-POSITION FILE-SIZE INCLUDE-FILE INCLUDED OPEN-FILE
         R/O R/W READ-FILE READ-LINE REPOSITION-FILE RESIZE-FILE S" SOURCE-ID W/O WRITE-FILE WRITE-LINE"""),
-            "Device code cannot reach files, so the words on open files (OPEN-FILE, READ-FILE, READ-LINE, "
-            "WRITE-FILE, WRITE-LINE, CLOSE-FILE ...) are not there. The host reads "
-            "source files (INCLUDED, and in FILE-EXT INCLUDE, REQUIRED, REQUIRE) and moves array data "
-            "between files and the device (LOAD-NPY, SAVE-NPY).",
-            cannot=("OPEN-FILE", "READ-FILE", "WRITE-FILE", "READ-LINE", "WRITE-LINE", "CLOSE-FILE"),
-            instead=("INCLUDED", "INCLUDE", "REQUIRED", "REQUIRE", "LOAD-NPY", "SAVE-NPY")),
+            "The file words run on the host, between launches: files live there and device code cannot "
+            "reach them, so a definition that uses one is host-level and runs on the host. A file id is a "
+            "small integer the session hands out; an ior is 0 or a code of table 9.1: -38 no such file, -36 "
+            "a position REPOSITION-FILE cannot take, -24 a negative length, -37 any other failure (a file id "
+            "that is not open too). "
+            "SOURCE-ID gives 0 in an included file, not its file id. Array data moves between files and the "
+            "device with LOAD-NPY and SAVE-NPY.",
+            instead=("LOAD-NPY", "SAVE-NPY")),
     WordSet("FILE-EXT", "11.6.2", _words(r"FILE-STATUS FLUSH-FILE INCLUDE REFILL RENAME-FILE REQUIRE REQUIRED S\""),
-            "FILE-STATUS, FLUSH-FILE and RENAME-FILE work on files, which device code cannot reach.",
-            cannot=("FILE-STATUS", "FLUSH-FILE", "RENAME-FILE")),
+            "FILE-STATUS, FLUSH-FILE and RENAME-FILE run on the host, as the FILE words do (files are "
+            "unbuffered, so FLUSH-FILE has nothing to write)."),
     WordSet("FLOATING", "12.6.1", _words("""
         >FLOAT D>F F! F* F+ F- F/ F0< F0= F< F>D F@ FALIGN FALIGNED FCONSTANT FDEPTH FDROP FDUP FLITERAL
         FLOAT+ FLOATS FLOOR FMAX FMIN FNEGATE FOVER FROT FROUND FSWAP FVARIABLE REPRESENT"""),
