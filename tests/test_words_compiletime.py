@@ -327,3 +327,15 @@ def test_the_search_order_starts_with_forth_only():  # gforth's starts with more
     assert f.eval("ORDER") == "FORTH  (definitions go into FORTH)\n"
     f.eval("WORDLIST SET-CURRENT : only-there 1 ;")
     assert "ONLY-THERE" not in f.dict and f.lookup("ONLY-THERE") is None  # defined, but not searched
+
+
+def test_marker_forgets_word_lists_and_tokens():
+    f = fresh()
+    f.eval("MARKER undo : keep 1 ;")
+    xts = len(f.tokens)
+    f.eval("WORDLIST SET-CURRENT : hidden 2 ; FORTH-WORDLIST SET-CURRENT : tokme 4 ; ' tokme DROP")
+    assert len(f.wordlists) == 2 and len(f.tokens) == xts + 1
+    f.eval("undo")
+    assert len(f.wordlists) == 1 and f.current == 1 and len(f.tokens) == xts
+    assert "KEEP" not in f.dict and "TOKME" not in f.dict
+    assert f.eval(": again 3 ; again .") == "3 "

@@ -112,7 +112,8 @@ def _compiler(forth: "Forth", arch: str, checked: bool) -> Compiler:
     tm = target_machine(arch, 3)
     target = NvptxTarget(arch, str(tm.target_data))
     target.shared_bytes = forth.shared_bytes
-    return Compiler(target, forth.sites, forth.strings, checked, lambda: forth.base_addr, forth.xt_table)
+    return Compiler(target, forth.sites, forth.strings, checked, lambda: forth.base_addr,
+                    forth.tokens.table)
 
 
 def word_ptx(forth: "Forth", name: str, arch: str = "sm_80", heavy: bool = True) -> str:

@@ -139,7 +139,7 @@ def w_paren_local(f: "Forth", tok: Token) -> None:
 
 def w_compile_comma(f: "Forth", tok: Token) -> None:
     (xt,) = f.pop_uniform(1, "COMPILE,")
-    entry = f.entry_of(xt, "COMPILE,")
+    entry = f.tokens.entry_of(xt, "COMPILE,")
     with _into_definition(f, "COMPILE,"):
         f.compile_entry(entry, Token(entry.name, tok.pos))
 
@@ -147,17 +147,17 @@ def w_compile_comma(f: "Forth", tok: Token) -> None:
 # ---- execution tokens --------------------------------------------------------------------
 def w_tick(f: "Forth", tok: Token) -> None:
     entry, _ = _entry(f, tok, "'")
-    f.push_uniform(f.xt_of(entry))
+    f.push_uniform(f.tokens.xt_of(entry))
 
 
 def i_bracket_tick(f: "Forth", tok: Token) -> None:
     entry, name = _entry(f, tok, "[']")
-    f.append(Lit(f.xt_of(entry), name.pos))
+    f.append(Lit(f.tokens.xt_of(entry), name.pos))
 
 
 def w_to_body(f: "Forth", tok: Token) -> None:
     (xt,) = f.pop_uniform(1, ">BODY")
-    entry = f.entry_of(xt, ">BODY")
+    entry = f.tokens.entry_of(xt, ">BODY")
     addr = entry.body_addr if isinstance(entry, Colon) else (entry.value if getattr(entry, "created", False)
                                                              else None)
     if addr is None:
@@ -174,7 +174,7 @@ def w_find(f: "Forth", tok: Token) -> None:
     if entry is None:
         f.push_uniform(addr, 0)
     else:
-        f.push_uniform(f.xt_of(entry), 1 if _is_immediate(entry) else -1)
+        f.push_uniform(f.tokens.xt_of(entry), 1 if _is_immediate(entry) else -1)
 
 
 # ---- defining words ----------------------------------------------------------------------
@@ -256,7 +256,7 @@ def w_defer_store(f: "Forth", tok: Token) -> None:
 
 
 def _defer_cell(f: "Forth", xt: int, word: str) -> int:
-    entry = f.entry_of(xt, word)
+    entry = f.tokens.entry_of(xt, word)
     if not isinstance(entry, Colon) or entry.data_kind != "defer":
         raise ForthError(f"{word}: {entry.name} is not a DEFER word")
     return entry.body_addr
@@ -392,14 +392,16 @@ def w_synonym(f: "Forth", tok: Token) -> None:
 
 def w_marker(f: "Forth", tok: Token) -> None:
     name = _name(f, tok)
-    saved = (dict(f.dict), f.here, len(f.xts))
+    saved = ([dict(w) for w in f.wordlists], list(f.order), f.current, f.here, len(f.tokens))
 
     def forget(f: "Forth", node: HostOp) -> None:
-        d, here, xts = saved
-        f.dict.clear()
-        f.dict.update(d)
-        f.here = here
-        del f.xts[xts:]
+        wordlists, order, current, here, tokens = saved
+        for mine, then in zip(f.wordlists, wordlists):  # the same dicts (FORTH-WORDLIST is f.dict)
+            mine.clear()
+            mine.update(then)
+        del f.wordlists[len(wordlists):]
+        f.order, f.current, f.here = list(order), current, here
+        f.tokens.forget(tokens)
     f.define(Colon(name.text, [HostOp(name.text, forget, None, name.pos)], name.pos))
 
 
@@ -413,7 +415,7 @@ def w_unused(f: "Forth", tok: Token) -> None:
 
 def w_catch(f: "Forth", tok: Token) -> None:
     (xt,) = f.pop_uniform(1, "CATCH")
-    entry = f.entry_of(xt, "CATCH")
+    entry = f.tokens.entry_of(xt, "CATCH")
     state = f.backend.get_state()
     try:
         f.run_entry(entry, tok)

@@ -37,6 +37,7 @@ from ..front.tree import Begin, Call, Do, FLit, HostOp, If, Lit, LocalGet, Node,
 from .eltypes import ELTYPES
 from .hostexec import device_ok, run_host
 from .textin import InputBuffer, note_in, sync_in
+from .tokens import Tokens
 from .hostwords import CLOSERS, OPENERS, Frame
 from .output import format_output
 from .output import ranges as _ranges
@@ -56,7 +57,6 @@ THROW_MEANINGS = {-1: "ABORT", -2: 'ABORT"', -3: "stack overflow", -4: "stack un
                   -44: "floating-point stack overflow", -45: "floating-point stack underflow"}
 PAD_BYTES = 128
 STATE_OFFSET = 8  # the STATE cell, after BASE at the start of data space
-XT_BASE = 0x1000  # execution tokens are XT_BASE + an index in Forth.xts (0 is never one)
 DEFAULT_STEPS = 1 << 26
 KERNEL_CACHE = 512  # compiled kernels a session keeps (least recently used go first)
 PRELUDE = Path(__file__).with_name("prelude.fth")
@@ -136,12 +136,11 @@ class Forth:
         self.shared_bytes = 0
         self.write_cell(self.base_addr, 10)
         self.compiler = Compiler(self.backend.target, self.sites, self.strings, checked, lambda: self.base_addr,
-                                 self.xt_table)
+                                 lambda: self.tokens.table())
         self.colon: Colon | None = None
         self.interpreting = False  # `[` inside a definition: words run until `]`
         self._state_written = 0  # the value of the STATE cell in data space
-        self.xts: list[Any] = []  # execution tokens: XT_BASE + i names xts[i] (see xt_of)
-        self._xt_wrappers: dict[int, Any] = {}  # a primitive's or constant's xt runs as a one-node colon
+        self.tokens = Tokens(self._node_for)  # execution tokens (tokens.py)
         self.last_defined: Any = None  # what IMMEDIATE marks, DOES> changes
         self.frames: list[Frame] = []
         self.input: InputBuffer | None = None  # SOURCE, >IN and WORD's memory (textin.py), made when first used
@@ -210,42 +209,6 @@ class Forth:
             if entry is not None:
                 return entry
         return None
-
-    def xt_of(self, entry: Any) -> int:
-        """The execution token of a dictionary entry (one per entry, kept)."""
-        for i, e in enumerate(self.xts):
-            if e is entry:
-                return XT_BASE + i
-        self.xts.append(entry)
-        return XT_BASE + len(self.xts) - 1
-
-    def xt_table(self) -> list[tuple[int, Colon | None, int]]:
-        """EXECUTE's table for device code: (xt, the colon that runs it or None, why not)."""
-        rows = []
-        for i, e in enumerate(self.xts):
-            word = self._xt_wrappers.get(id(e))
-            if word is None:
-                if isinstance(e, Colon):
-                    word = e
-                elif isinstance(e, (Primitive, Constant)) and not getattr(e, "takes_literal", False):
-                    node = self._node_for(e, Token(e.name, None)) if isinstance(e, Constant) else Prim(e, None)
-                    word = Colon(e.name, [node], None, prelude=True)
-                    word.effect = body_effect(word.body)
-                self._xt_wrappers[id(e)] = word = word if word is not None else False
-            if word is False or word.host:
-                rows.append((XT_BASE + i, None, L.XT_HOST))
-            elif word.suspends:
-                rows.append((XT_BASE + i, None, L.XT_SUSPENDS))
-            else:
-                rows.append((XT_BASE + i, word, 0))
-        return rows
-
-    def entry_of(self, xt: int, word: str) -> Any:
-        """The entry an execution token names, or a ForthError that says what to do."""
-        i = xt - XT_BASE
-        if not 0 <= i < len(self.xts):
-            raise ForthError(f"{word}: {xt} is not an execution token; get one with ' or [']")
-        return self.xts[i]
 
     def eval(self, src: str, source: str | None = None, *, spanning: bool = False) -> str:
         """Interpret Forth source; returns what it printed. Raises ForthError
@@ -499,9 +462,8 @@ class Forth:
         st = StackState.load(self.backend)
         if st.short(1) is None:
             xts = st.top(1)[:, 0]
-            i = int(xts[0]) - XT_BASE
-            if not differing(xts) and 0 <= i < len(self.xts):
-                entry = self.xts[i]
+            entry = None if differing(xts) else self.tokens.find(int(xts[0]))
+            if entry is not None:
                 if isinstance(entry, (HostWord, Immediate)) or (isinstance(entry, Colon) and entry.host):
                     self.pop_uniform(1, "EXECUTE")
                     if isinstance(entry, Colon):
@@ -649,7 +611,7 @@ class Forth:
         if all(type(n) in (Lit, FLit) for n in nodes):  # only literals (`16 1 1 BLOCK`, `5 ,`): no kernel
             self._push_literals(nodes)
             return
-        key = (self.backend.grid, self.backend.block, self.checked, tuple(self.tiles), len(self.xts),
+        key = (self.backend.grid, self.backend.block, self.checked, tuple(self.tiles), len(self.tokens),
                _tree_key(nodes))
         kernel = self.kcache.pop(key, None)
         timing: dict[str, float] = {}
@@ -727,7 +689,7 @@ class Forth:
                               f"without finishing ({thr} was running): the loop looks infinite (raise "
                               "Forth.step_budget if it is not)",
             L.E_ABORT: "interrupted",
-            L.E_BAD_XT: self._bad_xt_message(addr, aux, where, thr),
+            L.E_BAD_XT: self.tokens.device_error(addr, aux, where, thr),
             L.E_RECURSION: f"recursion deeper than {aux} calls{where} ({thr}), the limit of the {self.backend.name} "
                            "backend; is the base case missing?",
             L.E_STACK: f"recursion{where} used up the stack the {self.backend.name} backend allows ({thr}, {aux} "
@@ -745,17 +707,6 @@ class Forth:
         meaning = THROW_MEANINGS.get(n)
         return (f"uncaught exception {n}{where} ({thr})" + (f": {meaning}" if meaning else "") +
                 "; catch it with CATCH, or find where it is thrown")
-
-    def _bad_xt_message(self, why: int, xt: int, where: str, thr: str) -> str:
-        name = self.xts[xt - XT_BASE].name if 0 <= xt - XT_BASE < len(self.xts) else None
-        if why == L.XT_HOST:
-            return (f"EXECUTE{where} ({thr}): {name} runs on the host (it defines or compiles words), so device "
-                    "code cannot execute it; EXECUTE it in the line, outside definitions and loops")
-        if why == L.XT_SUSPENDS:
-            return (f"EXECUTE{where} ({thr}): {name} waits for the warp or the block (a BARRIER or a tile "
-                    "operation), which a called word cannot; call it by name")
-        return (f"EXECUTE{where} ({thr}): {xt} is not an execution token (an unset DEFER holds 0); get one "
-                "with ' or [']")
 
     def _divergence_error(self, statuses: np.ndarray, sites: np.ndarray, block: int) -> ForthError:
         at_bar = np.flatnonzero(statuses == L.ST_BARRIER)
@@ -877,7 +828,7 @@ class Forth:
         self.colon = None
         if colon.anonymous:  # :NONAME (its xt is pushed) or a DOES> part (its defining word calls it)
             if colon.name == ":NONAME":
-                self.push_uniform(self.xt_of(colon))
+                self.push_uniform(self.tokens.xt_of(colon))
             return
         self.define(colon)
 

@@ -40,21 +40,21 @@ def w_time_and_date(f: "Forth", tok: Token) -> None:
 
 def w_name_to_string(f: "Forth", tok: Token) -> None:
     (nt,) = f.pop_uniform(1, "NAME>STRING")
-    name = f.entry_of(nt, "NAME>STRING").name.encode("latin-1", "replace")
+    name = f.tokens.entry_of(nt, "NAME>STRING").name.encode("latin-1", "replace")
     f.push_uniform(place(f, name, tok), len(name))
 
 
 def w_name_to_interpret(f: "Forth", tok: Token) -> None:
     (nt,) = f.pop_uniform(1, "NAME>INTERPRET")
-    f.entry_of(nt, "NAME>INTERPRET")
+    f.tokens.entry_of(nt, "NAME>INTERPRET")
     f.push_uniform(nt)
 
 
 def w_name_to_compile(f: "Forth", tok: Token) -> None:
     (nt,) = f.pop_uniform(1, "NAME>COMPILE")
-    entry = f.entry_of(nt, "NAME>COMPILE")
+    entry = f.tokens.entry_of(nt, "NAME>COMPILE")
     immediate = isinstance(entry, Immediate) or getattr(entry, "immediate", False)
-    f.push_uniform(nt, f.xt_of(f.dict["EXECUTE" if immediate else "COMPILE,"]))
+    f.push_uniform(nt, f.tokens.xt_of(f.dict["EXECUTE" if immediate else "COMPILE,"]))
 
 
 def _wordlist(f: "Forth", wid: int, word: str) -> dict:
@@ -66,9 +66,9 @@ def _wordlist(f: "Forth", wid: int, word: str) -> dict:
 def w_traverse_wordlist(f: "Forth", tok: Token) -> None:
     xt, wid = f.pop_uniform(2, "TRAVERSE-WORDLIST")
     words = _wordlist(f, wid, "TRAVERSE-WORDLIST")
-    visit = f.entry_of(xt, "TRAVERSE-WORDLIST")
+    visit = f.tokens.entry_of(xt, "TRAVERSE-WORDLIST")
     for entry in reversed(list(words.values())):  # the newest first
-        f.push_uniform(f.xt_of(entry))
+        f.push_uniform(f.tokens.xt_of(entry))
         f.run_entry(visit, tok)
         (go_on,) = f.pop_uniform(1, "TRAVERSE-WORDLIST")
         if not go_on:
@@ -125,7 +125,7 @@ def w_search_wordlist(f: "Forth", tok: Token) -> None:
         f.push_uniform(0)
     else:
         immediate = isinstance(entry, Immediate) or getattr(entry, "immediate", False)
-        f.push_uniform(f.xt_of(entry), 1 if immediate else -1)
+        f.push_uniform(f.tokens.xt_of(entry), 1 if immediate else -1)
 
 
 def w_only(f: "Forth", tok: Token) -> None:
