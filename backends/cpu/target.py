@@ -67,6 +67,7 @@ _AXES = {"x": 0, "y": 1, "z": 2}
 _SREG_SLOT = {"tid": L.T_TID, "bid": L.T_BID, "bdim": L.T_BDIM, "gdim": L.T_GDIM}
 # f32 math functions LLVM has no intrinsic for: called in libm (loaded by backend.py);
 # the others are llvm.<name>.f32 intrinsics (Target.math), which LLVM lowers to libm calls
+# (the f32 ones; an f64 argument calls the name without the f)
 LIBM_MATH = {"expm1": "expm1f", "log1p": "log1pf", "asinh": "asinhf", "acosh": "acoshf", "atanh": "atanhf"}
 
 
@@ -86,8 +87,9 @@ class CpuTarget(Target):
 
     def math(self, g: "Gen", name: str, args: list[ir.Value]) -> ir.Value:
         if name in LIBM_MATH:
-            f32 = ir.FloatType()
-            return g.b.call(g.intrinsic(LIBM_MATH[name], f32, [f32] * len(args)), args)
+            ty = args[0].type
+            fn = LIBM_MATH[name] if isinstance(ty, ir.FloatType) else name
+            return g.b.call(g.intrinsic(fn, ty, [ty] * len(args)), args)
         return super().math(g, name, args)
 
     def barrier(self, g: "Gen", site: int) -> None:

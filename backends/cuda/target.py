@@ -25,8 +25,8 @@ from typing import TYPE_CHECKING, Callable
 
 from llvmlite import ir
 from tileforth.core.compile import layout as L
-from tileforth.core.compile.codegen import F16, F32, I8, I32, I64, PTR, Env, c64
-from tileforth.core.compile.target import STATIC_SHARED_BYTES, BodyEmitter, Target
+from tileforth.core.compile.codegen import F16, F32, FLOAT, I8, I32, I64, PTR, Env, c64, fconvert
+from tileforth.core.compile.target import STATIC_SHARED_BYTES, BodyEmitter, Target, float_suffix
 from tileforth.core.compile.tileops import Add, Copy, Fill, Load, Mma, Perm, Scale, Store, TileOp, Zero
 from tileforth.core.compile.tiles import SHAPES, Hole, Tile, elem_bytes, resolve
 from tileforth.core.errors import ForthError
@@ -184,9 +184,11 @@ class NvptxTarget(Target):
         return b.inttoptr(addr, PTR)
 
     def math(self, g: "Gen", name: str, args: list[ir.Value]) -> ir.Value:
+        ty = args[0].type  # f32, or f64 (the float stack's type in the f64 mode): __nv_sin, llvm.sqrt.f64
         if name in LIBDEVICE_MATH:
-            return g.b.call(g.intrinsic(LIBDEVICE_MATH[name], F32, [F32] * len(args)), args)
-        return g.b.call(g.intrinsic(f"llvm.{name}.f32", F32, [F32] * len(args)), args)
+            fn = LIBDEVICE_MATH[name] if ty == F32 else LIBDEVICE_MATH[name][:-1]
+            return g.b.call(g.intrinsic(fn, ty, [ty] * len(args)), args)
+        return g.b.call(g.intrinsic(f"llvm.{name}.{float_suffix(ty)}", ty, [ty] * len(args)), args)
 
     # ---- tiles ----------------------------------------------------------------
     def _slot(self, g: "Gen", pos: int, t: Tile) -> ir.Value:
@@ -350,7 +352,7 @@ class NvptxTarget(Target):
 
         def push_inputs(g: "Gen", fn: ir.Function) -> None:
             g.push(*fn.args[1:1 + nd])
-            g.fpush(*fn.args[1 + nd:])
+            g.fpush(*(fconvert(g.b, r, FLOAT) for r in fn.args[1 + nd:]))
         return self._private_stack_kernel(module, name, [I64] * nd + [F32] * nf, make_gen, emit_body, push_inputs)
 
     def define_kernel_file(self, module: ir.Module, name: str, params: list[str],
@@ -366,7 +368,7 @@ class NvptxTarget(Target):
     def param(self, g: "Gen", index: int, kind: str) -> ir.Value:
         if g.tstate.params is None:
             # a definition checked on its own at `;`: the parameter exists only in the kernel
-            return ir.Constant(F32, 0.0) if kind == "float" else c64(0)
+            return ir.Constant(FLOAT, 0.0) if kind == "float" else c64(0)
         arg = g.fn.args[1 + index]
         if kind == "ptr":
             return g.b.ptrtoint(arg, I64)
@@ -374,10 +376,8 @@ class NvptxTarget(Target):
         if kind == "int":
             return arg if arg.type == I64 else g.b.sext(arg, I64)
         if declared == "bf16":  # bf16 bits -> f32
-            return g.b.bitcast(g.b.shl(g.b.zext(arg, I32), ir.Constant(I32, 16)), F32)
-        if arg.type == F32:
-            return arg
-        return g.b.fptrunc(arg, F32) if declared == "f64" else g.b.fpext(arg, F32)
+            arg = g.b.bitcast(g.b.shl(g.b.zext(arg, I32), ir.Constant(I32, 16)), F32)
+        return fconvert(g.b, arg, FLOAT)
 
     def _private_stack_kernel(self, module: ir.Module, name: str, param_types: list[ir.Type],
                               make_gen: Callable, emit_body: BodyEmitter, prologue: Callable) -> ir.Function:
@@ -387,7 +387,7 @@ class NvptxTarget(Target):
         entry = fn.append_basic_block("entry")
         b = ir.IRBuilder(entry)
         ds = b.alloca(I64, size=c64(L.DS_MAX), name="ds")
-        fs = b.alloca(F32, size=c64(L.FS_MAX), name="fs")
+        fs = b.alloca(FLOAT, size=c64(L.FS_MAX), name="fs")
         dsp = b.alloca(I64, name="dsp")
         fsp = b.alloca(I64, name="fsp")
         b.store(c64(0), dsp)

@@ -55,6 +55,23 @@ if TYPE_CHECKING:
 I1, I8, I16, I32, I64 = ir.IntType(1), ir.IntType(8), ir.IntType(16), ir.IntType(32), ir.IntType(64)
 I128 = ir.IntType(128)
 F16, F32, F64 = ir.HalfType(), ir.FloatType(), ir.DoubleType()
+FLOAT = F64 if L.FLOAT_BITS == 64 else F32  # the float stack's type (layout.FLOAT_BITS); FLOAT_INT: its bits
+FLOAT_INT = ir.IntType(L.FLOAT_BITS)
+
+
+def float_bits(b: ir.IRBuilder, v: ir.Value) -> ir.Value:
+    """A float-stack value's bits as a cell (an output record's value): zero-extended f32 bits, or the f64's."""
+    bits = b.bitcast(v, FLOAT_INT)
+    return bits if L.FLOAT_BITS == 64 else b.zext(bits, I64)
+
+
+def fconvert(b: ir.IRBuilder, v: ir.Value, ty: ir.Type) -> ir.Value:
+    """A float value converted to the float type ty (f16 f32 f64: widened, narrowed to nearest, or kept)."""
+    def width(t: ir.Type) -> int:
+        return 16 if isinstance(t, ir.HalfType) else 32 if isinstance(t, ir.FloatType) else 64
+    if width(v.type) == width(ty):
+        return v
+    return b.fpext(v, ty) if width(v.type) < width(ty) else b.fptrunc(v, ty)
 PTR = ir.PointerType()
 WORD_FNTY = ir.FunctionType(I1, [PTR] * 6)
 
@@ -225,7 +242,7 @@ class Gen(Visitor):
         self.entry_bb = fn.blocks[0]
         self.b = ir.IRBuilder()
         self.dstack = CachedStack(I64, env.ds, env.dsp, L.DS_MAX, L.E_UNDERFLOW, L.E_OVERFLOW)
-        self.fstack = CachedStack(F32, env.fs, env.fsp, L.FS_MAX, L.E_FUNDERFLOW, L.E_FOVERFLOW)
+        self.fstack = CachedStack(FLOAT, env.fs, env.fsp, L.FS_MAX, L.E_FUNDERFLOW, L.E_FOVERFLOW)
         self.scope = Scope("<line>")
         self.pos: SourcePos | None = None
         self.word_name = "<line>"
@@ -438,7 +455,7 @@ class Gen(Visitor):
         self.push(self.tag(c64(n.value), n.space))
 
     def visit_FLit(self, n: FLit) -> None:
-        self.fpush(ir.Constant(F32, n.value))
+        self.fpush(ir.Constant(FLOAT, n.value))
 
     def visit_Call(self, n: Call) -> None:
         self.call(n.word)

@@ -1,5 +1,8 @@
 """The FLOATING and FLOATING-EXT words of Forth 2012 on the f32 float stack.
 
+(With TILEFORTH_FLOAT=f64 the float stack is f64 instead: codegen.FLOAT is the one
+name for its type, layout.FLOAT_BYTES its size; what follows says f32 for it.)
+
 Added to the primitive registry by an explicit `install(REGISTRY)` at the end
 of core/compile/primitives.py (this module cannot import primitives.py: the
 import graph has no cycles, tests/test_structure.py), like the tile words.
@@ -50,16 +53,18 @@ from llvmlite import ir
 
 from ..front.effects import Effect
 from . import layout as L
-from .codegen import F32, I32, I64, I128, c64
+from .codegen import F32, FLOAT, FLOAT_INT, I32, I64, I128, c64, fconvert, float_bits
 
 if TYPE_CHECKING:
     from ..front.tree import Prim
     from .codegen import Gen
 
-FLOAT_BYTES = 4  # a float in memory is an f32 (F@ F! SF@ SF!)
+FLOAT_BYTES = L.FLOAT_BYTES  # a float in memory is the float stack's type (F@ F!): f32, or f64 in the f64 mode
+SFLOAT_BYTES = 4  # SF@ SF! store an f32
 DFLOAT_BYTES = 8  # DF@ DF! store an f64
 PRECISION_OFFSET = 56  # PRECISION's cell: the last of data space's reserved 64 bytes (0 there: the default)
-PRECISION_DEFAULT = 9  # FLT_DECIMAL_DIG: 9 significant digits tell every f32 apart
+# FLT_DECIMAL_DIG: 9 significant digits tell every f32 apart (DBL_DECIMAL_DIG, 17, every f64)
+PRECISION_DEFAULT = 17 if L.FLOAT_BITS == 64 else 9
 PRECISION_MAX = 64  # SET-PRECISION (a host word) keeps u in 1..PRECISION_MAX
 
 
@@ -103,17 +108,19 @@ def _f_to_d(g: "Gen", a: list, f: list) -> tuple[list, list]:
     shifts; beyond the i128 range it saturates, NaN gives 0 (as fptosi.sat)."""
     b = g.b
     r = f[0]
-    i32 = ir.IntType(32)
-    bits = b.bitcast(r, i32)
-    exp = b.and_(b.lshr(bits, ir.Constant(i32, 23)), ir.Constant(i32, 0xFF))
-    small = b.fcmp_ordered("<", _fabs(g, r), ir.Constant(F32, 2.0**63))
-    via64 = b.sext(b.call(g.intrinsic("llvm.fptosi.sat.i64.f32", I64, [F32]), [r]), I128)
-    mant = b.zext(b.or_(b.and_(bits, ir.Constant(i32, 0x7FFFFF)), ir.Constant(i32, 0x800000)), I128)
-    fits = b.icmp_unsigned("<", exp, ir.Constant(i32, 254))  # |r| < 2^127
-    shift = b.select(b.and_(fits, b.icmp_unsigned(">=", exp, ir.Constant(i32, 150))),
-                     b.zext(b.sub(exp, ir.Constant(i32, 150)), I128), _i128(0))
+    ib = FLOAT_INT
+    mbits, bias = (52, 1023) if L.FLOAT_BITS == 64 else (23, 127)  # mantissa bits, exponent bias
+    bits = b.bitcast(r, ib)
+    exp = b.and_(b.lshr(bits, ir.Constant(ib, mbits)), ir.Constant(ib, (1 << (L.FLOAT_BITS - 1 - mbits)) - 1))
+    small = b.fcmp_ordered("<", _fabs(g, r), ir.Constant(FLOAT, 2.0**63))
+    via64 = b.sext(b.call(g.intrinsic(f"llvm.fptosi.sat.i64.f{L.FLOAT_BITS}", I64, [FLOAT]), [r]), I128)
+    mant = b.zext(b.or_(b.and_(bits, ir.Constant(ib, (1 << mbits) - 1)), ir.Constant(ib, 1 << mbits)), I128)
+    fits = b.icmp_unsigned("<", exp, ir.Constant(ib, bias + 127))  # |r| < 2^127
+    # exponent >= bias + mbits: an integer, the mantissa shifted left (below, |r| < 2^63 took via64)
+    shift = b.select(b.and_(fits, b.icmp_unsigned(">=", exp, ir.Constant(ib, bias + mbits))),
+                     b.zext(b.sub(exp, ir.Constant(ib, bias + mbits)), I128), _i128(0))
     mag = b.shl(mant, shift)
-    neg = b.icmp_signed("<", bits, ir.Constant(i32, 0))
+    neg = b.icmp_signed("<", bits, ir.Constant(ib, 0))
     big = b.select(neg, b.neg(mag), mag)
     sat = b.select(neg, _i128(-(1 << 127)), _i128((1 << 127) - 1))
     nan = b.fcmp_unordered("uno", r, r)
@@ -137,9 +144,11 @@ def _d_to_f(g: "Gen", a: list, f: list) -> tuple[list, list]:
     top = b.trunc(b.lshr(m, sh128), I64)
     lost = b.and_(m, b.sub(b.shl(_i128(1), sh128), _i128(1)))
     v = b.or_(top, b.zext(b.icmp_unsigned("!=", lost, _i128(0)), I64))
-    i32 = ir.IntType(32)
-    scale = b.bitcast(b.shl(b.add(b.trunc(sh, i32), ir.Constant(i32, 127)), ir.Constant(i32, 23)), F32)
-    r = b.fmul(b.uitofp(v, F32), scale)
+    ib = FLOAT_INT
+    mbits, bias = (52, 1023) if L.FLOAT_BITS == 64 else (23, 127)  # 2^sh's bits: (sh + bias) << mbits
+    sh_i = b.trunc(sh, ib) if L.FLOAT_BITS == 32 else sh
+    scale = b.bitcast(b.shl(b.add(sh_i, ir.Constant(ib, bias)), ir.Constant(ib, mbits)), FLOAT)
+    r = b.fmul(b.uitofp(v, FLOAT), scale)
     return [], [b.select(neg, b.fneg(r), r)]
 
 
@@ -147,10 +156,10 @@ def _approx(g: "Gen", a: list, f: list) -> tuple[list, list]:
     """F~ ( F: r1 r2 r3 -- ) ( -- flag ), the standard's three cases."""
     b = g.b
     r1, r2, r3 = f
-    zero = ir.Constant(F32, 0.0)
+    zero = ir.Constant(FLOAT, 0.0)
     diff = _fabs(g, b.fsub(r1, r2))
     absolute = b.fcmp_ordered("<", diff, r3)
-    identical = b.icmp_unsigned("==", b.bitcast(r1, ir.IntType(32)), b.bitcast(r2, ir.IntType(32)))
+    identical = b.icmp_unsigned("==", b.bitcast(r1, FLOAT_INT), b.bitcast(r2, FLOAT_INT))
     scale = b.fmul(_fabs(g, r3), b.fadd(_fabs(g, r1), _fabs(g, r2)))
     relative = b.fcmp_ordered("<", diff, scale)
     flag = b.select(b.fcmp_ordered(">", r3, zero), absolute,
@@ -171,11 +180,11 @@ def _addr_op(fn: Callable[["Gen", ir.Value], ir.Value]) -> Callable:
 
 
 def _sf_fetch(g: "Gen", a: list, f: list) -> tuple[list, list]:
-    return [], [g.b.load(g.mem_ptr(a[0], FLOAT_BYTES, "SF@"), typ=F32)]
+    return [], [fconvert(g.b, g.b.load(g.mem_ptr(a[0], SFLOAT_BYTES, "SF@"), typ=F32), FLOAT)]
 
 
 def _sf_store(g: "Gen", a: list, f: list) -> tuple[list, list]:
-    g.b.store(f[0], g.mem_ptr(a[0], FLOAT_BYTES, "SF!"))
+    g.b.store(fconvert(g.b, f[0], F32), g.mem_ptr(a[0], SFLOAT_BYTES, "SF!"))
     return [], []
 
 
@@ -192,7 +201,7 @@ def _precision(g: "Gen") -> ir.Value:
 def _float_printer(kind: int) -> Callable:
     """F. FS. FE.: one output record (kind, PRECISION, the f32's bits) per thread."""
     def op(g: "Gen", a: list, f: list) -> tuple[list, list]:
-        bits = g.b.zext(g.b.bitcast(f[0], I32), I64)
+        bits = float_bits(g.b, f[0])
         g.b.call(g.helper("tf_out"), [g.env.ctx, g.env.thr, c64(kind), _precision(g), bits])
         return [], []
     return _pure(op)
@@ -241,7 +250,7 @@ def install(registry) -> None:
     prim("FDEPTH", "( -- +n )", "The number of floats on the float stack (of this thread).",
          "1e 2e FDEPTH . \\ 2", _fdepth, static_effect=lambda n: Effect(True, 0, 1, 0, 0))
     prim("F0>", "( -- flag ) ( F: r -- )", "True if r is greater than zero.", "1e F0> . \\ -1",
-         _pure(lambda g, a, f: ([g.flag(g.b.fcmp_ordered(">", f[0], ir.Constant(F32, 0.0)))], [])))
+         _pure(lambda g, a, f: ([g.flag(g.b.fcmp_ordered(">", f[0], ir.Constant(FLOAT, 0.0)))], [])))
     prim("F~", "( -- flag ) ( F: r1 r2 r3 -- )", "Approximately equal: |r1-r2| < r3 if r3 > 0; identical "
          "encodings if r3 = 0 (0e and -0e differ); |r1-r2| < |r3|*(|r1|+|r2|) if r3 < 0.",
          "1e 1.05e 0.1e F~ . \\ -1", _pure(_approx))
@@ -249,13 +258,16 @@ def install(registry) -> None:
          "-2.5e F>D . . \\ -1 -2", _pure(_f_to_d))
     prim("D>F", "( d -- ) ( F: -- r )", "Convert a double-cell number to the nearest float.",
          "5 0 D>F F. \\ 5.", _pure(_d_to_f))
-    prim("FLOATS", "( n1 -- n2 )", "The size in bytes of n1 floats (a float in memory is an f32: 4 bytes).",
-         "3 FLOATS . \\ 12", _pure(lambda g, a, f: ([g.b.mul(a[0], c64(FLOAT_BYTES))], [])))
-    prim("FLOAT+", "( f-addr1 -- f-addr2 )", "Add the size of a float (4 bytes) to an address.",
-         "100 FLOAT+ . \\ 104", _addr_op(lambda g, x: g.b.add(x, c64(FLOAT_BYTES))))
-    prim("FALIGNED", "( addr -- f-addr )", "The first float-aligned (multiple of 4) address at or above addr.",
+    prim("FLOATS", "( n1 -- n2 )",
+         f"The size in bytes of n1 floats (a float in memory is an f{L.FLOAT_BITS}: {FLOAT_BYTES} bytes).",
+         f"3 FLOATS . \\ {3 * FLOAT_BYTES}", _pure(lambda g, a, f: ([g.b.mul(a[0], c64(FLOAT_BYTES))], [])))
+    prim("FLOAT+", "( f-addr1 -- f-addr2 )", f"Add the size of a float ({FLOAT_BYTES} bytes) to an address.",
+         f"100 FLOAT+ . \\ {100 + FLOAT_BYTES}", _addr_op(lambda g, x: g.b.add(x, c64(FLOAT_BYTES))))
+    prim("FALIGNED", "( addr -- f-addr )",
+         f"The first float-aligned (multiple of {FLOAT_BYTES}) address at or above addr.",
          "5 FALIGNED . \\ 8", _aligned(FLOAT_BYTES))
-    for prefix, size, what in (("SF", FLOAT_BYTES, "an sfloat (an f32, as a float)"),
+    for prefix, size, what in (("SF", SFLOAT_BYTES, "an sfloat (an f32, as a float)" if FLOAT_BYTES == 4
+                                else "an sfloat (an f32)"),
                                ("DF", DFLOAT_BYTES, "a dfloat (an f64, as DF@ DF! store)")):
         addr = prefix.lower() + "-addr"
         prim(f"{prefix}LOATS", "( n1 -- n2 )", f"The size in bytes of n1 {prefix.lower()[0]}floats ({size} bytes "

@@ -6,13 +6,18 @@ All records are arrays of 64-bit slots so the host can view them with numpy.
     +----------------+        +------------------+              +-----------------+
     | error code ... |        | tid bid bdim gdim|              | dsp | fsp       |
     | alloc table    |        | status site steps|              | ds[DS_MAX] i64  |
-    | output buffer  |        | frame handle ... |              | fs[FS_MAX] f32  |
+    | output buffer  |        | frame handle ... |              | fs[FS_MAX] flt  |
     +----------------+        +------------------+              +-----------------+
 """
 from __future__ import annotations
 
+from ..front.reader import FLOAT_BITS  # 32 or 64: the float stack's width (TILEFORTH_FLOAT)
+
 DS_MAX = 128  # data stack cells per thread
-FS_MAX = 64  # float stack entries per thread (f32)
+FS_MAX = 64  # float stack entries per thread (f32, or f64 in the f64 mode)
+FLOAT_BYTES = FLOAT_BITS // 8  # a float on the float stack and in memory (F@ F! FLOATS)
+FLOAT_DTYPE = f"<f{FLOAT_BYTES}"  # its numpy type; FLOAT_BITS_DTYPE: an integer of its width
+FLOAT_BITS_DTYPE = f"<i{FLOAT_BYTES}"
 POLL_EVERY = 4096  # loop iterations between two looks at the abort flag and the budget (a power of 2)
 RECURSION_MAX = 2000  # the cpu backend's default depth limit; each backend states its own (Capabilities)
 
@@ -49,7 +54,7 @@ ST_RUN, ST_BARRIER, ST_WARP, ST_DONE, ST_ERROR = 0, 1, 2, 3, 4
 # stack state (in bytes)
 S_DSP, S_FSP, S_DS = 0, 8, 16
 S_FS = S_DS + DS_MAX * 8
-STATE_BYTES = S_FS + FS_MAX * 4
+STATE_BYTES = S_FS + FS_MAX * FLOAT_BYTES
 
 # error codes
 E_UNDERFLOW, E_OVERFLOW, E_FUNDERFLOW, E_FOVERFLOW = 1, 2, 3, 4

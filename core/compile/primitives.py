@@ -23,7 +23,7 @@ from ..errors import ForthError
 from ..front.effects import DYNAMIC, Effect
 from . import layout as L
 from . import floatwords, tilegen, xtgen
-from .codegen import F16, F32, F64, I8, I16, I32, I64, I128, c64
+from .codegen import F16, F32, F64, FLOAT, I8, I16, I32, I64, I128, c64, fconvert, float_bits
 
 if TYPE_CHECKING:
     from ..front.tree import Prim
@@ -530,7 +530,7 @@ prim("U<", "( u1 u2 -- flag )", "Unsigned less than.", "-1 1 U< . \\ 0",
      cells(lambda g, a, b: [g.flag(g.b.icmp_unsigned("<", a, b))]))
 
 group("Floats")
-# ---- floats (f32) -----------------------------------------------------------------
+# ---- floats (FLOAT: f32, or f64 in the f64 mode) ----------------------------------
 def _intr(g: "Gen", name: str, *args: ir.Value) -> ir.Value:
     return g.target.math(g, name, list(args))
 
@@ -550,7 +550,7 @@ for _name, _fn, _ex in (("FSQRT", "sqrt", "2e FSQRT F."), ("FEXP", "exp", "1e FE
                         ("FLN", "log", "1e FLN F. \\ 0."), ("FSIN", "sin", "0e FSIN F. \\ 0."),
                         ("FCOS", "cos", "0e FCOS F. \\ 1."), ("FLOOR", "floor", "-1.5e FLOOR F. \\ -2."),
                         ("FROUND", "roundeven", "2.5e FROUND F. \\ 2.")):
-    prim(_name, "( F: r1 -- r2 )", f"{_fn} of a float (f32).", _ex,
+    prim(_name, "( F: r1 -- r2 )", f"{_fn} of a float (f{L.FLOAT_BITS}).", _ex,
           floats(lambda g, a, fn=_fn: [_intr(g, fn, a)]))
 prim("FDUP", "( F: r -- r r )", "Duplicate the top float.", "1e FDUP F+ F. \\ 2.", floats(lambda g, r: [r, r]))
 prim("FDROP", "( F: r -- )", "Discard the top float.", "1e 2e FDROP F. \\ 1.", floats(lambda g, r: []))
@@ -559,11 +559,11 @@ prim("FSWAP", "( F: r1 r2 -- r2 r1 )", "Exchange the top two floats.", "1e 2e FS
 prim("FOVER", "( F: r1 r2 -- r1 r2 r1 )", "Copy the second float to the top.", "1e 2e FOVER F. \\ 1.",
      floats(lambda g, r1, r2: [r1, r2, r1]))
 prim("S>F", "( n -- ) ( F: -- r )", "Convert a cell to a float.", "3 S>F F. \\ 3.",
-     stacks(lambda g, a, f: ([], [g.b.sitofp(a[0], F32)])))
+     stacks(lambda g, a, f: ([], [g.b.sitofp(a[0], FLOAT)])))
 
 
 def _f_to_s(g: "Gen", a: list, f: list) -> tuple[list, list]:
-    fn = g.intrinsic("llvm.fptosi.sat.i64.f32", I64, [F32])
+    fn = g.intrinsic(f"llvm.fptosi.sat.i64.f{L.FLOAT_BITS}", I64, [FLOAT])
     return [g.b.call(fn, [f[0]])], []
 
 
@@ -625,17 +625,22 @@ def _float_mem(name: str, size: int, what: str, load_cv: Callable, store_cv: Cal
         g.b.store(store_cv(g, f[0]), g.mem_ptr(a[0], size, name + "!"))
         return [], []
 
-    prim(name + "@", "( addr -- ) ( F: -- r )", f"Fetch {what}, converted to f32.", f"1 F32 ARRAY a a {name}@ F.",
+    prim(name + "@", "( addr -- ) ( F: -- r )", f"Fetch {what}, converted to f{L.FLOAT_BITS}.",
+         f"1 F32 ARRAY a a {name}@ F.",
          stacks(fetch))
     prim(name + "!", "( addr -- ) ( F: r -- )", f"Store r as {what}.", f"1 F32 ARRAY a 1.5e a {name}!",
          stacks(store))
 
 
-_float_mem("F", 4, "an f32 (4-byte aligned)", lambda g, v: v, lambda g, v: v, F32)
-_float_mem("DF", 8, "an f64 (8-byte aligned)", lambda g, v: g.b.fptrunc(v, F32), lambda g, v: g.b.fpext(v, F64), F64)
-_float_mem("HF", 2, "an f16 (2-byte aligned, round to nearest even)", lambda g, v: g.b.fpext(v, F32),
-           lambda g, v: g.b.fptrunc(v, F16), F16)
-_float_mem("BF", 2, "a bf16 (2-byte aligned, round to nearest even)", _from_bf16, _to_bf16, I16)
+_float_mem("F", L.FLOAT_BYTES, f"an f{L.FLOAT_BITS} ({L.FLOAT_BYTES}-byte aligned)", lambda g, v: v, lambda g, v: v,
+           FLOAT)
+_float_mem("DF", 8, "an f64 (8-byte aligned)", lambda g, v: fconvert(g.b, v, FLOAT), lambda g, v: fconvert(g.b, v, F64),
+           F64)
+_float_mem("HF", 2, "an f16 (2-byte aligned, round to nearest even)", lambda g, v: fconvert(g.b, v, FLOAT),
+           lambda g, v: fconvert(g.b, v, F16), F16)
+_float_mem("BF", 2, "a bf16 (2-byte aligned, round to nearest even)",
+           lambda g, v: fconvert(g.b, _from_bf16(g, v), FLOAT),
+           lambda g, v: _to_bf16(g, fconvert(g.b, v, F32)), I16)
 
 
 def _plus_store(g: "Gen", n: ir.Value, addr: ir.Value) -> list[ir.Value]:
@@ -721,7 +726,7 @@ for _name, _kind, _what, _ex in ((".R", L.OUT_INT_R, "n", "-42 6 .R \\ -42"), ("
 prim("EMIT", "( char -- )", "Print a character.", "65 EMIT \\ A",
      _printer(L.OUT_CHAR, lambda g: c64(0), lambda g, a, f: a[0]))
 prim("F.", "( F: r -- )", "Print a float, then a space.", "1.5e F. \\ 1.5",
-     _printer(L.OUT_FLOAT, lambda g: c64(0), lambda g, a, f: g.b.zext(g.b.bitcast(f[0], I32), I64)))
+     _printer(L.OUT_FLOAT, lambda g: c64(0), lambda g, a, f: float_bits(g.b, f[0])))
 
 
 @prim('."', '( "text" -- )', 'Print the text up to the next ".', '." hello" \\ hello',

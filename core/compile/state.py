@@ -5,7 +5,7 @@ as an array of shape (threads, STATE_BYTES) uint8, and `set_state()` takes
 one back:
 
     offset  S_DSP   S_FSP   S_DS              S_FS
-            dsp i64 fsp i64 ds[DS_MAX] i64    fs[FS_MAX] f32
+            dsp i64 fsp i64 ds[DS_MAX] i64    fs[FS_MAX] f32 (f64 in the f64 mode: layout.FLOAT_DTYPE)
 
 `StackState` wraps such an array with numpy views of its fields, so code
 reads `st.dsp`, `st.ds[lane, :n]` or `st.top(2)` instead of byte offsets.
@@ -57,7 +57,7 @@ class StackState:
 
     dsp, fsp  (threads,) int64         depths of the data and float stacks
     ds        (threads, DS_MAX) int64  data stack cells, bottom first
-    fs        (threads, FS_MAX) f32    float stack entries, bottom first
+    fs        (threads, FS_MAX) float  float stack entries, bottom first (layout.FLOAT_DTYPE)
     raw       (threads, STATE_BYTES) uint8, the buffer itself
     """
 
@@ -73,7 +73,7 @@ class StackState:
         self.dsp = cells[:, L.S_DSP // 8]
         self.fsp = cells[:, L.S_FSP // 8]
         self.ds = cells[:, L.S_DS // 8:L.S_DS // 8 + L.DS_MAX]
-        self.fs = raw[:, L.S_FS:L.S_FS + 4 * L.FS_MAX].view(np.float32)
+        self.fs = raw[:, L.S_FS:L.S_FS + L.FLOAT_BYTES * L.FS_MAX].view(L.FLOAT_DTYPE)
 
     # ---- to and from a backend ---------------------------------------------------
     @classmethod
@@ -98,7 +98,7 @@ class StackState:
         return self.ds[lane, :self.dsp[lane]].tolist()
 
     def floats(self, lane: int) -> list[float]:
-        """One thread's float stack, bottom first (f32 values as Python floats)."""
+        """One thread's float stack, bottom first (as Python floats)."""
         return self.fs[lane, :self.fsp[lane]].tolist()
 
     def data_rows(self) -> list[list[int]]:
@@ -135,7 +135,7 @@ class StackState:
         # the i64 slots from the depths to thread 0's top cell, then its floats'
         # bits: equal slots are equal depths and cells, equal bits equal floats
         head = self.raw.view(np.int64)[:, :L.S_DS // 8 + int(self.dsp[0])]
-        bits = self.fs.view(np.int32)[:, :int(self.fsp[0])]
+        bits = self.fs.view(L.FLOAT_BITS_DTYPE)[:, :int(self.fsp[0])]
         return bool((head == head[0]).all() and (bits == bits[0]).all())
 
     # ---- writing (in the buffer; save() hands it back) -------------------------------
@@ -151,14 +151,14 @@ class StackState:
         _push_all(self.ds, self.dsp, np.asarray(values, np.int64))
 
     def fpush(self, values: Sequence[float]) -> None:
-        """Push the same floats (rounded to f32) on every thread's float stack
+        """Push the same floats (rounded to the float type) on every thread's float stack
         (each must have room: fsp + len(values) <= FS_MAX)."""
-        _push_all(self.fs, self.fsp, np.asarray(values, np.float32))
+        _push_all(self.fs, self.fsp, np.asarray(values, L.FLOAT_DTYPE))
 
     def set_floats(self, values: Sequence[float]) -> None:
         """Every thread's float stack becomes exactly `values` (bottom first)."""
         self.fsp[:] = len(values)
-        self.fs[:, :len(values)] = np.asarray(values, np.float32)
+        self.fs[:, :len(values)] = np.asarray(values, L.FLOAT_DTYPE)
 
     def broadcast(self, lane: int, threads: int) -> "StackState":
         """A new state of `threads` threads, each with the stacks of `lane`."""

@@ -159,6 +159,11 @@ done:
 BodyEmitter = Callable[["Gen"], None]
 
 
+def float_suffix(ty: ir.Type) -> str:
+    """The LLVM intrinsic suffix of a float type: f32 or f64."""
+    return "f64" if isinstance(ty, ir.DoubleType) else "f32"
+
+
 class Target(ABC):
     """What code generation needs to know about a machine."""
 
@@ -201,9 +206,10 @@ class Target(ABC):
         return g.b.add(g.b.load(p, typ=ir.IntType(64)), ir.Constant(ir.IntType(64), offset))
 
     def math(self, g: "Gen", name: str, args: list[ir.Value]) -> ir.Value:
-        """An f32 math function (sqrt, exp, sin, maxnum, ...) as an LLVM intrinsic."""
-        f32 = ir.FloatType()
-        return g.b.call(g.intrinsic(f"llvm.{name}.f32", f32, [f32] * len(args)), args)
+        """A math function (sqrt, exp, sin, maxnum, ...) of f32 or f64 arguments (their type: the float
+        stack's, codegen.FLOAT) as an LLVM intrinsic."""
+        ty = args[0].type
+        return g.b.call(g.intrinsic(f"llvm.{name}.{float_suffix(ty)}", ty, [ty] * len(args)), args)
 
     def state_env(self, b: ir.IRBuilder, ctx: ir.Value, thr: ir.Value,
                   coroutine: bool = False) -> tuple["Env", ir.Value]:

@@ -21,7 +21,7 @@ from llvmlite import ir
 
 from ..errors import ForthError
 from ..front.effects import Effect
-from .codegen import I32, I64
+from .codegen import F32, I32, I64, fconvert
 from .tileops import Add, Copy, Fill, Load, Mma, Perm, Scale, Store, TileOp, Zero
 from .tiles import MAX_TILES, Hole, Tile, TileConfig, notation, resolve, tile_error
 
@@ -34,7 +34,8 @@ NO_DATA = Effect(True)
 
 
 def _bits(g: "Gen", r: ir.Value) -> ir.Value:
-    return g.b.zext(g.b.bitcast(r, I32), I64)
+    """A float-stack value's f32 bits (tiles hold f32: an f64 is rounded to nearest first)."""
+    return g.b.zext(g.b.bitcast(fconvert(g.b, r, F32), I32), I64)
 
 
 def _take(g: "Gen", n: "Prim", word: str, kinds: tuple[str, ...], expects: str) -> list:

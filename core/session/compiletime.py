@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Iterator
 
 import numpy as np
 
+from ..compile import layout as L
 from ..compile.primitives import TABLE as PRIMS
 from ..errors import ForthError
 from ..front.dictionary import Colon, Constant, HostWord, Immediate
@@ -314,7 +315,7 @@ def _pop_float(f: "Forth", word: str) -> float:
     if st.short(1, floats=True) is not None:
         raise ForthError(f"{word} needs a float on the float stack")
     top = st.ftop()
-    if differing(top.view(np.int32)):
+    if differing(top.view(L.FLOAT_BITS_DTYPE)):
         raise ForthError(f"{word} needs the same float in every thread")
     st.fdrop(1)
     st.save(f.backend)
@@ -340,7 +341,7 @@ def w_fvalue(f: "Forth", tok: Token) -> None:
     name = _name(f, tok)
     _align(f)
     addr = _allot(f, 8)
-    f.backend.write(addr, np.array([r, 0], np.float32))
+    f.backend.write(addr, np.array([r, 0], L.FLOAT_DTYPE)[:8 // L.FLOAT_BYTES])  # one float in a cell
     f.define(f.make_word(name.text, [Lit(addr, name.pos), Prim(PRIMS["F@"], name.pos)], body_addr=addr,
                          data_kind="fvalue"))
 

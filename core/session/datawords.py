@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ..compile import layout as L
 from ..compile.state import StackState, differing
 from ..errors import ForthError
 from ..front.dictionary import Constant, HostWord
@@ -60,7 +61,7 @@ def _pop_float(f: "Forth", word: str) -> float:
     if st.short(1, floats=True) is not None:
         raise ForthError(f"float stack underflow: {word} needs a float, e.g. `1.5e {word} xs`")
     top = st.ftop()
-    if differing(top.view(np.int32)):  # compared bit for bit
+    if differing(top.view(L.FLOAT_BITS_DTYPE)):  # compared bit for bit
         raise ForthError(f"{word} needs the same float in every thread; it runs once on the host")
     st.fdrop(1)
     st.save(f.backend)

@@ -40,12 +40,13 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..compile import layout as L
-from ..compile.floatwords import DFLOAT_BYTES, FLOAT_BYTES, PRECISION_DEFAULT, PRECISION_MAX, PRECISION_OFFSET
+from ..compile.floatwords import (DFLOAT_BYTES, FLOAT_BYTES, PRECISION_DEFAULT, PRECISION_MAX, PRECISION_OFFSET,
+                                  SFLOAT_BYTES)
 from ..compile.state import StackState, differing
 from ..errors import ForthError
 from ..front.dictionary import HostWord
 from ..front.reader import Token
-from .output import float_digits
+from .output import FLOAT_TYPE, float_digits
 
 if TYPE_CHECKING:
     from .interpreter import Forth
@@ -85,6 +86,14 @@ def _nearest_f32(value: Decimal) -> float:
     return -float(r) if neg else float(r)
 
 
+def _nearest(value: Decimal) -> float:
+    """The float-stack value nearest to an exact decimal: the f32's, or in the f64 mode
+    Python's float (correctly rounded, inf beyond the range, a signed 0 below)."""
+    if L.FLOAT_BITS == 64:
+        return float(value)
+    return _nearest_f32(value)
+
+
 def parse_float(text: bytes) -> float | None:
     """>FLOAT's conversion: the f32 value of a convertible string, or None."""
     if text.strip(b" ") == b"":
@@ -103,7 +112,7 @@ def parse_float(text: bytes) -> float | None:
         exponent = -exponent
     if significand.startswith("."):
         significand = "0" + significand
-    return _nearest_f32(Decimal(f"{sign}{significand.rstrip('.') or '0'}E{exponent}"))
+    return _nearest(Decimal(f"{sign}{significand.rstrip('.') or '0'}E{exponent}"))
 
 
 def w_to_float(f: "Forth", tok: Token) -> None:
@@ -123,7 +132,7 @@ def w_to_float(f: "Forth", tok: Token) -> None:
 
 def represent(r: float, u: int) -> tuple[bytes, int, bool, bool]:
     """REPRESENT of the f32 r into u characters: (text, n, negative, valid)."""
-    x = np.float32(r)
+    x = FLOAT_TYPE(r)
     if np.isnan(x) or np.isinf(x):
         word = b"nan" if np.isnan(x) else b"inf"
         return word.ljust(u)[:u], 0, bool(np.isinf(x) and x < 0), False
@@ -139,7 +148,7 @@ def w_represent(f: "Forth", tok: Token) -> None:
     if st.short(2) is not None or st.short(1, floats=True) is not None:
         raise ForthError("stack underflow: REPRESENT needs c-addr u on the data stack and r on the float stack")
     cells, top = st.top(2), st.ftop()
-    lanes = sorted(set(differing(cells)) | set(differing(top.view(np.int32))))
+    lanes = sorted(set(differing(cells)) | set(differing(top.view(L.FLOAT_BITS_DTYPE))))
     if lanes:
         raise ForthError(f"REPRESENT needs the same c-addr u and r in every thread, but threads {lanes[:8]} differ "
                          "from thread 0; it runs once on the host")
@@ -181,8 +190,8 @@ HOST_WORDS: list[HostWord] = [
              "3 SET-PRECISION 2e FSQRT F. 1e 3e F/ FS. \\ 1.41 3.33E-1", group="Floats"),
     HostWord("FALIGN", "( -- )", f"Align HERE for a float ({FLOAT_BYTES} bytes).", _align_here(FLOAT_BYTES),
              "1 C, FALIGN HERE 4 MOD . \\ 0", group="Floats"),
-    HostWord("SFALIGN", "( -- )", f"Align HERE for an sfloat ({FLOAT_BYTES} bytes, an f32).",
-             _align_here(FLOAT_BYTES), "1 C, SFALIGN HERE 4 MOD . \\ 0", group="Floats"),
+    HostWord("SFALIGN", "( -- )", f"Align HERE for an sfloat ({SFLOAT_BYTES} bytes, an f32).",
+             _align_here(SFLOAT_BYTES), "1 C, SFALIGN HERE 4 MOD . \\ 0", group="Floats"),
     HostWord("DFALIGN", "( -- )", f"Align HERE for a dfloat ({DFLOAT_BYTES} bytes, an f64).",
              _align_here(DFLOAT_BYTES), "1 C, DFALIGN HERE 8 MOD . \\ 0", group="Floats"),
 ]

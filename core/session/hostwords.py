@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ..compile import layout as L
 from ..compile.primitives import TABLE as PRIMS
 from ..compile.state import StackState, differing, differing_warps
 from ..compile.target import Capabilities
@@ -124,7 +125,7 @@ def w_fconstant(f: "Forth", tok: Token) -> None:
     if st.short(1, floats=True) is not None:
         raise ForthError("FCONSTANT needs a float on the float stack")
     top = st.ftop()
-    if differing(top.view(np.int32)):  # bit for bit: a NaN agrees with itself
+    if differing(top.view(L.FLOAT_BITS_DTYPE)):  # bit for bit: a NaN agrees with itself
         raise ForthError("FCONSTANT needs the same float in every thread")
     st.fdrop(1)
     st.save(f.backend)

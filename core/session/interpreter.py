@@ -115,7 +115,12 @@ class Collector:
 class Forth:
     """A tileforth session: dictionary, launch shape, stacks on the device."""
 
-    def __init__(self, backend: str = "cpu", checked: bool = True, prelude: bool = True) -> None:
+    def __init__(self, backend: str = "cpu", checked: bool = True, prelude: bool = True,
+                 float_bits: int | None = None) -> None:
+        if float_bits is not None and float_bits != L.FLOAT_BITS:
+            # the float stack's width is the process's (layout.FLOAT_BITS), chosen before tileforth is imported
+            raise ForthError(f"this process's float stack is f{L.FLOAT_BITS}: an f{float_bits} session needs "
+                             f"TILEFORTH_FLOAT=f{float_bits} set before tileforth is imported (in a new process)")
         self.backend = load_backend(backend)
         self.checked = checked
         self.step_budget = DEFAULT_STEPS
@@ -875,7 +880,8 @@ class _TreeKey(Visitor):
         return ("L", n.value, n.space)
 
     def visit_FLit(self, n: FLit) -> tuple:
-        return ("F", struct.pack("<f", n.value) if math.isfinite(n.value) else repr(n.value))
+        # the f64 bits: a float-stack value of either width, told apart exactly
+        return ("F", struct.pack("<d", n.value) if math.isfinite(n.value) else repr(n.value))
 
     def visit_Prim(self, n: Prim) -> tuple:
         return ("P", n.prim.name, n.arg, _where(n))

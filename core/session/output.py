@@ -54,7 +54,14 @@ def nonfinite(x: float) -> str | None:
     return None
 
 
-def _f32(bits: int) -> np.float32:
+# the float stack's type (f32, or f64 with TILEFORTH_FLOAT=f64): its records carry its bits
+FLOAT_TYPE = np.dtype(L.FLOAT_DTYPE).type
+
+
+def _f32(bits: int) -> np.floating:
+    """A float from the bits of an output record (the float stack's type; the name says f32, its default)."""
+    if L.FLOAT_BITS == 64:
+        return np.float64(struct.unpack("<d", struct.pack("<Q", bits & 0xFFFFFFFFFFFFFFFF))[0])
     return np.float32(struct.unpack("<f", struct.pack("<I", bits & 0xFFFFFFFF))[0])
 
 
@@ -70,7 +77,7 @@ def float_digits(x: float, p: int) -> tuple[str, int]:
     (REPRESENT's form): the shortest digits that give the f32 back, padded with zeros,
     when there are at most p of them (at p = 9 there always are); else |x| rounded to p
     digits (to nearest, ties to even, from its exact binary value). Zero is p zeros, n = 1."""
-    x = abs(np.float32(x))
+    x = abs(FLOAT_TYPE(x))
     if x == 0:
         return "0" * p, 1
     digits, n = _shortest(x)
@@ -122,7 +129,7 @@ def format_fs(bits: int, precision: int, engineering: bool = False) -> str:
 
 def format_f32(x: float) -> str:
     """A float-stack entry in a view: the shortest text that round-trips the f32."""
-    x = np.float32(x)
+    x = FLOAT_TYPE(x)
     return nonfinite(x) or str(x)
 
 

@@ -127,6 +127,8 @@ def run(spec: SuiteFile, timeout: float) -> FileResult:
         return FileResult(spec.name, tests, status="unavailable", note=f"{spec.path} is missing")
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(
         [str(HERE.parent), os.environ.get("PYTHONPATH", "")]))
+    if spec.floats:  # the floating-point suites assume f64 (IEEE double): the child's float stack is f64
+        env["TILEFORTH_FLOAT"] = "f64"
     start = time.monotonic()
     try:
         with tempfile.TemporaryDirectory(prefix="tf-standard-") as scratch:
