@@ -1,7 +1,8 @@
 \ The float stack for tileforth's tester (tester.fth, loaded first).
 \
-\ T{ -> }T also record and compare the float stack, exactly (F=); SET-EXACT
-\ and SET-NEAR are accepted, and both compare exactly.  It needs FDEPTH: when
+\ T{ -> }T also record and compare the float stack, exactly (0E F~: the same
+\ bits, so a NaN result matches the NaN expected, as ttester's FEXACTLY=);
+\ SET-EXACT and SET-NEAR are accepted, and both compare exactly.  It needs FDEPTH: when
 \ a line of this file fails to load, the runner judges no test of a float
 \ file (a tester that ignored the float stack would pass tests vacuously).
 \ Loop-free like tester.fth: at most 20 float results per test.
@@ -17,7 +18,7 @@ CREATE TESTER-FRESULTS 20 CELLS ALLOT
    TESTER-FABOVE 0> IF TESTER-I @ CELLS TESTER-FRESULTS + DF!  1 TESTER-I +! THEN ;
 : TESTER-FCMP1 ( F: r -- )
    TESTER-FABOVE 0> IF
-      TESTER-I @ CELLS TESTER-FRESULTS + DF@ F= 0= IF TESTER-FAIL THEN  1 TESTER-I +!
+      TESTER-I @ CELLS TESTER-FRESULTS + DF@ 0E F~ 0= IF TESTER-FAIL THEN  1 TESTER-I +!
    THEN ;
 : TESTER-FDROP4 TESTER-FDROP1 TESTER-FDROP1 TESTER-FDROP1 TESTER-FDROP1 ;
 : TESTER-FZERO4 TESTER-FZERO1 TESTER-FZERO1 TESTER-FZERO1 TESTER-FZERO1 ;
