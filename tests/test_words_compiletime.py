@@ -92,6 +92,9 @@ PROGRAMS = {
     "catch-abort": "' ABORT CATCH .",
     "catch-in-definition": ": t2 1 2 3 -7 THROW ; : ct ['] t2 CATCH ; ct .",
     "throw-zero": "0 THROW 5 .",
+    "catch-restores-depth-not-cells": ": T4 1- DUP 0> IF RECURSE ELSE 999 THROW -222 THEN ; "
+                                      ": C4 3 4 5 10 ['] T4 CATCH -111 ; C4 . . . . . .",
+    "catch-abort-quote": ': T10 77 SWAP ABORT" no" ; : C6 CATCH ; 4 5 \' T10 C6 . . . 3 0 \' T10 C6 . . .',
     "nested-catch": ": in -3 THROW ; : mid ['] in CATCH 100 + THROW ; ' mid CATCH .",
     # two WHILEs (Forth-2012 3.2.3.2: the control-flow stack)
     "two-whiles-else": ": GI5 BEGIN DUP 2 > WHILE DUP 5 < WHILE DUP 1+ REPEAT 123 ELSE 345 THEN ; "

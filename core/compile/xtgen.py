@@ -46,15 +46,18 @@ def _execute(g: "Gen", n: "Prim") -> None:
 
 def _throw(g: "Gen", n: "Prim") -> None:
     code = g.pop(1)[0]
+    g.flush()  # the stacks in memory as they are: CATCH restores their depth, not their cells
     g.fail_if(g.b.icmp_signed("!=", code, c64(0)), L.E_THROW, addr=c64(-1), aux=code)
 
 
 def _abort(g: "Gen", n: "Prim") -> None:
+    g.flush()
     g.fail_if(ir.Constant(I1, 1), L.E_THROW, addr=c64(-1), aux=c64(-1))
 
 
 def _abort_quote(g: "Gen", n: "Prim") -> None:
     flag = g.pop(1)[0]
+    g.flush()
     g.fail_if(g.b.icmp_signed("!=", flag, c64(0)), L.E_THROW, addr=c64(int(n.arg)), aux=c64(-2))
 
 

@@ -24,6 +24,7 @@ import numpy as np
 
 from ..compile import layout as L
 from ..compile.primitives import TABLE as PRIMS
+from ..compile.state import StackState, differing
 from ..errors import ForthError
 from ..front.dictionary import Colon, Constant, HostWord, Immediate
 from ..front.reader import Token
@@ -309,7 +310,6 @@ def i_sliteral(f: "Forth", tok: Token) -> None:
 
 
 def _pop_float(f: "Forth", word: str) -> float:
-    from ..compile.state import StackState, differing
     f.flush_segment()
     st = StackState.load(f.backend)
     if st.short(1, floats=True) is not None:
@@ -417,14 +417,17 @@ def w_unused(f: "Forth", tok: Token) -> None:
 def w_catch(f: "Forth", tok: Token) -> None:
     (xt,) = f.pop_uniform(1, "CATCH")
     entry = f.tokens.entry_of(xt, "CATCH")
-    state = f.backend.get_state()
+    before = StackState.load(f.backend)
+    depths = before.dsp.copy(), before.fsp.copy()
     try:
         f.run_entry(entry, tok)
     except ForthError as err:
         if err.code is None:  # an interrupt or a runaway loop is the user's, not the program's
             raise
         f.segment = []
-        f.backend.set_state(state)
+        st = StackState.load(f.backend)  # the depths come back; the cells hold what THROW left there
+        st.dsp[:], st.fsp[:] = depths
+        st.save(f.backend)
         f.push_uniform(err.code)
         return
     f.push_uniform(0)
