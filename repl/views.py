@@ -44,6 +44,7 @@ from rich.syntax import Syntax
 from rich.text import Text
 
 from ..core.session.inspection import session_base, stacks_record
+from ..core.session.output import FLOAT_TYPE
 from ..core.session.output import format_int, format_value  # noqa: F401  (numbers are formatted there only)
 from ..core.session.views import WIDTH, Stacks, View, tile_label, tile_stats, tile_summary
 
@@ -109,7 +110,7 @@ def _period(vals: np.ndarray) -> int | None:
 def summarize(values: Sequence, *, is_float: bool = False, glyphs: Glyphs = UNICODE,
               base: int = 10) -> str:
     """One stack entry across threads, as a short string (see module doc)."""
-    vals = np.asarray(values, dtype=np.float32 if is_float else np.int64)
+    vals = np.asarray(values, dtype=FLOAT_TYPE if is_float else np.int64)  # the float stack's width
     n = len(vals)
     fmt = lambda v: format_value(v, is_float=is_float, base=base)  # noqa: E731
     if n == 0:
