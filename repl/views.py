@@ -44,8 +44,7 @@ from rich.syntax import Syntax
 from rich.text import Text
 
 from ..core.session.inspection import session_base, stacks_record
-from ..core.session.output import FLOAT_TYPE
-from ..core.session.output import format_int, format_value  # noqa: F401  (numbers are formatted there only)
+from ..core.session.output import FLOAT_TYPE, format_int, format_value  # noqa: F401  (numbers are formatted there only)
 from ..core.session.views import WIDTH, Stacks, View, tile_label, tile_stats, tile_summary
 
 MAX_RUNS = 4
