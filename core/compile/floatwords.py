@@ -53,7 +53,7 @@ from llvmlite import ir
 
 from ..front.effects import Effect
 from . import layout as L
-from .codegen import F32, FLOAT, FLOAT_INT, I32, I64, I128, c64, fconvert, float_bits
+from .codegen import F32, FLOAT, FLOAT_INT, I64, I128, c64, fconvert, float_bits
 
 if TYPE_CHECKING:
     from ..front.tree import Prim

@@ -40,8 +40,14 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..compile import layout as L
-from ..compile.floatwords import (DFLOAT_BYTES, FLOAT_BYTES, PRECISION_DEFAULT, PRECISION_MAX, PRECISION_OFFSET,
-                                  SFLOAT_BYTES)
+from ..compile.floatwords import (
+    DFLOAT_BYTES,
+    FLOAT_BYTES,
+    PRECISION_DEFAULT,
+    PRECISION_MAX,
+    PRECISION_OFFSET,
+    SFLOAT_BYTES,
+)
 from ..compile.state import StackState, differing
 from ..errors import ForthError
 from ..front.dictionary import HostWord

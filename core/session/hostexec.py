@@ -26,8 +26,24 @@ from typing import TYPE_CHECKING
 
 from ..errors import ForthError
 from ..front.reader import wrap64
-from ..front.tree import (Begin, Break, Call, Do, Exit, FLit, HostOp, If, Leave, Lit, LocalGet, LocalsDef, LocalSet,
-                          Node, Prim, Recurse)
+from ..front.tree import (
+    Begin,
+    Break,
+    Call,
+    Do,
+    Exit,
+    FLit,
+    HostOp,
+    If,
+    Leave,
+    Lit,
+    LocalGet,
+    LocalsDef,
+    LocalSet,
+    Node,
+    Prim,
+    Recurse,
+)
 
 if TYPE_CHECKING:
     from ..front.dictionary import Colon

@@ -36,11 +36,11 @@ from ..front.reader import Reader, Token, parse_double, parse_float, parse_integ
 from ..front.tree import Begin, Call, Do, FLit, HostOp, If, Lit, LocalGet, Node, Prim, Recurse, Visitor, walk
 from .eltypes import ELTYPES
 from .hostexec import device_ok, run_host
-from .textin import InputBuffer, note_in, sync_in
-from .tokens import Tokens
 from .hostwords import CLOSERS, OPENERS, Frame
 from .output import format_output
 from .output import ranges as _ranges
+from .textin import InputBuffer, note_in, sync_in
+from .tokens import Tokens
 from .words import HOST_WORDS, IMMEDIATES
 
 if TYPE_CHECKING:

@@ -14,8 +14,8 @@ from typing import Iterable
 
 from ..compile.primitives import TABLE
 from .eltypes import ELTYPES
-from .wordsets import DIFFERENT, REFUSED, status
 from .words import HOST_WORDS, IMMEDIATES
+from .wordsets import DIFFERENT, REFUSED, status
 
 PRELUDE = Path(__file__).with_name("prelude.fth")
 _DEFINITION = re.compile(r"^:\s+(\S+)\s+((?:\([^)]*\)\s*)+)")  # `: NAME ( effect ) [( F: ... )]`

@@ -8,8 +8,19 @@ dictionary (syswords.py), and files (filewords.py)."""
 from __future__ import annotations
 
 from ..front.dictionary import HostWord, Immediate
-from . import (compiletime, conditional, datawords, filewords, floathost, heapwords, hostwords, inspection,
-               strings, syswords, textin)
+from . import (
+    compiletime,
+    conditional,
+    datawords,
+    filewords,
+    floathost,
+    heapwords,
+    hostwords,
+    inspection,
+    strings,
+    syswords,
+    textin,
+)
 
 HOST_WORDS: list[HostWord] = [*hostwords.HOST_WORDS, conditional.TILES_KEPT, *inspection.INSPECT_WORDS,
                               *datawords.DATA_WORDS, *compiletime.HOST_WORDS, *textin.HOST_WORDS,
