@@ -141,6 +141,16 @@ PROGRAMS = {
                             "PREVIOUS DEFINITIONS : hi 7 ; hi . GET-ORDER W1 SWAP 1+ SET-ORDER hi . ONLY FORTH hi .",
     "search-wordlist": 'WORDLIST CONSTANT W2 W2 SET-CURRENT : yo 5 ; FORTH-WORDLIST SET-CURRENT '
                        'S" YO" W2 SEARCH-WORDLIST . EXECUTE . S" YO" FORTH-WORDLIST SEARCH-WORDLIST .',
+    # host-level words: loops, the return stack, EXIT and RECURSE walked on the host
+    "host-plus-loop": ": t1 CREATE 10 0 DO I , 3 +LOOP ; t1 a  a @ a CELL+ @ a 2 CELLS + @ a 3 CELLS + @ . . . .",
+    "host-minus-loop": ": t9 CREATE 0 5 DO I , -1 +LOOP ; t9 m  m @ m 5 CELLS + @ . .",
+    "host-leave": ": t2 CREATE 10 0 DO I 5 = IF LEAVE THEN I , LOOP 99 , ; t2 b  b 4 CELLS + @ b 5 CELLS + @ . .",
+    "host-nested-j": ": t3 CREATE 3 0 DO 2 0 DO J 10 * I + , LOOP LOOP ; t3 c  c 5 CELLS + @ c 2 CELLS + @ . .",
+    "host-rstack": ": t4 CREATE 5 >R R@ , R> 1+ , ; t4 d  d @ d CELL+ @ . .",
+    "host-until": ": t5 CREATE 0 BEGIN DUP , 1+ DUP 4 = UNTIL DROP ; t5 e  e 3 CELLS + @ .",
+    "host-while": ": t6 CREATE 0 BEGIN DUP 3 < WHILE DUP , 1+ REPEAT DROP ; t6 g  g 2 CELLS + @ .",
+    "host-recurse-exit": ": t7 DUP 0= IF DROP EXIT THEN DUP , 1- RECURSE ; CREATE h 3 t7  h @ h CELL+ @ h 2 CELLS + @ . . .",
+    "host-unloop-exit": ": t8 CREATE 10 0 DO I 3 = IF I , UNLOOP EXIT THEN LOOP 77 , ; t8 k  k @ .",
     # wrong results of issue 11
     "i-after-unloop": ": T1 3 0 DO 10 5 DO I UNLOOP I UNLOOP EXIT LOOP LOOP ; T1 . .",
     "hex-compiled-under-hex": "HEX : H2 HEX ; DECIMAL H2 BASE @ DECIMAL .",
