@@ -352,3 +352,11 @@ def test_marker_forgets_word_lists_and_tokens():
     assert len(f.wordlists) == 1 and f.current == 1 and len(f.tokens) == xts
     assert "KEEP" not in f.dict and "TOKME" not in f.dict
     assert f.eval(": again 3 ; again .") == "3 "
+
+
+def test_a_host_level_word_is_not_a_kernel():
+    f = fresh()
+    f.eval(": mk CREATE ; : uses-mk 5 mk ;")
+    for export in (lambda: f.ptx("uses-mk"), lambda: f.kernel("uses-mk")(), lambda: f.ptx("mk")):
+        with pytest.raises(ForthError, match="runs on the host"):
+            export()

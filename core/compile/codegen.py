@@ -32,6 +32,7 @@ from ..front.tree import (
     DropFlag,
     Exit,
     FLit,
+    HostOp,
     If,
     Leave,
     Lit,
@@ -466,6 +467,9 @@ class Gen(Visitor):
         self.flush()
         self.check_tiles(self.scope.loops[-1].tiles, self.tstack, "LEAVE", n.pos)
         self.b.branch(self.scope.loops[-1].exit_bb)
+
+    def visit_HostOp(self, n: HostOp) -> None:  # a host-level word is walked by the host, never compiled
+        raise ForthError(f"{n.name} runs on the host and cannot be compiled into device code", n.pos, n.name)
 
     def visit_Break(self, n: Break) -> None:
         self.flush()

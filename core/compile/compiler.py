@@ -114,6 +114,9 @@ class Compiler:
         """`word` as a standalone kernel: its inputs become kernel parameters
         (cells, then floats), its stacks are private arrays that SROA turns
         into registers when the effects are static."""
+        if word.host:
+            raise ForthError(f"{word.name} runs on the host (it defines or compiles words: CREATE, `,`, DOES> ...), "
+                             "so it cannot be a kernel; export a word that computes", word.pos, word.name)
         if not word.effect.static:
             raise ForthError(f"{word.name} has a dynamic stack effect {word.effect.notation()}: a kernel needs "
                              "a static one (balanced IF branches and loops, no ?DUP or computed PICK)",

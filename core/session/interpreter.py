@@ -253,6 +253,8 @@ class Forth:
         entry = self.dict.get(word.upper())
         if not isinstance(entry, Colon):
             raise ForthError(f"{word} is not a colon definition")
+        if entry.host:
+            raise ForthError(f"{word} runs on the host (it defines or compiles words), so it cannot be a kernel")
         if not entry.effect.static:
             raise ForthError(f"{word} has a dynamic stack effect; a kernel needs a static one")
 
