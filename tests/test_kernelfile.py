@@ -83,6 +83,7 @@ def test_header_errors_point_at_the_bad_line(text, line, col, message):
     (": f ( -- )\n  1 DROP\n", 3, "definition of f is not closed"),
     ("16 CONSTANT T\n", 3, "CONSTANT is a host word"),
     ("4 F32 ARRAY more\n", 3, "ARRAY is a host word"),
+    (": mk CREATE ;\nmk t\n", 4, "kernel file's body is one launch"),
     ("DROP\n", 3, "needs no inputs"),
     ("X frob\n", 3, "unknown word frob"),
 ])

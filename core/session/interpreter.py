@@ -567,6 +567,10 @@ class Forth:
         line's segment (a node with host actions in it runs now, on the host)."""
         items = self._items()
         if items is self.segment and _has_host_action(node) and not device_ok(node):
+            if self.collector is not None:  # a kernel file's body is one launch: nothing runs on the host
+                raise ForthError("this runs on the host (it defines or compiles words: CREATE, `,` ...), but a "
+                                 "kernel file's body is one launch: declare data in the header "
+                                 "(`\\! param NAME TYPE[N]`)", getattr(node, "pos", None))
             self.flush_segment()
             run_host(self, [node])
             return
