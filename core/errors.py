@@ -51,3 +51,12 @@ class ForthError(Exception):
             return self
         err = ForthError(self.message, pos, word or self.word, self.output, self.code)
         return err
+
+
+class Bye(Exception):
+    """BYE: the program asked to end the session (the REPL and the CLI stop;
+    `output` is what the line printed before it)."""
+
+    def __init__(self, output: str = "") -> None:
+        super().__init__("BYE")
+        self.output = output

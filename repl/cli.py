@@ -127,7 +127,8 @@ def main(argv=None) -> int:
         session.set_source("<stdin>")
         return run_lines(session, display, sys.stdin, stop_on_error=False,
                          stacks=args.stacks or "each")
-    except Bye:
+    except Bye as bye:
+        sys.stdout.write(bye.output)  # what the line printed before BYE
         return 0
     except KeyboardInterrupt:
         return 130

@@ -133,7 +133,8 @@ class Repl:
                 return 0
             try:
                 result = self.run_line(text)
-            except Bye:
+            except Bye as bye:
+                sys.stdout.write(bye.output)
                 return 0
             finally:
                 self.state.refresh()

@@ -9,9 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-
-class Bye(Exception):
-    """The user asked to leave (BYE on a line of its own)."""
+from tileforth.core.errors import Bye  # noqa: F401  (BYE: the REPL and the CLI stop on it)
 
 
 @dataclass
@@ -65,6 +63,8 @@ class Session:
             out = self.forth.eval(text, spanning=True) if spanning else self.forth.eval(text)
         except ForthError as e:
             return self._failed(e, text, internal=False)
+        except Bye:
+            raise
         except Exception as e:  # a bug in tileforth, not in the user's Forth
             return self._failed(e, text, internal=True)
         finally:

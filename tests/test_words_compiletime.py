@@ -360,3 +360,22 @@ def test_a_host_level_word_is_not_a_kernel():
     for export in (lambda: f.ptx("uses-mk"), lambda: f.kernel("uses-mk")(), lambda: f.ptx("mk")):
         with pytest.raises(ForthError, match="runs on the host"):
             export()
+
+
+def test_bye_and_clearstack():
+    from tileforth.core.errors import Bye
+    f = Forth(backend="cpu")  # 32 threads: CLEARSTACK empties every one
+    assert f.eval("TID-X 1.5e CLEARSTACK DEPTH . FDEPTH .") == "0 0 "
+    with pytest.raises(Bye) as info:
+        f.eval(": done 1 2 + . BYE ; done 5 .")
+    assert info.value.output == "3 "
+
+
+def test_bye_in_a_script_ends_the_run(tmp_path):
+    import subprocess
+    import sys
+    script = tmp_path / "bye.fth"
+    script.write_text("1 2 + . BYE\n7 .\n")
+    r = subprocess.run([sys.executable, "-m", "tileforth.repl.cli", str(script)], capture_output=True, text=True,
+                       timeout=120)
+    assert r.returncode == 0 and r.stdout.startswith("3") and "7" not in r.stdout, (r.stdout, r.stderr)

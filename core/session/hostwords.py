@@ -219,7 +219,7 @@ def _reshape(f: "Forth", grid: tuple[int, int, int], block: tuple[int, int, int]
     st = StackState.load(f.backend)
     if not st.uniform():
         raise ForthError(f"{word} keeps the stacks only when every thread has the same stacks; clear the "
-                         "stacks that differ first (e.g. DEPTH 0 ?DO DROP LOOP)")
+                         "stacks that differ first (CLEARSTACK empties them all)")
     tiles = f.backend.get_tiles()
     if differing_warps(tiles):  # bit for bit: a NaN tile is the same tile
         raise ForthError(f"{word} keeps the tile stack only when every warp holds the same tiles; drop them "

@@ -15,7 +15,8 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING
 
-from ..errors import ForthError
+from ..compile.state import StackState
+from ..errors import Bye, ForthError
 from ..front.dictionary import Colon, HostWord, Immediate
 from ..front.reader import Token
 from ..front.tree import Lit
@@ -157,6 +158,18 @@ def w_order(f: "Forth", tok: Token) -> None:
     f.print_text(" ".join(names) + f"  (definitions go into {cur})\n")
 
 
+def w_bye(f: "Forth", tok: Token) -> None:
+    raise Bye(f.printed())
+
+
+def w_clearstack(f: "Forth", tok: Token) -> None:
+    f.flush_segment()
+    st = StackState.load(f.backend)
+    st.dsp[:] = 0
+    st.fsp[:] = 0
+    st.save(f.backend)
+
+
 def i_ahead(f: "Forth", tok: Token) -> None:
     """AHEAD ... THEN: a forward branch taken always (an IF whose flag is false)."""
     if not isinstance(f.colon, Colon) and not f.frames:
@@ -166,6 +179,10 @@ def i_ahead(f: "Forth", tok: Token) -> None:
 
 
 HOST_WORDS: list[HostWord] = [
+    HostWord("BYE", "( -- )", "End the session: the REPL and `tileforth FILE` stop (from Python, f.eval raises "
+             "tileforth.core.errors.Bye).", w_bye, ""),
+    HostWord("CLEARSTACK", "( i*x -- ) ( F: i*r -- )", "Empty the data and float stacks of every thread.",
+             w_clearstack, "1 2 3 CLEARSTACK DEPTH . \\ 0"),
     HostWord("MS", "( u -- )", "Wait u milliseconds (on the host, after the launch before it).", w_ms, "10 MS"),
     HostWord("TIME&DATE", "( -- sec min hour day month year )", "The host's local time and date.",
              w_time_and_date, "TIME&DATE 2000 > . 2DROP 2DROP DROP \\ -1"),

@@ -122,7 +122,7 @@ WORDSETS: list[WordSet] = [
         ;CODE AHEAD ASSEMBLER BYE CODE CS-PICK CS-ROLL EDITOR FORGET N>R NAME>COMPILE NAME>INTERPRET
         NAME>STRING NR> STATE SYNONYM TRAVERSE-WORDLIST [DEFINED] [ELSE] [IF] [THEN] [UNDEFINED]"""),
             "CODE, ;CODE and ASSEMBLER would write machine code; tileforth generates LLVM IR (SEE-IR shows "
-            "it). BYE is the REPL's (it ends the session), not a word of the dictionary; MARKER forgets "
+            "it). BYE ends the session (the REPL, the CLI; from Python, f.eval raises Bye); MARKER forgets "
             "words where FORGET would.", cannot=("CODE", ";CODE", "ASSEMBLER"), instead=("SEE-IR", "MARKER")),
     WordSet("SEARCH", "16.6.1", _words("""
         DEFINITIONS FIND FORTH-WORDLIST GET-CURRENT GET-ORDER SEARCH-WORDLIST SET-CURRENT SET-ORDER
