@@ -211,3 +211,12 @@ def test_the_fam_words_compile_to_literals():
     assert not f.dict["FAMS"].host
     f.eval("FAMS")
     assert f.data_stack() == [0, 2, 4, 1]
+
+
+def test_source_id_in_include_file_is_its_file_id(tmp_path):
+    from tileforth.core import Forth
+    src = tmp_path / "sid.fth"
+    src.write_text("SOURCE-ID 0> .\n")
+    f = Forth(backend="cpu")
+    f.eval("1 1 1 GRID 1 1 1 BLOCK")
+    assert f.eval(f'S" {src}" R/O OPEN-FILE DROP INCLUDE-FILE SOURCE-ID .') == "-1 0 "

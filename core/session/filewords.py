@@ -368,7 +368,7 @@ def w_include_file(f: "Forth", tok: Token) -> None:
         _table(f).open.pop(fid, None)
         entry.raw.close()
     reader = Reader(data.decode("utf-8", "replace"), os.fsdecode(entry.name))
-    reader.source_id = fid  # what SOURCE-ID should give inside it (textin.py does not read it yet)
+    reader.source_id = fid  # what SOURCE-ID gives inside it (textin.py)
     textin.interpret(f, reader)
 
 

@@ -188,7 +188,9 @@ def w_restore_input(f: "Forth", tok: Token) -> None:
 
 
 def w_source_id(f: "Forth", tok: Token) -> None:
-    f.push_uniform(-1 if getattr(f.reader, "addr", None) is not None else 0)
+    """-1 in EVALUATE, the file id in INCLUDE-FILE (filewords.py sets it), else 0."""
+    r = f.reader
+    f.push_uniform(-1 if getattr(r, "addr", None) is not None else getattr(r, "source_id", None) or 0)
 
 
 def interpret(f: "Forth", reader: Reader) -> None:
