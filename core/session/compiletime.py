@@ -24,7 +24,7 @@ import numpy as np
 
 from ..compile import layout as L
 from ..compile.primitives import TABLE as PRIMS
-from ..compile.state import StackState, differing
+from ..compile.state import StackState
 from ..errors import ForthError
 from ..front.dictionary import Colon, Constant, HostWord, Immediate
 from ..front.reader import Token
@@ -131,7 +131,7 @@ def w_paren_local(f: "Forth", tok: Token) -> None:
     with _into_definition(f, "(LOCAL)"):
         pending = f.colon.__dict__.setdefault("pending_locals", [])
         if n:
-            pending.append(bytes(f.backend.read(addr, n)).decode("latin-1").upper())
+            pending.append(f.read_bytes(addr, n).decode("latin-1").upper())
             return
         names = list(reversed(pending))
         pending.clear()
@@ -170,8 +170,7 @@ def w_to_body(f: "Forth", tok: Token) -> None:
 
 def w_find(f: "Forth", tok: Token) -> None:
     (addr,) = f.pop_uniform(1, "FIND")
-    n = int(f.backend.read(addr, 1)[0])
-    name = bytes(f.backend.read(addr + 1, n)).decode("latin-1")
+    name = f.read_bytes(addr + 1, f.read_bytes(addr, 1)[0]).decode("latin-1")
     entry = f.lookup(name.upper())
     if entry is None:
         f.push_uniform(addr, 0)
@@ -249,7 +248,7 @@ def _store_into(kinds: tuple[str, ...], what: str, words: tuple[str, ...]):
 
 def w_defer_fetch(f: "Forth", tok: Token) -> None:
     (xt,) = f.pop_uniform(1, "DEFER@")
-    f.push_uniform(_read_cell(f, _defer_cell(f, xt, "DEFER@")))
+    f.push_uniform(f.read_cell(_defer_cell(f, xt, "DEFER@")))
 
 
 def w_defer_store(f: "Forth", tok: Token) -> None:
@@ -262,10 +261,6 @@ def _defer_cell(f: "Forth", xt: int, word: str) -> int:
     if not isinstance(entry, Colon) or entry.data_kind != "defer":
         raise ForthError(f"{word}: {entry.name} is not a DEFER word")
     return entry.body_addr
-
-
-def _read_cell(f: "Forth", addr: int) -> int:
-    return int(f.backend.read(addr, 8).view(np.int64)[0])
 
 
 def w_two_constant(f: "Forth", tok: Token) -> None:
@@ -304,28 +299,15 @@ def i_sliteral(f: "Forth", tok: Token) -> None:
     _compiling(f, tok)
     f.flush_segment()
     addr, n = f.pop_uniform(2, "SLITERAL")
-    data = bytes(f.backend.read(addr, n)) if n > 0 else b""
+    data = f.read_bytes(addr, n)
     f.append(Lit(place(f, data, tok), tok.pos))
     f.append(Lit(len(data), tok.pos))
-
-
-def _pop_float(f: "Forth", word: str) -> float:
-    f.flush_segment()
-    st = StackState.load(f.backend)
-    if st.short(1, floats=True) is not None:
-        raise ForthError(f"{word} needs a float on the float stack")
-    top = st.ftop()
-    if differing(top.view(L.FLOAT_BITS_DTYPE)):
-        raise ForthError(f"{word} needs the same float in every thread")
-    st.fdrop(1)
-    st.save(f.backend)
-    return float(top[0])
 
 
 def i_fliteral(f: "Forth", tok: Token) -> None:
     from ..front.tree import FLit
     _compiling(f, tok)
-    f.append(FLit(_pop_float(f, "FLITERAL"), tok.pos))
+    f.append(FLit(f.pop_uniform_float("FLITERAL"), tok.pos))
 
 
 def w_fvariable(f: "Forth", tok: Token) -> None:
@@ -337,7 +319,7 @@ def w_fvariable(f: "Forth", tok: Token) -> None:
 
 
 def w_fvalue(f: "Forth", tok: Token) -> None:
-    r = _pop_float(f, "FVALUE")
+    r = f.pop_uniform_float("FVALUE")
     name = _name(f, tok)
     _align(f)
     addr = _allot(f, 8)
@@ -483,7 +465,7 @@ ENVIRONMENT = {  # what ENVIRONMENT? answers (Forth-2012 table 3.5), honestly fo
 
 def w_environment(f: "Forth", tok: Token) -> None:
     addr, n = f.pop_uniform(2, "ENVIRONMENT?")
-    query = bytes(f.backend.read(addr, max(n, 0))).decode("latin-1").upper() if n > 0 else ""
+    query = f.read_bytes(addr, n).decode("latin-1").upper()
     answer = ENVIRONMENT.get(query)
     if answer is None:
         f.push_uniform(0)

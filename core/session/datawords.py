@@ -19,8 +19,6 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..compile import layout as L
-from ..compile.state import StackState, differing
 from ..errors import ForthError
 from ..front.dictionary import Constant, HostWord
 from ..front.reader import Token
@@ -55,19 +53,6 @@ def _store(f: "Forth", e: Constant, values: np.ndarray) -> None:
         f.backend.write(addr, np.ascontiguousarray(np.asarray(values).reshape(shape).astype(et.dtype)))
 
 
-def _pop_float(f: "Forth", word: str) -> float:
-    """Pop a float that every thread agrees on."""
-    st = StackState.load(f.backend)
-    if st.short(1, floats=True) is not None:
-        raise ForthError(f"float stack underflow: {word} needs a float, e.g. `1.5e {word} xs`")
-    top = st.ftop()
-    if differing(top.view(L.FLOAT_BITS_DTYPE)):  # compared bit for bit
-        raise ForthError(f"{word} needs the same float in every thread; it runs once on the host")
-    st.fdrop(1)
-    st.save(f.backend)
-    return float(top[0])
-
-
 def w_zeros(f: "Forth", tok: Token) -> None:
     _, e = _array(f, tok, "ZEROS")
     _store(f, e, np.zeros(e.array[1]))
@@ -75,7 +60,7 @@ def w_zeros(f: "Forth", tok: Token) -> None:
 
 def w_fill(f: "Forth", tok: Token) -> None:
     _, e = _array(f, tok, "AFILL")
-    r = _pop_float(f, "AFILL")
+    r = f.pop_uniform_float("AFILL", "`1.5e AFILL xs`")
     _, shape, et = e.array
     with np.errstate(invalid="ignore", over="ignore"):  # converted once, as _store converts each element
         value = np.array(r).astype(et.dtype)

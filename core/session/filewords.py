@@ -93,12 +93,8 @@ def _ior(exc: BaseException) -> int:
     return IOR_NO_FILE if isinstance(exc, FileNotFoundError) else IOR_IO
 
 
-def _bytes(f: "Forth", addr: int, n: int) -> bytes:
-    return bytes(f.backend.read(addr, n)) if n > 0 else b""
-
-
 def _path(f: "Forth", addr: int, n: int) -> bytes:
-    return os.path.expanduser(_bytes(f, addr, n))
+    return os.path.expanduser(f.read_bytes(addr, n))
 
 
 def _ud(lo: int, hi: int) -> int:
@@ -253,7 +249,7 @@ def _write(f: "Forth", word: str, end: bytes) -> None:
     if entry is None or n < 0 or n > MAX_IO:
         f.push_uniform(IOR_IO if entry is None else IOR_NUMBER)
         return
-    data = _bytes(f, addr, n) + end
+    data = f.read_bytes(addr, n) + end
     try:
         view = memoryview(data)
         while view:

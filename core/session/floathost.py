@@ -123,7 +123,7 @@ def parse_float(text: bytes) -> float | None:
 
 def w_to_float(f: "Forth", tok: Token) -> None:
     addr, n = f.pop_uniform(2, ">FLOAT")
-    text = bytes(f.backend.read(addr, n)) if n > 0 else b""
+    text = f.read_bytes(addr, n)
     r = parse_float(text)
     if r is None:
         f.push_uniform(0)

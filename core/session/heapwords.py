@@ -73,7 +73,7 @@ def w_resize(f: "Forth", tok: Token) -> None:
 
 def w_dump(f: "Forth", tok: Token) -> None:
     addr, n = f.pop_uniform(2, "DUMP")
-    data = bytes(f.backend.read(addr, n)) if n > 0 else b""
+    data = f.read_bytes(addr, n)
     lines = []
     for off in range(0, len(data), 16):
         chunk = data[off:off + 16]
@@ -83,13 +83,9 @@ def w_dump(f: "Forth", tok: Token) -> None:
 
 
 # ---- text substitution (STRING-EXT) -------------------------------------------------------
-def _string(f: "Forth", addr: int, n: int) -> bytes:
-    return bytes(f.backend.read(addr, n)) if n > 0 else b""
-
-
 def w_replaces(f: "Forth", tok: Token) -> None:
     a1, n1, a2, n2 = f.pop_uniform(4, "REPLACES")
-    f.substitutions[_string(f, a2, n2).upper()] = _string(f, a1, n1)
+    f.substitutions[f.read_bytes(a2, n2).upper()] = f.read_bytes(a1, n1)
 
 
 _NAME = re.compile(rb"%([^%]*)%")
@@ -109,7 +105,7 @@ def w_substitute(f: "Forth", tok: Token) -> None:
             count += 1
             return subs[name.upper()]
         return m.group(0)  # an unknown name stays as it was
-    out = _NAME.sub(repl, _string(f, a1, n1))
+    out = _NAME.sub(repl, f.read_bytes(a1, n1))
     if len(out) > n2:
         f.push_uniform(a2, 0, -78)  # the result does not fit the buffer (ior: ambiguous, negative)
         return
@@ -120,7 +116,7 @@ def w_substitute(f: "Forth", tok: Token) -> None:
 
 def w_unescape(f: "Forth", tok: Token) -> None:
     a1, n1, a2 = f.pop_uniform(3, "UNESCAPE")
-    out = _string(f, a1, n1).replace(b"%", b"%%")
+    out = f.read_bytes(a1, n1).replace(b"%", b"%%")
     if out:
         f.backend.write(a2, np.frombuffer(out, np.uint8))
     f.push_uniform(a2, len(out))

@@ -12,9 +12,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..compile import layout as L
 from ..compile.primitives import TABLE as PRIMS
-from ..compile.state import StackState, differing, differing_warps
+from ..compile.state import StackState, differing_warps
 from ..compile.target import Capabilities
 from ..compile.tiles import ACC_TYPES, IN_TYPES, SHAPES
 from ..errors import ForthError, SourcePos
@@ -121,15 +120,8 @@ def w_constant(f: "Forth", tok: Token) -> None:
 
 def w_fconstant(f: "Forth", tok: Token) -> None:
     name = _name(f, tok)
-    st = StackState.load(f.backend)
-    if st.short(1, floats=True) is not None:
-        raise ForthError("FCONSTANT needs a float on the float stack")
-    top = st.ftop()
-    if differing(top.view(L.FLOAT_BITS_DTYPE)):  # bit for bit: a NaN agrees with itself
-        raise ForthError("FCONSTANT needs the same float in every thread")
-    st.fdrop(1)
-    st.save(f.backend)
-    _define(f, Constant(name.text, float(top[0]), is_float=True, help="( F: -- r ) a float constant"))
+    r = f.pop_uniform_float("FCONSTANT")
+    _define(f, Constant(name.text, r, is_float=True, help="( F: -- r ) a float constant"))
 
 
 def w_variable(f: "Forth", tok: Token) -> None:

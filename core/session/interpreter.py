@@ -418,7 +418,7 @@ class Forth:
         if self.compile_state and key in self._local_names:
             self.append(LocalGet(self._local_names[key], key, tok.pos))
             return
-        entry = self.dict.get(key) if self.order == [1] else self.lookup(key)
+        entry = self.lookup(key)
         if entry is PRIMS[".S"] and self.dot_s_shows_all and self.colon is None and not self.frames:
             entry = self.dict.get(".STACKS", entry)  # at the REPL's prompt: every stack
         if entry is None:
@@ -765,10 +765,17 @@ class Forth:
         self.segment_uses_base = False
 
     def base(self) -> int:
-        return int(self.backend.read(self.base_addr, 8).view(np.int64)[0])
+        return self.read_cell(self.base_addr)
+
+    def read_cell(self, addr: int) -> int:
+        return int(self.backend.read(addr, 8).view(np.int64)[0])
 
     def write_cell(self, addr: int, value: int) -> None:
         self.backend.write(addr, np.array([value], np.int64))
+
+    def read_bytes(self, addr: int, n: int) -> bytes:
+        """n bytes of memory from addr (none when n <= 0): a string given as c-addr u."""
+        return bytes(self.backend.read(addr, n)) if n > 0 else b""
 
     def pop_uniform(self, n: int, word: str) -> list[int]:
         """Pop n cells that every thread must agree on (host words consume them),
@@ -787,6 +794,21 @@ class Forth:
         st.drop(n)
         st.save(self.backend)
         return vals[0].tolist()
+
+    def pop_uniform_float(self, word: str, example: str = "") -> float:
+        """Pop a float every thread must agree on, bit for bit (a NaN agrees with
+        itself), after the device code waiting in the line's segment has run."""
+        self.flush_segment()
+        st = StackState.load(self.backend)
+        if st.short(1, floats=True) is not None:
+            raise ForthError(f"float stack underflow: {word} needs a float on the float stack"
+                             + (f", e.g. {example}" if example else "; push one first"))
+        top = st.ftop()
+        if differing(top.view(L.FLOAT_BITS_DTYPE)):
+            raise ForthError(f"{word} needs the same float in every thread; it runs once on the host")
+        st.fdrop(1)
+        st.save(self.backend)
+        return float(top[0])
 
     def push_uniform(self, *values: int) -> None:
         """Push cells on every thread's data stack (host words leave results this way),

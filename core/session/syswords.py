@@ -120,7 +120,7 @@ def w_definitions(f: "Forth", tok: Token) -> None:
 
 def w_search_wordlist(f: "Forth", tok: Token) -> None:
     addr, n, wid = f.pop_uniform(3, "SEARCH-WORDLIST")
-    name = bytes(f.backend.read(addr, n)).decode("latin-1").upper() if n > 0 else ""
+    name = f.read_bytes(addr, n).decode("latin-1").upper()
     entry = _wordlist(f, wid, "SEARCH-WORDLIST").get(name)
     if entry is None:
         f.push_uniform(0)

@@ -213,7 +213,7 @@ def w_evaluate(f: "Forth", tok: Token) -> None:
     addr, n = f.pop_uniform(2, "EVALUATE")
     if n < 0:
         raise ForthError(f"EVALUATE needs a length of 0 or more, got {n}")
-    text = bytes(f.backend.read(addr, n)).decode("latin-1") if n else ""
+    text = f.read_bytes(addr, n).decode("latin-1")
     reader = Reader(text, "<evaluate>")
     reader.addr = addr  # SOURCE shows the string where it is
     interpret(f, reader)
@@ -234,7 +234,7 @@ def _include(f: "Forth", path_text: str, word: str, once: bool) -> None:
 
 def _string(f: "Forth", word: str) -> str:
     addr, n = f.pop_uniform(2, word)
-    return bytes(f.backend.read(addr, n)).decode("utf-8", "replace") if n > 0 else ""
+    return f.read_bytes(addr, n).decode("utf-8", "replace")
 
 
 def w_included(f: "Forth", tok: Token) -> None:
