@@ -73,35 +73,31 @@ class Colon:
             self.__dict__[key] = size
         return size
 
+    def _reaches(self, key: str, test: Callable[[Node], bool]) -> bool:
+        """Does a node of the body pass `test`? Cached under `key`: a body is final at `;`."""
+        cached = self.__dict__.get(key)
+        if cached is None:
+            cached = self.__dict__[key] = any(test(n) for n in walk(self.body))
+        return cached
+
     @property
     def host(self) -> bool:
         """It runs on the host (core/session/hostexec.py): it holds a host
         action (CREATE, `,`, POSTPONE's ...) or calls a word that does."""
-        cached = self.__dict__.get("_host")
-        if cached is None:
-            cached = any(isinstance(n, HostOp) or (isinstance(n, Call) and n.word is not self and n.word.host)
-                         for n in walk(self.body))
-            self.__dict__["_host"] = cached
-        return cached
+        return self._reaches("_host", lambda n: isinstance(n, HostOp) or
+                             (isinstance(n, Call) and n.word is not self and n.word.host))
 
     @property
     def uses_base(self) -> bool:
         """It reads or writes BASE (itself or through a word it calls): the
         interpreter runs it before it reads the next number."""
-        cached = self.__dict__.get("_uses_base")
-        if cached is None:
-            cached = self.touches_base or any(isinstance(n, Call) and n.word.uses_base for n in walk(self.body))
-            self.__dict__["_uses_base"] = cached
-        return cached
+        return self.touches_base or self._reaches("_uses_base", lambda n: isinstance(n, Call) and n.word.uses_base)
 
     @property
     def suspends(self) -> bool:
-        cached = getattr(self, "_suspends", None)
-        if cached is None:
-            cached = any((isinstance(n, Prim) and n.prim.suspends) or
-                         (isinstance(n, Call) and n.word.suspends) for n in walk(self.body))
-            self._suspends = cached
-        return cached
+        """It reaches a suspend point (BARRIER, a tile operation) or a must-inline primitive."""
+        return self._reaches("_suspends", lambda n: (isinstance(n, Prim) and n.prim.suspends) or
+                             (isinstance(n, Call) and n.word.suspends))
 
 
 @dataclass(eq=False)
@@ -155,3 +151,8 @@ class Immediate:
     @property
     def kind(self) -> str:
         return "immediate"
+
+
+def is_immediate(entry: object) -> bool:
+    """It acts while a definition is compiled: a parsing or control word, or one marked IMMEDIATE."""
+    return isinstance(entry, Immediate) or bool(getattr(entry, "immediate", False))

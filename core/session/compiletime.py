@@ -26,7 +26,7 @@ from ..compile import layout as L
 from ..compile.primitives import TABLE as PRIMS
 from ..compile.state import StackState
 from ..errors import ForthError
-from ..front.dictionary import Colon, Constant, HostWord, Immediate
+from ..front.dictionary import Colon, Constant, HostWord, Immediate, is_immediate
 from ..front.reader import Token
 from ..front.tree import Call, HostOp, Lit, LocalGet, LocalsDef, LocalSet, Prim
 from .hostexec import EXIT
@@ -51,11 +51,6 @@ def _compiling(f: "Forth", tok: Token) -> None:
         raise ForthError(f"{tok.text.upper()} works only inside a definition (: ... ;)", tok.pos, tok.text)
 
 
-def _is_immediate(entry) -> bool:
-    return isinstance(entry, Immediate) or getattr(entry, "immediate", False)
-
-
-# ---- compile state ---------------------------------------------------------------------------
 def w_immediate(f: "Forth", tok: Token) -> None:
     last = f.last_defined
     if not isinstance(last, (Colon, Constant)):
@@ -77,7 +72,6 @@ def i_right_bracket(f: "Forth", tok: Token) -> None:
 
 def i_literal(f: "Forth", tok: Token) -> None:
     _compiling(f, tok)
-    f.flush_segment()
     (v,) = f.pop_uniform(1, "LITERAL")
     f.append(Lit(v, tok.pos))
 
@@ -175,7 +169,7 @@ def w_find(f: "Forth", tok: Token) -> None:
     if entry is None:
         f.push_uniform(addr, 0)
     else:
-        f.push_uniform(f.tokens.xt_of(entry), 1 if _is_immediate(entry) else -1)
+        f.push_uniform(f.tokens.xt_of(entry), 1 if is_immediate(entry) else -1)
 
 
 # ---- defining words ----------------------------------------------------------------------
@@ -279,7 +273,6 @@ def w_two_variable(f: "Forth", tok: Token) -> None:
 
 def i_two_literal(f: "Forth", tok: Token) -> None:
     _compiling(f, tok)
-    f.flush_segment()
     lo, hi = f.pop_uniform(2, "2LITERAL")
     f.append(Lit(lo, tok.pos))
     f.append(Lit(hi, tok.pos))
@@ -297,7 +290,6 @@ def w_two_value(f: "Forth", tok: Token) -> None:
 
 def i_sliteral(f: "Forth", tok: Token) -> None:
     _compiling(f, tok)
-    f.flush_segment()
     addr, n = f.pop_uniform(2, "SLITERAL")
     data = f.read_bytes(addr, n)
     f.append(Lit(place(f, data, tok), tok.pos))
@@ -362,7 +354,6 @@ def i_to(f: "Forth", tok: Token) -> None:
 def i_defined(f: "Forth", tok: Token) -> None:
     name = _name(f, tok)
     found = f.lookup(name.key) is not None
-    f.flush_segment()
     f.push_uniform(-1 if found == (tok.key == "[DEFINED]") else 0)
 
 

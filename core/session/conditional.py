@@ -67,8 +67,7 @@ def _skip(f: "Forth", stop_at_else: bool) -> None:
 
 def i_bracket_if(f: "Forth", tok: Token) -> None:
     _at_prompt(f, tok)
-    f.flush_segment()  # the flag is computed by the words before [IF]
-    (flag,) = f.pop_uniform(1, "[IF]")
+    (flag,) = f.pop_uniform(1, "[IF]")  # after the words before [IF], which compute it
     if not flag:
         _skip(f, stop_at_else=True)
 

@@ -108,14 +108,12 @@ class HostRunner:
 
     def value(self, *cells: int) -> None:
         """Cells the host knows (a loop index, the return stack) onto the stacks,
-        after the device code before them: pushed, not compiled, so a host
-        loop's device code is the same kernel at every index."""
-        self.f.flush_segment()
+        after the device code before them (push_uniform runs it): pushed, not
+        compiled, so a host loop's device code is the same kernel at every index."""
         self.f.push_uniform(*cells)
 
     def pop(self, n: int, word: str) -> list[int]:
-        """n cells from the stacks, after the device code before them has run."""
-        self.f.flush_segment()
+        """n cells from the stacks, after the device code before them (pop_uniform runs it)."""
         return self.f.pop_uniform(n, word)
 
     def step(self, pos) -> None:

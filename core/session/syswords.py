@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from ..compile.state import StackState
 from ..errors import Bye, ForthError
-from ..front.dictionary import Colon, HostWord, Immediate
+from ..front.dictionary import Colon, HostWord, Immediate, is_immediate
 from ..front.reader import Token
 from ..front.tree import Lit
 from .hostwords import Frame
@@ -54,8 +54,7 @@ def w_name_to_interpret(f: "Forth", tok: Token) -> None:
 def w_name_to_compile(f: "Forth", tok: Token) -> None:
     (nt,) = f.pop_uniform(1, "NAME>COMPILE")
     entry = f.tokens.entry_of(nt, "NAME>COMPILE")
-    immediate = isinstance(entry, Immediate) or getattr(entry, "immediate", False)
-    f.push_uniform(nt, f.tokens.xt_of(f.dict["EXECUTE" if immediate else "COMPILE,"]))
+    f.push_uniform(nt, f.tokens.xt_of(f.dict["EXECUTE" if is_immediate(entry) else "COMPILE,"]))
 
 
 def _wordlist(f: "Forth", wid: int, word: str) -> dict:
@@ -125,8 +124,7 @@ def w_search_wordlist(f: "Forth", tok: Token) -> None:
     if entry is None:
         f.push_uniform(0)
     else:
-        immediate = isinstance(entry, Immediate) or getattr(entry, "immediate", False)
-        f.push_uniform(f.tokens.xt_of(entry), 1 if immediate else -1)
+        f.push_uniform(f.tokens.xt_of(entry), 1 if is_immediate(entry) else -1)
 
 
 def w_only(f: "Forth", tok: Token) -> None:
