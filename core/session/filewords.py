@@ -76,13 +76,10 @@ class FileTable:
 
 
 def _table(f: "Forth") -> FileTable:
-    # The session (interpreter.py) does not declare this attribute: the file words
-    # add it to the session the first time one of them runs.
-    files = getattr(f, "files", None)
-    if files is None:
-        files = FileTable()
-        f.files = files  # type: ignore[attr-defined]
-    return files
+    """The session's open files (`Forth.files`, made when a file word first runs)."""
+    if f.files is None:
+        f.files = FileTable()
+    return f.files
 
 
 def _file(f: "Forth", fid: int) -> OpenFile | None:

@@ -152,6 +152,7 @@ class Forth:
         self.included: set[str] = set()  # files INCLUDED so far (REQUIRE includes a file once)
         self.heap: dict[int, int] = {}  # ALLOCATE's blocks: address -> size (heapwords.py)
         self.substitutions: dict[bytes, bytes] = {}  # REPLACES: name -> text, for SUBSTITUTE
+        self.files: Any = None  # the open files of the file words (filewords.FileTable), made on first use
         self.segment: list[Node] = []
         self.segment_uses_base = False
         self.out_parts: list[str] = []
