@@ -11,12 +11,7 @@ import gforth
 from standard import gforth_side, runner, suites
 from standard import scan
 
-# Tests of coretest.fs that tileforth passed when this floor was set; raise it
-# as words land.  Issue 11's target is all of them (gforth passes 639 of 639).
-# The 13 that fail load and store cells at an address made odd by `1 ALLOT`
-# (`HERE 1 ALLOT ... HERE 1 ,`): an ambiguous condition in the standard, which
-# x86 forgives and a GPU does not, so checked mode reports it.
-CORETEST_FLOOR = 626
+# Issue 11's target: every test of coretest.fs passes, as in gforth (639 of 639).
 
 # Line by line: 1 passes, 2 fails (wrong result), 3 fails (unknown word: the
 # line raises), 4 fails (wrong number of results), 5 is a comment, 6 holds
@@ -80,7 +75,6 @@ def test_coretest_ratchet() -> None:
     result = runner.run(spec, timeout=300)
     assert result.status == "ok", result.note
     assert result.crashes == []
-    assert result.passed >= CORETEST_FLOOR, (
-        f"coretest.fs: {result.passed} of {result.tests} tests pass, fewer than the "
-        f"{CORETEST_FLOOR} that passed before; failing lines: "
+    assert result.passed == result.tests == 639, (
+        f"coretest.fs: {result.passed} of {result.tests} tests pass; failing lines: "
         + "; ".join(f"{i.line}: {i.blocker}" for i in result.failed_lines[:10]))

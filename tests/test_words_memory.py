@@ -48,6 +48,17 @@ def test_cells_and_bytes(f, need_gforth, src):
     check(f, src)
 
 
+def test_a_new_word_aligns_here(f, need_gforth):
+    """coretest.fs's `HERE 1 ALLOT ... HERE 1 ,` stores cells after a
+    definition made HERE odd: a new word aligns HERE (gforth's headers do),
+    so the cells are aligned and `@` works on a GPU as well."""
+    src = ("HERE 1 ALLOT HERE CONSTANT B CONSTANT A HERE 1 , HERE 2 , CONSTANT D CONSTANT C "
+           "C @ D @ C 7 AND D CELL+ C CELL+ CELL+ =")
+    check(f, src)
+    f.eval("CLEARSTACK 1 C, : X ; HERE 7 AND")
+    assert f.data_stack() == [0]
+
+
 def test_plus_store_in_a_loop(f, need_gforth):
     f.eval("VARIABLE ACC 0 ACC !")
     f.eval("5 0 DO I ACC +! LOOP ACC @")

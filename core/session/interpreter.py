@@ -823,7 +823,11 @@ class Forth:
 
     def define(self, entry: Any) -> None:
         """Add a word; redefining one is allowed (earlier words keep the old
-        one) and noted, as gforth does."""
+        one) and noted, as gforth does. A new word aligns HERE, as gforth's
+        headers in data space do: the standard promises contiguous data space
+        only between definitions, and `HERE 1 ALLOT  HERE 1 , CONSTANT x`
+        leaves x aligned, so that `x @` works on a GPU too."""
+        self.here = (self.here + 7) & ~7
         key = entry.name.upper()
         target = self.wordlists[self.current - 1]
         if key in target and not getattr(entry, "prelude", False):
