@@ -794,7 +794,7 @@ def bad_address():
     ok &= expect_forth_error(f, "A 2 + 16 TLOAD-A TDROP", "aligned") and alive(f)
     ok &= expect_forth_error(f, "TID-X 16 < IF 99 xs ! ELSE 0 @ DROP THEN", "bad address") and alive(f)
     g = forth(GPU)
-    g.eval("256 1 1 BLOCK 2048 SHARED: buf")
+    g.eval("256 1 1 THREADS 2048 SHARED: buf")
     ok &= expect_forth_error(g, "2048 buf + @", "bad address") and alive(g)
     RES["status"] = "PASS" if ok else "FAIL"
 
@@ -833,7 +833,7 @@ def loop_cost():
     per = {}
     for b in ("cpu", GPU):
         f = forth(b)
-        f.eval("1 1 1 GRID 32 1 1 BLOCK")
+        f.eval("1 1 1 GRID 32 1 1 THREADS")
         n = 20000 if b == "cpu" else 200000
         f.eval("0 10 0 DO 1+ LOOP DROP")  # compile once
         _, dt = timed(f, f"0 {n} 0 DO 1+ LOOP DROP")
@@ -851,7 +851,7 @@ def loop_cost():
     note(f"BEGIN AGAIN, budget 2^20: {what} after {dt:.2f}s ({dt / (1 << 20) * 1e9:.0f} ns/iter; "
          f"the default 2^26 budget would take {dt * 64:.0f}s)")
     g = forth(GPU)
-    g.eval("132 1 1 GRID 1024 1 1 BLOCK" if GPU != "cpu" else "2 1 1 GRID 64 1 1 BLOCK")
+    g.eval("132 1 1 GRID 1024 1 1 THREADS" if GPU != "cpu" else "2 1 1 GRID 64 1 1 THREADS")
     g.eval("0 10 0 DO 1+ LOOP DROP")
     _, dt = timed(g, "0 2000 0 DO 1+ LOOP DROP")
     nt = g.backend.nthreads
@@ -868,7 +868,7 @@ def recursion():
     f = forth(GPU)
     lim = f.backend.caps.recursion_max
     note(f"recursion_max {lim}")
-    f.eval("1 1 1 GRID 32 1 1 BLOCK : down ( n -- n ) DUP IF 1- RECURSE THEN ;")
+    f.eval("1 1 1 GRID 32 1 1 THREADS : down ( n -- n ) DUP IF 1- RECURSE THEN ;")
     ok = True
     for d in (10, 100, lim // 2, lim - 2, lim + 1, 100000):
         try:
@@ -912,7 +912,7 @@ def block1024():
     f = forth(GPU)
     f.eval((ROOT / "demos/gemm.fth").read_text(), source="gemm.fth")
     try:
-        f.eval("NN 32 / MM 32 / 1 GRID 1024 1 1 BLOCK gemm2")
+        f.eval("NN 32 / MM 32 / 1 GRID 1024 1 1 THREADS gemm2")
         note("gemm2 at 1024 threads: ran")
     except BaseException as e:  # noqa: BLE001
         note(f"gemm2 at 1024 threads: {kind(e)}: {first(e)}")
@@ -977,7 +977,7 @@ def interop():
 def big_launch():
     """1M threads (the backend's limit): a line's latency is dominated by state copies."""
     f = forth(GPU)
-    _, dt = timed(f, "1024 1 1 GRID 1024 1 1 BLOCK")
+    _, dt = timed(f, "1024 1 1 GRID 1024 1 1 THREADS")
     note(f"reshape to 1M threads: {dt:.2f}s")
     _, dt = timed(f, "GLOBAL-ID DROP")
     note(f"GLOBAL-ID DROP at 1M threads: {dt:.2f}s")

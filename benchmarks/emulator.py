@@ -57,7 +57,7 @@ def forth_source(n: int) -> str:
     BARRIER
   LOOP
   ROW COL C-AT F! ;
-{n // TILE} {n // TILE} 1 GRID {TILE} {TILE} 1 BLOCK
+{n // TILE} {n // TILE} 1 GRID {TILE} {TILE} 1 THREADS
 """
 
 

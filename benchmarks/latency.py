@@ -57,7 +57,7 @@ def main(argv=None) -> int:
     cached_ms = statistics.median(cached) * 1e3
     (gx, gy, gz), (bx, by, bz) = forth.launch_shape
     print(f"line latency, {forth.backend_name} backend, launch "
-          f"{gx} {gy} {gz} GRID {bx} {by} {bz} BLOCK, {args.lines} lines each")
+          f"{gx} {gy} {gz} GRID {bx} {by} {bz} THREADS, {args.lines} lines each")
     print(f"  e.g. {line(0)!r}")
     print(f"  Forth() start                        {start * 1e3:8.2f} ms")
     print(f"  first line in the process (cold)     {cold * 1e3:8.2f} ms")

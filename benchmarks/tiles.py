@@ -47,7 +47,7 @@ def single_source(m: int, n: int, k: int) -> str:
 : b-tile ( k -- addr )  NN * BID-X {TILE} * + 2 * B + ;
 : c-tile ( -- addr )    BID-Y {TILE} * NN * BID-X {TILE} * + 4 * C + ;
 : gemm  TZERO  KK 0 DO  I a-tile KK TLOAD-A  I b-tile NN TLOAD-B  TMMA  {TILE} +LOOP  c-tile NN TSTORE ;
-NN {TILE} / MM {TILE} / 1 GRID  32 1 1 BLOCK
+NN {TILE} / MM {TILE} / 1 GRID  32 1 1 THREADS
 """
 
 
@@ -63,7 +63,7 @@ def blocked_source(m: int, n: int, k: int) -> str:
 : gemm  TZERO TZERO TZERO TZERO
   KK 0 DO  I 0 0 mac  I 0 {TILE} mac  I {TILE} 0 mac  I {TILE} {TILE} mac  {TILE} +LOOP
   {TILE} {TILE} c-tile NN TSTORE  {TILE} 0 c-tile NN TSTORE  0 {TILE} c-tile NN TSTORE  0 0 c-tile NN TSTORE ;
-NN 32 / MM 32 / 1 GRID  32 1 1 BLOCK
+NN 32 / MM 32 / 1 GRID  32 1 1 THREADS
 """
 
 

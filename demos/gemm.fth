@@ -9,7 +9,7 @@ MM NN F32 MATRIX C    MM NN F32 MATRIX C2
 : fill  ( -- )
    MM KK * 0 DO  I 7 MOD 3 - S>F  I 2* A + HF!  LOOP
    KK NN * 0 DO  I 5 MOD 2 - S>F  I 2* B + HF!  LOOP ;
-1 1 1 GRID  1 1 1 BLOCK  fill
+1 1 1 GRID  1 1 1 THREADS  fill
 
 \ --- 1. One warp per 16x16 tile of C; two warps per block, a grid of blocks.
 : row0  ( -- r )  BID-Y 16 * ;                        \ first row of this warp's tile
@@ -20,7 +20,7 @@ MM NN F32 MATRIX C    MM NN F32 MATRIX C2
    TZERO
    KK 0 DO  I a-tile KK TLOAD-A  I b-tile NN TLOAD-B  TMMA  16 +LOOP
    row0 NN * col0 + 4 * C + NN TSTORE ;
-NN 32 / MM 16 / 1 GRID  64 1 1 BLOCK  gemm
+NN 32 / MM 16 / 1 GRID  64 1 1 THREADS  gemm
 
 \ --- 2. Register blocking: each warp keeps 2x2 accumulators on the tile stack
 \ and computes a 32x32 block of C2. ( T: c00 c01 c10 c11 )
@@ -33,8 +33,8 @@ NN 32 / MM 16 / 1 GRID  64 1 1 BLOCK  gemm
    TZERO TZERO TZERO TZERO
    KK 0 DO  I 0 0 acc+  I 0 1 acc+  I 1 0 acc+  I 1 1 acc+  16 +LOOP
    1 1 c-blk NN TSTORE  1 0 c-blk NN TSTORE  0 1 c-blk NN TSTORE  0 0 c-blk NN TSTORE ;
-NN 32 / MM 32 / 1 GRID  32 1 1 BLOCK  gemm2
+NN 32 / MM 32 / 1 GRID  32 1 1 THREADS  gemm2
 
-1 1 1 GRID  1 1 1 BLOCK
+1 1 1 GRID  1 1 1 THREADS
 ." C[0][0] = " C F@ F.  ." C2[0][0] = " C2 F@ F. CR
 ." C[last] = " MM NN * 1- 4 * C + F@ F.  ." C2[last] = " MM NN * 1- 4 * C2 + F@ F. CR

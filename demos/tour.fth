@@ -12,7 +12,7 @@ DROP
 LANE-ID 2 MOD 0= IF ." even " ELSE ." odd " THEN CR
 
 ." --- 3. Shared memory and a BARRIER: reverse 256 values in a block" CR
-256 1 1 BLOCK
+256 1 1 THREADS
 2048 SHARED: buf
 256 I64 ARRAY out
 : reverse   ( -- )
@@ -24,7 +24,7 @@ reverse
 out @ .  255 CELLS out + @ . CR        \ prints 255 0
 
 ." --- 4. Back to one warp" CR
-32 1 1 BLOCK
+32 1 1 THREADS
 GLOBAL-ID 31 = IF ." the last lane says hi" CR THEN
 
 ." --- 5. A tensor core, step by step: C = A.B for one 16x16x16 tile" CR

@@ -277,7 +277,7 @@ def toolbar_fragments(session) -> list[tuple[str, str]]:
     checked = getattr(f, "checked", True)
     sep = ("", "  │ ")
     out = [("class:bottom-toolbar.key", f" {f.backend_name}"), ("", f" {device_text(f)}".rstrip()), sep,
-           ("", f"{gx} {gy} {gz} GRID {bx} {by} {bz} BLOCK")]
+           ("", f"{gx} {gy} {gz} GRID {bx} {by} {bz} THREADS")]
     if cfg is not None:
         out += [sep, ("", f"tiles {cfg.describe()}")]
     out += [sep, ("", "checked") if checked else ("class:bottom-toolbar.unchecked", UNCHECKED_TOOLBAR)]

@@ -22,7 +22,7 @@ def f(request):
 
 @pytest.fixture
 def f1(request):
-    """A tileforth session launched as ONE thread (1 1 1 GRID 1 1 1 BLOCK):
+    """A tileforth session launched as ONE thread (1 1 1 GRID 1 1 1 THREADS):
     for memory updates that must happen once, as in gforth. Shared by the
     tests of one module."""
     return forthtest.one_thread_session(request.module.__name__)

@@ -8,10 +8,10 @@ import pytest
 
 import gforth
 
-DEFAULT_SHAPE = "1 1 1 GRID 32 1 1 BLOCK"
+DEFAULT_SHAPE = "1 1 1 GRID 32 1 1 THREADS"
 # Every thread runs every line; tests of memory updates (+!, read-modify-write
 # loops) use one thread so that each update happens once, as in gforth.
-ONE_THREAD = "1 1 1 GRID 1 1 1 BLOCK"
+ONE_THREAD = "1 1 1 GRID 1 1 1 THREADS"
 
 
 def new_forth():

@@ -6,7 +6,7 @@ Classes of input (`generate(rng, words)` draws one program of a random class):
     numbers     boundary numbers (2^63, 2^64, f32 max/min, doubles) fed to words
                 that take counts and sizes (PICK ROLL TROLL ALLOT ARRAY ...)
     structure   unbalanced IF/DO/BEGIN/CASE/[IF]/: ; at the prompt and in definitions
-    shapes      GRID/BLOCK/TILE-SHAPE with odd sizes, then arrays, matrices, buffers
+    shapes      GRID/THREADS/TILE-SHAPE with odd sizes, then arrays, matrices, buffers
     tiles       tile words in random order, with tile settings
     npy         LOAD-NPY of malformed .npy files (bad magic, headers, sizes, dtypes)
     kernel      malformed kernel files through parse_kernel_file/run_kernel_file
@@ -122,7 +122,7 @@ def _shapes(rng: random.Random, words: list[str]) -> list[str]:
         s = lambda: rng.choice(SIZES[:10]) if rng.random() < 0.8 else rng.choice(SIZES)  # noqa: E731
         r = rng.random()
         if r < 0.3:
-            lines.append(f"{s()} {s()} {s()} {rng.choice(['GRID', 'BLOCK'])}")
+            lines.append(f"{s()} {s()} {s()} {rng.choice(['GRID', 'THREADS'])}")
         elif r < 0.4:
             lines.append(f"{s()} {s()} {s()} TILE-SHAPE")
         elif r < 0.55:
@@ -146,7 +146,7 @@ def _tiles(rng: random.Random, words: list[str]) -> list[str]:
                                                                   "TID-Y", "TID-Z", "TRUE")]
     tile += ["16 16 F16 MATRIX a", "16 16 F32 MATRIX c", "a 16", "c 16", "c 0", "a -1", "0 16", "2e", "1e39",
              "BF16 TILE-IN", "F16 TILE-ACC", "F32 TILE-IN", "32 8 16 TILE-SHAPE", "8 32 16 TILE-SHAPE",
-             "16 16 16 TILE-SHAPE", ".TILE", ".FRAG", "1", "3", "-1", "64 1 1 BLOCK", "2 1 1 GRID", "IF", "THEN",
+             "16 16 16 TILE-SHAPE", ".TILE", ".FRAG", "1", "3", "-1", "64 1 1 THREADS", "2 1 1 GRID", "IF", "THEN",
              ": t", ";", "t", "BEGIN", "AGAIN", "0 DO", "LOOP"]
     return _lines(rng, [rng.choice(tile) for _ in range(rng.randint(2, 14))])
 
@@ -214,7 +214,7 @@ KHEAD = ["\\! kernel k", "\\! kernel", "\\! kernel 2k", "\\! kernel k k", "\\! p
          "\\! shared V bf16[3]", "\\! shared", "\\! param", "\\!", "\\! params X f32", "\\! param DUP f32[4]",
          "\\! param I i32"]
 KBODY = ["GLOBAL-ID N < IF GLOBAL-ID 4 * X + F@ A F* GLOBAL-ID 4 * Y + F! THEN", "GLOBAL-ID DROP", "X F@ F.",
-         ": f DUP * ; 3 f .", "BEGIN AGAIN", "IF", "THEN", "4 F32 ARRAY zz", "16 1 1 BLOCK", "T DROP", "1e39 F.",
+         ": f DUP * ; 3 f .", "BEGIN AGAIN", "IF", "THEN", "4 F32 ARRAY zz", "16 1 1 THREADS", "T DROP", "1e39 F.",
          "X 0 TLOAD-A TDROP", "DO LOOP", "N 0 DO I X + C@ DROP LOOP", "RECURSE", "\\! kernel again", ": g", ";",
          "9223372036854775807 PICK", "B 3 + C@ .", "1 0 /", "."]
 KPARAMS = ["X=1,2,3,4", "Y=1,2", "N=4", "N=-1", "N=99999999999", "N=x", "A=2", "A=1e39", "A=nan", "X=@ok.npy",

@@ -7,7 +7,7 @@
   GPU test can only fail for a GPU reason.
 
 Every program here must be correct Forth for tileforth on the cpu backend:
-host words (GRID, BLOCK, ARRAY, SHARED:) see uniform stacks, memory is only
+host words (GRID, THREADS, ARRAY, SHARED:) see uniform stacks, memory is only
 touched inside its allocation, and the threads of a block that read what
 others wrote wait at a BARRIER first.
 
@@ -30,8 +30,8 @@ PROGRAMS: dict[str, str] = {
     "definitions": ": fact DUP 1 > IF DUP 1- RECURSE * THEN ; 10 fact : sq DUP * ; 12 sq",
     # the launch shape is set while the stacks are still uniform (empty); then each
     # thread pushes where it is: thread, lane, warp, block, index in the grid
-    "lanes": "2 1 1 GRID 64 1 1 BLOCK TID-X LANE-ID WARP-ID BID-X GLOBAL-ID",
-    "lanes_2d": "2 1 1 GRID 16 4 1 BLOCK TID-X TID-Y LANE-ID WARP-ID BID-X GLOBAL-ID",
+    "lanes": "2 1 1 GRID 64 1 1 THREADS TID-X LANE-ID WARP-ID BID-X GLOBAL-ID",
+    "lanes_2d": "2 1 1 GRID 16 4 1 THREADS TID-X TID-Y LANE-ID WARP-ID BID-X GLOBAL-ID",
     "floats": "1.5e 2e F+ 3e F* FDUP FSQRT 0.5e FEXP 1e FLN 0.5e FSIN 0.5e FCOS -2.5e FLOOR 2.5e FROUND "
               "7 S>F F>S",
     # global memory through an ARRAY: each of the 32 threads writes its own cell, waits,
@@ -39,15 +39,15 @@ PROGRAMS: dict[str, str] = {
     "memory": "32 I64 ARRAY xs TID-X DUP * TID-X CELLS xs + ! BARRIER 31 TID-X - CELLS xs + @",
     "output": '." hello " 42 . TID-X 2 MOD IF ." odd" ELSE ." even" THEN CR',
     # shared memory in a checked line (the default session is checked)
-    "shared": "256 1 1 BLOCK 2048 SHARED: buf TID-X DUP CELLS buf + ! BARRIER 255 TID-X - CELLS buf + @",
-    "shared_cell": "256 1 1 BLOCK 2048 SHARED: buf TID-X 0= IF 42 buf ! THEN BARRIER buf @ TID-X",
+    "shared": "256 1 1 THREADS 2048 SHARED: buf TID-X DUP CELLS buf + ! BARRIER 255 TID-X - CELLS buf + @",
+    "shared_cell": "256 1 1 THREADS 2048 SHARED: buf TID-X 0= IF 42 buf ! THEN BARRIER buf @ TID-X",
     # a word too big to be inlined (a loop) that names a SHARED: buffer, called from a line
-    "shared_word": "64 1 1 BLOCK 2048 SHARED: buf "
+    "shared_word": "64 1 1 THREADS 2048 SHARED: buf "
                    ": w ( i -- n ) CELLS buf + DUP TID-X SWAP ! @ 10 0 DO 1+ LOOP ; TID-X w",
     # recursion to a moderate depth, a different depth in each thread (200..231 calls)
     "recursion": ": acc ( s n -- s' ) DUP IF TUCK + SWAP 1- RECURSE ELSE DROP THEN ; 0 TID-X 200 + acc",
     # the largest block: 1024 threads through shared memory and a BARRIER
-    "block1024": "1024 1 1 BLOCK 8192 SHARED: s TID-X DUP CELLS s + ! BARRIER 1023 TID-X - CELLS s + @ "
+    "block1024": "1024 1 1 THREADS 8192 SHARED: s TID-X DUP CELLS s + ! BARRIER 1023 TID-X - CELLS s + @ "
                  "WARP-ID LANE-ID",
 }
 
@@ -69,7 +69,7 @@ SCRIPTS: dict[str, Script] = {
     "two_sessions": Script(
         steps=(
             (0, "4 I64 ARRAY a1  7 a1 !"),
-            (1, "2 1 1 GRID 64 1 1 BLOCK 4 I64 ARRAY a2  GLOBAL-ID 0= IF 11 a2 ! THEN"),
+            (1, "2 1 1 GRID 64 1 1 THREADS 4 I64 ARRAY a2  GLOBAL-ID 0= IF 11 a2 ! THEN"),
             (0, "a1 @ ."),
             (1, "a2 @ 1+ ."),
             (0, ": sq DUP * ; a1 @ sq ."),
@@ -93,7 +93,7 @@ ERRORS: dict[str, ErrorCase] = {
     "recursion_limit": ErrorCase("", ": down DUP IF 1- RECURSE THEN ;  100000 down", r"recursion"),
     "bad_address": ErrorCase("", "0 @", r"bad address"),
     "past_the_end": ErrorCase("16 I64 ARRAY xs", "16 CELLS xs + @", r"bad address"),
-    "shared_window": ErrorCase("256 1 1 BLOCK 2048 SHARED: buf", "2048 buf + @", r"bad address"),
+    "shared_window": ErrorCase("256 1 1 THREADS 2048 SHARED: buf", "2048 buf + @", r"bad address"),
 }
 
 # A line that never ends: BEGIN AGAIN stopped by backend.abort() from another thread

@@ -36,7 +36,7 @@ def test_emulator_kernel_text_is_the_tiled_algorithm():
         sys.path.remove(str(BENCH))
     src = emulator.forth_source(64)
     assert src.count("BARRIER") == 2
-    assert "SHARED:" in src and "4 4 1 GRID 16 16 1 BLOCK" in src
+    assert "SHARED:" in src and "4 4 1 GRID 16 16 1 THREADS" in src
 
 
 def test_latency_prints_both_medians():
@@ -66,7 +66,7 @@ def test_tiles_kernel_text():
     finally:
         sys.path.remove(str(BENCH))
     single = tiles.single_source(256, 256, 256)
-    assert "16 / MM 16 / 1 GRID  32 1 1 BLOCK" in single and single.count("TMMA") == 1
+    assert "16 / MM 16 / 1 GRID  32 1 1 THREADS" in single and single.count("TMMA") == 1
     blocked = tiles.blocked_source(256, 256, 256)
     assert "3 TROLL" in blocked and blocked.count("TZERO") == 4 and blocked.count("TSTORE") == 4
     # the model of the numerics is numpy's product for data that is exact at every step

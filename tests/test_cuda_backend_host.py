@@ -76,7 +76,7 @@ def test_a_launch_passes_the_context_and_thread_records(f, drv):
     f.push_uniform(2, 1, 1)
     f.eval("GRID")
     f.push_uniform(64, 1, 1)
-    f.eval("BLOCK")
+    f.eval("THREADS")
     drv.launches.clear()
     f.eval("1 2 +")
     (launch,) = drv.launches
@@ -252,8 +252,8 @@ def test_grid_and_block_beyond_the_device_are_forth_errors(drv, sessions):
     with pytest.raises(ForthError, match="GRID"):
         f.eval("GRID")
     f.push_uniform(2, 2, 32)
-    with pytest.raises(ForthError, match="BLOCK"):
-        f.eval("BLOCK")
+    with pytest.raises(ForthError, match="THREADS"):
+        f.eval("THREADS")
     assert f.launch_shape == ((1, 1, 1), (32, 1, 1))
 
 
@@ -261,17 +261,17 @@ def test_a_block_too_big_for_the_kernels_registers_is_a_forth_error(drv, session
     drv.configure(registers=128)  # 128 registers a thread: 512 threads a block at most
     f = sessions()
     f.push_uniform(1024, 1, 1)
-    f.eval("BLOCK")
-    with pytest.raises(ForthError, match="uses 128 registers .* at most 512 threads .* smaller BLOCK"):
+    f.eval("THREADS")
+    with pytest.raises(ForthError, match="uses 128 registers .* at most 512 threads .* fewer THREADS"):
         f.eval("1 2 +")
     f.push_uniform(512, 1, 1)
-    f.eval("BLOCK")
+    f.eval("THREADS")
     f.eval("1 2 +")
 
 
 def test_too_many_resources_at_the_launch_is_a_forth_error(f, drv):
     drv.inject("launch", 701)
-    with pytest.raises(ForthError, match="too many resources requested for launch.*smaller BLOCK"):
+    with pytest.raises(ForthError, match="too many resources requested for launch.*fewer THREADS"):
         f.eval("1 2 +")
     assert drv.stats["primary_resets"] == 0
 

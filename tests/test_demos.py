@@ -64,7 +64,7 @@ def test_tour_runs_where_tiles_cannot_outlive_a_line():
 
 def test_unchecked_mode_computes_the_same_as_checked_mode():
     src = """
-    1 1 1 GRID 64 1 1 BLOCK
+    1 1 1 GRID 64 1 1 THREADS
     64 I64 ARRAY xs
     : fill  TID-X DUP * TID-X CELLS xs + ! ;
     fill

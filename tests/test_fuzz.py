@@ -65,7 +65,7 @@ def test_state_comparison_sees_every_part():
     from tileforth.core import Forth
     f = Forth(backend="cpu")
     base = fuzz.session_state(f)
-    for line in ["1", "1e", "TZERO", "VARIABLE v", "HEX", "64 1 1 BLOCK", "BF16 TILE-IN", "8 ALLOT"]:
+    for line in ["1", "1e", "TZERO", "VARIABLE v", "HEX", "64 1 1 THREADS", "BF16 TILE-IN", "8 ALLOT"]:
         g = Forth(backend="cpu")
         g.eval(line)
         assert fuzz.session_state(g) != base, line

@@ -208,7 +208,7 @@ def test_lanes_groups_equal_threads_and_shows_floats(f):
 
 
 def test_lanes_elides_the_middle_of_many_rows(f):
-    f.eval("256 1 1 BLOCK  TID-X")
+    f.eval("256 1 1 THREADS  TID-X")
     out = f.eval(".LANES")
     parts = [p.split() for ln in out.splitlines()[2:] for p in ln.split(" | ")]
     assert ["...", "208", "more"] in parts  # 256 rows: the first 32 and the last 16 are listed

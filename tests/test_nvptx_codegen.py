@@ -43,7 +43,7 @@ def entry(ptx: str) -> str:
 # ---- item 1: shared memory in checked mode -----------------------------------------------------------
 def test_a_shared_access_is_checked_against_the_blocks_shared_window():
     f = Forth()
-    ptx = line_ptx(f, "256 1 1 BLOCK 2048 SHARED: buf  TID-X DUP CELLS buf + !  BARRIER  255 TID-X - CELLS buf + @ 1+ buf !")[-1]
+    ptx = line_ptx(f, "256 1 1 THREADS 2048 SHARED: buf  TID-X DUP CELLS buf + !  BARRIER  255 TID-X - CELLS buf + @ 1+ buf !")[-1]
     k = entry(ptx)
     assert "st.shared.b64" in k and "ld.shared.b64" in k
     # the window's size comes from the context record; the allocation table is not consulted
@@ -95,7 +95,7 @@ def test_an_exported_kernel_refuses_more_than_static_shared_memory():
 # ---- item 6: the launch's block shape bounds the registers -------------------------------------------------
 def test_the_kernel_declares_its_block_shape_for_ptxas():
     f = Forth()
-    f.eval("2 1 1 GRID 128 2 1 BLOCK")
+    f.eval("2 1 1 GRID 128 2 1 THREADS")
     ptx = line_ptx(f, "TID-X DROP")[-1]
     assert re.search(r"\.maxntid 128, 2, 1", ptx)
 
@@ -103,9 +103,9 @@ def test_the_kernel_declares_its_block_shape_for_ptxas():
 @pytest.mark.parametrize("line, message", [
     ("1 70000 1 GRID", "a grid has at most 65535 along y"),
     ("1 1 70000 GRID", "a grid has at most 65535 along z"),
-    ("1 1 65 BLOCK", "a block has at most 64 along z"),
-    ("2048 1 1 BLOCK", "a block has at most 1024 along x"),
-    ("64 32 1 BLOCK", "a block has at most 1024 threads"),
+    ("1 1 65 THREADS", "a block has at most 64 along z"),
+    ("2048 1 1 THREADS", "a block has at most 1024 along x"),
+    ("64 32 1 THREADS", "a block has at most 1024 threads"),
 ])
 def test_launch_shapes_are_checked_axis_by_axis(line, message):
     f = Forth()
@@ -125,7 +125,7 @@ def test_the_recursion_limit_comes_from_the_launch():
 
 def test_a_backend_with_a_smaller_stack_stops_recursion_at_its_own_limit():
     f = Forth()
-    f.eval("1 1 1 BLOCK : down ( n -- ) DUP IF 1- RECURSE ELSE DROP THEN ;")
+    f.eval("1 1 1 THREADS : down ( n -- ) DUP IF 1- RECURSE ELSE DROP THEN ;")
     f.backend.caps = replace(f.backend.caps, recursion_max=50)
     f.eval("50 down")  # the line's call and 50 nested RECURSEs
     with pytest.raises(ForthError, match="recursion deeper than 50 calls in down .*limit of the cpu backend"):
@@ -140,7 +140,7 @@ def test_a_checked_loop_keeps_its_counter_and_range_cache_in_registers():
     memory: a PCIe round trip) is read in tf_poll every POLL_EVERY iterations
     only, and the range cache of checked accesses is in registers too."""
     f = Forth()
-    f.eval("1 1 1 BLOCK 64 I64 ARRAY xs")
+    f.eval("1 1 1 THREADS 64 I64 ARRAY xs")
     k = entry(line_ptx(f, "1000000 0 DO  I  I 63 AND CELLS xs + !  LOOP")[-1])
     assert "ld.volatile" not in k and "call.uni (retval0), tf_poll" in k
     steps = re.findall(rf"(\w+)(?:\.global)?\.b64\s+[^;]*\[%rd\d+\+{L.T_STEPS * 8}\]", k)

@@ -29,7 +29,7 @@ CLAIMS = [(e.name, e.example) for e in entries() if e.example.partition("\\ ")[0
 def test_reference_example_prints_what_it_claims(name, example):
     code, _, claim = example.partition("\\ ")
     f = Forth()
-    f.eval("1 1 1 BLOCK")  # one thread, so the output is printed once
+    f.eval("1 1 1 THREADS")  # one thread, so the output is printed once
     assert f.eval(code).split() == claim.split()
 
 

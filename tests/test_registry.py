@@ -65,7 +65,7 @@ def test_registered_words_compile_like_built_ins():
                                  "Test words")
     try:
         f = Forth()
-        f.eval("1 1 1 BLOCK")
+        f.eval("1 1 1 THREADS")
         assert f.eval("7 TEST-SQ .").split() == ["49"]
         assert TABLE["TEST-SQ"].effect_of(Prim(TABLE["TEST-SQ"], None)).dnet == 0
     finally:

@@ -109,7 +109,7 @@ FIB = ": fib DUP 2 < IF EXIT THEN DUP 1- RECURSE SWAP 2 - RECURSE + ;"
 
 def test_runaway_recursion_meets_the_step_budget(fresh):
     f = fresh
-    f.eval("1 1 1 GRID 1 1 1 BLOCK " + FIB)
+    f.eval("1 1 1 GRID 1 1 1 THREADS " + FIB)
     assert f.eval("20 fib .").split() == ["6765"]
     f.eval("5")
     f.step_budget = 100_000
@@ -121,7 +121,7 @@ def test_runaway_recursion_meets_the_step_budget(fresh):
 
 def test_runaway_recursion_stops_on_abort(fresh):
     f = fresh
-    f.eval("1 1 1 GRID 1 1 1 BLOCK " + FIB)
+    f.eval("1 1 1 GRID 1 1 1 THREADS " + FIB)
     f.step_budget = 10 ** 15
     timer = threading.Timer(0.3, f.backend.abort)
     timer.start()
@@ -135,7 +135,7 @@ def test_runaway_recursion_stops_on_abort(fresh):
 
 def test_a_call_tree_that_doubles_per_level_meets_the_budget(fresh):
     f = fresh
-    f.eval("1 1 1 GRID 1 1 1 BLOCK : c0 1+ ;")
+    f.eval("1 1 1 GRID 1 1 1 THREADS : c0 1+ ;")
     for i in range(1, 61):
         f.eval(f": c{i} c{i-1} c{i-1} ;")
     f.step_budget = 100_000
@@ -150,7 +150,7 @@ import sys, threading
 from tileforth.core import Forth
 from tileforth.core.errors import ForthError
 f = Forth(backend="cpu")
-f.eval("1 1 1 GRID 1 1 1 BLOCK VARIABLE c 5 c !")
+f.eval("1 1 1 GRID 1 1 1 THREADS VARIABLE c 5 c !")
 # 64 distinct values live across each RECURSE: a frame of about half a KiB
 f.eval(": r DUP 0> IF 1- " + "c @ 7 * 3 XOR DUP c ! >R " * 64 + "RECURSE " + "R> + " * 64 + "THEN ;")
 f.eval("42")
@@ -178,6 +178,6 @@ def test_recursion_with_large_frames_is_an_error_not_a_segfault():
 
 def test_small_frames_still_recurse_to_the_count_limit(fresh):
     f = fresh
-    f.eval("1 1 1 GRID 1 1 1 BLOCK : down DUP 0> IF 1- RECURSE THEN ;")
+    f.eval("1 1 1 GRID 1 1 1 THREADS : down DUP 0> IF 1- RECURSE THEN ;")
     f.eval("1999 down")
     assert f.data_stack() == [0]

@@ -14,8 +14,8 @@ from tileforth.core.errors import ForthError
 RUNAWAYS = {
     "tile ops": ": t BEGIN TZERO TDROP AGAIN ; t",
     "barriers": ": h BEGIN BARRIER AGAIN ; h",
-    "barriers, 1024 threads": "1024 1 1 BLOCK : h BEGIN BARRIER AGAIN ; h",
-    "threads": "256 1 1 BLOCK VARIABLE v : w 60000000 0 DO 1 v +! LOOP ; w",
+    "barriers, 1024 threads": "1024 1 1 THREADS : h BEGIN BARRIER AGAIN ; h",
+    "threads": "256 1 1 THREADS VARIABLE v : w 60000000 0 DO 1 v +! LOOP ; w",
 }
 INFINITE = "looks infinite (raise Forth.step_budget if it is not)"
 
@@ -71,7 +71,7 @@ def test_the_budget_counts_the_whole_launch_and_is_settable():
     """256 threads of 10000 iterations are 2.56M iterations: over a budget of
     1M (each thread alone is well within it), fine under a larger one."""
     f = Forth(backend="cpu")
-    f.eval("256 1 1 BLOCK : w 0 10000 0 DO 1+ LOOP ;")
+    f.eval("256 1 1 THREADS : w 0 10000 0 DO 1+ LOOP ;")
     f.step_budget = 1_000_000
     err, _ = _runaway(f, "w")
     assert "summed over its 256 threads" in err.message and "in w" in err.message
@@ -95,18 +95,18 @@ def test_warp_ops_and_barriers_are_charged_to_the_budget():
 
 # ---- item 8: smaller ones ----------------------------------------------------------------------
 def test_a_nan_tile_is_the_same_tile_in_every_warp():
-    """BLOCK copies warp 0's tiles to the new warps; a NaN tile used to be
+    """THREADS copies warp 0's tiles to the new warps; a NaN tile used to be
     refused as 'warps differ' with one warp, since NaN != NaN."""
     from tileforth.core.compile.state import differing_warps
 
     f = Forth(backend="cpu")
-    f.eval("0e 0e F/ TFILL  64 1 1 BLOCK")
+    f.eval("0e 0e F/ TFILL  64 1 1 THREADS")
     tiles = f.backend.get_tiles()
     assert len(tiles) == 2 and all(np.isnan(w[0]).all() for w in tiles)
     nan = np.full((2, 2), np.nan, np.float32)
     assert differing_warps([[nan], [nan.copy()], [nan, nan], [np.zeros((2, 2), np.float32)]]) == [2, 3]
     with pytest.raises(ForthError, match="every warp holds the same tiles"):
-        f.eval("TDROP  TID-X 32 / S>F TFILL  32 1 1 BLOCK")
+        f.eval("TDROP  TID-X 32 / S>F TFILL  32 1 1 THREADS")
 
 
 def test_a_failed_line_keeps_a_false_if_skipping():
@@ -146,7 +146,7 @@ def test_a_failed_line_restores_base():
 ])
 def test_double_literals_have_gforths_high_cell(text, cells):
     f = Forth(backend="cpu")
-    f.eval("1 1 1 BLOCK " + text)
+    f.eval("1 1 1 THREADS " + text)
     assert f.data_stack() == cells
     if gforth.available():
         assert gforth.stack(text) == cells
@@ -202,7 +202,7 @@ def test_a_data_script_compiles_no_kernel_per_literal():
     assert len(f.kcache) == kernels
     f.eval(f"{base} @ {base} 299 CELLS + @")
     assert f.data_stack() == [-300, 299 * 7 - 300]
-    f.eval("DROP DROP 2 1 1 GRID 64 1 1 BLOCK 1.5e 3")
+    f.eval("DROP DROP 2 1 1 GRID 64 1 1 THREADS 1.5e 3")
     assert f.float_stack(lane=None) == [[1.5]] * 128 and f.data_stack(lane=None) == [[3]] * 128
 
 

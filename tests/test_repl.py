@@ -106,7 +106,7 @@ def test_stdin_float_stack(tmp_path):
 
 
 def test_stdin_two_blocks_repeat_the_lane_ramp(tmp_path):
-    r = run(stdin=f"2 1 1 GRID {BLOCK} 1 1 BLOCK\nTID-X GLOBAL-ID\n", tmp_path=tmp_path)
+    r = run(stdin=f"2 1 1 GRID {BLOCK} 1 1 THREADS\nTID-X GLOBAL-ID\n", tmp_path=tmp_path)
     assert r.returncode == 0, r.stderr
     lane_ramp = ramp(range(BLOCK))[1:-1]
     assert stack_views(r.stdout, "data")[-1] == [

@@ -453,7 +453,7 @@ def test_complete_text(text, complete):
 def test_toolbar():
     s = Session.start("cpu")
     text = editor.toolbar_text(s)
-    for part in ("cpu", "SIMT emulator", "1 1 1 GRID 32 1 1 BLOCK", "tiles m16n16k16 f16->f32", "checked"):
+    for part in ("cpu", "SIMT emulator", "1 1 1 GRID 32 1 1 THREADS", "tiles m16n16k16 f16->f32", "checked"):
         assert part in text
     assert "unchecked" not in text
     assert "unchecked" in editor.toolbar_text(Session.start("cpu", checked=False))

@@ -64,7 +64,7 @@ def test_uniform_literal_in_every_thread(f):
 
 def test_lane_and_warp_ids(fresh):
     f = fresh
-    f.eval("1 1 1 GRID 64 1 1 BLOCK")
+    f.eval("1 1 1 GRID 64 1 1 THREADS")
     f.eval("TID-X LANE-ID WARP-ID")
     st = threads(f)
     assert len(st) == 64
@@ -73,7 +73,7 @@ def test_lane_and_warp_ids(fresh):
 
 def test_dimensions_are_uniform(fresh):
     f = fresh
-    f.eval("4 2 1 GRID 8 4 2 BLOCK")
+    f.eval("4 2 1 GRID 8 4 2 THREADS")
     f.eval("BDIM-X BDIM-Y BDIM-Z GDIM-X GDIM-Y GDIM-Z")
     st = threads(f)
     assert len(st) == 4 * 2 * 1 * 8 * 4 * 2
@@ -82,7 +82,7 @@ def test_dimensions_are_uniform(fresh):
 
 def test_3d_thread_and_block_ids(fresh):
     f = fresh
-    f.eval("2 2 2 GRID 4 2 2 BLOCK")
+    f.eval("2 2 2 GRID 4 2 2 THREADS")
     f.eval("TID-X TID-Y TID-Z BID-X BID-Y BID-Z")
     st = threads(f)
     expected = [[tx, ty, tz, bx, by, bz]
@@ -93,7 +93,7 @@ def test_3d_thread_and_block_ids(fresh):
 
 def test_global_id_over_several_blocks(fresh):
     f = fresh
-    f.eval("4 1 1 GRID 64 1 1 BLOCK")
+    f.eval("4 1 1 GRID 64 1 1 THREADS")
     f.eval("GLOBAL-ID  BID-X BDIM-X * TID-X +")
     st = threads(f)
     assert len(st) == 256
@@ -104,7 +104,7 @@ def test_global_id_over_several_blocks(fresh):
 
 def test_global_id_writes_every_element(fresh):
     f = fresh
-    f.eval("4 1 1 GRID 64 1 1 BLOCK")
+    f.eval("4 1 1 GRID 64 1 1 THREADS")
     f.eval("256 I32 ARRAY IDS")
     f.eval("GLOBAL-ID DUP * 1+  IDS GLOBAL-ID 4 * + I32!")
     np.testing.assert_array_equal(f.array("IDS"), np.arange(256, dtype=np.int32) ** 2 + 1)
@@ -120,7 +120,7 @@ def test_saxpy_kernel(fresh):
     f.set_array("X", x)
     f.set_array("Y", y)
     f.eval(": SAXPY ( F: a -- ) GLOBAL-ID 4 * DUP X + F@ F* Y + DUP F@ F+ F! ;")
-    f.eval(f"{n // 128} 1 1 GRID 128 1 1 BLOCK")
+    f.eval(f"{n // 128} 1 1 GRID 128 1 1 THREADS")
     f.eval("2.5e0 SAXPY")
     expected = np.float32(2.5) * x + y
     np.testing.assert_allclose(f.array("Y"), expected, rtol=1e-6, atol=1e-6)
@@ -133,7 +133,7 @@ def test_shared_memory_reversal(fresh):
     """Each thread writes into a SHARED: buffer, waits at BARRIER, then reads
     the element of its mirror thread."""
     f = fresh
-    f.eval("1 1 1 GRID 256 1 1 BLOCK")
+    f.eval("1 1 1 GRID 256 1 1 THREADS")
     f.eval("256 I64 ARRAY OUT")
     f.eval("256 CELLS SHARED: BUF")
     f.eval(": REVERSE  TID-X 3 * 1+  BUF TID-X CELLS + !  BARRIER "
@@ -145,7 +145,7 @@ def test_shared_memory_reversal(fresh):
 
 def test_shared_memory_reversal_at_the_prompt(fresh):
     f = fresh
-    f.eval("1 1 1 GRID 256 1 1 BLOCK")
+    f.eval("1 1 1 GRID 256 1 1 THREADS")
     f.eval("256 I32 ARRAY OUT2")
     f.eval("1024 SHARED: BUF2")
     f.eval("TID-X BUF2 TID-X 4 * + I32! BARRIER BUF2 255 TID-X - 4 * + I32@ OUT2 TID-X 4 * + I32!")
@@ -155,7 +155,7 @@ def test_shared_memory_reversal_at_the_prompt(fresh):
 def test_shared_memory_is_per_block(fresh):
     """Each block sees its own copy of the SHARED: buffer."""
     f = fresh
-    f.eval("3 1 1 GRID 64 1 1 BLOCK")
+    f.eval("3 1 1 GRID 64 1 1 THREADS")
     f.eval("192 I64 ARRAY NB")
     f.eval("64 CELLS SHARED: ROWBUF")
     f.eval(": NEIGHBOUR  BID-X 1000 * TID-X +  ROWBUF TID-X CELLS + !  BARRIER "
@@ -167,7 +167,7 @@ def test_shared_memory_is_per_block(fresh):
 
 def test_shared_address_is_uniform_in_a_block(fresh):
     f = fresh
-    f.eval("1 1 1 GRID 64 1 1 BLOCK")
+    f.eval("1 1 1 GRID 64 1 1 THREADS")
     f.eval("64 SHARED: SBUF")
     f.eval("SBUF")
     st = threads(f)
@@ -179,7 +179,7 @@ def test_block_reduction_with_barriers(fresh):
     f = fresh
     rng = np.random.default_rng(3)
     data = rng.integers(-1000, 1000, size=512, dtype=np.int64)
-    f.eval("2 1 1 GRID 256 1 1 BLOCK")
+    f.eval("2 1 1 GRID 256 1 1 THREADS")
     f.eval("512 I64 ARRAY DATA  2 I64 ARRAY SUMS")
     f.set_array("DATA", data)
     f.eval("256 CELLS SHARED: PART")
@@ -226,7 +226,7 @@ def test_tiled_matmul_in_shared_memory(fresh):
         "  ROW COL C-AT F! ;",
     ]:
         f.eval(line)
-    f.eval(f"{N // 16} {M // 16} 1 GRID 16 16 1 BLOCK")
+    f.eval(f"{N // 16} {M // 16} 1 GRID 16 16 1 THREADS")
     f.eval("MATMUL")
     c = f.array("C")
     assert c.shape == (M, N) and c.dtype == np.float32
@@ -260,7 +260,7 @@ def test_divergent_barrier_in_a_definition(f):
 
 def test_barrier_reached_by_one_warp_only(fresh):
     f = fresh
-    f.eval("1 1 1 GRID 64 1 1 BLOCK")
+    f.eval("1 1 1 GRID 64 1 1 THREADS")
     err = raises(f, "WARP-ID 0= IF BARRIER THEN")
     assert "barrier" in str(err).lower()
 
@@ -284,6 +284,6 @@ def test_bad_address_names_the_lane(f):
 
 def test_shape_words_change_the_thread_count(fresh):
     f = fresh
-    f.eval("2 1 1 GRID 16 1 1 BLOCK")
+    f.eval("2 1 1 GRID 16 1 1 THREADS")
     f.eval("GLOBAL-ID")
     assert sorted(threads(f)) == [[g] for g in range(32)]

@@ -394,8 +394,8 @@ def test_lanes_disagree_on_operands(lone, src, at, lanes):
 
 
 @pytest.mark.parametrize("launch, warp", [
-    ("1 1 1 GRID 16 1 1 BLOCK", 0), ("1 1 1 GRID 48 1 1 BLOCK", 1), ("1 1 1 GRID 8 2 1 BLOCK", 0),
-    ("2 1 1 GRID 40 1 1 BLOCK", 1)])
+    ("1 1 1 GRID 16 1 1 THREADS", 0), ("1 1 1 GRID 48 1 1 THREADS", 1), ("1 1 1 GRID 8 2 1 THREADS", 0),
+    ("2 1 1 GRID 40 1 1 THREADS", 1)])
 def test_partial_warp(launch, warp):
     f = tile_session(__name__ + "-partial", launch)
     fails(f, "TZERO TDROP", "whole warps of 32", f"warp {warp}")

@@ -1,6 +1,6 @@
 """Tiles in launches of several warps: each warp has its own tile stack.
 
-    2 1 1 GRID 64 1 1 BLOCK                 \\ 2 blocks of 2 warps
+    2 1 1 GRID 64 1 1 THREADS                 \\ 2 blocks of 2 warps
     : W# ( -- n ) BID-X 2 *  WARP-ID + ;    \\ the warp's number in the grid
     TZERO  A W# 512 * + 16 TLOAD-A  B 16 TLOAD-B  TMMA  C W# 1024 * + 16 TSTORE
 
@@ -17,10 +17,10 @@ from tiletest import assert_mma, f64, fails, rand, rand_int, tile_session
 RNG = np.random.default_rng(32)
 
 LAUNCHES = [
-    ("2 1 1 GRID 64 1 1 BLOCK", "BID-X 2 * WARP-ID +"),
-    ("4 1 1 GRID 32 1 1 BLOCK", "BID-X"),
-    ("1 1 1 GRID 32 4 1 BLOCK", "WARP-ID"),          # warps along y: WARP-ID = TID-Y
-    ("1 2 1 GRID 32 2 1 BLOCK", "BID-Y 2 * TID-Y +"),
+    ("2 1 1 GRID 64 1 1 THREADS", "BID-X 2 * WARP-ID +"),
+    ("4 1 1 GRID 32 1 1 THREADS", "BID-X"),
+    ("1 1 1 GRID 32 4 1 THREADS", "WARP-ID"),          # warps along y: WARP-ID = TID-Y
+    ("1 2 1 GRID 32 2 1 THREADS", "BID-Y 2 * TID-Y +"),
 ]
 
 
@@ -69,7 +69,7 @@ def test_warp_uniform_branches(launch):
 def test_tiled_gemm_over_a_grid_of_blocks():
     """C (32x32) = A (32x64) . B (64x32) on a 2 x 2 grid of one-warp blocks:
     block (x, y) computes the tile at row y, column x, looping over k."""
-    f = tile_session(__name__ + "-gemm", "2 2 1 GRID 32 1 1 BLOCK")
+    f = tile_session(__name__ + "-gemm", "2 2 1 GRID 32 1 1 THREADS")
     f.eval("32 64 F16 MATRIX GA  64 32 F16 MATRIX GB  32 32 F32 MATRIX GC  32 32 F32 MATRIX GC0")
     a, b = rand(RNG, (32, 64), np.float16), rand(RNG, (64, 32), np.float16)
     c0 = rand(RNG, (32, 32), np.float32)
@@ -93,7 +93,7 @@ def test_tiled_gemm_over_a_grid_of_blocks():
 
 def test_blocks_of_several_warps_with_integers():
     """8 warps in 2 blocks of 128 threads, each storing its own exact tile."""
-    f = tile_session(__name__ + "-8w", "2 1 1 GRID 128 1 1 BLOCK")
+    f = tile_session(__name__ + "-8w", "2 1 1 GRID 128 1 1 THREADS")
     f.eval("128 16 F16 MATRIX A  16 16 F16 MATRIX B  128 16 F32 MATRIX C")
     a, b = rand_int(RNG, (128, 16), np.float16), rand_int(RNG, (16, 16), np.float16)
     f.set_array("A", a), f.set_array("B", b)
@@ -103,24 +103,24 @@ def test_blocks_of_several_warps_with_integers():
 
 
 def test_launch_shape_change_keeps_a_uniform_tile_stack():
-    """GRID and BLOCK keep the tile stack when every warp holds the same
+    """GRID and THREADS keep the tile stack when every warp holds the same
     tiles: each new warp starts with a copy."""
     f = tile_session(__name__ + "-reshape")
     f.eval("3e TFILL TZERO")
-    f.eval("2 1 1 GRID 64 1 1 BLOCK")
+    f.eval("2 1 1 GRID 64 1 1 THREADS")
     for w in range(4):
         assert [float(t.values[0, 0]) for t in f.tile_stack(warp=w)] == [3.0, 0.0]
     f.eval("BID-X 2 * WARP-ID + S>F TFILL T+ T+")            # warp w: 3 + 0 + w
     assert [float(f.tile_stack(warp=w)[0].values[0, 0]) for w in range(4)] == [3.0, 4.0, 5.0, 6.0]
-    fails(f, "1 1 1 GRID 32 1 1 BLOCK", "every warp holds the same tiles", word="GRID")
-    f.eval("0e TSCALE 1e TFILL T+ 1 1 1 GRID 32 1 1 BLOCK")
+    fails(f, "1 1 1 GRID 32 1 1 THREADS", "every warp holds the same tiles", word="GRID")
+    f.eval("0e TSCALE 1e TFILL T+ 1 1 1 GRID 32 1 1 THREADS")
     assert [float(t.values[0, 0]) for t in f.tile_stack()] == [1.0]
     f.eval("TDROP")
 
 
 def test_warps_may_loop_a_different_number_of_times():
     """Warp w runs w+1 iterations: the lanes of each warp stay together."""
-    f = tile_session(__name__ + "-trips", "2 1 1 GRID 64 1 1 BLOCK")
+    f = tile_session(__name__ + "-trips", "2 1 1 GRID 64 1 1 THREADS")
     f.eval("TZERO  BID-X 2 * WARP-ID + 1+ 0 DO 1e TFILL T+ LOOP")
     assert [float(f.tile_stack(warp=w)[0].values[0, 0]) for w in range(4)] == [1.0, 2.0, 3.0, 4.0]
     f.eval("0e TSCALE")            # uniform again, so the session can be reset
@@ -129,5 +129,5 @@ def test_warps_may_loop_a_different_number_of_times():
 
 def test_divergence_in_the_second_warp_of_the_second_block():
     f = forthtest.new_forth()      # (a divergent warp breaks its session: see test_tiles_errors)
-    f.eval("2 1 1 GRID 64 1 1 BLOCK")
+    f.eval("2 1 1 GRID 64 1 1 THREADS")
     fails(f, "BID-X 1 = TID-X 40 < AND IF TZERO TDROP THEN", "divergent warp in block 1")

@@ -169,14 +169,14 @@ def test_like_gforth(name):
 
 
 def test_fconstant_of_nan_on_one_thread_and_on_many():
-    for shape in (ONE_THREAD, "1 1 1 GRID 32 1 1 BLOCK"):
+    for shape in (ONE_THREAD, "1 1 1 GRID 32 1 1 THREADS"):
         f = fresh(shape)
         assert f.eval("0E 0E F/ FCONSTANT NAN NAN F.") == "NaN "  # (the same output of every thread, once)
         assert f.float_stack() == []
 
 
 def test_execute_runs_each_threads_own_token():
-    f = fresh("1 1 1 GRID 32 1 1 BLOCK")
+    f = fresh("1 1 1 GRID 32 1 1 THREADS")
     f.eval(": a 1 ; : b 2 ; CREATE tab ' a , ' b ,")
     f.eval("TID-X 2 MOD CELLS tab + @ EXECUTE")
     assert f.data_stack(lane=None) == [[1 + t % 2] for t in range(32)]

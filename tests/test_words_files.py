@@ -218,5 +218,5 @@ def test_source_id_in_include_file_is_its_file_id(tmp_path):
     src = tmp_path / "sid.fth"
     src.write_text("SOURCE-ID 0> .\n")
     f = Forth(backend="cpu")
-    f.eval("1 1 1 GRID 1 1 1 BLOCK")
+    f.eval("1 1 1 GRID 1 1 1 THREADS")
     assert f.eval(f'S" {src}" R/O OPEN-FILE DROP INCLUDE-FILE SOURCE-ID .') == "-1 0 "

@@ -252,7 +252,7 @@ def test_pictured_output_per_thread_on_the_emulator(f):
 
 
 def test_each_thread_reads_the_string_and_its_own_copy(f):
-    f.eval("1 1 1 GRID 4 1 1 BLOCK")
+    f.eval("1 1 1 GRID 4 1 1 THREADS")
     assert f.eval('S" abcd" DROP TID-X + C@ EMIT') == _per_thread(list("abcd"))
     assert f.eval(": t S\" wxyz\" TID-X /STRING TYPE ; t") == _per_thread(["wxyz", "xyz", "yz", "z"])
 

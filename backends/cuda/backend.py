@@ -470,7 +470,7 @@ class CudaBackend(Backend):
         text, reason = str(exc), _reason(exc)
         if TOO_MANY_RESOURCES in text:
             return ForthError(f"the GPU refused the launch ({reason}): the block has too many threads for this "
-                              "kernel's registers; use a smaller BLOCK")
+                              "kernel's registers; use fewer THREADS")
         lost = (isinstance(exc, self.cuda.LaunchError) or any(s in text for s in STICKY)
                 or self._primary.dead())
         if not lost:
@@ -625,8 +625,8 @@ class CudaBackend(Backend):
         if bs > handle.max_threads:
             x, y, z = self.block
             raise ForthError(f"this line's kernel uses {handle.regs} registers per thread, so a block can have at "
-                             f"most {handle.max_threads} threads on this GPU ({self.arch}), but BLOCK is {x} {y} {z} "
-                             f"({bs} threads): use a smaller BLOCK, e.g. `{handle.max_threads} 1 1 BLOCK`")
+                             f"most {handle.max_threads} threads on this GPU ({self.arch}), but THREADS is {x} {y} {z} "
+                             f"({bs} threads): use fewer THREADS, e.g. `{handle.max_threads} 1 1 THREADS`")
 
     def _ensure_stack(self, handle: CudaKernel) -> None:
         """STACK_SIZE for a recursive kernel; where the device's memory cannot reserve it, fewer levels.

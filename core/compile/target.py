@@ -269,7 +269,7 @@ STATIC_SHARED_BYTES = 48 * 1024  # shared memory a kernel may declare statically
 @dataclass(frozen=True)
 class Capabilities:
     """What a machine offers, as the outer interpreter and the host words see it.
-    Each backend states its own; GRID, BLOCK, SHARED: and recursive calls are
+    Each backend states its own; GRID, THREADS, SHARED: and recursive calls are
     checked against these, never against another machine's numbers."""
 
     warp_size: int = 32

@@ -229,8 +229,8 @@ def w_grid(f: "Forth", tok: Token) -> None:
 
 
 def w_block(f: "Forth", tok: Token) -> None:
-    block = _shape(f, "BLOCK")
-    _reshape(f, f.backend.grid, block, "BLOCK")
+    block = _shape(f, "THREADS")
+    _reshape(f, f.backend.grid, block, "THREADS")
 
 
 def _typed(f: "Forth", tok: Token, dims: int, word: str) -> None:
@@ -519,8 +519,8 @@ HOST_WORDS: list[HostWord] = [
     HostWord("HEX", "( -- )", "Set BASE to 16.", w_hex, "HEX FF DECIMAL . \\ 255", compiled="16 BASE !"),
     HostWord("DECIMAL", "( -- )", "Set BASE to 10.", w_decimal, "DECIMAL", compiled="10 BASE !"),
     HostWord("GRID", "( x y z -- )", "Set the number of blocks of the launch shape.", w_grid, "4 1 1 GRID"),
-    HostWord("BLOCK", "( x y z -- )", "Set the threads per block of the launch shape.", w_block,
-             "256 1 1 BLOCK"),
+    HostWord("THREADS", "( x y z -- )", "Set the threads per block of the launch shape.", w_block,
+             "256 1 1 THREADS"),
     HostWord("ARRAY", "( n type -- )", "Allocate a zeroed device array of n elements; the name pushes its address.",
              w_array, "16 F32 ARRAY xs"),
     HostWord("MATRIX", "( rows cols type -- )", "Allocate a zeroed row-major device matrix.", w_matrix,

@@ -620,7 +620,7 @@ class Forth:
             return
         if self.on_segment is not None:
             self.on_segment(nodes, list(self.tiles))
-        if all(type(n) in (Lit, FLit) for n in nodes):  # only literals (`16 1 1 BLOCK`, `5 ,`): no kernel
+        if all(type(n) in (Lit, FLit) for n in nodes):  # only literals (`16 1 1 THREADS`, `5 ,`): no kernel
             self._push_literals(nodes)
             return
         key = (self.backend.grid, self.backend.block, self.checked, tuple(self.tiles), len(self.tokens),

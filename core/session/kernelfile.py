@@ -255,7 +255,7 @@ class KernelBody(Collector):
 
     HINTS = {"CONSTANT": "define a word instead, e.g. `: NAME 16 ;`",
              "FCONSTANT": "define a word instead, e.g. `: NAME 1.5e ;`",
-             "GRID": "set the launch shape with --grid", "BLOCK": "set the launch shape with --block",
+             "GRID": "set the launch shape with --grid", "THREADS": "set the launch shape with --block",
              "SHARED:": "declare it in the header: `\\! shared NAME TYPE[N]`"}
 
     def host_word(self, word: HostWord, tok: Token) -> None:
@@ -437,7 +437,7 @@ def run_kernel_file(f: Forth, spec: KernelSpec, values: dict[str, Value],
         else:
             f.dict[key] = Constant(p.name, int(values.get(key, 0)), help=f"( -- x ) kernel parameter {p.name}")
     declare_shared(f, spec)
-    f.eval(" ".join(map(str, grid)) + " GRID " + " ".join(map(str, block)) + " BLOCK")
+    f.eval(" ".join(map(str, grid)) + " GRID " + " ".join(map(str, block)) + " THREADS")
     nodes = read_body(f, spec)
     return f.run_nodes(nodes)  # the whole body is one launch, as on the GPU
 

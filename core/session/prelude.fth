@@ -190,7 +190,7 @@
 
 \ ---- Threads --------------------------------------------------------------------------
 \
-\ A line runs on every thread of the launch (GRID x BLOCK). The primitives
+\ A line runs on every thread of the launch (GRID x THREADS). The primitives
 \ give each thread its coordinates (TID-X BID-X BDIM-X ...); a thread's
 \ place in the whole grid along x is computed from them, as in CUDA's
 \ blockIdx.x * blockDim.x + threadIdx.x. Threads are numbered into warps

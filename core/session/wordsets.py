@@ -37,9 +37,7 @@ def _words(text: str) -> tuple[str, ...]:
 
 
 # Names the dictionary has with another meaning than the standard's: not counted as present.
-DIFFERENT = {
-    "BLOCK": "tileforth's BLOCK sets the launch's block shape (`32 1 1 BLOCK`)",
-}
+DIFFERENT: dict[str, str] = {}
 
 # Words in the dictionary only to refuse with a reason: not counted as present.
 REFUSED = {
@@ -132,8 +130,7 @@ WORDSETS: list[WordSet] = [
     WordSet("STRING-EXT", "17.6.2", _words("REPLACES SUBSTITUTE UNESCAPE")),
     WordSet("BLOCK", "7.6.1", _words("BLK BLOCK BUFFER EVALUATE FLUSH LOAD SAVE-BUFFERS UPDATE"),
             "BLK, BLOCK, BUFFER, LOAD, UPDATE, FLUSH and SAVE-BUFFERS work on block storage, which a launch "
-            "has none of; source comes from files (INCLUDE). The name BLOCK is the launch's block shape "
-            "here, so it counts as missing.",
+            "has none of; source comes from files (INCLUDE).",
             cannot=("BLK", "BUFFER", "FLUSH", "LOAD", "SAVE-BUFFERS", "UPDATE", "BLOCK"), instead=("INCLUDE",)),
     WordSet("BLOCK-EXT", "7.6.2", _words("EMPTY-BUFFERS LIST REFILL SCR THRU \\"),
             "EMPTY-BUFFERS, LIST, SCR and THRU work on blocks, which there are none of.",

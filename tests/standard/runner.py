@@ -87,7 +87,7 @@ def new_session():
     from tileforth.core import Forth
 
     f = Forth(backend="cpu")
-    f.eval("1 1 1 GRID 1 1 1 BLOCK")
+    f.eval("1 1 1 GRID 1 1 1 THREADS")
     return f
 
 
