@@ -153,6 +153,7 @@ class Forth:
         self.heap: dict[int, int] = {}  # ALLOCATE's blocks: address -> size (heapwords.py)
         self.substitutions: dict[bytes, bytes] = {}  # REPLACES: name -> text, for SUBSTITUTE
         self.files: Any = None  # the open files of the file words (filewords.FileTable), made on first use
+        self.blocks: Any = None  # the block file and buffers (blockwords.BlockStore), made on first use
         self.segment: list[Node] = []
         self.segment_uses_base = False
         self.out_parts: list[str] = []
@@ -185,11 +186,16 @@ class Forth:
 
     def close(self) -> None:
         """Give the backend's resources back: the compiled kernels, and the
-        cuda backend's GPU context (both also go when the session is collected)."""
-        self._release_kernels()
-        close = getattr(self.backend, "close", None)
-        if close is not None:
-            close()
+        cuda backend's GPU context (both also go when the session is collected),
+        after writing the UPDATEd block buffers to the block file."""
+        try:
+            if self.blocks is not None:
+                self.blocks.close(self)
+        finally:
+            self._release_kernels()
+            close = getattr(self.backend, "close", None)
+            if close is not None:
+                close()
 
     @property
     def backend_name(self) -> str:

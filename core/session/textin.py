@@ -10,6 +10,12 @@ a string given to EVALUATE is shown at its own address instead), and `>IN`
 is a cell holding the reader's offset in it. The offset is written when
 `>IN` is taken and read back before the next word is read, so `0 >IN !`
 rescans the line as in any Forth. All of them run on the host.
+
+While a block is interpreted (LOAD, blockwords.py) the reader is a
+`BlockReader`: SOURCE is the block's buffer, REFILL goes on to the next
+block, SAVE-INPUT saves the block number, and BLK (a cell the block words
+keep) holds the block's number; EVALUATE and INCLUDED set it to 0 while
+they run.
 """
 from __future__ import annotations
 
@@ -49,6 +55,17 @@ def _buffer(f: "Forth") -> InputBuffer:
     return f.input
 
 
+def block_of(r: Reader | None) -> int:
+    """The block a reader interprets (BLK): 0 unless it is a blockwords.BlockReader."""
+    return getattr(r, "blk", 0)
+
+
+def show_blk(f: "Forth", r: Reader) -> None:
+    """Bring BLK up to date with the input `r` (once the block words have made the cell)."""
+    if f.blocks is not None:
+        f.blocks.show_blk(f, block_of(r))
+
+
 def source(f: "Forth") -> tuple[int, int, str]:
     """The current line: its address, length and text (copied into the input buffer once)."""
     r = f.reader
@@ -56,6 +73,8 @@ def source(f: "Forth") -> tuple[int, int, str]:
     data = line.encode("latin-1", "replace")
     if getattr(r, "addr", None) is not None:  # EVALUATE's string: shown where it is
         return r.addr, len(data), line
+    if block_of(r):  # a block: its buffer (read again if it was reassigned meanwhile)
+        return r.address(f), len(data), line
     buf = _buffer(f)
     if len(data) > INPUT_BYTES:
         raise ForthError(f"SOURCE: the line is {len(data)} characters, more than the {INPUT_BYTES} the input "
@@ -155,6 +174,9 @@ def w_word(f: "Forth", tok: Token) -> None:
 
 def w_refill(f: "Forth", tok: Token) -> None:
     r = f.reader
+    if block_of(r):
+        f.push_uniform(-1 if r.refill(f) else 0)
+        return
     if getattr(r, "addr", None) is not None or r.row + 1 >= len(r.lines):
         f.push_uniform(0)  # EVALUATE's string has no next line; at the prompt, the next line is the user's
         return
@@ -166,7 +188,7 @@ def w_refill(f: "Forth", tok: Token) -> None:
 
 def w_save_input(f: "Forth", tok: Token) -> None:
     r = f.reader
-    f.push_uniform(r.row, offset(f), 2)
+    f.push_uniform(block_of(r) or r.row, offset(f), 2)  # in a block: the block, else the line
 
 
 def w_restore_input(f: "Forth", tok: Token) -> None:
@@ -177,11 +199,16 @@ def w_restore_input(f: "Forth", tok: Token) -> None:
         return
     row, col = f.pop_uniform(2, "RESTORE-INPUT")
     r = f.reader
-    if not 0 <= row < len(r.lines):
+    if block_of(r):
+        if not r.restore(f, row, col):
+            f.push_uniform(-1)
+            return
+    elif not 0 <= row < len(r.lines):
         f.push_uniform(-1)
         return
-    r.row, r.col = row, col
-    r.past_delimiter = True
+    else:
+        r.row, r.col = row, col
+        r.past_delimiter = True
     if f.input is not None:
         f.input.live = None
     f.push_uniform(0)
@@ -194,9 +221,10 @@ def w_source_id(f: "Forth", tok: Token) -> None:
 
 
 def interpret(f: "Forth", reader: Reader) -> None:
-    """Interpret all of `reader` as part of the current line (EVALUATE, INCLUDED)."""
+    """Interpret all of `reader` as part of the current line (EVALUATE, INCLUDED, LOAD)."""
     saved = f.reader
     f.reader = reader
+    show_blk(f, reader)
     try:
         while True:
             sync_in(f)
@@ -205,8 +233,11 @@ def interpret(f: "Forth", reader: Reader) -> None:
                 break
             note_in(f)
             f._token(t)
+        if f.blocks is not None and block_of(reader) != block_of(saved):
+            f.flush_segment()  # its device code reads BLK as it is now
     finally:
         f.reader = saved
+        show_blk(f, saved)
 
 
 def w_evaluate(f: "Forth", tok: Token) -> None:

@@ -4,11 +4,12 @@ conditional compilation (conditional.py), data (datawords.py), inspection
 (inspection.py), strings (strings.py), compile-time words and execution
 tokens (compiletime.py), the text interpreter's input (textin.py), heap
 memory and text substitution (heapwords.py), the system around the
-dictionary (syswords.py), and files (filewords.py)."""
+dictionary (syswords.py), files (filewords.py) and blocks (blockwords.py)."""
 from __future__ import annotations
 
 from ..front.dictionary import HostWord, Immediate
 from . import (
+    blockwords,
     compiletime,
     conditional,
     datawords,
@@ -25,6 +26,6 @@ from . import (
 HOST_WORDS: list[HostWord] = [*hostwords.HOST_WORDS, conditional.TILES_KEPT, *inspection.INSPECT_WORDS,
                               *datawords.DATA_WORDS, *compiletime.HOST_WORDS, *textin.HOST_WORDS,
                               *heapwords.HEAP_WORDS, *syswords.HOST_WORDS, *floathost.HOST_WORDS,
-                              *filewords.HOST_WORDS]
+                              *filewords.HOST_WORDS, *blockwords.HOST_WORDS]
 IMMEDIATES: list[Immediate] = [*hostwords.IMMEDIATES, *conditional.CONDITIONAL_WORDS, *strings.IMMEDIATES,
                                *compiletime.IMMEDIATES, *syswords.IMMEDIATES]

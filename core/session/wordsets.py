@@ -9,8 +9,8 @@ removed (#TIB CONVERT EXPECT QUERY SPAN TIB) are not in them.
 `status(names)` compares a list with a session's dictionary (`Forth().dict`),
 so the table of docs/words.md (core/session/reference.py) stays true as
 words are added. Two kinds of name are not counted as present although the
-dictionary has them: a name tileforth uses for something else (BLOCK is the
-launch shape), and a word that is there only to refuse with a reason (KEY).
+dictionary has them: a name tileforth uses for something else (DIFFERENT,
+none at present), and a word that is there only to refuse with a reason (KEY).
 
 Each set may carry a note for the words that cannot make sense on a GPU
 (`cannot`) and what tileforth offers instead (`instead`); tests check that
@@ -129,12 +129,14 @@ WORDSETS: list[WordSet] = [
     WordSet("STRING", "17.6.1", _words("-TRAILING /STRING BLANK CMOVE CMOVE> COMPARE SEARCH SLITERAL")),
     WordSet("STRING-EXT", "17.6.2", _words("REPLACES SUBSTITUTE UNESCAPE")),
     WordSet("BLOCK", "7.6.1", _words("BLK BLOCK BUFFER EVALUATE FLUSH LOAD SAVE-BUFFERS UPDATE"),
-            "BLK, BLOCK, BUFFER, LOAD, UPDATE, FLUSH and SAVE-BUFFERS work on block storage, which a launch "
-            "has none of; source comes from files (INCLUDE).",
-            cannot=("BLK", "BUFFER", "FLUSH", "LOAD", "SAVE-BUFFERS", "UPDATE", "BLOCK"), instead=("INCLUDE",)),
+            "The block words run on the host, between launches, on a block file as gforth's (blocks.fb in the "
+            "current directory, or the file OPEN-BLOCKS names; block u at byte u*1024, created when a block is "
+            "first written). The block buffers are device memory, so device code reads and writes them with C@ C! "
+            "and the rest; a definition that uses a block word is host-level. Blocks are numbered from 1: BLK 0 "
+            "means the input is not a block."),
     WordSet("BLOCK-EXT", "7.6.2", _words("EMPTY-BUFFERS LIST REFILL SCR THRU \\"),
-            "EMPTY-BUFFERS, LIST, SCR and THRU work on blocks, which there are none of.",
-            cannot=("EMPTY-BUFFERS", "LIST", "SCR", "THRU")),
+            "LIST shows a block as gforth does, 16 lines of 64 characters; inside a block \\ skips to the end "
+            "of such a line and REFILL goes on to the next block."),
 ]
 
 

@@ -1,0 +1,368 @@
+"""Blocks, on the host (Forth-2012 7, BLOCK and BLOCK-EXT, and gforth's OPEN-BLOCKS):
+
+    BLOCK BUFFER UPDATE SAVE-BUFFERS FLUSH EMPTY-BUFFERS LOAD THRU BLK SCR LIST
+    OPEN-BLOCKS
+
+Block storage is a file, as in gforth: block u is the 1024 bytes at offset
+u * 1024 of `blocks.fb` in the current directory (or the file OPEN-BLOCKS
+names). Blocks are numbered from 1 (BLK 0 means the input is not a block), so
+the file's first 1024 bytes are not used, and gforth reads and writes the same
+files. The file is created only when a block is written; a block past its end
+reads as blanks.
+
+The buffers are memory from the backend (like ALLOCATE's and the input
+buffer's), so device code reads and writes them with `C@ C!` and the rest;
+BLK and SCR are cells of the same allocation. There are BUFFERS of them, each
+assigned to a block or free; when all are assigned, the least recently used
+goes, written back first if it was UPDATEd. The words are host words: they run
+between launches, take their arguments from the stacks (the same in every
+thread), and a definition that uses one is host-level (docs/architecture.md,
+"Standard Forth"), so device code cannot call them.
+
+LOAD interprets a block with a `BlockReader`: the 1024 characters are one line
+of the reader, so `>IN` is an offset in the block and SOURCE is the buffer
+(`BlockReader.address`); `\\` skips to the end of the 64-character
+line, REFILL goes on to the next block, SAVE-INPUT saves the block number.
+The session's store is `Forth.blocks`, made when a block word first runs; the
+session's `close()` writes the UPDATEd buffers back and closes the file.
+"""
+from __future__ import annotations
+
+import os
+from collections import OrderedDict
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ..errors import ForthError, SourcePos
+from ..front.dictionary import HostWord
+from ..front.reader import Reader, Token
+from . import textin
+from .filewords import _path
+
+if TYPE_CHECKING:
+    from .interpreter import Forth
+
+BYTES = 1024  # a block
+LINE = 64  # characters per line of a block (C/L): LIST shows 16 of them, `\` skips to the end of one
+BUFFERS = 8  # block buffers per session
+MAX_BLOCK = (1 << 21) - 1  # the last block number (a block file of at most 2 GiB, as gforth's block-limit)
+DEFAULT_FILE = b"blocks.fb"
+IOR_READ, IOR_WRITE, IOR_BLOCK = -33, -34, -35  # Forth-2012 table 9.1: block read / write exception, invalid block
+BLANKS = b" " * BYTES
+
+GROUP = "Blocks (host words)"
+
+
+@dataclass(eq=False)
+class Buffer:
+    addr: int
+    blk: int = 0  # the block it holds, 0: unassigned
+    dirty: bool = False  # UPDATEd since it was read or written
+
+
+class BlockStore:
+    """The session's block file and buffers (one per session, in `f.blocks`)."""
+
+    def __init__(self, f: "Forth") -> None:
+        base = f.backend.alloc(BUFFERS * BYTES + 16)
+        f.backend.write(base, np.frombuffer(BLANKS * BUFFERS + bytes(16), np.uint8))
+        self.free = [Buffer(base + i * BYTES) for i in range(BUFFERS)]
+        self.assigned: OrderedDict[int, Buffer] = OrderedDict()  # block -> buffer, the least recently used first
+        self.current: Buffer | None = None  # what UPDATE marks: the buffer BLOCK or BUFFER gave last
+        self.blk_cell = base + BUFFERS * BYTES
+        self.scr_cell = self.blk_cell + 8
+        self.path = DEFAULT_FILE
+        self.fd: int | None = None
+
+    # ---- the file ---------------------------------------------------------------------
+    def _name(self) -> str:
+        return os.fsdecode(self.path)
+
+    def _open(self, create: bool) -> int | None:
+        """The block file's descriptor; None when it is not there and `create` is false."""
+        if self.fd is None:
+            try:
+                self.fd = os.open(self.path, os.O_RDWR | (os.O_CREAT if create else 0), 0o666)
+            except FileNotFoundError:
+                if create:
+                    raise
+                return None
+            except PermissionError:
+                if create:
+                    raise
+                self.fd = os.open(self.path, os.O_RDONLY)
+        return self.fd
+
+    def _read(self, blk: int) -> bytes:
+        try:
+            fd = self._open(create=False)
+            data = os.pread(fd, BYTES, blk * BYTES) if fd is not None else b""
+        except OSError as exc:
+            raise ForthError(f"cannot read block {blk} from {self._name()}: {exc.strerror or exc}; check the "
+                             "file (OPEN-BLOCKS chooses another)", code=IOR_READ) from None
+        return data + BLANKS[len(data):]
+
+    def _write(self, f: "Forth", buf: Buffer) -> None:
+        data = f.read_bytes(buf.addr, BYTES)
+        try:
+            fd = self._open(create=True)
+            if os.pwrite(fd, data, buf.blk * BYTES) != BYTES:
+                raise OSError("short write")
+        except OSError as exc:
+            raise ForthError(f"cannot write block {buf.blk} to {self._name()}: {exc.strerror or exc}; the "
+                             "buffer stays UPDATEd (EMPTY-BUFFERS drops it)", code=IOR_WRITE) from None
+        buf.dirty = False
+
+    def close_file(self) -> None:
+        if self.fd is not None:
+            os.close(self.fd)
+            self.fd = None
+
+    # ---- buffers ------------------------------------------------------------------------
+    def buffer(self, f: "Forth", blk: int, word: str, read: bool, current: bool = True) -> int:
+        """The address of block `blk`'s buffer, assigned (and, with `read`, read) if it
+        was not; `current`: the buffer UPDATE marks from now on."""
+        check_block(blk, word)
+        buf = self.assigned.get(blk)
+        if buf is None:
+            buf = self._assign(f, blk)
+            if read:
+                f.backend.write(buf.addr, np.frombuffer(self._read(blk), np.uint8))
+        else:
+            self.assigned.move_to_end(blk)
+        if current:
+            self.current = buf
+        return buf.addr
+
+    def _assign(self, f: "Forth", blk: int) -> Buffer:
+        if self.free:
+            buf = self.free.pop(0)
+        else:
+            old = next(iter(self.assigned.values()))  # the least recently used
+            if old.dirty:
+                self._write(f, old)
+            del self.assigned[old.blk]
+            buf = old
+            if self.current is buf:
+                self.current = None
+        buf.blk, buf.dirty = blk, False
+        self.assigned[blk] = buf
+        return buf
+
+    def update(self) -> None:
+        if self.current is None:
+            raise ForthError("UPDATE marks the block buffer BLOCK or BUFFER gave last, and there is none (FLUSH "
+                             "and EMPTY-BUFFERS unassign the buffers): BLOCK the block first")
+        self.current.dirty = True
+
+    def save(self, f: "Forth") -> None:
+        for buf in list(self.assigned.values()):
+            if buf.dirty:
+                self._write(f, buf)
+
+    def empty(self) -> None:
+        for buf in self.assigned.values():
+            buf.blk, buf.dirty = 0, False
+            self.free.append(buf)
+        self.assigned.clear()
+        self.current = None
+
+    def flush(self, f: "Forth") -> None:
+        self.save(f)
+        self.empty()
+
+    def close(self, f: "Forth") -> None:
+        """At the session's end: write the UPDATEd buffers back and close the file."""
+        try:
+            self.save(f)
+        finally:
+            self.close_file()
+
+    def show_blk(self, f: "Forth", blk: int) -> None:
+        """BLK, as device code reads it: the block being interpreted (0: none)."""
+        f.write_cell(self.blk_cell, blk)
+
+
+def store(f: "Forth") -> BlockStore:
+    """The session's blocks (`Forth.blocks`, made when a block word first runs)."""
+    if f.blocks is None:
+        f.blocks = BlockStore(f)
+        f.blocks.show_blk(f, textin.block_of(getattr(f, "reader", None)))
+    return f.blocks
+
+
+def check_block(blk: int, word: str) -> None:
+    if not 1 <= blk <= MAX_BLOCK:
+        raise ForthError(f"{word}: {blk} is not a block number: blocks are numbered 1 to {MAX_BLOCK} (block 0 "
+                         "does not exist here: BLK 0 means the input is not a block)", code=IOR_BLOCK)
+
+
+def block_address(f: "Forth", blk: int) -> int:
+    """Block `blk`'s buffer for the interpreter (LOAD, SOURCE), which leaves UPDATE's buffer as it is."""
+    return store(f).buffer(f, blk, "LOAD", read=True, current=False)
+
+
+class BlockReader(Reader):
+    """The input while a block is interpreted: its 1024 characters as one line, so the
+    reader's column is `>IN`. Positions in errors are the block's line and column."""
+
+    def __init__(self, f: "Forth", blk: int) -> None:
+        super().__init__("", f"block {blk}")
+        self.blk = 0
+        self.goto(f, blk, 0)
+
+    def goto(self, f: "Forth", blk: int, col: int) -> None:
+        """Interpret block `blk` from offset `col` (LOAD, REFILL, RESTORE-INPUT)."""
+        text = f.read_bytes(block_address(f, blk), BYTES).decode("latin-1")
+        self.lines, self.row, self.col = [text], 0, max(0, col)
+        self.past_delimiter = True
+        self.blk, self.name = blk, f"block {blk}"
+        store(f).show_blk(f, blk)
+
+    def address(self, f: "Forth") -> int:
+        """SOURCE's address: the block's buffer, read again if it was reassigned meanwhile."""
+        return block_address(f, self.blk)
+
+    def restore(self, f: "Forth", blk: int, col: int) -> bool:
+        """RESTORE-INPUT of what SAVE-INPUT saved in a block; false if `blk` is no block number."""
+        if not 1 <= blk <= MAX_BLOCK:
+            return False
+        self.goto(f, blk, col)
+        return True
+
+    def refill(self, f: "Forth") -> bool:
+        """REFILL in a block: the next block, from its start."""
+        if self.blk >= MAX_BLOCK:
+            return False
+        self.goto(f, self.blk + 1, 0)
+        return True
+
+    def skip_line(self) -> None:
+        """`\\` in a block: >IN to the next multiple of 64 (the next line of the block)."""
+        line = self.lines[0]
+        at = self.col + 1 if self.col < len(line) and not self.past_delimiter else self.col
+        self.col = min(len(line), (at // LINE + 1) * LINE)
+        self.past_delimiter = True
+
+    def _pos(self, row: int, col: int) -> SourcePos:
+        first = col - col % LINE
+        return SourcePos(col // LINE + 1, col % LINE + 1, self.lines[row][first:first + LINE], self.name)
+
+
+def load(f: "Forth", blk: int, word: str) -> None:
+    if blk == 0:
+        raise ForthError(f"{word}: block 0 cannot be loaded: BLK 0 means the input is not a block; blocks are "
+                         "numbered from 1", code=IOR_BLOCK)
+    check_block(blk, word)
+    textin.interpret(f, BlockReader(f, blk))
+
+
+# ---- the words ------------------------------------------------------------------------------
+def w_block(f: "Forth", tok: Token) -> None:
+    (blk,) = f.pop_uniform(1, "BLOCK")
+    f.push_uniform(store(f).buffer(f, blk, "BLOCK", read=True))
+
+
+def w_buffer(f: "Forth", tok: Token) -> None:
+    (blk,) = f.pop_uniform(1, "BUFFER")
+    f.push_uniform(store(f).buffer(f, blk, "BUFFER", read=False))
+
+
+def w_update(f: "Forth", tok: Token) -> None:
+    store(f).update()
+
+
+def w_save_buffers(f: "Forth", tok: Token) -> None:
+    store(f).save(f)
+
+
+def w_flush(f: "Forth", tok: Token) -> None:
+    store(f).flush(f)
+
+
+def w_empty_buffers(f: "Forth", tok: Token) -> None:
+    store(f).empty()
+
+
+def w_load(f: "Forth", tok: Token) -> None:
+    (blk,) = f.pop_uniform(1, "LOAD")
+    load(f, blk, "LOAD")
+
+
+def w_thru(f: "Forth", tok: Token) -> None:
+    first, last = f.pop_uniform(2, "THRU")
+    if last - first >= f.step_budget:  # a host loop: bounded as the others are (hostexec.py)
+        raise ForthError(f"THRU: {last - first + 1} blocks are more than the {f.step_budget} steps a host loop may "
+                         "take; load fewer at a time (or raise Forth.step_budget)", code=None)
+    for blk in range(first, last + 1):
+        load(f, blk, "THRU")
+
+
+def w_blk(f: "Forth", tok: Token) -> None:
+    f.push_uniform(store(f).blk_cell)
+
+
+def w_scr(f: "Forth", tok: Token) -> None:
+    f.push_uniform(store(f).scr_cell)
+
+
+def w_list(f: "Forth", tok: Token) -> None:
+    """As gforth shows a block: a heading, then 16 numbered lines of 64 characters."""
+    (blk,) = f.pop_uniform(1, "LIST")
+    blocks = store(f)
+    addr = blocks.buffer(f, blk, "LIST", read=True)
+    f.write_cell(blocks.scr_cell, blk)
+    text = f.read_bytes(addr, BYTES).decode("latin-1")
+    modified = "" if blocks.assigned[blk].dirty else "not "
+    lines = [f"Screen {blk} {modified}modified     \n"]
+    lines += [f"{i:2d} {text[i * LINE:(i + 1) * LINE]}\n" for i in range(BYTES // LINE)]
+    f.print_text("".join(lines))
+
+
+def w_open_blocks(f: "Forth", tok: Token) -> None:
+    """Write back and empty the buffers of the file in use, then use the named one."""
+    addr, n = f.pop_uniform(2, "OPEN-BLOCKS")
+    name = _path(f, addr, n)
+    if not name:
+        raise ForthError("OPEN-BLOCKS needs a file name, e.g. S\" my.fb\" OPEN-BLOCKS")
+    if os.path.isdir(name):
+        raise ForthError(f"OPEN-BLOCKS: {os.fsdecode(name)} is a directory; name a file")
+    blocks = store(f)
+    blocks.flush(f)
+    blocks.close_file()
+    blocks.path = os.path.abspath(name)
+
+
+_HOST = "A host word: a definition using it is host-level."
+
+HOST_WORDS: list[HostWord] = [
+    HostWord("BLOCK", "( u -- a-addr )", "The address of block u's 1024-byte buffer, read from the block file if "
+             "no buffer holds it (blanks past the end of the file); the least recently used buffer is reassigned, "
+             "written back first if UPDATEd. " + _HOST, w_block, "1 BLOCK 1 BLOCK = . \\ -1", group=GROUP),
+    HostWord("BUFFER", "( u -- a-addr )", "As BLOCK, but a buffer newly assigned to block u is not read: its "
+             "contents are left as they were. " + _HOST, w_buffer, "2 BUFFER 2 BLOCK = . \\ -1", group=GROUP),
+    HostWord("UPDATE", "( -- )", "Mark the buffer BLOCK or BUFFER gave last as changed, so that it is written "
+             "back (SAVE-BUFFERS, FLUSH, or when it is reassigned).", w_update, "1 BLOCK DROP UPDATE", group=GROUP),
+    HostWord("SAVE-BUFFERS", "( -- )", "Write every UPDATEd buffer to the block file (created then); the buffers "
+             "stay assigned.", w_save_buffers, "SAVE-BUFFERS", group=GROUP),
+    HostWord("FLUSH", "( -- )", "SAVE-BUFFERS, then EMPTY-BUFFERS.", w_flush, "FLUSH", group=GROUP),
+    HostWord("EMPTY-BUFFERS", "( -- )", "Unassign every block buffer; UPDATEd ones are not written.",
+             w_empty_buffers, "EMPTY-BUFFERS", group=GROUP),
+    HostWord("LOAD", "( i*x u -- j*x )", "Interpret block u (BLK holds u meanwhile): its 1024 characters are the "
+             "input; `\\` skips to the end of a 64-character line and REFILL goes on to the next block. " + _HOST,
+             w_load, "1 LOAD", group=GROUP),
+    HostWord("THRU", "( i*x u1 u2 -- j*x )", "LOAD blocks u1 to u2 in turn. " + _HOST, w_thru, "1 2 THRU",
+             group=GROUP),
+    HostWord("BLK", "( -- a-addr )", "The cell holding the number of the block being interpreted (0 when the "
+             "input is not a block).", w_blk, "BLK @ . \\ 0", group=GROUP),
+    HostWord("SCR", "( -- a-addr )", "The cell holding the number of the block LIST showed last.", w_scr,
+             "SCR @ . \\ 0", group=GROUP),
+    HostWord("LIST", "( u -- )", "Show block u as 16 numbered lines of 64 characters (as gforth does) and store u "
+             "in SCR.", w_list, "3 LIST", group=GROUP),
+    HostWord("OPEN-BLOCKS", "( c-addr u -- )", "Use the named file as the block file (gforth's word): the buffers "
+             "of the file in use are written back and emptied first. The default is blocks.fb in the current "
+             "directory; the file is created when a block is first written.", w_open_blocks,
+             'S" my.fb" OPEN-BLOCKS', group=GROUP),
+]
