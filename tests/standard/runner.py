@@ -10,6 +10,8 @@ is recorded as a crash and the run goes on too.
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import json
 import os
 import re
@@ -92,7 +94,16 @@ def new_session():
 
 
 def run_in_session(spec: SuiteFile) -> FileResult:
-    """Run `spec` in this process: tester, setup, then the file, counted."""
+    """Run `spec` in this process: tester, setup, then the file, counted, in a
+    temporary directory of its own (filetest.fth writes files, blocktest.fth
+    the block file blocks.fb)."""
+    spec = dataclasses.replace(spec, path=str(Path(spec.path).resolve()),
+                               setup=[str(Path(p).resolve()) for p in spec.setup])
+    with tempfile.TemporaryDirectory(prefix="tf-standard-") as scratch, contextlib.chdir(scratch):
+        return _run_in_session(spec)
+
+
+def _run_in_session(spec: SuiteFile) -> FileResult:
     start = time.monotonic()
     lines = read_lines(spec.path)
     result = FileResult(spec.name, sum(tests_per_line(lines, spec.opener)))
