@@ -11,6 +11,7 @@ import pytest
 import forthtest
 import gforth
 from forthtest import check, raises
+from tileforth.core import ForthError
 
 
 
@@ -103,6 +104,33 @@ def test_words_are_case_insensitive(f, need_gforth):
 
 def test_comments(f, need_gforth):
     check(f, "1 ( a comment ) 2 : T ( n -- n ) 1+ ; 3 T \\ the rest is ignored 99")
+
+
+def test_a_comment_goes_on_over_the_lines_fed_to_eval(f, need_gforth):
+    """As in a file (coretest's `T{ ( 1 2 3` on three lines): a `(` without its
+    `)` goes on over the next lines given to f.eval, in a definition too."""
+    lines = ["1 ( a", "2 b", "c ) 3 : T ( n", "-- n ) 1+ ; 4 T"]
+    for line in lines:
+        f.eval(line)
+    assert f.data_stack() == gforth.stack("\n".join(lines)) == [1, 3, 5]
+
+
+def test_a_comment_in_a_failed_line_does_not_stay_open(f):
+    with pytest.raises(ForthError):
+        f.eval("1 0 / ( a")  # the line fails as it runs: its comment does not swallow the next line
+    f.eval("7")
+    assert f.data_stack() == [7]
+
+
+def test_evaluate_and_include_close_their_own_comments(f, tmp_path):
+    with pytest.raises(ForthError, match=r"\( comment is not closed"):
+        f.eval('S" 1 ( a" EVALUATE')
+    path = tmp_path / "open.fth"
+    path.write_text("1 ( a\n")
+    with pytest.raises(ForthError, match=r"\( comment is not closed"):
+        f.eval(f"INCLUDE {path}")
+    f.eval("2")
+    assert f.data_stack() == [2]
 
 
 def test_multi_line_source_in_one_eval(f, need_gforth):

@@ -159,6 +159,7 @@ class Scope:
     locals: list[ir.Value] = field(default_factory=list)  # allocas (mem2reg makes them registers)
     loops: list[LoopFrame] = field(default_factory=list)
     rstack: list[ir.Value] = field(default_factory=list)  # allocas
+    nblocks: dict[int, ir.Value] = field(default_factory=dict)  # N>R: its count slot's id -> the cells it holds
     exit: Callable[[], None] | None = None
     unlooped: int = 0  # UNLOOPs on this path: I, J and K skip that many inner loops (until EXIT)
     begins: list[ir.Block] = field(default_factory=list)  # where a Break in each open BEGIN goes

@@ -62,7 +62,7 @@ E_BAD_ADDR, E_ALIGN, E_DIV0, E_STEPS, E_ABORT, E_RECURSION = 5, 6, 7, 8, 9, 10
 E_STACK = 12  # recursion used up the native stack the launch allows (frames too large for the count)
 E_LAUNCH_STEPS = 11  # the launch as a whole ran out of its step pool (ctx[CTX_STEPS_MAX])
 E_BAD_XT = 20  # EXECUTE of a token the device cannot run (aux: the token; addr: XT_* why)
-XT_UNKNOWN, XT_HOST, XT_SUSPENDS = 0, 1, 2
+XT_UNKNOWN, XT_HOST, XT_SUSPENDS, XT_FRAME = 0, 1, 2, 3
 E_THROW = 21  # THROW, ABORT, ABORT" (aux: the exception code; addr: ABORT"'s string id, or -1)
 
 # output record kinds: (thread, kind, aux, value)

@@ -252,6 +252,11 @@ def _depth(g: "Gen", n: "Prim") -> None:
 
 
 group("Return stack and loops")
+# Words that work on the definition they are compiled into (its return stack, its DO loops):
+# they have no meaning of their own, so EXECUTE refuses their tokens (and the host walks them).
+LOOP_WORDS = {"I": 1, "J": 2, "K": 3}  # how many enclosing DO loops each needs
+RSTACK_WORDS = frozenset({">R", "R>", "R@", "2>R", "2R>", "2R@", "N>R", "NR>", "UNLOOP"})
+
 # ---- return stack (compile-time slots; balanced within a definition) ------------
 @prim(">R", "( x -- ) ( R: -- x )", "Move the top cell to the return stack.", ": f >R 1 R> ; 5 f . . \\ 5 1")
 def _to_r(g: "Gen", n: "Prim") -> None:
@@ -309,6 +314,65 @@ def _two_r_from(g: "Gen", n: "Prim") -> None:
       ": f 2>R 2R@ 2R> D+ ; 1 0 f . . \\ 0 2")
 def _two_r_fetch(g: "Gen", n: "Prim") -> None:
     g.push(*(g.b.load(s, typ=I64) for s in _need_r2(g, n, "2R@")))
+
+
+def _copy_cells(g: "Gen", dst: ir.Value, src: ir.Value, count: ir.Value) -> None:
+    """Copy `count` cells from src to dst (i64 pointers), lowest first."""
+    head, body, done = g.new_block("copy"), g.new_block("copybody"), g.new_block("copydone")
+    start = g.b.block
+    g.b.branch(head)
+    g.b.position_at_end(head)
+    i = g.b.phi(I64)
+    i.add_incoming(c64(0), start)
+    g.b.cbranch(g.b.icmp_signed("<", i, count), body, done)
+    g.b.position_at_end(body)
+    v = g.b.load(g.b.gep(src, [i], source_etype=I64), typ=I64)
+    g.b.store(v, g.b.gep(dst, [i], source_etype=I64))
+    i.add_incoming(g.b.add(i, c64(1)), body)
+    g.b.branch(head)
+    g.b.position_at_end(done)
+
+
+@prim("N>R", "( i*x +n -- ) ( R: -- i*x +n )", "Move n cells and n to the return stack, for NR> in the "
+      "same definition to bring back.", ": f N>R -1 NR> ; 1 2 2 f . . . . \\ 2 2 1 -1", dynamic=True)
+def _n_to_r(g: "Gen", n: "Prim") -> None:
+    sp, count = _count_operand(g, n)
+    cells = g.alloca(ir.ArrayType(I64, L.DS_MAX), "nr")
+    base = g.b.sub(sp, count)
+    _copy_cells(g, g.b.bitcast(cells, I64.as_pointer()), g.b.gep(g.env.ds, [base], source_etype=I64), count)
+    g.dstack.sp_val, g.dstack.dirty, g.dguar = base, True, 0
+    slot = g.alloca(I64, "r")
+    g.b.store(count, slot)
+    g.scope.rstack.append(slot)
+    g.scope.nblocks[id(slot)] = cells
+
+
+def _count_operand(g: "Gen", n: "Prim") -> tuple[ir.Value, ir.Value]:
+    """Pop N>R's count n and check 0 <= n <= the depth below it at run time."""
+    count = g.pop(1)[0]
+    g.flush()
+    sp = g._dsp()
+    g.fail_if(g.b.or_(g.b.icmp_signed("<", count, c64(0)), g.b.icmp_signed(">", count, sp)),
+              L.E_UNDERFLOW, aux=count)
+    return sp, count
+
+
+@prim("NR>", "( -- i*x +n ) ( R: i*x +n -- )", "Bring back the cells and the count the last N>R moved.",
+      ": f N>R -1 NR> ; 1 2 2 f . . . . \\ 2 2 1 -1", dynamic=True)
+def _n_r_from(g: "Gen", n: "Prim") -> None:
+    slot = _need_r(g, n, "NR>")
+    cells = g.scope.nblocks.get(id(slot))
+    if cells is None:
+        raise ForthError("NR> needs what N>R put on the return stack, but the top of the return stack was "
+                         "put there by >R", n.pos, "NR>")
+    g.scope.rstack.pop()
+    count = g.b.load(slot, typ=I64)
+    g.flush()
+    sp = g._dsp()
+    g.fail_if(g.b.icmp_signed(">", g.b.add(sp, count), c64(L.DS_MAX - 1)), L.E_OVERFLOW)
+    _copy_cells(g, g.b.gep(g.env.ds, [sp], source_etype=I64), g.b.bitcast(cells, I64.as_pointer()), count)
+    g.dstack.sp_val, g.dstack.dirty, g.dguar = g.b.add(sp, count), True, 0
+    g.push(count)
 
 
 def _loop_index(depth: int, word: str) -> Emit:

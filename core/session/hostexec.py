@@ -24,8 +24,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ..compile.primitives import LOOP_WORDS, RSTACK_WORDS
 from ..errors import ForthError
-from ..front.reader import wrap64
+from ..front.reader import Token, wrap64
 from ..front.tree import (
     Begin,
     Break,
@@ -49,8 +50,7 @@ if TYPE_CHECKING:
     from ..front.dictionary import Colon
     from .interpreter import Forth
 
-LOOP_PRIMS = {"I": 1, "J": 2, "K": 3}
-RSTACK_PRIMS = {">R", "R>", "R@", "UNLOOP", "2>R", "2R>", "2R@"}
+LOOP_PRIMS, RSTACK_PRIMS = LOOP_WORDS, RSTACK_WORDS
 
 
 EXIT = object()  # what a HostOp's fn returns to end the word running it (DOES>)
@@ -76,6 +76,8 @@ def device_ok(n: Node, loops: int = 0, begins: int = 0) -> bool:
         return True
     if t is Prim:
         name = n.prim.name
+        if name == "EXECUTE":  # the token may name a host-level word (COMPILE, ...): see HostRunner.prim
+            return False
         if name in LOOP_PRIMS:
             return loops >= LOOP_PRIMS[name]
         return name not in RSTACK_PRIMS or (loops > 0 and name == "UNLOOP")
@@ -192,8 +194,21 @@ class HostRunner:
             if len(fr.loops) <= fr.unlooped:
                 raise ForthError("UNLOOP is only allowed inside DO ... LOOP", n.pos, name)
             fr.unlooped += 1
+        elif name == "EXECUTE":
+            self.f.execute_now(Token(name, n.pos))
         elif name in (">R", "2>R"):
             fr.rstack.extend(self.pop(2 if name == "2>R" else 1, name))
+        elif name == "N>R":
+            (count,) = self.pop(1, name)
+            if count < 0:
+                raise ForthError(f"N>R needs a count of 0 or more, got {count}", n.pos, name)
+            fr.rstack.extend((self.pop(count, name) if count else []) + [count])
+        elif name == "NR>":
+            count = fr.rstack[-1] if fr.rstack else -1
+            if not 0 <= count < len(fr.rstack):
+                raise ForthError("NR> needs what N>R put on the return stack", n.pos, name)
+            self.value(*fr.rstack[-count - 1:])
+            del fr.rstack[-count - 1:]
         elif name in ("R>", "R@", "2R>", "2R@"):
             k = 2 if name.startswith("2") else 1
             if len(fr.rstack) < k:

@@ -475,9 +475,16 @@ def i_recurse(f: "Forth", tok: Token) -> None:
 
 
 def i_paren(f: "Forth", tok: Token) -> None:
+    """A comment up to `)`. Read from a file or fed line by line to f.eval, it
+    goes on over the next lines (Forth-2012 11.6.1.0080); EVALUATE's string
+    and an INCLUDEd file must close their own."""
     _, found = f.reader.parse_until(")", multiline=True)
-    if not found:
-        raise ForthError("( comment is not closed: add )", tok.pos, "(")
+    if found:
+        return
+    if f.reader is f.line_reader:
+        f.comment_open = tok.pos
+        return
+    raise ForthError("( comment is not closed: add )", tok.pos, "(")
 
 
 def i_backslash(f: "Forth", tok: Token) -> None:

@@ -169,6 +169,9 @@ class Forth:
         self.display: Callable[[str, object], str | None] | None = None
         self.dot_s_shows_all = False  # the REPL sets it: `.S` outside definitions shows every stack
         self.skipping = None  # a false [IF] skipping words, also across lines (core/session/conditional.py)
+        self.shadowed: dict[int, tuple[Any, Any]] = {}  # id(word) -> (word, the word of its name it hides)
+        self.comment_open: SourcePos | None = None  # a `(` whose `)` is on a later line (i_paren)
+        self.line_reader: Reader | None = None  # the reader of the source f.eval was given
         self.ptx_arch: str = getattr(self.backend, "arch", None) or "sm_80"  # for SEE-PTX
         self._install()
         if prelude:
@@ -356,10 +359,12 @@ class Forth:
         self.warnings = []
         self.backend.reset_abort()  # an interrupt belongs to one line: it lasts until that line ends
         reader = Reader(source, source_name or "<input>")
-        self.reader = reader
+        self.reader = self.line_reader = reader
         tok: Token | None = None
         try:
             line = None
+            if self.comment_open is not None and reader.parse_until(")", multiline=True)[1]:
+                self.comment_open = None  # the `(` of an earlier line closes here
             while True:
                 if self.input is not None and self.input.live is not None:
                     sync_in(self)  # Forth code may have moved >IN
@@ -442,7 +447,7 @@ class Forth:
             self.flush_segment()
             run_host(self, [self._node_for(entry, tok)])
         elif entry is PRIMS["EXECUTE"] and self._at_top():
-            self._execute_at_prompt(tok)
+            self.execute_now(tok)
         else:
             self.compile_entry(entry, tok)
 
@@ -469,9 +474,10 @@ class Forth:
             self.segment.append(self._node_for(entry, Token(entry.name, tok.pos)))
         self.flush_segment()
 
-    def _execute_at_prompt(self, tok: Token) -> None:
-        """EXECUTE in the line: a host-level word named by the token runs on the
-        host; any other token (or tokens that differ between threads) runs on the device."""
+    def execute_now(self, tok: Token) -> None:
+        """EXECUTE in the line or in a word walked on the host: a host-level word
+        named by the token runs on the host; any other token (or tokens that
+        differ between threads) runs on the device."""
         self.flush_segment()
         st = StackState.load(self.backend)
         if st.short(1) is None:
@@ -750,13 +756,14 @@ class Forth:
         return (self.backend.get_state(), [dict(w) for w in self.wordlists], list(self.order), self.current,
                 self.here, self.shared_bytes, self.launch_shape,
                 list(self.tiles), self.backend.get_tiles(), self.tile_config, self.base(),
-                copy.copy(self.skipping))
+                copy.copy(self.skipping), self.comment_open)
 
     def _restore(self, snap: tuple) -> None:
         """Back to the state before the failed line; an open definition is
         abandoned, as in gforth. BASE (a cell in device memory, which a failed
         line otherwise keeps) and a false [IF]'s skipping come back too."""
-        state, wordlists, order, current, here, shared, shape, tiles, tile_data, cfg, base, skipping = snap
+        state, wordlists, order, current, here, shared, shape, tiles, tile_data, cfg, base, skipping, comment = snap
+        self.comment_open = comment
         if self.base() != base:
             self.write_cell(self.base_addr, base)
         self.skipping = skipping
@@ -836,10 +843,18 @@ class Forth:
         self.here = (self.here + 7) & ~7
         key = entry.name.upper()
         target = self.wordlists[self.current - 1]
-        if key in target and not getattr(entry, "prelude", False):
-            self.warnings.append(f"redefined {entry.name}")
+        shadowed = target.pop(key, None)  # the newest word last (TRAVERSE-WORDLIST goes newest first)
+        if shadowed is not None:
+            if not getattr(entry, "prelude", False):
+                self.warnings.append(f"redefined {entry.name}")
+            self.shadowed[id(entry)] = (entry, shadowed)
         target[key] = entry
         self.last_defined = entry
+
+    def hidden_by(self, entry: Any) -> Any:
+        """The word of the same name that `entry` hid when it was defined, or None."""
+        word, hidden = self.shadowed.get(id(entry), (None, None))
+        return hidden if word is entry else None
 
     # ---- definitions -------------------------------------------------------------
     def make_word(self, name: str, body: list[Node], **fields: Any) -> Colon:

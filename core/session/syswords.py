@@ -67,12 +67,15 @@ def w_traverse_wordlist(f: "Forth", tok: Token) -> None:
     xt, wid = f.pop_uniform(2, "TRAVERSE-WORDLIST")
     words = _wordlist(f, wid, "TRAVERSE-WORDLIST")
     visit = f.tokens.entry_of(xt, "TRAVERSE-WORDLIST")
-    for entry in reversed(list(words.values())):  # the newest first
-        f.push_uniform(f.tokens.xt_of(entry))
-        f.run_entry(visit, tok)
-        (go_on,) = f.pop_uniform(1, "TRAVERSE-WORDLIST")
-        if not go_on:
-            return
+    for newest in reversed(list(words.values())):  # the newest name first, then the words it hides
+        entry = newest
+        while entry is not None:
+            f.push_uniform(f.tokens.xt_of(entry))
+            f.run_entry(visit, tok)
+            (go_on,) = f.pop_uniform(1, "TRAVERSE-WORDLIST")
+            if not go_on:
+                return
+            entry = f.hidden_by(entry)
 
 
 def w_forth_wordlist(f: "Forth", tok: Token) -> None:

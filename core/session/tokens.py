@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from ..compile import layout as L
-from ..compile.primitives import Primitive
+from ..compile.primitives import LOOP_WORDS, RSTACK_WORDS, Primitive
 from ..errors import ForthError
 from ..front.dictionary import Colon, Constant
 from ..front.effects import body_effect
@@ -74,7 +74,9 @@ class Tokens:
                     word.effect = body_effect(word.body)
                 self._runs_as[i] = word
             word = self._runs_as[i]
-            if word is None or word.host:
+            if isinstance(e, Primitive) and (e.name in RSTACK_WORDS or e.name in LOOP_WORDS):
+                rows.append((XT_BASE + i, None, L.XT_FRAME))
+            elif word is None or word.host:
                 rows.append((XT_BASE + i, None, L.XT_HOST))
             elif word.suspends:
                 rows.append((XT_BASE + i, None, L.XT_SUSPENDS))
@@ -92,5 +94,8 @@ class Tokens:
         if why == L.XT_SUSPENDS:
             return (f"EXECUTE{where} ({thr}): {name} waits for the warp or the block (a BARRIER or a tile "
                     "operation), which a called word cannot; call it by name")
+        if why == L.XT_FRAME:
+            return (f"EXECUTE{where} ({thr}): {name} works on the return stack or the DO loops of the definition "
+                    "it is written in, so it cannot run through a token; write it in the definition")
         return (f"EXECUTE{where} ({thr}): {xt} is not an execution token (an unset DEFER holds 0); get one "
                 "with ' or [']")

@@ -27,3 +27,13 @@ CREATE SBUF2 SBUF-SIZE CHARS ALLOT
 : CLEAR-SBUFS  ( -- )  SBUF1 $CLEAR SBUF2 $CLEAR ;
 
 1 CELLS 8 * CONSTANT BITS/CELL
+
+\ S= compares two strings character by character (case-sensitive) without
+\ COMPARE, which a file under test may not have; STR1 and STR2 are the
+\ strings coreexttest.fth's PARSE-NAME tests compare with.
+: S=  ( c-addr1 u1 c-addr2 u2 -- flag )
+   ROT OVER <> IF DROP 2DROP FALSE EXIT THEN
+   0 ?DO  OVER I + C@  OVER I + C@  <> IF 2DROP FALSE UNLOOP EXIT THEN  LOOP
+   2DROP TRUE ;
+: STR1  S" abcd" ;
+: STR2  S" abcde" ;
