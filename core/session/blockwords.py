@@ -335,7 +335,7 @@ def w_open_blocks(f: "Forth", tok: Token) -> None:
     blocks.path = os.path.abspath(name)
 
 
-_HOST = "A host word: a definition using it is host-level."
+_HOST = "A host word, so a definition that uses it runs on the host."
 
 HOST_WORDS: list[HostWord] = [
     HostWord("BLOCK", "( u -- a-addr )", "The address of block u's 1024-byte buffer, read from the block file if "
