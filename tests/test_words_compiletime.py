@@ -159,6 +159,21 @@ PROGRAMS = {
     "bracket-if-skips-word-by-word": "0 [IF] \\ x [ELSE] 2 [THEN] .",
     "rstack-taken-in-both-branches": ": T2 >R IF R> ELSE R> NEGATE THEN ; 1 5 T2 . 0 5 T2 .",
     "create-aligns": "1 C, CREATE 1ST 5 , 1ST @ .  1ST 7 AND .",
+    # the return stack changed inside loops and branches (R> 1+ >R): the new value goes around the loop
+    "rstack-in-while": ": t >R BEGIN R@ WHILE R@ R> 1- >R REPEAT R> DROP ; 5 t . . . . .",
+    "rstack-in-until": ": t3 >R BEGIN R> 1- DUP >R 0= UNTIL R> ; 4 t3 .",
+    "rstack-pushed-in-branches": ": t4 IF 1 >R ELSE 2 >R THEN R> ; 0 t4 . 1 t4 .",
+    "rstack-changed-in-a-branch": ": t5 >R DUP IF R> 10 + >R THEN DROP R> ; 1 5 t5 . 0 5 t5 .",
+    # CS-PICK and CS-ROLL in the two forms a tree of control structures can follow (toolstest.fth's PT5, PT6)
+    "cs-pick-repeat": ": ?REPEAT 0 CS-PICK POSTPONE UNTIL ; IMMEDIATE VARIABLE PT4 "
+                      ": PT5 PT4 ! BEGIN -1 PT4 +! PT4 @ 4 > 0= ?REPEAT 111 PT4 @ 3 > 0= ?REPEAT 222 "
+                      "PT4 @ 2 > 0= ?REPEAT 333 PT4 @ 1 = UNTIL ; 6 PT5 .S",
+    "cs-pick-in-again": ": ?REPEAT 0 CS-PICK POSTPONE UNTIL ; IMMEDIATE "
+                        ": f 0 BEGIN 1+ DUP 2 MOD 0= ?REPEAT DUP . DUP 6 = IF EXIT THEN AGAIN ; f .",
+    "brackets-inside-a-loop": ": t 3 0 DO [ HEX ] 10 [ DECIMAL ] . LOOP ; t  : t2 1 IF [ 2 3 + ] LITERAL . THEN ; t2",
+    "char-reads-when-the-word-runs": ": c2 CHAR ; c2 Q . CHAR z .  : MARK CHAR EMIT ; MARK x  : c3 [CHAR] y ; c3 .",
+    "cs-roll-while": ": ?DONE POSTPONE IF 1 CS-ROLL ; IMMEDIATE "
+                     ": PT6 >R BEGIN R@ ?DONE R@ R> 1- >R REPEAT R> DROP ; 5 PT6 .S",
 }
 
 
@@ -379,3 +394,75 @@ def test_bye_in_a_script_ends_the_run(tmp_path):
     r = subprocess.run([sys.executable, "-m", "tileforth.repl.cli", str(script)], capture_output=True, text=True,
                        timeout=120)
     assert r.returncode == 0 and r.stdout.startswith("3") and "7" not in r.stdout, (r.stdout, r.stderr)
+
+
+def test_n_to_r_and_n_r_from():
+    """N>R NR> (Forth-2012 15.6.2.1908, which gforth 0.7.3 lacks): the expected
+    stacks are those of the Forth-2012 suite's toolstest.fth."""
+    f = fresh()
+    f.eval(": NTR N>R -1 NR> ;  : NTR2 N>R N>R -1 NR> -2 NR> ;")
+    for program, expected in [("1 2 3 4 5 6 7 4 NTR", [1, 2, 3, -1, 4, 5, 6, 7, 4]), ("1 0 NTR", [1, -1, 0]),
+                              ("1 2 2 3 4 5 3 NTR2", [-1, 1, 2, 2, -2, 3, 4, 5, 3]),
+                              ("1 0 0 NTR2", [1, -1, 0, -2, 0])]:
+        f.eval(program)
+        assert f.data_stack() == expected, program
+        f.eval("CLEARSTACK")
+    # in a word walked on the host (CREATE makes it host-level) the host keeps them
+    f.eval(": HNTR CREATE N>R 7 , NR> ; 1 2 2 HNTR hn hn @")
+    assert f.data_stack() == [1, 2, 2, 7]
+    f.eval("CLEARSTACK")
+    with pytest.raises(ForthError, match="data stack underflow"):
+        f.eval("1 5 NTR")
+    with pytest.raises(ForthError, match="NR> needs what N>R put on the return stack"):
+        f.eval(": bad 1 >R NR> ;")
+    from tileforth.backends.cuda.ptx import ptxas, ptxas_path, segment_ptx
+    if ptxas_path() is not None:
+        lines = []
+        f.on_segment = lambda nodes, tiles: lines.append((nodes, tiles))
+        f.eval("CLEARSTACK 1 2 2 3 4 5 3 NTR2")
+        for arch in ("sm_80", "sm_90"):
+            ptxas(segment_ptx(f, *lines[-1], arch), arch)
+
+
+def test_execute_refuses_words_of_a_definitions_frame():
+    """>R, R>, I ... work on the definition they are written in: EXECUTE of
+    their tokens is an error that says so (and does not break EXECUTE of others)."""
+    f = fresh()
+    f.eval(": sq DUP * ; : run ( xt -- ) EXECUTE ;")
+    with pytest.raises(ForthError, match=">R works on the return stack or the DO loops"):
+        f.eval("5 ' >R run")
+    f.eval("CLEARSTACK 7 ' sq run")
+    assert f.data_stack() == [49]
+
+
+def test_traverse_wordlist_sees_hidden_words():
+    """Every word of the list, also those a later definition of the name hides
+    (toolstest.fth's GET-ALL): each name newest first, then the words it hid."""
+    f = fresh()
+    f.eval("WORDLIST CONSTANT W  W SET-CURRENT : T3 3 ; : T3 33 ; : T7 7 ; : T3 333 ; FORTH-WORDLIST SET-CURRENT")
+    out = f.eval(":NONAME NAME>INTERPRET EXECUTE . -1 ; W TRAVERSE-WORDLIST")
+    assert out == "333 33 3 7 "
+
+
+@pytest.mark.parametrize("src, says", [
+    (": MIX_UP 2 CS-ROLL ; IMMEDIATE : PT7 IF 1 IF 2 IF 3 MIX_UP THEN 4 THEN 5 THEN 6 ;", "2 CS-ROLL here"),
+    (": [1CS-ROLL] 1 CS-ROLL ; IMMEDIATE : PT8 AHEAD 111 BEGIN 222 [1CS-ROLL] THEN 333 0 UNTIL ;", "1 CS-ROLL here"),
+    (": [P] 0 CS-PICK ; IMMEDIATE : f IF [P] THEN THEN ;", "0 CS-PICK would copy IF"),
+    (": ?R 0 CS-PICK POSTPONE AGAIN ; IMMEDIATE : f BEGIN ?R 1 UNTIL ;", "unreachable"),
+    (": ?R 0 CS-PICK POSTPONE UNTIL ; IMMEDIATE : f BEGIN DUP ?R 1 WHILE REPEAT ;", "ends with UNTIL or AGAIN"),
+])
+def test_cs_pick_and_cs_roll_say_what_they_cannot_build(src, says):
+    """Jumps into a loop (PT8) and across IFs (PT7) have no tree: a clear error,
+    and the session goes on."""
+    f = fresh()
+    with pytest.raises(ForthError, match=says):
+        f.eval(src)
+    assert f.eval("1 2 + .") == "3 "
+
+
+def test_return_stack_items_from_outside_a_do_loop():
+    """The standard hides them inside DO (gforth's loop control sits on top of
+    them); tileforth keeps loop control apart, so R> 1+ >R counts around the loop."""
+    f = fresh()
+    assert f.eval(": t2 >R 3 0 DO R> 1+ >R LOOP R> ; 10 t2 .") == "13 "
+    assert f.eval(": t6 >R 10 0 DO R> 1+ >R I 3 = IF LEAVE THEN LOOP R> ; 0 t6 .") == "4 "

@@ -147,7 +147,7 @@ class LoopFrame:
     index: ir.Value  # alloca i64
     limit: ir.Value
     exit_bb: ir.Block
-    rdepth: int  # return-stack depth at loop entry
+    rslots: list[ir.Value]  # the return stack's slots at loop entry (and exit)
     tiles: list  # the tile stack at loop entry (and exit)
 
 
@@ -162,7 +162,8 @@ class Scope:
     nblocks: dict[int, ir.Value] = field(default_factory=dict)  # N>R: its count slot's id -> the cells it holds
     exit: Callable[[], None] | None = None
     unlooped: int = 0  # UNLOOPs on this path: I, J and K skip that many inner loops (until EXIT)
-    begins: list[ir.Block] = field(default_factory=list)  # where a Break in each open BEGIN goes
+    begins: list[tuple[ir.Block, list[ir.Value]]] = field(default_factory=list)  # each open BEGIN: where a
+    # Break goes, and the return stack's slots there
 
 
 class CachedStack:
@@ -467,6 +468,7 @@ class Gen(Visitor):
             raise ForthError("LEAVE is only allowed inside DO ... LOOP", n.pos, "LEAVE")
         self.flush()
         self.check_tiles(self.scope.loops[-1].tiles, self.tstack, "LEAVE", n.pos)
+        self.settle_rstack(self.scope.loops[-1].rslots, "LEAVE", n.pos)
         self.b.branch(self.scope.loops[-1].exit_bb)
 
     def visit_HostOp(self, n: HostOp) -> None:  # a host-level word is walked by the host, never compiled
@@ -474,7 +476,25 @@ class Gen(Visitor):
 
     def visit_Break(self, n: Break) -> None:
         self.flush()
-        self.b.branch(self.scope.begins[-1])
+        exit_bb, rslots = self.scope.begins[-1]
+        self.settle_rstack(rslots, "WHILE", n.pos)
+        self.b.branch(exit_bb)
+
+    def settle_rstack(self, slots: list[ir.Value], where: str, pos: SourcePos | None) -> None:
+        """Where paths meet (a loop's back edge and exits, IF's branches), the
+        return stack must be as deep as `slots` and held in them: `R> 1+ >R`
+        in a loop body puts the new value in a new slot, which goes back into
+        the old one here."""
+        cur = self.scope.rstack
+        if len(cur) != len(slots):
+            raise ForthError(f"the return stack (>R R>) must be balanced inside {where}: it holds {len(cur)} "
+                             f"item(s) here and {len(slots)} where the paths meet", pos, where)
+        for want, have in zip(slots, cur):
+            if want is not have:
+                if id(have) in self.scope.nblocks or id(want) in self.scope.nblocks:
+                    raise ForthError("N>R and its NR> must be in the same branch and loop body", pos, where)
+                self.b.store(self.b.load(have, typ=I64), want)
+        cur[:] = slots
 
     def visit_LocalsDef(self, n: LocalsDef) -> None:
         values = self.pop(n.taken) + [c64(0)] * n.extra
@@ -501,20 +521,23 @@ class Gen(Visitor):
         sps = (self.dsp_val, self.fsp_val)  # computed before the split, so valid in both arms
         rstack, unlooped = list(self.scope.rstack), self.scope.unlooped
         ends: list[tuple[int, int, tuple]] = []
-        rends: list[list[ir.Value]] = []
+        joined: list[ir.Value] | None = None  # the return stack's slots at THEN (set by the first branch there)
         for bb, part in ((then_bb, n.then), (else_bb, n.else_ or [])):
             self.b.position_at_end(bb)
             self.set_state(start)
             self.dsp_val, self.fsp_val = sps
-            self.scope.rstack[:], self.scope.unlooped = rstack, unlooped
+            self.scope.rstack[:], self.scope.unlooped = list(rstack), unlooped
             self.body(part)
             if not self.b.block.is_terminated:
                 self.flush()
                 ends.append(self.state())
-                rends.append(list(self.scope.rstack))
+                if joined is None:  # items kept from before the IF stay in their slots; new ones get join slots
+                    depth = len(self.scope.rstack)
+                    joined = rstack[:depth] + [self.alloca(I64, "r") for _ in range(len(rstack), depth)]
+                self.settle_rstack(joined, "both branches of IF", n.pos)
                 self.b.branch(join_bb)
         self.scope.unlooped = unlooped
-        self.scope.rstack[:] = self._join_rstack(rends, rstack, n)
+        self.scope.rstack[:] = rstack if joined is None else joined
         self.b.position_at_end(join_bb)
         if ends:
             self.join(ends, "IF ... ELSE ... THEN", n.pos)
@@ -522,25 +545,6 @@ class Gen(Visitor):
             self.b.unreachable()
             self.b.position_at_end(self.new_block("dead"))
             self.forget_sp()
-
-    def _join_rstack(self, ends: list[list[ir.Value]], before: list[ir.Value], n: If) -> list[ir.Value]:
-        """The return stack after IF ... THEN: the branches that reach THEN
-        must leave it equally deep (a branch may take items pushed before
-        the IF, as `>R IF R> ELSE R> NEGATE THEN` does). Each slot is an
-        alloca, so a slot a branch pushed must be the same slot in both:
-        slots the branches pushed themselves are refused."""
-        if not ends:
-            return before
-        depths = {len(e) for e in ends}
-        if len(depths) > 1:
-            raise ForthError("the return stack (>R R>) must be left equally deep by both branches of IF "
-                             f"(they leave {' and '.join(str(len(e)) for e in ends)} items)", n.pos, "IF")
-        depth = depths.pop()
-        kept = min(depth, len(before))
-        if depth > kept or any(e[:kept] != before[:kept] for e in ends):
-            raise ForthError("a branch of IF leaves its own items on the return stack: move them back with "
-                             "R> in the same branch", n.pos, "IF")
-        return before[:kept]
 
     def loop_guar(self, body: list[Node]) -> tuple[int, int]:
         """What stays guaranteed around a loop back-edge."""
@@ -594,7 +598,7 @@ class Gen(Visitor):
 
     def visit_Begin(self, n: Begin) -> None:
         self.flush()
-        rdepth, unlooped = len(self.scope.rstack), self.scope.unlooped
+        unlooped = self.scope.unlooped
         if n.kind == "while":
             guar = self.loop_guar(n.cond + [_DROP_FLAG] + n.body)
         elif n.kind == "until":
@@ -606,7 +610,8 @@ class Gen(Visitor):
         exit_tiles = tiles0
         head = self.new_block("begin")
         exit_bb = self.new_block("endbegin")
-        self.scope.begins.append(exit_bb)
+        rslots = list(self.scope.rstack)
+        self.scope.begins.append((exit_bb, rslots))
         self.b.branch(head)
         self.b.position_at_end(head)
         self.forget_sp()
@@ -614,6 +619,7 @@ class Gen(Visitor):
             self.body(n.cond)
             flag = self.pop(1)[0]
             self.flush()
+            self.settle_rstack(rslots, "a BEGIN loop", n.pos)
             exit_tiles = list(self.tstack)
             body_bb = self.new_block("whilebody")
             self.b.cbranch(self.b.icmp_signed("!=", flag, c64(0)), body_bb, exit_bb)
@@ -621,12 +627,14 @@ class Gen(Visitor):
             self.body(n.body)
             if not self.b.block.is_terminated:
                 self.flush()
+                self.settle_rstack(rslots, "a BEGIN loop", n.pos)
                 self.back_edge(head, n.pos, tiles0)
         elif n.kind == "until":
             self.body(n.body)
             if not self.b.block.is_terminated:
                 flag = self.pop(1)[0]
                 self.flush()
+                self.settle_rstack(rslots, "a BEGIN loop", n.pos)
                 again = self.new_block("until")
                 self.b.cbranch(self.b.icmp_signed("!=", flag, c64(0)), exit_bb, again)
                 self.b.position_at_end(again)
@@ -635,11 +643,11 @@ class Gen(Visitor):
             self.body(n.body)
             if not self.b.block.is_terminated:
                 self.flush()
+                self.settle_rstack(rslots, "a BEGIN loop", n.pos)
                 self.back_edge(head, n.pos, tiles0)
         self.scope.unlooped = unlooped  # a path that UNLOOPs ends in EXIT
         self.scope.begins.pop()
-        if len(self.scope.rstack) != rdepth:
-            raise ForthError("the return stack (>R R>) must be balanced inside a BEGIN loop", n.pos, "BEGIN")
+        self.scope.rstack[:] = rslots
         self.b.position_at_end(exit_bb)
         self.dguar, self.fguar = guar
         self.tstack = exit_tiles
@@ -662,15 +670,14 @@ class Gen(Visitor):
             self.b.branch(body_bb)
         self.b.position_at_end(body_bb)
         self.forget_sp()
-        rdepth = len(self.scope.rstack)
-        self.scope.loops.append(LoopFrame(idx, lim, exit_bb, rdepth, tiles0))
+        rslots = list(self.scope.rstack)
+        self.scope.loops.append(LoopFrame(idx, lim, exit_bb, rslots, tiles0))
         unlooped = self.scope.unlooped
         self.body(n.body)
         self.scope.unlooped = unlooped  # a path that UNLOOPs ends in EXIT
         self.scope.loops.pop()
         if not self.b.block.is_terminated:
-            if len(self.scope.rstack) != rdepth:
-                raise ForthError("the return stack (>R R>) must be balanced inside DO ... LOOP", n.pos, "LOOP")
+            self.settle_rstack(rslots, "DO ... LOOP", n.pos)
             i = self.b.load(idx, typ=I64)
             if n.plus:
                 step = self.pop(1)[0]
@@ -691,6 +698,7 @@ class Gen(Visitor):
             self.b.position_at_end(again)
             self.back_edge(body_bb, n.pos, tiles0)
         self.b.position_at_end(exit_bb)
+        self.scope.rstack[:] = rslots
         self.dguar, self.fguar = guar
         self.tstack = tiles0
         self.forget_sp()

@@ -60,7 +60,7 @@ def w_immediate(f: "Forth", tok: Token) -> None:
 
 def i_left_bracket(f: "Forth", tok: Token) -> None:
     _compiling(f, tok)
-    f.interpreting = True
+    f.interpreting, f.interp_floor = True, len(f.frames)
 
 
 def i_right_bracket(f: "Forth", tok: Token) -> None:

@@ -63,7 +63,7 @@ def alloc_array(f: "Forth", shape: tuple[int, ...], et, what: str) -> int:
 class Frame:
     """An open control structure while code is being built."""
 
-    kind: str  # if else begin while do
+    kind: str  # if else begin while while2 do case of endof, dest rest (CS-PICK)
     pos: SourcePos
     a: list[Node] = field(default_factory=list)
     b: list[Node] = field(default_factory=list)
@@ -79,10 +79,10 @@ class Frame:
 
 CLOSERS = {"if": "THEN", "else": "THEN", "begin": "UNTIL, AGAIN or WHILE ... REPEAT", "while": "REPEAT",
            "while2": "REPEAT ... THEN",
-           "do": "LOOP or +LOOP", "case": "ENDCASE", "of": "ENDOF", "endof": "ENDCASE"}
+           "do": "LOOP or +LOOP", "case": "ENDCASE", "of": "ENDOF", "endof": "ENDCASE",
+           "dest": "UNTIL", "rest": "the loop's UNTIL or AGAIN"}
 OPENERS = {"if": "IF", "else": "ELSE", "begin": "BEGIN", "while": "WHILE", "while2": "WHILE", "do": "DO",
-           "case": "CASE", "of": "OF",
-           "endof": "OF"}
+           "case": "CASE", "of": "OF", "endof": "OF", "dest": "CS-PICK", "rest": "a jump back made with CS-PICK"}
 
 
 
@@ -417,16 +417,81 @@ def i_then(f: "Forth", tok: Token) -> None:
 
 
 def i_until(f: "Forth", tok: Token) -> None:
+    if _jump_back(f, tok):
+        return
+    _close_rests(f, tok, [Lit(0, tok.pos)])  # a skipped rest leaves UNTIL a false flag: loop again
     fr = _close(f, tok, ("begin",))
     f.append(Begin("until", fr.a, pos=fr.pos))
 
 
 def i_again(f: "Forth", tok: Token) -> None:
+    if _jump_back(f, tok):
+        return
+    _close_rests(f, tok, None)
     fr = _close(f, tok, ("begin",))
     f.append(Begin("again", fr.a, pos=fr.pos))
 
 
+# ---- CS-PICK and CS-ROLL: the control-flow stack as far as a structured tree can follow it --------
+# tileforth builds control structures as a tree (IF, BEGIN and DO nodes), not as jumps. The frames are
+# its control-flow stack: "begin" is a dest, "if"/"else" an orig, "while" an orig under a dest. Two
+# uses of CS-PICK and CS-ROLL map onto the tree: `0 CS-PICK ... UNTIL` (a copy of the BEGIN: jump back
+# when the flag is false, as ?REPEAT) and `IF 1 CS-ROLL` (WHILE). A copy's UNTIL opens a "rest" frame:
+# the code after it runs only when the flag was true, up to the loop's own UNTIL or AGAIN.
+CS_ONLY = ("tileforth builds control structures as a tree, so CS-PICK and CS-ROLL work in two forms: "
+           "`0 CS-PICK ... UNTIL` on a BEGIN (jump back when the flag is false) and `IF 1 CS-ROLL` on a BEGIN "
+           "(WHILE); jumps into a loop or across IFs cannot be built")
+
+
+def _cs_items(f: "Forth") -> list[Frame]:
+    """The control-flow stack as Forth sees it (the rest frames are tileforth's own)."""
+    return [fr for fr in f.frames if fr.kind != "rest"]
+
+
+def w_cs_pick(f: "Forth", tok: Token) -> None:
+    (u,) = f.pop_uniform(1, "CS-PICK")
+    items = _cs_items(f)
+    if u != 0 or not items or items[-1].kind != "begin":
+        what = items[-1 - u].kind.upper() if 0 <= u < len(items) else f"item {u} of {len(items)}"
+        raise ForthError(f"{u} CS-PICK would copy {what}: {CS_ONLY}", tok.pos, tok.text)
+    f.frames.append(Frame("dest", tok.pos))
+
+
+def _jump_back(f: "Forth", tok: Token) -> bool:
+    """UNTIL or AGAIN that takes a CS-PICK copy of a BEGIN: the jump back, and
+    the rest of the loop body runs only when it is not taken."""
+    if not f.frames or f.frames[-1].kind != "dest":
+        return False
+    if tok.key == "AGAIN":
+        raise ForthError(f"AGAIN on a CS-PICK copy of BEGIN would make the rest of the loop unreachable; "
+                         f"{CS_ONLY}", tok.pos, tok.text)
+    copy = f.frames.pop()
+    f.frames[-1].items().extend(copy.a)
+    f.frames.append(Frame("rest", tok.pos))
+    return True
+
+
+def _close_rests(f: "Forth", tok: Token, skipped: list[Node] | None) -> None:
+    """Before the loop's own UNTIL or AGAIN: each rest becomes IF rest ELSE skipped THEN."""
+    while f.frames and f.frames[-1].kind == "rest":
+        rest = f.frames.pop()
+        f.frames[-1].items().append(If(rest.a, skipped, rest.pos))
+
+
+def w_cs_roll(f: "Forth", tok: Token) -> None:
+    (u,) = f.pop_uniform(1, "CS-ROLL")
+    if u == 0:
+        return
+    fr = f.frames
+    if u != 1 or len(fr) < 2 or fr[-1].kind != "if" or fr[-2].kind != "begin":
+        raise ForthError(f"{u} CS-ROLL here: {CS_ONLY}", tok.pos, tok.text)
+    orig = fr.pop()
+    i_while(f, tok)
+    f.frames[-1].items().extend(orig.a)
+
+
 def i_while(f: "Forth", tok: Token) -> None:
+    _no_rest(f, tok)
     if f.frames and f.frames[-1].kind in ("while", "while2") and not f.frames[-1].exiting:
         f.frames.append(_frame("while2", tok))  # another WHILE: its exit is resolved by THEN (see i_then)
         return
@@ -435,7 +500,14 @@ def i_while(f: "Forth", tok: Token) -> None:
     f.frames.append(fr)
 
 
+def _no_rest(f: "Forth", tok: Token) -> None:
+    if f.frames and f.frames[-1].kind == "rest":
+        raise ForthError(f"{tok.text.upper()} after a jump back made with CS-PICK: such a loop ends with UNTIL or "
+                         "AGAIN", tok.pos, tok.text)
+
+
 def i_repeat(f: "Forth", tok: Token) -> None:
+    _no_rest(f, tok)
     if f.frames and f.frames[-1].kind == "while2" and not f.frames[-1].exiting:
         f.frames[-1].exiting = True  # what follows is this WHILE's exit path, up to ELSE or THEN
         return
@@ -505,8 +577,19 @@ def i_dot_paren(f: "Forth", tok: Token) -> None:
 
 
 def i_char(f: "Forth", tok: Token) -> None:
+    """[CHAR], and CHAR outside definitions: the character of the next word, now."""
     t = _name(f, tok)
     f.append(Lit(ord(t.text[0]), tok.pos))
+
+
+def i_char_word(f: "Forth", tok: Token) -> None:
+    """CHAR: inside a definition it reads its word when the definition runs
+    (`: MARK CHAR HOLD ; IMMEDIATE`), as the standard's CHAR does."""
+    if not f.compile_state:
+        i_char(f, tok)
+        return
+    f.append(HostOp("CHAR", lambda f, n: f.push_uniform(ord(_name(f, Token("CHAR", n.pos)).text[0])), None,
+                    tok.pos))
 
 
 HOST_WORDS: list[HostWord] = [
@@ -541,6 +624,14 @@ HOST_WORDS: list[HostWord] = [
     HostWord("TILE-ACC", "( type -- )", "Set the accumulator type: F32 (default) or F16.", w_tile_acc,
              "F16 TILE-ACC"),
     HostWord("WORDS", "( -- )", "List the dictionary.", w_words, "WORDS"),
+    HostWord("CS-PICK", "( u -- ) ( C: dest .. -- dest .. dest )", "Copy a BEGIN on the control-flow stack "
+             "(in an IMMEDIATE word): `0 CS-PICK POSTPONE UNTIL` jumps back when the flag is false.", w_cs_pick,
+             ": ?REPEAT 0 CS-PICK POSTPONE UNTIL ; IMMEDIATE "
+             ": f 0 BEGIN 1+ DUP 2 MOD 0= ?REPEAT DUP 6 = UNTIL ; f . \\ 6", group="Control"),
+    HostWord("CS-ROLL", "( u -- ) ( C: x0 x1 -- x1 x0 )", "Rotate the control-flow stack (in an IMMEDIATE "
+             "word): `POSTPONE IF 1 CS-ROLL` is WHILE.", w_cs_roll,
+             ": ?DONE POSTPONE IF 1 CS-ROLL ; IMMEDIATE : f 0 BEGIN DUP 3 < ?DONE 1+ REPEAT ; f . \\ 3",
+             group="Control"),
 ]
 
 IMMEDIATES: list[Immediate] = [
@@ -577,6 +668,8 @@ IMMEDIATES: list[Immediate] = [
     Immediate("\\", "( -- )", "Comment to the end of the line.", i_backslash, "\\ a comment"),
     Immediate('."', "( -- )", 'Print text up to " (when the code runs).', i_dot_quote, '." hello"'),
     Immediate(".(", "( -- )", "Print text up to ) immediately.", i_dot_paren, ".( compiling...)"),
-    Immediate("CHAR", "( -- char )", "The code of the first character of the next word.", i_char, "CHAR A ."),
+    Immediate("CHAR", "( -- char )", "The code of the first character of the next word (inside a definition: "
+              "the word after the definition's name when it runs; [CHAR] reads it as it compiles).", i_char_word,
+              "CHAR A ."),
     Immediate("[CHAR]", "( -- char )", "CHAR inside a definition.", i_char, ": a [CHAR] A ;"),
 ]

@@ -144,6 +144,7 @@ class Forth:
                                  lambda: self.tokens.table())
         self.colon: Colon | None = None
         self.interpreting = False  # `[` inside a definition: words run until `]`
+        self.interp_floor = 0  # the definition's open control structures at `[` (paused until `]`)
         self._state_written = 0  # the value of the STATE cell in data space
         self.tokens = Tokens(self._node_for)  # execution tokens (tokens.py)
         self.last_defined: Any = None  # what IMMEDIATE marks, DOES> changes
@@ -461,7 +462,12 @@ class Forth:
 
     def _at_top(self) -> bool:
         """Words run now, at the level of the line (not inside a definition or an open IF/DO)."""
-        return not self.compile_state and not self.frames
+        return not self.compile_state and not self.open_frames()
+
+    def open_frames(self) -> list[Frame]:
+        """The control structures open where code is being built: inside `[ ... ]`
+        those of the definition around it wait for `]`."""
+        return self.frames[self.interp_floor:] if self.interpreting else self.frames
 
     def run_entry(self, entry: Any, tok: Token) -> None:
         """Run a word now, as EXECUTE at the line's level does (CATCH): a
@@ -536,7 +542,7 @@ class Forth:
                 else:
                     self._token(Token(text, tok.pos))
             return
-        if self.compile_state or self.frames:  # it runs when the definition (or the structure) does
+        if self.compile_state or self.open_frames():  # it runs when the definition (or the structure) does
             self.append(HostOp(word.name, _run_host_word, word, tok.pos))
             return
         self.flush_segment()
@@ -568,8 +574,9 @@ class Forth:
                          f"(`: {tok.text} ... ;`); WORDS lists the dictionary", tok.pos, tok.text, code=-13)
 
     def _items(self) -> list[Node]:
-        if self.frames:
-            return self.frames[-1].items()
+        frames = self.open_frames()
+        if frames:
+            return frames[-1].items()
         if self.compile_state:
             return self.colon.body
         return self.segment
