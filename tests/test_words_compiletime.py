@@ -466,3 +466,11 @@ def test_return_stack_items_from_outside_a_do_loop():
     f = fresh()
     assert f.eval(": t2 >R 3 0 DO R> 1+ >R LOOP R> ; 10 t2 .") == "13 "
     assert f.eval(": t6 >R 10 0 DO R> 1+ >R I 3 = IF LEAVE THEN LOOP R> ; 0 t6 .") == "4 "
+
+
+def test_name_to_compile_executed_while_compiling():
+    """toolstest.fth's N>C: NAME>COMPILE EXECUTE inside an IMMEDIATE word runs
+    an immediate word now (its 6 goes to LITERAL) and compiles any other."""
+    f = fresh()
+    f.eval(": T6 6 ; IMMEDIATE : T2 2 ; : n>c ' NAME>COMPILE EXECUTE ; IMMEDIATE")
+    assert f.eval(": c2 n>c T6 LITERAL ; c2 . : c3 n>c T2 ; c3 .") == "6 2 "

@@ -71,3 +71,17 @@ def test_keyboard_words_say_why_not():
     for word in ("KEY", "PAD 10 ACCEPT"):
         with pytest.raises(ForthError, match="keyboard"):
             f.eval(word)
+
+
+def test_refill_takes_the_next_line_from_more_input():
+    """A program feeding a file line by line hands REFILL its next line
+    (Forth.more_input), as toolstest.fth's PT10 and filetest.fth's SI2 need;
+    without it REFILL at the end of the line is false."""
+    f = Forth(backend="cpu")
+    f.eval(ONE_THREAD)
+    f.eval(": PT10 REFILL DROP REFILL DROP ;")
+    assert f.eval("REFILL .") == "0 "
+    lines = iter(["3 .", "4 ."])
+    f.more_input = lambda: next(lines, None)
+    assert f.eval("1 . PT10 ignored") == "1 4 "  # the first REFILL's line is passed over by the second
+    assert f.eval("REFILL .") == "0 "  # more_input has no more

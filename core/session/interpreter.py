@@ -173,6 +173,9 @@ class Forth:
         self.shadowed: dict[int, tuple[Any, Any]] = {}  # id(word) -> (word, the word of its name it hides)
         self.comment_open: SourcePos | None = None  # a `(` whose `)` is on a later line (i_paren)
         self.line_reader: Reader | None = None  # the reader of the source f.eval was given
+        # where REFILL gets the line after the source f.eval was given (None: REFILL there is false): a
+        # program that feeds a file line by line hands over its next line
+        self.more_input: Callable[[], str | None] | None = None
         self.ptx_arch: str = getattr(self.backend, "arch", None) or "sm_80"  # for SEE-PTX
         self._install()
         if prelude:
@@ -497,7 +500,7 @@ class Forth:
                     else:
                         entry.fn(self, Token(entry.name, tok.pos))
                     return
-        self.append(Prim(PRIMS["EXECUTE"], tok.pos))
+        self.segment.append(Prim(PRIMS["EXECUTE"], tok.pos))  # the line's code, also from a host walk
 
     def _node_for(self, entry: Any, tok: Token) -> Node:
         if isinstance(entry, Primitive):

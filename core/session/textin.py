@@ -177,6 +177,11 @@ def w_refill(f: "Forth", tok: Token) -> None:
     if block_of(r):
         f.push_uniform(-1 if r.refill(f) else 0)
         return
+    if getattr(r, "addr", None) is None and r.row + 1 >= len(r.lines) and r is f.line_reader \
+            and f.more_input is not None:  # the line f.eval was given: the next comes from more_input
+        line = f.more_input()
+        if line is not None:
+            r.lines.append(line)
     if getattr(r, "addr", None) is not None or r.row + 1 >= len(r.lines):
         f.push_uniform(0)  # EVALUATE's string has no next line; at the prompt, the next line is the user's
         return

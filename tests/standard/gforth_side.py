@@ -13,6 +13,7 @@ from __future__ import annotations
 import itertools
 import os
 import subprocess
+import shutil
 import tempfile
 import time
 from pathlib import Path
@@ -69,6 +70,8 @@ def run(spec: SuiteFile, gforth: str, timeout: float) -> FileResult:
         fh.write(hooks(spec.opener))
     try:
         with tempfile.TemporaryDirectory(prefix="tf-standard-") as scratch:  # filetest.fth writes files
+            for name in spec.files:
+                shutil.copy(name, scratch)
             proc = subprocess.run([gforth, str(GFORTH_TESTS / "ttester.fs"), hook_path],
                                   input=_stdin(spec), capture_output=True, text=True,
                                   timeout=timeout, cwd=scratch, errors="replace")

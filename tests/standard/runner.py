@@ -17,6 +17,7 @@ import os
 import re
 import subprocess
 import sys
+import shutil
 import tempfile
 import time
 from pathlib import Path
@@ -66,9 +67,21 @@ def load(f, paths: list[str]) -> FileResult:
     their lines are in the returned result."""
     scratch = FileResult("setup", 0)
     for path in paths:
-        for row, line in enumerate(read_lines(path), 1):
-            _eval(f, line, row, scratch)
+        feed(f, read_lines(path), scratch)
     return scratch
+
+
+def feed(f, lines: list[str], result: FileResult) -> None:
+    """Each line to f.eval, as a file is read; REFILL takes the next line
+    (f.more_input), which then is not fed again."""
+    rows = iter(enumerate(lines, 1))
+    f.more_input = lambda: next((line for _, line in rows), None)
+    try:
+        for row, line in rows:
+            if FAIL_MARK in _eval(f, line, row, result):
+                result.wrong_lines.append(row)
+    finally:
+        f.more_input = None
 
 
 def read_counter(f, name: str) -> int | None:
@@ -100,6 +113,8 @@ def run_in_session(spec: SuiteFile) -> FileResult:
     spec = dataclasses.replace(spec, path=str(Path(spec.path).resolve()),
                                setup=[str(Path(p).resolve()) for p in spec.setup])
     with tempfile.TemporaryDirectory(prefix="tf-standard-") as scratch, contextlib.chdir(scratch):
+        for name in spec.files:
+            shutil.copy(name, scratch)
         return _run_in_session(spec)
 
 
@@ -119,9 +134,7 @@ def _run_in_session(spec: SuiteFile) -> FileResult:
         return result
     load(f, spec.setup)
     before = read_counter(f, "TESTER-PASSED") or 0
-    for row, line in enumerate(lines, 1):
-        if FAIL_MARK in _eval(f, line, row, result):
-            result.wrong_lines.append(row)
+    feed(f, lines, result)
     after = read_counter(f, "TESTER-PASSED")
     if after is None:
         result.status, result.note = "error", "TESTER-PASSED unreadable after the file"
