@@ -132,6 +132,8 @@ def main(argv=None) -> int:
         return 0
     except KeyboardInterrupt:
         return 130
+    finally:  # open files closed, UPDATEd blocks written back (gforth's BYE saves them too)
+        session.forth.close()
 
 
 def read_source(name: str, display: Display) -> str | None:

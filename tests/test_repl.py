@@ -23,7 +23,7 @@ import pytest
 from tileforth.repl.prompt import open_history
 
 CLI = [sys.executable, "-m", "tileforth.repl.cli", "--backend", "cpu"]
-BLOCK = 32  # default launch: 1 1 1 GRID 32 1 1 BLOCK
+BLOCK = 32  # default launch: 1 1 1 GRID 32 1 1 THREADS
 
 
 def run(*args, stdin="", tmp_path=None, **kw):
@@ -281,3 +281,14 @@ def test_interactive_prompt(tmp_path):
     assert child.exitstatus == 0
     history = (tmp_path / "data" / "tileforth" / "history").read_text()
     assert "+20 22 + ." in history and "+7 8 + ." in history
+
+
+def test_the_session_is_closed_at_the_end_of_a_run(tmp_path):
+    """UPDATEd block buffers are written back and open files closed when the
+    CLI ends, after BYE as at the end of the input (gforth's BYE saves blocks)."""
+    for how in ("BYE", ""):
+        r = run("-e", f'1 1 1 GRID 1 1 1 THREADS  CHAR Z 3 BLOCK C! UPDATE {how}', cwd=tmp_path, tmp_path=tmp_path)
+        assert r.returncode == 0, r.stderr
+        data = (tmp_path / "blocks.fb").read_bytes()
+        assert data[3 * 1024:3 * 1024 + 1] == b"Z" and len(data) == 4 * 1024
+        (tmp_path / "blocks.fb").unlink()

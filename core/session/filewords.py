@@ -74,6 +74,12 @@ class FileTable:
         self.open[fid] = entry
         return fid
 
+    def close_all(self) -> None:
+        """When the session closes: every file still open is closed (written out)."""
+        for entry in self.open.values():
+            entry.raw.close()
+        self.open.clear()
+
 
 def _table(f: "Forth") -> FileTable:
     """The session's open files (`Forth.files`, made when a file word first runs)."""

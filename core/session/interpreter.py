@@ -194,10 +194,13 @@ class Forth:
     def close(self) -> None:
         """Give the backend's resources back: the compiled kernels, and the
         cuda backend's GPU context (both also go when the session is collected),
-        after writing the UPDATEd block buffers to the block file."""
+        after writing the UPDATEd block buffers to the block file and closing
+        the files the file words left open."""
         try:
             if self.blocks is not None:
                 self.blocks.close(self)
+            if self.files is not None:
+                self.files.close_all()
         finally:
             self._release_kernels()
             close = getattr(self.backend, "close", None)
