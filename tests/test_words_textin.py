@@ -85,3 +85,18 @@ def test_refill_takes_the_next_line_from_more_input():
     f.more_input = lambda: next(lines, None)
     assert f.eval("1 . PT10 ignored") == "1 4 "  # the first REFILL's line is passed over by the second
     assert f.eval("REFILL .") == "0 "  # more_input has no more
+
+
+def test_accept_reads_the_next_line_from_more_input():
+    """core.fr's ACCEPT-TEST reads a line of the input, as gforth does from a
+    file on stdin; without a source of lines ACCEPT says why it cannot."""
+    f = Forth(backend="cpu")
+    f.eval(ONE_THREAD)
+    f.eval("CREATE BUF 80 ALLOT")
+    with pytest.raises(ForthError, match="ACCEPT reads the keyboard"):
+        f.eval("BUF 80 ACCEPT")
+    lines = iter(["hello world", "x"])
+    f.more_input = lambda: next(lines, None)
+    assert f.eval("BUF 5 ACCEPT DUP . BUF SWAP TYPE") == "5 hello"  # at most 5 characters
+    assert f.eval("BUF 80 ACCEPT BUF SWAP TYPE") == "x"
+    assert f.eval("BUF 80 ACCEPT .") == "0 "  # no more lines

@@ -289,6 +289,19 @@ def w_require(f: "Forth", tok: Token) -> None:
     _include(f, _name(f, tok).text, "REQUIRE", once=True)
 
 
+def w_accept(f: "Forth", tok: Token) -> None:
+    """ACCEPT reads the next line of the user input device: what a program
+    feeding lines hands over through Forth.more_input (the standard runner
+    gives the file's next line, as gforth reading a file on stdin does)."""
+    addr, n = f.pop_uniform(2, "ACCEPT")
+    if f.more_input is None:
+        _no_keyboard("ACCEPT")(f, tok)
+    data = (f.more_input() or "").encode("latin-1", "replace")[:max(n, 0)]
+    if data:
+        f.backend.write(addr, np.frombuffer(data, np.uint8))
+    f.push_uniform(len(data))
+
+
 def _no_keyboard(name: str):
     def fn(f: "Forth", tok: Token) -> None:
         raise ForthError(f"{name} reads the keyboard, which tileforth's words cannot: a line runs on the device as "
@@ -326,6 +339,7 @@ HOST_WORDS: list[HostWord] = [
              "REQUIRE lib.fth"),
     HostWord("KEY", "( -- char )", "Not available: there is no keyboard in a launch (an error says what to do).",
              _no_keyboard("KEY"), ""),
-    HostWord("ACCEPT", "( c-addr +n -- +n )", "Not available: there is no keyboard in a launch.",
-             _no_keyboard("ACCEPT"), ""),
+    HostWord("ACCEPT", "( c-addr +n -- +n )", "Read a line of at most n characters into c-addr: the next line "
+             "a program feeding lines hands over (Forth.more_input); there is no keyboard in a launch.",
+             w_accept, ""),
 ]

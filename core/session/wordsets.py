@@ -42,7 +42,6 @@ DIFFERENT: dict[str, str] = {}
 # Words in the dictionary only to refuse with a reason: not counted as present.
 REFUSED = {
     "KEY": "there is no keyboard in a launch",
-    "ACCEPT": "there is no keyboard in a launch",
 }
 
 WORDSETS: list[WordSet] = [
@@ -54,9 +53,10 @@ WORDSETS: list[WordSet] = [
         IMMEDIATE INVERT J KEY LEAVE LITERAL LOOP LSHIFT M* MAX MIN MOD MOVE NEGATE OR OVER POSTPONE
         QUIT R> R@ RECURSE REPEAT ROT RSHIFT S" S>D SIGN SM/REM SOURCE SPACE SPACES STATE SWAP THEN
         TYPE U. U< UM* UM/MOD UNLOOP UNTIL VARIABLE WHILE WORD XOR [ ['] [CHAR] ]"""),
-        "KEY and ACCEPT read a keyboard, which a launch has not: they refuse with a reason, and the data "
-        "goes in the source or in an array (LOAD-NPY). QUIT would restart the text interpreter, which is "
-        "the host's loop (the REPL), not a word's.", cannot=("KEY", "ACCEPT", "QUIT"), instead=("LOAD-NPY",)),
+        "KEY reads a keyboard, which a launch has not: it refuses with a reason, and the data goes in the "
+        "source or in an array (LOAD-NPY). ACCEPT reads the next line a program feeding lines hands over "
+        "(Forth.more_input), and refuses without one. QUIT would restart the text interpreter, which is "
+        "the host's loop (the REPL), not a word's.", cannot=("KEY", "QUIT"), instead=("LOAD-NPY",)),
     WordSet("CORE-EXT", "6.2", _words(r"""
         .( .R 0<> 0> 2>R 2R> 2R@ :NONAME <> ?DO ACTION-OF AGAIN BUFFER: C" CASE COMPILE, DEFER DEFER!
         DEFER@ ENDCASE ENDOF ERASE FALSE HEX HOLDS IS MARKER NIP OF PAD PARSE PARSE-NAME PICK REFILL
