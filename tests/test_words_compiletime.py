@@ -6,10 +6,9 @@ eval: definitions may span lines) and in gforth; both must print the same
 and leave the same stack."""
 from __future__ import annotations
 
+import gforth
 import numpy as np
 import pytest
-
-import gforth
 from forthtest import ONE_THREAD
 from tileforth.core import Forth, ForthError
 
@@ -172,6 +171,20 @@ PROGRAMS = {
                         ": f 0 BEGIN 1+ DUP 2 MOD 0= ?REPEAT DUP . DUP 6 = IF EXIT THEN AGAIN ; f .",
     "brackets-inside-a-loop": ": t 3 0 DO [ HEX ] 10 [ DECIMAL ] . LOOP ; t  : t2 1 IF [ 2 3 + ] LITERAL . THEN ; t2",
     "char-reads-when-the-word-runs": ": c2 CHAR ; c2 Q . CHAR z .  : MARK CHAR EMIT ; MARK x  : c3 [CHAR] y ; c3 .",
+    # other reorderings become jumps (toolstest.fth's PT7 and PT8, and more)
+    "cs-roll-three-origs": ": MIX_UP 2 CS-ROLL ; IMMEDIATE "
+                           ": PT7 IF 1111 ROT ROT IF 2222 SWAP IF 3333 MIX_UP THEN 4444 THEN 5555 THEN 6666 ; "
+                           "-1 -1 -1 PT7 .S CLEARSTACK 0 -1 -1 PT7 .S CLEARSTACK 0 0 -1 PT7 .S CLEARSTACK "
+                           "0 0 0 PT7 .S CLEARSTACK",
+    "cs-roll-into-a-loop": ": [1CS-ROLL] 1 CS-ROLL ; IMMEDIATE "
+                           ": PT8 >R AHEAD 111 BEGIN 222 [1CS-ROLL] THEN 333 R> 1- >R R@ 0< UNTIL R> DROP ; 1 PT8 .S",
+    "cs-roll-else-and-while": ": [R] 1 CS-ROLL ; IMMEDIATE "
+                              ": f 0 SWAP BEGIN DUP WHILE [R] [R] 1- SWAP 1+ SWAP REPEAT DROP ; 5 f .",
+    "cs-roll-if-else": ": [R] 1 CS-ROLL ; IMMEDIATE "
+                       ": g IF 1 SWAP DROP ELSE 2 SWAP IF 3 [R] THEN 4 THEN 5 ; 0 -1 g .S CLEARSTACK "
+                       "-1 0 g .S CLEARSTACK 0 0 g .S",
+    "cs-pick-a-deeper-dest": ": [P] 1 CS-PICK ; IMMEDIATE "
+                             ": h 0 BEGIN 1+ DUP 3 < IF DUP 2 = [P] UNTIL 100 + THEN DUP 200 < UNTIL ; h .",
     "cs-roll-while": ": ?DONE POSTPONE IF 1 CS-ROLL ; IMMEDIATE "
                      ": PT6 >R BEGIN R@ ?DONE R@ R> 1- >R REPEAT R> DROP ; 5 PT6 .S",
 }
@@ -417,6 +430,15 @@ def test_n_to_r_and_n_r_from():
         f.eval(": bad 1 >R NR> ;")
     from tileforth.backends.cuda.ptx import ptxas, ptxas_path, segment_ptx
     if ptxas_path() is not None:
+        f.eval(": MIX_UP 2 CS-ROLL ; IMMEDIATE  : PT7 IF 1 IF 2 IF 3 MIX_UP THEN 4 THEN 5 THEN 6 ; "
+               ": [1CS-ROLL] 1 CS-ROLL ; IMMEDIATE : PT8 >R AHEAD 111 BEGIN 222 [1CS-ROLL] THEN 333 R> 1- >R "
+               "R@ 0< UNTIL R> DROP ;")
+        lines = []
+        f.on_segment = lambda nodes, tiles: lines.append((nodes, tiles))
+        f.eval("0 0 0 PT7 1 PT8")
+        f.eval("CLEARSTACK")
+        for arch in ("sm_80", "sm_90"):  # CS-ROLL's jumps, in kernels ptxas accepts
+            ptxas(segment_ptx(f, *lines[0], arch), arch)
         lines = []
         f.on_segment = lambda nodes, tiles: lines.append((nodes, tiles))
         f.eval("CLEARSTACK 1 2 2 3 4 5 3 NTR2")
@@ -445,15 +467,16 @@ def test_traverse_wordlist_sees_hidden_words():
 
 
 @pytest.mark.parametrize("src, says", [
-    (": MIX_UP 2 CS-ROLL ; IMMEDIATE : PT7 IF 1 IF 2 IF 3 MIX_UP THEN 4 THEN 5 THEN 6 ;", "2 CS-ROLL here"),
-    (": [1CS-ROLL] 1 CS-ROLL ; IMMEDIATE : PT8 AHEAD 111 BEGIN 222 [1CS-ROLL] THEN 333 0 UNTIL ;", "1 CS-ROLL here"),
-    (": [P] 0 CS-PICK ; IMMEDIATE : f IF [P] THEN THEN ;", "0 CS-PICK would copy IF"),
+    (": [P] 0 CS-PICK ; IMMEDIATE : f IF [P] THEN THEN ;", "would copy an orig"),
     (": ?R 0 CS-PICK POSTPONE AGAIN ; IMMEDIATE : f BEGIN ?R 1 UNTIL ;", "unreachable"),
     (": ?R 0 CS-PICK POSTPONE UNTIL ; IMMEDIATE : f BEGIN DUP ?R 1 WHILE REPEAT ;", "ends with UNTIL or AGAIN"),
+    (": [R] 1 CS-ROLL ; IMMEDIATE : f 5 0 DO IF [R] LOOP THEN ;", "reaches past DO"),
+    (": [R] 9 CS-ROLL ; IMMEDIATE : f IF [R] THEN ;", "holds 1 item"),
+    (": [R] 1 CS-ROLL ; IMMEDIATE : f IF BEGIN [R] THEN CREATE 0 UNTIL ; 1 f", "jumps made by CS-ROLL"),
 ])
-def test_cs_pick_and_cs_roll_say_what_they_cannot_build(src, says):
-    """Jumps into a loop (PT8) and across IFs (PT7) have no tree: a clear error,
-    and the session goes on."""
+def test_cs_pick_and_cs_roll_say_what_they_cannot_do(src, says):
+    """An orig picked twice, a roll past a DO loop, more items than there are,
+    jumps in a word walked on the host: a clear error, and the session goes on."""
     f = fresh()
     with pytest.raises(ForthError, match=says):
         f.eval(src)

@@ -34,6 +34,8 @@ from ..front.tree import (
     FLit,
     HostOp,
     If,
+    Jump,
+    Label,
     Leave,
     Lit,
     LocalGet,
@@ -151,6 +153,20 @@ class LoopFrame:
     tiles: list  # the tile stack at loop entry (and exit)
 
 
+def _has_labels(word: "Colon") -> bool:
+    """The word has jumps made by CS-ROLL or CS-PICK: its labels are its own
+    function's (Gen.labels), so it is called, never copied in."""
+    return any(type(n) is Label for n in walk(word.body))
+
+
+@dataclass
+class _LabelState:
+    block: ir.Block
+    rslots: list[ir.Value]
+    tiles: list
+    placed: bool = False
+
+
 @dataclass
 class Scope:
     """Per-word state: locals, loops, return stack and where EXIT goes."""
@@ -260,6 +276,7 @@ class Gen(Visitor):
         self.spaces: dict[int, tuple[ir.Value, str]] = {}  # address values known to point into a space
         self.inlined_size = 0  # nodes of suspending words inlined into this function (bounded by INLINE_MAX)
         self.inlining_suspending = 0  # nesting of those inlines
+        self.labels: dict[int, _LabelState] = {}  # the jumps and labels CS-ROLL/CS-PICK made (visit_Label)
 
     # ---- small helpers -------------------------------------------------
     def helper(self, name: str) -> ir.Function:
@@ -479,6 +496,56 @@ class Gen(Visitor):
         exit_bb, rslots = self.scope.begins[-1]
         self.settle_rstack(rslots, "WHILE", n.pos)
         self.b.branch(exit_bb)
+
+    def _label(self, n: "Label | Jump") -> "_LabelState":
+        """A label's block, and the return stack and tile stack every path to it
+        has (set by the first path that reaches it)."""
+        st = self.labels.get(n.label)
+        if st is None:
+            st = self.labels[n.label] = _LabelState(self.new_block(f"L{n.label}"), list(self.scope.rstack),
+                                                     list(self.tstack))
+        return st
+
+    def _to_label(self, st: "_LabelState", pos: SourcePos | None) -> None:
+        """The stacks as a path to a label must leave them: in memory, the return
+        stack in the label's slots, the tile stack the same."""
+        self.flush()
+        self.settle_rstack(st.rslots, "the jumps CS-ROLL made", pos)
+        self.check_tiles(st.tiles, self.tstack, "a jump", pos)
+
+    def visit_Label(self, n: Label) -> None:
+        st = self._label(n)
+        if not self.b.block.is_terminated:
+            self._to_label(st, n.pos)
+            self.b.branch(st.block)
+        st.placed = True
+        self.b.position_at_end(st.block)
+        self.scope.rstack[:] = st.rslots
+        self.tstack = list(st.tiles)
+        self.forget_sp()
+        self.dguar = self.fguar = 0
+
+    def visit_Jump(self, n: Jump) -> None:
+        flag = self.pop(1)[0] if n.if_zero else None
+        st = self._label(n)
+        self._to_label(st, n.pos)
+        back = st.placed  # a jump back is a loop: it counts against the step budget
+        go = st.block
+        if back:
+            go = self.new_block("jumpback")
+        after = self.new_block("fallthrough" if n.if_zero else "dead")
+        if flag is not None:
+            self.b.cbranch(self.b.icmp_signed("==", flag, c64(0)), go, after)
+        else:
+            self.b.branch(go)
+        if back:
+            self.b.position_at_end(go)
+            self.back_edge(st.block, n.pos)
+        self.b.position_at_end(after)
+        if flag is None:
+            self.b.unreachable()
+            self.b.position_at_end(self.new_block("dead"))
+        self.forget_sp()
 
     def settle_rstack(self, slots: list[ir.Value], where: str, pos: SourcePos | None) -> None:
         """Where paths meet (a loop's back edge and exits, IF's branches), the
@@ -716,6 +783,11 @@ class Gen(Visitor):
     def call(self, word: "Colon") -> None:
         eff: Effect = word.effect
         if self.inline_suspending and word.suspends:
+            if _has_labels(word):
+                raise ForthError(f"{word.name} has jumps made by CS-ROLL or CS-PICK and waits for the warp or the "
+                                 "block (a BARRIER or a tile operation): a word that waits is copied into the "
+                                 "kernel, which its jumps cannot be; keep the jumps in a word of their own",
+                                 self.pos, word.name)
             if not self.inlining_suspending:  # the outermost one: its size counts what it inlines
                 self.inlined_size += word.inline_size(suspending=True)
                 if self.inlined_size > INLINE_MAX:
@@ -731,7 +803,7 @@ class Gen(Visitor):
             finally:
                 self.inlining_suspending -= 1
             return
-        if word.small:
+        if word.small and not _has_labels(word):
             self.inline(word)
             return
         self.flush()

@@ -99,6 +99,26 @@ class Break(NodeBase):
 
 
 @dataclass(eq=False)
+class Label(NodeBase):
+    """A place a `Jump` goes to. Built only where CS-ROLL or CS-PICK reorder
+    the control-flow stack past what nested structures can say: the IFs,
+    ELSEs and BEGINs involved become jumps and labels in their body's list."""
+
+    label: int
+    pos: SourcePos | None = None
+
+
+@dataclass(eq=False)
+class Jump(NodeBase):
+    """Go to `Label(label)` in the same list, or in a list around it: always,
+    or (if_zero) when the flag it pops is 0 (what IF, UNTIL and WHILE do)."""
+
+    label: int
+    if_zero: bool = False
+    pos: SourcePos | None = None
+
+
+@dataclass(eq=False)
 class Exit(NodeBase):
     pos: SourcePos | None = None
 
@@ -156,10 +176,10 @@ class DropFlag(NodeBase):
     pos = None
 
 
-Node = Union[Lit, FLit, Prim, Call, If, Begin, Do, Leave, Break, Exit, Recurse, LocalsDef, LocalGet, LocalSet,
-             HostOp]
-NODE_TYPES: tuple[type, ...] = (Lit, FLit, Prim, Call, If, Begin, Do, Leave, Break, Exit, Recurse, LocalsDef,
-                                LocalGet, LocalSet, HostOp, DropFlag)
+Node = Union[Lit, FLit, Prim, Call, If, Begin, Do, Leave, Break, Label, Jump, Exit, Recurse, LocalsDef, LocalGet,
+             LocalSet, HostOp]
+NODE_TYPES: tuple[type, ...] = (Lit, FLit, Prim, Call, If, Begin, Do, Leave, Break, Label, Jump, Exit, Recurse,
+                                LocalsDef, LocalGet, LocalSet, HostOp, DropFlag)
 _BY_NAME = {t.__name__: t for t in NODE_TYPES}
 
 

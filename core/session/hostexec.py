@@ -36,6 +36,8 @@ from ..front.tree import (
     FLit,
     HostOp,
     If,
+    Jump,
+    Label,
     Leave,
     Lit,
     LocalGet,
@@ -174,6 +176,10 @@ class HostRunner:
             self.begin(n, fr)
         elif t is Do:
             self.do(n, fr)
+        elif t is Label or t is Jump:
+            raise ForthError(f"{fr.word.name if fr.word else 'this line'} runs on the host (it defines or compiles "
+                             "words) and has jumps made by CS-ROLL or CS-PICK, which only device code can take: "
+                             "keep the reordered control structures in a word of their own", n.pos, "CS-ROLL")
         elif t is LocalsDef:  # a host-level word's locals live on the host
             fr.locals += (self.pop(n.taken, "locals") if n.taken else []) + [0] * n.extra
         elif t is LocalGet:

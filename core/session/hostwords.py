@@ -5,6 +5,7 @@ Each is a table row: name, stack effect, help, function, example.
 """
 from __future__ import annotations
 
+import itertools
 import math
 import os
 from dataclasses import dataclass, field, replace
@@ -19,7 +20,7 @@ from ..compile.tiles import ACC_TYPES, IN_TYPES, SHAPES
 from ..errors import ForthError, SourcePos
 from ..front.dictionary import Colon, Constant, HostWord, Immediate
 from ..front.reader import Token
-from ..front.tree import Begin, Break, Do, Exit, HostOp, If, Leave, Lit, LocalsDef, Node, Prim, Recurse
+from ..front.tree import Begin, Break, Do, Exit, HostOp, If, Jump, Label, Leave, Lit, LocalsDef, Node, Prim, Recurse
 from .eltypes import BY_CODE
 
 if TYPE_CHECKING:
@@ -63,13 +64,14 @@ def alloc_array(f: "Forth", shape: tuple[int, ...], et, what: str) -> int:
 class Frame:
     """An open control structure while code is being built."""
 
-    kind: str  # if else begin while while2 do case of endof, dest rest (CS-PICK)
+    kind: str  # if else begin while while2 do case of endof, dest rest (CS-PICK), orig fdest (jumps: CS-ROLL)
     pos: SourcePos
     a: list[Node] = field(default_factory=list)
     b: list[Node] = field(default_factory=list)
     query: bool = False
     exit: list[Node] = field(default_factory=list)  # a WHILE's exit path, after REPEAT or ELSE (see i_repeat)
     exiting: bool = False
+    label: int = 0  # orig, fdest: the Label their jumps go to (their `a` is the list the jumps are in)
 
     def items(self) -> list[Node]:
         if self.exiting:
@@ -80,9 +82,10 @@ class Frame:
 CLOSERS = {"if": "THEN", "else": "THEN", "begin": "UNTIL, AGAIN or WHILE ... REPEAT", "while": "REPEAT",
            "while2": "REPEAT ... THEN",
            "do": "LOOP or +LOOP", "case": "ENDCASE", "of": "ENDOF", "endof": "ENDCASE",
-           "dest": "UNTIL", "rest": "the loop's UNTIL or AGAIN"}
+           "dest": "UNTIL", "rest": "the loop's UNTIL or AGAIN", "orig": "THEN", "fdest": "UNTIL, AGAIN or REPEAT"}
 OPENERS = {"if": "IF", "else": "ELSE", "begin": "BEGIN", "while": "WHILE", "while2": "WHILE", "do": "DO",
-           "case": "CASE", "of": "OF", "endof": "OF", "dest": "CS-PICK", "rest": "a jump back made with CS-PICK"}
+           "case": "CASE", "of": "OF", "endof": "OF", "dest": "CS-PICK", "rest": "a jump back made with CS-PICK",
+           "orig": "IF or AHEAD", "fdest": "BEGIN"}
 
 
 
@@ -379,6 +382,8 @@ def _close(f: "Forth", tok: Token, kinds: tuple[str, ...]):
 
 
 def i_else(f: "Forth", tok: Token) -> None:
+    if _flat_word(f, tok):
+        return
     if _top_exiting(f, "while2"):  # BEGIN .. WHILE .. WHILE .. REPEAT d ELSE e THEN: d ends, e starts
         _close_while2(f)
         f.frames[-1].exiting = True
@@ -402,6 +407,8 @@ def _close_while2(f: "Forth") -> None:
 
 
 def i_then(f: "Forth", tok: Token) -> None:
+    if _flat_word(f, tok):
+        return
     if _top_exiting(f, "while2") or _top_exiting(f, "while"):  # the end of a loop with two WHILEs
         if f.frames[-1].kind == "while2":
             _close_while2(f)
@@ -417,7 +424,7 @@ def i_then(f: "Forth", tok: Token) -> None:
 
 
 def i_until(f: "Forth", tok: Token) -> None:
-    if _jump_back(f, tok):
+    if _flat_word(f, tok) or _jump_back(f, tok):
         return
     _close_rests(f, tok, [Lit(0, tok.pos)])  # a skipped rest leaves UNTIL a false flag: loop again
     fr = _close(f, tok, ("begin",))
@@ -425,22 +432,23 @@ def i_until(f: "Forth", tok: Token) -> None:
 
 
 def i_again(f: "Forth", tok: Token) -> None:
-    if _jump_back(f, tok):
+    if _flat_word(f, tok) or _jump_back(f, tok):
         return
     _close_rests(f, tok, None)
     fr = _close(f, tok, ("begin",))
     f.append(Begin("again", fr.a, pos=fr.pos))
 
 
-# ---- CS-PICK and CS-ROLL: the control-flow stack as far as a structured tree can follow it --------
-# tileforth builds control structures as a tree (IF, BEGIN and DO nodes), not as jumps. The frames are
-# its control-flow stack: "begin" is a dest, "if"/"else" an orig, "while" an orig under a dest. Two
-# uses of CS-PICK and CS-ROLL map onto the tree: `0 CS-PICK ... UNTIL` (a copy of the BEGIN: jump back
-# when the flag is false, as ?REPEAT) and `IF 1 CS-ROLL` (WHILE). A copy's UNTIL opens a "rest" frame:
-# the code after it runs only when the flag was true, up to the loop's own UNTIL or AGAIN.
-CS_ONLY = ("tileforth builds control structures as a tree, so CS-PICK and CS-ROLL work in two forms: "
-           "`0 CS-PICK ... UNTIL` on a BEGIN (jump back when the flag is false) and `IF 1 CS-ROLL` on a BEGIN "
-           "(WHILE); jumps into a loop or across IFs cannot be built")
+# ---- CS-PICK and CS-ROLL ---------------------------------------------------------------------
+# tileforth builds control structures as a tree (IF, BEGIN and DO nodes). The frames are its
+# control-flow stack: "begin" is a dest, "if"/"else" an orig, "while" an orig over a dest. Two uses
+# of CS-PICK and CS-ROLL keep the tree: `0 CS-PICK ... UNTIL` (a copy of the BEGIN: jump back when
+# the flag is false, as ?REPEAT) opens a "rest" frame, the code that runs only when the flag was
+# true, up to the loop's own UNTIL or AGAIN; and `IF 1 CS-ROLL` on a BEGIN is WHILE. Any other
+# reordering turns the frames involved into jumps and labels in the list below them (_flatten): an
+# "orig" or "fdest" frame holds a Label id, and THEN, UNTIL, AGAIN, REPEAT on it add a Label or a
+# Jump (the code generator makes them branches; codegen.visit_Label).
+_label_ids = itertools.count(1)
 
 
 def _cs_items(f: "Forth") -> list[Frame]:
@@ -451,10 +459,88 @@ def _cs_items(f: "Forth") -> list[Frame]:
 def w_cs_pick(f: "Forth", tok: Token) -> None:
     (u,) = f.pop_uniform(1, "CS-PICK")
     items = _cs_items(f)
-    if u != 0 or not items or items[-1].kind != "begin":
-        what = items[-1 - u].kind.upper() if 0 <= u < len(items) else f"item {u} of {len(items)}"
-        raise ForthError(f"{u} CS-PICK would copy {what}: {CS_ONLY}", tok.pos, tok.text)
-    f.frames.append(Frame("dest", tok.pos))
+    if u == 0 and items and items[-1].kind == "begin":
+        f.frames.append(Frame("dest", tok.pos))
+        return
+    _flatten(f, _start_of(f, u, tok), tok)
+    fr = f.frames[-1 - u]
+    if fr.kind != "fdest":
+        raise ForthError(f"{u} CS-PICK would copy an orig (IF, AHEAD, WHILE): its jump would go to two places; "
+                         "CS-PICK copies a dest (BEGIN)", tok.pos, tok.text)
+    f.frames.append(replace(fr))
+
+
+def w_cs_roll(f: "Forth", tok: Token) -> None:
+    (u,) = f.pop_uniform(1, "CS-ROLL")
+    if u == 0:
+        return
+    fr = f.frames
+    if u == 1 and len(fr) >= 2 and fr[-1].kind == "if" and not fr[-1].b and fr[-2].kind == "begin":
+        orig = fr.pop()  # IF 1 CS-ROLL: WHILE
+        i_while(f, tok)
+        f.frames[-1].items().extend(orig.a)
+        return
+    _flatten(f, _start_of(f, u, tok), tok)
+    f.frames.append(f.frames.pop(-1 - u))
+
+
+def _start_of(f: "Forth", u: int, tok: Token) -> int:
+    """The index of the frame that holds control-flow stack item u (a WHILE
+    frame holds two items, a rest none)."""
+    if u < 0:
+        raise ForthError(f"{tok.text} needs an item number of 0 or more, got {u}", tok.pos, tok.text)
+    seen = 0
+    for i in range(len(f.frames) - 1, -1, -1):
+        seen += {"rest": 0, "while": 2}.get(f.frames[i].kind, 1)
+        if seen > u:
+            return i
+    raise ForthError(f"{u} {tok.text.upper()}: the control-flow stack holds {seen} item(s) here", tok.pos, tok.text)
+
+
+def _flatten(f: "Forth", start: int, tok: Token) -> None:
+    """Turn the frames from `start` up into jumps and labels in the list
+    below them: one orig or fdest frame per control-flow stack item."""
+    while start > 0 and f.frames[start].kind in ("rest", "dest"):
+        start -= 1  # a jump back needs its BEGIN's label
+    out = f.frames[start - 1].items() if start else (f.colon.body if f.compile_state else f.segment)
+    flat: list[Frame] = []
+    dest = 0
+    for fr in f.frames[start:]:
+        k, pos = fr.kind, fr.pos
+        if k == "if" and not fr.b:
+            label = next(_label_ids)
+            out += [Jump(label, True, pos), *fr.a]
+            flat.append(Frame("orig", pos, a=out, label=label))
+        elif k == "else":  # IF a ELSE b: the code that follows goes on after b
+            other, then = next(_label_ids), next(_label_ids)
+            out += [Jump(other, True, pos), *fr.a, Jump(then, pos=pos), Label(other, pos), *fr.b]
+            flat.append(Frame("orig", pos, a=out, label=then))
+        elif k == "if":  # IF a ELSE b ELSE: b is done, the code that follows goes on after a
+            other, on, then = next(_label_ids), next(_label_ids), next(_label_ids)
+            out += [Jump(other, True, pos), Jump(on, pos=pos), Label(other, pos), *fr.b, Jump(then, pos=pos),
+                    Label(on, pos), *fr.a]
+            flat.append(Frame("orig", pos, a=out, label=then))
+        elif k == "begin":
+            dest = next(_label_ids)
+            out += [Label(dest, pos), *fr.a]
+            flat.append(Frame("fdest", pos, a=out, label=dest))
+        elif k == "while" and not fr.exiting and not fr.exit:
+            dest, label = next(_label_ids), next(_label_ids)
+            out += [Label(dest, pos), *fr.a, Jump(label, True, pos), *fr.b]
+            flat += [Frame("orig", pos, a=out, label=label), Frame("fdest", pos, a=out, label=dest)]
+        elif k == "dest":  # a CS-PICK copy of the BEGIN below
+            out += fr.a
+            flat.append(Frame("fdest", pos, a=out, label=dest))
+        elif k == "rest":  # the code after a copy's UNTIL: it jumped back when the flag was 0
+            out += [Jump(dest, True, pos), *fr.a]
+        elif k in ("orig", "fdest"):
+            dest = fr.label if k == "fdest" else dest
+            flat.append(replace(fr, a=out))
+        else:
+            raise ForthError(f"{tok.text.upper()} reaches past {OPENERS[k]} ... {CLOSERS[k]}, whose control-flow "
+                             "item cannot be moved: reorder only IF, ELSE, AHEAD, BEGIN and WHILE items",
+                             tok.pos, tok.text)
+    f.frames[start:] = flat
 
 
 def _jump_back(f: "Forth", tok: Token) -> bool:
@@ -463,8 +549,8 @@ def _jump_back(f: "Forth", tok: Token) -> bool:
     if not f.frames or f.frames[-1].kind != "dest":
         return False
     if tok.key == "AGAIN":
-        raise ForthError(f"AGAIN on a CS-PICK copy of BEGIN would make the rest of the loop unreachable; "
-                         f"{CS_ONLY}", tok.pos, tok.text)
+        raise ForthError("AGAIN on a CS-PICK copy of BEGIN would make the rest of the loop unreachable: "
+                         "take the copy with UNTIL", tok.pos, tok.text)
     copy = f.frames.pop()
     f.frames[-1].items().extend(copy.a)
     f.frames.append(Frame("rest", tok.pos))
@@ -478,20 +564,41 @@ def _close_rests(f: "Forth", tok: Token, skipped: list[Node] | None) -> None:
         f.frames[-1].items().append(If(rest.a, skipped, rest.pos))
 
 
-def w_cs_roll(f: "Forth", tok: Token) -> None:
-    (u,) = f.pop_uniform(1, "CS-ROLL")
-    if u == 0:
-        return
-    fr = f.frames
-    if u != 1 or len(fr) < 2 or fr[-1].kind != "if" or fr[-2].kind != "begin":
-        raise ForthError(f"{u} CS-ROLL here: {CS_ONLY}", tok.pos, tok.text)
-    orig = fr.pop()
-    i_while(f, tok)
-    f.frames[-1].items().extend(orig.a)
+
+def _flat_word(f: "Forth", tok: Token) -> bool:
+    """THEN ELSE UNTIL AGAIN WHILE REPEAT on frames that became jumps (_flatten)."""
+    if not f.frames or f.frames[-1].kind not in ("orig", "fdest"):
+        return False
+    top, key, pos = f.frames[-1], tok.key, tok.pos
+    if top.kind == "orig" and key == "THEN":
+        f.frames.pop()
+        top.a.append(Label(top.label, pos))
+    elif top.kind == "orig" and key == "ELSE":
+        then = next(_label_ids)
+        top.a += [Jump(then, pos=pos), Label(top.label, pos)]
+        top.label = then
+    elif top.kind == "fdest" and key in ("UNTIL", "AGAIN"):
+        f.frames.pop()
+        top.a.append(Jump(top.label, key == "UNTIL", pos))
+    elif top.kind == "fdest" and key == "WHILE":
+        label = next(_label_ids)
+        top.a.append(Jump(label, True, pos))
+        f.frames.insert(len(f.frames) - 1, Frame("orig", pos, a=top.a, label=label))
+    elif top.kind == "fdest" and key == "REPEAT" and len(f.frames) > 1 and f.frames[-2].kind == "orig":
+        f.frames.pop()
+        orig = f.frames.pop()
+        top.a += [Jump(top.label, pos=pos), Label(orig.label, pos)]
+    else:
+        want = CLOSERS[top.kind]
+        raise ForthError(f"{tok.text.upper()} here, where the control-flow stack's top is a {OPENERS[top.kind]}: "
+                         f"use {want}", pos, tok.text)
+    return True
 
 
 def i_while(f: "Forth", tok: Token) -> None:
     _no_rest(f, tok)
+    if _flat_word(f, tok):
+        return
     if f.frames and f.frames[-1].kind in ("while", "while2") and not f.frames[-1].exiting:
         f.frames.append(_frame("while2", tok))  # another WHILE: its exit is resolved by THEN (see i_then)
         return
@@ -508,6 +615,8 @@ def _no_rest(f: "Forth", tok: Token) -> None:
 
 def i_repeat(f: "Forth", tok: Token) -> None:
     _no_rest(f, tok)
+    if _flat_word(f, tok):
+        return
     if f.frames and f.frames[-1].kind == "while2" and not f.frames[-1].exiting:
         f.frames[-1].exiting = True  # what follows is this WHILE's exit path, up to ELSE or THEN
         return

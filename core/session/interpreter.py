@@ -965,6 +965,12 @@ class _TreeKey(Visitor):
     def visit_Do(self, n: Do) -> tuple:
         return ("D", n.query, n.plus, self.key(n.body), _where(n))
 
+    def visit_Label(self, n) -> tuple:
+        return ("Lb", n.label, _where(n))
+
+    def visit_Jump(self, n) -> tuple:
+        return ("J", n.label, n.if_zero, _where(n))
+
     def generic_visit(self, n: Node) -> tuple:  # LEAVE EXIT RECURSE and locals: the kind and position
         return (type(n).__name__, _where(n))
 
