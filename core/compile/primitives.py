@@ -740,6 +740,91 @@ def _shared_addr(g: "Gen", n: "Prim") -> None:
     g.push(g.tag(g.target.shared_addr(g, int(n.arg)), "shared"))
 
 
+group("Atomics")
+# ---- atomics and fences --------------------------------------------------------------
+# CUDA's semantics: atomicAdd & co. are relaxed (monotonic) at device scope, __threadfence() is a
+# sequentially consistent fence at device scope, __threadfence_block() at block scope. The syncscope
+# names are NVPTX's ("block", "device"); the cpu target (one OS thread) ignores them. llvmlite's
+# atomic_rmw and cmpxchg take no syncscope, so it goes in front of the ordering, where LLVM's syntax
+# puts it (`atomicrmw add ptr %p, i64 %v syncscope("device") monotonic`).
+ATOMIC_ORDER = 'syncscope("device") monotonic'
+# word, atomicrmw op, help, CUDA's name, and the example's operands and claim (v holds 5: old, then v)
+ATOMIC_OPS = (("ATOMIC+", "add", "Add n to", "atomicAdd", "2", "5 7"),
+              ("ATOMIC-MIN", "min", "Store the smaller (signed) of n and", "atomicMin", "3", "5 3"),
+              ("ATOMIC-MAX", "max", "Store the larger (signed) of n and", "atomicMax", "9", "5 9"),
+              ("ATOMIC-XCHG", "xchg", "Store n in", "atomicExch", "8", "5 8"))
+
+
+def _atomic_value(g: "Gen", n: ir.Value, ty: ir.IntType) -> ir.Value:
+    return n if ty == I64 else g.b.trunc(n, ty)
+
+
+def _atomic_old(g: "Gen", old: ir.Value) -> ir.Value:
+    return old if old.type == I64 else g.b.sext(old, I64)
+
+
+def _atomic_rmw(word: str, op: str, ty: ir.IntType, size: int) -> Emit:
+    """( n addr -- old ): one `atomicrmw op` on the integer at addr (checked as @ checks)."""
+    def fn(g: "Gen", n: ir.Value, addr: ir.Value) -> list[ir.Value]:
+        old = g.b.atomic_rmw(op, g.mem_ptr(addr, size, word), _atomic_value(g, n, ty), ATOMIC_ORDER)
+        return [_atomic_old(g, old)]
+    return cells(fn)
+
+
+def _atomic_cas(word: str, ty: ir.IntType, size: int) -> Emit:
+    """( expected new addr -- old ): one `cmpxchg`; it stored new when old = expected."""
+    def fn(g: "Gen", expected: ir.Value, new: ir.Value, addr: ir.Value) -> list[ir.Value]:
+        pair = g.b.cmpxchg(g.mem_ptr(addr, size, word), _atomic_value(g, expected, ty), _atomic_value(g, new, ty),
+                           ATOMIC_ORDER, "monotonic")
+        return [_atomic_old(g, g.b.extract_value(pair, 0))]
+    return cells(fn)
+
+
+def _atomic_words(prefix: str, ty: ir.IntType, size: int, what: str, setup: str, fetch: str) -> None:
+    """The RMW words and CAS on `what` at addr; the old value comes back sign-extended to a cell.
+    Their examples run `setup` (a variable v holding 5) and show v with `fetch`."""
+    ext = "" if ty == I64 else " (n is truncated to 32 bits, old is sign-extended)"
+
+    def example(word: str, args: str, claim: str) -> str:
+        return f"{setup} {args} v {word} . v {fetch} . \\ {claim}"
+
+    for name, op, verb, cuda, args, claim in ATOMIC_OPS:
+        word = prefix + name
+        prim(word, "( n addr -- old )", f"{verb} {what} at addr, atomically ({cuda}): old is its value before{ext}. "
+             "Every thread's update counts, in some order.", example(word, args, claim),
+             _atomic_rmw(word, op, ty, size))
+    word = prefix + "ATOMIC-CAS"
+    prim(word, "( expected new addr -- old )", f"Compare and swap {what} at addr, atomically (atomicCAS): "
+         f"store new if it holds expected; old is its value before (old = expected: it stored){ext}.",
+         example(word, "5 6", "5 6"), _atomic_cas(word, ty, size))
+
+
+_atomic_words("", I64, 8, "the cell", "VARIABLE v 5 v !", "@")
+_atomic_words("I32-", I32, 4, "the 32-bit integer", "1 I32 ARRAY v 5 v I32!", "I32@")
+
+
+def _fatomic_add(g: "Gen", a: list, f: list) -> tuple[list, list]:
+    ptr = g.mem_ptr(a[0], 4, "FATOMIC+")
+    old = g.b.atomic_rmw("fadd", ptr, fconvert(g.b, f[0], F32), ATOMIC_ORDER)
+    return [], [fconvert(g.b, old, FLOAT)]
+
+
+prim("FATOMIC+", "( addr -- ) ( F: r -- old )", "Add r (rounded to f32) to the f32 at addr, atomically (atomicAdd "
+     "on float): old is its value before. The sum depends on the order the threads add in, as on a GPU.",
+     "1 F32 ARRAY s 1.5e s FATOMIC+ F. 2e s FATOMIC+ F. s SF@ F. \\ 0. 1.5 3.5", stacks(_fatomic_add))
+
+
+def _fence(scope: str) -> Emit:
+    return lambda g, n: g.b.fence("seq_cst", scope)
+
+
+prim("THREADFENCE", "( -- )", "Order this thread's memory accesses for every thread of the launch "
+     "(__threadfence): what it wrote before is seen by others before what it writes after.",
+     "VARIABLE v 1 v ! THREADFENCE v @ . \\ 1", _fence("device"))
+prim("THREADFENCE-BLOCK", "( -- )", "Order this thread's memory accesses for the threads of its block "
+     "(__threadfence_block).", "VARIABLE v 1 v ! THREADFENCE-BLOCK v @ . \\ 1", _fence("block"))
+
+
 group("Output")
 def _param_effect(n: "Prim") -> Effect:
     return Effect(True, 0, 0, 0, 1) if n.arg[1] == "float" else Effect(True, 0, 1, 0, 0)
