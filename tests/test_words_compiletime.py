@@ -185,6 +185,10 @@ PROGRAMS = {
                        "-1 0 g .S CLEARSTACK 0 0 g .S",
     "cs-pick-a-deeper-dest": ": [P] 1 CS-PICK ; IMMEDIATE "
                              ": h 0 BEGIN 1+ DUP 3 < IF DUP 2 = [P] UNTIL 100 + THEN DUP 200 < UNTIL ; h .",
+    "three-whiles": ": t BEGIN DUP 10 < WHILE DUP 2 MOD WHILE DUP 7 <> WHILE 2 + REPEAT 100 + THEN 1000 + THEN ; "
+                    "1 t . 2 t . 11 t . 3 t .",
+    "four-whiles-else": ": u BEGIN DUP WHILE DUP 5 < WHILE DUP 2 <> WHILE DUP 3 <> WHILE 1- REPEAT 30 ELSE 20 THEN "
+                        "ELSE 10 THEN ELSE 0 THEN ; 4 u . . 1 u . . 9 u . . 0 u . .",
     "cs-roll-while": ": ?DONE POSTPONE IF 1 CS-ROLL ; IMMEDIATE "
                      ": PT6 >R BEGIN R@ ?DONE R@ R> 1- >R REPEAT R> DROP ; 5 PT6 .S",
 }

@@ -412,11 +412,7 @@ def i_then(f: "Forth", tok: Token) -> None:
     if _top_exiting(f, "while2") or _top_exiting(f, "while"):  # the end of a loop with two WHILEs
         if f.frames[-1].kind == "while2":
             _close_while2(f)
-        fr = f.frames[-1]
-        if fr.kind != "while":
-            raise ForthError("more than two WHILEs need an ELSE between the THENs that resolve them "
-                             "(BEGIN .. WHILE .. WHILE .. WHILE .. REPEAT .. ELSE .. ELSE .. THEN)", tok.pos, tok.text)
-        f.frames.pop()
+        fr = f.frames.pop()  # a third WHILE would have made the loop jumps (i_while)
         f.append(Begin("again", fr.a + [If(fr.b, fr.exit + [Break(fr.pos)], fr.pos)], pos=fr.pos))
         return
     fr = _close(f, tok, ("if", "else"))
@@ -528,6 +524,10 @@ def _flatten(f: "Forth", start: int, tok: Token) -> None:
             dest, label = next(_label_ids), next(_label_ids)
             out += [Label(dest, pos), *fr.a, Jump(label, True, pos), *fr.b]
             flat += [Frame("orig", pos, a=out, label=label), Frame("fdest", pos, a=out, label=dest)]
+        elif k == "while2" and not fr.exiting and flat and flat[-1].kind == "fdest":  # a second WHILE
+            label = next(_label_ids)
+            out += [Jump(label, True, pos), *fr.a]
+            flat.insert(len(flat) - 1, Frame("orig", pos, a=out, label=label))
         elif k == "dest":  # a CS-PICK copy of the BEGIN below
             out += fr.a
             flat.append(Frame("fdest", pos, a=out, label=dest))
@@ -599,7 +599,11 @@ def i_while(f: "Forth", tok: Token) -> None:
     _no_rest(f, tok)
     if _flat_word(f, tok):
         return
-    if f.frames and f.frames[-1].kind in ("while", "while2") and not f.frames[-1].exiting:
+    if f.frames and f.frames[-1].kind == "while2" and not f.frames[-1].exiting:
+        _flatten(f, len(f.frames) - 2, tok)  # a third WHILE: the loop becomes jumps and labels
+        _flat_word(f, tok)
+        return
+    if f.frames and f.frames[-1].kind == "while" and not f.frames[-1].exiting:
         f.frames.append(_frame("while2", tok))  # another WHILE: its exit is resolved by THEN (see i_then)
         return
     fr = _close(f, tok, ("begin",))
