@@ -3,7 +3,11 @@
     ForthLexer      colours each token by what it is (scan.py does the cutting)
     WordCompleter   every dictionary word, built-in and user, with its effect
     StackValidator  Enter on a line that would underflow a stack: the cursor
-                    goes to the word, the line does not run
+                    goes to the word and a warning shows, the line does not
+                    run.  Enter again on the unchanged line runs it (and the
+                    real error shows); typing instead starts a fresh line
+                    (the refused one goes to the history), so new input never
+                    merges into it.  Moving the cursor or deleting edits it.
     key_bindings    Enter runs the text only when it is complete; inside an
                     open definition or control structure it starts a new line
                     (Esc Enter runs it anyway)
@@ -21,9 +25,11 @@ from dataclasses import dataclass
 from prompt_toolkit.completion import Completer, Completion
 from prompt_toolkit.document import Document
 from prompt_toolkit.enums import DEFAULT_BUFFER
-from prompt_toolkit.filters import has_focus
+from prompt_toolkit.filters import Condition, has_focus
 from prompt_toolkit.key_binding import KeyBindings
+from prompt_toolkit.keys import Keys
 from prompt_toolkit.lexers import Lexer
+from prompt_toolkit.buffer import ValidationState
 from prompt_toolkit.styles import Style
 from prompt_toolkit.validation import ValidationError, Validator
 from tileforth.core.front.dictionary import Colon, Constant
@@ -59,6 +65,8 @@ class EditorState:
     data_depth: int = 0
     float_depth: int = 0
     base: int = 10
+    refused: str | None = None  # the text the validator refused last, while it is still in the editor
+    refused_at: int = -1  # where the validator put the cursor in it
 
     @property
     def forth(self):
@@ -222,7 +230,24 @@ class StackValidator(Validator):
         except Exception:  # the check is a courtesy: when in doubt, run the line
             return
         if bad is not None:
-            raise ValidationError(cursor_position=bad.offset, message=bad.message)
+            if document.text == st.refused:
+                return  # Enter again on the unchanged line: run it, and let the real error show
+            st.refused, st.refused_at = document.text, bad.offset
+            raise ValidationError(cursor_position=bad.offset, message=bad.message + REFUSED_HINT)
+
+
+REFUSED_HINT = "  (Enter runs it anyway; typing starts a new line)"
+
+
+@dataclass(frozen=True)
+class Abandoned:
+    """What the prompt returns when the user types over a refused line: the
+    line (not run, kept in the history), why it was refused, and the keys
+    typed, which start the next line."""
+
+    text: str
+    message: str
+    typed: str
 
 
 # ---------------------------------------------------------------- keys
@@ -239,6 +264,8 @@ def key_bindings(state: EditorState) -> KeyBindings:
             b.complete_state = None  # Enter in the menu takes the completion, and only that
             return
         if state.complete(b.text):
+            if b.text == state.refused:  # the refused line again, unchanged: the validator lets it run
+                b.validation_state, b.validation_error = ValidationState.UNKNOWN, None
             b.validate_and_handle()
         else:
             b.insert_text("\n  ")
@@ -246,6 +273,32 @@ def key_bindings(state: EditorState) -> KeyBindings:
     @kb.add("escape", "enter", filter=focused)
     def _run_anyway(event) -> None:
         event.current_buffer.validate_and_handle()
+
+    def _refused_in_view() -> bool:
+        """The refused line is in the editor as the validator left it (no key
+        has changed it or moved the cursor since)."""
+        from prompt_toolkit.application import get_app
+
+        b = get_app().current_buffer
+        return (b.validation_error is not None and state.refused is not None and b.text == state.refused
+                and b.cursor_position == state.refused_at)
+
+    refused_in_view = Condition(_refused_in_view)
+
+    @kb.add(Keys.Any, filter=focused & refused_in_view)
+    @kb.add(Keys.BracketedPaste, filter=focused & refused_in_view)
+    def _type_over_refused(event) -> None:
+        """Typing after a refusal starts a fresh line instead of merging into
+        the refused one (which stays in the history: Up brings it back)."""
+        b = event.current_buffer
+        typed = event.data if event.key_sequence[0].key == Keys.BracketedPaste else event.data * event.arg
+        if not typed or not all(ch.isprintable() or ch in "\t\n" for ch in typed):
+            b.insert_text(typed)  # a control character no binding takes: as prompt_toolkit would
+            return
+        message = b.validation_error.message
+        b.append_to_history()
+        event.app.exit(result=Abandoned(b.text, message[:-len(REFUSED_HINT)] if message.endswith(REFUSED_HINT)
+                                        else message, typed.replace("\r\n", "\n").replace("\r", "\n")))
 
     return kb
 

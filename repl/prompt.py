@@ -4,8 +4,9 @@ that Ctrl-C can stop it.
 Editing (editor.py): words complete with Tab (their stack effects alongside),
 tokens are coloured by kind, Enter inside an open definition or control
 structure continues on a `...` line, and a line that would underflow a stack
-is refused with the cursor on the word.  Ctrl-C at the prompt clears the
-line; Ctrl-D (or BYE) leaves.
+is refused with the cursor on the word: Enter again runs it as it is (the
+real error shows), typing starts a fresh line instead.  Ctrl-C at the prompt
+clears the line; Ctrl-D (or BYE) leaves.
 
 Running: on the cpu backend the line runs in a worker thread (the JIT code
 runs in ctypes calls, which release the GIL) while this thread watches the
@@ -101,6 +102,7 @@ class Repl:
         self.state.refresh()
         self.busy = threading.Event()  # set while a line runs
         self.entries = 0  # entries run so far (the tests wait on it)
+        self.abandoned = 0  # refused lines typed over, not run
         self.threaded: bool | None = None  # run lines in a worker thread? None: by the backend
         self._wake = None
         self.prompt = PromptSession(
@@ -124,13 +126,22 @@ class Repl:
         """Read-eval-print until BYE or end of input; errors never end it."""
         self.display.note(banner(self.session))
         self.session.set_source("<prompt>")
+        typed = ""  # keys typed over a refused line: they start the next one
         while True:
+            self.state.refused = None
             try:
-                text = self.prompt.prompt("... " if self.session.compiling else "> ")
+                text = self.prompt.prompt("... " if self.session.compiling else "> ", default=typed)
             except KeyboardInterrupt:
+                typed = ""
                 continue  # Ctrl-C drops the text being edited
             except EOFError:
                 return 0
+            typed = ""
+            if isinstance(text, editor.Abandoned):  # typed over a refused line: it did not run
+                self.display.note(f"not run: {text.message} (Up brings the line back)")
+                typed = text.typed
+                self.abandoned += 1
+                continue
             try:
                 result = self.run_line(text)
             except Bye as bye:

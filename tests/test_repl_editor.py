@@ -284,6 +284,71 @@ def test_validator_refuses_drop_on_an_empty_stack(typist):
     assert typist.forth.data_stack() == [7]
 
 
+def refused(typist, line: str) -> None:
+    """Type `line` and Enter; wait until the validator refuses it."""
+    typist.wait_for_prompt()
+    typist.type(line + "\r")
+    wait_until(lambda: typist.buffer.validation_error is not None, what=f"{line!r} refused")
+
+
+def test_typing_after_a_refusal_starts_a_fresh_line(typist):
+    """`.` on an empty stack is refused; `2 3 +` typed next must run alone
+    (not as `2 3 +.` or `.2 3 +`), and the refused line is in the history."""
+    n = typist.repl.entries
+    refused(typist, ".")
+    assert "Enter runs it anyway" in typist.buffer.validation_error.message
+    typist.type("2 3 +\r")
+    wait_until(lambda: typist.repl.entries > n, what="2 3 + to run")
+    assert typist.forth.data_stack() == [5]
+    assert typist.err.getvalue() == ""
+    assert "not run: . needs 1" in typist.out.getvalue()
+    assert typist.history.get_strings()[-2:] == [".", "2 3 +"]
+    assert typist.repl.abandoned == 1
+
+    # the tile tutorial's case: the refused line never absorbs the next one
+    refused(typist, "TZERO TMMA")
+    typist.enter("DROP")
+    assert typist.forth.data_stack() == [] and typist.forth.tile_stack(0) == []
+    assert "TMMA" not in typist.history.get_strings()[-1]
+
+
+def test_enter_again_runs_a_refused_line_and_shows_the_real_error(typist):
+    n = typist.repl.entries
+    refused(typist, "1 2 . . .")
+    assert typist.repl.entries == n  # refused: not run
+    typist.type("\r")  # Enter on the unchanged line runs it
+    wait_until(lambda: typist.repl.entries > n, what="the refused line to run")
+    assert "2 1" in typist.out.getvalue()  # what it printed before it failed
+    err = typist.err.getvalue()
+    assert "underflow" in err and "^" in err  # the ForthError with its caret
+    assert err.splitlines()[-2].strip() == "1 2 . . ."  # the line, and the caret under the third `.`
+    assert err.splitlines()[-1].index("^") == err.splitlines()[-2].index("1") + len("1 2 . . ")
+    assert typist.forth.data_stack() == []
+    # and then a fresh prompt: the next line runs by itself
+    typist.enter("7")
+    assert typist.forth.data_stack() == [7]
+
+
+def test_an_edited_refused_line_is_checked_again(typist):
+    """Moving the cursor and typing edits the refused line on purpose."""
+    n = typist.repl.entries
+    refused(typist, "DROP")
+    assert typist.buffer.cursor_position == 0
+    typist.type("1 ")  # typed at once over the refusal: a new line "1 "
+    wait_until(lambda: typist.repl.abandoned == 1)
+    typist.type("\r")
+    wait_until(lambda: typist.repl.entries > n)
+    assert typist.forth.data_stack() == [1]
+    refused(typist, "DROP DROP")
+    typist.type("\x1b[H")  # Home: an edit of the refused line, so typing inserts there
+    wait_until(lambda: typist.buffer.cursor_position == 0)
+    typist.type("2 ")
+    wait_until(lambda: typist.buffer.text == "2 DROP DROP")
+    typist.enter("")
+    assert typist.forth.data_stack() == []
+    assert typist.repl.abandoned == 1
+
+
 def test_validator_accepts_valid_lines(typist):
     typist.enter("1 DROP")
     typist.enter("TZERO TDROP 2e FDROP")
