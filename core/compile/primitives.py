@@ -173,12 +173,13 @@ def _roll_effect(n: "Prim") -> Effect:
     return Effect(True, int(n.arg) + 1, 0, 0, 0)
 
 
-def _depth_operand(g: "Gen") -> tuple[ir.Value, ir.Value]:
-    """Pop a computed depth u for PICK/ROLL; check 0 <= u < depth at run time."""
+def _depth_operand(g: "Gen", count: bool = False) -> tuple[ir.Value, ir.Value]:
+    """Pop a computed depth u for PICK/ROLL (check 0 <= u < depth at run time),
+    or a count of cells for N>R (0 <= u <= depth)."""
     u = g.pop(1)[0]
     g.flush()
     sp = g._dsp()
-    g.fail_if(g.b.or_(g.b.icmp_signed("<", u, c64(0)), g.b.icmp_signed(">=", u, sp)),
+    g.fail_if(g.b.or_(g.b.icmp_signed("<", u, c64(0)), g.b.icmp_signed(">" if count else ">=", u, sp)),
               L.E_UNDERFLOW, aux=u)
     return sp, u
 
@@ -336,7 +337,7 @@ def _copy_cells(g: "Gen", dst: ir.Value, src: ir.Value, count: ir.Value) -> None
 @prim("N>R", "( i*x +n -- ) ( R: -- i*x +n )", "Move n cells and n to the return stack, for NR> in the "
       "same definition to bring back.", ": f N>R -1 NR> ; 1 2 2 f . . . . \\ 2 2 1 -1", dynamic=True)
 def _n_to_r(g: "Gen", n: "Prim") -> None:
-    sp, count = _count_operand(g, n)
+    sp, count = _depth_operand(g, count=True)
     cells = g.alloca(ir.ArrayType(I64, L.DS_MAX), "nr")
     base = g.b.sub(sp, count)
     _copy_cells(g, g.b.bitcast(cells, I64.as_pointer()), g.b.gep(g.env.ds, [base], source_etype=I64), count)
@@ -345,16 +346,6 @@ def _n_to_r(g: "Gen", n: "Prim") -> None:
     g.b.store(count, slot)
     g.scope.rstack.append(slot)
     g.scope.nblocks[id(slot)] = cells
-
-
-def _count_operand(g: "Gen", n: "Prim") -> tuple[ir.Value, ir.Value]:
-    """Pop N>R's count n and check 0 <= n <= the depth below it at run time."""
-    count = g.pop(1)[0]
-    g.flush()
-    sp = g._dsp()
-    g.fail_if(g.b.or_(g.b.icmp_signed("<", count, c64(0)), g.b.icmp_signed(">", count, sp)),
-              L.E_UNDERFLOW, aux=count)
-    return sp, count
 
 
 @prim("NR>", "( -- i*x +n ) ( R: i*x +n -- )", "Bring back the cells and the count the last N>R moved.",
