@@ -13,6 +13,7 @@ PTX is checked with ptxas for sm_80 and sm_90, as tests/test_ptx.py does.
 """
 from __future__ import annotations
 
+import operator
 import re
 from typing import Callable
 
@@ -49,6 +50,10 @@ def serial_order(init, values: list, olds: list, op: Callable) -> tuple[list[int
     return order, state
 
 
+def add_f32(a: float, b: float) -> float:
+    return float(np.float32(a) + np.float32(b))
+
+
 def wrap32(x: int) -> int:
     return int(np.array(x).astype(np.int64).astype(np.int32))
 
@@ -67,12 +72,10 @@ def gid_pairs(f: Forth) -> tuple[list[int], list[int]]:
 # ------------------------------------------------------------------ the model itself
 
 def test_serial_order_accepts_a_serial_history_and_refuses_a_lost_update():
-    add = lambda s, v: s + v  # noqa: E731
-    assert serial_order(0, [1, 1, 1], [2, 0, 1], add) == ([1, 2, 0], 3)
-    assert serial_order(0, [1, 1, 1], [0, 0, 1], add) is None  # two threads saw 0: an update was lost
-    mn = min
-    assert serial_order(9, [5, 7, 3], [9, 5, 5], mn) == ([0, 1, 2], 3)
-    assert serial_order(9, [5, 7, 3], [9, 9, 5], mn) is None
+    assert serial_order(0, [1, 1, 1], [2, 0, 1], operator.add) == ([1, 2, 0], 3)
+    assert serial_order(0, [1, 1, 1], [0, 0, 1], operator.add) is None  # two threads saw 0: an update was lost
+    assert serial_order(9, [5, 7, 3], [9, 5, 5], min) == ([0, 1, 2], 3)
+    assert serial_order(9, [5, 7, 3], [9, 9, 5], min) is None
 
 
 # ------------------------------------------------------------------ cells
@@ -95,7 +98,7 @@ def test_atomic_add_of_thread_values_matches_numpy(fresh):
     f.eval(": ADD-MINE ( -- gid old ) GLOBAL-ID DUP DUP * 3 + acc ATOMIC+ ;  ADD-MINE")
     gids, olds = gid_pairs(f)
     values = [g * g + 3 for g in gids]
-    order = serial_order(-1000, values, olds, lambda s, v: s + v)
+    order = serial_order(-1000, values, olds, operator.add)
     assert order is not None and order[1] == -1000 + int(np.sum(np.array(values)))
     assert int(f.array("acc")[0]) == order[1]
 
@@ -108,7 +111,7 @@ def test_atomic_min_max_over_thread_values(fresh, word, op, init):
     # signed values, negative and positive, beyond 32 bits
     f.eval(f"GLOBAL-ID DUP 37 * 256 MOD 128 - 1000000007 *  m {word}")
     gids, olds = gid_pairs(f)
-    values = ((np.arange(256) * 37 % 256 - 128) * 1000000007).tolist()
+    values = ((np.array(gids) * 37 % 256 - 128) * 1000000007).tolist()
     order = serial_order(init, values, olds, op)
     assert order is not None
     expected = int(np.min(values)) if op is min else int(np.max(values))
@@ -149,7 +152,7 @@ def test_atomic_cas_builds_a_lock_free_increment(fresh):
     f.eval("1 I64 ARRAY n  1 I64 ARRAY fails")
     f.eval(CAS_INC)
     f.eval("GLOBAL-ID n CAS-INC")
-    gids, olds = gid_pairs(f)
+    _, olds = gid_pairs(f)
     assert sorted(olds) == list(range(256))
     assert int(f.array("n")[0]) == 256
     # all 256 read 0 before the BARRIER, so only one CAS of 0 can succeed: the others retry
@@ -181,7 +184,8 @@ def test_i32_atomic_min_max_compare_32_bit_signed(fresh, word, op, init):
     # the high 32 bits (gid) are dropped: the low 32 bits, signed, are compared
     f.eval(f"GLOBAL-ID DUP 32 LSHIFT OVER 37 * 256 MOD 128 - 16777259 * + w {word}")
     gids, olds = gid_pairs(f)
-    values = (np.arange(256, dtype=np.int64) << 32) + (np.arange(256) * 37 % 256 - 128) * 16777259
+    g = np.array(gids, dtype=np.int64)
+    values = (g << 32) + (g * 37 % 256 - 128) * 16777259
     low = values.astype(np.int32)  # numpy's wrap: the value the word stores
     order = serial_order(init, low.tolist(), olds, op)
     assert order is not None
@@ -222,8 +226,7 @@ def test_fatomic_add_sums_like_numpy_float32(fresh):
     gids = [row[0] for row in f.data_stack(lane=None)]
     olds = [row[0] for row in f.float_stack(lane=None)]
     values = [float(g) for g in gids]
-    add32 = lambda a, b: float(np.float32(a) + np.float32(b))  # noqa: E731
-    order = serial_order(0.5, values, olds, add32)
+    order = serial_order(0.5, values, olds, add_f32)
     assert order is not None
     expected = np.float32(0.5) + np.arange(256, dtype=np.float32).sum(dtype=np.float32)  # exact: small integers
     np.testing.assert_array_equal(f.array("s"), np.array([expected, 7], dtype=np.float32))
