@@ -773,25 +773,27 @@ def _atomic_cas(word: str, ty: ir.IntType, size: int) -> Emit:
 
 def _atomic_words(prefix: str, ty: ir.IntType, size: int, what: str, setup: str, fetch: str) -> None:
     """The RMW words and CAS on `what` at addr; the old value comes back sign-extended to a cell.
-    Their examples run `setup` (a variable v holding 5) and show v with `fetch`."""
-    ext = "" if ty == I64 else " (n is truncated to 32 bits, old is sign-extended)"
+    Their examples run `setup` (a variable v holding 5) and show v with `fetch`. The help has
+    no hyphens: HELP wraps its text and may break there (tests/test_inspect.py)."""
+    def narrow(operands: str) -> str:
+        return "" if ty == I64 else f" ({operands} truncated to 32 bits; old comes back as a signed cell)"
 
     def example(word: str, args: str, claim: str) -> str:
         return f"{setup} {args} v {word} . v {fetch} . \\ {claim}"
 
     for name, op, verb, cuda, args, claim in ATOMIC_OPS:
         word = prefix + name
-        prim(word, "( n addr -- old )", f"{verb} {what} at addr, atomically ({cuda}): old is its value before{ext}. "
-             "Every thread's update counts, in some order.", example(word, args, claim),
+        prim(word, "( n addr -- old )", f"{verb} {what} at addr, atomically ({cuda}): old is its value before"
+             f"{narrow('n is')}. Every thread's update counts, in some order.", example(word, args, claim),
              _atomic_rmw(word, op, ty, size))
     word = prefix + "ATOMIC-CAS"
     prim(word, "( expected new addr -- old )", f"Compare and swap {what} at addr, atomically (atomicCAS): "
-         f"store new if it holds expected; old is its value before (old = expected: it stored){ext}.",
-         example(word, "5 6", "5 6"), _atomic_cas(word, ty, size))
+         f"store new if it holds expected; old is its value before, so old = expected says it stored"
+         f"{narrow('expected and new are')}.", example(word, "5 6", "5 6"), _atomic_cas(word, ty, size))
 
 
 _atomic_words("", I64, 8, "the cell", "VARIABLE v 5 v !", "@")
-_atomic_words("I32-", I32, 4, "the 32-bit integer", "1 I32 ARRAY v 5 v I32!", "I32@")
+_atomic_words("I32-", I32, 4, "the I32 (32 bits)", "1 I32 ARRAY v 5 v I32!", "I32@")
 
 
 def _fatomic_add(g: "Gen", a: list, f: list) -> tuple[list, list]:
@@ -806,7 +808,10 @@ prim("FATOMIC+", "( addr -- ) ( F: r -- old )", "Add r (rounded to f32) to the f
 
 
 def _fence(scope: str) -> Emit:
-    return lambda g, n: g.b.fence("seq_cst", scope)
+    """A sequentially consistent fence at `scope` (NVPTX: fence.sc.gpu / fence.sc.cta)."""
+    def emit(g: "Gen", n: "Prim") -> None:
+        g.b.fence("seq_cst", scope)
+    return emit
 
 
 prim("THREADFENCE", "( -- )", "Order this thread's memory accesses for every thread of the launch "
