@@ -35,6 +35,7 @@ class Display:
         self.out_console = make_console(self.out)
         self.err_console = make_console(self.err)
         self.glyphs = views.Glyphs.for_encoding(getattr(self.out, "encoding", None))
+        self._stacks_shown: tuple[str, str] | None = None  # the last `.S` view: (its text, the stacks then)
 
     @classmethod
     def standard(cls) -> "Display":
@@ -43,6 +44,12 @@ class Display:
     @property
     def width(self) -> int:
         return min(self.out_console.width, views.WIDTH)
+
+    def echo(self, line: str) -> None:
+        """A source line as typed at the prompt (`tileforth --echo`): `> line`,
+        a blank line as it is."""
+        self.out.write(f"> {line}\n" if line.strip() else "\n")
+        self.out.flush()
 
     def output(self, text: str) -> None:
         """What the line printed, then a newline so the stacks start fresh."""
@@ -73,7 +80,7 @@ class Display:
     def inspect_view(self, forth, kind: str, view) -> str | None:
         """A view record as text for this terminal (None: the plain text will
         do).  `.S` shows the same stack view as after a line, colour or not."""
-        if kind != "stacks" and not self.colour:
+        if kind not in ("stacks", *views.OWN_LAYOUT) and not self.colour:
             return None
         lines = views.render(kind, view, width=self.width, colour=self.colour, glyphs=self.glyphs)
         buf = io.StringIO()
@@ -82,7 +89,29 @@ class Display:
                       color_system=self.out_console.color_system if self.colour else None)
         for line in lines:
             con.print(line)
-        return buf.getvalue()
+        text = buf.getvalue()
+        if kind == "stacks":
+            self._stacks_shown = (text, self._stacks_plain(forth))
+        return text
+
+    def _stacks_plain(self, forth) -> str:
+        lines = views.render_stack_view(stacks_record(forth), width=self.width, glyphs=self.glyphs, colour=False)
+        return "\n".join(line.plain for line in lines)
+
+    def stacks_after(self, forth, output: str) -> None:
+        """The stacks after a line, unless the line itself ended by showing
+        them as they are now (`.S` at the prompt: one view, not two)."""
+        shown, self._stacks_shown = self._stacks_shown, None
+        if shown is not None and output.rstrip("\n").endswith(shown[0].rstrip("\n")):
+            try:
+                if self._stacks_plain(forth) == shown[1]:
+                    return
+            except Exception:  # a view never fails the session: show them again
+                pass
+        self.stacks(forth)
+
+    def forget_stacks_shown(self) -> None:
+        self._stacks_shown = None
 
     def note(self, message: str) -> None:
         self.out_console.print(message, style="dim", markup=False)

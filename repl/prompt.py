@@ -83,21 +83,28 @@ def banner(session: Session) -> str:
     return text
 
 
-def timing_text(t: dict[str, float]) -> str:
-    """compile, run and read-back time of the last line, summed over its launches."""
-    return "time  " + "  ".join(f"{k} {t.get(k, 0.0) * 1e3:.1f} ms" for k in ("compile", "run", "read"))
+EMULATED_NOTE = "(run time on the CPU emulator, not a GPU's)"
+
+
+def timing_text(t: dict[str, float], *, emulated: bool = False) -> str:
+    """compile, run and read-back time of the last line, summed over its
+    launches; `emulated`: the line ran on the cpu emulator, and the text says so."""
+    text = "time  " + "  ".join(f"{k} {t.get(k, 0.0) * 1e3:.1f} ms" for k in ("compile", "run", "read"))
+    return f"{text}  {EMULATED_NOTE}" if emulated else text
 
 
 class Repl:
     """The read-eval-print loop over one session.
 
     `input`/`output` are prompt_toolkit's (tests pass a pipe input and a
-    dummy output); `history` defaults to the history file.
+    dummy output); `history` defaults to the history file; `timing`: show
+    the time line after each line (`tileforth --no-timing` turns it off).
     """
 
     def __init__(self, session: Session, display: Display, *, input=None, output=None,
-                 history: History | None = None) -> None:
+                 history: History | None = None, timing: bool = True) -> None:
         self.session, self.display = session, display
+        self.timing = timing
         self.state = editor.EditorState(session)
         self.state.refresh()
         self.busy = threading.Event()  # set while a line runs
@@ -160,12 +167,16 @@ class Repl:
         for note in result.warnings:
             self.display.note(note)
         if result.error is not None:
+            self.display.forget_stacks_shown()
             self.display.error(result, located=False)
         elif self.session.compiling:
+            self.display.forget_stacks_shown()
             self.display.note("compiled")
         else:
-            self.display.stacks(self.session.forth)
-            self.display.note(timing_text(self.session.forth.line_timing))
+            f = self.session.forth
+            self.display.stacks_after(f, result.output)  # not again after a `.S` that ended the line
+            if self.timing:
+                self.display.note(timing_text(f.line_timing, emulated=f.backend_name == "cpu"))
 
     # ---- running a line, interruptibly ----------------------------------------------
     def run_line(self, text: str) -> LineResult:

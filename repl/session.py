@@ -12,6 +12,10 @@ from dataclasses import dataclass, field
 from tileforth.core.errors import Bye  # noqa: F401  (BYE: the REPL and the CLI stop on it)
 
 
+# what the REPL itself acts on before Forth reads the line (each is also a dictionary word, with its HELP)
+REPL_COMMANDS = ("BYE",)
+
+
 @dataclass
 class LineResult:
     output: str = ""                 # what the line printed, also when it failed
@@ -30,6 +34,11 @@ class Session:
     # (lineno, text) of the lines of a definition still open, for errors at `;`
     _open_lines: list[tuple[int, str]] = field(default_factory=list)
     arch: str = "sm_80"  # the GPU architecture that words showing PTX (SEE-PTX) compile for
+
+    def __post_init__(self) -> None:
+        from .words import install
+
+        install(self.forth)  # WORDS: the user's words first, then the built-ins by group
 
     @classmethod
     def start(cls, backend: str = "auto", *, checked: bool = True, arch: str | None = None) -> "Session":
@@ -56,7 +65,7 @@ class Session:
         from tileforth.core import ForthError
 
         self.lineno = lineno if lineno is not None else self.lineno + 1
-        if text.strip().upper() == "BYE" and not self.compiling:
+        if text.strip().upper() in REPL_COMMANDS and not self.compiling:
             raise Bye
         self._open_lines.append((self.lineno, text))
         try:

@@ -511,9 +511,12 @@ def span_style(tag, scale: float = 0.0) -> str:
 
 def styled(view: View) -> list[Text]:
     """The view's own lines (its plain-text layout), styled by their tags."""
+    return _styled_lines(view.lines(), view.scale)
+
+
+def _styled_lines(lines, scale: float) -> list[Text]:
     out = []
-    scale = view.scale
-    for line in view.lines():
+    for line in lines:
         text = Text()
         for chunk, tag in line:
             text.append(chunk, style=span_style(tag, scale))
@@ -585,12 +588,25 @@ def matrix_heatmap(view, glyphs: Glyphs, width: int) -> list[Text]:
     return lines
 
 
+def _see_lines(view, width: int):
+    from .words import definition_lines
+
+    return definition_lines(view)
+
+
+# views the REPL lays out itself, colour or not (the record's own plain text differs):
+# SEE with its header once, WORDS for the display's width
+OWN_LAYOUT = {"see": _see_lines, "words": lambda view, width: view.lines(width)}
+
+
 def render(kind: str, view: View, *, forth=None, width: int = WIDTH, colour: bool = False,
            glyphs: Glyphs = UNICODE) -> list[Text]:
     """rich lines for one inspection view record (`forth` is not needed: the
     record holds what is shown; it is accepted for older callers)."""
     if kind == "stacks" and isinstance(view, Stacks):
         return render_stack_view(view, width=width, glyphs=glyphs, colour=colour)
+    if kind in OWN_LAYOUT:
+        return _styled_lines(OWN_LAYOUT[kind](view, width), view.scale)
     if colour and kind == "matrix" and view.large and glyphs.half_block:
         return matrix_heatmap(view, glyphs, width)
     if colour and kind == "ir":
