@@ -4,6 +4,7 @@
     tileforth FILE...              run the files line by line, then exit
     tileforth -e '2 3 + .'         run source given on the command line
     tileforth -i FILE...           run the files, then the prompt
+    tileforth --echo FILE          each line as typed at the prompt (`> line`), then its output
     echo '2 3 +' | tileforth       read lines from stdin, like the prompt
     tileforth compile K.fth -o k.ptx --arch sm_80     a kernel file to PTX
     tileforth run K.fth --param X=1,2,3 --grid 1,1,1 --block 32,1,1 --output-param X
@@ -27,11 +28,23 @@ from .session import Bye, Session
 STACK_MODES = ("each", "end", "none")
 
 
+USAGE = """tileforth [options] [FILE ...] [-e SOURCE ...]
+       tileforth compile FILE [-o OUT] [--arch SM]
+       tileforth run FILE [--param NAME=VALUE ...] [--grid X,Y,Z] [--block X,Y,Z] [--output-param NAME]"""
+
+EPILOG = """\
+With no FILE and no -e: the prompt on a terminal, otherwise lines from stdin.
+
+subcommands, for kernel files (\\! kernel, \\! param, \\! shared header lines, then Forth):
+  compile FILE -o OUT.ptx        write the kernel's PTX (`tileforth compile --help`: its options)
+  run FILE --param NAME=VALUE    run the kernel once and print its outputs (`tileforth run --help`)"""
+
+
 def parse_args(argv):
     p = argparse.ArgumentParser(
-        prog="tileforth",
+        prog="tileforth", usage=USAGE,
         description="An interactive Forth for NVIDIA GPUs (or their CPU emulation).",
-        epilog="With no FILE and no -e: the prompt on a terminal, otherwise lines from stdin.")
+        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("files", nargs="*", metavar="FILE", help="Forth source to run, line by line")
     p.add_argument("-e", dest="sources", action="append", default=[], metavar="SOURCE",
                    help="run SOURCE after the files (may be repeated)")
@@ -42,6 +55,12 @@ def parse_args(argv):
                         "or never (default: each at the prompt and on stdin, end for FILE/-e)")
     p.add_argument("-i", dest="interactive", action="store_true",
                    help="after the files and -e sources, stay at the prompt (or read stdin)")
+    p.add_argument("--echo", action="store_true",
+                   help="print each line of the files, -e sources and stdin before its output, as typed at "
+                        "the prompt (`> line`), so a run reads like a session")
+    p.add_argument("--timing", action=argparse.BooleanOptionalAction, default=True,
+                   help="at the prompt, after each line, the time it took to compile, run and read back "
+                        "(on the cpu backend: the emulator's time, not a GPU's); --no-timing leaves it out")
     p.add_argument("--unchecked", action="store_true",
                    help="UNSAFE, for benchmarks only: memory accesses are not checked against the arrays, buffers and "
                         "shared memory they should stay in (faster). A bad address (e.g. `7 BF@`) can then crash "
@@ -54,23 +73,29 @@ def parse_args(argv):
 
 
 def run_lines(session: Session, display: Display, lines: Iterable[str], *,
-              stop_on_error: bool, stacks: str) -> int:
-    """Run lines; return 0, or 1 after a failed line."""
+              stop_on_error: bool, stacks: str, echo: bool = False) -> int:
+    """Run lines; return 0, or 1 after a failed line.  `echo`: print each
+    line first, as typed at the prompt (`> line`; a blank line as it is)."""
     status = 0
     for lineno, text in enumerate(lines, start=1):
         text = text.rstrip("\r\n")
+        if echo:
+            display.echo(text)
         result = session.run_line(text, lineno)  # BYE raises Bye: main ends the run
         display.output(result.output)
         for note in result.warnings:
             display.note(note)
         if result.error is not None:
+            display.forget_stacks_shown()
             display.error(result)
             status = 2 if result.internal else 1
             if stop_on_error:
                 return status
             continue
         if stacks == "each" and not session.compiling:
-            display.stacks(session.forth)
+            display.stacks_after(session.forth, result.output)  # not twice after a `.S`
+        else:
+            display.forget_stacks_shown()
     if session.compiling:
         display.fatal(f"error: {session.source} ended inside a colon definition (missing ;)")
         return 1
@@ -109,7 +134,7 @@ def main(argv=None) -> int:
             for name, lines in batch:
                 session.set_source(name)
                 status = run_lines(session, display, lines, stop_on_error=True,
-                                   stacks="none" if stacks == "end" else stacks)
+                                   stacks="none" if stacks == "end" else stacks, echo=args.echo)
                 if status and not args.interactive:
                     return status
                 if status:  # -i: the session is intact; go to the prompt
@@ -122,11 +147,11 @@ def main(argv=None) -> int:
         if sys.stdin.isatty() and sys.stdout.isatty():
             from .prompt import interact
 
-            return interact(session, display)
+            return interact(session, display, timing=args.timing)
 
         session.set_source("<stdin>")
         return run_lines(session, display, sys.stdin, stop_on_error=False,
-                         stacks=args.stacks or "each")
+                         stacks=args.stacks or "each", echo=args.echo)
     except Bye as bye:
         sys.stdout.write(bye.output)  # what the line printed before BYE
         return 0

@@ -5,8 +5,10 @@ the page cannot drift from what the tour prints:
 
     python -m tileforth.repl.transcript demos/tour.fth
 
-Lines run through the same Session and Display as `tileforth FILE` (with
-`--stacks none`: the tour shows stacks with `.S` where it wants them).
+Lines run through the same Session, Display and loop as `tileforth --echo
+FILE` (with `--stacks none`: the tour shows stacks with `.S` where it wants
+them, and it ends with them empty, so `tileforth --echo demos/tour.fth`
+prints this transcript).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import argparse
 import io
 import sys
 
+from .cli import run_lines
 from .display import Display
 from .session import Session
 from .views import Glyphs
@@ -34,14 +37,7 @@ def transcript(lines: list[str], *, name: str = "<transcript>", backend: str = "
     session = Session.start(backend)
     display.attach(session.forth)
     session.set_source(name)
-    for lineno, text in enumerate(lines, start=1):
-        text = text.rstrip("\r\n")
-        out.write(f"> {text}\n" if text.strip() else "\n")
-        result = session.run_line(text, lineno)
-        display.output(result.output)
-        if result.error is not None:
-            display.error(result)
-            break
+    run_lines(session, display, lines, stop_on_error=True, stacks="none", echo=True)
     return "".join(line.rstrip() + "\n" for line in out.getvalue().splitlines())
 
 
