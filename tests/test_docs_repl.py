@@ -45,6 +45,20 @@ def test_transcript_matches_what_the_cli_prints_for_the_tour():
     assert printed == typed
 
 
+def test_echo_prints_the_tour_as_the_transcript_in_the_doc():
+    """`tileforth --echo demos/tour.fth` reads like the transcript: each line
+    as typed (`> line`), then its output."""
+    env = dict(os.environ, COLUMNS="80")
+    for var in ("FORCE_COLOR", "TTY_COMPATIBLE", "NO_COLOR"):
+        env.pop(var, None)
+    res = subprocess.run(CLI + ["--echo", "demos/tour.fth"], cwd=ROOT, capture_output=True, text=True,
+                         encoding="utf-8", env=env, timeout=300)
+    assert res.returncode == 0, res.stderr
+    _, block = next((b, blk) for b, blk in doc_blocks() if b.rstrip().endswith(
+        "<!-- tour transcript: python -m tileforth.repl.transcript demos/tour.fth -->"))
+    assert [ln.rstrip() for ln in res.stdout.splitlines()] == block.splitlines()
+
+
 def _cli(stdin: str) -> str:
     env = dict(os.environ, COLUMNS="80")
     for var in ("FORCE_COLOR", "TTY_COMPATIBLE", "NO_COLOR"):

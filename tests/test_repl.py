@@ -14,6 +14,7 @@ otherwise: `TID-X` in the default launch (one block of 32 threads) is
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 
@@ -292,3 +293,136 @@ def test_the_session_is_closed_at_the_end_of_a_run(tmp_path):
         data = (tmp_path / "blocks.fb").read_bytes()
         assert data[3 * 1024:3 * 1024 + 1] == b"Z" and len(data) == 4 * 1024
         (tmp_path / "blocks.fb").unlink()
+
+
+# ------------------------------------------------------------------ views shown once, WORDS (issue 14)
+
+
+def test_dot_s_on_stdin_shows_the_stacks_once(tmp_path):
+    """`.S` shows every stack; the view after the line is not printed again
+    when `.S` ended the line and nothing changed since."""
+    r = run(stdin="1 2 .S\n.S 3\n4 .S DROP\n", tmp_path=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert stack_views(r.stdout, "data") == [
+        ["1", "2"],                              # 1 2 .S: once
+        ["1", "2"], ["1", "2", "3"],             # .S 3: the stacks changed after .S, so both
+        ["1", "2", "3", "4"], ["1", "2", "3"],   # 4 .S DROP: likewise
+    ]
+    assert len(stack_views(r.stdout, "float")) == 5
+
+
+def test_see_shows_the_header_once(tmp_path):
+    r = run("--stacks", "none", stdin=": sq DUP * ;\nSEE sq\n: cube ( n -- n^3 ) DUP sq * ;\nSEE cube\n",
+            tmp_path=tmp_path)
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert lines[:2] == [": sq ( x1 -- x'1 )", "  DUP * ;"]
+    assert lines[2] == ": cube ( x1 -- x'1 )"
+    assert lines[3] == "  ( n -- n^3 ) DUP sq * ;"
+    assert lines[4] == "\\ calls: sq"
+    assert sum(ln.startswith(": sq") for ln in lines) == 1 and sum(ln.startswith(": cube") for ln in lines) == 1
+
+
+def words_sections(stdout: str) -> list[tuple[str, list[str]]]:
+    """WORDS' output as (heading, names) pairs; the first is the user's words."""
+    sections: list[tuple[str, list[str]]] = []
+    for line in stdout.splitlines():
+        if line.startswith("  "):
+            sections[-1][1].extend(line.split())
+        elif line:
+            sections.append((line, []))
+    return sections
+
+
+def test_words_lists_the_users_words_newest_first_then_builtins_by_group(tmp_path):
+    from tileforth.repl.session import Session
+
+    r = run("--stacks", "none", stdin="WORDS\n", tmp_path=tmp_path)
+    assert r.returncode == 0, r.stderr
+    fresh = words_sections(r.stdout)
+    assert fresh[0][0].startswith("no words of your own yet")
+    every = [n for _, names in fresh for n in names]
+    assert sorted(every) == sorted(Session.start("cpu").forth.dict)  # each word once
+    groups = dict(fresh[1:])
+    assert "DUP" in groups["Stack:"] and "TMMA" in groups["Tiles (tensor cores):"]
+    assert "WORDS" in groups["Host words (run between launches):"]
+
+    r = run("--stacks", "none", stdin=": sq DUP * ;\n3 CONSTANT three\n: cube DUP sq * ;\n"
+            "VARIABLE v\n: DUP DUP ;\nWORDS\n", tmp_path=tmp_path)
+    assert r.returncode == 0, r.stderr
+    sections = words_sections(r.stdout.split("redefined DUP", 1)[-1])
+    assert sections[0] == ("your words, newest first:", ["DUP", "v", "cube", "three", "sq"])
+    assert "DUP" not in dict(sections[1:])["Stack:"]  # redefined: now the user's
+
+
+def test_echo_prints_each_line_before_its_output(tmp_path):
+    src = tmp_path / "two.fth"
+    src.write_text("\\ two lines\n\n2 3 + .\n")
+    r = run("--echo", str(src), "-e", "7 .", tmp_path=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines() == ["> \\ two lines", "", "> 2 3 + .", "5 ", "> 7 .", "7 "]
+    r = run("--echo", "--stacks", "none", stdin="1 .\nFROBNICATE\n", tmp_path=tmp_path)
+    assert r.stdout.splitlines() == ["> 1 .", "1 ", "> FROBNICATE"]
+    assert "FROBNICATE" in r.stderr and r.returncode == 1
+    r = run(str(src), tmp_path=tmp_path)  # without --echo: only the output
+    assert r.stdout.splitlines() == ["5 "]
+
+
+def test_help_lists_the_kernel_subcommands(tmp_path):
+    r = run("--help", tmp_path=tmp_path)
+    assert r.returncode == 0, r.stderr
+    text = r.stdout
+    assert re.search(r"^\s+tileforth compile FILE", text, re.M), text
+    assert re.search(r"^\s+tileforth run FILE", text, re.M), text
+    assert re.search(r"^\s+compile FILE .*PTX", text, re.M) and re.search(r"^\s+run FILE .*once", text, re.M)
+    for flag in ("--echo", "--no-timing"):
+        assert flag in text
+    for sub in ("compile", "run"):  # and each subcommand's own help works
+        r = run(sub, "--help", tmp_path=tmp_path)
+        assert r.returncode == 0 and f"tileforth {sub}" in r.stdout, r.stderr
+
+
+def test_every_word_the_repl_accepts_has_help(tmp_path):
+    """HELP for each dictionary word of a REPL session and each command the
+    REPL itself takes (BYE): its name, stack effect and meaning."""
+    from tileforth.repl.session import REPL_COMMANDS, Session
+
+    names = sorted(set(Session.start("cpu").forth.dict) | set(REPL_COMMANDS))
+    assert "BYE" in names and "WORDS" in names and len(names) > 300
+    r = run("--echo", "--stacks", "none", stdin="".join(f"HELP {n}\n" for n in names), tmp_path=tmp_path)
+    assert r.returncode == 0, r.stderr
+    blocks = re.split(r"^> HELP (.*)\n", r.stdout, flags=re.M)[1:]
+    got = dict(zip(blocks[::2], blocks[1::2]))
+    assert sorted(got) == names
+    for name, text in got.items():
+        lines = text.splitlines()
+        assert lines and lines[0].upper().startswith(name.upper() + "  "), (name, text)
+        assert "(" in lines[0] and "--" in lines[0], (name, text)  # the stack effect
+        meaning = " ".join(ln.strip() for ln in lines[1:] if not ln.strip().startswith("example:"))
+        assert re.search(r"[A-Za-z]{3}", meaning), (name, text)
+    assert "End the session" in got["BYE"]
+
+
+def test_no_timing_leaves_the_time_line_out(tmp_path):
+    pexpect = pytest.importorskip("pexpect")
+    env = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR")}
+    env.update(XDG_DATA_HOME=str(tmp_path / "data"), TERM="xterm", PROMPT_TOOLKIT_NO_CPR="1")
+    ansi = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\r")
+    seen = {}
+    for flag in ("--timing", "--no-timing"):
+        child = pexpect.spawn(CLI[0], CLI[1:] + [flag], env=env, encoding="utf-8", timeout=120,
+                              dimensions=(24, 100))
+        try:
+            child.expect("BYE or Ctrl-D leaves")
+            child.sendline("20 22 + .")
+            child.expect(str(20 + 22))
+            child.sendline("BYE")
+            child.expect(pexpect.EOF)
+            seen[flag] = ansi.sub("", child.before)
+        finally:
+            child.close()
+    assert re.search(r"data +<0>\s+float <0>", seen["--timing"]) and re.search(r"data +<0>\s+float <0>",
+                                                                              seen["--no-timing"])
+    assert re.search(r"time +compile [\d.]+ ms +run [\d.]+ ms +read [\d.]+ ms +\(run time on the CPU "
+                     r"emulator", seen["--timing"]), seen["--timing"]
+    assert " ms" not in seen["--no-timing"], seen["--no-timing"]

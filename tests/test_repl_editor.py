@@ -349,6 +349,52 @@ def test_an_edited_refused_line_is_checked_again(typist):
     assert typist.repl.abandoned == 1
 
 
+# ------------------------------------------------------------------ after a line (issue 14, item 3)
+
+
+def test_dot_s_at_the_prompt_shows_the_stacks_once(typist):
+    typist.repl.display.attach(typist.forth)  # as `tileforth` does: .S shows every stack
+    typist.enter("1 2 .S")
+    assert typist.out.getvalue().count("data  <2> 1 2") == 1
+    typist.enter(".S 3")  # the stacks changed after .S: its view, then the new one
+    out = typist.out.getvalue()
+    assert out.count("data  <2> 1 2") == 2 and out.count("data  <3> 1 2 3") == 1
+    typist.enter("DROP DROP DROP .S")
+    assert typist.out.getvalue().count("data  <0>") == 1
+
+
+def test_see_at_the_prompt_shows_a_multi_line_definition_with_one_header(typist):
+    typist.repl.display.attach(typist.forth)  # the views as `tileforth` renders them
+    typist.wait_for_prompt()
+    n = typist.repl.entries
+    typist.type(": cube\rdup dup\r* * ;\r")
+    wait_until(lambda: typist.repl.entries > n, what="the definition")
+    typist.enter("SEE cube")
+    out = typist.out.getvalue()
+    see = out[out.index(": cube ("):].splitlines()
+    assert see[0] == ": cube ( x1 -- x'1 )"
+    assert [ln.strip() for ln in see[1:3]] == ["dup dup", "* * ;"]
+    assert out.count(": cube") == 1
+
+
+def test_the_time_line_says_emulated_and_can_be_turned_off():
+    t = Typist()
+    try:
+        t.enter("1 2 +")
+        timing = [ln for ln in t.out.getvalue().splitlines() if ln.startswith("time")]
+        assert len(timing) == 1 and "compile" in timing[0] and "CPU emulator" in timing[0]
+    finally:
+        t.close()
+    t = Typist()
+    t.repl.timing = False  # what `tileforth --no-timing` sets
+    try:
+        t.enter("1 2 +")
+        assert "data  <1> 3" in t.out.getvalue()
+        assert not any(ln.startswith("time") for ln in t.out.getvalue().splitlines())
+    finally:
+        t.close()
+
+
 def test_validator_accepts_valid_lines(typist):
     typist.enter("1 DROP")
     typist.enter("TZERO TDROP 2e FDROP")
