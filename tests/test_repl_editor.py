@@ -669,3 +669,33 @@ def test_terminal_end_to_end(tmp_path):
     finally:
         child.close()
     assert child.exitstatus == 0
+
+
+def test_terminal_refused_line_then_fresh_line(tmp_path):
+    """Issue 14 item 1 in a real terminal: a refused `.` does not swallow the
+    next line, and Enter on an unchanged refused line shows the real error."""
+    pexpect = pytest.importorskip("pexpect")
+    env = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR", "TTY_COMPATIBLE")}
+    env.update(XDG_DATA_HOME=str(tmp_path / "data"), TERM="xterm-256color", LANG="C.UTF-8",
+               LC_ALL="C.UTF-8")
+    child = pexpect.spawn(CLI[0], CLI[1:] + ["--no-timing"], env=env, encoding="utf-8", timeout=60,
+                          dimensions=(40, 120))
+    screen = Screen(child)
+    try:
+        screen.wait_for("Ctrl-D leaves")
+        child.send(".\r")
+        screen.wait_for(r"needs 1 .*Enter runs it anyway")
+        child.send("2 3 +\r")
+        screen.wait_for(r"not run: \. needs 1")
+        screen.wait_for(r"data +<1> 5\s+float <0>")  # 2 3 + ran by itself
+        child.send("DROP .\r")
+        screen.wait_for(r"Enter runs it anyway")
+        child.send("\r")  # unchanged: run it
+        screen.wait_for(r"underflow.*\s+DROP \.\s+\^")  # the error, with its caret under `.`
+        child.send("7 .\r")
+        screen.wait_for(r"7 \s*data +<1> 5")  # a fresh prompt (the failed line left the stacks as they were)
+        child.send("\x04")
+        child.expect(pexpect.EOF)
+    finally:
+        child.close()
+    assert child.exitstatus == 0
