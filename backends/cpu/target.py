@@ -20,6 +20,7 @@ from tileforth.core.compile import layout as L
 from tileforth.core.compile.codegen import I1, I8, I64, PTR, Env, c64
 from tileforth.core.compile.target import BodyEmitter, Target
 from tileforth.core.compile.tileops import TileOp
+from tileforth.core.compile.warpgen import WarpOp
 
 if TYPE_CHECKING:
     from tileforth.core.compile.codegen import Gen
@@ -101,7 +102,19 @@ class CpuTarget(Target):
     def tile_op(self, g: "Gen", op: TileOp, operands: list[ir.Value]) -> None:
         """Park the lane at a warp op: the host performs it once for the warp
         when all 32 lanes arrived with the same operands."""
-        assert g.tstate.coro is not None, "tile operation outside a coroutine kernel"
+        self._park(g, op, operands)
+
+    def warp_op(self, g: "Gen", op: WarpOp, operands: list[ir.Value]) -> ir.Value | None:
+        """Park the lane at a warp op: the host computes it for the warp's
+        lanes together (backends/cpu/warpops.py) and leaves each lane's result
+        in its first operand slot."""
+        self._park(g, op, operands)
+        return g.b.load(self.thr_slot(g, L.T_OP), typ=I64) if op.results else None
+
+    def _park(self, g: "Gen", op: TileOp | WarpOp, operands: list[ir.Value]) -> None:
+        """Store the operands in the thread record (T_OP up), the status and
+        the site, and suspend until the host has performed the op."""
+        assert g.tstate.coro is not None, "warp operation outside a coroutine kernel"
         site = g.site()
         g.sites.info[site] = op
         for i, v in enumerate(operands):

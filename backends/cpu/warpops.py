@@ -1,4 +1,4 @@
-"""Warp-collective tile operations on the emulator.
+"""Warp-collective operations on the emulator: tile operations, shuffles and votes.
 
 When every thread of a block is parked (at a barrier, a warp op, or done),
 the scheduler returns to the host. For each warp whose 32 lanes all wait at
@@ -20,6 +20,7 @@ import numpy as np
 from tileforth.core.compile import layout as L
 from tileforth.core.compile.tileops import Add, Copy, Fill, Load, Mma, Perm, Scale, Store, TileOp, Zero
 from tileforth.core.compile.tiles import WARP, Tile, elem_bytes
+from tileforth.core.compile.warpgen import Shuffle, SyncWarp, Vote, WarpOp
 from tileforth.core.errors import ForthError
 from tileforth.core.session.output import ranges
 
@@ -39,6 +40,15 @@ _ACC_DTYPE = {"f32": np.float32, "f16": np.float16}
 
 def _f32(bits: int) -> np.float32:
     return np.float32(struct.unpack("<f", struct.pack("<I", bits & 0xFFFFFFFF))[0])
+
+
+def _mask(lanes: np.ndarray) -> int:
+    """Bit i set for each true lanes[i]: a 32-bit lane mask, as a nonnegative cell."""
+    return int(np.sum(np.left_shift(1, np.flatnonzero(lanes), dtype=np.int64)))
+
+
+def _lanes(ids: list[int]) -> str:
+    return f"lane {ids[0]}" if len(ids) == 1 else f"lanes {ranges(ids)}"
 
 
 def _put(stack: list[np.ndarray], pos: int, value: np.ndarray) -> None:
@@ -68,7 +78,13 @@ class WarpOps:
             waiting = st == L.ST_WARP
             if not waiting.any():
                 continue
+            if self._loose_ops(rows[lanes], waiting):
+                continue  # ACTIVEMASK went first: the lanes it released may yet join the others
             first = int(site[lanes][np.argmax(waiting)])
+            op = self.sites.info[first]
+            if isinstance(op, WarpOp):
+                self._warp_op(op, first, block, w, rows[lanes])
+                continue
             gw = block * be.warps_per_block + w // WARP
             if st.size < WARP:
                 raise self.error(first, f"tile operations need whole warps of 32 threads, but warp {w // WARP} "
@@ -76,7 +92,6 @@ class WarpOps:
             same = waiting & (site[lanes] == first)
             if not same.all():
                 raise self._divergence(first, block, w, st, site[lanes])
-            op = self.sites.info[first]
             ops = rows[lanes, L.T_OP:L.T_OP + op.operands]
             bad = np.flatnonzero((ops != ops[0]).any(axis=1))
             if bad.size:
@@ -87,19 +102,84 @@ class WarpOps:
             status[lanes] = L.ST_RUN
             be.ctx[L.CTX_STEPS_USED] += WARP_OP_STEPS
 
-    def _divergence(self, site: int, block: int, w: int, st: np.ndarray, sites: np.ndarray) -> ForthError:
+    def _loose_ops(self, rows: np.ndarray, waiting: np.ndarray) -> bool:
+        """Release the lanes of a warp that wait at an op that does not synchronise
+        (ACTIVEMASK): the lanes at one such site get the mask of the lanes there.
+        True when there were any."""
+        sites = rows[:, L.T_SITE]
+        loose = [int(s) for s in np.unique(sites[waiting]) if not getattr(self.sites.info[int(s)], "collective", True)]
+        for s in loose:
+            here = waiting & (sites == s)
+            rows[here, L.T_OP] = _mask(here)
+            rows[here, L.T_STATUS] = L.ST_RUN
+            self.be.ctx[L.CTX_STEPS_USED] += WARP_OP_STEPS
+        return bool(loose)
+
+    def _warp_op(self, op: WarpOp, site: int, block: int, w: int, rows: np.ndarray) -> None:
+        """A shuffle, vote or SYNCWARP: every thread of the warp must be there (a
+        full mask); each lane gets its result in its first operand slot."""
+        st, sites = rows[:, L.T_STATUS], rows[:, L.T_SITE]
+        if not ((st == L.ST_WARP) & (sites == site)).all():
+            raise self._divergence(site, block, w, st, sites, op.word)
+        ops = rows[:, L.T_OP:L.T_OP + op.operands]
+        match op:
+            case Shuffle(mode=mode):
+                rows[:, L.T_OP] = ops[:, 0][self._sources(op, mode, ops[:, 1], site, block, w)]
+            case Vote(mode="ballot"):
+                rows[:, L.T_OP] = _mask(ops[:, 0] != 0)
+            case Vote(mode="any"):
+                rows[:, L.T_OP] = -int((ops[:, 0] != 0).any())
+            case Vote(mode="all"):
+                rows[:, L.T_OP] = -int((ops[:, 0] != 0).all())
+            case SyncWarp():
+                pass
+            case _:  # pragma: no cover - warpgen emits only the ops above
+                raise AssertionError(op)
+        st[:] = L.ST_RUN
+        self.be.ctx[L.CTX_STEPS_USED] += WARP_OP_STEPS
+
+    def _sources(self, op: WarpOp, mode: str, b: np.ndarray, site: int, block: int, w: int) -> np.ndarray:
+        """The lane each lane reads (PTX's shfl.sync with a width of 32: b's low 5
+        bits; up and down read their own lane when the source is outside the
+        warp). A lane past the warp's threads (a block that is not a multiple of
+        32) has no value: on a GPU the result is undefined, here an error."""
+        n = len(b)
+        lane = np.arange(n)
+        bval = b & 31
+        src = {"idx": bval, "up": lane - bval, "down": lane + bval, "xor": lane ^ bval}[mode]
+        src = np.where((src >= 0) & (src < WARP), src, lane)
+        missing = np.flatnonzero(src >= n)
+        if missing.size:
+            readers = _lanes(missing.tolist())
+            gone = _lanes(sorted(set(src[missing].tolist())))
+            verb = "reads" if missing.size == 1 else "read"
+            raise self.error(site, f"{op.word}" + "{where}" + f": {readers} of warp {w // WARP} in block "
+                             f"{block} {verb} {gone}, past the warp's {n} thread{'s' * (n > 1)} ({_lanes(list(range(n)))}): a GPU "
+                             "leaves such a value undefined. Make the block size a multiple "
+                             f"of 32, or read only lanes below {n}", op.word)
+        return src
+
+    def _divergence(self, site: int, block: int, w: int, st: np.ndarray, sites: np.ndarray,
+                    word: str | None = None) -> ForthError:
         at = np.flatnonzero((st == L.ST_WARP) & (sites == site)) + w
         others = np.flatnonzero(~((st == L.ST_WARP) & (sites == site))) + w
-        what = {L.ST_DONE: "finished", L.ST_BARRIER: "wait at a BARRIER", L.ST_WARP: "wait at another tile op"}
+        what = {L.ST_DONE: "finished", L.ST_BARRIER: "wait at a BARRIER",
+                L.ST_WARP: "wait at another tile op" if word is None else "wait at another warp operation"}
         kinds = sorted({what.get(int(x), "are elsewhere") for x in st[others - w]})
         name, pos = self.sites.entries[site]
         def who(ids: np.ndarray) -> str:
             lanes = f"lanes {ranges((ids - w).tolist())}"
             return lanes if w == 0 else f"{lanes} (threads {ranges(ids.tolist())})"
-        return ForthError(f"divergent warp in block {block} (warp {w // WARP}): {who(at)} reached a tile operation"
-                          f" but {who(others)} {' or '.join(kinds)}. A tile operation is executed "
-                          "by the whole warp together: keep it out of IFs whose condition differs between lanes",
-                          pos)
+        if word is None:
+            return ForthError(f"divergent warp in block {block} (warp {w // WARP}): {who(at)} reached a tile "
+                              f"operation but {who(others)} {' or '.join(kinds)}. A tile operation is executed "
+                              "by the whole warp together: keep it out of IFs whose condition differs between "
+                              "lanes", pos)
+        where = f" in {name}" if name and name != "<line>" else ""
+        return ForthError(f"divergent warp in block {block} (warp {w // WARP}): {who(at)} reached {word}{where} "
+                          f"but {who(others)} {' or '.join(kinds)}. {word} is executed by every lane of the warp "
+                          "together (a full mask, 0xffffffff): keep it out of IFs whose condition differs between "
+                          "lanes", pos, word)
 
     # ---- the operations ----------------------------------------------------
     def perform(self, op: TileOp, ops: list[int], stack: list[np.ndarray], site: int) -> None:

@@ -12,6 +12,9 @@
 * tile words         -> llvm.nvvm.wmma.* with a `convergent` attribute on every
                         call site (LLVM 22 does not mark them; O3 was seen
                         sinking a wmma.load into a divergent branch)
+* warp words         -> llvm.nvvm.shfl.sync.* (a cell or an f64 as two 32-bit
+                        shuffles), vote.*.sync, activemask, bar.warp.sync, with a
+                        full mask and `convergent` call sites
 * FEXP FLN FSIN FCOS FTAN F** ... -> libdevice (__nv_expf ...), linked when used
 
 Fragments live in per-position allocas (one per tile-stack position and
@@ -29,6 +32,7 @@ from tileforth.core.compile.codegen import F16, F32, FLOAT, I8, I32, I64, PTR, E
 from tileforth.core.compile.target import STATIC_SHARED_BYTES, BodyEmitter, Target, float_suffix
 from tileforth.core.compile.tileops import Add, Copy, Fill, Load, Mma, Perm, Scale, Store, TileOp, Zero
 from tileforth.core.compile.tiles import SHAPES, Hole, Tile, elem_bytes, resolve
+from tileforth.core.compile.warpgen import ActiveMask, Shuffle, SyncWarp, Vote, WarpOp
 from tileforth.core.errors import ForthError
 
 if TYPE_CHECKING:
@@ -44,7 +48,9 @@ LIBDEVICE_MATH = {name: f"__nv_{name}f" for name in (
     "exp", "exp10", "expm1", "log", "log10", "log1p", "pow", "sin", "cos", "tan", "asin", "acos", "atan", "atan2",
     "sinh", "cosh", "tanh", "asinh", "acosh", "atanh")}
 _SREG = {"tid": "tid", "bid": "ctaid", "bdim": "ntid", "gdim": "nctaid"}
-MIN_SM = {"f16": 75, "bf16": 80}  # wmma with bf16 needs sm_80 (LLVM aborts on "Cannot select")
+MIN_SM = {"f16": 75, "bf16": 80}
+FULL_MASK = ir.Constant(I32, -1)  # every lane of the warp (0xffffffff)
+SHFL_MODE = {"idx": "idx", "up": "up", "down": "down", "xor": "bfly"}  # warpgen's mode -> the intrinsic's  # wmma with bf16 needs sm_80 (LLVM aborts on "Cannot select")
 
 
 def geom(shape: tuple[int, int, int]) -> str:
@@ -277,6 +283,46 @@ class NvptxTarget(Target):
                 y = b.load(self._slot(g, src, t), typ=frag_type(t))
                 b.store(self._map(g, t, x, y, lambda p, q: b.fadd(p, q)), self._slot(g, dst, t))
             case _:  # pragma: no cover - tilegen emits only the ops above
+                raise AssertionError(op)
+
+    # ---- warp words ---------------------------------------------------------------
+    def _warp_call(self, g: "Gen", name: str, ret: ir.Type, args: list[ir.Value]) -> ir.Value:
+        fn = g.intrinsic(name, ret, [a.type for a in args])
+        return g.b.call(fn, args, attrs=("convergent",))
+
+    def _shfl32(self, g: "Gen", mode: str, x: ir.Value, lane: ir.Value) -> ir.Value:
+        """One `shfl.sync.<mode>.b32` over the full warp; c is CUDA's for a width of 32:
+        0 for up (the lowest lane), 31 for the others (the highest)."""
+        clamp = ir.Constant(I32, 0 if mode == "up" else 31)
+        name = f"llvm.nvvm.shfl.sync.{SHFL_MODE[mode]}.i32"
+        return self._warp_call(g, name, I32, [FULL_MASK, x, lane, clamp])
+
+    def _shuffle(self, g: "Gen", op: Shuffle, x: ir.Value, lane: ir.Value) -> ir.Value:
+        b = g.b
+        lane = b.trunc(lane, I32)
+        if op.bits == 32:
+            return b.zext(self._shfl32(g, op.mode, b.trunc(x, I32), lane), I64)
+        lo = self._shfl32(g, op.mode, b.trunc(x, I32), lane)
+        hi = self._shfl32(g, op.mode, b.trunc(b.lshr(x, c64(32)), I32), lane)
+        return b.or_(b.shl(b.zext(hi, I64), c64(32)), b.zext(lo, I64))
+
+    def warp_op(self, g: "Gen", op: WarpOp, operands: list[ir.Value]) -> ir.Value | None:
+        b = g.b
+        match op:
+            case Shuffle():
+                return self._shuffle(g, op, *operands)
+            case Vote(mode="ballot"):
+                pred = b.trunc(operands[0], ir.IntType(1))
+                return b.zext(self._warp_call(g, "llvm.nvvm.vote.ballot.sync", I32, [FULL_MASK, pred]), I64)
+            case Vote(mode=mode):
+                pred = b.trunc(operands[0], ir.IntType(1))
+                return b.sext(self._warp_call(g, f"llvm.nvvm.vote.{mode}.sync", ir.IntType(1), [FULL_MASK, pred]), I64)
+            case ActiveMask():
+                return b.zext(self._warp_call(g, "llvm.nvvm.activemask", I32, []), I64)
+            case SyncWarp():
+                self._warp_call(g, "llvm.nvvm.bar.warp.sync", ir.VoidType(), [FULL_MASK])
+                return None
+            case _:  # pragma: no cover - warpgen emits only the ops above
                 raise AssertionError(op)
 
     def _splat(self, g: "Gen", t: Tile, v: ir.Value) -> ir.Value:

@@ -7,7 +7,8 @@ the tree node `node` (a `Prim`, whose `.arg` holds a literal or a setting the
 interpreter attached). Most primitives are pure functions of the cells and
 floats they pop; `cells`, `floats` and `stacks` build their emitters, so the
 table stays one line a word. The tile words (core/compile/tilegen.py) are added by an
-explicit `tilegen.install(REGISTRY)` at the end of this module.
+explicit `tilegen.install(REGISTRY)` at the end of this module, the warp words
+(core/compile/warpgen.py) by `warpgen.install(REGISTRY)` after the atomics.
 
 Words that can be written in Forth are in prelude.fth instead.
 """
@@ -21,7 +22,7 @@ from llvmlite import ir
 
 from ..errors import ForthError
 from ..front.effects import DYNAMIC, Effect
-from . import floatwords, tilegen, xtgen
+from . import floatwords, tilegen, warpgen, xtgen
 from . import layout as L
 from .codegen import F16, F32, F64, FLOAT, I8, I16, I32, I64, I128, c64, fconvert, float_bits
 
@@ -819,6 +820,10 @@ prim("THREADFENCE", "( -- )", "Order this thread's memory accesses for every thr
      "VARIABLE v 1 v ! THREADFENCE v @ . \\ 1", _fence("device"))
 prim("THREADFENCE-BLOCK", "( -- )", "Order this thread's memory accesses for the threads of its block "
      "(__threadfence_block).", "VARIABLE v 1 v ! THREADFENCE-BLOCK v @ . \\ 1", _fence("block"))
+
+
+# ---- warp: shuffles and votes (core/compile/warpgen.py) ----------------------------------
+warpgen.install(REGISTRY)
 
 
 group("Output")

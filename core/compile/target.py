@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 
     from .codegen import Env, Gen
     from .tileops import TileOp
+    from .warpgen import WarpOp
 
 HELPERS_IR = f"""
 define void @tf_fail(ptr %ctx, ptr %thr, i64 %code, i64 %site, i64 %addr, i64 %aux) {{
@@ -183,6 +184,13 @@ class Target(ABC):
     def tile_op(self, g: "Gen", op: "TileOp", operands: list[ir.Value]) -> None:
         """One warp-collective tile operation (tileops.py); `operands` are its
         `op.operands` i64 values (address, stride, f32 bits), uniform in the warp."""
+
+    @abstractmethod
+    def warp_op(self, g: "Gen", op: "WarpOp", operands: list[ir.Value]) -> ir.Value | None:
+        """One warp-collective operation of warpgen.py (a shuffle, a vote,
+        ACTIVEMASK, SYNCWARP) over the full warp; `operands` are its
+        `op.operands` i64 values, which may differ between lanes. Returns its
+        result as an i64 cell (None for SYNCWARP)."""
 
     @abstractmethod
     def define_kernel(self, module: ir.Module, name: str, suspends: bool,
