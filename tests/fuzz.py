@@ -324,6 +324,7 @@ def _diff(a: dict, b: dict) -> str:
 def run_program(prog: dict) -> dict:
     """Run one program in this process; returns {'status': 'ok'|'crash'|'corrupt', 'detail'}."""
     from tileforth.core import Forth, ForthError
+    from tileforth.core.errors import Bye
     for name, data in prog.get("files", {}).items():
         Path(name).write_bytes(base64.b64decode(data) if isinstance(data, str) else data)
     if prog["kind"] == "kernel":
@@ -351,6 +352,8 @@ def run_program(prog: dict) -> dict:
             before = session_state(f)
             try:
                 f.eval(line, spanning=bool(prog.get("spanning")))
+            except Bye:  # BYE drawn from the word list: the program ends there, as the REPL and the CLI end
+                break
             except ForthError:
                 after = session_state(f)
                 if after != before:
