@@ -108,4 +108,7 @@ def definition_lines(view) -> Lines:
             body = ([first] if first.strip() else []) + textwrap.dedent("\n".join(body[1:])).splitlines()
     lines: Lines = [[(view.header, "head")]]
     lines += [[(INDENT + ln, "code")] for ln in body]
-    return lines + [[("\\ " + ln, "note")] for ln in view.notes]
+    notes = list(view.notes)
+    if not view.source.rstrip().endswith(";"):  # defined over lines run one by one (a file, stdin)
+        notes.insert(0, "its source went on over later lines, which are not kept")
+    return lines + [[("\\ " + ln, "note")] for ln in notes]
