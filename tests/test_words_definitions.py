@@ -200,3 +200,13 @@ def test_constant_needs_a_value(f):
 
 def test_gforth_rejects_unknown_words_too(need_gforth):
     assert gforth.fails("3 FROBNICATE 4")
+
+
+def test_see_shows_a_definition_fed_line_by_line(f):
+    """A definition whose lines come in separate f.eval calls (a file fed line
+    by line) keeps its whole text for SEE, not only its first line."""
+    for line in [": sq ( n -- n*n )", "  DUP", "  * ;  3 sq"]:
+        f.eval(line)
+    assert f.data_stack() == [9]
+    shown = f.eval("SEE sq")
+    assert "DUP" in shown and "*" in shown and "3 sq" not in shown

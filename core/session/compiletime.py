@@ -185,6 +185,7 @@ def i_does(f: "Forth", tok: Token) -> None:
     f.finish_definition(tok)
     f.colon = does
     f.colon_start = (f.reader, tok.pos)
+    f.colon_text = []
 
 
 def _run_does(f: "Forth", node: HostOp) -> object:

@@ -321,17 +321,22 @@ def i_colon(f: "Forth", tok: Token, named: bool = True) -> None:
     f.colon = Colon(name.text, [], name.pos, source=name.pos.text, prelude=f.reader.name == "prelude.fth",
                     anonymous=not named)
     f.colon_start = (f.reader, tok.pos)
+    f.colon_text = []
 
 
 def i_semicolon(f: "Forth", tok: Token) -> None:
     if f.colon is None:
         raise ForthError("; without a matching `:`", tok.pos, ";")
     reader, start = getattr(f, "colon_start", (None, None))
+    here = f.reader.lines[:tok.pos.line - f.reader.first_line + 1]
     if reader is f.reader and start is not None:  # the definition's own text, for SEE
-        lines = reader.lines[start.line - reader.first_line:tok.pos.line - reader.first_line + 1]
+        lines = here[start.line - reader.first_line:]
         lines[-1] = lines[-1][:tok.pos.col]
         lines[0] = lines[0][start.col - 1:]
         f.colon.source = "\n".join(lines)
+    elif f.colon_text and f.reader is f.line_reader:  # begun in an earlier f.eval (lines fed one by one)
+        here[-1] = here[-1][:tok.pos.col]
+        f.colon.source = "\n".join(f.colon_text + here)
     f.finish_definition(tok)
 
 

@@ -171,6 +171,7 @@ class Forth:
         self.dot_s_shows_all = False  # the REPL sets it: `.S` outside definitions shows every stack
         self.skipping = None  # a false [IF] skipping words, also across lines (core/session/conditional.py)
         self.shadowed: dict[int, tuple[Any, Any]] = {}  # id(word) -> (word, the word of its name it hides)
+        self.colon_text: list[str] = []  # an open definition's lines from earlier f.evals (_keep_colon_text)
         self.comment_open: SourcePos | None = None  # a `(` whose `)` is on a later line (i_paren)
         self.line_reader: Reader | None = None  # the reader of the source f.eval was given
         # where REFILL gets the line after the source f.eval was given (None: REFILL there is false): a
@@ -386,6 +387,7 @@ class Forth:
                     line = tok.pos.line
                 self._token(tok)
             self._end_of_line()
+            self._keep_colon_text(reader)
         except ForthError as err:
             out = self.printed()
             self._restore(snap)
@@ -412,6 +414,18 @@ class Forth:
                 pass
             raise
         return self.printed()
+
+    def _keep_colon_text(self, reader: Reader) -> None:
+        """A definition still open when f.eval's source ends: keep its text so
+        far, for SEE, when `;` comes in a later f.eval (a file fed line by line)."""
+        if self.colon is None:
+            return
+        start_reader, start = getattr(self, "colon_start", (None, None))
+        if start_reader is reader and start is not None:
+            lines = reader.lines[start.line - reader.first_line:]
+            self.colon_text = [lines[0][start.col - 1:], *lines[1:]]
+        elif self.colon_text:
+            self.colon_text += reader.lines
 
     def _end_of_line(self) -> None:
         """At the prompt a line is a unit: its control structures close within
