@@ -44,3 +44,13 @@ CREATE TESTER-FRESULTS 20 CELLS ALLOT
 : T{ ( -- )  TESTER-BEGIN  FDEPTH TESTER-FSTART ! ;
 : -> ( i*x -- )  TESTER-RECORD TESTER-FRECORD ;
 : }T ( i*x -- )  TESTER-CHECK TESTER-FCHECK TESTER-SETTLE ;
+
+\ ttester's closers that say each result's kind (RX}T: a float then a cell ...), and its
+\ error hook: this tester compares both stacks exactly, so each closer is }T.
+: ...}T }T ;  : X}T }T ;  : R}T }T ;  : XX}T }T ;  : XR}T }T ;  : RX}T }T ;  : RR}T }T ;
+: XXX}T }T ;  : XXR}T }T ;  : XRX}T }T ;  : XRR}T }T ;  : RXX}T }T ;  : RXR}T }T ;  : RRX}T }T ;
+: RRR}T }T ;  : XXXX}T }T ;  : XXXR}T }T ;  : XXRX}T }T ;  : XXRR}T }T ;  : XRXX}T }T ;
+: XRXR}T }T ;  : XRRX}T }T ;  : XRRR}T }T ;  : RXXX}T }T ;  : RXXR}T }T ;  : RXRX}T }T ;
+: RXRR}T }T ;  : RRXX}T }T ;  : RRXR}T }T ;  : RRRX}T }T ;  : RRRR}T }T ;
+VARIABLE ERROR-XT  0 ERROR-XT !
+: ERROR1 ( c-addr u -- )  TYPE CR ;
