@@ -98,6 +98,27 @@ def backend_package(name: str) -> Any:
     return importlib.import_module(f"tileforth.backends.{name}")
 
 
+def unknown_word_message(name: str, prompt_words: dict[str, str] | None = None) -> str:
+    """Why `name` is not a word: a command of the prompt, a standard word
+    tileforth has not (yet), or, most often, a misspelt or undefined name.
+    Each starts `unknown word NAME:` (tests/standard/runner.py groups by it)."""
+    from .wordsets import WORDSETS
+
+    upper = name.upper()
+    if prompt_words and upper in prompt_words:
+        return (f"unknown word {name}: it is a command of {prompt_words[upper]}, not a dictionary word; it "
+                "works only typed alone on a line at the prompt")
+    ws = next((ws for ws in WORDSETS if upper in ws.words), None)
+    if ws is not None:
+        why = ("leaves out on purpose (the word-set table at the end of docs/words.md says why)"
+               if upper in ws.cannot else "does not have (yet); docs/words.md lists the words it has, and at "
+               "its end what each word set lacks")
+        return (f"unknown word {name}: it is a standard Forth word ({ws.name} word set, {ws.section}) that "
+                f"tileforth {why}")
+    return (f"unknown word {name}: check the spelling, or define it first (`: {name} ... ;`); WORDS lists "
+            "the dictionary")
+
+
 class Collector:
     """Gathers the top-level code of a body instead of running it line by line
     (a kernel file's body is one kernel): while `Forth.collector` is set,
@@ -124,6 +145,8 @@ class Forth:
         self.backend = load_backend(backend)
         self.checked = checked
         self.step_budget = DEFAULT_STEPS
+        # names a front end acts on itself, not dictionary words (name -> where): the unknown-word error says so
+        self.prompt_words: dict[str, str] = {}
         self.sites = Sites()
         self.strings: list[str] = []
         self.dict: dict[str, Any] = {}  # FORTH-WORDLIST (wid 1); WORDLIST makes more (syswords.py)
@@ -590,8 +613,7 @@ class Forth:
             if f is not None:
                 self.append(FLit(f, tok.pos))
                 return
-        raise ForthError(f"unknown word {tok.text}: check the spelling, or define it first "
-                         f"(`: {tok.text} ... ;`); WORDS lists the dictionary", tok.pos, tok.text, code=-13)
+        raise ForthError(unknown_word_message(tok.text, self.prompt_words), tok.pos, tok.text, code=-13)
 
     def _items(self) -> list[Node]:
         frames = self.open_frames()
