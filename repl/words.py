@@ -109,6 +109,4 @@ def definition_lines(view) -> Lines:
     lines: Lines = [[(view.header, "head")]]
     lines += [[(INDENT + ln, "code")] for ln in body]
     notes = list(view.notes)
-    if not view.source.rstrip().endswith(";"):  # defined over lines run one by one (a file, stdin)
-        notes.insert(0, "its source went on over later lines, which are not kept")
     return lines + [[("\\ " + ln, "note")] for ln in notes]
