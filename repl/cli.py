@@ -22,6 +22,8 @@ import argparse
 import sys
 from typing import Iterable
 
+from tileforth.core.session.syswords import set_step_budget
+
 from .display import Display
 from .session import Bye, Session
 
@@ -38,6 +40,16 @@ With no FILE and no -e: the prompt on a terminal, otherwise lines from stdin.
 subcommands, for kernel files (\\! kernel, \\! param, \\! shared header lines, then Forth):
   compile FILE -o OUT.ptx        write the kernel's PTX (`tileforth compile --help`: its options)
   run FILE --param NAME=VALUE    run the kernel once and print its outputs (`tileforth run --help`)"""
+
+
+def _steps(text: str) -> int:
+    n = int(text.replace("_", ""))  # a ValueError: argparse says "invalid steps value"
+    if n < 0:
+        raise argparse.ArgumentTypeError(f"{text}: give a positive number of steps, or 0 for no budget")
+    return n
+
+
+_steps.__name__ = "steps"
 
 
 def parse_args(argv):
@@ -65,7 +77,12 @@ def parse_args(argv):
                    help="UNSAFE, for benchmarks only: memory accesses are not checked against the arrays, buffers and "
                         "shared memory they should stay in (faster). A bad address (e.g. `7 BF@`) can then crash "
                         "the whole process with a segmentation fault, losing the session, or read freed or "
-                        "stale memory (shared memory included) and write over other data without an error")
+                        "stale memory (shared memory included) and write over other data without an error. The stack "
+                        "checks and the step budget stay (--steps 0 removes the budget)")
+    p.add_argument("--steps", type=_steps, default=None, metavar="N",
+                   help="the step budget: the loop iterations and calls a line may run, summed over its threads, "
+                        "before it is stopped as a runaway (default 67108864; 0: none, Ctrl-C still stops a "
+                        "line); the word SET-STEP-BUDGET sets it from Forth")
     p.add_argument("--arch", default=None, metavar="SM",
                    help="GPU architecture that PTX is shown for, e.g. sm_75 sm_80 sm_90 (default: the GPU's own "
                         "on the cuda backend, else sm_80)")
@@ -122,6 +139,8 @@ def main(argv=None) -> int:
         display.fatal(f"error: cannot start the {args.backend} backend: {e}")
         return 2
     display.attach(session.forth)  # inspection views (.S .TILE .FRAG …) for this terminal
+    if args.steps is not None:
+        set_step_budget(session.forth, args.steps)
 
     try:
         if args.files or args.sources:

@@ -282,7 +282,8 @@ def generate(rng: random.Random, words: list[str]) -> dict:
             "spanning": rng.random() < 0.1}
 
 
-WAITS = {"MS"}  # words that wait on purpose (a fuzzed `10000000 MS` is a wait the user asked for, not a hang)
+WAITS = {"MS", "SET-STEP-BUDGET"}  # words that wait on purpose (a fuzzed `10000000 MS` is a wait the user asked
+# for, not a hang; `0 SET-STEP-BUDGET` lets a runaway loop run until Ctrl-C, as asked)
 
 
 def word_list() -> list[str]:

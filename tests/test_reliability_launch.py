@@ -17,7 +17,7 @@ RUNAWAYS = {
     "barriers, 1024 threads": "1024 1 1 THREADS : h BEGIN BARRIER AGAIN ; h",
     "threads": "256 1 1 THREADS VARIABLE v : w 60000000 0 DO 1 v +! LOOP ; w",
 }
-INFINITE = "looks infinite (raise Forth.step_budget if it is not)"
+INFINITE = "looks infinite (if it is not, raise the step budget: `n SET-STEP-BUDGET` or `tileforth --steps n`"
 
 
 def _runaway(f: Forth, src: str) -> tuple[ForthError, float]:

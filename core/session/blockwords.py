@@ -294,8 +294,9 @@ def w_load(f: "Forth", tok: Token) -> None:
 def w_thru(f: "Forth", tok: Token) -> None:
     first, last = f.pop_uniform(2, "THRU")
     if last - first >= f.step_budget:  # a host loop: bounded as the others are (hostexec.py)
+        from .interpreter import RAISE_BUDGET
         raise ForthError(f"THRU: {last - first + 1} blocks are more than the {f.step_budget} steps a host loop may "
-                         "take; load fewer at a time (or raise Forth.step_budget)", code=None)
+                         f"take; load fewer at a time ({RAISE_BUDGET.replace('if it is not, ', 'or ')})", code=None)
     for blk in range(first, last + 1):
         load(f, blk, "THRU")
 

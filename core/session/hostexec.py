@@ -123,9 +123,9 @@ class HostRunner:
     def step(self, pos) -> None:
         self.steps += 1
         if self.steps > self.f.step_budget:
+            from .interpreter import RAISE_BUDGET
             raise ForthError(f"a host-level word ran {self.f.step_budget} loop iterations and calls without "
-                             "finishing: the loop or recursion looks infinite (raise the step budget if it "
-                             "is not)", pos, code=None)  # CATCH lets it through, as a runaway device loop
+                             f"finishing: the loop or recursion looks infinite ({RAISE_BUDGET})", pos, code=None)  # CATCH lets it through, as a runaway device loop
 
     # ---- words and bodies --------------------------------------------------------------
     def call(self, word: "Colon", pos=None) -> None:

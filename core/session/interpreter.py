@@ -58,6 +58,8 @@ THROW_MEANINGS = {-1: "ABORT", -2: 'ABORT"', -3: "stack overflow", -4: "stack un
 PAD_BYTES = 128
 STATE_OFFSET = 8  # the STATE cell, after BASE at the start of data space
 DEFAULT_STEPS = 1 << 26
+# what every step-budget error says (syswords.py has the words, repl/cli.py the option)
+RAISE_BUDGET = "if it is not, raise the step budget: `n SET-STEP-BUDGET` or `tileforth --steps n`, 0 for none"
 KERNEL_CACHE = 512  # compiled kernels a session keeps (least recently used go first)
 PRELUDE = Path(__file__).with_name("prelude.fth")
 
@@ -756,11 +758,11 @@ class Forth:
                        f"needs an address that is a multiple of {aux} (see ALIGNED)",
             L.E_DIV0: f"division by zero{where} ({thr}); check the divisor first",
             L.E_STEPS: f"{thr} ran {self.step_budget} loop iterations and calls{where} without finishing: the loop "
-                       "or recursion looks infinite (raise Forth.step_budget if it is not)",
+                       f"or recursion looks infinite ({RAISE_BUDGET})",
             L.E_LAUNCH_STEPS: f"the launch ran {self.step_budget} loop iterations{where}, summed over its "
-                              f"{np.prod(self.launch_shape)} threads (a BARRIER or a tile operation counts as many), "
-                              f"without finishing ({thr} was running): the loop looks infinite (raise "
-                              "Forth.step_budget if it is not)",
+                              f"{np.prod(self.launch_shape)} threads (a BARRIER, a tile operation or a warp "
+                              f"operation such as SHFL-XOR or BALLOT counts as many), without finishing ({thr} was "
+                              f"running): the loop looks infinite ({RAISE_BUDGET})",
             L.E_ABORT: "interrupted",
             L.E_BAD_XT: self.tokens.device_error(addr, aux, where, thr),
             L.E_RECURSION: f"recursion deeper than {aux} calls{where} ({thr}), the limit of the {self.backend.name} "

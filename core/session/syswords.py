@@ -3,6 +3,7 @@
     MS  TIME&DATE  NAME>STRING NAME>INTERPRET NAME>COMPILE  TRAVERSE-WORDLIST
     AHEAD   and the search order: FORTH-WORDLIST WORDLIST GET-ORDER SET-ORDER
     GET-CURRENT SET-CURRENT DEFINITIONS SEARCH-WORDLIST ONLY ALSO PREVIOUS FORTH ORDER
+    and the step budget that stops a runaway line: GET-STEP-BUDGET SET-STEP-BUDGET
 
 A name token is the word's execution token (tileforth has one table of
 tokens). A word list is a dictionary of names (`Forth.wordlists`, wid i+1
@@ -171,6 +172,31 @@ def w_clearstack(f: "Forth", tok: Token) -> None:
     st.save(f.backend)
 
 
+NO_BUDGET = 1 << 62  # what "no step budget" (0 SET-STEP-BUDGET, --steps 0) stores in Forth.step_budget
+
+
+def set_step_budget(f: "Forth", n: int, word: str = "SET-STEP-BUDGET") -> None:
+    """The loop iterations and calls a launch (or a host-level word) may run
+    before it is stopped as a runaway; 0: no budget (Ctrl-C still stops it)."""
+    if n < 0:
+        raise ForthError(f"{word}: {n} steps: give a positive number, or 0 for no budget")
+    f.step_budget = min(n, NO_BUDGET) if n else NO_BUDGET
+
+
+def step_budget(f: "Forth") -> int:
+    """The step budget as SET-STEP-BUDGET takes it: 0 when there is none."""
+    return 0 if f.step_budget >= NO_BUDGET else f.step_budget
+
+
+def w_get_step_budget(f: "Forth", tok: Token) -> None:
+    f.push_uniform(step_budget(f))
+
+
+def w_set_step_budget(f: "Forth", tok: Token) -> None:
+    (n,) = f.pop_uniform(1, "SET-STEP-BUDGET")
+    set_step_budget(f, n)
+
+
 def i_ahead(f: "Forth", tok: Token) -> None:
     """AHEAD ... THEN: a forward branch taken always (an IF whose flag is false)."""
     if not isinstance(f.colon, Colon) and not f.frames:
@@ -217,6 +243,12 @@ HOST_WORDS: list[HostWord] = [
              "ALSO PREVIOUS"),
     HostWord("FORTH", "( -- )", "Replace the first word list of the search order with FORTH-WORDLIST.", w_forth,
              "ONLY FORTH"),
+    HostWord("GET-STEP-BUDGET", "( -- u )", "The step budget: how many loop iterations and calls a line may "
+             "run (summed over its threads) before it is stopped as a runaway; 0 when there is none.",
+             w_get_step_budget, "GET-STEP-BUDGET . \\ 67108864"),
+    HostWord("SET-STEP-BUDGET", "( u -- )", "Set the step budget (the command line option is --steps); 0 "
+             "removes it, and Ctrl+C still stops a line that runs away.", w_set_step_budget,
+             "0 SET-STEP-BUDGET  GET-STEP-BUDGET . \\ 0"),
     HostWord("ORDER", "( -- )", "Print the search order and where definitions go.", w_order,
              "ORDER \\ FORTH  (definitions go into FORTH)"),
 ]
