@@ -377,9 +377,14 @@ def _loop_index(depth: int, word: str) -> Emit:
     return emit
 
 
+_LOOP_EXAMPLES = {  # each shows its own index: I the inner loop's, J the next outer's, K the third's
+    "I": "3 0 DO I . LOOP \\ 0 1 2",
+    "J": ": f 3 0 DO 2 0 DO J . LOOP LOOP ; f \\ 0 0 1 1 2 2",
+    "K": ": f 2 0 DO 2 0 DO 2 0 DO K . LOOP LOOP LOOP ; f \\ 0 0 0 0 1 1 1 1",
+}
 for _d, _w in ((1, "I"), (2, "J"), (3, "K")):
     prim(_w, "( -- n )", f"The index of the {['innermost', 'next outer', 'third'][_d - 1]} DO loop.",
-         "3 0 DO I . LOOP \\ 0 1 2", _loop_index(_d, _w))
+         _LOOP_EXAMPLES[_w], _loop_index(_d, _w))
 
 
 @prim("UNLOOP", "( -- )", "Discard the loop control before EXIT inside a DO loop.",
@@ -673,7 +678,9 @@ _int_mem("I16", I16, 2, True, "a signed 16-bit integer (2-byte aligned)")
 _int_mem("I32", I32, 4, True, "a signed 32-bit integer (4-byte aligned)")
 
 
-def _float_mem(name: str, size: int, what: str, load_cv: Callable, store_cv: Callable, ty: ir.Type) -> None:
+def _float_mem(name: str, size: int, what: str, load_cv: Callable, store_cv: Callable, ty: ir.Type,
+               eltype: str) -> None:
+    """name@ and name! for what (an array of `eltype` holds such values: the examples use one)."""
     def fetch(g: "Gen", a: list, f: list) -> tuple[list, list]:
         return [], [load_cv(g, g.b.load(g.mem_ptr(a[0], size, name + "@"), typ=ty))]
 
@@ -682,21 +689,21 @@ def _float_mem(name: str, size: int, what: str, load_cv: Callable, store_cv: Cal
         return [], []
 
     prim(name + "@", "( addr -- ) ( F: -- r )", f"Fetch {what}, converted to f{L.FLOAT_BITS}.",
-         f"1 F32 ARRAY a a {name}@ F.",
+         f"1 {eltype} ARRAY a  a {name}@ F. \\ 0.",
          stacks(fetch))
-    prim(name + "!", "( addr -- ) ( F: r -- )", f"Store r as {what}.", f"1 F32 ARRAY a 1.5e a {name}!",
-         stacks(store))
+    prim(name + "!", "( addr -- ) ( F: r -- )", f"Store r as {what}.",
+         f"1 {eltype} ARRAY a  1.5e a {name}!  a {name}@ F. \\ 1.5", stacks(store))
 
 
 _float_mem("F", L.FLOAT_BYTES, f"an f{L.FLOAT_BITS} ({L.FLOAT_BYTES}-byte aligned)", lambda g, v: v, lambda g, v: v,
-           FLOAT)
+           FLOAT, f"F{L.FLOAT_BITS}")
 _float_mem("DF", 8, "an f64 (8-byte aligned)", lambda g, v: fconvert(g.b, v, FLOAT), lambda g, v: fconvert(g.b, v, F64),
-           F64)
+           F64, "F64")
 _float_mem("HF", 2, "an f16 (2-byte aligned, round to nearest even)", lambda g, v: fconvert(g.b, v, FLOAT),
-           lambda g, v: fconvert(g.b, v, F16), F16)
+           lambda g, v: fconvert(g.b, v, F16), F16, "F16")
 _float_mem("BF", 2, "a bf16 (2-byte aligned, round to nearest even)",
            lambda g, v: fconvert(g.b, _from_bf16(g, v), FLOAT),
-           lambda g, v: _to_bf16(g, fconvert(g.b, v, F32)), I16)
+           lambda g, v: _to_bf16(g, fconvert(g.b, v, F32)), I16, "BF16")
 
 
 def _plus_store(g: "Gen", n: ir.Value, addr: ir.Value) -> list[ir.Value]:
@@ -718,7 +725,8 @@ for _axis in "XYZ":
 
 
 @prim("BARRIER", "( -- )", "Wait until every thread of the block reaches this BARRIER (__syncthreads).",
-      "TID-X sh ! BARRIER", suspend_point=True)
+      "32 1 1 THREADS  256 SHARED: sh  TID-X DUP CELLS sh + !  BARRIER  31 TID-X - CELLS sh + @ TID-X + . \\ 31",
+      suspend_point=True)
 def _barrier(g: "Gen", n: "Prim") -> None:
     g.flush()
     g.target.barrier(g, g.site())
@@ -805,7 +813,7 @@ def _fatomic_add(g: "Gen", a: list, f: list) -> tuple[list, list]:
 
 prim("FATOMIC+", "( addr -- ) ( F: r -- old )", "Add r (rounded to f32) to the f32 at addr, atomically (atomicAdd "
      "on float): old is its value before. The sum depends on the order the threads add in, as on a GPU.",
-     "1 F32 ARRAY s 1.5e s FATOMIC+ F. 2e s FATOMIC+ F. s SF@ F. \\ 0. 1.5 3.5", stacks(_fatomic_add))
+     "1 1 1 THREADS  1 F32 ARRAY s  1.5e s FATOMIC+ F. 2e s FATOMIC+ F. s SF@ F. \\ 0. 1.5 3.5", stacks(_fatomic_add))
 
 
 def _fence(scope: str) -> Emit:

@@ -191,21 +191,24 @@ def install(registry: "Registry") -> None:
     tile("TZERO", "( -- ) ( T: -- acc )", "Push an accumulator tile of zeros.", "TZERO", t_zero)
     tile("TFILL", "( F: r -- ) ( T: -- acc )", "Push an accumulator tile with every element r.", "2e TFILL",
          t_fill, Effect(True, 0, 0, 1, -1))
+    _LOAD_EXAMPLE = {name: f"16 16 {ty} MATRIX {m}  {m} 16 {name}" for name, ty, m in (
+        ("TLOAD-A", "F16", "A"), ("TLOAD-B", "F16", "B"), ("TLOAD-C", "F32", "C"), ("TLOAD-A-COL", "F16", "A"),
+        ("TLOAD-B-COL", "F16", "B"))}  # a matrix of the default types (TILE-IN F16, TILE-ACC F32)
     for _kind, _name, _what in (("a", "TLOAD-A", "the left operand a (m x k, row-major)"),
                                 ("b", "TLOAD-B", "the right operand b (k x n, row-major)"),
                                 ("acc", "TLOAD-C", "an accumulator (m x n, row-major)")):
         tile(_name, f"( addr stride -- ) ( T: -- {_kind} )",
-             f"Load {_what} from addr; stride is the row length in elements.", f"A 16 {_name}",
+             f"Load {_what} from addr; stride is the row length in elements.", _LOAD_EXAMPLE[_name],
              _loader(_kind, "row", _name), Effect(True, 2, -2, 0, 0))
     for _kind, _name, _what in (("a", "TLOAD-A-COL", "the left operand a (m x k) stored column-major"),
                                 ("b", "TLOAD-B-COL", "the right operand b (k x n) stored column-major")):
         tile(_name, f"( addr stride -- ) ( T: -- {_kind} )",
-             f"Load {_what}; stride is the column length in elements.", f"A 16 {_name}",
+             f"Load {_what}; stride is the column length in elements.", _LOAD_EXAMPLE[_name],
              _loader(_kind, "col", _name), Effect(True, 2, -2, 0, 0))
     tile("TMMA", "( -- ) ( T: acc a b -- acc' )", "Tensor-core multiply-accumulate: acc' = acc + a . b.",
-         "TZERO A 16 TLOAD-A B 16 TLOAD-B TMMA", t_mma)
+         "16 16 F16 MATRIX A  16 16 F16 MATRIX B  TZERO A 16 TLOAD-A B 16 TLOAD-B TMMA", t_mma)
     tile("TSTORE", "( addr stride -- ) ( T: acc -- )", "Store an accumulator at addr (row-major, stride elements).",
-         "C 16 TSTORE", t_store, Effect(True, 2, -2, 0, 0))
+         "16 16 F32 MATRIX C  2e TFILL C 16 TSTORE", t_store, Effect(True, 2, -2, 0, 0))
     tile("TDUP", "( T: t -- t t )", "Duplicate the top tile.", "TZERO TDUP", _copy(0, "TDUP", "( t )"))
     tile("TOVER", "( T: t1 t2 -- t1 t2 t1 )", "Copy the second tile to the top.", "TZERO 1e TFILL TOVER",
          _copy(1, "TOVER", "( t1 t2 )"))

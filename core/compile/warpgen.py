@@ -146,12 +146,12 @@ def install(registry: "Registry") -> None:
              "warp must execute it together.",
              f"2.5e {arg} FSHFL-{suffix} F. \\ 2.5", _fshuffle(mode, f"FSHFL-{suffix}"))
     warp("BALLOT", "( flag -- mask )", "The lanes of the warp whose flag is true, as a 32 bit mask (bit i for "
-         "lane i, unsigned; __ballot_sync).", "TRUE BALLOT . \\ 1", _vote("ballot", "BALLOT"))
+         "lane i, unsigned; __ballot_sync).", "TID-X 16 < BALLOT HEX U. DECIMAL \\ FFFF", _vote("ballot", "BALLOT"))
     warp("ANY", "( flag -- flag' )", "True on every lane if any lane's flag is true (__any_sync).",
          "TRUE ANY . \\ -1", _vote("any", "ANY"))
     warp("ALL", "( flag -- flag' )", "True on every lane if every lane's flag is true (__all_sync).",
          "0 ALL . \\ 0", _vote("all", "ALL"))
     warp("ACTIVEMASK", "( -- mask )", "The lanes of the warp executing this together, as a 32 bit mask "
-         "(__activemask); it does not wait for the others.", "ACTIVEMASK . \\ 1", _active_mask)
+         "(__activemask); it does not wait for the others.", "TID-X 8 < IF ACTIVEMASK . THEN \\ 255", _active_mask)
     warp("SYNCWARP", "( -- )", "Wait until every lane of the warp reaches this SYNCWARP (__syncwarp).",
          "SYNCWARP 1 . \\ 1", _sync_warp)

@@ -538,7 +538,7 @@ IMMEDIATES: list[Immediate] = [
               "[UNDEFINED] DUP . \\ 0"),
     Immediate('ABORT"', '( flag "text" -- )', 'If flag is not 0, end with exception -2 and the text as its message.',
               i_abort_quote, ': f ABORT" no!" ; 0 f'),
-    Immediate("+TO", '( n "name" -- )', "Add n to the VALUE (or local) named next.", i_plus_to, "5 VALUE v  2 +TO v  v . \\ 7"),
+    Immediate("+TO", '( n "name" -- )', "Add n to the VALUE (or local) named next.", i_plus_to, "1 1 1 THREADS  5 VALUE v  2 +TO v  v . \\ 7"),
     Immediate("IS", '( xt "name" -- )', "Set the DEFER word named next to run xt.",
               _store_into(("defer",), "a DEFER word", ("!",)), "DEFER act  ' DUP IS act  4 act . . \\ 4 4"),
     Immediate("ACTION-OF", '( "name" -- xt )', "The token the DEFER word named next runs.",

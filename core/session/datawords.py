@@ -237,7 +237,8 @@ DATA_WORDS: list[HostWord] = [
              "16 16 F16 MATRIX a  42 RANDOM a", group=DATA_GROUP),
     HostWord("LOAD-NPY", "( -- )", "Read the array named next from a .npy file of the same shape: "
              "`LOAD-NPY xs data.npy` (a name with blanks in \"double quotes\").", _in_memory("LOAD-NPY", w_load_npy),
-             "LOAD-NPY xs data.npy", group=DATA_GROUP),
+             "16 F32 ARRAY xs  LOAD-NPY xs data.npy", group=DATA_GROUP),
     HostWord("SAVE-NPY", "( -- )", "Write the array named next to a .npy file (bf16 arrays as f32): "
-             "`SAVE-NPY xs data.npy`.", _in_memory("SAVE-NPY", w_save_npy), "SAVE-NPY xs data.npy", group=DATA_GROUP),
+             "`SAVE-NPY xs data.npy`.", _in_memory("SAVE-NPY", w_save_npy),
+             "16 F32 ARRAY xs  RAMP xs  SAVE-NPY xs data.npy", group=DATA_GROUP),
 ]
