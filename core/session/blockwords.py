@@ -40,6 +40,7 @@ from ..front.dictionary import HostWord
 from ..front.reader import Reader, Token
 from . import textin
 from .filewords import _path
+from .hostexec import RAISE_BUDGET
 
 if TYPE_CHECKING:
     from .interpreter import Forth
@@ -294,7 +295,6 @@ def w_load(f: "Forth", tok: Token) -> None:
 def w_thru(f: "Forth", tok: Token) -> None:
     first, last = f.pop_uniform(2, "THRU")
     if last - first >= f.step_budget:  # a host loop: bounded as the others are (hostexec.py)
-        from .interpreter import RAISE_BUDGET
         raise ForthError(f"THRU: {last - first + 1} blocks are more than the {f.step_budget} steps a host loop may "
                          f"take; load fewer at a time ({RAISE_BUDGET.replace('if it is not, ', 'or ')})", code=None)
     for blk in range(first, last + 1):

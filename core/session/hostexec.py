@@ -54,6 +54,9 @@ if TYPE_CHECKING:
 
 LOOP_PRIMS, RSTACK_PRIMS = LOOP_WORDS, RSTACK_WORDS
 
+# what every step-budget error says (syswords.py has the words, repl/cli.py the option)
+RAISE_BUDGET = "if it is not, raise the step budget: `n SET-STEP-BUDGET` or `tileforth --steps n`, 0 for none"
+
 
 EXIT = object()  # what a HostOp's fn returns to end the word running it (DOES>)
 
@@ -123,7 +126,6 @@ class HostRunner:
     def step(self, pos) -> None:
         self.steps += 1
         if self.steps > self.f.step_budget:
-            from .interpreter import RAISE_BUDGET
             raise ForthError(f"a host-level word ran {self.f.step_budget} loop iterations and calls without "
                              f"finishing: the loop or recursion looks infinite ({RAISE_BUDGET})", pos, code=None)  # CATCH lets it through, as a runaway device loop
 

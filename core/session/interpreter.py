@@ -35,7 +35,7 @@ from ..front.effects import body_effect
 from ..front.reader import Reader, Token, parse_double, parse_float, parse_integer, wrap64
 from ..front.tree import Begin, Call, Do, FLit, HostOp, If, Lit, LocalGet, Node, Prim, Recurse, Visitor, walk
 from .eltypes import ELTYPES
-from .hostexec import device_ok, run_host
+from .hostexec import RAISE_BUDGET, device_ok, run_host
 from .hostwords import CLOSERS, OPENERS, Frame
 from .output import format_output
 from .output import ranges as _ranges
@@ -58,8 +58,6 @@ THROW_MEANINGS = {-1: "ABORT", -2: 'ABORT"', -3: "stack overflow", -4: "stack un
 PAD_BYTES = 128
 STATE_OFFSET = 8  # the STATE cell, after BASE at the start of data space
 DEFAULT_STEPS = 1 << 26
-# what every step-budget error says (syswords.py has the words, repl/cli.py the option)
-RAISE_BUDGET = "if it is not, raise the step budget: `n SET-STEP-BUDGET` or `tileforth --steps n`, 0 for none"
 KERNEL_CACHE = 512  # compiled kernels a session keeps (least recently used go first)
 PRELUDE = Path(__file__).with_name("prelude.fth")
 
