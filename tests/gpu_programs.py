@@ -45,6 +45,11 @@ PROGRAMS: dict[str, str] = {
     "shared_word": "64 1 1 THREADS 2048 SHARED: buf "
                    ": w ( i -- n ) CELLS buf + DUP TID-X SWAP ! @ 10 0 DO 1+ LOOP ; TID-X w",
     # recursion to a moderate depth, a different depth in each thread (200..231 calls)
+    # warp words (issue 12): shuffles and votes on two warps, against each lane's CUDA semantics
+    "warp": "64 1 1 THREADS TID-X DUP 1 SHFL-XOR TID-X 3 SHFL-DOWN TID-X 1 AND 0= BALLOT TID-X 5 < ANY",
+    # atomics on global memory: only what every order of the threads gives alike is kept
+    "atomics": "64 1 1 THREADS 1 I64 ARRAY cnt 2 F32 ARRAY fs  1 cnt ATOMIC+ DROP BARRIER cnt @ BARRIER "
+               "TID-X 100 * cnt ATOMIC-MAX DROP BARRIER cnt @  TID-X S>F fs FATOMIC+ FDROP BARRIER fs SF@",
     "recursion": ": acc ( s n -- s' ) DUP IF TUCK + SWAP 1- RECURSE ELSE DROP THEN ; 0 TID-X 200 + acc",
     # the largest block: 1024 threads through shared memory and a BARRIER
     "block1024": "1024 1 1 THREADS 8192 SHARED: s TID-X DUP CELLS s + ! BARRIER 1023 TID-X - CELLS s + @ "

@@ -103,6 +103,19 @@ def ref_block1024():
     return "", [[1023 - t, t // 32, t % 32] for t in range(1024)], [[]] * 1024
 
 
+def ref_warp():
+    ds = []
+    for t in range(64):
+        lane = t % 32
+        down = t + 3 if lane + 3 < 32 else t  # a source past the warp: the lane keeps its own value
+        ds.append([t, t ^ 1, down, 0x55555555, -1 if t < 32 else 0])  # even lanes' ballot; warp 0 has t < 5
+    return "", ds, [[]] * 64
+
+
+def ref_atomics():
+    return "", [[64, 6300]] * 64, [[float(f32(sum(range(64))))]] * 64
+
+
 REFERENCES = {name[4:]: fn for name, fn in globals().items() if name.startswith("ref_")}
 
 
