@@ -297,3 +297,14 @@ def test_parsed_word_modules_are_a_bounded_cache_and_evicted_words_still_compile
     assert f.eval("3 both .") == "3 "
     assert f.eval("5 w11 5 w2 + .") == f"{5 * 11 + 5 * 2} "
     assert len(f.compiler._parsed) <= 5
+
+
+def test_the_first_launch_with_a_tile_op_checks_reads_against_the_live_table():
+    """The cpu backend made its shared region lazily in the first launch, after
+    handing the kernel the allocation table, which the region replaced: the
+    kernel read a freed table, and a read after a tile op (numpy reused the
+    memory) was a false "bad address" (`2e TFILL D 16 TSTORE D F@` in a new session)."""
+    for line, out in [("2e TFILL D 16 TSTORE D F@ F.", "2. "), ("F16 TILE-IN D 16 TLOAD-A TDROP D 8 + @ .", "0 ")]:
+        f = Forth(backend="cpu")
+        f.eval("16 16 F32 MATRIX D")
+        assert f.eval(line) == out

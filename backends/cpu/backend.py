@@ -342,12 +342,12 @@ class CpuBackend(Backend):
                sites: "Sites | None" = None) -> LaunchResult:
         ctx, thr = self.ctx, self.thr
         ctx[:] = 0
+        ctx[L.CTX_SHARED] = self.shared_base()  # first: making the region rebuilds the allocation table
         ctx[L.CTX_ALLOCS] = self.alloc_table.ctypes.data
         ctx[L.CTX_N_ALLOCS] = len(self.alloc_table)
         ctx[L.CTX_OUT] = self.out.ctypes.data
         ctx[L.CTX_OUT_CAP] = OUT_CAP
         ctx[L.CTX_BASE_ADDR] = base_addr
-        ctx[L.CTX_SHARED] = self.shared_base()
         ctx[L.CTX_ABORT] = self.abort_flag.ctypes.data
         ctx[L.CTX_SHARED_SIZE] = shared_bytes
         ctx[L.CTX_RECURSION_MAX] = self.caps.recursion_max
