@@ -174,6 +174,22 @@ def _roll_effect(n: "Prim") -> Effect:
     return Effect(True, int(n.arg) + 1, 0, 0, 0)
 
 
+def _count_loop(g: "Gen", start: ir.Value, end: ir.Value, body: Callable[[ir.Value], None], name: str) -> None:
+    """Emit `for i in [start, end): body(i)`: a loop over cells (PICK/ROLL's shift, N>R's copies, .S)."""
+    head, loop, done = g.new_block(name), g.new_block(name + "body"), g.new_block(name + "done")
+    entry = g.b.block
+    g.b.branch(head)
+    g.b.position_at_end(head)
+    i = g.b.phi(I64)
+    i.add_incoming(start, entry)
+    g.b.cbranch(g.b.icmp_signed("<", i, end), loop, done)
+    g.b.position_at_end(loop)
+    body(i)
+    i.add_incoming(g.b.add(i, c64(1)), g.b.block)
+    g.b.branch(head)
+    g.b.position_at_end(done)
+
+
 def _depth_operand(g: "Gen", count: bool = False) -> tuple[ir.Value, ir.Value]:
     """Pop a computed depth u for PICK/ROLL (check 0 <= u < depth at run time),
     or a count of cells for N>R (0 <= u <= depth)."""
@@ -211,20 +227,11 @@ def _roll(g: "Gen", n: "Prim") -> None:
     first = g.b.sub(g.b.sub(sp, c64(1)), u)
     top = g.b.sub(sp, c64(1))
     x = g.b.load(g.b.gep(g.env.ds, [first], source_etype=I64), typ=I64)
-    head, body, done = g.new_block("roll"), g.new_block("rollbody"), g.new_block("rolldone")
-    start = g.b.block
-    g.b.branch(head)
-    g.b.position_at_end(head)
-    i = g.b.phi(I64)
-    i.add_incoming(first, start)
-    g.b.cbranch(g.b.icmp_signed("<", i, top), body, done)
-    g.b.position_at_end(body)
-    nxt = g.b.add(i, c64(1))
-    v = g.b.load(g.b.gep(g.env.ds, [nxt], source_etype=I64), typ=I64)
-    g.b.store(v, g.b.gep(g.env.ds, [i], source_etype=I64))
-    i.add_incoming(nxt, body)
-    g.b.branch(head)
-    g.b.position_at_end(done)
+
+    def shift(i: ir.Value) -> None:  # each cell above the rolled one moves down
+        v = g.b.load(g.b.gep(g.env.ds, [g.b.add(i, c64(1))], source_etype=I64), typ=I64)
+        g.b.store(v, g.b.gep(g.env.ds, [i], source_etype=I64))
+    _count_loop(g, first, top, shift, "roll")
     g.b.store(x, g.b.gep(g.env.ds, [top], source_etype=I64))
     g.dguar = 0
 
@@ -320,19 +327,9 @@ def _two_r_fetch(g: "Gen", n: "Prim") -> None:
 
 def _copy_cells(g: "Gen", dst: ir.Value, src: ir.Value, count: ir.Value) -> None:
     """Copy `count` cells from src to dst (i64 pointers), lowest first."""
-    head, body, done = g.new_block("copy"), g.new_block("copybody"), g.new_block("copydone")
-    start = g.b.block
-    g.b.branch(head)
-    g.b.position_at_end(head)
-    i = g.b.phi(I64)
-    i.add_incoming(c64(0), start)
-    g.b.cbranch(g.b.icmp_signed("<", i, count), body, done)
-    g.b.position_at_end(body)
-    v = g.b.load(g.b.gep(src, [i], source_etype=I64), typ=I64)
-    g.b.store(v, g.b.gep(dst, [i], source_etype=I64))
-    i.add_incoming(g.b.add(i, c64(1)), body)
-    g.b.branch(head)
-    g.b.position_at_end(done)
+    def copy(i: ir.Value) -> None:
+        g.b.store(g.b.load(g.b.gep(src, [i], source_etype=I64), typ=I64), g.b.gep(dst, [i], source_etype=I64))
+    _count_loop(g, c64(0), count, copy, "copy")
 
 
 @prim("N>R", "( i*x +n -- ) ( R: -- i*x +n )", "Move n cells and n to the return stack, for NR> in the "
@@ -901,18 +898,9 @@ def _dot_s(g: "Gen", n: "Prim") -> None:
     sp = g._dsp()
     _out(g, L.OUT_DEPTH, c64(0), sp)
     base = _base(g)
-    start = g.b.block
-    head, body, done = g.new_block("dots"), g.new_block("dotsbody"), g.new_block("dotsdone")
-    g.b.branch(head)
-    g.b.position_at_end(head)
-    i = g.b.phi(I64)
-    i.add_incoming(c64(0), start)
-    g.b.cbranch(g.b.icmp_signed("<", i, sp), body, done)
-    g.b.position_at_end(body)
-    _out(g, L.OUT_INT, base, g.b.load(g.b.gep(g.env.ds, [i], source_etype=I64), typ=I64))
-    i.add_incoming(g.b.add(i, c64(1)), body)
-    g.b.branch(head)
-    g.b.position_at_end(done)
+    _count_loop(g, c64(0), sp,
+                lambda i: _out(g, L.OUT_INT, base, g.b.load(g.b.gep(g.env.ds, [i], source_etype=I64), typ=I64)),
+                "dots")
 
 
 # The tile words, last in the reference as in the dictionary: added here, explicitly.
