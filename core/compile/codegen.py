@@ -530,10 +530,8 @@ class Gen(Visitor):
         st = self._label(n)
         self._to_label(st, n.pos)
         back = st.placed  # a jump back is a loop: it counts against the step budget
-        go = st.block
-        if back:
-            go = self.new_block("jumpback")
-        after = self.new_block("fallthrough" if n.if_zero else "dead")
+        go = self.new_block("jumpback") if back else st.block
+        after = self.new_block("fallthrough" if n.if_zero else "dead")  # "dead": only a Label reaches on
         if flag is not None:
             self.b.cbranch(self.b.icmp_signed("==", flag, c64(0)), go, after)
         else:
@@ -542,9 +540,6 @@ class Gen(Visitor):
             self.b.position_at_end(go)
             self.back_edge(st.block, n.pos)
         self.b.position_at_end(after)
-        if flag is None:
-            self.b.unreachable()
-            self.b.position_at_end(self.new_block("dead"))
         self.forget_sp()
 
     def settle_rstack(self, slots: list[ir.Value], where: str, pos: SourcePos | None) -> None:

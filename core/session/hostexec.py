@@ -52,7 +52,6 @@ if TYPE_CHECKING:
     from ..front.dictionary import Colon
     from .interpreter import Forth
 
-LOOP_PRIMS, RSTACK_PRIMS = LOOP_WORDS, RSTACK_WORDS
 
 # what every step-budget error says (syswords.py has the words, repl/cli.py the option)
 RAISE_BUDGET = "if it is not, raise the step budget: `n SET-STEP-BUDGET` or `tileforth --steps n`, 0 for none"
@@ -83,9 +82,9 @@ def device_ok(n: Node, loops: int = 0, begins: int = 0) -> bool:
         name = n.prim.name
         if name == "EXECUTE":  # the token may name a host-level word (COMPILE, ...): see HostRunner.prim
             return False
-        if name in LOOP_PRIMS:
-            return loops >= LOOP_PRIMS[name]
-        return name not in RSTACK_PRIMS or (loops > 0 and name == "UNLOOP")
+        if name in LOOP_WORDS:
+            return loops >= LOOP_WORDS[name]
+        return name not in RSTACK_WORDS or (loops > 0 and name == "UNLOOP")
     if t is Call:
         return not n.word.host
     if t is Leave:
@@ -193,10 +192,10 @@ class HostRunner:
 
     def prim(self, n: Prim, fr: "_Frame") -> None:
         name = n.prim.name
-        if name in LOOP_PRIMS:
-            depth = LOOP_PRIMS[name] + fr.unlooped
+        if name in LOOP_WORDS:
+            depth = LOOP_WORDS[name] + fr.unlooped
             if len(fr.loops) < depth:
-                raise ForthError(f"{name} needs {LOOP_PRIMS[name]} enclosing DO loop(s)", n.pos, name)
+                raise ForthError(f"{name} needs {LOOP_WORDS[name]} enclosing DO loop(s)", n.pos, name)
             self.value(fr.loops[-depth])
         elif name == "UNLOOP":
             if len(fr.loops) <= fr.unlooped:
