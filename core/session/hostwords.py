@@ -19,7 +19,7 @@ from ..compile.target import Capabilities
 from ..compile.tiles import ACC_TYPES, IN_TYPES, SHAPES
 from ..errors import ForthError, SourcePos
 from ..front.dictionary import Colon, Constant, HostWord, Immediate
-from ..front.reader import Token
+from ..front.reader import Reader, Token
 from ..front.tree import Begin, Break, Do, Exit, HostOp, If, Jump, Label, Leave, Lit, LocalsDef, Node, Prim, Recurse
 from .eltypes import BY_CODE
 
@@ -324,19 +324,33 @@ def i_colon(f: "Forth", tok: Token, named: bool = True) -> None:
     f.colon_text = []
 
 
+def definition_text(f: "Forth", reader: Reader, end: SourcePos | None = None) -> list[str] | None:
+    """The open definition's lines as read so far through `reader`, up to
+    `end` (or the end of the source): from its `:` in this source, or after
+    the lines kept from earlier f.eval calls (Forth.colon_text, a file fed line
+    by line); None when neither holds (a definition begun inside EVALUATE)."""
+    lines = reader.lines if end is None else reader.lines[:end.line - reader.first_line + 1]
+    start_reader, start = getattr(f, "colon_start", (None, None))
+    if start_reader is reader and start is not None:
+        kept, lines = [], lines[start.line - reader.first_line:]
+    elif f.colon_text and reader is f.line_reader:
+        kept, start = f.colon_text, None
+    else:
+        return None
+    lines = list(lines)
+    if end is not None:
+        lines[-1] = lines[-1][:end.col]
+    if start is not None:
+        lines[0] = lines[0][start.col - 1:]
+    return kept + lines
+
+
 def i_semicolon(f: "Forth", tok: Token) -> None:
     if f.colon is None:
         raise ForthError("; without a matching `:`", tok.pos, ";")
-    reader, start = getattr(f, "colon_start", (None, None))
-    here = f.reader.lines[:tok.pos.line - f.reader.first_line + 1]
-    if reader is f.reader and start is not None:  # the definition's own text, for SEE
-        lines = here[start.line - reader.first_line:]
-        lines[-1] = lines[-1][:tok.pos.col]
-        lines[0] = lines[0][start.col - 1:]
-        f.colon.source = "\n".join(lines)
-    elif f.colon_text and f.reader is f.line_reader:  # begun in an earlier f.eval (lines fed one by one)
-        here[-1] = here[-1][:tok.pos.col]
-        f.colon.source = "\n".join(f.colon_text + here)
+    text = definition_text(f, f.reader, tok.pos)  # the definition's own text, for SEE
+    if text is not None:
+        f.colon.source = "\n".join(text)
     f.finish_definition(tok)
 
 

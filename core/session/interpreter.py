@@ -36,7 +36,7 @@ from ..front.reader import Reader, Token, parse_double, parse_float, parse_integ
 from ..front.tree import Begin, Call, Do, FLit, HostOp, If, Lit, LocalGet, Node, Prim, Recurse, Visitor, walk
 from .eltypes import ELTYPES
 from .hostexec import RAISE_BUDGET, device_ok, run_host
-from .hostwords import CLOSERS, OPENERS, Frame
+from .hostwords import CLOSERS, OPENERS, Frame, definition_text
 from .output import format_output
 from .output import ranges as _ranges
 from .textin import InputBuffer, note_in, sync_in
@@ -441,14 +441,9 @@ class Forth:
     def _keep_colon_text(self, reader: Reader) -> None:
         """A definition still open when f.eval's source ends: keep its text so
         far, for SEE, when `;` comes in a later f.eval (a file fed line by line)."""
-        if self.colon is None:
-            return
-        start_reader, start = getattr(self, "colon_start", (None, None))
-        if start_reader is reader and start is not None:
-            lines = reader.lines[start.line - reader.first_line:]
-            self.colon_text = [lines[0][start.col - 1:], *lines[1:]]
-        elif self.colon_text:
-            self.colon_text += reader.lines
+        text = definition_text(self, reader) if self.colon is not None else None
+        if text is not None:
+            self.colon_text = text
 
     def _end_of_line(self) -> None:
         """At the prompt a line is a unit: its control structures close within
