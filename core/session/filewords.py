@@ -316,16 +316,27 @@ def w_file_size(f: "Forth", tok: Token) -> None:
     f.push_uniform(size, 0, 0)
 
 
-def w_reposition_file(f: "Forth", tok: Token) -> None:
-    lo, hi, fid = f.pop_uniform(3, "REPOSITION-FILE")
+def _file_and_offset(f: "Forth", word: str, too_far: int) -> tuple[OpenFile, int] | None:
+    """( ud fileid -- ) of REPOSITION-FILE and RESIZE-FILE: the open file and
+    the offset, or None after pushing the ior (no such file, or `too_far`
+    for an offset past what a file can hold)."""
+    lo, hi, fid = f.pop_uniform(3, word)
     entry = _file(f, fid)
     if entry is None:
         f.push_uniform(IOR_IO)
+        return None
+    offset = _ud(lo, hi)
+    if offset >= 1 << 63:
+        f.push_uniform(too_far)
+        return None
+    return entry, offset
+
+
+def w_reposition_file(f: "Forth", tok: Token) -> None:
+    got = _file_and_offset(f, "REPOSITION-FILE", IOR_POSITION)
+    if got is None:
         return
-    pos = _ud(lo, hi)
-    if pos >= 1 << 63:
-        f.push_uniform(IOR_POSITION)
-        return
+    entry, pos = got
     try:
         entry.raw.seek(pos)
     except (OSError, ValueError, OverflowError):
@@ -335,15 +346,10 @@ def w_reposition_file(f: "Forth", tok: Token) -> None:
 
 
 def w_resize_file(f: "Forth", tok: Token) -> None:
-    lo, hi, fid = f.pop_uniform(3, "RESIZE-FILE")
-    entry = _file(f, fid)
-    if entry is None:
-        f.push_uniform(IOR_IO)
+    got = _file_and_offset(f, "RESIZE-FILE", IOR_NUMBER)
+    if got is None:
         return
-    size = _ud(lo, hi)
-    if size >= 1 << 63:
-        f.push_uniform(IOR_NUMBER)
-        return
+    entry, size = got
     try:
         os.ftruncate(entry.raw.fileno(), size)
     except (OSError, ValueError, OverflowError) as exc:
