@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from prompt_toolkit.buffer import ValidationState
 from prompt_toolkit.completion import Completer, Completion
 from prompt_toolkit.document import Document
 from prompt_toolkit.enums import DEFAULT_BUFFER
@@ -29,7 +30,6 @@ from prompt_toolkit.filters import Condition, has_focus
 from prompt_toolkit.key_binding import KeyBindings
 from prompt_toolkit.keys import Keys
 from prompt_toolkit.lexers import Lexer
-from prompt_toolkit.buffer import ValidationState
 from prompt_toolkit.styles import Style
 from prompt_toolkit.validation import ValidationError, Validator
 from tileforth.core.front.dictionary import Colon, Constant

@@ -11,7 +11,6 @@ from dataclasses import dataclass, field
 
 from tileforth.core.errors import Bye  # noqa: F401  (BYE: the REPL and the CLI stop on it)
 
-
 # what the REPL itself acts on before Forth reads the line (each is also a dictionary word, with its HELP)
 REPL_COMMANDS = ("BYE",)
 
