@@ -164,6 +164,7 @@ class CpuBackend(Backend):
         self._buffers: dict[int, np.ndarray] = {}
         self._sizes: dict[int, int] = {}
         self._user: set[int] = set()
+        self.elem_types: dict[int, np.dtype] = {}  # allocation base -> element type (ARRAY, MATRIX, f.kernel arrays)
         self.ctx = np.zeros(L.CTX_SLOTS, np.int64)
         self.abort_flag = np.zeros(1, np.int64)
         self.out = np.zeros((OUT_CAP, L.OUT_SLOTS), np.int64)
@@ -244,6 +245,7 @@ class CpuBackend(Backend):
     def free(self, addr: int) -> None:
         self._buffers.pop(addr, None)
         self._sizes.pop(addr, None)
+        self.elem_types.pop(addr, None)
         if addr in self._user:
             self._user.discard(addr)
             self._rebuild_table()
@@ -264,6 +266,10 @@ class CpuBackend(Backend):
         if view is None:
             raise ForthError(f"address ${addr:x} (+{nbytes} bytes) is not inside a live allocation")
         return view
+
+    def allocation_base(self, addr: int, nbytes: int) -> int | None:
+        """The base of the user allocation that holds [addr, addr+nbytes), if one does."""
+        return next((b for b in self._user if b <= addr and addr + nbytes <= b + self._sizes[b]), None)
 
     def allocation_view(self, addr: int, nbytes: int) -> np.ndarray | None:
         """Bytes [addr, addr+nbytes) when they lie in one user allocation."""
