@@ -1,0 +1,268 @@
+"""Jupyter: `%load_ext tileforth`, the `%%forth` cell magic, `%forth_session`
+(repl/notebook.py), and demos/tour.ipynb executed headless by nbclient in a
+real ipykernel, its outputs checked: the stacks after a cell, a tile's
+values (against numpy), an error's caret, and never a Python traceback."""
+
+from __future__ import annotations
+
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+TOUR = ROOT / "demos" / "tour.ipynb"
+
+
+def _plain(bundle) -> str:
+    return bundle["text/plain"] if isinstance(bundle, dict) else bundle.plain()
+
+
+class _Tags(HTMLParser):
+    """Counts start and end tags, to check that the HTML is well formed."""
+
+    VOID = {"br", "hr", "img", "meta", "link", "col", "input"}
+
+    def __init__(self):
+        super().__init__()
+        self.stack: list[str] = []
+        self.bad: list[str] = []
+        self.count: dict[str, int] = {}
+
+    def handle_starttag(self, tag, attrs):
+        self.count[tag] = self.count.get(tag, 0) + 1
+        if tag not in self.VOID:
+            self.stack.append(tag)
+
+    def handle_endtag(self, tag):
+        if not self.stack or self.stack[-1] != tag:
+            self.bad.append(tag)
+        else:
+            self.stack.pop()
+
+
+def well_formed(html: str) -> dict[str, int]:
+    p = _Tags()
+    p.feed(html)
+    p.close()
+    assert not p.bad and not p.stack, (p.bad, p.stack)
+    return p.count
+
+
+def grid_values(plain: str, rows: int = 16, cols: int = 16) -> np.ndarray:
+    """The numbers of a .TILE / .M grid: the lines of a row label and `cols` numbers."""
+    out = []
+    for line in plain.splitlines():
+        parts = line.split()
+        if len(out) < rows and len(parts) == cols + 1 and parts[0] == str(len(out)):
+            out.append([float(x) for x in parts[1:]])
+    assert len(out) == rows, plain
+    return np.array(out)
+
+
+# ---------------------------------------------------------------- in process
+
+
+@pytest.fixture(scope="module")
+def ip():
+    pytest.importorskip("IPython")
+    from IPython.testing.globalipapp import start_ipython
+
+    shell = start_ipython()
+    shell.run_line_magic("load_ext", "tileforth")
+    yield shell
+    shell.run_line_magic("unload_ext", "tileforth")
+
+
+def _cell(ip, line: str, cell: str, capsys) -> list[dict]:
+    """Run a %%forth cell; the display bundles it showed."""
+    shown = []
+    from IPython.core import display_functions
+
+    orig = display_functions.publish_display_data
+
+    def grab(data, *a, **k):
+        shown.append(data)
+
+    display_functions.publish_display_data = grab
+    try:
+        ip.run_cell_magic("forth", line, cell)
+    finally:
+        display_functions.publish_display_data = orig
+    out = capsys.readouterr()
+    assert "Traceback" not in out.out + out.err
+    return shown
+
+
+def test_the_package_is_a_regular_one_and_the_subpackages_still_resolve():
+    import tileforth.core
+    import tileforth.repl
+
+    import tileforth
+
+    assert Path(tileforth.__file__).parent == ROOT / "tileforth"
+    assert Path(tileforth.core.__file__) == ROOT / "core" / "__init__.py"
+    assert Path(tileforth.repl.__file__) == ROOT / "repl" / "__init__.py"
+    assert callable(tileforth.load_ipython_extension)
+
+
+def test_forth_cell_shows_the_stacks_views_and_errors_and_the_session_is_the_python_api(ip, capsys):
+    (b,) = _cell(ip, "--backend cpu --new", "2 3 +\nTID-X", capsys)
+    assert b["text/plain"] == "data  <2> 5 [0 1 2 … 31]\nfloat <0>\n"
+    well_formed(b["text/html"])
+
+    f = ip.run_line_magic("forth_session", "")
+    assert f.backend_name == "cpu" and f.data_stack(lane=None)[3] == [5, 3]
+    assert f.eval("DROP DROP 7") == ""  # the Python API sees plain text, no view markers
+    assert f.data_stack(lane=0) == [7]
+
+    (b,) = _cell(ip, "", "DROP DROP 1 .", capsys)  # one line: the error as at the prompt
+    assert b["text/plain"].splitlines() == [
+        "error: data stack underflow: thread 0 has too few items; push the inputs first",
+        "  DROP DROP 1 .", "       ^^^^"]
+    assert f.data_stack(lane=0) == [7]  # the session is as it was before the line
+
+    (b,) = _cell(ip, "--grid 2 1 1 --threads 64", "DROP\n: sq DUP * ;\nGLOBAL-ID sq\n1 2 +\n9 nope", capsys)
+    lines = b["text/plain"].splitlines()
+    assert lines[-3].startswith("<cell>:5:3: error: ") and lines[-2:] == ["  9 nope", "    ^^^^"]
+    assert f.launch_shape == ((2, 1, 1), (64, 1, 1))
+    assert f.data_stack(lane=None)[127] == [127 * 127, 3]
+
+
+
+def test_tile_and_fragment_views_are_coloured_html_tables(ip, capsys):
+    note, b = _cell(ip, "--new --backend cpu",
+                    "16 16 F16 MATRIX A  RAMP A\nTZERO A 16 TLOAD-A\n.FRAG\n.TILE", capsys)
+    assert _plain(note) == "a new cpu session (the cpu session's words and stacks are gone)"
+    plain, html = b["text/plain"], b["text/html"]
+    tags = well_formed(html)
+    assert tags["table"] == 4  # .FRAG, .TILE, and the two tiles of the stack view
+    assert 'class="tf-frag"' in html and 'class="tf-heat"' in html
+    assert np.array_equal(grid_values(plain.split("the top of the tile stack")[1]),
+                          np.arange(256, dtype=np.float32).reshape(16, 16))
+    assert plain.rstrip().endswith("a 16x16 f16  min 0.0 max 255.0 mean 127.5")
+    (b,) = _cell(ip, "", ".S", capsys)  # `.S` last: the stacks once, not twice
+    assert b["text/plain"].count("data  <0>") == 1
+
+
+def test_bad_options_are_a_message_not_a_traceback(ip, capsys):
+    (b,) = _cell(ip, "--grid 0", "1", capsys)
+    assert _plain(b).startswith("%%forth: --grid takes one to three positive numbers")
+    (b,) = _cell(ip, "--colour", "1", capsys)
+    assert "unrecognized arguments: --colour" in _plain(b)
+
+
+# ---------------------------------------------------------------- the tour, headless
+
+
+def _kernel_or_skip():
+    """Start and stop a python3 kernel; skip (only) when none can start here."""
+    pytest.importorskip("nbclient")
+    pytest.importorskip("ipykernel")
+    from jupyter_client.manager import start_new_kernel
+
+    try:
+        km, kc = start_new_kernel(kernel_name="python3", startup_timeout=60)
+    except Exception as e:  # no kernel in this sandbox (sockets, kernelspec): say why
+        pytest.skip(f"an ipykernel cannot start here: {type(e).__name__}: {e}")
+    kc.stop_channels()
+    km.shutdown_kernel(now=True)
+
+
+@pytest.fixture(scope="module")
+def tour(tmp_path_factory):
+    _kernel_or_skip()
+    import nbformat
+    from nbclient import NotebookClient
+
+    nb = nbformat.read(TOUR, as_version=4)
+    nbformat.validate(nb)
+    mp = pytest.MonkeyPatch()
+    mp.setenv("TILEFORTH_BACKEND", "cpu")  # the kernel inherits it: tiles are kept between cells
+    try:
+        NotebookClient(nb, timeout=300, kernel_name="python3",
+                       resources={"metadata": {"path": str(ROOT)}}).execute()
+    finally:
+        mp.undo()
+    return nb
+
+
+def _outputs(nb, first_line: str) -> list:
+    """The outputs of the code cell whose source is first_line (its first
+    line after any %%forth line, or the whole source)."""
+    for cell in nb.cells:
+        if cell.cell_type != "code":
+            continue
+        lines = cell.source.splitlines()
+        body = lines[1:] if lines and lines[0].startswith("%%forth") else lines
+        if body and body[0] == first_line:
+            return cell.outputs
+    raise AssertionError(f"no cell starting {first_line!r}")
+
+
+def _bundle(nb, first_line: str) -> dict:
+    outs = [o for o in _outputs(nb, first_line) if o.output_type == "display_data"]
+    assert len(outs) == 1, outs
+    assert set(outs[0].data) == {"text/plain", "text/html"}
+    well_formed(outs[0].data["text/html"])
+    return outs[0].data
+
+
+def test_the_tour_runs_without_a_traceback_and_every_forth_cell_shows_something(tour):
+    for cell in tour.cells:
+        if cell.cell_type != "code":
+            continue
+        assert all(o.output_type != "error" for o in cell.outputs), cell.source
+        if cell.source.startswith("%%forth"):
+            assert any(o.output_type == "display_data" for o in cell.outputs), cell.source
+            for o in cell.outputs:
+                assert "Traceback" not in o.get("data", {}).get("text/plain", "")
+
+
+def test_the_tour_shows_the_stacks_after_a_cell(tour):
+    assert _bundle(tour, "2 3 +")["text/plain"] == "data  <2> 5 [0 1 2 … 31]\nfloat <0>\n"
+    lanes = _bundle(tour, ".LANES")["text/plain"]
+    assert "     7  <2> 5 7  |     15  <2> 5 15 |" in lanes
+    assert _bundle(tour, "2048 SHARED: buf")["text/plain"].startswith("255 0 \n")
+    assert _bundle(tour, "TMMA")["text/plain"].endswith("tiles <1>\n  acc 16x16 f32  min 0.0 max 255.0 mean 127.5\n")
+
+
+def test_the_tour_tile_values_are_a_times_b_computed_by_numpy(tour):
+    a = np.arange(256).reshape(16, 16).astype(np.float16)  # RAMP A
+    b = np.eye(16, dtype=np.float16)  # IDENTITY B
+    want = a.astype(np.float32) @ b.astype(np.float32)
+    tile = _bundle(tour, ".TILE")
+    assert tile["text/plain"].startswith("acc 16x16 f32: the top of the tile stack <1>")
+    assert np.array_equal(grid_values(tile["text/plain"]), want)
+    table = tile["text/html"].split("</table>")[0]  # .TILE's own; then the tile stack's heat map
+    titles = re.findall(r'title="\((\d+),(\d+)\) ([^"]*)"', table)
+    assert len(titles) == 256 and all(float(v) == want[int(r), int(c)] for r, c, v in titles)
+    m = _bundle(tour, "C 16 TSTORE")["text/plain"]
+    assert m.startswith("C: 16x16 f32") and np.array_equal(grid_values(m), want)
+    frag = _bundle(tour, ".FRAG")
+    assert 'class="tf-frag"' in frag["text/html"] and "lane 0 holds c0=(0,0)" in frag["text/plain"]
+    api = _outputs(tour, "import numpy as np")
+    assert [o.data["text/plain"] for o in api if o.output_type == "execute_result"] == ["True"]
+
+
+def test_the_tour_error_has_its_caret_under_the_word(tour):
+    err = _bundle(tour, "TZERO 2e TFILL TMMA")
+    lines = err["text/plain"].splitlines()
+    assert lines[0].startswith("error: TMMA expects ( acc a b ) on the tile stack, but it is ( acc acc )")
+    assert lines[1:] == ["  TZERO 2e TFILL TMMA", "  " + " " * len("TZERO 2e TFILL ") + "^^^^"]
+    assert "Traceback" not in err["text/html"] and "error: " in err["text/html"]
+
+
+def test_the_repl_guide_notebook_example_shows_what_the_guide_says(ip, capsys):
+    """docs/repl.md, "Notebooks": the cells after its marker run here as in a
+    notebook and show the block after "shows"."""
+    doc = (ROOT / "docs" / "repl.md").read_text()
+    section = doc.split("<!-- notebook example: tests/test_notebook.py runs these cells and compares -->", 1)[1]
+    load, cell, shown = re.findall(r"^```\n(.*?)^```", section, re.M | re.S)[:3]
+    assert load == "%load_ext tileforth\n"
+    magic, body = cell.split("\n", 1)
+    assert magic.startswith("%%forth ")
+    bundles = _cell(ip, magic[len("%%forth "):] + " --new", body, capsys)
+    assert _plain(bundles[-1]) == shown
