@@ -18,10 +18,12 @@ from typing import TYPE_CHECKING
 import ml_dtypes
 import numpy as np
 from tileforth.core.compile import layout as L
+from tileforth.core.compile.tilegen import CheckedLoad, CheckedStore
 from tileforth.core.compile.tileops import Add, Copy, Fill, Load, Mma, Perm, Scale, Store, TileOp, Zero
-from tileforth.core.compile.tiles import WARP, Tile, elem_bytes
+from tileforth.core.compile.tiles import ACC_TYPES, IN_TYPES, WARP, Tile, elem_bytes
 from tileforth.core.compile.warpgen import Shuffle, SyncWarp, Vote, WarpOp
 from tileforth.core.errors import ForthError
+from tileforth.core.session.eltypes import ELTYPES
 from tileforth.core.session.output import ranges
 
 if TYPE_CHECKING:
@@ -189,9 +191,9 @@ class WarpOps:
             case Fill(dst, t):
                 _put(stack, dst, np.full(t.rows_cols, _f32(ops[0]), _ACC_DTYPE[t.dtype]))
             case Load(dst, t, word):
-                _put(stack, dst, self.load(t, ops[0], ops[1], site, word))
+                _put(stack, dst, self.load(t, ops[0], ops[1], site, word, isinstance(op, CheckedLoad)))
             case Store(src, t):
-                self.store(t, stack[src], ops[0], ops[1], site)
+                self.store(t, stack[src], ops[0], ops[1], site, isinstance(op, CheckedStore))
                 del stack[src:]
             case Mma(acc_at, a_at, b_at):
                 acc, a, b = stack[acc_at], stack[a_at], stack[b_at]
@@ -211,9 +213,11 @@ class WarpOps:
             case _:  # pragma: no cover - tilegen emits only the ops above
                 raise AssertionError(op)
 
-    def _index(self, t: Tile, addr: int, stride: int, site: int, word: str) -> tuple[np.ndarray, np.ndarray]:
+    def _index(self, t: Tile, addr: int, stride: int, site: int, word: str,
+               typed: bool = False) -> tuple[np.ndarray, np.ndarray]:
         """Byte view of the allocation and element indices of the tile, after
-        the checks PTX/CUDA impose (alignment, stride, bounds)."""
+        the checks PTX/CUDA impose (alignment, stride, bounds) and, when typed
+        (checked mode), that a typed allocation holds the tile's element type."""
         rows, cols = t.rows_cols
         esize = elem_bytes(t.dtype)
         lead = cols if t.layout == "row" else rows
@@ -232,19 +236,53 @@ class WarpOps:
         j = np.arange(cols)[None, :]
         idx = i * stride + j if t.layout == "row" else j * stride + i
         span = (int(idx.max()) + 1) * esize
+        if typed and self.be.elem_types:  # before the bounds: a tile of the wrong type is often too long too
+            self._check_type(t, addr, site, word)
         view = self.be.allocation_view(addr, span)
         if view is None:
             raise self.error(site, f"{word}: the tile at ${addr & (2**64 - 1):x} ({rows}x{cols} {t.dtype}, "
                              f"stride {stride}) reaches outside every allocation" + "{where}", word)
         return view, idx
 
-    def load(self, t: Tile, addr: int, stride: int, site: int, word: str) -> np.ndarray:
-        view, idx = self._index(t, addr, stride, site, word)
+    def _check_type(self, t: Tile, addr: int, site: int, word: str) -> None:
+        """The ARRAY or MATRIX that holds the tile's first element must be of the
+        tile's element type (the backend's elem_types; the metadata of its dtypes
+        names the array). Untyped memory (CREATE ALLOT, VARIABLE) is not checked."""
+        base = self.be.allocation_base(addr, elem_bytes(t.dtype))
+        have = self.be.elem_types.get(base) if base is not None else None
+        want = _MEM_DTYPE[t.dtype]
+        if have is None or have == want:
+            return
+        meta = have.metadata or {}
+        name, shape = meta.get("name") or f"${base:x}", meta.get("shape")
+        ty = next((e.name for e in ELTYPES if e.dtype == have), str(have))
+        tile, mine = t.dtype, t.dtype.upper()
+        what = "an accumulator" if t.kind == "acc" else f"{'an' if t.kind == 'a' else 'a'} {t.kind} operand"
+        if shape:
+            kind = "MATRIX" if len(shape) == 2 else "ARRAY"
+            array = f"a {'x'.join(map(str, shape))} {ty} {kind.lower()}"
+            declare = f"declare {name} {mine} (`{' '.join(map(str, shape))} {mine} {kind} {name}`)"
+        else:
+            array, declare = f"an array of {ty}", f"make {name} an array of {mine}"
+        allowed, setting = (ACC_TYPES, "TILE-ACC") if t.kind == "acc" else (IN_TYPES, "TILE-IN")
+        if ty.lower() in allowed:
+            fix = (f"{declare[0].upper()}{declare[1:]}, or use {ty} tiles (`{ty} {setting}` before the tile "
+                   "words are compiled)")
+        else:
+            kinds = "Accumulators" if t.kind == "acc" else "Tensor-core operands"
+            fix = f"{kinds} are {' or '.join(allowed)}: {declare}"
+        at = "" if addr == base else f" (at {name}+{addr - base})"
+        verb = "written" if word == "TSTORE" else "read"
+        raise self.error(site, f"{word}: {name} is {array}, but the tile{at} is {what} of {tile}" + "{where}" +
+                         f", so its bytes would be {verb} as {tile}. {fix}", word)
+
+    def load(self, t: Tile, addr: int, stride: int, site: int, word: str, typed: bool = False) -> np.ndarray:
+        view, idx = self._index(t, addr, stride, site, word, typed)
         mem = view.view(_MEM_DTYPE[t.dtype])[idx]
         if t.kind == "acc":
             return mem.astype(_ACC_DTYPE[t.dtype])
         return mem.astype(np.float32)  # exact: f16 and bf16 values are f32 values
 
-    def store(self, t: Tile, value: np.ndarray, addr: int, stride: int, site: int) -> None:
-        view, idx = self._index(t, addr, stride, site, "TSTORE")
+    def store(self, t: Tile, value: np.ndarray, addr: int, stride: int, site: int, typed: bool = False) -> None:
+        view, idx = self._index(t, addr, stride, site, "TSTORE", typed)
         view.view(_MEM_DTYPE[t.dtype])[idx] = value.astype(_MEM_DTYPE[t.dtype])

@@ -15,6 +15,7 @@ operation. Positions are indices in the warp's tile stack, bottom = 0:
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from llvmlite import ir
@@ -31,6 +32,18 @@ if TYPE_CHECKING:
     from .primitives import Registry
 
 NO_DATA = Effect(True)
+
+
+@dataclass(frozen=True)
+class CheckedLoad(Load):
+    """A Load compiled in checked mode: the emulator also refuses memory whose
+    element type (ARRAY, MATRIX) differs from the tile's. Targets that do not
+    check it treat it as a Load."""
+
+
+@dataclass(frozen=True)
+class CheckedStore(Store):
+    """A Store compiled in checked mode (see CheckedLoad)."""
 
 
 def _bits(g: "Gen", r: ir.Value) -> ir.Value:
@@ -100,7 +113,7 @@ def _loader(kind: str, layout: str, word: str):
         addr, stride = g.pop(2)
         cfg = _cfg(n)
         t = Tile(kind, cfg.shape, cfg.acc_type if kind == "acc" else cfg.in_type, layout if kind != "acc" else "row")
-        _op(g, Load(len(g.tstack), t, word), [addr, stride])
+        _op(g, (CheckedLoad if g.checked else Load)(len(g.tstack), t, word), [addr, stride])
         _push(g, n, word, t)
     return emit
 
@@ -124,7 +137,7 @@ def t_mma(g: "Gen", n: "Prim") -> None:
 def t_store(g: "Gen", n: "Prim") -> None:
     addr, stride = g.pop(2)
     (acc,) = _take(g, n, "TSTORE", ("acc",), "( acc )")
-    _op(g, Store(len(g.tstack), acc), [addr, stride])
+    _op(g, (CheckedStore if g.checked else Store)(len(g.tstack), acc), [addr, stride])
 
 
 def _copy(depth: int, word: str, expects: str):

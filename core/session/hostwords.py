@@ -246,6 +246,8 @@ def _typed(f: "Forth", tok: Token, dims: int, word: str) -> None:
     if min(shape) < 1:
         raise ForthError(f"{word} needs positive sizes, got {shape}")
     addr = alloc_array(f, shape, et, word)
+    if hasattr(f.backend, "elem_types"):  # the cpu backend checks tile loads against it (the metadata names it)
+        f.backend.elem_types[addr] = np.dtype(et.dtype, metadata={"name": name.text, "shape": shape})
     _define(f, Constant(name.text, addr, help=f"( -- addr ) {'x'.join(map(str, shape))} {et.name} array",
                         array=(addr, shape, et)))
 
