@@ -19,6 +19,7 @@ session goes on; stdin's exit status is then 1 if any line failed.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from typing import Iterable
 
@@ -32,7 +33,8 @@ STACK_MODES = ("each", "end", "none")
 
 USAGE = """tileforth [options] [FILE ...] [-e SOURCE ...]
        tileforth compile FILE [-o OUT] [--arch SM]
-       tileforth run FILE [--param NAME=VALUE ...] [--grid X,Y,Z] [--block X,Y,Z] [--output-param NAME]"""
+       tileforth run FILE [--param NAME=VALUE ...] [--grid X,Y,Z] [--block X,Y,Z] [--output-param NAME]
+                          [--save NAME=FILE.npy]"""
 
 EPILOG = """\
 With no FILE and no -e: the prompt on a terminal, otherwise lines from stdin.
@@ -128,6 +130,13 @@ def _stacks_empty(forth) -> bool:
 
 
 def main(argv=None) -> int:
+    try:
+        return _main(argv)
+    except BrokenPipeError:
+        return _quiet_broken_pipe()
+
+
+def _main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     if argv and argv[0] in KERNEL_COMMANDS:
         return kernel_command(argv)
@@ -216,6 +225,7 @@ def _read(name: str, display: Display) -> list[str] | None:
 
 # ---- kernel files: `tileforth compile` and `tileforth run` -----------------------------------
 KERNEL_COMMANDS = ("compile", "run")
+SUMMARY_ELEMENTS = 256  # kernelfile.SUMMARY_ELEMENTS: larger arrays print summarised
 
 
 def kernel_args(argv):
@@ -238,7 +248,10 @@ def kernel_args(argv):
     r.add_argument("--block", type=_triple, default=(32, 1, 1), metavar="X,Y,Z",
                    help="threads per block (default 32,1,1)")
     r.add_argument("--output-param", action="append", default=[], metavar="NAME",
-                   help="print this array after the run (may be repeated)")
+                   help="print this array after the run (may be repeated); an array of more than "
+                        f"{SUMMARY_ELEMENTS} elements prints its first and last values (--save writes them all)")
+    r.add_argument("--save", action="append", default=[], metavar="NAME=FILE.npy",
+                   help="write this array to a .npy file after the run (may be repeated; bf16 as f32)")
     return p.parse_args(argv)
 
 
@@ -291,29 +304,60 @@ def _compile(args, text: str, display: Display) -> int:
 
 
 def _run(args, text: str, display: Display) -> int:
+    import ml_dtypes
+    import numpy as np
     from tileforth.core import Forth, ForthError
     from tileforth.core.session.kernelfile import format_array, parse_kernel_file, parse_param_values, run_kernel_file
 
     spec = parse_kernel_file(text, args.file)
     values = parse_param_values(spec, args.param)
-    outputs = [n for arg in args.output_param for n in arg.split(",") if n.strip()]
-    for name in outputs:
-        p = spec.param(name.strip())
+    arrays = ", ".join(q.name for q in spec.params if q.count is not None) or "none"
+
+    def array_param(option: str, name: str):
+        p = spec.param(name)
         if p is None or p.count is None:
-            arrays = ", ".join(q.name for q in spec.params if q.count is not None) or "none"
-            raise ForthError(f"--output-param {name}: not an array parameter of kernel {spec.name} "
-                             f"(its arrays: {arrays})")
+            raise ForthError(f"{option} {name}: not an array parameter of kernel {spec.name} (its arrays: {arrays})")
+        return p
+
+    outputs = [(n.strip(), array_param("--output-param", n.strip()))
+               for arg in args.output_param for n in arg.split(",") if n.strip()]
+    saves = []
+    for arg in args.save:
+        name, eq, path = arg.partition("=")
+        if not eq or not name.strip() or not path.strip():
+            raise ForthError(f"--save {arg!r}: write NAME=FILE.npy, e.g. --save Y=y.npy")
+        saves.append((name.strip(), array_param("--save", name.strip()), path.strip()))
     try:
         forth = Forth(backend=args.backend)
     except Exception as e:  # no GPU for --backend cuda, or a broken install
         display.fatal(f"error: cannot start the {args.backend} backend: {e}")
         return 2
-    out = run_kernel_file(forth, spec, values, args.grid, args.block)
+    out = run_kernel_file(forth, spec, values, args.grid, args.block, cli=True)
     display.output(out)
-    for name in outputs:
-        p = spec.param(name.strip())
-        print(format_array(p.name, forth.array(p.name)))
+    for name, p in outputs:  # the name as the user wrote it
+        print(format_array(name, forth.array(p.name), summary=SUMMARY_ELEMENTS), flush=True)
+    for name, p, path in saves:
+        arr = forth.array(p.name)
+        if arr.dtype == np.dtype(ml_dtypes.bfloat16):
+            arr = arr.astype(np.float32)  # as SAVE-NPY: numpy's own files have no bf16
+        try:
+            np.save(path, arr, allow_pickle=False)
+        except OSError as e:
+            display.fatal(f"error: cannot write {path}: {e.strerror or e}; check that its folder exists and is "
+                          "writable")
+            return 2
     return 0
+
+
+def _quiet_broken_pipe() -> int:
+    """stdout's reader went away (`tileforth run ... | head`): stop quietly,
+    as a command killed by SIGPIPE would, with nothing more written to it."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # a stdout without a file descriptor
+        pass
+    return 141  # 128 + SIGPIPE, what a shell reports for such a command
 
 
 if __name__ == "__main__":

@@ -320,7 +320,8 @@ Value = np.ndarray | int | float
 
 
 def parse_param_values(spec: KernelSpec, args: list[str]) -> dict[str, Value]:
-    """`NAME=v1,v2,...`, `NAME=@file.npy` (arrays) and `NAME=value` (scalars)."""
+    """`NAME=v1,v2,...`, `NAME=@file.npy` (arrays, converted to the declared
+    element type as numpy's astype does) and `NAME=value` (scalars)."""
     values: dict[str, Value] = {}
     for arg in args:
         name, eq, text = arg.partition("=")
@@ -337,13 +338,13 @@ def parse_param_values(spec: KernelSpec, args: list[str]) -> dict[str, Value]:
         try:
             if p.count is None:
                 values[key] = _scalar(p, text)
-            elif text.startswith("@"):
+            elif text.startswith("@"):  # converted to the declared type as numpy's astype does (as LOAD-NPY)
                 values[key] = read_npy(Path(text[1:]).expanduser(), f"--param {p.name}",
-                                       max_bytes=host_memory_bytes()).reshape(-1)
+                                       max_bytes=host_memory_bytes()).reshape(-1).astype(p.eltype.dtype)
             else:
                 items = [t for t in text.replace(" ", ",").split(",") if t]
                 values[key] = np.array([_scalar(p, t) for t in items],
-                                       dtype=np.float64 if p.eltype.is_float else np.int64)
+                                       dtype=np.float64 if p.eltype.is_float else np.int64).astype(p.eltype.dtype)
         except OSError as e:
             raise ForthError(f"--param {p.name}: cannot read {text[1:]}: {e.strerror or e}") from None
         except ValueError as e:
@@ -373,7 +374,62 @@ def _scalar(p: Param, text: str) -> int | float:
     return v
 
 
-def _sizes(spec: KernelSpec, values: dict[str, Value]) -> dict[str, int]:
+def _given(spec: KernelSpec, values: dict, cli: bool) -> dict[str, Value]:
+    """The values by parameter, names in any case (`{"x": ...}` is X's);
+    from Python, arrays must have the declared element type."""
+    out: dict[str, Value] = {}
+    names: dict[str, str] = {}
+    for name, v in values.items():
+        p = spec.param(str(name))
+        if p is None:
+            have = ", ".join(q.name for q in spec.params) or "none"
+            raise ForthError(f"kernel {spec.name} has no parameter {name!r} (it has {have}); the values are "
+                             "keyed by parameter name, in any case")
+        key = p.name.upper()
+        if key in out:
+            raise ForthError(f"the values give {p.name} twice ({names[key]!r} and {name!r}): give each parameter "
+                             "once")
+        names[key] = name
+        if not cli:
+            v = _python_value(p, name, v)
+        out[key] = v
+    return out
+
+
+def _python_value(p: Param, name, v) -> Value:
+    """A value given from Python, checked against the parameter's declaration."""
+    if p.count is None:
+        if isinstance(v, (np.ndarray, list, tuple)):
+            raise ForthError(f"values[{name!r}] is an array, but {p.name} is a scalar ({_describe(p)}): give "
+                             f"one number, e.g. {{{name!r}: {2.0 if p.eltype.is_float else 4}}}")
+        try:
+            return float(v) if p.eltype.is_float else _scalar(p, str(int(v)) if not isinstance(v, str) else v)
+        except (TypeError, ValueError) as e:
+            raise ForthError(f"values[{name!r}]: {e if isinstance(e, ValueError) else repr(v)} is not a number "
+                             f"({p.name} is {_describe(p)})") from None
+    if isinstance(v, np.ndarray):
+        if v.dtype != p.eltype.dtype:
+            module = "ml_dtypes" if p.eltype.dtype == np.dtype(ml_dtypes.bfloat16) else "np"
+            raise ForthError(f"values[{name!r}] is a {v.dtype} array, but {p.name} is {_describe(p)} "
+                             f"({p.eltype.dtype}): convert it first, e.g. "
+                             f"values[{name!r}].astype({module}.{p.eltype.dtype.name})")
+        return v.reshape(-1)
+    if isinstance(v, (list, tuple)):
+        try:
+            return np.asarray(v, dtype=np.float64 if p.eltype.is_float else np.int64).reshape(-1)
+        except (TypeError, ValueError):
+            raise ForthError(f"values[{name!r}] must hold numbers ({p.name} is {_describe(p)})") from None
+    raise ForthError(f"values[{name!r}] must be a numpy array or a list of numbers ({p.name} is {_describe(p)}), "
+                     f"not {type(v).__name__}")
+
+
+def _ask(p_name: str, cli: bool, what: str = "VALUE") -> str:
+    """How the caller gives a parameter: `--param NAME=...` (the CLI) or a
+    key of run_kernel_file's values (Python)."""
+    return f"--param {p_name}={what}" if cli else f"values[{p_name!r}] = {what}"
+
+
+def _sizes(spec: KernelSpec, values: dict[str, Value], cli: bool = True) -> dict[str, int]:
     """Each array's element count; a size parameter that was not given is
     taken from the arrays given for it."""
     scalars = {p.name.upper(): int(values[p.name.upper()]) for p in spec.params
@@ -384,7 +440,7 @@ def _sizes(spec: KernelSpec, values: dict[str, Value]) -> dict[str, int]:
                      if isinstance(q.count, str) and q.count.upper() == p.count.upper() and q.name.upper() in values}
             if len(given) > 1:
                 raise ForthError(f"the arrays sized by {p.count} were given {sorted(given)} values: give "
-                                 f"--param {p.count}=... or arrays of one length")
+                                 f"{_ask(p.count, cli, '...')} or arrays of one length")
             if given:
                 scalars[p.count.upper()] = given.pop()
     sizes = {}
@@ -393,30 +449,44 @@ def _sizes(spec: KernelSpec, values: dict[str, Value]) -> dict[str, int]:
             continue
         n = p.count if isinstance(p.count, int) else scalars.get(p.count.upper(), 0)
         if n < 1:
-            raise ForthError(f"{p.name} has {n} elements: give its size with --param {p.count}=... "
-                             f"(or its values with --param {p.name}=v1,v2,...)")
+            raise ForthError(f"{p.name} has {n} elements: give its size with {_ask(p.count, cli, '...')} "
+                             f"(or its values with {_ask(p.name, cli, 'v1,v2,...' if cli else '[v1, v2, ...]')})")
         given = values.get(p.name.upper())
         if given is not None and len(given) > n:
-            raise ForthError(f"--param {p.name} has {len(given)} values, but {p.name} has {n} elements")
+            where = f"--param {p.name}" if cli else f"values[{p.name!r}]"
+            raise ForthError(f"{where} has {len(given)} values, but {p.name} has {n} elements")
         sizes[p.name.upper()] = n
     for name, n in scalars.items():
         values.setdefault(name, n)  # an inferred size parameter
+    missing = [p for p in spec.params if p.count is None and p.name.upper() not in values]
+    if missing:
+        p = missing[0]
+        example = "2.0" if p.eltype.is_float else "4"
+        also = f" (and {', '.join(q.name for q in missing[1:])})" if len(missing) > 1 else ""
+        raise ForthError(f"kernel {spec.name} needs its parameter {p.name} ({_describe(p)}){also}: give it with "
+                         f"{_ask(p.name, cli, example)}")
     return sizes
 
 
 def run_kernel_file(f: Forth, spec: KernelSpec, values: dict[str, Value],
-                    grid: tuple[int, int, int] = (1, 1, 1), block: tuple[int, int, int] = (32, 1, 1)) -> str:
+                    grid: tuple[int, int, int] = (1, 1, 1), block: tuple[int, int, int] = (32, 1, 1), *,
+                    cli: bool = False) -> str:
     """One launch of the kernel over grid x block on f's backend (a fresh
     session): arrays are allocated and filled (missing values are zeros),
-    scalars become constants. Returns what the kernel printed; the arrays
-    are then f.array(NAME)."""
+    scalars become constants. `values` maps parameter names, in any case,
+    to numbers (scalars) and numpy arrays of the declared element type or
+    lists (arrays); every scalar must be given, but a size parameter may
+    be left to the arrays sized by it. Returns what the kernel printed;
+    the arrays are then f.array(NAME). `cli`: errors name `--param`
+    options (`tileforth run`, whose values parse_param_values made)."""
     check_names(f, spec)
     try:
         check_shape(f.backend.caps, grid, block, "the launch", f.backend.name)
     except ForthError as err:
-        raise ForthError(f"{err.message}; give a smaller --grid or --block") from None
-    values = dict(values)
-    sizes = _sizes(spec, values)
+        raise ForthError(f"{err.message}; give a smaller {'--grid or --block' if cli else 'grid or block'}") \
+            from None
+    values = _given(spec, values, cli)
+    sizes = _sizes(spec, values, cli)
     for p in spec.params:
         key = p.name.upper()
         if p.count is not None:
@@ -432,20 +502,28 @@ def run_kernel_file(f: Forth, spec: KernelSpec, values: dict[str, Value],
                 data[:len(given)] = np.asarray(given).astype(data.dtype)
                 f.set_array(p.name, data)
         elif p.kind == "float":
-            v = to_f32(float(values.get(key, 0.0)))
+            v = to_f32(float(values[key]))
             f.dict[key] = Constant(p.name, v, is_float=True, help=f"( F: -- r ) kernel parameter {p.name}")
         else:
-            f.dict[key] = Constant(p.name, int(values.get(key, 0)), help=f"( -- x ) kernel parameter {p.name}")
+            f.dict[key] = Constant(p.name, int(values[key]), help=f"( -- x ) kernel parameter {p.name}")
     declare_shared(f, spec)
     f.eval(" ".join(map(str, grid)) + " GRID " + " ".join(map(str, block)) + " THREADS")
     nodes = read_body(f, spec)
     return f.run_nodes(nodes)  # the whole body is one launch, as on the GPU
 
 
-def format_array(name: str, arr: np.ndarray) -> str:
-    """`NAME = [1. 2. 3.]`: numpy's notation on one line, every element, exact."""
+SUMMARY_ELEMENTS = 256  # a larger array prints as its first and last values (--save writes them all)
+EDGE_ITEMS = 3
+
+
+def format_array(name: str, arr: np.ndarray, *, summary: int | None = None) -> str:
+    """`NAME = [1. 2. 3.]`: numpy's notation on one line, every element, exact.
+    With `summary`, an array of more elements shows its first and last
+    EDGE_ITEMS, `...` between them, and how many elements it has."""
     if arr.dtype in (np.dtype(ml_dtypes.bfloat16),):
         arr = arr.astype(np.float32)
-    body = np.array2string(arr, max_line_width=sys.maxsize, threshold=sys.maxsize, separator=" ",
+    large = summary is not None and arr.size > summary
+    body = np.array2string(arr, max_line_width=sys.maxsize, threshold=summary if large else sys.maxsize,
+                           edgeitems=EDGE_ITEMS, separator=" ",
                            floatmode="unique")  # every digit needed to read the value back
-    return f"{name} = {body}"
+    return f"{name} = {body}" + (f"  ({arr.size:,} elements)" if large else "")
