@@ -45,7 +45,15 @@ from rich.text import Text
 
 from ..core.session.inspection import session_base, stacks_record
 from ..core.session.output import FLOAT_TYPE, format_int, format_value  # noqa: F401  (numbers are formatted there only)
-from ..core.session.views import WIDTH, Stacks, View, tile_label, tile_stats, tile_summary
+from ..core.session.views import WIDTH as PLAIN_WIDTH
+from ..core.session.views import Stacks, View, tile_label, tile_stats, tile_summary
+
+# Views are laid out for the width of the console they print on: a terminal's
+# own width (read again for every view, so a resized window is followed), and
+# for a pipe or a file PLAIN_WIDTH (80) or $COLUMNS when set.  The Display
+# takes min(its console's width, WIDTH): WIDTH is only a bound on absurd sizes.
+WIDTH = 1000
+MIN_WIDTH = 20  # narrower terminals get the layout for this width
 
 MAX_RUNS = 4
 MAX_PERIOD_LISTED = 4
@@ -187,7 +195,7 @@ def stack_entries(per_thread: Sequence[Sequence], *, is_float: bool = False,
     return tag, entries
 
 
-def fit_line(label: str, tag: str, entries: list[str], width: int = WIDTH,
+def fit_line(label: str, tag: str, entries: list[str], width: int = PLAIN_WIDTH,
              glyphs: Glyphs = UNICODE) -> tuple[str, list[str]]:
     """Drop the deepest entries until `label tag [marker] entries` fits."""
     head = f"{label} {tag}"
@@ -205,7 +213,7 @@ def fit_line(label: str, tag: str, entries: list[str], width: int = WIDTH,
     return marker, shown
 
 
-def stack_line(label: str, per_thread, *, is_float=False, width=WIDTH, glyphs=UNICODE,
+def stack_line(label: str, per_thread, *, is_float=False, width=PLAIN_WIDTH, glyphs=UNICODE,
                base=10) -> Text:
     tag, entries = stack_entries(per_thread, is_float=is_float, glyphs=glyphs, base=base)
     marker, shown = fit_line(label, tag, entries, width, glyphs)
@@ -225,15 +233,15 @@ def stack_line(label: str, per_thread, *, is_float=False, width=WIDTH, glyphs=UN
 current_base = session_base  # the session's BASE, so cells read as `.S` would print them
 
 
-def stack_lines(rec: Stacks, *, width: int = WIDTH, glyphs: Glyphs = UNICODE) -> list[Text]:
+def stack_lines(rec: Stacks, *, width: int = PLAIN_WIDTH, glyphs: Glyphs = UNICODE) -> list[Text]:
     """The data and float stack lines of a stacks record (every thread)."""
     return [
-        stack_line("data ", rec.data_lists(), width=width, glyphs=glyphs, base=rec.base),
-        stack_line("float", rec.float_lists(), is_float=True, width=width, glyphs=glyphs),
+        fit_text(stack_line("data ", rec.data_lists(), width=width, glyphs=glyphs, base=rec.base), width, glyphs),
+        fit_text(stack_line("float", rec.float_lists(), is_float=True, width=width, glyphs=glyphs), width, glyphs),
     ]
 
 
-def render_stack_view(rec: Stacks, *, width: int = WIDTH, glyphs: Glyphs = UNICODE,
+def render_stack_view(rec: Stacks, *, width: int = PLAIN_WIDTH, glyphs: Glyphs = UNICODE,
                       colour: bool = False) -> list[Text]:
     """What the REPL shows after a line (and for `.S`): stacks, then tiles."""
     return (stack_lines(rec, width=width, glyphs=glyphs)
@@ -242,7 +250,8 @@ def render_stack_view(rec: Stacks, *, width: int = WIDTH, glyphs: Glyphs = UNICO
 
 # ---------------------------------------------------------------- tiles
 #
-# The tile stack (tensor-core fragments) of warp 0 follows the data and float
+# The tile stack (tensor-core fragments) of one warp (warp 0, or the one
+# VIEW-WARP chose) follows the data and float
 # stacks when it is not empty, bottom first, top last.  Without colour (not a
 # terminal, NO_COLOR, TERM=dumb) one summary line per tile, for scripts:
 #
@@ -350,7 +359,7 @@ def tile_panel(t, glyph: str = "▀") -> list[Text]:
     return lines
 
 
-def pack_panels(panels: list[list[Text]], width: int = WIDTH, gap: int = PANEL_GAP) -> list[Text]:
+def pack_panels(panels: list[list[Text]], width: int = PLAIN_WIDTH, gap: int = PANEL_GAP) -> list[Text]:
     """Panels left to right, in rows that fit `width`."""
     rows: list[list[list[Text]]] = [[]]
     used = 0
@@ -376,9 +385,9 @@ def pack_panels(panels: list[list[Text]], width: int = WIDTH, gap: int = PANEL_G
     return out
 
 
-def tile_lines(rec: Stacks, *, width: int = WIDTH, glyphs: Glyphs = UNICODE,
+def tile_lines(rec: Stacks, *, width: int = PLAIN_WIDTH, glyphs: Glyphs = UNICODE,
                colour: bool = False) -> list[Text]:
-    """The tile stack of warp 0 (nothing when it is empty)."""
+    """The tile stack of the viewed warp (VIEW-WARP; nothing when it is empty)."""
     tiles = rec.tiles
     if not tiles:
         return []
@@ -388,23 +397,42 @@ def tile_lines(rec: Stacks, *, width: int = WIDTH, glyphs: Glyphs = UNICODE,
     head.append(f"<{len(tiles)}>", style="dim")
     n, alike = rec.warps, rec.warps_alike
     if n > 1:
-        note = f"warp 0 of {n}"
+        note = f"warp {getattr(rec, 'warp', 0)} of {n}"
         if alike is not None:
             note += " (all alike)" if alike else " (the warps differ)"
         head.append(" " + note, style="dim")
+    head = fit_text(head, width, glyphs)
     if colour and glyphs.half_block:
         return [head] + pack_panels([tile_panel(t, glyphs.half_block) for t in tiles], width)
     lines = [head]
     for t in tiles:
-        line = Text("  " + tile_summary(t))
-        line.truncate(width)
-        lines.append(line)
+        lines.append(fit_text(Text("  " + fit_summary(t, width - 2)), width, glyphs))
     return lines
 
 
-def render_tiles(forth, *, width: int = WIDTH, glyphs: Glyphs = UNICODE,
+def fit_summary(t, width: int) -> str:
+    """A tile's summary line in `width` columns: in full, else without its
+    mean (the label, min and max are what a narrow terminal keeps)."""
+    text = tile_summary(t)
+    if len(text) <= width:
+        return text
+    return re.sub(r" mean \S+", "", text)
+
+
+def fit_text(text: Text, width: int, glyphs: Glyphs = UNICODE) -> Text:
+    """A line cut to `width` columns, ending in an ellipsis when cut (never
+    left for the terminal to wrap)."""
+    if text.cell_len <= width:
+        return text
+    text = text.copy()
+    text.truncate(max(1, width - len(glyphs.ellipsis)))
+    text.append(glyphs.ellipsis, style="dim")
+    return text
+
+
+def render_tiles(forth, *, width: int = PLAIN_WIDTH, glyphs: Glyphs = UNICODE,
                  colour: bool = False) -> list[Text]:
-    """The tile stack of warp 0 of a session (nothing when it is empty)."""
+    """The tile stack of the viewed warp of a session (nothing when it is empty)."""
     return tile_lines(stacks_record(forth), width=width, glyphs=glyphs, colour=colour)
 
 
@@ -594,23 +622,30 @@ def _see_lines(view, width: int):
     return definition_lines(view)
 
 
-# views the REPL lays out itself, colour or not (the record's own plain text differs):
-# SEE with its header once, WORDS for the display's width
-OWN_LAYOUT = {"see": _see_lines, "words": lambda view, width: view.lines(width)}
+def _laid_out(view, width: int):
+    return view.lines(width)
 
 
-def render(kind: str, view: View, *, forth=None, width: int = WIDTH, colour: bool = False,
+# views the REPL lays out itself, colour or not: SEE with its header once (the
+# record's own plain text repeats it), and the views whose layout depends on
+# the width, laid out for the display's (WORDS, .LANES, .TILE, .FRAG, .M, HELP)
+OWN_LAYOUT = {"see": _see_lines, "words": _laid_out, "lanes": _laid_out, "tile": _laid_out,
+              "frag": _laid_out, "matrix": _laid_out, "help": _laid_out}
+
+
+def render(kind: str, view: View, *, forth=None, width: int = PLAIN_WIDTH, colour: bool = False,
            glyphs: Glyphs = UNICODE) -> list[Text]:
     """rich lines for one inspection view record (`forth` is not needed: the
     record holds what is shown; it is accepted for older callers)."""
+    width = max(MIN_WIDTH, width)
     if kind == "stacks" and isinstance(view, Stacks):
         return render_stack_view(view, width=width, glyphs=glyphs, colour=colour)
-    if kind in OWN_LAYOUT:
-        return _styled_lines(OWN_LAYOUT[kind](view, width), view.scale)
     if colour and kind == "matrix" and view.large and glyphs.half_block:
         return matrix_heatmap(view, glyphs, width)
     if colour and kind == "ir":
         return _code(view, highlight_ir)
     if colour and kind == "ptx":
         return _code(view, highlight_ptx)
+    if kind in OWN_LAYOUT:
+        return _styled_lines(OWN_LAYOUT[kind](view, width), view.scale)
     return styled(view)

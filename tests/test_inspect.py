@@ -201,7 +201,9 @@ def test_lanes_lists_each_threads_stack_in_columns(f):
 
 def test_lanes_groups_equal_threads_and_shows_floats(f):
     out = f.eval("TID-X 16 / 2.5e .LANES")
-    assert out.splitlines()[2:] == [
+    lines = out.splitlines()
+    assert all(len(ln) <= 80 for ln in lines)  # the title wraps at the width
+    assert lines[lines.index("thread  stack") + 1:] == [
         "  0-15  <1> 0  F: <1> 2.5",
         " 16-31  <1> 1  F: <1> 2.5",
     ]
@@ -228,11 +230,13 @@ def test_tile_shows_every_value_of_the_top_tile(f):
 
 
 def test_tile_rounds_non_integers_and_says_so(f):
+    """At 80 columns 16 columns of 3 decimals do not fit: fewer significant
+    digits do, so the tile is not cut into blocks of columns."""
     f.eval("0.1e TFILL")
     out = f.eval(".TILE")
-    assert "values rounded to 3 decimals" in out
-    cells = [w for ln in out.splitlines()[2:] if not ln.startswith("columns") for w in ln.split()[1:]]
-    assert cells.count("0.100") == 256 and max(len(ln) for ln in out.splitlines()) <= 80
+    assert "values rounded to 4 significant digits" in out and "columns" not in out
+    cells = [w for ln in out.splitlines()[3:] for w in ln.split()[1:]]
+    assert cells.count("0.1") == 256 and max(len(ln) for ln in out.splitlines()) <= 80
 
 
 def test_tile_of_a_32x8_accumulator(f):

@@ -125,19 +125,30 @@ def _warps_alike(f: "Forth", n: int) -> bool | None:
         return None
 
 
-def stacks_record(f: "Forth", cls: type[Stacks] = Stacks) -> Stacks:
-    """Every thread's stacks, warp 0's tiles and the launch's warps."""
-    st = StackState.load(f.backend)
+def viewed_warp(f: "Forth") -> int:
+    """The warp whose tiles the views show (VIEW-WARP; 0 by default, and
+    when the launch has since shrunk below it)."""
+    w = getattr(f, "view_warp", 0)
     try:
-        tiles = f.tile_stack(0)
-    except Exception:  # a backend without tiles, or no warp 0
+        return w if 0 <= w < warps(f) else 0
+    except Exception:  # a session without a launch shape: warp 0
+        return 0
+
+
+def stacks_record(f: "Forth", cls: type[Stacks] = Stacks) -> Stacks:
+    """Every thread's stacks, the viewed warp's tiles and the launch's warps."""
+    st = StackState.load(f.backend)
+    w = viewed_warp(f)
+    try:
+        tiles = f.tile_stack(w)
+    except Exception:  # a backend without tiles, or no such warp
         tiles = []
     try:
         n = warps(f)
     except Exception:
         n = 1
     alike = _warps_alike(f, n) if tiles else None
-    return cls(st.dsp, st.ds, st.fsp, st.fs, session_base(f), tiles, n, alike)
+    return cls(st.dsp, st.ds, st.fsp, st.fs, session_base(f), tiles, n, alike, w)
 
 
 def w_stacks(f: "Forth", tok: Token) -> None:
@@ -149,7 +160,7 @@ def w_lanes(f: "Forth", tok: Token) -> None:
 
 
 def _top_tile(f: "Forth", word: str):
-    tiles = f.tile_stack(0)
+    tiles = f.tile_stack(viewed_warp(f))
     if not tiles:
         raise ForthError(f"{word} shows the top of the tile stack, but the tile stack is empty: push a tile "
                          "first, e.g. `TZERO` or `A 16 TLOAD-A`")
@@ -158,7 +169,7 @@ def _top_tile(f: "Forth", word: str):
 
 def w_tile(f: "Forth", tok: Token) -> None:
     t, depth = _top_tile(f, ".TILE")
-    show(f, TileValues(t, depth, warps(f)))
+    show(f, TileValues(t, depth, warps(f), viewed_warp(f)))
 
 
 def w_frag(f: "Forth", tok: Token) -> None:
@@ -167,7 +178,17 @@ def w_frag(f: "Forth", tok: Token) -> None:
     lanes, regs = fragments.tile_maps(t.kind, rows, cols)
     br, bc, _, _ = fragments.BLOCKS[t.kind]
     show(f, Fragments(t, depth, warps(f), lanes, regs, (br, bc), fragments.REG[t.kind],
-                      fragments.describe(t.kind, rows, cols)))
+                      fragments.describe(t.kind, rows, cols), viewed_warp(f)))
+
+
+def w_view_warp(f: "Forth", tok: Token) -> None:
+    (w,) = f.pop_uniform(1, "VIEW-WARP")
+    n = warps(f)
+    if not 0 <= w < n:
+        last = f"warps 0 to {n - 1}" if n > 1 else "only warp 0"
+        raise ForthError(f"VIEW-WARP: the launch has {last}, not warp {w}; give one of them, e.g. "
+                         f"`{n - 1} VIEW-WARP`", tok.pos, tok.text)
+    f.view_warp = w
 
 
 # ---- .M -----------------------------------------------------------------------------------
@@ -273,6 +294,7 @@ WORDS           every word;  SEE word  a definition's source and effects
 .S              every stack at the prompt (in a definition: the data stack)
 .LANES          each thread's data stack
 .TILE  .FRAG    the top tile's values; which lane holds which element
+n VIEW-WARP     the views show the tiles of warp n (0: the first)
 .M name         an array or a matrix (also: addr .M)
 SEE-IR word     the LLVM IR of a word;  SEE-PTX word  its PTX
 ZEROS AFILL RAMP IDENTITY RANDOM LOAD-NPY SAVE-NPY  fill and move arrays"""
@@ -333,6 +355,10 @@ INSPECT_WORDS: list[HostWord] = [
              "on one row.", w_lanes, "TID-X .LANES", group=INSPECT_GROUP),
     HostWord(".TILE", "( -- )", "Show every value of the top tile, with its kind, shape and type.", w_tile,
              "2e TFILL .TILE", group=INSPECT_GROUP),
+    HostWord("VIEW-WARP", "( n -- )", "Make .TILE, .FRAG, .S and the stacks shown after each line show the "
+             "tiles of warp n of the launch (warps count through block 0, then block 1, and so on; 0 at the "
+             "start). A launch made smaller than that shows warp 0 again.", w_view_warp,
+             "2 1 1 GRID  1 VIEW-WARP  TZERO .TILE", group=INSPECT_GROUP),
     HostWord(".FRAG", "( -- )", "Show which lane holds which element of the top tile, in the documented "
              "mma.sync m16n8k16 layout (wmma's own is unspecified).", w_frag, "TZERO .FRAG", group=INSPECT_GROUP),
     HostWord(".M", "( addr -- ) or ( -- )", "Show an array or matrix: every number when small, a summary and "

@@ -17,6 +17,7 @@ UTF-8 string), else each byte is its own character.
 """
 from __future__ import annotations
 
+import re
 import struct
 
 import numpy as np
@@ -138,13 +139,16 @@ def format_value(v, *, is_float: bool, base: int = 10) -> str:
     return format_f32(v) if is_float else format_int(v, base)
 
 
-def format_numbers(values: np.ndarray, is_float: bool, base: int = 10) -> tuple[list[str], str]:
+def format_numbers(values: np.ndarray, is_float: bool, base: int = 10,
+                   significant: int | None = None) -> tuple[list[str], str]:
     """Each value as short text, and a note saying how floats were rounded
     ("" when every value is exact): the cells of a matrix or tile view.
 
     Integers exactly (in BASE); floats exactly when every one is an integer
     below 1e7, else with 3 decimals when the largest is in [0.001, 1e5),
-    else in scientific notation with 4 significant digits."""
+    else in scientific notation with 4 significant digits.  `significant`
+    (a view that must fit a narrow width): floats that are not all exact
+    integers get that many significant digits instead."""
     flat = np.asarray(values).ravel()
     if not is_float:
         return [format_int(int(v), base) for v in flat], ""
@@ -152,6 +156,8 @@ def format_numbers(values: np.ndarray, is_float: bool, base: int = 10) -> tuple[
     finite = v64[np.isfinite(v64)]
     if (finite == np.round(finite)).all() and (np.abs(finite) < 1e7).all():
         fmt, note = (lambda x: str(int(x))), ""
+    elif significant is not None:
+        fmt, note = (lambda x: _short_g(x, significant)), f"values rounded to {significant} significant digits"
     elif 1e-3 <= np.abs(finite).max() < 1e5:
         fmt, note = (lambda x: f"{x:.3f}"), "values rounded to 3 decimals"
     else:
@@ -159,6 +165,16 @@ def format_numbers(values: np.ndarray, is_float: bool, base: int = 10) -> tuple[
     texts = [nonfinite(x) or fmt(x) for x in (float(x) for x in v64)]
     exact = all(t in ("nan", "inf", "-inf") or float(t) == x for t, x in zip(texts, v64))
     return texts, "" if exact else note
+
+
+def _short_g(x: float, digits: int) -> str:
+    """x to `digits` significant digits, as short as numpy's %g allows
+    (`0.5`, `-12.3`, `1.2e+05` without the `+0` padding: `1.2e5`)."""
+    text = f"{x:.{digits}g}"
+    if "e" in text:
+        mant, _, exp = text.partition("e")
+        text = f"{mant}e{int(exp)}"
+    return "0" if text == "-0" else text
 
 
 def _char(value: int) -> str:
@@ -209,7 +225,23 @@ def render_records(records: np.ndarray, strings: list[str]) -> str:
     return "".join(parts)
 
 
-def format_output(records: np.ndarray, strings: list[str], dropped: int = 0) -> str:
+MAX_OUTPUT_LINES = 32  # a warp's worth: more lines than this are summarised
+LISTED_IDS = 16  # a thread list with more parts than this is abbreviated
+RUN_MIN = 3  # threads in a row whose output steps arithmetically: one line
+
+
+def format_output(records: np.ndarray, strings: list[str], dropped: int = 0, *,
+                  shape: tuple | None = None, max_lines: int | None = MAX_OUTPUT_LINES) -> str:
+    """A launch's output records as text: printed once when every thread
+    printed the same, else one line per group of threads with the same
+    output, in thread order.
+
+    More than `max_lines` groups (None: no limit) are summarised: threads in
+    a row whose one-line outputs differ only in integers that step evenly
+    become one line (`[threads 0-255] 0 1 2 … 255`), and what is still more
+    than `max_lines` lines ends with a `… N more lines` line.  `shape`, the
+    launch's (grid, block): with more than one block threads are labelled
+    by block and thread (`b1 t31`, `b0-3 t0-15`)."""
     if len(records) == 0:
         return ""
     threads = records[:, 0]
@@ -223,17 +255,118 @@ def format_output(records: np.ndarray, strings: list[str], dropped: int = 0) -> 
     if len(distinct) == 1:
         text = distinct.pop()
     else:
-        groups: dict[str, list[int]] = {}
-        for t, txt in texts.items():
-            groups.setdefault(txt, []).append(t)
-        lines = []
-        for txt, ts in sorted(groups.items(), key=lambda kv: kv[1][0]):
-            # one line per group: its own final newline is the separator
-            lines.append(f"[thread {ranges(ts)}] {txt[:-1] if txt.endswith(chr(10)) else txt}")
-        text = "\n".join(lines) + "\n"
+        text = "".join(line + "\n" for line in output_lines(texts, shape=shape, max_lines=max_lines))
     if dropped:
         text += f"\n[{dropped} output records dropped: the output buffer is full]\n"
     return text
+
+
+def _block_threads(shape) -> int | None:
+    """Threads per block when the launch has more than one block, else None."""
+    if shape is None:
+        return None
+    (gx, gy, gz), (bx, by, bz) = shape
+    return bx * by * bz if gx * gy * gz > 1 else None
+
+
+def output_lines(texts: dict[int, str], *, shape=None, max_lines: int | None = MAX_OUTPUT_LINES) -> list[str]:
+    """The lines of output that differs between threads (`texts`: each
+    thread's output); see format_output."""
+    per_block = _block_threads(shape)
+    label = (lambda ts: f"[{block_list(ts, per_block)}]") if per_block else (lambda ts: f"[thread {thread_list(ts)}]")
+    run_label = (lambda ts: f"[{block_list(ts, per_block)}]") if per_block else (lambda ts: f"[threads {thread_list(ts)}]")
+    groups: dict[str, list[int]] = {}
+    for t in sorted(texts):
+        groups.setdefault(texts[t], []).append(t)
+    items: list[tuple[list[int], str]] = []  # (the line's threads, the line)
+    if max_lines is not None and len(groups) > max_lines:
+        single = [t for t in sorted(texts) if len(groups[texts[t]]) == 1]
+        for run in _arithmetic_runs(single, texts):
+            for t in run:
+                del groups[texts[t]]
+            vals = [texts[t].rstrip() for t in run]
+            shown = vals if len(vals) <= 4 else vals[:3] + ["…", vals[-1]]
+            items.append((run, f"{run_label(run)} {' '.join(shown)}"))
+    for txt, ts in groups.items():
+        # one line per group: its own final newline is the separator
+        items.append((ts, f"{label(ts)} {txt[:-1] if txt.endswith(chr(10)) else txt}"))
+    items.sort(key=lambda it: it[0][0])
+    lines = [line for _, line in items]
+    if max_lines is not None and len(lines) > max_lines:
+        hidden = items[max_lines - 1:]
+        rest = sorted(t for ts, _ in hidden for t in ts)
+        where = block_list(rest, per_block) if per_block else f"threads {thread_list(rest)}"
+        lines = lines[:max_lines - 1] + [f"… {len(hidden)} more lines ({where})"]
+    return lines
+
+
+_NUMBER = re.compile(r"-?\d+")
+
+
+def _arithmetic_runs(ids: list[int], texts: dict[int, str]) -> list[list[int]]:
+    """Maximal runs (at least RUN_MIN long) of the threads `ids` (ascending)
+    whose outputs are one line each, alike but for integers that change by
+    the same step from one thread to the next, the threads themselves
+    evenly spaced."""
+    keys: list[tuple[str, tuple[int, ...]] | None] = []
+    for t in ids:
+        txt = texts[t].rstrip("\n")
+        numbers = tuple(int(n) for n in _NUMBER.findall(txt))
+        keys.append(None if "\n" in txt or not numbers else (_NUMBER.sub("#", txt), numbers))
+
+    def step(a: int, b: int):
+        if keys[a] is None or keys[b] is None or keys[a][0] != keys[b][0]:
+            return None
+        return ids[b] - ids[a], tuple(y - x for x, y in zip(keys[a][1], keys[b][1]))
+
+    runs: list[list[int]] = []
+    i = 0
+    while i < len(ids):
+        j = i + 1
+        first = step(i, i + 1) if i + 1 < len(ids) else None
+        if first is not None:
+            j = i + 2
+            while j < len(ids) and step(j - 1, j) == first:
+                j += 1
+        if j - i >= RUN_MIN:
+            runs.append(ids[i:j])
+            i = j
+        else:
+            i += 1
+    return runs
+
+
+def thread_list(ids: list[int]) -> str:
+    """Thread numbers, short: `0-15`, `0, 2, 4, 6`; more than LISTED_IDS
+    parts abbreviated: `0, 2, 4, … 254` when evenly spaced, else the first
+    parts and how many threads in all."""
+    text = ranges(ids)
+    parts = text.split(", ")
+    if len(parts) <= LISTED_IDS:
+        return text
+    steps = {b - a for a, b in zip(ids, ids[1:])}
+    if len(steps) == 1:
+        return f"{ids[0]}, {ids[1]}, {ids[2]}, … {ids[-1]}"
+    return ", ".join(parts[:LISTED_IDS // 2]) + f", … ({len(ids)} threads)"
+
+
+def block_list(ids: list[int], per_block: int) -> str:
+    """Threads as block and thread: `b1 t31`, `b0-3` (whole blocks),
+    `b0-3 t0-15` (the same threads of each of blocks 0 to 3)."""
+    by_block: dict[int, list[int]] = {}
+    for t in ids:
+        by_block.setdefault(t // per_block, []).append(t % per_block)
+    merged: list[tuple[list[int], str]] = []  # (blocks, their threads' text)
+    for b, local in by_block.items():
+        desc = "" if len(local) == per_block else " t" + thread_list(local)
+        if merged and merged[-1][1] == desc and merged[-1][0][-1] == b - 1:
+            merged[-1][0].append(b)
+        else:
+            merged.append(([b], desc))
+    parts = [f"b{ranges(bs)}{desc}" for bs, desc in merged]
+    if len(parts) > LISTED_IDS // 2:
+        return ", ".join(parts[:LISTED_IDS // 4]) + f", … ({len(ids)} threads)"
+    return ", ".join(parts)
 
 
 def ranges(ids: list[int]) -> str:

@@ -126,12 +126,26 @@ def grid(cells: list[list[str]], tags: list[list[Any]], width: int = WIDTH, *,
 
 
 def _heat_grid(values: np.ndarray, is_float: bool, base: int, width: int, **kw) -> tuple[Lines, str]:
+    """The values as a table of numbers tagged for a heat map.  Floats that do
+    not fit the width with every column are rounded to fewer significant
+    digits (4, then 3, then 2) before the table is cut into blocks of columns."""
     v = np.asarray(values)
-    texts, rounded = format_numbers(v, is_float, base)
     rows, cols = v.shape
+    texts, rounded = format_numbers(v, is_float, base)
+    if is_float and not _fits(texts, rows, cols, width):
+        for digits in (4, 3, 2):
+            texts, rounded = format_numbers(v, is_float, base, significant=digits)
+            if _fits(texts, rows, cols, width):
+                break
     cells = [texts[r * cols:(r + 1) * cols] for r in range(rows)]
     tags = [[("heat", float(v[r, c])) for c in range(cols)] for r in range(rows)]
     return grid(cells, tags, width, **kw), rounded
+
+
+def _fits(texts: list[str], rows: int, cols: int, width: int) -> bool:
+    """Whether a grid of these cells, with row and column labels, fits `width` in one block."""
+    cw = max([len(t) for t in texts] + [len(str(cols - 1))])
+    return len(str(rows - 1)) + cols * (cw + 1) + 2 * ((cols - 1) // 8) <= width
 
 
 # ---- tiles --------------------------------------------------------------------------------
@@ -161,8 +175,8 @@ def tile_summary(t) -> str:
     return text + (f" ({bad} nan/inf)" if bad else "")
 
 
-def _warp_note(warps: int) -> str:
-    return f", warp 0 of {warps}" if warps > 1 else ""
+def _warp_note(warps: int, warp: int = 0) -> str:
+    return f", warp {warp} of {warps}" if warps > 1 else ""
 
 
 # ---- .STACKS and .LANES -------------------------------------------------------------------
@@ -171,7 +185,7 @@ class Stacks(View):
     """The data and float stacks of every thread (bottom first, rows padded
     past each thread's depth), the tile stack of warp 0, and how many warps
     the launch has (`warps_alike`: whether they all hold the same tiles, None
-    when not compared)."""
+    when not compared); `warp`: the warp the tiles are of (VIEW-WARP)."""
 
     kind: ClassVar[str] = "stacks"
     depth: np.ndarray  # (threads,) data stack depths
@@ -182,6 +196,7 @@ class Stacks(View):
     tiles: list = field(default_factory=list)
     warps: int = 1
     warps_alike: bool | None = None
+    warp: int = 0  # the warp whose tiles these are (VIEW-WARP)
 
     def data_lists(self) -> list[list[int]]:
         return [[int(v) for v in self.cells[t, :self.depth[t]]] for t in range(len(self.depth))]
@@ -210,6 +225,21 @@ def _stack_line(label: str, depth: np.ndarray, items: np.ndarray, fmt) -> list[S
         else:
             line.append((f" [{fmt(col.min())}..{fmt(col.max())}]", "note"))
     return line
+
+
+def _fit_stack(text: str, width: int) -> str:
+    """A thread's stack text (`<3> 1 2 3`) in `width` columns: the deepest
+    items give way to `…` (the depth and the top stay)."""
+    if len(text) <= width:
+        return text
+    words = text.split(" ")
+    kept: list[str] = []
+    for w in reversed(words[1:]):
+        if len(" ".join([words[0], "…", w, *kept])) > width:
+            break
+        kept.insert(0, w)
+    short = " ".join([words[0], "…", *kept])
+    return short if len(short) <= width else text[:max(1, width - 1)] + "…"
 
 
 def _runs(keys: list) -> list[tuple[int, int]]:
@@ -253,6 +283,7 @@ class Lanes(Stacks):
             elided = len(rows) - keep_head - keep_tail
             rows = rows[:keep_head] + [("...", f"{elided} more")] + rows[-keep_tail:]
         lw = max(max(len(a) for a, _ in rows), len("thread"))
+        rows = [(a, _fit_stack(b, width - lw - 2)) for a, b in rows]  # a row never wraps: deepest items elided
         tw = max(len(b) for _, b in rows)
         cell_w = lw + 2 + tw
         ncols = 1
@@ -261,8 +292,8 @@ class Lanes(Stacks):
         nrows = -(-len(rows) // ncols)
         ncols = -(-len(rows) // nrows)
         what = "data stack" + (" and float stack" if show_f else "")
-        lines: Lines = [[(f"{what} of each of the {n} threads (<depth> then the items, top on the right)",
-                          "head")]]
+        lines: Lines = _para(f"{what} of each of the {n} threads (<depth> then the items, top on the right)",
+                             "head", width)
         head: list[Span] = []
         for c in range(ncols):
             if c:
@@ -288,12 +319,13 @@ class Lanes(Stacks):
 # ---- .TILE and .FRAG ----------------------------------------------------------------------
 @dataclass
 class TileValues(View):
-    """The top tile of warp 0 (`depth`: the tile stack's depth)."""
+    """The top tile of the viewed warp (`depth`: the tile stack's depth)."""
 
     kind: ClassVar[str] = "tile"
     tile: Any
     depth: int
     warps: int = 1
+    warp: int = 0
 
     @property
     def scale(self) -> float:
@@ -304,7 +336,7 @@ class TileValues(View):
         lay = f", loaded {t.layout}-major" if t.kind != "acc" else ""
         m, n, k = t.mnk
         head = (f"{t.kind} {t.shape[0]}x{t.shape[1]} {t.dtype}: the top of the tile stack <{self.depth}>"
-                f"{_warp_note(self.warps)} (m{m}n{n}k{k}{lay})")
+                f"{_warp_note(self.warps, self.warp)} (m{m}n{n}k{k}{lay})")
         lines = _para(head, "head", width)
         body, rounded = _heat_grid(t.values, True, 10, width)
         if rounded:
@@ -326,13 +358,14 @@ class Fragments(View):
     block: tuple[int, int]  # rows, cols of one mma.sync block
     reg_name: str  # PTX's register letter: a b c
     notes: list[str] = field(default_factory=list)  # how the tile is made of blocks
+    warp: int = 0
 
     def lines(self, width: int = WIDTH) -> Lines:
         t, lane, reg = self.tile, self.lanes, self.regs
         rows, cols = t.shape
         br, bc = self.block
         lines = _para(f"{t.kind} {rows}x{cols} {t.dtype} (top of the tile stack <{self.depth}>"
-                      f"{_warp_note(self.warps)}): the lane that holds each element.", "head", width)
+                      f"{_warp_note(self.warps, self.warp)}): the lane that holds each element.", "head", width)
         lines += _para("Layout shown: the documented mma.sync m16n8k16 one (PTX ISA 9.7.14.5.8). wmma, which "
                        "tileforth uses on the GPU, does not specify its layout, and it differs between GPU "
                        "generations.", "note", width)
@@ -378,7 +411,7 @@ class Matrix(View):
         base = 10 if is_float else self.base
         lines: Lines = []
         if not self.large:
-            lines.append([(f"{name}: {shape} {et}", "head")])
+            lines += _para(f"{name}: {shape} {et}", "head", width)
             if v.ndim == 1:
                 n = v.size
                 per = min(8, n)
@@ -400,7 +433,7 @@ class Matrix(View):
             mean = float(np.mean(fin.astype(np.float64)))
             lo, hi = ((f"{float(x):.4g}" if is_float else format_int(x, base)) for x in (fin.min(), fin.max()))
             stats = f"  min {lo} max {hi} mean {mean:.4g}"
-        lines.append([(f"{name}: {shape} {et}{stats}", "head")])
+        lines += _para(f"{name}: {shape} {et}{stats}", "head", width)
         if v.ndim == 1:
             idx = list(range(CORNER)) + list(range(v.size - CORNER, v.size))
             texts, rounded = format_numbers(v[idx], is_float, base)
@@ -489,7 +522,7 @@ class HelpEntry(View):
     def lines(self, width: int = WIDTH) -> Lines:
         lines: Lines = [[(self.name, "name"), ("  ", None), (self.effect, "effect")] +
                         ([("  " + self.group, "note")] if self.group else [])]
-        lines += [[("  " + ln, None)] for ln in textwrap.wrap(self.text, WIDTH - 2)]
+        lines += [[("  " + ln, None)] for ln in textwrap.wrap(self.text, max(20, width - 2))]
         if self.example:
             lines.append([("  example: ", "note"), (self.example, "example")])
         return lines + [[("  " + ln, "note")] for ln in self.notes]
