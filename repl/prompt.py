@@ -26,6 +26,7 @@ from __future__ import annotations
 import asyncio
 import os
 import sys
+import textwrap
 import threading
 from pathlib import Path
 
@@ -66,6 +67,71 @@ def open_history(path: Path | None = None) -> History:
 def _toolbar(session: Session) -> str:
     """The bottom toolbar as plain text."""
     return editor.toolbar_text(session)
+
+
+TOOLBAR_SEP = "│"
+
+
+def fit_toolbar(fragments: list[tuple[str, str]], width: int) -> list[tuple[str, str]]:
+    """The toolbar's fragments shortened to `width` columns, never cut in
+    the middle of a word by the terminal.  It is parts between `│`
+    separators: the backend (and its device), the launch shape, then notes.
+    What gives way first: the device's name, then the notes from the right
+    (the red `unchecked` warning is kept, shortened to UNCHECKED if need
+    be), then the separators' spaces, then the backend's name if the warning
+    would not fit; what is still too long ends in `…`."""
+    def length(frags) -> int:
+        return sum(len(t) for _, t in frags)
+
+    def join(parts) -> list[tuple[str, str]]:
+        out: list[tuple[str, str]] = []
+        for i, part in enumerate(parts):
+            if i:
+                out.append(sep)
+            out += part
+        return out
+
+    parts: list[list[tuple[str, str]]] = [[]]
+    sep = ("", f"  {TOOLBAR_SEP} ")
+    for frag in fragments:
+        if frag[1].strip() == TOOLBAR_SEP:
+            sep = frag
+            parts.append([])
+        else:
+            parts[-1].append(frag)
+    if length(join(parts)) <= width:
+        return join(parts)
+    parts[0] = parts[0][:1]  # the backend without its device's name
+    for i in range(len(parts) - 1, 1, -1):  # the notes, from the right; a warning stays
+        if length(join(parts)) <= width:
+            break
+        if not any("unchecked" in style for style, _ in parts[i]):
+            del parts[i]
+    for i, part in enumerate(parts):
+        if length(join(parts)) > width and any("unchecked" in style for style, _ in part):
+            parts[i] = [(style, "UNCHECKED") if "unchecked" in style else (style, t) for style, t in part]
+    if length(join(parts)) > width:
+        sep = (sep[0], f" {TOOLBAR_SEP} ")
+    if length(join(parts)) > width and any("unchecked" in style for part in parts for style, _ in part):
+        parts = parts[1:]  # the warning matters more than the backend's name
+        parts[0] = [(parts[0][0][0], " " + parts[0][0][1].lstrip())] + parts[0][1:]
+    out = join(parts)
+    if length(out) > width:  # cut at the width, with an ellipsis
+        cut: list[tuple[str, str]] = []
+        room = max(0, width - 1)
+        for style, text in out:
+            cut.append((style, text[:room]))
+            room -= len(cut[-1][1])
+            if room <= 0:
+                break
+        out = cut + [("", "…")]
+    return out
+
+
+def fit_note(text: str, width: int) -> str:
+    """A note (the banner, the time line) wrapped at blanks to `width`
+    columns, so the terminal never breaks it inside a word."""
+    return "\n".join(textwrap.wrap(text, max(20, width), break_long_words=False, break_on_hyphens=False))
 
 
 def banner(session: Session) -> str:
@@ -126,12 +192,21 @@ class Repl:
             auto_suggest=AutoSuggestFromHistory(),
             style=editor.STYLE,
             include_default_pygments_style=False,
-            bottom_toolbar=lambda: editor.toolbar_fragments(self.session),
+            bottom_toolbar=self.toolbar,
         )
+
+    def toolbar(self) -> list[tuple[str, str]]:
+        """The bottom toolbar, fitted to the terminal's width as it is now."""
+        try:
+            width = self.prompt.app.output.get_size().columns
+        except Exception:  # an output that cannot say: the toolbar as it is
+            width = None
+        frags = editor.toolbar_fragments(self.session)
+        return frags if not width else fit_toolbar(frags, width)
 
     def run(self) -> int:
         """Read-eval-print until BYE or end of input; errors never end it."""
-        self.display.note(banner(self.session))
+        self.display.note(fit_note(banner(self.session), self.display.width))
         self.session.set_source("<prompt>")
         typed = ""  # keys typed over a refused line: they start the next one
         while True:
@@ -176,7 +251,8 @@ class Repl:
             f = self.session.forth
             self.display.stacks_after(f, result.output)  # not again after a `.S` that ended the line
             if self.timing:
-                self.display.note(timing_text(f.line_timing, emulated=f.backend_name == "cpu"))
+                self.display.note(fit_note(timing_text(f.line_timing, emulated=f.backend_name == "cpu"),
+                                           self.display.width))
 
     # ---- running a line, interruptibly ----------------------------------------------
     def run_line(self, text: str) -> LineResult:

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import colorsys
 import re
+import textwrap
 import warnings
 from dataclasses import dataclass
 from typing import Sequence
@@ -626,11 +627,26 @@ def _laid_out(view, width: int):
     return view.lines(width)
 
 
+def _words_lines(view, width: int):
+    """WORDS for the width: its lists wrap there already; a group's title
+    longer than the width is wrapped at blanks too."""
+    out = []
+    for line in view.lines(width):
+        text = "".join(t for t, _ in line)
+        if len(text) > width and len(line) == 1:
+            indent = text[:len(text) - len(text.lstrip())]
+            out += [[(ln, line[0][1])] for ln in textwrap.wrap(text, width, subsequent_indent=indent + " ",
+                                                                   break_on_hyphens=False)]
+        else:
+            out.append(line)
+    return out
+
+
 # views the REPL lays out itself, colour or not: SEE with its header once (the
 # record's own plain text repeats it), and the views whose layout depends on
 # the width, laid out for the display's (WORDS, .LANES, .TILE, .FRAG, .M, HELP)
-OWN_LAYOUT = {"see": _see_lines, "words": _laid_out, "lanes": _laid_out, "tile": _laid_out,
-              "frag": _laid_out, "matrix": _laid_out, "help": _laid_out}
+OWN_LAYOUT = {"see": _see_lines, "words": _words_lines, "lanes": _laid_out, "tile": _laid_out,
+              "frag": _laid_out, "matrix": _laid_out, "help": _laid_out, "profile": _laid_out}
 
 
 def render(kind: str, view: View, *, forth=None, width: int = PLAIN_WIDTH, colour: bool = False,
@@ -646,6 +662,9 @@ def render(kind: str, view: View, *, forth=None, width: int = PLAIN_WIDTH, colou
         return _code(view, highlight_ir)
     if colour and kind == "ptx":
         return _code(view, highlight_ptx)
+    if kind == "profile":  # PROFILE's figures: a rich table per launch (profileview.py)
+        from .profileview import render_profile
+        return render_profile(view, width=width, colour=colour, glyphs=glyphs)
     if kind in OWN_LAYOUT:
         return _styled_lines(OWN_LAYOUT[kind](view, width), view.scale)
     return styled(view)

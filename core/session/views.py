@@ -128,14 +128,16 @@ def grid(cells: list[list[str]], tags: list[list[Any]], width: int = WIDTH, *,
 def _heat_grid(values: np.ndarray, is_float: bool, base: int, width: int, **kw) -> tuple[Lines, str]:
     """The values as a table of numbers tagged for a heat map.  Floats that do
     not fit the width with every column are rounded to fewer significant
-    digits (4, then 3, then 2) before the table is cut into blocks of columns."""
+    digits (4, then 3, then 2) when that makes them fit; else the table is cut
+    into blocks of columns."""
     v = np.asarray(values)
     rows, cols = v.shape
     texts, rounded = format_numbers(v, is_float, base)
     if is_float and not _fits(texts, rows, cols, width):
         for digits in (4, 3, 2):
-            texts, rounded = format_numbers(v, is_float, base, significant=digits)
-            if _fits(texts, rows, cols, width):
+            short = format_numbers(v, is_float, base, significant=digits)
+            if _fits(short[0], rows, cols, width):
+                texts, rounded = short
                 break
     cells = [texts[r * cols:(r + 1) * cols] for r in range(rows)]
     tags = [[("heat", float(v[r, c])) for c in range(cols)] for r in range(rows)]
