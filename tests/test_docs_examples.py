@@ -2,7 +2,8 @@
 user would copy it, in a fresh session, and does what the page says
 (docs/words.md: tests/test_reference.py; docs/tiles.md: test_docs_tiles.py;
 docs/repl.md's transcript and views: test_docs_repl.py; the README's
-session: test_readme.py; docs/kernel-files.md: test_kernelfile.py)."""
+session: test_readme.py; docs/kernel-files.md: test_kernelfile.py);
+docs/simt.md's blocks run here, each compared with the text block after it."""
 import re
 from pathlib import Path
 
@@ -32,3 +33,20 @@ def test_the_repl_guide_forth_block_runs_line_by_line_in_a_fresh_session():
     out = "".join(f.eval(line) for line in block.splitlines())
     assert not f.compiling
     assert len(f.tile_stack(0)) == 1 and "tiles <1>" in out, out
+
+
+def test_the_simt_guide_forth_blocks_print_the_text_blocks_after_them():
+    """docs/simt.md: each ```forth block runs as one source (a file's lines) in a
+    fresh session; a ```text block right after it is exactly what it prints."""
+    text = (ROOT / "docs" / "simt.md").read_text()
+    blocks = list(re.finditer(r"^```(\w*)\n(.*?)^```\n", text, re.M | re.S))
+    ran = 0
+    for i, m in enumerate(blocks):
+        if m.group(1) != "forth":
+            continue
+        out = Forth(backend="cpu").eval(m.group(2), source="docs/simt.md")
+        ran += 1
+        nxt = blocks[i + 1] if i + 1 < len(blocks) else None
+        if nxt is not None and nxt.group(1) == "text" and not text[m.end():nxt.start()].strip():
+            assert out == nxt.group(2), f"docs/simt.md block {i}: printed\n{out}"
+    assert ran >= 1

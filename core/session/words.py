@@ -4,7 +4,8 @@ conditional compilation (conditional.py), data (datawords.py), inspection
 (inspection.py), strings (strings.py), compile-time words and execution
 tokens (compiletime.py), the text interpreter's input (textin.py), heap
 memory and text substitution (heapwords.py), the system around the
-dictionary (syswords.py), files (filewords.py) and blocks (blockwords.py)."""
+dictionary (syswords.py), files (filewords.py), blocks (blockwords.py) and the
+memory-access analysis (profile.py)."""
 from __future__ import annotations
 
 from ..front.dictionary import HostWord, Immediate
@@ -18,6 +19,7 @@ from . import (
     heapwords,
     hostwords,
     inspection,
+    profile,
     strings,
     syswords,
     textin,
@@ -26,6 +28,7 @@ from . import (
 HOST_WORDS: list[HostWord] = [*hostwords.HOST_WORDS, conditional.TILES_KEPT, *inspection.INSPECT_WORDS,
                               *datawords.DATA_WORDS, *compiletime.HOST_WORDS, *textin.HOST_WORDS,
                               *heapwords.HEAP_WORDS, *syswords.HOST_WORDS, *floathost.HOST_WORDS,
-                              *filewords.HOST_WORDS, *blockwords.HOST_WORDS]
+                              *filewords.HOST_WORDS, *blockwords.HOST_WORDS,
+                              *profile.PROFILE_WORDS]
 IMMEDIATES: list[Immediate] = [*hostwords.IMMEDIATES, *conditional.CONDITIONAL_WORDS, *strings.IMMEDIATES,
                                *compiletime.IMMEDIATES, *syswords.IMMEDIATES]
