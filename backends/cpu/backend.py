@@ -16,6 +16,7 @@ from tileforth.core.compile import state as S
 from tileforth.core.compile.target import Backend, LaunchResult
 from tileforth.core.errors import ForthError
 
+from .races import Races
 from .scheduler import RUN_DIVERGENT, RUN_ERROR, RUN_OK, RUN_WARP, SCHEDULER_IR
 from .target import CpuTarget
 from .warpops import WarpOps
@@ -165,6 +166,10 @@ class CpuBackend(Backend):
         self._sizes: dict[int, int] = {}
         self._user: set[int] = set()
         self.elem_types: dict[int, np.dtype] = {}  # allocation base -> element type (ARRAY, MATRIX, f.kernel arrays)
+        self.races = Races()  # the race detector's shadows (on in checked launches: Forth sets races.on)
+        self.trace_cap = 0  # records of the memory-access trace a launch keeps (0: no trace; PROFILE sets it)
+        self.trace = np.zeros((0, 4), np.int64)  # the last traced launch's records (races.py: the layout)
+        self.trace_dropped = 0
         self.ctx = np.zeros(L.CTX_SLOTS, np.int64)
         self.abort_flag = np.zeros(1, np.int64)
         self.out = np.zeros((OUT_CAP, L.OUT_SLOTS), np.int64)
@@ -246,6 +251,7 @@ class CpuBackend(Backend):
         self._buffers.pop(addr, None)
         self._sizes.pop(addr, None)
         self.elem_types.pop(addr, None)
+        self.races.forget(addr)
         if addr in self._user:
             self._user.discard(addr)
             self._rebuild_table()
@@ -358,6 +364,12 @@ class CpuBackend(Backend):
         ctx[L.CTX_SHARED_SIZE] = shared_bytes
         ctx[L.CTX_RECURSION_MAX] = self.caps.recursion_max
         ctx[L.CTX_STEPS_MAX] = max(int(steps), 1)  # the launch's pool: every thread's loops draw from it
+        ctx[L.CTX_BLOCK_SIZE] = self.block_size
+        self.races.arm(ctx, {a: self._sizes[a] for a in self._user}, self.elem_types)
+        thr[:, L.T_EPOCH] = thr[:, L.T_FENCED] = thr[:, L.T_ACQUIRED] = 0
+        if self.trace_cap:
+            buf = np.zeros((self.trace_cap, 4), np.int64)
+            ctx[L.CTX_TRACE], ctx[L.CTX_TRACE_CAP] = buf.ctypes.data, self.trace_cap
         thr[:, L.T_STATUS] = L.ST_RUN
         thr[:, L.T_SITE] = -1
         thr[:, L.T_STEPS] = steps
@@ -392,6 +404,9 @@ class CpuBackend(Backend):
                 if code == RUN_ERROR:
                     break
                 assert code == RUN_OK
+        if self.trace_cap:
+            n = int(ctx[L.CTX_TRACE_LEN])
+            self.trace, self.trace_dropped = buf[:min(n, self.trace_cap)], max(0, n - self.trace_cap)
         n_out = int(ctx[L.CTX_OUT_LEN])
         return LaunchResult(error=tuple(int(x) for x in ctx[:5]), output=self.out[:min(n_out, OUT_CAP)].copy(),
                             output_dropped=max(0, n_out - OUT_CAP), divergence=divergence)

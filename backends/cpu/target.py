@@ -22,6 +22,8 @@ from tileforth.core.compile.target import BodyEmitter, Target
 from tileforth.core.compile.tileops import TileOp
 from tileforth.core.compile.warpgen import WarpOp
 
+from . import races
+
 if TYPE_CHECKING:
     from tileforth.core.compile.codegen import Gen
 
@@ -74,6 +76,7 @@ LIBM_MATH = {"expm1": "expm1f", "log1p": "log1pf", "asinh": "asinhf", "acosh": "
 
 class CpuTarget(Target):
     name = "cpu"
+    helpers_ir = races.helpers_ir()
 
     def __init__(self, triple: str, data_layout: str) -> None:
         self.triple = triple
@@ -98,6 +101,29 @@ class CpuTarget(Target):
         g.b.store(c64(L.ST_BARRIER), self.thr_slot(g, L.T_STATUS))
         g.b.store(c64(site), self.thr_slot(g, L.T_SITE))
         self.suspend(g, final=False)
+        epoch = self.thr_slot(g, L.T_EPOCH)  # the race detector's clock: one more BARRIER passed
+        g.b.store(g.b.add(g.b.load(epoch, typ=I64), c64(1 << 16)), epoch)
+
+    def mem_access(self, g: "Gen", addr: ir.Value, size: int, kind: str, value: ir.Value | None,
+                   word: str) -> None:
+        """Race check and trace (races.py): the helper returns 0, or the race record. A store
+        whose value is known passes its bits (STORE_VALUE): storing what is there is no race."""
+        code = {"read": races.READ, "write": races.WRITE, "atomic": races.ATOMIC}[kind]
+        bits = c64(0)
+        if kind == "write" and value is not None:
+            code = races.STORE_VALUE
+            bits = value if isinstance(value.type, ir.IntType) else g.b.bitcast(value, ir.IntType(size * 8))
+            bits = bits if bits.type == I64 else g.b.zext(bits, I64)
+        rec = g.b.call(g.helper("tf_race"), [g.env.ctx, g.env.thr, addr, c64(size | races.float_code(word) << 8),
+                                                  c64(code | g.site() << 2), bits])
+        g.fail_if(g.b.icmp_unsigned("!=", rec, c64(0)), L.E_RACE, addr=addr, aux=rec)
+
+    def mem_fence(self, g: "Gen") -> None:
+        """The fence clock moves on; this thread's T_FENCED is its new value (races.py)."""
+        clock = g.b.gep(g.env.ctx, [c64(L.CTX_CLOCK)], source_etype=I64)
+        now = g.b.add(g.b.load(clock, typ=I64), c64(1))
+        g.b.store(now, clock)
+        g.b.store(now, self.thr_slot(g, L.T_FENCED))
 
     def tile_op(self, g: "Gen", op: TileOp, operands: list[ir.Value]) -> None:
         """Park the lane at a warp op: the host performs it once for the warp

@@ -134,7 +134,7 @@ class WarpOps:
             case Vote(mode="all"):
                 rows[:, L.T_OP] = -int((ops[:, 0] != 0).all())
             case SyncWarp():
-                pass
+                rows[:, L.T_EPOCH] += 1  # the race detector's clock: the warp's lanes are ordered here
             case _:  # pragma: no cover - warpgen emits only the ops above
                 raise AssertionError(op)
         st[:] = L.ST_RUN

@@ -84,6 +84,8 @@ HELPERS: dict[str, ir.FunctionType] = {
     "tf_poll": ir.FunctionType(I1, [PTR, PTR, I64, I64]),
     "tf_addr_scan": ir.FunctionType(ir.LiteralStructType([I64, I64]), [PTR, I64, I64]),
     "tf_out": ir.FunctionType(ir.VoidType(), [PTR, PTR, I64, I64, I64]),
+    # the emulator's race detector and access trace (backends/cpu/races.py); other targets never call it
+    "tf_race": ir.FunctionType(I64, [PTR, PTR, I64, I64, I64, I64]),
 }
 
 
@@ -419,10 +421,18 @@ class Gen(Visitor):
         hit = self.spaces.get(id(value))
         return hit[1] if hit is not None and hit[0] is value else None
 
-    def mem_ptr(self, addr: ir.Value, size: int, word: str) -> ir.Value:
+    def mem_store(self, value: ir.Value, addr: ir.Value, size: int, word: str) -> None:
+        """Store `value` (`size` bytes) at `addr`, checked as mem_ptr checks; the target's access hook
+        sees the value (a store of what memory already holds is no race)."""
+        self.b.store(value, self.mem_ptr(addr, size, word, value))
+
+    def mem_ptr(self, addr: ir.Value, size: int, word: str, value: ir.Value | None = None) -> ir.Value:
         """A pointer for a `size`-byte access at integer address `addr`,
         range- and alignment-checked in checked mode, in the address space
-        the address is known to point into."""
+        the address is known to point into. The word's name says what the
+        access does (a fetch ends in @, an atomic has ATOMIC in its name, the
+        rest store), for the target's access hook (the emulator's race
+        detector)."""
         space = self.space_of(addr)
         if self.checked:
             ok = self.target.addr_ok(self, addr, c64(size), space)
@@ -430,6 +440,8 @@ class Gen(Visitor):
             if size > 1:
                 mis = self.b.icmp_unsigned("!=", self.b.and_(addr, c64(size - 1)), c64(0))
                 self.fail_if(mis, L.E_ALIGN, addr=addr, aux=c64(size))
+            kind = "atomic" if "ATOMIC" in word else "read" if word.endswith("@") else "write"
+            self.target.mem_access(self, addr, size, kind, value, word)
         return self.target.mem_pointer(self, addr, space)
 
     def in_allocation(self, addr: ir.Value, size: ir.Value) -> ir.Value:

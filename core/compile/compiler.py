@@ -33,10 +33,11 @@ PARSED_WORDS = 256  # parsed word modules a compiler keeps (the least recently u
 
 
 @functools.cache
-def _helpers(triple: str, data_layout: str) -> llvm.ModuleRef:
-    """The runtime helpers, parsed once per target (linked into each kernel as a copy)."""
+def _helpers(triple: str, data_layout: str, extra: str) -> llvm.ModuleRef:
+    """The runtime helpers, parsed once per target (linked into each kernel as a copy): the
+    shared ones and the target's own (`extra`)."""
     head = f'target triple = "{triple}"\n' + (f'target datalayout = "{data_layout}"\n' if data_layout else "")
-    return llvm.parse_assembly(head + HELPERS_IR)
+    return llvm.parse_assembly(head + HELPERS_IR + extra)
 
 
 def needs_dispatch(mod: llvm.ModuleRef) -> bool:
@@ -158,7 +159,7 @@ class Compiler:
             mod = llvm.parse_assembly(str(m))
         except RuntimeError as exc:  # a code-generator bug, not a user error
             raise ForthError(f"internal compiler error (invalid IR): {exc}") from exc
-        mod.link_in(_helpers(self.target.triple, self.target.data_layout), preserve=True)
+        mod.link_in(_helpers(self.target.triple, self.target.data_layout, self.target.helpers_ir), preserve=True)
         done: set[int] = set()
         queue = list(needed)
         words: list[Colon] = []

@@ -184,7 +184,7 @@ def _sf_fetch(g: "Gen", a: list, f: list) -> tuple[list, list]:
 
 
 def _sf_store(g: "Gen", a: list, f: list) -> tuple[list, list]:
-    g.b.store(fconvert(g.b, f[0], F32), g.mem_ptr(a[0], SFLOAT_BYTES, "SF!"))
+    g.mem_store(fconvert(g.b, f[0], F32), a[0], SFLOAT_BYTES, "SF!")
     return [], []
 
 

@@ -33,7 +33,16 @@ CTX_RECURSION_MAX = 14  # nested calls of recursive words allowed per thread in 
 # the launch-wide step pool: loop iterations summed over all threads (drawn by tf_poll), plus what the
 # scheduler and the host charge for barrier releases and warp ops; a max of 0 means no launch-wide pool
 CTX_STEPS_USED, CTX_STEPS_MAX = 15, 16
-CTX_SLOTS = 24
+# the emulator's race detector (backends/cpu/races.py): the launch's generation (0: off), its shadow table
+# (base, limit, shadow address rows) and length, the last row hit, and the threads per block
+CTX_RACE_GEN, CTX_RACE_TAB, CTX_RACE_N = 17, 18, 19
+CTX_RACE_LO, CTX_RACE_HI, CTX_RACE_SH = 20, 21, 22
+CTX_BLOCK_SIZE = 23
+# the emulator's memory-access trace (PROFILE): its buffer, capacity in records and length
+CTX_TRACE, CTX_TRACE_CAP, CTX_TRACE_LEN = 24, 25, 26
+CTX_RACE_ET = 28  # the float element type of the last row hit (races.py's FLOAT_CODES; 0: untyped)
+CTX_CLOCK = 27  # the race detector's fence clock: THREADFENCEs executed so far in the launch
+CTX_SLOTS = 32
 
 # thread record slots
 T_TID, T_BID, T_BDIM, T_GDIM = 0, 3, 6, 9  # x, y, z follow each
@@ -46,7 +55,9 @@ T_STATE = 21  # address of this thread's stack state
 T_OP = 22  # warp-op arguments start here
 T_STACK_LIMIT = 31  # cpu: the host writes the native stack bytes recursion may use; the kernel entry
 # turns it into the lowest stack address a RECURSE may reach (the stack grows down)
-THR_SLOTS = 32
+T_EPOCH = 32  # cpu: BARRIERs passed << 16 | SYNCWARPs passed, this launch (the race detector's clock)
+T_FENCED, T_ACQUIRED = 33, 34  # cpu: the fence clock after this thread's last THREADFENCE; at its last atomic
+THR_SLOTS = 35
 
 # thread status
 ST_RUN, ST_BARRIER, ST_WARP, ST_DONE, ST_ERROR = 0, 1, 2, 3, 4
@@ -63,6 +74,7 @@ E_STACK = 12  # recursion used up the native stack the launch allows (frames too
 E_LAUNCH_STEPS = 11  # the launch as a whole ran out of its step pool (ctx[CTX_STEPS_MAX])
 E_BAD_XT = 20  # EXECUTE of a token the device cannot run (aux: the token; addr: XT_* why)
 XT_UNKNOWN, XT_HOST, XT_SUSPENDS, XT_FRAME = 0, 1, 2, 3
+E_RACE = 22  # the race detector: a conflicting access (addr: the address; aux: races.py's packed record)
 E_THROW = 21  # THROW, ABORT, ABORT" (aux: the exception code; addr: ABORT"'s string id, or -1)
 
 # output record kinds: (thread, kind, aux, value)

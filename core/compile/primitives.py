@@ -527,9 +527,8 @@ def _two_cells(g: "Gen", addr: ir.Value, word: str) -> tuple[ir.Value, ir.Value]
 
 
 def _two_store(g: "Gen", x1: ir.Value, x2: ir.Value, addr: ir.Value) -> list[ir.Value]:
-    p2, p1 = _two_cells(g, addr, "2!")
-    g.b.store(x2, p2)
-    g.b.store(x1, p1)
+    g.mem_store(x2, addr, 8, "2!")
+    g.mem_store(x1, g.tag(g.b.add(addr, c64(8)), g.space_of(addr)), 8, "2!")
     return []
 
 
@@ -657,7 +656,7 @@ def _int_mem(name: str, ty: ir.IntType, size: int, signed: bool, what: str) -> N
     def store(g: "Gen", a: list, f: list) -> tuple[list, list]:
         x, addr = a
         v = x if ty == I64 else g.b.trunc(x, ty)
-        g.b.store(v, g.mem_ptr(addr, size, name + "!"))
+        g.mem_store(v, addr, size, name + "!")
         return [], []
 
     ext = "sign-extended" if signed else "zero-extended"
@@ -682,7 +681,7 @@ def _float_mem(name: str, size: int, what: str, load_cv: Callable, store_cv: Cal
         return [], [load_cv(g, g.b.load(g.mem_ptr(a[0], size, name + "@"), typ=ty))]
 
     def store(g: "Gen", a: list, f: list) -> tuple[list, list]:
-        g.b.store(store_cv(g, f[0]), g.mem_ptr(a[0], size, name + "!"))
+        g.mem_store(store_cv(g, f[0]), a[0], size, name + "!")
         return [], []
 
     prim(name + "@", "( addr -- ) ( F: -- r )", f"Fetch {what}, converted to f{L.FLOAT_BITS}.",
@@ -817,6 +816,8 @@ def _fence(scope: str) -> Emit:
     """A sequentially consistent fence at `scope` (NVPTX: fence.sc.gpu / fence.sc.cta)."""
     def emit(g: "Gen", n: "Prim") -> None:
         g.b.fence("seq_cst", scope)
+        if g.checked:
+            g.target.mem_fence(g)
     return emit
 
 

@@ -171,6 +171,7 @@ class Target(ABC):
     name: str
     triple: str
     data_layout: str = ""
+    helpers_ir: str = ""  # IR of runtime helpers only this target defines, linked in after HELPERS_IR
 
     @abstractmethod
     def sreg(self, g: "Gen", which: str) -> ir.Value:
@@ -257,6 +258,16 @@ class Target(ABC):
         """i1: a checked access of `size` bytes at `addr` may go ahead. `space`
         is what the compiler knows of the address ("shared", "global" or None)."""
         return g.in_allocation(addr, size)
+
+    def mem_access(self, g: "Gen", addr: ir.Value, size: int, kind: str, value: ir.Value | None,
+                   word: str) -> None:
+        """A checked access ("read", "write" or "atomic") of `size` bytes at `addr` by `word` is about
+        to happen (after its range check; `value`: what a plain store writes, when known): the
+        emulator checks it for races and for the array's element type, and traces it."""
+
+    def mem_fence(self, g: "Gen") -> None:
+        """A checked THREADFENCE was executed (the emulator's race detector orders a write the
+        writer fenced before another thread's later atomic)."""
 
     def mem_pointer(self, g: "Gen", addr: ir.Value, space: str | None) -> ir.Value:
         """The pointer a load or store at integer address `addr` uses."""

@@ -163,6 +163,8 @@ class Forth:
         self.pad_addr = self.backend.alloc(PAD_BYTES)  # PAD: scratch memory outside data space, as the standard wants
         self.shared_bytes = 0
         self.write_cell(self.base_addr, 10)
+        if hasattr(self.backend, "races"):
+            self.backend.races.on = checked  # the emulator's race detector runs in checked mode
         self.compiler = Compiler(self.backend.target, self.sites, self.strings, checked, lambda: self.base_addr,
                                  lambda: self.tokens.table())
         self.colon: Colon | None = None
@@ -286,6 +288,12 @@ class Forth:
         (cells as .u64, then floats as .f32, after a context pointer)."""
         return backend_package("cuda").word_ptx(self, word, arch)
 
+    def profile(self) -> dict | None:
+        """The last PROFILE's figures as data: per load/store site and per launch
+        (core/session/profile.py); None before the first PROFILE."""
+        from .profile import last
+        return last(self)
+
     def kernel(self, word: str) -> Callable[..., None]:
         """A Python callable that runs `word` over a grid: arguments are its
         inputs in order (arrays -> their device address, ints -> cells, floats
@@ -320,6 +328,10 @@ class Forth:
             elif isinstance(a, np.ndarray):
                 addr = self.backend.alloc(a.nbytes)
                 self.backend.write(addr, np.ascontiguousarray(a))
+                if hasattr(self.backend, "elem_types"):  # checked float words compare their type with it
+                    self.backend.elem_types[addr] = np.dtype(a.dtype, metadata={
+                        "name": f"argument {len(cells) + len(floats) + 1} of {word.name} (a {a.dtype} array)",
+                        "shape": a.shape})
                 temps.append((addr, a))
                 cells.append(addr)
             elif isinstance(a, (float, np.floating)):
@@ -766,8 +778,67 @@ class Forth:
         }
         if code == L.E_THROW:
             msgs[code] = self._throw_message(aux, addr, where, thr)
+        if code == L.E_RACE:
+            msgs[code] = self._race_message(addr, aux, thread, where, _word_at(pos))
         return ForthError(msgs.get(code, f"device error {code}{where}"), pos, _word_at(pos),
                           code=aux if code == L.E_THROW else THROW_CODES.get(code, -1))
+
+    def _race_message(self, addr: int, aux: int, thread: int, where: str, token: str | None) -> str:
+        """The race detector's report (backends/cpu/races.py): where, who, in which order, and the fix."""
+        r = self.backend.races.unpack(aux)
+        if r["type"]:
+            return self._type_message(addr, r["access"], r["array"], f"{token or 'a float word'}{where}")
+        verbs = ("read", "wrote", "atomically updated")
+        first = f"thread {r['first_thread']} {verbs[r['first_kind']]} it"
+        if r["first_site"] is not None:
+            word, pos = self._site(r["first_site"])
+            place = [f"in {word}"] * (word != "<line>") + [f"at {pos}"] * (pos is not None)
+            first += f" ({' '.join(place)})" if place else ""
+        second = f"thread {thread} {verbs[r['second_kind']]} it"
+        space = "shared" if r["shared"] else "global"
+        between = ("between the same two BARRIERs" if r["shared"] or self._same_block(thread, r["first_thread"])
+                   else "from another block of the same launch")
+        fix = ("put a BARRIER between the two accesses (all threads of the block must reach it), or make both "
+               "accesses atomic (ATOMIC+ ...)" if between.startswith("between") else
+               "blocks of one launch are never ordered: let one block own the location, use atomics, or split "
+               "the work into two launches")
+        return (f"data race on {space} memory at {self._address_name(addr)}{where}: {first}, then {second}, "
+                f"{between} with nothing ordering them; {fix}")
+
+    def _type_message(self, addr: int, access: str, array: str, who: str) -> str:
+        """A float word on an array of another float type (checked mode, the emulator)."""
+        be = self.backend
+        base = be.allocation_base(addr, 1)
+        meta = getattr(be.elem_types.get(base), "metadata", None) or {}
+        name = meta.get("name") or self._address_name(addr)
+        words = {"float16": "HF@ HF!", "bfloat16": "BF@ BF!", "float32": "SF@ SF!", "float64": "DF@ DF!"}
+        return (f"{name} holds {array} values, but {who} accesses it as {access}: use "
+                f"{words.get(array, 'the words of its type')} for it, or give it an array of {access}")
+
+    def _same_block(self, t1: int, t2: int) -> bool:
+        bs = int(np.prod(self.backend.block))
+        return t1 // bs == t2 // bs
+
+    def _address_name(self, addr: int) -> str:
+        """An address as `name+offset` after the dictionary word whose data holds it (an array, a
+        variable, a SHARED: region), or in hex."""
+        be = self.backend
+        sbase = int(getattr(be, "shared_addr", 0) or 0)
+        if sbase and 0 <= addr - sbase < max(self.shared_bytes, 1):
+            cands = [(e.shared, e.name) for e in self.dict.values()
+                     if isinstance(e, Constant) and e.shared is not None and e.shared <= addr - sbase]
+            off = addr - sbase
+        else:
+            base = be.allocation_base(addr, 1) if hasattr(be, "allocation_base") else None
+            cands = [(int(e.value), e.name) for e in self.dict.values()
+                     if isinstance(e, Constant) and not e.is_float and e.shared is None and e.param is None
+                     and isinstance(e.value, int) and e.value <= addr and base is not None
+                     and be.allocation_base(int(e.value), 1) == base]
+            off = addr
+        if not cands:
+            return f"${addr & (2**64 - 1):x}"
+        start, name = max(cands)
+        return f"{name}+{off - start}" if off > start else name
 
     def _throw_message(self, n: int, string_id: int, where: str, thr: str) -> str:
         if n == -2 and 0 <= string_id < len(self.strings):

@@ -1,0 +1,393 @@
+"""The emulator's race detector and memory-access trace, in LLVM IR.
+
+In checked mode every load and store goes through `tf_race(ctx, thr, addr,
+size, kind | site << 2)` after its range check (kind: 0 read, 1 write, 2
+atomic). It does two things, each only when the host turned it on for the
+launch:
+
+* **Trace** (PROFILE, ctx[CTX_TRACE]): append a record (thread, kind | site
+  << 2, addr, size | epoch << 8) to the trace buffer; the host analyses it
+  (profile.py).
+* **Race detection** (ctx[CTX_RACE_GEN] != 0): each allocation has a shadow,
+  32 bytes per 4-byte granule of memory:
+
+      e0  generation (low 32 bits: the launch that wrote the entry) | site of the last write << 32
+      e1  last writer       (tid + 1) | atomic << 24 | epoch << 25
+      e2  a reader          (tid + 1) | epoch << 25
+      e3  another reader, concurrent with the first
+      e4  the fence clock at the last write | the granule's bytes the writer, the reader and the
+          other reader touched (4 bits each, from bit 48)
+
+  An entry of another generation is empty, so the shadows are never cleared.
+  A thread's *epoch* counts the BARRIERs it passed (<< 16) and its
+  SYNCWARPs. Two accesses by different threads are concurrent when
+  - they are in different blocks (global memory: no barrier orders blocks;
+    shared memory is per block, so an entry of another block is stale), or
+  - same block, different warps, same number of BARRIERs passed, or
+  - same warp, same epoch (no BARRIER or SYNCWARP between).
+  A write concurrent with any other access, or a read concurrent with a
+  write, is a race, unless both are atomics. The first race returns a
+  nonzero record (`pack`), the caller fails with E_RACE.
+
+The emulator runs a block's threads one after another between suspend
+points, so "first" is the order the emulator ran them in: the record names
+the earlier access (its thread, what it did, and for a write its site).
+"""
+from __future__ import annotations
+
+import numpy as np
+from llvmlite import ir
+from tileforth.core.compile import layout as L
+
+I1, I64 = ir.IntType(1), ir.IntType(64)
+PTR = ir.PointerType()
+READ, WRITE, ATOMIC, STORE_VALUE = 0, 1, 2, 3  # STORE_VALUE: a write whose bits the caller passes
+GRANULE = 4  # bytes of memory one shadow entry covers
+ENTRY = 5  # i64 slots per shadow entry
+TID_BITS, ATOMIC_BIT, EPOCH_SHIFT = 24, 24, 25
+CLOCK_MASK, W_MASK, R1_MASK, R2_MASK = (1 << 48) - 1, 48, 52, 56  # e4: write clock | byte masks
+WARP = 32
+# the packed race record (ctx[CTX_ERR_AUX]); bit 29 is always set so the record is nonzero
+R_KIND_FIRST, R_KIND_SECOND, R_SHARED, R_FLAG, R_SITE = 24, 26, 28, 29, 32
+# a float access of another type than the allocation's elements: flag, the access's type, the array's
+R_TYPE, R_TYPE_ACCESS, R_TYPE_ARRAY = 30, 32, 36
+# float element types (the size argument's bits 8 up, the table's fourth column): 0 is untyped or integer
+FLOAT_CODES = {"float16": 1, "bfloat16": 2, "float32": 3, "float64": 4}
+FLOAT_NAMES = {v: k for k, v in FLOAT_CODES.items()}
+
+
+def float_code(word: str) -> int:
+    """The float type a memory word reads or writes (F@ SF! DF@ HF! BF@ FATOMIC+), 0 for the others."""
+    prefix = {"FATOMIC+": "SF"}.get(word, word[:-1])
+    return {"F": FLOAT_CODES[f"float{L.FLOAT_BITS}"], "SF": 3, "DF": 4, "HF": 1, "BF": 2}.get(prefix, 0)
+
+
+def _unpack(aux: int) -> dict:
+    """The race record the helper returns, as the host reads it."""
+    if (aux >> R_TYPE) & 1:
+        return {"type": True, "access": FLOAT_NAMES.get((aux >> R_TYPE_ACCESS) & 15, "?"),
+                "array": FLOAT_NAMES.get((aux >> R_TYPE_ARRAY) & 15, "?")}
+    site = (aux >> R_SITE) & 0xFFFFFFFF
+    return {"first_thread": aux & ((1 << TID_BITS) - 1), "first_kind": (aux >> R_KIND_FIRST) & 3,
+            "second_kind": (aux >> R_KIND_SECOND) & 3, "shared": bool((aux >> R_SHARED) & 1),
+            "first_site": site - 1 if site else None, "type": False}
+
+
+def c(v: int) -> ir.Constant:
+    return ir.Constant(I64, v)
+
+
+def _slot(b: ir.IRBuilder, base: ir.Value, slot: int | ir.Value) -> ir.Value:
+    return b.gep(base, [c(slot) if isinstance(slot, int) else slot], source_etype=I64)
+
+
+def _conflict(m: ir.Module) -> ir.Function:
+    """i1 tf_conflict(other, tid, epoch, block_size, shared): the access recorded as `other`
+    (an e1/e2/e3 word) is concurrent with this thread's, by the rules above."""
+    fn = ir.Function(m, ir.FunctionType(I1, [I64, I64, I64, I64, I1]), "tf_race_conflict")
+    fn.linkage = "internal"
+    fn.attributes.add("alwaysinline")
+    o, tid, ep, bs, shared = fn.args
+    b = ir.IRBuilder(fn.append_basic_block("entry"))
+    other, blocks, warps, done = (fn.append_basic_block(n) for n in ("other", "blocks", "warps", "done"))
+    otid1 = b.and_(o, c((1 << TID_BITS) - 1))
+    otid = b.sub(otid1, c(1))
+    nobody = b.or_(b.icmp_unsigned("==", otid1, c(0)), b.icmp_unsigned("==", otid, tid))
+    start = b.block
+    b.cbranch(nobody, done, other)
+    b.position_at_end(other)
+    same_block = b.icmp_unsigned("==", b.udiv(otid, bs), b.udiv(tid, bs))
+    other_block_conflict = b.not_(shared)  # global memory: blocks are never ordered; shared: a stale entry
+    b.cbranch(same_block, blocks, done)
+    b.position_at_end(blocks)
+    oep = b.lshr(o, c(EPOCH_SHIFT))
+    same_epoch = b.icmp_unsigned("==", oep, ep)
+    same_warp = b.icmp_unsigned("==", b.udiv(b.urem(otid, bs), c(WARP)), b.udiv(b.urem(tid, bs), c(WARP)))
+    b.cbranch(same_warp, done, warps)
+    b.position_at_end(warps)
+    same_barriers = b.icmp_unsigned("==", b.lshr(oep, c(16)), b.lshr(ep, c(16)))
+    b.branch(done)
+    b.position_at_end(done)
+    r = b.phi(I1)
+    r.add_incoming(ir.Constant(I1, 0), start)
+    r.add_incoming(other_block_conflict, other)
+    r.add_incoming(same_epoch, blocks)
+    r.add_incoming(same_barriers, warps)
+    b.ret(r)
+    return fn
+
+
+def _helper(m: ir.Module, conflict: ir.Function) -> ir.Function:
+    fn = ir.Function(m, ir.FunctionType(I64, [PTR, PTR, I64, I64, I64, I64]), "tf_race")
+    fn.attributes.add("noinline")
+    ctx, thr, addr, size_arg, ks, bits = fn.args
+    bb = {n: fn.append_basic_block(n) for n in
+          ("entry", "trace", "record", "race", "find", "scan", "test", "next", "hit", "have",
+           "granule", "read", "write", "store", "step", "found", "none")}
+    b = ir.IRBuilder(bb["entry"])
+    size, ftype = b.and_(size_arg, c(0xFF)), b.lshr(size_arg, c(8))
+    tid = b.load(_slot(b, thr, L.T_LINEAR), typ=I64)
+    ep = b.and_(b.load(_slot(b, thr, L.T_EPOCH), typ=I64), c((1 << (64 - EPOCH_SHIFT)) - 1))
+    kind = b.and_(ks, c(3))
+    site = b.lshr(ks, c(2))
+    tr = b.load(_slot(b, ctx, L.CTX_TRACE), typ=I64)
+    b.cbranch(b.icmp_unsigned("!=", tr, c(0)), bb["trace"], bb["race"])
+
+    b.position_at_end(bb["trace"])  # the trace counts every record; it keeps those that fit
+    lenp = _slot(b, ctx, L.CTX_TRACE_LEN)
+    n = b.load(lenp, typ=I64)
+    b.store(b.add(n, c(1)), lenp)
+    fits = b.icmp_unsigned("<", n, b.load(_slot(b, ctx, L.CTX_TRACE_CAP), typ=I64))
+    b.cbranch(fits, bb["record"], bb["race"])
+    b.position_at_end(bb["record"])
+    rec = _slot(b, b.inttoptr(tr, PTR), b.mul(n, c(4)))
+    for i, v in enumerate((tid, ks, addr, b.or_(size, b.shl(ep, c(8))))):
+        b.store(v, _slot(b, rec, i))
+    b.branch(bb["race"])
+
+    b.position_at_end(bb["race"])
+    gen = b.load(_slot(b, ctx, L.CTX_RACE_GEN), typ=I64)
+    b.cbranch(b.icmp_unsigned("!=", gen, c(0)), bb["find"], bb["none"])
+    b.position_at_end(bb["find"])  # the shadow of the allocation holding addr: the last one hit, or a scan
+    lo, hi = (b.load(_slot(b, ctx, s), typ=I64) for s in (L.CTX_RACE_LO, L.CTX_RACE_HI))
+    cached = b.and_(b.icmp_unsigned(">=", addr, lo), b.icmp_unsigned("<", addr, hi))
+    b.cbranch(cached, bb["have"], bb["scan"])
+    b.position_at_end(bb["scan"])
+    i = b.phi(I64)
+    i.add_incoming(c(0), bb["find"])
+    ntab = b.load(_slot(b, ctx, L.CTX_RACE_N), typ=I64)
+    b.cbranch(b.icmp_signed("<", i, ntab), bb["test"], bb["none"])
+    b.position_at_end(bb["test"])
+    row = _slot(b, b.inttoptr(b.load(_slot(b, ctx, L.CTX_RACE_TAB), typ=I64), PTR), b.mul(i, c(4)))
+    rbase, rlim, rsh, ret = (b.load(_slot(b, row, k), typ=I64) for k in range(4))
+    inside = b.and_(b.icmp_unsigned(">=", addr, rbase), b.icmp_unsigned("<", addr, rlim))
+    b.cbranch(inside, bb["hit"], bb["next"])
+    b.position_at_end(bb["next"])
+    i.add_incoming(b.add(i, c(1)), bb["next"])
+    b.branch(bb["scan"])
+    b.position_at_end(bb["hit"])
+    for s, v in ((L.CTX_RACE_LO, rbase), (L.CTX_RACE_HI, rlim), (L.CTX_RACE_SH, rsh), (L.CTX_RACE_ET, ret)):
+        b.store(v, _slot(b, ctx, s))
+    b.branch(bb["have"])
+
+    b.position_at_end(bb["have"])
+    # a float word on an array of another float type (an f32 word given a float64 array)
+    et = b.load(_slot(b, ctx, L.CTX_RACE_ET), typ=I64)
+    mistyped = b.and_(b.and_(b.icmp_unsigned("!=", ftype, c(0)), b.icmp_unsigned("!=", et, c(0))),
+                      b.icmp_unsigned("!=", ftype, et))
+    typed = fn.append_basic_block("typed")
+    wrong = fn.append_basic_block("wrong")
+    b.cbranch(mistyped, wrong, typed)
+    b.position_at_end(wrong)
+    b.ret(b.or_(c(1 << R_FLAG | 1 << R_TYPE), b.or_(b.shl(ftype, c(R_TYPE_ACCESS)), b.shl(et, c(R_TYPE_ARRAY)))))
+    b.position_at_end(typed)
+    base = b.load(_slot(b, ctx, L.CTX_RACE_LO), typ=I64)
+    sh = b.inttoptr(b.load(_slot(b, ctx, L.CTX_RACE_SH), typ=I64), PTR)
+    bs = b.load(_slot(b, ctx, L.CTX_BLOCK_SIZE), typ=I64)
+    sbase = b.load(_slot(b, ctx, L.CTX_SHARED), typ=I64)
+    shared = b.icmp_unsigned("<", b.sub(addr, sbase), b.load(_slot(b, ctx, L.CTX_SHARED_SIZE), typ=I64))
+    # a store of the bits memory already holds changes nothing another thread could see: it is not
+    # checked, but it makes this thread the writer (its own later reads see what it stored)
+    given = b.block
+    silent, join = fn.append_basic_block("silent"), fn.append_basic_block("join")
+    b.cbranch(b.icmp_unsigned("==", kind, c(STORE_VALUE)), silent, join)
+    b.position_at_end(silent)
+    sizes = [fn.append_basic_block(f"old{n}") for n in (1, 2, 4, 8)]
+    loaded = fn.append_basic_block("loaded")
+    sw = b.switch(size, sizes[-1])
+    for n, blk in zip((1, 2, 4), sizes):
+        sw.add_case(c(n), blk)
+    old = []
+    for n, blk in zip((1, 2, 4, 8), sizes):
+        b.position_at_end(blk)
+        v = b.load(b.inttoptr(addr, PTR), typ=ir.IntType(8 * n))
+        old.append((v if n == 8 else b.zext(v, I64), blk))
+        b.branch(loaded)
+    b.position_at_end(loaded)
+    prev = b.phi(I64)
+    for v, blk in old:
+        prev.add_incoming(v, blk)
+    same = b.icmp_unsigned("==", prev, bits)
+    b.branch(join)
+    b.position_at_end(join)
+    effective, quiet = b.phi(I64), b.phi(I1)
+    effective.add_incoming(kind, given)
+    effective.add_incoming(c(WRITE), loaded)
+    quiet.add_incoming(ir.Constant(I1, 0), given)
+    quiet.add_incoming(same, loaded)
+    kind = effective
+    clock = b.load(_slot(b, ctx, L.CTX_CLOCK), typ=I64)
+    acquired = _slot(b, thr, L.T_ACQUIRED)
+    b.store(b.select(b.icmp_unsigned("==", kind, c(ATOMIC)), clock, b.load(acquired, typ=I64)), acquired)
+    gen32 = b.and_(gen, c(0xFFFFFFFF))
+    me = b.or_(b.add(tid, c(1)), b.shl(ep, c(EPOCH_SHIFT)))
+    first = b.lshr(b.sub(addr, base), c(2))
+    last = b.lshr(b.sub(b.add(addr, b.sub(size, c(1))), base), c(2))
+    head = b.block
+    b.branch(bb["granule"])
+
+    b.position_at_end(bb["granule"])
+    g = b.phi(I64)
+    g.add_incoming(first, head)
+    e = _slot(b, sh, b.mul(g, c(ENTRY)))
+    e0 = b.load(e, typ=I64)
+    fresh = b.icmp_unsigned("==", b.and_(e0, c(0xFFFFFFFF)), gen32)
+    w, r1, r2 = (b.select(fresh, b.load(_slot(b, e, k), typ=I64), c(0)) for k in (1, 2, 3))
+    wsite = b.select(fresh, b.lshr(e0, c(32)), c(0))
+    w_kind = b.select(b.icmp_unsigned("!=", b.and_(w, c(1 << ATOMIC_BIT)), c(0)), c(ATOMIC), c(WRITE))
+    # the writer fenced after the write (its T_FENCED passed the write's clock) and this thread did an
+    # atomic since that fence: ordered (CUDA's threadfence-then-atomic-flag pattern)
+    wtid1 = b.and_(w, c((1 << TID_BITS) - 1))
+    wtid = b.select(b.icmp_unsigned("==", wtid1, c(0)), tid, b.sub(wtid1, c(1)))
+    wthr = _slot(b, thr, b.mul(b.sub(wtid, tid), c(L.THR_SLOTS)))
+    fenced = b.load(_slot(b, wthr, L.T_FENCED), typ=I64)
+    e4 = b.select(fresh, b.load(_slot(b, e, 4), typ=I64), c(0))
+    released = b.and_(b.icmp_unsigned(">", fenced, b.and_(e4, c(CLOCK_MASK))),
+                      b.icmp_unsigned(">=", b.load(acquired, typ=I64), fenced))
+    # the bytes of the granule each access touched (4 bits each): accesses to different bytes never race
+    mine = b.select(b.icmp_unsigned(">=", size, c(GRANULE)), c(0xF),
+                    b.shl(b.sub(b.shl(c(1), size), c(1)), b.and_(addr, c(GRANULE - 1))))
+
+    def touches(shift: int) -> ir.Value:
+        return b.icmp_unsigned("!=", b.and_(b.lshr(e4, c(shift)), mine), c(0))
+
+    def call_conflict(o: ir.Value) -> ir.Value:
+        return b.call(conflict, [o, tid, ep, bs, shared])
+
+    b.cbranch(b.icmp_unsigned("==", kind, c(READ)), bb["read"], bb["write"])
+    # a read: concurrent with the last write? then remember this reader
+    b.position_at_end(bb["read"])
+    cw = b.and_(b.and_(call_conflict(w), touches(W_MASK)), b.not_(released))
+    cr1 = call_conflict(r1)
+    new_r1, new_r2 = b.select(cr1, r1, me), b.select(cr1, me, r2)
+    slot_shift = b.select(cr1, c(R2_MASK), c(R1_MASK))
+    new_e4 = b.or_(b.and_(e4, b.xor(b.shl(c(0xF), slot_shift), c(-1))), b.shl(mine, slot_shift))
+    read_end = b.block
+    # a write or an atomic: concurrent with the last write (unless both are atomic) or with a reader?
+    b.position_at_end(bb["write"])
+    both_atomic = b.and_(b.icmp_unsigned("==", kind, c(ATOMIC)), b.icmp_unsigned("==", w_kind, c(ATOMIC)))
+    cww = b.and_(b.and_(call_conflict(w), touches(W_MASK)), b.not_(b.or_(both_atomic, released)))
+    cwr1 = b.and_(call_conflict(r1), touches(R1_MASK))
+    cwr2 = b.and_(call_conflict(r2), touches(R2_MASK))
+    write_end = b.block
+    b.position_at_end(read_end)
+    b.cbranch(cw, bb["found"], bb["store"])
+    b.position_at_end(write_end)
+    any_race = b.and_(b.or_(cww, b.or_(cwr1, cwr2)), b.not_(quiet))
+    b.cbranch(any_race, bb["found"], bb["store"])
+
+    b.position_at_end(bb["found"])  # pick the earlier access to name: the writer first, then a reader
+    other = b.phi(I64)
+    okind = b.phi(I64)
+    osite = b.phi(I64)
+    other.add_incoming(w, read_end)
+    okind.add_incoming(w_kind, read_end)
+    osite.add_incoming(_add_in(read_end, wsite), read_end)
+    wr_other = _select3(write_end, cww, w, cwr1, r1, r2)
+    wr_kind = _select3(write_end, cww, w_kind, cwr1, c(READ), c(READ))
+    wr_site = _select3(write_end, cww, _add_in(write_end, wsite), cwr1, c(0), c(0))
+    other.add_incoming(wr_other, write_end)
+    okind.add_incoming(wr_kind, write_end)
+    osite.add_incoming(wr_site, write_end)
+    rec = b.or_(b.sub(b.and_(other, c((1 << TID_BITS) - 1)), c(1)), b.shl(okind, c(R_KIND_FIRST)))
+    rec = b.or_(rec, b.shl(kind, c(R_KIND_SECOND)))
+    rec = b.or_(rec, b.shl(b.zext(shared, I64), c(R_SHARED)))
+    rec = b.or_(rec, c(1 << R_FLAG))
+    rec = b.or_(rec, b.shl(osite, c(R_SITE)))
+    b.ret(rec)
+
+    b.position_at_end(bb["store"])  # update the entry
+    kept_r1, kept_r2, kept_e4 = b.phi(I64), b.phi(I64), b.phi(I64)
+    for phi, v in ((kept_r1, new_r1), (kept_r2, new_r2), (kept_e4, new_e4)):
+        phi.add_incoming(v, read_end)
+    kept_r1.add_incoming(_in(write_end, lambda wb: wb.select(quiet, r1, c(0))), write_end)
+    kept_r2.add_incoming(_in(write_end, lambda wb: wb.select(quiet, r2, c(0))), write_end)
+    kept_e4.add_incoming(_in(write_end, lambda wb: wb.or_(wb.or_(clock, wb.shl(mine, c(W_MASK))),
+                                                         wb.and_(e4, c(0xFF << R1_MASK)))), write_end)
+    is_read = b.icmp_unsigned("==", kind, c(READ))
+    written = b.or_(gen32, b.shl(site, c(32)))
+    keep0 = b.select(fresh, e0, gen32)
+    b.store(b.select(is_read, keep0, written), e)
+    atomic_flag = b.select(b.icmp_unsigned("==", kind, c(ATOMIC)), c(1 << ATOMIC_BIT), c(0))
+    b.store(b.select(is_read, w, b.or_(me, atomic_flag)), _slot(b, e, 1))
+    b.store(kept_r1, _slot(b, e, 2))
+    b.store(kept_r2, _slot(b, e, 3))
+    b.store(kept_e4, _slot(b, e, 4))
+    b.branch(bb["step"])
+    b.position_at_end(bb["step"])
+    g1 = b.add(g, c(1))
+    g.add_incoming(g1, bb["step"])
+    b.cbranch(b.icmp_unsigned("<=", g1, last), bb["granule"], bb["none"])
+
+    b.position_at_end(bb["none"])
+    b.ret(c(0))
+    return fn
+
+
+def _in(block: ir.Block, make) -> ir.Value:
+    """A value computed at the end of `block`, before its terminator."""
+    b = ir.IRBuilder(block)
+    b.position_before(block.terminator)
+    return make(b)
+
+
+def _add_in(block: ir.Block, v: ir.Value) -> ir.Value:
+    return _in(block, lambda b: b.add(v, c(1)))
+
+
+def _select3(block: ir.Block, c1: ir.Value, v1: ir.Value, c2: ir.Value, v2: ir.Value, v3: ir.Value) -> ir.Value:
+    b = ir.IRBuilder(block)
+    b.position_before(block.terminator)
+    return b.select(c1, v1, b.select(c2, v2, v3))
+
+
+def helpers_ir() -> str:
+    """The definitions of tf_race and its inline part, as IR text for the cpu target's helper module."""
+    m = ir.Module("races")
+    conflict = _conflict(m)
+    _helper(m, conflict)
+    return "\n".join(str(f) for f in m.functions)
+
+
+SHADOW_LIMIT = 32 << 20  # an allocation larger than this many bytes has no shadow (its accesses go unchecked)
+
+
+class Races:
+    """The host side of the race detector: a shadow per allocation (made when a checked launch
+    first sees it, zero pages until touched), the table the helper scans, and the launch's
+    generation, which empties every entry an earlier launch wrote."""
+
+    def __init__(self) -> None:
+        self.on = False
+        self.gen = 0
+        self.shadows: dict[int, np.ndarray] = {}
+        self.table = np.zeros((0, 3), np.int64)
+        self._key: tuple = ()
+
+    def arm(self, ctx: np.ndarray, allocs: dict[int, int], elem_types: dict[int, np.dtype]) -> None:
+        """Set up ctx for a launch over the allocations {base: size} whose element types are known
+        for some ({base: dtype}: float arrays are checked against the float words that access them)."""
+        ctx[L.CTX_RACE_LO] = ctx[L.CTX_RACE_HI] = ctx[L.CTX_RACE_SH] = ctx[L.CTX_RACE_ET] = 0
+        if not self.on:
+            ctx[L.CTX_RACE_GEN] = 0
+            return
+        self.gen = self.gen % 0xFFFFFFFF + 1  # 32 bits in an entry, never 0 (a new shadow is all 0)
+        key = tuple(sorted((a, n, FLOAT_CODES.get(getattr(elem_types.get(a), "name", ""), 0))
+                           for a, n in allocs.items() if n <= SHADOW_LIMIT))
+        if key != self._key:
+            for a, n, _ in key:
+                if a not in self.shadows:
+                    self.shadows[a] = np.zeros(-(-n // GRANULE) * ENTRY, np.int64)
+            self.table = np.array([(a, a + n, self.shadows[a].ctypes.data, et) for a, n, et in key],
+                                  np.int64).reshape(-1, 4)
+            self._key = key
+        ctx[L.CTX_RACE_GEN] = self.gen
+        ctx[L.CTX_RACE_TAB] = self.table.ctypes.data
+        ctx[L.CTX_RACE_N] = len(self.table)
+
+    unpack = staticmethod(_unpack)
+
+    def forget(self, addr: int) -> None:
+        """The allocation at addr was freed: drop its shadow (the table is rebuilt at the next launch)."""
+        if self.shadows.pop(addr, None) is not None:
+            self._key = ()

@@ -1,0 +1,58 @@
+"""Checked mode on the emulator: a float word on an array of another float type is an error
+(issue 12, item 4): an f32 word given a float64 array by f.kernel, SF@ on an F64 ARRAY, BF@ on
+an F16 one. Untyped memory, integer words and unchecked sessions are not checked."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from tileforth.core import Forth, ForthError
+
+SCALE = ": scale ( addr -- ) GLOBAL-ID SFLOATS + DUP SF@ 2e F* SF! ;"
+
+
+@pytest.fixture
+def f() -> Forth:
+    return Forth(backend="cpu")
+
+
+def test_a_kernel_given_an_array_of_its_float_type_runs(f):
+    f.eval(SCALE)
+    x = np.linspace(-3, 3, 32, dtype=np.float32)
+    f.kernel("scale")(x)
+    np.testing.assert_array_equal(x, np.linspace(-3, 3, 32, dtype=np.float32) * 2)
+
+
+def test_a_kernel_given_a_float64_array_for_an_f32_word_is_refused(f):
+    f.eval(SCALE)
+    y = np.arange(32, dtype=np.float64)
+    with pytest.raises(ForthError) as e:
+        f.kernel("scale")(y)
+    msg = str(e.value)
+    assert "argument 1 of scale" in msg and "float64" in msg and "SF@" in msg and "float32" in msg
+    np.testing.assert_array_equal(y, np.arange(32))  # nothing written back
+
+
+@pytest.mark.parametrize("etype,word,ok", [
+    ("F64", "DF@", True), ("F64", "SF@", False), ("F32", "SF@", True), ("F32", "DF@", False),
+    ("F16", "HF@", True), ("F16", "BF@", False), ("BF16", "BF@", True), ("BF16", "HF@", False),
+    ("F32", "I32@", True), ("F64", "@", True),  # integer words see bytes: not checked
+])
+def test_float_words_on_typed_arrays(f, etype, word, ok):
+    f.eval(f"4 {etype} ARRAY a")
+    line = f"a {word} DROP" if "F" not in word else f"a {word} FDROP"
+    if ok:
+        f.eval(line)
+        return
+    with pytest.raises(ForthError) as e:
+        f.eval(line)
+    assert f"but {word} accesses it" in str(e.value) and "a holds" in str(e.value)
+
+
+def test_untyped_memory_takes_any_float_word(f):
+    f.eval("CREATE buf 16 ALLOT  1.5e buf DF!  buf DF@ F.")
+    f.eval("2.5e buf SF!  buf SF@ F.")
+
+
+def test_unchecked_sessions_do_not_check_types():
+    f = Forth(backend="cpu", checked=False)
+    f.eval("4 F64 ARRAY a  a SF@ FDROP")
