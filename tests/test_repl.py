@@ -266,7 +266,7 @@ def test_interactive_prompt(tmp_path):
     child = pexpect.spawn(CLI[0], CLI[1:], env=env, encoding="utf-8", timeout=120,
                           dimensions=(24, 80))
     try:
-        child.expect("BYE or Ctrl-D leaves")
+        child.expect(r"leaves\.")  # the banner ends "BYE or Ctrl-D leaves.", wrapped at the width
         child.expect(">")
         child.sendline("20 22 + .")
         child.expect(str(20 + 22))
