@@ -9,7 +9,9 @@ tiles are overwritten.
     python benchmarks/emulator.py            # 64×64 and 128×128, with numba if importable
     python benchmarks/emulator.py --quick    # 64×64, tileforth only
 
-The target is ≥ 100× numba's CUDA simulator (aim 1000×).  numba comes with
+The target is ≥ 100× numba's CUDA simulator (aim 1000×), with the race
+detector on (checked mode's default); the run without it and a PROFILE run
+show what the detector and the memory-access analysis cost.  numba comes with
 the `bench` extra (`pip install -e .[bench]`); without it the simulator's
 time is taken from shared/reference/anchors.md and labelled as not measured.
 """
@@ -91,14 +93,23 @@ def run_tileforth(n: int, repeats: int) -> dict:
     f.eval("MATMUL")  # first run: compiles the kernel, then runs it
     first = time.perf_counter() - t0
     ok = check(f.array("C").reshape(n, n), a, b, "tileforth")
-    warm = []
-    for _ in range(repeats):
-        f.set_array("C", np.zeros((n, n), np.float32))
-        t0 = time.perf_counter()
-        f.eval("MATMUL")
-        warm.append(time.perf_counter() - t0)
-    check(f.array("C").reshape(n, n), a, b, "tileforth (warm)")
-    return {"first": first, "warm": statistics.median(warm) if warm else first, "ok": ok}
+
+    def warm(line: str) -> float:
+        times = []
+        for _ in range(max(repeats, 1)):
+            f.set_array("C", np.zeros((n, n), np.float32))
+            t0 = time.perf_counter()
+            f.eval(line)
+            times.append(time.perf_counter() - t0)
+        check(f.array("C").reshape(n, n), a, b, f"tileforth ({line}, warm)")
+        return statistics.median(times)
+
+    on = warm("MATMUL")  # checked mode: the race detector is on
+    f.backend.races.on = False
+    off = warm("MATMUL")
+    f.backend.races.on = True
+    profiled = warm("PROFILE MATMUL")  # the access trace and its analysis (and the race detector)
+    return {"first": first, "warm": on, "no_races": off, "profile": profiled, "ok": ok}
 
 
 def numba_available() -> bool:
@@ -169,7 +180,11 @@ def main(argv=None) -> int:
             ref, label = ANCHOR_NUMBA_S[n], "anchors.md, not measured"
         print(f"\n{n}×{n}  ({(n // TILE) ** 2} blocks × {TILE * TILE} threads)")
         print(f"  tileforth cpu, first run (compile+run) {tf['first'] * 1e3:9.1f} ms   {tf['ok']}")
-        print(f"  tileforth cpu, warm run                {tf['warm'] * 1e3:9.1f} ms")
+        print(f"  tileforth cpu, warm run                {tf['warm'] * 1e3:9.1f} ms   (checked, race detector on)")
+        print(f"    race detector off                    {tf['no_races'] * 1e3:9.1f} ms   "
+              f"(the detector costs {tf['warm'] / tf['no_races']:.2f}×)")
+        print(f"    PROFILE MATMUL                       {tf['profile'] * 1e3:9.1f} ms   "
+              f"(trace + analysis: {tf['profile'] / tf['warm']:.1f}× the checked run)")
         print(f"  numba CUDA simulator                   {ref * 1e3:9.1f} ms   ({label})")
         print(f"  ratio numba / tileforth: first {ref / tf['first']:8.0f}×   "
               f"warm {ref / tf['warm']:8.0f}×   (target ≥ 100×, aim 1000×)")

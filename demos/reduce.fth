@@ -42,7 +42,7 @@ sum-2 .sum
 ' sum-racy CATCH  ." CATCH: sum-racy ended with code " . CR
 \ Typed at the prompt, `sum-racy` shows the checker's report:
 \   data race on shared memory at part+4 in sum-racy: thread 0 read it, then
-\   thread 1 wrote it, between the same two BARRIERs with nothing ordering them; ...
+\   thread 1 wrote it, with no BARRIER between them; ...
 \ Thread 0 ran all its steps (s = 128 ... 1; at s = 1 it read part[1]) before
 \ thread 1 stored its first partial sum in part[1]: on a GPU either may go first.
 

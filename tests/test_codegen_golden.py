@@ -29,7 +29,7 @@ from tileforth.core.compile import layout as L
 from tileforth.core.front.effects import DYNAMIC
 
 ARCH = "sm_90"
-HELPER_FNS = ("tf_fail", "tf_poll", "tf_addr_scan", "tf_out")
+HELPER_FNS = ("tf_fail", "tf_poll", "tf_addr_scan", "tf_out", "tf_race", "tf_race_conflict")
 
 # a word of more than SMALL_WORD nodes (so it gets its own function), static effect ( a b c -- x )
 POLY = ": poly ( a b c -- x ) * + DUP 1+ * 2* 3 + 7 XOR ;"
@@ -272,7 +272,7 @@ def test_every_function_has_one_error_block():
     overflow) branch to one `fail_record` block per function, the only call
     of `tf_fail` there."""
     f = Forth(backend="cpu")
-    f.eval("VARIABLE v  1 v !  " + CHECKY_WORD + "  1 2 3 ")
+    f.eval("1 1 1 THREADS  VARIABLE v  1 v !  " + CHECKY_WORD + "  1 2 3 ")  # one thread: the line is racy
     nodes, tiles = segments(f, CHECKY_LINE + " v checky DROP")[-1]
     raw = ir_functions(raw_ir(f, nodes, tiles))
     word = f.dict.get("CHECKY")
@@ -291,7 +291,7 @@ def test_every_function_has_one_error_block():
 def test_one_error_block_survives_optimization_and_ptx():
     """After LLVM (tf_fail inlined once into the single block) and in PTX, a
     line with many checks records errors in one place: one compare-and-swap."""
-    v = views(CHECKY_LINE, before="VARIABLE v  1 v !  1 2 3")
+    v = views(CHECKY_LINE, before="1 1 1 THREADS  VARIABLE v  1 v !  1 2 3")
     raw = ir_functions(v["raw"])
     assert len(check_codes(raw[kernel_name(raw)])) >= 8
     opt = ir_functions(v["opt"])

@@ -43,7 +43,8 @@ def entry(ptx: str) -> str:
 # ---- item 1: shared memory in checked mode -----------------------------------------------------------
 def test_a_shared_access_is_checked_against_the_blocks_shared_window():
     f = Forth()
-    ptx = line_ptx(f, "256 1 1 THREADS 2048 SHARED: buf  TID-X DUP CELLS buf + !  BARRIER  255 TID-X - CELLS buf + @ 1+ buf !")[-1]
+    ptx = line_ptx(f, "256 1 1 THREADS 2048 SHARED: buf  TID-X DUP CELLS buf + !  BARRIER  "
+                   "255 TID-X - CELLS buf + @ 1+ BARRIER TID-X CELLS buf + !")[-1]
     k = entry(ptx)
     assert "st.shared.b64" in k and "ld.shared.b64" in k
     # the window's size comes from the context record; the allocation table is not consulted

@@ -46,7 +46,7 @@ def report(f: Forth, line: str) -> str | None:
 
 def parsed(msg: str) -> dict:
     m = re.search(r"data race on (\w+) memory at (\S+?)(?: in \S+)?: thread (\d+) (read|wrote|atomically updated) it"
-                  r".*?, then thread (\d+) (read|wrote|atomically updated) it, (between the same two BARRIERs|from "
+                  r".*?, then thread (\d+) (read|wrote|atomically updated) it, (with no BARRIER between them|from "
                   r"another block)", msg)
     assert m, msg
     kinds = {"read": "r", "wrote": "w", "atomically updated": "a"}

@@ -15,7 +15,7 @@ RUNAWAYS = {
     "tile ops": ": t BEGIN TZERO TDROP AGAIN ; t",
     "barriers": ": h BEGIN BARRIER AGAIN ; h",
     "barriers, 1024 threads": "1024 1 1 THREADS : h BEGIN BARRIER AGAIN ; h",
-    "threads": "256 1 1 THREADS VARIABLE v : w 60000000 0 DO 1 v +! LOOP ; w",
+    "threads": "256 1 1 THREADS 256 I64 ARRAY v : w 60000000 0 DO 1 v GLOBAL-ID CELLS + +! LOOP ; w",
 }
 INFINITE = "looks infinite (if it is not, raise the step budget: `n SET-STEP-BUDGET` or `tileforth --steps n`"
 
@@ -304,7 +304,7 @@ def test_the_first_launch_with_a_tile_op_checks_reads_against_the_live_table():
     handing the kernel the allocation table, which the region replaced: the
     kernel read a freed table, and a read after a tile op (numpy reused the
     memory) was a false "bad address" (`2e TFILL D 16 TSTORE D F@` in a new session)."""
-    for line, out in [("2e TFILL D 16 TSTORE D F@ F.", "2. "), ("F16 TILE-IN D 16 TLOAD-A TDROP D 8 + @ .", "0 ")]:
+    for line, out in [("2e TFILL D 16 TSTORE D F@ F.", "2. "), ("F16 TILE-IN H 16 TLOAD-A TDROP H 8 + @ .", "0 ")]:
         f = Forth(backend="cpu")
-        f.eval("16 16 F32 MATRIX D")
+        f.eval("16 16 F32 MATRIX D  16 16 F16 MATRIX H")
         assert f.eval(line) == out

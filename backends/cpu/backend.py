@@ -325,6 +325,7 @@ class CpuBackend(Backend):
         thr[:, L.T_BDIM:L.T_BDIM + 3] = block
         thr[:, L.T_GDIM:L.T_GDIM + 3] = grid
         thr[:, L.T_LINEAR] = lin
+        thr[:, L.T_BSTART] = lin - t
         thr[:, L.T_STATE] = S.record_addresses(self.state.ctypes.data, n)
         self.thr = thr
         self.warps_per_block = -(-bs // 32)

@@ -82,12 +82,13 @@ def _slot(b: ir.IRBuilder, base: ir.Value, slot: int | ir.Value) -> ir.Value:
 
 
 def _conflict(m: ir.Module) -> ir.Function:
-    """i1 tf_conflict(other, tid, epoch, block_size, shared): the access recorded as `other`
-    (an e1/e2/e3 word) is concurrent with this thread's, by the rules above."""
-    fn = ir.Function(m, ir.FunctionType(I1, [I64, I64, I64, I64, I1]), "tf_race_conflict")
+    """i1 tf_race_conflict(other, tid, epoch, block_start, block_size, warp_start, shared): the access
+    recorded as `other` (an e1/e2/e3 word) is concurrent with this thread's, by the rules above
+    (block_start, warp_start: the linear index of this thread's block's and warp's first thread)."""
+    fn = ir.Function(m, ir.FunctionType(I1, [I64, I64, I64, I64, I64, I64, I1]), "tf_race_conflict")
     fn.linkage = "internal"
     fn.attributes.add("alwaysinline")
-    o, tid, ep, bs, shared = fn.args
+    o, tid, ep, bstart, bs, wstart, shared = fn.args
     b = ir.IRBuilder(fn.append_basic_block("entry"))
     other, blocks, warps, done = (fn.append_basic_block(n) for n in ("other", "blocks", "warps", "done"))
     otid1 = b.and_(o, c((1 << TID_BITS) - 1))
@@ -96,13 +97,13 @@ def _conflict(m: ir.Module) -> ir.Function:
     start = b.block
     b.cbranch(nobody, done, other)
     b.position_at_end(other)
-    same_block = b.icmp_unsigned("==", b.udiv(otid, bs), b.udiv(tid, bs))
+    same_block = b.icmp_unsigned("<", b.sub(otid, bstart), bs)
     other_block_conflict = b.not_(shared)  # global memory: blocks are never ordered; shared: a stale entry
     b.cbranch(same_block, blocks, done)
     b.position_at_end(blocks)
     oep = b.lshr(o, c(EPOCH_SHIFT))
     same_epoch = b.icmp_unsigned("==", oep, ep)
-    same_warp = b.icmp_unsigned("==", b.udiv(b.urem(otid, bs), c(WARP)), b.udiv(b.urem(tid, bs), c(WARP)))
+    same_warp = b.icmp_unsigned("<", b.sub(otid, wstart), c(WARP))
     b.cbranch(same_warp, done, warps)
     b.position_at_end(warps)
     same_barriers = b.icmp_unsigned("==", b.lshr(oep, c(16)), b.lshr(ep, c(16)))
@@ -221,6 +222,8 @@ def _helper(m: ir.Module, conflict: ir.Function) -> ir.Function:
     b.store(b.select(b.icmp_unsigned("==", kind, c(ATOMIC)), clock, b.load(acquired, typ=I64)), acquired)
     gen32 = b.and_(gen, c(0xFFFFFFFF))
     me = b.or_(b.add(tid, c(1)), b.shl(ep, c(EPOCH_SHIFT)))
+    bstart = b.load(_slot(b, thr, L.T_BSTART), typ=I64)
+    wstart = b.add(bstart, b.and_(b.sub(tid, bstart), c(-WARP)))
     first = b.lshr(b.sub(addr, base), c(2))
     last = b.lshr(b.sub(b.add(addr, b.sub(size, c(1))), base), c(2))
     head = b.block
@@ -235,15 +238,7 @@ def _helper(m: ir.Module, conflict: ir.Function) -> ir.Function:
     w, r1, r2 = (b.select(fresh, b.load(_slot(b, e, k), typ=I64), c(0)) for k in (1, 2, 3))
     wsite = b.select(fresh, b.lshr(e0, c(32)), c(0))
     w_kind = b.select(b.icmp_unsigned("!=", b.and_(w, c(1 << ATOMIC_BIT)), c(0)), c(ATOMIC), c(WRITE))
-    # the writer fenced after the write (its T_FENCED passed the write's clock) and this thread did an
-    # atomic since that fence: ordered (CUDA's threadfence-then-atomic-flag pattern)
-    wtid1 = b.and_(w, c((1 << TID_BITS) - 1))
-    wtid = b.select(b.icmp_unsigned("==", wtid1, c(0)), tid, b.sub(wtid1, c(1)))
-    wthr = _slot(b, thr, b.mul(b.sub(wtid, tid), c(L.THR_SLOTS)))
-    fenced = b.load(_slot(b, wthr, L.T_FENCED), typ=I64)
     e4 = b.select(fresh, b.load(_slot(b, e, 4), typ=I64), c(0))
-    released = b.and_(b.icmp_unsigned(">", fenced, b.and_(e4, c(CLOCK_MASK))),
-                      b.icmp_unsigned(">=", b.load(acquired, typ=I64), fenced))
     # the bytes of the granule each access touched (4 bits each): accesses to different bytes never race
     mine = b.select(b.icmp_unsigned(">=", size, c(GRANULE)), c(0xF),
                     b.shl(b.sub(b.shl(c(1), size), c(1)), b.and_(addr, c(GRANULE - 1))))
@@ -252,12 +247,23 @@ def _helper(m: ir.Module, conflict: ir.Function) -> ir.Function:
         return b.icmp_unsigned("!=", b.and_(b.lshr(e4, c(shift)), mine), c(0))
 
     def call_conflict(o: ir.Value) -> ir.Value:
-        return b.call(conflict, [o, tid, ep, bs, shared])
+        return b.call(conflict, [o, tid, ep, bstart, bs, wstart, shared])
+
+    def released(rb: ir.IRBuilder) -> ir.Value:
+        """(on the slow path) The writer fenced after the write (its T_FENCED passed the write's
+        clock) and this thread did an atomic since that fence: ordered (CUDA's threadfence-then-
+        atomic-flag pattern)."""
+        wtid1 = rb.and_(w, c((1 << TID_BITS) - 1))
+        wtid = rb.select(rb.icmp_unsigned("==", wtid1, c(0)), tid, rb.sub(wtid1, c(1)))  # none: this thread
+        wthr = _slot(rb, thr, rb.mul(rb.sub(wtid, tid), c(L.THR_SLOTS)))
+        fenced = rb.load(_slot(rb, wthr, L.T_FENCED), typ=I64)
+        return rb.and_(rb.icmp_unsigned(">", fenced, rb.and_(e4, c(CLOCK_MASK))),
+                       rb.icmp_unsigned(">=", rb.load(acquired, typ=I64), fenced))
 
     b.cbranch(b.icmp_unsigned("==", kind, c(READ)), bb["read"], bb["write"])
     # a read: concurrent with the last write? then remember this reader
     b.position_at_end(bb["read"])
-    cw = b.and_(b.and_(call_conflict(w), touches(W_MASK)), b.not_(released))
+    cw = b.and_(call_conflict(w), touches(W_MASK))
     cr1 = call_conflict(r1)
     new_r1, new_r2 = b.select(cr1, r1, me), b.select(cr1, me, r2)
     slot_shift = b.select(cr1, c(R2_MASK), c(R1_MASK))
@@ -266,29 +272,34 @@ def _helper(m: ir.Module, conflict: ir.Function) -> ir.Function:
     # a write or an atomic: concurrent with the last write (unless both are atomic) or with a reader?
     b.position_at_end(bb["write"])
     both_atomic = b.and_(b.icmp_unsigned("==", kind, c(ATOMIC)), b.icmp_unsigned("==", w_kind, c(ATOMIC)))
-    cww = b.and_(b.and_(call_conflict(w), touches(W_MASK)), b.not_(b.or_(both_atomic, released)))
+    cww_raw = b.and_(b.and_(call_conflict(w), touches(W_MASK)), b.not_(both_atomic))
     cwr1 = b.and_(call_conflict(r1), touches(R1_MASK))
     cwr2 = b.and_(call_conflict(r2), touches(R2_MASK))
     write_end = b.block
+    rel_read, rel_write = fn.append_basic_block("rel_read"), fn.append_basic_block("rel_write")
     b.position_at_end(read_end)
-    b.cbranch(cw, bb["found"], bb["store"])
+    b.cbranch(cw, rel_read, bb["store"])
     b.position_at_end(write_end)
-    any_race = b.and_(b.or_(cww, b.or_(cwr1, cwr2)), b.not_(quiet))
-    b.cbranch(any_race, bb["found"], bb["store"])
+    b.cbranch(b.and_(b.or_(cww_raw, b.or_(cwr1, cwr2)), b.not_(quiet)), rel_write, bb["store"])
+    b.position_at_end(rel_read)  # the slow path: a conflict, unless a fence and an atomic order it
+    b.cbranch(released(b), bb["store"], bb["found"])
+    b.position_at_end(rel_write)
+    cww = b.and_(cww_raw, b.not_(b.and_(cww_raw, released(b))))
+    b.cbranch(b.or_(cww, b.or_(cwr1, cwr2)), bb["found"], bb["store"])
 
     b.position_at_end(bb["found"])  # pick the earlier access to name: the writer first, then a reader
     other = b.phi(I64)
     okind = b.phi(I64)
     osite = b.phi(I64)
-    other.add_incoming(w, read_end)
-    okind.add_incoming(w_kind, read_end)
-    osite.add_incoming(_add_in(read_end, wsite), read_end)
-    wr_other = _select3(write_end, cww, w, cwr1, r1, r2)
-    wr_kind = _select3(write_end, cww, w_kind, cwr1, c(READ), c(READ))
-    wr_site = _select3(write_end, cww, _add_in(write_end, wsite), cwr1, c(0), c(0))
-    other.add_incoming(wr_other, write_end)
-    okind.add_incoming(wr_kind, write_end)
-    osite.add_incoming(wr_site, write_end)
+    other.add_incoming(w, rel_read)
+    okind.add_incoming(w_kind, rel_read)
+    osite.add_incoming(_add_in(rel_read, wsite), rel_read)
+    wr_other = _select3(rel_write, cww, w, cwr1, r1, r2)
+    wr_kind = _select3(rel_write, cww, w_kind, cwr1, c(READ), c(READ))
+    wr_site = _select3(rel_write, cww, _add_in(rel_write, wsite), cwr1, c(0), c(0))
+    other.add_incoming(wr_other, rel_write)
+    okind.add_incoming(wr_kind, rel_write)
+    osite.add_incoming(wr_site, rel_write)
     rec = b.or_(b.sub(b.and_(other, c((1 << TID_BITS) - 1)), c(1)), b.shl(okind, c(R_KIND_FIRST)))
     rec = b.or_(rec, b.shl(kind, c(R_KIND_SECOND)))
     rec = b.or_(rec, b.shl(b.zext(shared, I64), c(R_SHARED)))
@@ -300,10 +311,13 @@ def _helper(m: ir.Module, conflict: ir.Function) -> ir.Function:
     kept_r1, kept_r2, kept_e4 = b.phi(I64), b.phi(I64), b.phi(I64)
     for phi, v in ((kept_r1, new_r1), (kept_r2, new_r2), (kept_e4, new_e4)):
         phi.add_incoming(v, read_end)
-    kept_r1.add_incoming(_in(write_end, lambda wb: wb.select(quiet, r1, c(0))), write_end)
-    kept_r2.add_incoming(_in(write_end, lambda wb: wb.select(quiet, r2, c(0))), write_end)
-    kept_e4.add_incoming(_in(write_end, lambda wb: wb.or_(wb.or_(clock, wb.shl(mine, c(W_MASK))),
-                                                         wb.and_(e4, c(0xFF << R1_MASK)))), write_end)
+        phi.add_incoming(v, rel_read)
+    w_r1 = _in(write_end, lambda wb: wb.select(quiet, r1, c(0)))
+    w_r2 = _in(write_end, lambda wb: wb.select(quiet, r2, c(0)))
+    w_e4 = _in(write_end, lambda wb: wb.or_(wb.or_(clock, wb.shl(mine, c(W_MASK))), wb.and_(e4, c(0xFF << R1_MASK))))
+    for phi, v in ((kept_r1, w_r1), (kept_r2, w_r2), (kept_e4, w_e4)):
+        phi.add_incoming(v, write_end)
+        phi.add_incoming(v, rel_write)
     is_read = b.icmp_unsigned("==", kind, c(READ))
     written = b.or_(gen32, b.shl(site, c(32)))
     keep0 = b.select(fresh, e0, gen32)
@@ -363,6 +377,7 @@ class Races:
         self.shadows: dict[int, np.ndarray] = {}
         self.table = np.zeros((0, 3), np.int64)
         self._key: tuple = ()
+        self.exempt: set[int] = set()  # allocations threads share on purpose (the pictured-output area)
 
     def arm(self, ctx: np.ndarray, allocs: dict[int, int], elem_types: dict[int, np.dtype]) -> None:
         """Set up ctx for a launch over the allocations {base: size} whose element types are known
@@ -373,7 +388,7 @@ class Races:
             return
         self.gen = self.gen % 0xFFFFFFFF + 1  # 32 bits in an entry, never 0 (a new shadow is all 0)
         key = tuple(sorted((a, n, FLOAT_CODES.get(getattr(elem_types.get(a), "name", ""), 0))
-                           for a, n in allocs.items() if n <= SHADOW_LIMIT))
+                           for a, n in allocs.items() if n <= SHADOW_LIMIT and a not in self.exempt))
         if key != self._key:
             for a, n, _ in key:
                 if a not in self.shadows:
@@ -389,5 +404,6 @@ class Races:
 
     def forget(self, addr: int) -> None:
         """The allocation at addr was freed: drop its shadow (the table is rebuilt at the next launch)."""
+        self.exempt.discard(addr)
         if self.shadows.pop(addr, None) is not None:
             self._key = ()

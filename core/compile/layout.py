@@ -57,7 +57,8 @@ T_STACK_LIMIT = 31  # cpu: the host writes the native stack bytes recursion may 
 # turns it into the lowest stack address a RECURSE may reach (the stack grows down)
 T_EPOCH = 32  # cpu: BARRIERs passed << 16 | SYNCWARPs passed, this launch (the race detector's clock)
 T_FENCED, T_ACQUIRED = 33, 34  # cpu: the fence clock after this thread's last THREADFENCE; at its last atomic
-THR_SLOTS = 35
+T_BSTART = 35  # cpu: the linear index of the first thread of this thread's block (the race detector's)
+THR_SLOTS = 36
 
 # thread status
 ST_RUN, ST_BARRIER, ST_WARP, ST_DONE, ST_ERROR = 0, 1, 2, 3, 4

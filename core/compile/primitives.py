@@ -708,7 +708,7 @@ def _plus_store(g: "Gen", n: ir.Value, addr: ir.Value) -> list[ir.Value]:
     return []
 
 
-prim("+!", "( n addr -- )", "Add n to the cell at addr.", "VARIABLE v 5 v ! 2 v +! v @ . \\ 7", cells(_plus_store))
+prim("+!", "( n addr -- )", "Add n to the cell at addr.", "1 1 1 THREADS VARIABLE v 5 v ! 2 v +! v @ . \\ 7", cells(_plus_store))
 
 
 group("SIMT")
@@ -797,8 +797,8 @@ def _atomic_words(prefix: str, ty: ir.IntType, size: int, what: str, setup: str,
          f"{narrow('expected and new are')}.", example(word, "5 6", "5 6"), _atomic_cas(word, ty, size))
 
 
-_atomic_words("", I64, 8, "the cell", "VARIABLE v 5 v !", "@")
-_atomic_words("I32-", I32, 4, "the I32 (32 bits)", "1 I32 ARRAY v 5 v I32!", "I32@")
+_atomic_words("", I64, 8, "the cell", "1 1 1 THREADS VARIABLE v 5 v !", "@")
+_atomic_words("I32-", I32, 4, "the I32 (32 bits)", "1 1 1 THREADS 1 I32 ARRAY v 5 v I32!", "I32@")
 
 
 def _fatomic_add(g: "Gen", a: list, f: list) -> tuple[list, list]:

@@ -796,14 +796,16 @@ class Forth:
             first += f" ({' '.join(place)})" if place else ""
         second = f"thread {thread} {verbs[r['second_kind']]} it"
         space = "shared" if r["shared"] else "global"
-        between = ("between the same two BARRIERs" if r["shared"] or self._same_block(thread, r["first_thread"])
-                   else "from another block of the same launch")
-        fix = ("put a BARRIER between the two accesses (all threads of the block must reach it), or make both "
-               "accesses atomic (ATOMIC+ ...)" if between.startswith("between") else
+        same = r["shared"] or self._same_block(thread, r["first_thread"])
+        between = "with no BARRIER between them" if same else "from another block of the same launch"
+        fix = ("put a BARRIER between the two accesses (every thread of the block must reach it), or make both "
+               "atomic (ATOMIC+ and friends)" if same else
                "blocks of one launch are never ordered: let one block own the location, use atomics, or split "
                "the work into two launches")
-        return (f"data race on {space} memory at {self._address_name(addr)}{where}: {first}, then {second}, "
-                f"{between} with nothing ordering them; {fix}")
+        if not where:  # the access is in the line itself, which every thread of the launch runs
+            fix += (f". Every one of the launch's {int(np.prod(self.launch_shape))} threads runs a line: to run it "
+                    "once, set 1 1 1 GRID 1 1 1 THREADS")
+        return f"data race on {space} memory at {self._address_name(addr)}{where}: {first}, then {second}, {between}; {fix}"
 
     def _type_message(self, addr: int, access: str, array: str, who: str) -> str:
         """A float word on an array of another float type (checked mode, the emulator)."""

@@ -296,7 +296,7 @@
 
 : MOVE     ( addr1 addr2 u -- )  >R 2DUP U< IF R> CMOVE> ELSE R> CMOVE THEN ;
 \ Copy u bytes from addr1 to addr2, correct when the regions overlap.
-\ e.g. CREATE b 8 ALLOT  S" abcd" b SWAP MOVE  b b 1+ 3 MOVE  b 4 TYPE \ aabc
+\ e.g. 1 1 1 THREADS  CREATE b 8 ALLOT  S" abcd" b SWAP MOVE  b b 1+ 3 MOVE  b 4 TYPE \ aabc
 
 : FILL     ( c-addr u char -- )  SWAP 0 ?DO 2DUP SWAP I + C! LOOP 2DROP ;
 \ Store char in each of the u bytes at c-addr (the standard FILL; arrays: AFILL).
