@@ -64,20 +64,9 @@ def test_runs_and_groups_mix_in_thread_order():
 
 
 @pytest.fixture
-def labelled_by_block(monkeypatch):
-    """The session passes its launch shape to format_output (the one line
-    interpreter.py needs, `shape=(self.backend.grid, self.backend.block)`)."""
-    made: list[Forth] = []
-    plain = output.format_output
-
-    def with_shape(records, strings, dropped=0):
-        f = made[-1]
-        return plain(records, strings, dropped, shape=(f.backend.grid, f.backend.block))
-
-    monkeypatch.setattr(interpreter, "format_output", with_shape)
-    f = Forth(backend="cpu")
-    made.append(f)
-    return f
+def labelled_by_block():
+    """A session: it passes its launch shape to format_output."""
+    return Forth(backend="cpu")
 
 
 def test_threads_of_several_blocks_are_labelled_block_and_thread(labelled_by_block):

@@ -16,7 +16,8 @@ from tileforth.core.compile import state as S
 from tileforth.core.compile.target import Backend, LaunchResult
 from tileforth.core.errors import ForthError
 
-from .races import Races
+from .races import HEADER, Races
+from .races import helpers_ir as races_ir
 from .scheduler import RUN_DIVERGENT, RUN_ERROR, RUN_OK, RUN_WARP, SCHEDULER_IR
 from .target import CpuTarget
 from .warpops import WarpOps
@@ -138,8 +139,11 @@ class _Runtime:
         self.lock = threading.RLock()
         sched = _Engine(2)
         sched.permanent = True
-        mod = llvm.parse_assembly(f'target triple = "{llvm.get_process_triple()}"\n' + SCHEDULER_IR)
-        pb = llvm.create_pass_builder(sched.tm, llvm.create_pipeline_tuning_options(speed_level=2))
+        # the race detector's helper too: compiled once, optimised, and called by every checked kernel
+        # through the symbol table (kernels only declare it)
+        mod = llvm.parse_assembly(f'target triple = "{llvm.get_process_triple()}"\n' + SCHEDULER_IR +
+                                  races_ir())
+        pb = llvm.create_pass_builder(sched.tm, llvm.create_pipeline_tuning_options(speed_level=3))
         pb.getModulePassManager().run(mod, pb)
         sched.ee.add_module(mod)
         sched.ee.finalize_object()
@@ -149,6 +153,7 @@ class _Runtime:
         self.run_block = _BLOCK(ee.get_function_address("tf_run_block"))
         self.continue_block = _CONT(ee.get_function_address("tf_continue_block"))
         self.free_frames = _FREE(ee.get_function_address("tf_free_frames"))
+        llvm.add_symbol("tf_race", ee.get_function_address("tf_race"))
 
 
 @functools.cache
@@ -164,6 +169,7 @@ class CpuBackend(Backend):
         self.target = CpuTarget(llvm.get_process_triple(), str(self.rt.fast.tm.target_data))
         self._buffers: dict[int, np.ndarray] = {}
         self._sizes: dict[int, int] = {}
+        self._headers: dict[int, np.ndarray] = {}
         self._user: set[int] = set()
         self.elem_types: dict[int, np.dtype] = {}  # allocation base -> element type (ARRAY, MATRIX, f.kernel arrays)
         self.races = Races()  # the race detector's shadows (on in checked launches: Forth sets races.on)
@@ -236,11 +242,14 @@ class CpuBackend(Backend):
 
     # ---- memory ----------------------------------------------------------
     def alloc(self, nbytes: int, user: bool = True) -> int:
-        buf = np.zeros(max(nbytes, 1) + ALIGN, np.uint8)
-        addr = buf.ctypes.data
-        off = (-addr) % ALIGN
-        addr += off
+        """Zeroed, ALIGN-aligned bytes; the races.HEADER bytes below them are the allocation's
+        header (the race detector's shadow address and the float type)."""
+        buf = np.zeros(max(nbytes, 1) + ALIGN + HEADER, np.uint8)
+        addr = buf.ctypes.data + HEADER
+        off = (-addr) % ALIGN + HEADER
+        addr = buf.ctypes.data + off
         self._buffers[addr] = buf[off:off + max(nbytes, 1)]
+        self._headers[addr] = buf[off - HEADER:off].view(np.int64)
         self._sizes[addr] = nbytes
         if user:
             self._user.add(addr)
@@ -249,6 +258,7 @@ class CpuBackend(Backend):
 
     def free(self, addr: int) -> None:
         self._buffers.pop(addr, None)
+        self._headers.pop(addr, None)
         self._sizes.pop(addr, None)
         self.elem_types.pop(addr, None)
         self.races.forget(addr)
@@ -366,7 +376,7 @@ class CpuBackend(Backend):
         ctx[L.CTX_RECURSION_MAX] = self.caps.recursion_max
         ctx[L.CTX_STEPS_MAX] = max(int(steps), 1)  # the launch's pool: every thread's loops draw from it
         ctx[L.CTX_BLOCK_SIZE] = self.block_size
-        self.races.arm(ctx, {a: self._sizes[a] for a in self._user}, self.elem_types)
+        self.races.arm(ctx, {a: self._sizes[a] for a in self._user}, self.elem_types, self._headers.__getitem__)
         thr[:, L.T_EPOCH] = thr[:, L.T_FENCED] = thr[:, L.T_ACQUIRED] = 0
         if self.trace_cap:
             buf = np.zeros((self.trace_cap, 4), np.int64)

@@ -35,6 +35,8 @@ the earlier access (its thread, what it did, and for a write its site).
 """
 from __future__ import annotations
 
+from typing import Callable
+
 import numpy as np
 from llvmlite import ir
 from tileforth.core.compile import layout as L
@@ -43,6 +45,7 @@ I1, I64 = ir.IntType(1), ir.IntType(64)
 PTR = ir.PointerType()
 READ, WRITE, ATOMIC, STORE_VALUE = 0, 1, 2, 3  # STORE_VALUE: a write whose bits the caller passes
 GRANULE = 4  # bytes of memory one shadow entry covers
+HEADER = 16  # bytes below each allocation: its shadow's address (0: none) and its float type (FLOAT_CODES)
 ENTRY = 5  # i64 slots per shadow entry
 TID_BITS, ATOMIC_BIT, EPOCH_SHIFT = 24, 24, 25
 CLOCK_MASK, W_MASK, R1_MASK, R2_MASK = (1 << 48) - 1, 48, 52, 56  # e4: write clock | byte masks
@@ -119,11 +122,11 @@ def _conflict(m: ir.Module) -> ir.Function:
 
 
 def _helper(m: ir.Module, conflict: ir.Function) -> ir.Function:
-    fn = ir.Function(m, ir.FunctionType(I64, [PTR, PTR, I64, I64, I64, I64]), "tf_race")
+    fn = ir.Function(m, ir.FunctionType(I64, [PTR, PTR, I64, I64, I64, I64, I64]), "tf_race")
     fn.attributes.add("noinline")
-    ctx, thr, addr, size_arg, ks, bits = fn.args
+    ctx, thr, addr, base, size_arg, ks, bits = fn.args
     bb = {n: fn.append_basic_block(n) for n in
-          ("entry", "trace", "record", "race", "find", "scan", "test", "next", "hit", "have",
+          ("entry", "trace", "record", "race", "find", "have",
            "granule", "read", "write", "store", "step", "found", "none")}
     b = ir.IRBuilder(bb["entry"])
     size, ftype = b.and_(size_arg, c(0xFF)), b.lshr(size_arg, c(8))
@@ -149,31 +152,13 @@ def _helper(m: ir.Module, conflict: ir.Function) -> ir.Function:
     b.position_at_end(bb["race"])
     gen = b.load(_slot(b, ctx, L.CTX_RACE_GEN), typ=I64)
     b.cbranch(b.icmp_unsigned("!=", gen, c(0)), bb["find"], bb["none"])
-    b.position_at_end(bb["find"])  # the shadow of the allocation holding addr: the last one hit, or a scan
-    lo, hi = (b.load(_slot(b, ctx, s), typ=I64) for s in (L.CTX_RACE_LO, L.CTX_RACE_HI))
-    cached = b.and_(b.icmp_unsigned(">=", addr, lo), b.icmp_unsigned("<", addr, hi))
-    b.cbranch(cached, bb["have"], bb["scan"])
-    b.position_at_end(bb["scan"])
-    i = b.phi(I64)
-    i.add_incoming(c(0), bb["find"])
-    ntab = b.load(_slot(b, ctx, L.CTX_RACE_N), typ=I64)
-    b.cbranch(b.icmp_signed("<", i, ntab), bb["test"], bb["none"])
-    b.position_at_end(bb["test"])
-    row = _slot(b, b.inttoptr(b.load(_slot(b, ctx, L.CTX_RACE_TAB), typ=I64), PTR), b.mul(i, c(4)))
-    rbase, rlim, rsh, ret = (b.load(_slot(b, row, k), typ=I64) for k in range(4))
-    inside = b.and_(b.icmp_unsigned(">=", addr, rbase), b.icmp_unsigned("<", addr, rlim))
-    b.cbranch(inside, bb["hit"], bb["next"])
-    b.position_at_end(bb["next"])
-    i.add_incoming(b.add(i, c(1)), bb["next"])
-    b.branch(bb["scan"])
-    b.position_at_end(bb["hit"])
-    for s, v in ((L.CTX_RACE_LO, rbase), (L.CTX_RACE_HI, rlim), (L.CTX_RACE_SH, rsh), (L.CTX_RACE_ET, ret)):
-        b.store(v, _slot(b, ctx, s))
-    b.branch(bb["have"])
-
+    b.position_at_end(bb["find"])  # the allocation's header (HEADER bytes below it): its shadow and type
+    header = b.inttoptr(b.sub(base, c(HEADER)), PTR)
+    sh_addr = b.load(header, typ=I64)
+    et = b.load(_slot(b, header, 1), typ=I64)
+    b.cbranch(b.icmp_unsigned("!=", sh_addr, c(0)), bb["have"], bb["none"])
     b.position_at_end(bb["have"])
     # a float word on an array of another float type (an f32 word given a float64 array)
-    et = b.load(_slot(b, ctx, L.CTX_RACE_ET), typ=I64)
     mistyped = b.and_(b.and_(b.icmp_unsigned("!=", ftype, c(0)), b.icmp_unsigned("!=", et, c(0))),
                       b.icmp_unsigned("!=", ftype, et))
     typed = fn.append_basic_block("typed")
@@ -182,8 +167,7 @@ def _helper(m: ir.Module, conflict: ir.Function) -> ir.Function:
     b.position_at_end(wrong)
     b.ret(b.or_(c(1 << R_FLAG | 1 << R_TYPE), b.or_(b.shl(ftype, c(R_TYPE_ACCESS)), b.shl(et, c(R_TYPE_ARRAY)))))
     b.position_at_end(typed)
-    base = b.load(_slot(b, ctx, L.CTX_RACE_LO), typ=I64)
-    sh = b.inttoptr(b.load(_slot(b, ctx, L.CTX_RACE_SH), typ=I64), PTR)
+    sh = b.inttoptr(sh_addr, PTR)
     bs = b.load(_slot(b, ctx, L.CTX_BLOCK_SIZE), typ=I64)
     sbase = b.load(_slot(b, ctx, L.CTX_SHARED), typ=I64)
     shared = b.icmp_unsigned("<", b.sub(addr, sbase), b.load(_slot(b, ctx, L.CTX_SHARED_SIZE), typ=I64))
@@ -219,7 +203,12 @@ def _helper(m: ir.Module, conflict: ir.Function) -> ir.Function:
     kind = effective
     clock = b.load(_slot(b, ctx, L.CTX_CLOCK), typ=I64)
     acquired = _slot(b, thr, L.T_ACQUIRED)
-    b.store(b.select(b.icmp_unsigned("==", kind, c(ATOMIC)), clock, b.load(acquired, typ=I64)), acquired)
+    atomic_bb, on_bb = fn.append_basic_block("atomic"), fn.append_basic_block("on")
+    b.cbranch(b.icmp_unsigned("==", kind, c(ATOMIC)), atomic_bb, on_bb)
+    b.position_at_end(atomic_bb)
+    b.store(clock, acquired)
+    b.branch(on_bb)
+    b.position_at_end(on_bb)
     gen32 = b.and_(gen, c(0xFFFFFFFF))
     me = b.or_(b.add(tid, c(1)), b.shl(ep, c(EPOCH_SHIFT)))
     bstart = b.load(_slot(b, thr, L.T_BSTART), typ=I64)
@@ -368,42 +357,41 @@ SHADOW_LIMIT = 32 << 20  # an allocation larger than this many bytes has no shad
 
 class Races:
     """The host side of the race detector: a shadow per allocation (made when a checked launch
-    first sees it, zero pages until touched), the table the helper scans, and the launch's
-    generation, which empties every entry an earlier launch wrote."""
+    first sees it, zero pages until touched) whose address, with the allocation's float type,
+    goes in the allocation's header, and the launch's generation, which empties every entry
+    an earlier launch wrote."""
 
     def __init__(self) -> None:
         self.on = False
         self.gen = 0
         self.shadows: dict[int, np.ndarray] = {}
-        self.table = np.zeros((0, 3), np.int64)
         self._key: tuple = ()
         self.exempt: set[int] = set()  # allocations threads share on purpose (the pictured-output area)
 
-    def arm(self, ctx: np.ndarray, allocs: dict[int, int], elem_types: dict[int, np.dtype]) -> None:
-        """Set up ctx for a launch over the allocations {base: size} whose element types are known
-        for some ({base: dtype}: float arrays are checked against the float words that access them)."""
-        ctx[L.CTX_RACE_LO] = ctx[L.CTX_RACE_HI] = ctx[L.CTX_RACE_SH] = ctx[L.CTX_RACE_ET] = 0
+    def arm(self, ctx: np.ndarray, allocs: dict[int, int], elem_types: dict[int, np.dtype],
+            headers: "Callable[[int], np.ndarray]") -> None:
+        """Set up a launch over the allocations {base: size}, whose element types are known for
+        some ({base: dtype}: float arrays are checked against the float words that access them);
+        headers(base) is the allocation's header, two int64."""
         if not self.on:
             ctx[L.CTX_RACE_GEN] = 0
             return
         self.gen = self.gen % 0xFFFFFFFF + 1  # 32 bits in an entry, never 0 (a new shadow is all 0)
         key = tuple(sorted((a, n, FLOAT_CODES.get(getattr(elem_types.get(a), "name", ""), 0))
-                           for a, n in allocs.items() if n <= SHADOW_LIMIT and a not in self.exempt))
+                           for a, n in allocs.items()))
         if key != self._key:
-            for a, n, _ in key:
-                if a not in self.shadows:
+            for a, n, et in key:
+                checked = n <= SHADOW_LIMIT and a not in self.exempt
+                if checked and a not in self.shadows:
                     self.shadows[a] = np.zeros(-(-n // GRANULE) * ENTRY, np.int64)
-            self.table = np.array([(a, a + n, self.shadows[a].ctypes.data, et) for a, n, et in key],
-                                  np.int64).reshape(-1, 4)
+                headers(a)[:] = (self.shadows[a].ctypes.data if checked else 0, et)
             self._key = key
         ctx[L.CTX_RACE_GEN] = self.gen
-        ctx[L.CTX_RACE_TAB] = self.table.ctypes.data
-        ctx[L.CTX_RACE_N] = len(self.table)
 
     unpack = staticmethod(_unpack)
 
     def forget(self, addr: int) -> None:
-        """The allocation at addr was freed: drop its shadow (the table is rebuilt at the next launch)."""
+        """The allocation at addr was freed: drop its shadow."""
         self.exempt.discard(addr)
-        if self.shadows.pop(addr, None) is not None:
-            self._key = ()
+        self.shadows.pop(addr, None)
+        self._key = ()

@@ -76,7 +76,6 @@ LIBM_MATH = {"expm1": "expm1f", "log1p": "log1pf", "asinh": "asinhf", "acosh": "
 
 class CpuTarget(Target):
     name = "cpu"
-    helpers_ir = races.helpers_ir()
 
     def __init__(self, triple: str, data_layout: str) -> None:
         self.triple = triple
@@ -114,8 +113,9 @@ class CpuTarget(Target):
             code = races.STORE_VALUE
             bits = value if isinstance(value.type, ir.IntType) else g.b.bitcast(value, ir.IntType(size * 8))
             bits = bits if bits.type == I64 else g.b.zext(bits, I64)
-        rec = g.b.call(g.helper("tf_race"), [g.env.ctx, g.env.thr, addr, c64(size | races.float_code(word) << 8),
-                                                  c64(code | g.site() << 2), bits])
+        base = g.b.load(g.env.range_lo, typ=I64)  # the allocation the range check found (its header: races.py)
+        rec = g.b.call(g.helper("tf_race"), [g.env.ctx, g.env.thr, addr, base,
+                                             c64(size | races.float_code(word) << 8), c64(code | g.site() << 2), bits])
         g.fail_if(g.b.icmp_unsigned("!=", rec, c64(0)), L.E_RACE, addr=addr, aux=rec)
 
     def mem_fence(self, g: "Gen") -> None:

@@ -85,7 +85,7 @@ HELPERS: dict[str, ir.FunctionType] = {
     "tf_addr_scan": ir.FunctionType(ir.LiteralStructType([I64, I64]), [PTR, I64, I64]),
     "tf_out": ir.FunctionType(ir.VoidType(), [PTR, PTR, I64, I64, I64]),
     # the emulator's race detector and access trace (backends/cpu/races.py); other targets never call it
-    "tf_race": ir.FunctionType(I64, [PTR, PTR, I64, I64, I64, I64]),
+    "tf_race": ir.FunctionType(I64, [PTR, PTR, I64, I64, I64, I64, I64]),
 }
 
 

@@ -33,14 +33,10 @@ CTX_RECURSION_MAX = 14  # nested calls of recursive words allowed per thread in 
 # the launch-wide step pool: loop iterations summed over all threads (drawn by tf_poll), plus what the
 # scheduler and the host charge for barrier releases and warp ops; a max of 0 means no launch-wide pool
 CTX_STEPS_USED, CTX_STEPS_MAX = 15, 16
-# the emulator's race detector (backends/cpu/races.py): the launch's generation (0: off), its shadow table
-# (base, limit, shadow address rows) and length, the last row hit, and the threads per block
-CTX_RACE_GEN, CTX_RACE_TAB, CTX_RACE_N = 17, 18, 19
-CTX_RACE_LO, CTX_RACE_HI, CTX_RACE_SH = 20, 21, 22
-CTX_BLOCK_SIZE = 23
+# the emulator's race detector (backends/cpu/races.py): the launch's generation (0: off), the threads per block
+CTX_RACE_GEN, CTX_BLOCK_SIZE = 17, 23
 # the emulator's memory-access trace (PROFILE): its buffer, capacity in records and length
 CTX_TRACE, CTX_TRACE_CAP, CTX_TRACE_LEN = 24, 25, 26
-CTX_RACE_ET = 28  # the float element type of the last row hit (races.py's FLOAT_CODES; 0: untyped)
 CTX_CLOCK = 27  # the race detector's fence clock: THREADFENCEs executed so far in the launch
 CTX_SLOTS = 32
 

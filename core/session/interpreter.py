@@ -710,7 +710,8 @@ class Forth:
         res = self.backend.launch(kernel, self.base_addr, self.shared_bytes, self.step_budget, self.sites)
         t3 = time.perf_counter()
         timing["run"] = t3 - t2
-        self.out_parts.append(format_output(res.output, self.strings, res.output_dropped))
+        self.out_parts.append(format_output(res.output, self.strings, res.output_dropped,
+                                            shape=(self.backend.grid, self.backend.block)))
         timing["read"] = time.perf_counter() - t3
         self.last_timing = timing
         for k in ("compile", "run", "read"):
