@@ -6,7 +6,9 @@ import ctypes
 import ctypes.util
 import functools
 import resource
+import os
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING
 
 import llvmlite.binding as llvm
@@ -92,6 +94,17 @@ def _thread_stack_size() -> int:
         return size.value if ok else 0
     except (OSError, AttributeError):
         return 0
+
+
+PARALLEL_THREADS = 512  # a launch of fewer threads runs its blocks one after another (a pool costs ~0.1 ms)
+
+
+def _workers() -> int:
+    """Threads that run a launch's blocks: TILEFORTH_WORKERS, or the cores this process may use."""
+    env = os.environ.get("TILEFORTH_WORKERS", "")
+    if env.isdigit() and int(env) > 0:
+        return int(env)
+    return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)
 
 
 class _Engine:
@@ -182,6 +195,10 @@ class CpuBackend(Backend):
         self.alloc_table = np.zeros((0, 2), np.int64)
         self.shared_addr = 0
         self.shared_size = 0
+        self._shared_of: dict[int, int] = {}  # worker -> its shared region (workers 1 up)
+        self.clock = np.zeros(1, np.int64)  # the race detector's fence clock (one for all workers)
+        self.workers = _workers()  # blocks of a launch run on this many threads (1: one after another)
+        self._executor: ThreadPoolExecutor | None = None
         self.set_shape((1, 1, 1), (32, 1, 1))
 
     # ---- compilation ----------------------------------------------------
@@ -303,6 +320,8 @@ class CpuBackend(Backend):
         """(Re)size the per-block shared memory region; blocks run one at a
         time on the emulator, so one region serves them all."""
         if nbytes > self.shared_size or self.shared_addr == 0:
+            for w in list(self._shared_of):  # the workers' regions are remade at the new size
+                self.free(self._shared_of.pop(w))
             old = (self.shared_addr, self.shared_size)
             self.shared_addr = self.alloc(max(nbytes, 16))
             self.shared_size = max(nbytes, 16)
@@ -366,6 +385,9 @@ class CpuBackend(Backend):
         ctx, thr = self.ctx, self.thr
         ctx[:] = 0
         ctx[L.CTX_SHARED] = self.shared_base()  # first: making the region rebuilds the allocation table
+        chunks = self._chunks()
+        for w in range(1, len(chunks)):  # the other workers' shared regions: made before the table is read
+            self._worker_shared(w)
         ctx[L.CTX_ALLOCS] = self.alloc_table.ctypes.data
         ctx[L.CTX_N_ALLOCS] = len(self.alloc_table)
         ctx[L.CTX_OUT] = self.out.ctypes.data
@@ -376,6 +398,8 @@ class CpuBackend(Backend):
         ctx[L.CTX_RECURSION_MAX] = self.caps.recursion_max
         ctx[L.CTX_STEPS_MAX] = max(int(steps), 1)  # the launch's pool: every thread's loops draw from it
         ctx[L.CTX_BLOCK_SIZE] = self.block_size
+        self.clock[0] = 0
+        ctx[L.CTX_CLOCK] = self.clock.ctypes.data
         self.races.arm(ctx, {a: self._sizes[a] for a in self._user}, self.elem_types, self._headers.__getitem__)
         thr[:, L.T_EPOCH] = thr[:, L.T_FENCED] = thr[:, L.T_ACQUIRED] = 0
         if self.trace_cap:
@@ -387,45 +411,115 @@ class CpuBackend(Backend):
         thr[:, L.T_DEPTH] = 0
         thr[:, L.T_STACK_LIMIT] = _stack_budget()  # the kernel entry makes it an address
         thr[:, L.T_FRAME] = 0
-        divergence = None
-        pctx, pthr = ctx.ctypes.data, thr.ctypes.data
-        if not handle.suspends:
-            self.rt.run_plain(pctx, handle.addr, pthr, self.nthreads)
+        if len(chunks) == 1:
+            divergence, failure = self._run_blocks(handle, ctx, 0, self.nblocks, sites)
+            if failure is not None:
+                raise failure
+            out, n_out = self.out, int(ctx[L.CTX_OUT_LEN])
         else:
-            bs = self.block_size
-            for b in range(self.nblocks):
-                base = pthr + b * bs * L.THR_SLOTS * 8
-                code = self.rt.run_block(pctx, handle.addr, base, bs, 0)
-                while code == RUN_WARP:
-                    try:
-                        WarpOps(self, sites).run_block(b)
-                    except ForthError:
-                        self.rt.free_frames(base, bs)
-                        raise
-                    if ctx[L.CTX_STEPS_USED] > ctx[L.CTX_STEPS_MAX]:  # the warp ops spent the pool
-                        self._out_of_steps(b)
-                        self.rt.free_frames(base, bs)
-                        code = RUN_ERROR
-                        break
-                    code = self.rt.continue_block(pctx, handle.addr, base, bs)
-                if code == RUN_DIVERGENT:
-                    rows = thr[b * bs:(b + 1) * bs]
-                    divergence = (rows[:, L.T_STATUS].copy(), rows[:, L.T_SITE].copy(), b)
-                    break
-                if code == RUN_ERROR:
-                    break
-                assert code == RUN_OK
+            ctx, out, n_out, divergence = self._run_parallel(handle, ctx, chunks, sites)
         if self.trace_cap:
             n = int(ctx[L.CTX_TRACE_LEN])
             self.trace, self.trace_dropped = buf[:min(n, self.trace_cap)], max(0, n - self.trace_cap)
-        n_out = int(ctx[L.CTX_OUT_LEN])
-        return LaunchResult(error=tuple(int(x) for x in ctx[:5]), output=self.out[:min(n_out, OUT_CAP)].copy(),
+        return LaunchResult(error=tuple(int(x) for x in ctx[:5]), output=out[:min(n_out, OUT_CAP)].copy(),
                             output_dropped=max(0, n_out - OUT_CAP), divergence=divergence)
 
-    def _out_of_steps(self, block: int) -> None:
+    # ---- blocks on all cores -------------------------------------------------
+    def _chunks(self) -> list[tuple[int, int]]:
+        """The launch's blocks as contiguous ranges, one per worker: one range when the launch is
+        small, traced (PROFILE keeps the order of the accesses) or `workers` is 1."""
+        n = min(self.workers, self.nblocks)
+        if n <= 1 or self.trace_cap or self.nthreads < PARALLEL_THREADS:
+            return [(0, self.nblocks)]
+        cuts = [self.nblocks * i // n for i in range(n + 1)]
+        return [(cuts[i], cuts[i + 1]) for i in range(n)]
+
+    def _worker_shared(self, w: int) -> int:
+        """Worker w's shared-memory region (worker 0 uses the backend's own): blocks that run at
+        the same time need one each."""
+        addr = self._shared_of.get(w)
+        if addr is None:
+            addr = self._shared_of[w] = self.alloc(self.shared_size)
+        return addr
+
+    def shared_regions(self) -> list[int]:
+        """Every shared-memory region a block may have used (for naming addresses)."""
+        return [self.shared_base(), *self._shared_of.values()]
+
+    def _run_parallel(self, handle: CpuKernel, ctx: np.ndarray, chunks: list[tuple[int, int]],
+                      sites: "Sites | None") -> tuple[np.ndarray, np.ndarray, int, object]:
+        """Run each range of blocks on a worker thread (the JIT-ed code runs without the GIL) with
+        a context of its own (its shared region, output buffer, error record and step pool). The
+        result is the one-worker run's: outputs in block order, the error of the lowest block."""
+        ctxs, outs = [], []
+        for w in range(len(chunks)):
+            c = ctx.copy()
+            if w:
+                c[L.CTX_SHARED] = self._worker_shared(w)
+                o = np.zeros((OUT_CAP, L.OUT_SLOTS), np.int64)
+                c[L.CTX_OUT] = o.ctypes.data
+            else:
+                o = self.out
+            ctxs.append(c)
+            outs.append(o)
+        pool = self._pool()
+        futures = [pool.submit(self._run_blocks, handle, ctxs[w], lo, hi, sites)
+                   for w, (lo, hi) in enumerate(chunks)]
+        results = [f.result() for f in futures]
+        merged = ctxs[0]
+        divergence = None
+        for w, (div, failure) in enumerate(results):  # the first range that failed is the one-worker error
+            if failure is not None:
+                raise failure
+            if div is not None or ctxs[w][L.CTX_ERR_CODE]:
+                merged[:5] = ctxs[w][:5]
+                divergence = div
+                break
+        lens = [min(int(c[L.CTX_OUT_LEN]), OUT_CAP) for c in ctxs]
+        out = np.concatenate([o[:n] for o, n in zip(outs, lens)]) if len(outs) > 1 else outs[0]
+        total = sum(int(c[L.CTX_OUT_LEN]) for c in ctxs)
+        return merged, out, total, divergence
+
+    def _pool(self) -> ThreadPoolExecutor:
+        if self._executor is None:
+            self._executor = ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="tileforth-block")
+        return self._executor
+
+    def _run_blocks(self, handle: CpuKernel, ctx: np.ndarray, lo: int, hi: int,
+                    sites: "Sites | None") -> tuple[object, ForthError | None]:
+        """Blocks lo..hi-1 in order, in the context ctx: (the divergence, or None; a warp op's
+        ForthError, or None). An error record ends the range."""
+        thr, bs = self.thr, self.block_size
+        pctx, pthr = ctx.ctypes.data, thr.ctypes.data
+        if not handle.suspends:
+            self.rt.run_plain(pctx, handle.addr, pthr + lo * bs * L.THR_SLOTS * 8, (hi - lo) * bs)
+            return None, None
+        for b in range(lo, hi):
+            base = pthr + b * bs * L.THR_SLOTS * 8
+            code = self.rt.run_block(pctx, handle.addr, base, bs, 0)
+            while code == RUN_WARP:
+                try:
+                    WarpOps(self, sites, ctx).run_block(b)
+                except ForthError as exc:
+                    self.rt.free_frames(base, bs)
+                    return None, exc
+                if ctx[L.CTX_STEPS_USED] > ctx[L.CTX_STEPS_MAX]:  # the warp ops spent the pool
+                    self._out_of_steps(b, ctx)
+                    self.rt.free_frames(base, bs)
+                    code = RUN_ERROR
+                    break
+                code = self.rt.continue_block(pctx, handle.addr, base, bs)
+            if code == RUN_DIVERGENT:
+                rows = thr[b * bs:(b + 1) * bs]
+                return (rows[:, L.T_STATUS].copy(), rows[:, L.T_SITE].copy(), b), None
+            if code == RUN_ERROR:
+                break
+            assert code == RUN_OK
+        return None, None
+
+    def _out_of_steps(self, block: int, ctx: np.ndarray) -> None:
         """Record the launch's step pool as spent (E_LAUNCH_STEPS) at the warp op
         the block's first waiting thread is at."""
-        ctx = self.ctx
         if ctx[L.CTX_ERR_CODE]:
             return
         rows = self.thr[block * self.block_size:(block + 1) * self.block_size]

@@ -165,7 +165,8 @@ def _helper(m: ir.Module, conflict: ir.Function) -> ir.Function:
     wrong = fn.append_basic_block("wrong")
     b.cbranch(mistyped, wrong, typed)
     b.position_at_end(wrong)
-    b.ret(b.or_(c(1 << R_FLAG | 1 << R_TYPE), b.or_(b.shl(ftype, c(R_TYPE_ACCESS)), b.shl(et, c(R_TYPE_ARRAY)))))
+    b.ret(_fail(b, ctx, thr, site, addr,
+                b.or_(c(1 << R_FLAG | 1 << R_TYPE), b.or_(b.shl(ftype, c(R_TYPE_ACCESS)), b.shl(et, c(R_TYPE_ARRAY))))))
     b.position_at_end(typed)
     sh = b.inttoptr(sh_addr, PTR)
     bs = b.load(_slot(b, ctx, L.CTX_BLOCK_SIZE), typ=I64)
@@ -201,7 +202,7 @@ def _helper(m: ir.Module, conflict: ir.Function) -> ir.Function:
     quiet.add_incoming(ir.Constant(I1, 0), given)
     quiet.add_incoming(same, loaded)
     kind = effective
-    clock = b.load(_slot(b, ctx, L.CTX_CLOCK), typ=I64)
+    clock = b.load(b.inttoptr(b.load(_slot(b, ctx, L.CTX_CLOCK), typ=I64), PTR), typ=I64)  # a shared cell
     acquired = _slot(b, thr, L.T_ACQUIRED)
     atomic_bb, on_bb = fn.append_basic_block("atomic"), fn.append_basic_block("on")
     b.cbranch(b.icmp_unsigned("==", kind, c(ATOMIC)), atomic_bb, on_bb)
@@ -294,7 +295,7 @@ def _helper(m: ir.Module, conflict: ir.Function) -> ir.Function:
     rec = b.or_(rec, b.shl(b.zext(shared, I64), c(R_SHARED)))
     rec = b.or_(rec, c(1 << R_FLAG))
     rec = b.or_(rec, b.shl(osite, c(R_SITE)))
-    b.ret(rec)
+    b.ret(_fail(b, ctx, thr, site, addr, rec))
 
     b.position_at_end(bb["store"])  # update the entry
     kept_r1, kept_r2, kept_e4 = b.phi(I64), b.phi(I64), b.phi(I64)
@@ -323,8 +324,20 @@ def _helper(m: ir.Module, conflict: ir.Function) -> ir.Function:
     b.cbranch(b.icmp_unsigned("<=", g1, last), bb["granule"], bb["none"])
 
     b.position_at_end(bb["none"])
-    b.ret(c(0))
+    b.ret(c(1))
     return fn
+
+
+def _fail(b: ir.IRBuilder, ctx: ir.Value, thr: ir.Value, site: ir.Value, addr: ir.Value, rec: ir.Value) -> ir.Value:
+    """Record E_RACE with the record `rec` as tf_fail does (the thread stops; the first error of the
+    launch wins) and give the caller 0, which sends it to its exit."""
+    b.store(c(L.ST_ERROR), _slot(b, thr, L.T_STATUS))
+    won = b.extract_value(b.cmpxchg(_slot(b, ctx, L.CTX_ERR_CODE), c(0), c(L.E_RACE), "seq_cst", "seq_cst"), 1)
+    with b.if_then(won):
+        for slot, v in ((L.CTX_ERR_SITE, site), (L.CTX_ERR_THREAD, b.load(_slot(b, thr, L.T_LINEAR), typ=I64)),
+                        (L.CTX_ERR_ADDR, addr), (L.CTX_ERR_AUX, rec)):
+            b.store(v, _slot(b, ctx, slot))
+    return c(0)
 
 
 def _in(block: ir.Block, make) -> ir.Value:

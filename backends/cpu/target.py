@@ -105,7 +105,7 @@ class CpuTarget(Target):
 
     def mem_access(self, g: "Gen", addr: ir.Value, size: int, kind: str, value: ir.Value | None,
                    word: str) -> None:
-        """Race check and trace (races.py): the helper returns 0, or the race record. A store
+        """Race check and trace (races.py): the helper returns 1, or records the error and returns 0. A store
         whose value is known passes its bits (STORE_VALUE): storing what is there is no race."""
         code = {"read": races.READ, "write": races.WRITE, "atomic": races.ATOMIC}[kind]
         bits = c64(0)
@@ -114,15 +114,14 @@ class CpuTarget(Target):
             bits = value if isinstance(value.type, ir.IntType) else g.b.bitcast(value, ir.IntType(size * 8))
             bits = bits if bits.type == I64 else g.b.zext(bits, I64)
         base = g.b.load(g.env.range_lo, typ=I64)  # the allocation the range check found (its header: races.py)
-        rec = g.b.call(g.helper("tf_race"), [g.env.ctx, g.env.thr, addr, base,
-                                             c64(size | races.float_code(word) << 8), c64(code | g.site() << 2), bits])
-        g.fail_if(g.b.icmp_unsigned("!=", rec, c64(0)), L.E_RACE, addr=addr, aux=rec)
+        ok = g.b.call(g.helper("tf_race"), [g.env.ctx, g.env.thr, addr, base,
+                                            c64(size | races.float_code(word) << 8), c64(code | g.site() << 2), bits])
+        g.check_ok(g.b.trunc(ok, I1))  # 0: the helper recorded a race (E_RACE) or a float type mismatch
 
     def mem_fence(self, g: "Gen") -> None:
         """The fence clock moves on; this thread's T_FENCED is its new value (races.py)."""
-        clock = g.b.gep(g.env.ctx, [c64(L.CTX_CLOCK)], source_etype=I64)
-        now = g.b.add(g.b.load(clock, typ=I64), c64(1))
-        g.b.store(now, clock)
+        cell = g.b.inttoptr(g.b.load(g.b.gep(g.env.ctx, [c64(L.CTX_CLOCK)], source_etype=I64), typ=I64), PTR)
+        now = g.b.add(g.b.atomic_rmw("add", cell, c64(1), "monotonic"), c64(1))  # one clock for all workers
         g.b.store(now, self.thr_slot(g, L.T_FENCED))
 
     def tile_op(self, g: "Gen", op: TileOp, operands: list[ir.Value]) -> None:

@@ -59,9 +59,10 @@ def _put(stack: list[np.ndarray], pos: int, value: np.ndarray) -> None:
 
 
 class WarpOps:
-    def __init__(self, backend: "CpuBackend", sites: "Sites") -> None:
+    def __init__(self, backend: "CpuBackend", sites: "Sites", ctx: "np.ndarray | None" = None) -> None:
         self.be = backend
         self.sites = sites
+        self.ctx = backend.ctx if ctx is None else ctx  # the context of the worker running the block
 
     def error(self, site: int, message: str, word: str | None = None) -> ForthError:
         name, pos = self.sites.entries[site] if 0 <= site < len(self.sites.entries) else ("", None)
@@ -102,7 +103,7 @@ class WarpOps:
                                         "(every lane must pass the same address, stride and value)")
             self.perform(op, [int(x) for x in ops[0]] if len(ops) else [], be.tile_data[gw], first)
             status[lanes] = L.ST_RUN
-            be.ctx[L.CTX_STEPS_USED] += WARP_OP_STEPS
+            self.ctx[L.CTX_STEPS_USED] += WARP_OP_STEPS
 
     def _loose_ops(self, rows: np.ndarray, waiting: np.ndarray) -> bool:
         """Release the lanes of a warp that wait at an op that does not synchronise
@@ -114,7 +115,7 @@ class WarpOps:
             here = waiting & (sites == s)
             rows[here, L.T_OP] = _mask(here)
             rows[here, L.T_STATUS] = L.ST_RUN
-            self.be.ctx[L.CTX_STEPS_USED] += WARP_OP_STEPS
+            self.ctx[L.CTX_STEPS_USED] += WARP_OP_STEPS
         return bool(loose)
 
     def _warp_op(self, op: WarpOp, site: int, block: int, w: int, rows: np.ndarray) -> None:
@@ -138,7 +139,7 @@ class WarpOps:
             case _:  # pragma: no cover - warpgen emits only the ops above
                 raise AssertionError(op)
         st[:] = L.ST_RUN
-        self.be.ctx[L.CTX_STEPS_USED] += WARP_OP_STEPS
+        self.ctx[L.CTX_STEPS_USED] += WARP_OP_STEPS
 
     def _sources(self, op: WarpOp, mode: str, b: np.ndarray, site: int, block: int, w: int) -> np.ndarray:
         """The lane each lane reads (PTX's shfl.sync with a width of 32: b's low 5

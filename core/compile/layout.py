@@ -37,7 +37,7 @@ CTX_STEPS_USED, CTX_STEPS_MAX = 15, 16
 CTX_RACE_GEN, CTX_BLOCK_SIZE = 17, 23
 # the emulator's memory-access trace (PROFILE): its buffer, capacity in records and length
 CTX_TRACE, CTX_TRACE_CAP, CTX_TRACE_LEN = 24, 25, 26
-CTX_CLOCK = 27  # the race detector's fence clock: THREADFENCEs executed so far in the launch
+CTX_CLOCK = 27  # address of the race detector's fence clock: THREADFENCEs executed so far in the launch
 CTX_SLOTS = 32
 
 # thread record slots

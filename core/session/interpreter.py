@@ -826,8 +826,9 @@ class Forth:
         """An address as `name+offset` after the dictionary word whose data holds it (an array, a
         variable, a SHARED: region), or in hex."""
         be = self.backend
-        sbase = int(getattr(be, "shared_addr", 0) or 0)
-        if sbase and 0 <= addr - sbase < max(self.shared_bytes, 1):
+        regions = be.shared_regions() if hasattr(be, "shared_regions") else [int(getattr(be, "shared_addr", 0) or 0)]
+        sbase = next((r for r in regions if r and 0 <= addr - r < max(self.shared_bytes, 1)), 0)
+        if sbase:
             cands = [(e.shared, e.name) for e in self.dict.values()
                      if isinstance(e, Constant) and e.shared is not None and e.shared <= addr - sbase]
             off = addr - sbase
