@@ -170,6 +170,14 @@ class _Runtime:
 
 
 @functools.cache
+def _word_engine() -> _Engine:
+    """The engine of the words compiled on their own (CpuBackend.compile_word), one per process."""
+    eng = _Engine(2)
+    eng.permanent = True
+    return eng
+
+
+@functools.cache
 def runtime() -> _Runtime:
     return _Runtime()
 
@@ -180,6 +188,7 @@ class CpuBackend(Backend):
     def __init__(self) -> None:
         self.rt = runtime()
         self.target = CpuTarget(llvm.get_process_triple(), str(self.rt.fast.tm.target_data))
+        self.target.compile_word = self.compile_word
         self._buffers: dict[int, np.ndarray] = {}
         self._sizes: dict[int, int] = {}
         self._headers: dict[int, np.ndarray] = {}
@@ -233,6 +242,21 @@ class CpuBackend(Backend):
         handle = CpuKernel(addr, suspends, kernel)
         handle.module, handle.engine = mod, eng
         return handle
+
+    def compile_word(self, module: llvm.ModuleRef, name: str) -> None:
+        """A big word compiled once (Target.compile_word): optimised, added to the process's engine
+        for words (never closed: kernels of any engine call into it), its symbol made known."""
+        try:
+            module.verify()
+        except RuntimeError as exc:  # a compiler bug, not a user error
+            raise ForthError(f"internal compiler error (invalid IR): {exc}") from exc
+        eng = _word_engine()
+        pb = llvm.create_pass_builder(eng.tm, llvm.create_pipeline_tuning_options(speed_level=2))
+        pb.getModulePassManager().run(module, pb)
+        with self.rt.lock:
+            eng.ee.add_module(module)
+            eng.ee.finalize_object()
+            llvm.add_symbol(name, eng.ee.get_function_address(name))
 
     def _engine(self, heavy: bool) -> _Engine:
         """The engine new kernels of this level go to (a fresh one when it is full)."""

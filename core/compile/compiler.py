@@ -29,7 +29,8 @@ from .target import HELPERS_IR, Target
 from .tiles import MAX_TILES, Hole
 
 _kernel_ids = itertools.count(1)
-PARSED_WORDS = 256  # parsed word modules a compiler keeps (the least recently used are freed)
+PARSED_WORDS = 256
+SEPARATE_MIN = 64  # inlined nodes from which a word with loops is compiled once, on its own (Target.compile_word)  # parsed word modules a compiler keeps (the least recently used are freed)
 
 
 @functools.cache
@@ -84,6 +85,7 @@ class Compiler:
         self.base_addr = base_addr
         self.xt_table = xt_table  # EXECUTE's tokens: (xt, word or None, why not) (see xtgen.py)
         self.inline_all = False
+        self._alone: dict[int, tuple] = {}  # word uid -> the key it was compiled on its own for
         self.count_steps = True
         self._parsed: OrderedDict[tuple, llvm.ModuleRef] = OrderedDict()
 
@@ -154,13 +156,19 @@ class Compiler:
         return KernelModule(mod, name, _suspends(nodes), True, words, [], [])
 
     def _assemble(self, m: ir.Module, needed: list[Colon]) -> tuple[llvm.ModuleRef, list[Colon]]:
-        """The kernel module: the kernel's own, with the helpers and every word it reaches linked in."""
+        """The kernel module: the kernel's own, with the helpers and every word it reaches linked in
+        (but words compiled on their own, which it calls through their symbols)."""
         try:
             mod = llvm.parse_assembly(str(m))
         except RuntimeError as exc:  # a code-generator bug, not a user error
             raise ForthError(f"internal compiler error (invalid IR): {exc}") from exc
+        words = self._link(mod, m.name, needed, set())
+        return mod, words
+
+    def _link(self, mod: llvm.ModuleRef, entry: str, needed: list[Colon], done: set[int]) -> list[Colon]:
+        """Link the helpers and the words `needed` reaches (and the dispatch, if EXECUTE is reached)
+        into `mod`, then make everything but `entry` internal; the words linked."""
         mod.link_in(_helpers(self.target.triple, self.target.data_layout, self.target.helpers_ir), preserve=True)
-        done: set[int] = set()
         queue = list(needed)
         words: list[Colon] = []
         dispatch = False
@@ -170,6 +178,8 @@ class Compiler:
                 if w.uid in done:
                     continue
                 done.add(w.uid)
+                if self._on_its_own(w):  # compiled once: the module keeps its declaration
+                    continue
                 words.append(w)
                 wmod, callees = self.word_module(w)
                 mod.link_in(wmod, preserve=True)
@@ -177,11 +187,48 @@ class Compiler:
             dispatch = True
             if needs_dispatch(mod):  # EXECUTE is reached: the switch over the tokens
                 queue.extend(self._link_dispatch(mod))
-        kernel = m.name
         for fn in mod.functions:  # only the entry is seen from outside the module
-            if not fn.is_declaration and fn.name != kernel:
+            if not fn.is_declaration and fn.name != entry:
                 fn.linkage = "internal"
-        return mod, words
+        return words
+
+    # ---- big words compiled once, on their own (targets that can: Target.compile_word) ----
+    def _on_its_own(self, w: Colon) -> bool:
+        """`w` is (now) compiled on its own, and lines call it through its symbol: a word with
+        loops of SEPARATE_MIN nodes or more, that does not suspend and reaches no EXECUTE, on a
+        target that compiles words alone. A line that calls it then costs the line, not the
+        word again."""
+        compile_word = self.target.compile_word
+        if compile_word is None or self.inline_all:
+            return False
+        key = self._key()
+        done = self._alone.get(w.uid)
+        if done is not None:
+            return done == key
+        if w.suspends or not _has_loops(w.body) or w.inline_size() < SEPARATE_MIN or self._reaches_dispatch(w):
+            return False
+        self._alone[w.uid] = key  # first: a recursive word calls itself
+        mod = llvm.parse_assembly(str(self._module(f"alone_{w.ir_name}")))
+        wmod, callees = self.word_module(w)
+        mod.link_in(wmod, preserve=True)
+        self._link(mod, w.ir_name, callees, {w.uid})
+        compile_word(mod, w.ir_name)
+        return True
+
+    def _reaches_dispatch(self, w: Colon) -> bool:
+        """`w` or a word it calls uses EXECUTE (the dispatch is made per kernel, for its tokens)."""
+        seen: set[int] = set()
+        stack = [w]
+        while stack:
+            c = stack.pop()
+            if c.uid in seen:
+                continue
+            seen.add(c.uid)
+            wmod, callees = self.word_module(c)
+            if needs_dispatch(wmod):
+                return True
+            stack.extend(callees)
+        return False
 
     def _link_dispatch(self, mod: llvm.ModuleRef) -> list[Colon]:
         """Link tf_execute, the switch over every execution token, into `mod`;
@@ -202,12 +249,16 @@ class Compiler:
         """The LLVM IR of `word`'s own function, as generated (for SEE-IR)."""
         return str(self.word_module(word)[0].get_function(word.ir_name))
 
+    def _key(self) -> tuple:
+        """What a word's code depends on besides its body."""
+        return (self.target.name, self.checked, self.base_addr(), self.inline_all)
+
     def word_module(self, word: Colon) -> tuple[llvm.ModuleRef, list[Colon]]:
         """`word` as a function in a module of its own, parsed, and the words it
         calls. The text is generated once per key and kept on the word; the
         parsed module comes from the compiler's bounded cache. The module is
         the cache's: link it with preserve=True, never change it."""
-        key = (self.target.name, self.checked, self.base_addr(), self.inline_all)
+        key = self._key()
         hit = word.ir_text.get(key)
         if hit is None:
             hit = word.ir_text[key] = self._generate(word)
