@@ -96,6 +96,7 @@ def _thread_stack_size() -> int:
         return 0
 
 
+SHAPE_CACHE_BYTES = 256 << 20  # state buffers and thread records kept for launch shapes used before
 PARALLEL_THREADS = 512  # a launch of fewer threads runs its blocks one after another (a pool costs ~0.1 ms)
 
 
@@ -207,6 +208,7 @@ class CpuBackend(Backend):
         self._shared_of: dict[int, int] = {}  # worker -> its shared region (workers 1 up)
         self.clock = np.zeros(1, np.int64)  # the race detector's fence clock (one for all workers)
         self.workers = _workers()  # blocks of a launch run on this many threads (1: one after another)
+        self._shapes: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}  # (grid, block) -> (state, thr), LRU
         self._executor: ThreadPoolExecutor | None = None
         self.set_shape((1, 1, 1), (32, 1, 1))
 
@@ -360,29 +362,60 @@ class CpuBackend(Backend):
 
     # ---- launch shape and stack state -------------------------------------
     def set_shape(self, grid: tuple[int, int, int], block: tuple[int, int, int]) -> None:
+        """The launch shape, with empty stacks. The thread records and state buffer of
+        the shapes used last are kept (SHAPE_CACHE_BYTES), so going back to one (a failed
+        line's restore, f.kernel's own shape and back) costs resetting the depths, not
+        building and faulting in new buffers; a buffer's slots above the depths are
+        not cleared (they don't count)."""
+        grid, block = tuple(grid), tuple(block)
         self.grid, self.block = grid, block
         nb = grid[0] * grid[1] * grid[2]
         bs = block[0] * block[1] * block[2]
         n = nb * bs
         self.nblocks, self.block_size, self.nthreads = nb, bs, n
-        self.state = S.new_buffer(n)
-        thr = np.zeros((n, L.THR_SLOTS), np.int64)
-        lin = np.arange(n)
-        b, t = lin // bs, lin % bs
-        thr[:, L.T_TID] = t % block[0]
-        thr[:, L.T_TID + 1] = (t // block[0]) % block[1]
-        thr[:, L.T_TID + 2] = t // (block[0] * block[1])
-        thr[:, L.T_BID] = b % grid[0]
-        thr[:, L.T_BID + 1] = (b // grid[0]) % grid[1]
-        thr[:, L.T_BID + 2] = b // (grid[0] * grid[1])
-        thr[:, L.T_BDIM:L.T_BDIM + 3] = block
-        thr[:, L.T_GDIM:L.T_GDIM + 3] = grid
-        thr[:, L.T_LINEAR] = lin
-        thr[:, L.T_BSTART] = lin - t
-        thr[:, L.T_STATE] = S.record_addresses(self.state.ctypes.data, n)
-        self.thr = thr
+        cached = self._shapes.pop((grid, block), None)
+        if cached is not None:
+            self.state, self.thr = cached
+            cells = self.state.view(np.int64)
+            cells[:, L.S_DSP // 8] = 0
+            cells[:, L.S_FSP // 8] = 0
+        else:
+            self.state, self.thr = self._make_shape(grid, block)
+        self._shapes[(grid, block)] = (self.state, self.thr)  # last: the most recently used
+        kept = sum(s.nbytes + t.nbytes for s, t in self._shapes.values())
+        while len(self._shapes) > 1 and kept > SHAPE_CACHE_BYTES:
+            s, t = self._shapes.pop(next(iter(self._shapes)))
+            kept -= s.nbytes + t.nbytes
         self.warps_per_block = -(-bs // 32)
         self.tile_data: list[list[np.ndarray]] = [[] for _ in range(nb * self.warps_per_block)]
+
+    def _make_shape(self, grid: tuple[int, int, int], block: tuple[int, int, int]) -> tuple[np.ndarray, np.ndarray]:
+        """A zeroed state buffer (np.zeros: its pages are mapped as first touched) and
+        the thread records of a launch shape: one block's records copied to every
+        block (one pass over the records), then the fields that differ by block."""
+        bs = block[0] * block[1] * block[2]
+        nb = grid[0] * grid[1] * grid[2]
+        n = nb * bs
+        state = S.new_buffer(n)
+        t = np.arange(bs)
+        first = np.zeros((bs, L.THR_SLOTS), np.int64)  # block 0's records
+        first[:, L.T_TID] = t % block[0]
+        first[:, L.T_TID + 1] = (t // block[0]) % block[1]
+        first[:, L.T_TID + 2] = t // (block[0] * block[1])
+        first[:, L.T_BDIM:L.T_BDIM + 3] = block
+        first[:, L.T_GDIM:L.T_GDIM + 3] = grid
+        first[:, L.T_LINEAR] = t
+        thr = np.empty((n, L.THR_SLOTS), np.int64)
+        blocks = thr.reshape(nb, bs, L.THR_SLOTS)
+        blocks[:] = first
+        b = np.arange(nb)
+        blocks[:, :, L.T_BID] = (b % grid[0])[:, None]
+        blocks[:, :, L.T_BID + 1] = ((b // grid[0]) % grid[1])[:, None]
+        blocks[:, :, L.T_BID + 2] = (b // (grid[0] * grid[1]))[:, None]
+        blocks[:, :, L.T_BSTART] = (b * bs)[:, None]
+        thr[:, L.T_LINEAR] += thr[:, L.T_BSTART]
+        thr[:, L.T_STATE] = S.record_addresses(state.ctypes.data, n)
+        return state, thr
 
     def get_tiles(self) -> list[list[np.ndarray]]:
         return [[t.copy() for t in warp] for warp in self.tile_data]
@@ -399,6 +432,11 @@ class CpuBackend(Backend):
 
     def get_state(self) -> np.ndarray:
         return self.state.copy()
+
+    def state_buffer(self) -> np.ndarray:
+        """The state buffer itself (host memory): what the host reads and writes
+        without a copy (StackState.live)."""
+        return self.state
 
     def set_state(self, state: np.ndarray) -> None:
         self.state[...] = state

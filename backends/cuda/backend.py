@@ -574,6 +574,12 @@ class CudaBackend(Backend):
     def set_state(self, state: np.ndarray) -> None:
         self.write(self.state_dev, np.ascontiguousarray(state, np.uint8))
 
+    def state_buffer(self) -> None:
+        """None: the stacks live in device memory, so the host works on copies (StackState.live
+        reads them with get_state and writes them back with set_state; the cpu backend hands
+        over its buffer itself)."""
+        return None
+
     def get_tiles(self) -> list:
         return []
 

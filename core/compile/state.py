@@ -12,6 +12,12 @@ reads `st.dsp`, `st.ds[lane, :n]` or `st.top(2)` instead of byte offsets.
 The views share memory with the array: writing through them changes the
 buffer, which `save()` hands back to the backend.
 
+`StackState.load` is a copy; `StackState.live` is the backend's buffer itself
+where the backend keeps it in host memory (the cpu backend's `state_buffer()`),
+so a host word that pops three cells at 65,536 threads copies nothing. A
+line's `Snapshot` (what a failing line restores) keeps each thread's depths
+and the cells below the deepest stack, not the whole buffer.
+
 Everything here is vectorised over threads (a launch may have 65,536 of
 them); nothing loops over threads in Python.  Errors are the caller's to
 word: the view says *which* threads are short or differ, the host word says
@@ -19,6 +25,7 @@ what that means for it.
 """
 from __future__ import annotations
 
+import gc
 from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
@@ -81,7 +88,21 @@ class StackState:
         """A copy of the backend's stacks (changes reach it only through save)."""
         return cls(backend.get_state())
 
+    @classmethod
+    def live(cls, backend: "Backend") -> "StackState":
+        """The backend's stacks to read and change now, without a copy where the
+        backend keeps them in host memory (`state_buffer()`: the cpu backend);
+        elsewhere a copy. Either way `save()` makes the changes the backend's
+        (a no-op for the buffer itself): write nothing before the checks that
+        may refuse the change."""
+        buffer = getattr(backend, "state_buffer", None)
+        raw = buffer() if buffer is not None else None
+        return cls(raw) if raw is not None else cls(backend.get_state())
+
     def save(self, backend: "Backend") -> None:
+        buffer = getattr(backend, "state_buffer", None)
+        if buffer is not None and buffer() is self.raw:
+            return  # a live view: the changes are already there
         backend.set_state(self.raw)
 
     @classmethod
@@ -164,6 +185,56 @@ class StackState:
         """A new state of `threads` threads, each with the stacks of `lane`."""
         return StackState(np.broadcast_to(self.raw[lane], (threads, L.STATE_BYTES)).copy())
 
+    def depths(self) -> tuple[int, int]:
+        """The deepest data and float stacks of any thread (clipped to the stacks' size)."""
+        if not self.threads:
+            return 0, 0
+        return (min(max(int(self.dsp.max()), 0), L.DS_MAX), min(max(int(self.fsp.max()), 0), L.FS_MAX))
+
+    def live_spans(self, d: int, f: int) -> tuple[slice, slice]:
+        """The byte columns of each record that hold the depths and `d` data cells,
+        and `f` floats: all that counts in stacks no deeper than those."""
+        return slice(0, L.S_DS + 8 * d), slice(L.S_FS, L.S_FS + L.FLOAT_BYTES * f)
+
+    def fill(self, row: np.ndarray) -> None:
+        """Every thread's stacks become those of one record `row` (STATE_BYTES uint8),
+        writing only the columns they use, so an empty stack writes nothing
+        into a state that is empty already (a fresh launch shape)."""
+        probe = StackState(row.reshape(1, L.STATE_BYTES))
+        d, f = probe.depths()
+        if d == f == 0 and not (self.dsp.any() or self.fsp.any()):
+            return
+        for span in self.live_spans(d, f):
+            self.raw[:, span] = row[span]
+
+
+class Snapshot:
+    """What a line may change of the stacks, copied before it runs, to restore when
+    it fails: each thread's depths and the cells below the deepest stack (slots
+    above a depth don't count), not the whole buffer: an empty stack costs 16
+    bytes a thread instead of STATE_BYTES."""
+
+    __slots__ = ("threads", "head", "floats")
+
+    def __init__(self, st: StackState) -> None:
+        d, f = st.depths()
+        self.threads = st.threads
+        self.head = st.raw.view(np.int64)[:, :L.S_DS // 8 + d].copy()  # dsp, fsp, d cells (i64 columns)
+        self.floats = st.fs[:, :f].copy()
+
+    @classmethod
+    def take(cls, backend: "Backend") -> "Snapshot":
+        return cls(StackState.live(backend))
+
+    def restore(self, backend: "Backend") -> None:
+        """The stacks back as they were (the backend has the launch shape of then)."""
+        st = StackState.live(backend)
+        if st.threads != self.threads:
+            raise ValueError(f"a snapshot of {self.threads} threads restored into {st.threads}")
+        st.raw.view(np.int64)[:, :self.head.shape[1]] = self.head
+        st.fs[:, :self.floats.shape[1]] = self.floats
+        st.save(backend)
+
 
 def _push_all(items: np.ndarray, depth: np.ndarray, vals: np.ndarray) -> None:
     """Push `vals` on every thread's stack (`items` threads x capacity, `depth` per thread)."""
@@ -196,10 +267,19 @@ def differing_warps(tiles: list[list[np.ndarray]]) -> list[int]:
 
 
 def _rows(items: np.ndarray, depth: np.ndarray) -> list[list]:
-    """items[t, :depth[t]] for every thread t, as lists (vectorised: one tolist)."""
+    """items[t, :depth[t]] for every thread t, as lists (vectorised: one tolist).
+    The collector waits meanwhile: a list per thread (65,536 of them) would
+    otherwise start collections that walk every object of the process, for
+    lists that hold no cycles."""
     if len(depth) == 0:
         return []
-    lo, hi = int(depth.min()), int(depth.max())
-    if lo == hi:
-        return items[:, :hi].tolist()
-    return [row[:k] for row, k in zip(items[:, :hi].tolist(), depth.tolist())]
+    lo, hi = max(int(depth.min()), 0), max(int(depth.max()), 0)
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        if lo == hi:
+            return np.ascontiguousarray(items[:, :hi]).tolist()
+        return [row[:k] for row, k in zip(np.ascontiguousarray(items[:, :hi]).tolist(), depth.tolist())]
+    finally:
+        if was:
+            gc.enable()

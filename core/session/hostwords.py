@@ -211,17 +211,19 @@ def check_shape(caps: Capabilities, grid: tuple[int, int, int], block: tuple[int
 
 def _reshape(f: "Forth", grid: tuple[int, int, int], block: tuple[int, int, int], word: str) -> None:
     check_shape(f.backend.caps, grid, block, word, f.backend.name)
-    st = StackState.load(f.backend)
+    st = StackState.live(f.backend)
     if not st.uniform():
         raise ForthError(f"{word} keeps the stacks only when every thread has the same stacks; clear the "
                          "stacks that differ first (CLEARSTACK empties them all)")
-    tiles = f.backend.get_tiles()
+    tiles = f.backend.get_tiles() if f.tiles else []  # no static tiles: no warp holds one
     if differing_warps(tiles):  # bit for bit: a NaN tile is the same tile
         raise ForthError(f"{word} keeps the tile stack only when every warp holds the same tiles; drop them "
                          "first (TDROP)")
+    row = st.raw[0].copy()
     f.backend.set_shape(grid, block)
-    threads = grid[0] * grid[1] * grid[2] * block[0] * block[1] * block[2]
-    st.broadcast(0, threads).save(f.backend)  # thread 0's stacks on every thread of the new shape
+    new = StackState.live(f.backend)
+    new.fill(row)  # thread 0's stacks on every thread of the new shape (only the cells they use)
+    new.save(f.backend)
     if tiles:  # backends that keep no tiles between lines (cuda) have none to copy
         f.backend.set_tiles([tiles[0]] * len(f.backend.get_tiles()))
 

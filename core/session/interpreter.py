@@ -26,7 +26,7 @@ from ..compile.codegen import Sites
 from ..compile.compiler import Compiler
 from ..compile.primitives import TABLE as PRIMS
 from ..compile.primitives import Primitive
-from ..compile.state import StackState, differing
+from ..compile.state import Snapshot, StackState, differing
 from ..compile.target import Backend
 from ..compile.tiles import Tile, TileConfig
 from ..errors import ForthError, SourcePos
@@ -268,12 +268,12 @@ class Forth:
 
     def data_stack(self, lane: int | None = 0) -> list[int] | list[list[int]]:
         """One thread's data stack, bottom first; lane=None: one list per thread."""
-        st = StackState.load(self.backend)
+        st = StackState.live(self.backend)
         return st.data_rows() if lane is None else st.data(lane)
 
     def float_stack(self, lane: int | None = 0) -> list[float] | list[list[float]]:
         """One thread's float stack, bottom first; lane=None: one list per thread."""
-        st = StackState.load(self.backend)
+        st = StackState.live(self.backend)
         return st.float_rows() if lane is None else st.floats(lane)
 
     def tile_stack(self, warp: int = 0) -> list["TileView"]:
@@ -349,7 +349,7 @@ class Forth:
             self.backend.set_shape(grid, block)
             self.push_uniform(*cells)
             if floats:
-                st = StackState.load(self.backend)
+                st = StackState.live(self.backend)
                 st.set_floats(floats)
                 st.save(self.backend)
             out = self.run_nodes([Call(word, word.pos)])
@@ -535,7 +535,7 @@ class Forth:
         named by the token runs on the host; any other token (or tokens that
         differ between threads) runs on the device."""
         self.flush_segment()
-        st = StackState.load(self.backend)
+        st = StackState.live(self.backend)
         if st.short(1) is None:
             xts = st.top(1)[:, 0]
             entry = None if differing(xts) else self.tokens.find(int(xts[0]))
@@ -731,7 +731,7 @@ class Forth:
         a data script (`5 ,` lines) or a launch shape costs no compile."""
         cells = [n.value for n in nodes if type(n) is Lit]
         floats = [n.value for n in nodes if type(n) is FLit]
-        st = StackState.load(self.backend)
+        st = StackState.live(self.backend)
         for depth, room, code, lits in ((st.dsp, L.DS_MAX, L.E_OVERFLOW, cells), (st.fsp, L.FS_MAX, L.E_FOVERFLOW, floats)):
             over = np.flatnonzero(depth + len(lits) > room)
             if over.size:
@@ -872,9 +872,9 @@ class Forth:
 
     # ---- state: snapshots and host access to the stacks -----------------------------
     def _snapshot(self) -> tuple:
-        return (self.backend.get_state(), [dict(w) for w in self.wordlists], list(self.order), self.current,
+        return (Snapshot.take(self.backend), [dict(w) for w in self.wordlists], list(self.order), self.current,
                 self.here, self.shared_bytes, self.launch_shape,
-                list(self.tiles), self.backend.get_tiles(), self.tile_config, self.base(),
+                list(self.tiles), self.backend.get_tiles() if self.tiles else None, self.tile_config, self.base(),
                 copy.copy(self.skipping), self.comment_open)
 
     def _restore(self, snap: tuple) -> None:
@@ -888,9 +888,12 @@ class Forth:
         self.skipping = skipping
         if shape != self.launch_shape:
             self.backend.set_shape(*shape)
-        self.backend.set_state(state)
+        state.restore(self.backend)
         self.tiles, self.tile_config = tiles, cfg
-        self.backend.set_tiles(tile_data)
+        if tile_data is None:  # no tiles then (a tile stack with no static entries holds none in any warp)
+            self.backend.truncate_tiles(0)
+        else:
+            self.backend.set_tiles(tile_data)
         self.wordlists, self.order, self.current = wordlists, order, current
         self.dict = wordlists[0]
         self.here, self.shared_bytes = here, shared
@@ -914,7 +917,7 @@ class Forth:
         """Pop n cells that every thread must agree on (host words consume them),
         after the device code waiting in the line's segment has run."""
         self.flush_segment()
-        st = StackState.load(self.backend)
+        st = StackState.live(self.backend)
         bad = st.short(n)
         if bad is not None:
             raise ForthError(f"data stack underflow: {word} needs {n} item(s) but thread {bad} has "
@@ -932,7 +935,7 @@ class Forth:
         """Pop a float every thread must agree on, bit for bit (a NaN agrees with
         itself), after the device code waiting in the line's segment has run."""
         self.flush_segment()
-        st = StackState.load(self.backend)
+        st = StackState.live(self.backend)
         if st.short(1, floats=True) is not None:
             raise ForthError(f"float stack underflow: {word} needs a float on the float stack"
                              + (f", e.g. {example}" if example else "; push one first"))
@@ -947,7 +950,7 @@ class Forth:
         """Push cells on every thread's data stack (host words leave results this way),
         after the device code waiting in the line's segment has run."""
         self.flush_segment()
-        st = StackState.load(self.backend)
+        st = StackState.live(self.backend)
         if (st.dsp + len(values) > L.DS_MAX).any():
             raise ForthError(f"data stack overflow: more than {L.DS_MAX} items")
         st.push([wrap64(v) for v in values])

@@ -1,0 +1,132 @@
+"""Per-line host work against the number of threads (issue 13): what a line costs
+beyond its launch, printed with each target and the ratio (figure / target; ≤ 1 meets it).
+
+    python benchmarks/hostwork.py
+
+- a line that launches a kernel (`0 DROP`) and an empty line at 65,536 threads:
+  the line's time minus its launch (the snapshot a failing line restores, the
+  read-back);
+- `1024 1 1 GRID 1024 1 1 THREADS` (1M threads) from a fresh session: the
+  line's time and how much the process's peak memory grew (in a process of its
+  own, so the peak is the line's);
+- `7 .` at 65,536 threads: the line's time minus its launch (formatting 65,536
+  output records);
+- `f.data_stack(lane=None)` at 65,536 threads holding 3 cells each;
+- a word called through `f.kernel` at 65,536 threads with a 65,536-cell array:
+  the call minus its launch.
+"""
+from __future__ import annotations
+
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+SHAPE = "64 1 1 GRID 1024 1 1 THREADS"  # 65,536 threads
+
+
+def _session():
+    from tileforth.core import Forth
+
+    return Forth(backend="cpu")
+
+
+def _median(fn, repeats: int = 9) -> float:
+    fn()  # warm (compile, caches)
+    times = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
+def _beyond_launch(f, line: str, repeats: int = 9) -> tuple[float, float]:
+    """(the line's host time beyond its launch and compile, the launch), medians."""
+    f.eval(line)
+    host, run = [], []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        f.eval(line)
+        total = time.perf_counter() - t0
+        t = f.line_timing
+        host.append(total - t["run"] - t["compile"])
+        run.append(t["run"])
+    return statistics.median(host), statistics.median(run)
+
+
+def _row(what: str, figure: float, target: float, unit: str = "ms", note: str = "") -> None:
+    scale = {"ms": 1e3, "s": 1.0, "GiB": 1 / 2**30}[unit]
+    fig, tgt = figure * scale, target * scale
+    print(f"  {what:<52} {fig:9.3f} {unit:<3}  target ≤ {tgt:g} {unit:<3}  ratio {figure / target:5.2f}"
+          + (f"   {note}" if note else ""))
+
+
+def grid_child() -> None:
+    """Run in a process of its own: the GRID/THREADS line at 1M threads; prints seconds and bytes."""
+    f = _session()
+    f.eval("1 2 DROP DROP")
+    rss = _rss_now()
+    t0 = time.perf_counter()
+    f.eval("1024 1 1 GRID 1024 1 1 THREADS")
+    dt = time.perf_counter() - t0
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    assert f.backend.nthreads == 1 << 20
+    print(dt, peak - rss)
+
+
+def _rss_now() -> int:
+    with open("/proc/self/statm") as fh:
+        return int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
+def main() -> int:
+    print("per-line host work at 65,536 threads (cpu backend), medians")
+    f = _session()
+    f.eval(SHAPE)
+    host, run = _beyond_launch(f, "0 DROP")
+    _row("a line with a launch (`0 DROP`), beyond the launch", host, 2e-3, note=f"launch {run * 1e3:.2f} ms")
+    empty = _median(lambda: f.eval(""))
+    _row("an empty line", empty, 2e-3)
+    host, run = _beyond_launch(f, "7 .")
+    out = f.eval("7 .")
+    assert out == "7 ", out
+    _row("`7 .`, beyond the launch", host, 10e-3, note=f"launch {run * 1e3:.2f} ms")
+    f.eval("1 2 3")
+    rows = f.data_stack(lane=None)
+    assert len(rows) == 1 << 16 and rows[-1] == [1, 2, 3]
+    _row("f.data_stack(lane=None), 3 cells per thread", _median(lambda: f.data_stack(lane=None)), 10e-3)
+    f.eval("DROP DROP DROP")
+    f.eval(": fill ( addr -- ) GLOBAL-ID CELLS + GLOBAL-ID SWAP ! ;")
+    k = f.kernel("fill")
+    arr = np.zeros(1 << 16, np.int64)
+    grid, block = (64, 1, 1), (1024, 1, 1)
+    k(arr, grid=grid, block=block)
+    assert (arr == np.arange(1 << 16)).all()
+    host, run = [], []
+    for _ in range(9):
+        t0 = time.perf_counter()
+        k(arr, grid=grid, block=block)
+        total = time.perf_counter() - t0
+        host.append(total - f.last_timing["run"] - f.last_timing["compile"])
+        run.append(f.last_timing["run"])
+    _row("f.kernel call (a 65,536-cell array), beyond the launch", statistics.median(host), 10e-3,
+         note=f"launch {statistics.median(run) * 1e3:.2f} ms")
+
+    res = subprocess.run([sys.executable, __file__, "--grid-child"], capture_output=True, text=True, check=True)
+    seconds, grown = (float(x) for x in res.stdout.split()[-2:])
+    print("a GRID/THREADS line to 1M threads (1024 blocks of 1024), in a fresh process")
+    _row("its time", seconds, 0.5, "s")
+    _row("the peak memory it adds", grown, 2 * 2**30, "GiB")
+    return 0
+
+
+if __name__ == "__main__":
+    if sys.argv[1:] == ["--grid-child"]:
+        grid_child()
+        sys.exit(0)
+    sys.exit(main())
