@@ -22,7 +22,7 @@ from .races import HEADER, Races
 from .races import helpers_ir as races_ir
 from .scheduler import RUN_DIVERGENT, RUN_ERROR, RUN_OK, RUN_WARP, SCHEDULER_IR
 from .target import CpuTarget
-from .warpops import WarpOps
+from .warpops import WarpOps, gathers, run_together
 
 if TYPE_CHECKING:
     from tileforth.core.compile.codegen import Sites
@@ -556,6 +556,8 @@ class CpuBackend(Backend):
         if not handle.suspends:
             self.rt.run_plain(pctx, handle.addr, pthr + lo * bs * L.THR_SLOTS * 8, (hi - lo) * bs)
             return None, None
+        if gathers(self, ctx):  # the blocks wait for each other at warp ops, which run batched
+            return run_together(self, handle, ctx, lo, hi, sites)
         for b in range(lo, hi):
             base = pthr + b * bs * L.THR_SLOTS * 8
             code = self.rt.run_block(pctx, handle.addr, base, bs, 0)

@@ -12,6 +12,7 @@ accumulator type (computed in float64, then rounded).
 """
 from __future__ import annotations
 
+import ctypes
 import struct
 from typing import TYPE_CHECKING
 
@@ -25,6 +26,8 @@ from tileforth.core.compile.warpgen import Shuffle, SyncWarp, Vote, WarpOp
 from tileforth.core.errors import ForthError
 from tileforth.core.session.eltypes import ELTYPES
 from tileforth.core.session.output import ranges
+
+from .scheduler import RUN_DIVERGENT, RUN_OK, RUN_WARP
 
 if TYPE_CHECKING:
     from tileforth.core.compile.codegen import Sites
@@ -63,6 +66,11 @@ class WarpOps:
         self.be = backend
         self.sites = sites
         self.ctx = backend.ctx if ctx is None else ctx  # the context of the worker running the block
+        # warps that go through tile ops together keep their tile stacks as batched arrays (position ->
+        # (warps, rows, cols)) between launch steps: key (their global warp indices) -> (warps, stack);
+        # flush() writes them back to the backend's tile_data, one list of matrices per warp
+        self._stacks: dict[bytes, tuple[np.ndarray, list[np.ndarray]]] = {}
+        self._where: dict[int, bytes] = {}  # global warp -> the key of the batched stack that holds it
 
     def error(self, site: int, message: str, word: str | None = None) -> ForthError:
         name, pos = self.sites.entries[site] if 0 <= site < len(self.sites.entries) else ("", None)
@@ -71,6 +79,30 @@ class WarpOps:
 
     def run_block(self, block: int) -> None:
         """Perform every warp op the block's warps are waiting at."""
+        failed = self.run_blocks(block, block + 1)
+        self.flush()
+        if failed is not None:
+            raise failed[1]
+
+    def run_blocks(self, lo: int, hi: int, live: np.ndarray | None = None) -> tuple[int, ForthError] | None:
+        """Perform every warp op the warps of blocks lo..hi-1 (those with a true `live`, one flag
+        per block; default all) wait at: batched, one numpy call per op for all the warps at it,
+        when every waiting warp is whole, converged at one tile op with uniform operands and its
+        memory checks pass; else warp by warp in block order, as far as the first error. The
+        error of that block and the block, or None."""
+        if self._batched(lo, hi, live):
+            return None
+        self.flush()
+        for b in range(lo, hi):
+            if live is None or live[b - lo]:
+                try:
+                    self._run_block_slow(b)
+                except ForthError as exc:
+                    return b, exc
+        return None
+
+    def _run_block_slow(self, block: int) -> None:
+        """run_block warp by warp: the reference, and the path that finds and words every error."""
         be = self.be
         bs = be.block_size
         rows = be.thr[block * bs:(block + 1) * bs]
@@ -104,6 +136,190 @@ class WarpOps:
             self.perform(op, [int(x) for x in ops[0]] if len(ops) else [], be.tile_data[gw], first)
             status[lanes] = L.ST_RUN
             self.ctx[L.CTX_STEPS_USED] += WARP_OP_STEPS
+
+    # ---- batched: every warp of a launch step at once ---------------------------
+    def _batched(self, lo: int, hi: int, live: np.ndarray | None) -> bool:
+        """Perform the waiting warps' tile ops batched, when nothing can go wrong: every waiting warp
+        whole and converged at a tile op, its lanes' operands uniform, its loads and stores aligned,
+        in bounds and of their arrays' types. All checks come before anything changes, so False
+        (not batched) leaves everything as it was for the warp-by-warp path, which words the error."""
+        be = self.be
+        bs = be.block_size
+        if bs % WARP:
+            return False
+        rows = be.thr[lo * bs:hi * bs]
+        status, site = rows[:, L.T_STATUS], rows[:, L.T_SITE]
+        wait = (status == L.ST_WARP).reshape(-1, WARP)
+        if live is not None:
+            wait &= np.repeat(np.asarray(live, bool), bs // WARP)[:, None]
+        everyone = bool(wait.all())  # the common case: no index arrays, views only
+        warps = np.arange(len(wait)) if everyone else np.flatnonzero(wait.any(axis=1))  # the waiting warps
+        if warps.size == 0:
+            return True
+        if not everyone and not wait[warps].all():
+            return False  # some lanes are elsewhere: divergence, or ACTIVEMASK
+        at = site.reshape(-1, WARP) if everyone else site.reshape(-1, WARP)[warps]
+        first = at[:, 0]
+        if (at != first[:, None]).any():
+            return False
+        one = bool((first == first[0]).all())
+        sites, pos = (first[:1], [0]) if one else np.unique(first, return_index=True)
+        plans = []
+        for s in sites[np.argsort(pos, kind="stable")]:  # the ops in the order of their first warp
+            op = self.sites.info.get(int(s))
+            if not isinstance(op, TileOp):
+                return False  # shuffles, votes, SYNCWARP: warp by warp
+            k = op.operands
+            if one and everyone:
+                mine, lanes = warps, slice(None)
+            else:
+                mine = warps if one else warps[first == s]
+                lanes = (mine[:, None] * WARP + np.arange(WARP)).ravel()
+            ops = np.empty((len(mine), k), np.int64)  # lane 0's operands; every lane's must be the same
+            for c in range(k):
+                col = rows[lanes, L.T_OP + c].reshape(len(mine), WARP)
+                if (col != col[:, :1]).any():
+                    return False
+                ops[:, c] = col[:, 0]
+            plan = self._plan(op, ops, int(s))
+            if plan is None:
+                return False
+            stack = self._stack(mine + lo * be.warps_per_block)
+            if stack is None:
+                return False
+            plans.append((op, plan, stack, lanes, len(mine)))
+        for op, plan, stack, lanes, n in plans:
+            self._perform_batch(op, plan, stack, n)
+            status[lanes] = L.ST_RUN
+        self.ctx[L.CTX_STEPS_USED] += WARP_OP_STEPS * len(warps)
+        return True
+
+    def _stack(self, gws: np.ndarray) -> list[np.ndarray] | None:
+        """The batched tile stack of the warps gws (global indices, in order): kept from the last
+        step when they went together, else stacked from their tile stacks; None when those differ
+        in depth or in a tile's shape or type (then the warp-by-warp path takes them)."""
+        key = gws.tobytes()
+        kept = self._stacks.get(key)
+        if kept is not None:
+            return kept[1]
+        for other in {self._where[g] for g in gws.tolist() if g in self._where}:
+            self._flush(other)
+        data = self.be.tile_data
+        stacks = [data[g] for g in gws.tolist()]
+        depth = len(stacks[0])
+        if any(len(st) != depth for st in stacks):
+            return None
+        stack = []
+        for p in range(depth):
+            first = stacks[0][p]
+            if any(st[p].dtype != first.dtype or st[p].shape != first.shape for st in stacks):
+                return None
+            stack.append(np.stack([st[p] for st in stacks]))
+        self._stacks[key] = (gws, stack)
+        for g in gws.tolist():
+            self._where[g] = key
+        return stack
+
+    def _flush(self, key: bytes) -> None:
+        gws, stack = self._stacks.pop(key)
+        data = self.be.tile_data
+        stack = [x.astype(np.float32) if x.dtype == np.float64 else x for x in stack]  # operands: float32
+        for i, g in enumerate(gws.tolist()):
+            data[g][:] = [x[i] for x in stack]
+            del self._where[g]
+
+    def flush(self) -> None:
+        """Write the batched tile stacks back to the backend's tile_data."""
+        for key in list(self._stacks):
+            self._flush(key)
+
+    def _plan(self, op: TileOp, ops: np.ndarray, site: int):
+        """What a batched op needs beyond the tile stacks: the f32 values of TFILL/TSCALE, the
+        memory (element array and indices) of a load or store; None when a check fails."""
+        if isinstance(op, (Fill, Scale)):
+            return (ops[:, 0] & 0xFFFFFFFF).astype(np.uint32).view(np.float32)
+        if isinstance(op, Load):
+            return self._memory(op.tile, ops[:, 0], ops[:, 1], isinstance(op, CheckedLoad))
+        if isinstance(op, Store):
+            return self._memory(op.tile, ops[:, 0], ops[:, 1], isinstance(op, CheckedStore))
+        return ()
+
+    def _memory(self, t: Tile, addr: np.ndarray, stride: np.ndarray, typed: bool):
+        """For loads or stores of the tile t at addr with stride (one per warp): [(the lines of
+        `lead` elements of an allocation, by first element; the warps that use it; the first
+        elements of their tiles' lines (warps, lines))], when each passes _index's checks (and
+        _check_type's when typed); else None."""
+        rows, cols = t.rows_cols
+        esize = elem_bytes(t.dtype)
+        lead, outer = (cols, rows) if t.layout == "row" else (rows, cols)
+        if (addr % 32).any() or (stride < lead).any() or ((stride * esize) % 16).any():
+            return None
+        span = ((outer - 1) * stride + lead) * esize
+        table = self.be.alloc_table
+        k = np.searchsorted(table[:, 0], addr, side="right") - 1
+        if (k < 0).any():
+            return None
+        start, end = table[k, 0], table[k, 1]
+        if (addr + span > end).any() or ((addr - start) % esize).any():
+            return None
+        lines = np.arange(outer)  # a tile is `outer` lines (rows, or columns) of `lead` elements
+        dtype = _MEM_DTYPE[t.dtype]
+        parts = []
+        for kk in np.unique(k):
+            base, size = int(table[kk, 0]), int(table[kk, 1] - table[kk, 0])
+            if typed and self.be.elem_types:
+                have = self.be.elem_types.get(base)
+                if have is not None and have != dtype:
+                    return None
+            sel = np.flatnonzero(k == kk)
+            view = self.be.allocation_view(base, size - size % esize)
+            if view is None:
+                return None
+            mem = view.view(dtype)
+            # every run of `lead` elements of the allocation, by its first element: a line of a tile is one
+            windows = np.lib.stride_tricks.as_strided(mem, (len(mem) - lead + 1, lead), (esize, esize))
+            starts = ((addr[sel] - base) // esize)[:, None] + lines[None, :] * stride[sel][:, None]
+            parts.append((windows, sel, starts))
+        return parts
+
+    def _perform_batch(self, op: TileOp, plan, stack: list[np.ndarray], n: int) -> None:
+        """perform, for all the warps of a batched tile stack (each entry: warps × rows × cols) at once."""
+        match op:
+            case Zero(dst, t):
+                _put(stack, dst, np.zeros((n, *t.rows_cols), _ACC_DTYPE[t.dtype]))
+            case Fill(dst, t):
+                values = np.empty((len(plan), *t.rows_cols), _ACC_DTYPE[t.dtype])
+                values[...] = plan[:, None, None]
+                _put(stack, dst, values)
+            case Load(dst, t, _):
+                # operands in float64 while batched (exact, as float32; flush makes them float32): TMMA's type
+                dtype = _ACC_DTYPE[t.dtype] if t.kind == "acc" else np.float64
+                if len(plan) == 1:
+                    values = plan[0][0][plan[0][2]].astype(dtype)
+                else:
+                    values = np.empty((n, *t.rows_cols[::1 if t.layout == "row" else -1]), dtype)
+                    for windows, sel, starts in plan:
+                        values[sel] = windows[starts]
+                _put(stack, dst, values if t.layout == "row" else values.transpose(0, 2, 1))
+            case Store(src, t):
+                values = stack[src]
+                for windows, sel, starts in plan:  # warp by warp in order where tiles overlap: the last stays
+                    mine = values[sel].astype(windows.dtype)
+                    windows[starts] = mine if t.layout == "row" else mine.transpose(0, 2, 1)
+                del stack[src:]
+            case Mma(acc_at, a_at, b_at):
+                acc = stack[acc_at]
+                a, b = (x if x.dtype == np.float64 else x.astype(np.float64) for x in (stack[a_at], stack[b_at]))
+                exact = acc.astype(np.float64) + a @ b
+                _put(stack, acc_at, exact.astype(acc.dtype))  # exact products, one rounding per TMMA
+            case Scale(dst):
+                x = stack[dst]
+                stack[dst] = (x.astype(np.float32) * plan[:, None, None]).astype(x.dtype)
+            case Add(dst, src):
+                x, y = stack[dst], stack[src]
+                _put(stack, dst, (x.astype(np.float32) + y.astype(np.float32)).astype(x.dtype))
+            case _:  # Copy, Perm: list operations
+                self.perform(op, [], stack, -1)
 
     def _loose_ops(self, rows: np.ndarray, waiting: np.ndarray) -> bool:
         """Release the lanes of a warp that wait at an op that does not synchronise
@@ -287,3 +503,182 @@ class WarpOps:
     def store(self, t: Tile, value: np.ndarray, addr: int, stride: int, site: int, typed: bool = False) -> None:
         view, idx = self._index(t, addr, stride, site, "TSTORE", typed)
         view.view(_MEM_DTYPE[t.dtype])[idx] = value.astype(_MEM_DTYPE[t.dtype])
+
+
+# Steps of many blocks in one native call: start (fresh) or continue each live block (live[b] != 0)
+# of lo..hi-1 in order through the scheduler's entry points (passed as pointers), keep each block's
+# code in codes[b] and live[b] = (code == RUN_WARP); stop after the first block that failed (divergent
+# or error): its index, else -1. The blocks after it are left as they were (the host gives them up).
+_STEP_IR = f"""
+define i64 @tf_step_blocks(ptr %ctx, ptr %ramp, ptr %thrs, i64 %bs, ptr %live, ptr %codes, i64 %lo, i64 %hi,
+                           i64 %fresh, ptr %run, ptr %cont) {{
+entry:
+  %stride = mul i64 %bs, {L.THR_SLOTS}
+  br label %head
+head:
+  %b = phi i64 [%lo, %entry], [%b1, %next]
+  %more = icmp slt i64 %b, %hi
+  br i1 %more, label %body, label %done
+body:
+  %lp = getelementptr i8, ptr %live, i64 %b
+  %l = load i8, ptr %lp
+  %on = icmp ne i8 %l, 0
+  %b1 = add i64 %b, 1
+  br i1 %on, label %go, label %next
+go:
+  %off = mul i64 %b, %stride
+  %base = getelementptr i64, ptr %thrs, i64 %off
+  %isfresh = icmp ne i64 %fresh, 0
+  br i1 %isfresh, label %start, label %resume
+start:
+  %c0 = call i64 %run(ptr %ctx, ptr %ramp, ptr %base, i64 %bs, i64 0)
+  br label %got
+resume:
+  %c1 = call i64 %cont(ptr %ctx, ptr %ramp, ptr %base, i64 %bs)
+  br label %got
+got:
+  %code = phi i64 [%c0, %start], [%c1, %resume]
+  %cp = getelementptr i64, ptr %codes, i64 %b
+  store i64 %code, ptr %cp
+  %waits = icmp eq i64 %code, {RUN_WARP}
+  %w8 = zext i1 %waits to i8
+  store i8 %w8, ptr %lp
+  %ok = icmp eq i64 %code, {RUN_OK}
+  %fine = or i1 %ok, %waits
+  br i1 %fine, label %next, label %fail
+next:
+  br label %head
+fail:
+  ret i64 %b
+done:
+  ret i64 -1
+}}
+"""
+_STEP = ctypes.CFUNCTYPE(ctypes.c_int64, *[ctypes.c_void_p] * 3, ctypes.c_int64, *[ctypes.c_void_p] * 2,
+                         *[ctypes.c_int64] * 3, *[ctypes.c_void_p] * 2)
+_stepper: list = []  # [the engine, the function]: compiled once per process
+
+
+def _step_blocks(be: "CpuBackend"):
+    """tf_step_blocks, compiled on first use (into an engine of its own, kept for the process)."""
+    if not _stepper:
+        import llvmlite.binding as llvm
+
+        from .backend import _Engine
+        with be.rt.lock:
+            if not _stepper:
+                eng = _Engine(2)
+                eng.permanent = True
+                mod = llvm.parse_assembly(f'target triple = "{llvm.get_process_triple()}"\n' + _STEP_IR)
+                eng.ee.add_module(mod)
+                eng.ee.finalize_object()
+                _stepper[:] = [eng, _STEP(eng.ee.get_function_address("tf_step_blocks"))]
+    return _stepper[1]
+
+
+# a launch step gathers at most this many threads' blocks (each suspended thread keeps its coroutine frame)
+GATHER_THREADS = 1 << 16
+
+
+def gathers(backend: "CpuBackend", ctx: np.ndarray) -> bool:
+    """Whether the blocks of a launch can wait for each other at warp ops (run_together): warps of
+    32, no shared memory (one region per worker) and no memory-access trace (PROFILE's order)."""
+    return backend.block_size % WARP == 0 and not ctx[L.CTX_SHARED_SIZE] and not backend.trace_cap
+
+
+def run_together(be: "CpuBackend", handle, ctx: np.ndarray, lo: int, hi: int,
+                 sites: "Sites") -> tuple[object, ForthError | None]:
+    """Blocks lo..hi-1 of a suspending kernel in launch steps (backend._run_blocks' contract): each
+    block runs until its warps wait at warp ops; then the ops of all the waiting blocks are performed
+    together (WarpOps.run_blocks: one numpy call per op), and each block continues, in block order.
+    What it leaves is what running the blocks one after another leaves: an error ends its block and
+    gives up the blocks above it (they would not have run), but the blocks below run on, and the
+    error of the lowest failing block is the range's; the output records are in block order, without
+    those of the blocks given up. Blocks go in groups of GATHER_THREADS threads at most."""
+    group = max(1, GATHER_THREADS // be.block_size)
+    for g in range(lo, hi, group):
+        result = _together(be, handle, ctx, g, min(hi, g + group), sites)
+        if result is not None:
+            return result
+    return None, None
+
+
+def _together(be: "CpuBackend", handle, ctx: np.ndarray, lo: int, hi: int, sites: "Sites"):
+    """run_together for one group: None when every block finished, else the range's result."""
+    rt, bs = be.rt, be.block_size
+    step_blocks = _step_blocks(be)
+    entries = (ctypes.cast(rt.run_block, ctypes.c_void_p).value, ctypes.cast(rt.continue_block, ctypes.c_void_p).value)
+    pctx, pthr = ctx.ctypes.data, be.thr.ctypes.data
+    live = np.zeros(be.nblocks, np.bool_)  # blocks waiting at warp ops (to start, at first)
+    live[lo:hi] = True
+    codes = np.zeros(be.nblocks, np.int64)
+    failed: list = []  # [block, kind, what]: the lowest failing block so far
+    limit = hi  # blocks from here up are given up
+    out_len0 = int(ctx[L.CTX_OUT_LEN])
+
+    def fail(b: int, kind: str, what) -> None:
+        nonlocal limit
+        for c in np.flatnonzero(live[b:limit]) + b:  # b's own frames too, when it still has them
+            rt.free_frames(pthr + int(c) * bs * L.THR_SLOTS * 8, bs)
+        live[b:limit] = False
+        failed[:] = [b, kind, what]
+        limit = b
+
+    def advance(fresh: int) -> None:
+        """Start or continue every live block below the limit, as far as the first that fails."""
+        b = step_blocks(pctx, handle.addr, pthr, bs, live.ctypes.data, codes.ctypes.data, lo, limit, fresh, *entries)
+        if b < 0:
+            return
+        if codes[b] == RUN_DIVERGENT:
+            rows = be.thr[b * bs:(b + 1) * bs]
+            fail(b, "divergent", (rows[:, L.T_STATUS].copy(), rows[:, L.T_SITE].copy(), b))
+        else:
+            record = ctx[:5].copy()
+            ctx[:5] = 0  # the blocks below run on, and may record their own
+            fail(b, "record", record)
+
+    ops = WarpOps(be, sites, ctx)
+    try:
+        advance(1)
+        while live[lo:limit].any():
+            bad = ops.run_blocks(lo, limit, live[lo:limit])
+            if bad is not None:
+                fail(bad[0], "exception", bad[1])
+            if ctx[L.CTX_STEPS_USED] > ctx[L.CTX_STEPS_MAX] and live[lo:limit].any():  # the warp ops spent the pool
+                b = lo + int(np.argmax(live[lo:limit]))
+                be._out_of_steps(b, ctx)
+                record = ctx[:5].copy()
+                ctx[:5] = 0
+                fail(b, "record", record)
+            advance(0)
+    finally:
+        ops.flush()
+    _block_order(be, ctx, out_len0, (failed[0] + 1) * bs if failed else None)
+    if not failed:
+        return None
+    b, kind, what = failed
+    if kind == "divergent":
+        return what, None
+    if kind == "exception":
+        return None, what
+    ctx[:5] = what
+    return None, None
+
+
+def _block_order(be: "CpuBackend", ctx: np.ndarray, start: int, end_thread: int | None) -> None:
+    """The output records this group added (from `start`), in block order, as running the blocks one
+    after another leaves them; without those of threads from end_thread up (blocks given up)."""
+    cap = int(ctx[L.CTX_OUT_CAP])
+    total = int(ctx[L.CTX_OUT_LEN])
+    n = min(total, cap) - start
+    if n <= 0:
+        return
+    buf = np.ctypeslib.as_array((ctypes.c_int64 * (min(total, cap) * L.OUT_SLOTS)).from_address(
+        int(ctx[L.CTX_OUT]))).reshape(-1, L.OUT_SLOTS)
+    recs = buf[start:]
+    order = np.argsort(recs[:, 0] // be.block_size, kind="stable")
+    recs = recs[order]
+    if end_thread is not None:
+        recs = recs[recs[:, 0] < end_thread]
+    buf[start:start + len(recs)] = recs
+    ctx[L.CTX_OUT_LEN] = total - (n - len(recs))

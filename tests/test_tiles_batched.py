@@ -1,0 +1,191 @@
+"""Tile ops batched across warps and blocks (issue 13): the blocks of a launch wait for each other
+at warp ops (warpops.run_together) and each tile op runs once for all the warps at it, with one
+numpy call (WarpOps._batched). What a line leaves must be what the warp-by-warp path leaves (the
+reference: blocks one after another, each warp's op on its own): tile stacks, memory, output and
+every error message, bit for bit; and the parallel run must leave what the one-worker run leaves."""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+from tileforth.backends.cpu import backend as cpu_backend
+from tileforth.backends.cpu import warpops
+from tileforth.core import Forth, ForthError
+
+SETUP = ("64 CONSTANT N  N N F16 MATRIX A  N N F16 MATRIX B  N N F32 MATRIX C  N N BF16 MATRIX H "
+         "N N F16 MATRIX CH")
+FILL = (": fill-a  N N * TID-X DO  I 7 * 5 + 9 MOD 4 - S>F 8e F/  A I 2 * + HF!  32 +LOOP ; "
+        ": fill-b  N N * TID-X DO  I 5 * 2 + 11 MOD 5 - S>F 3e F/  B I 2 * + HF!  32 +LOOP ; "
+        ": fill-h  N N * TID-X DO  I 3 * 1 + 13 MOD 6 - S>F 7e F/  H I 2 * + BF!  32 +LOOP ; "
+        "fill-a fill-b fill-h")
+# a warp's tile of C: warps of a block take consecutive tiles; blocks along x
+WARP_WORDS = (": wid ( -- w )  BID-X BDIM-X 32 / * TID-X 32 / + ; "
+              ": row0 ( -- r )  wid N 16 / / 16 * ;  : col0 ( -- c )  wid N 16 / MOD 16 * ; "
+              ": a-at ( k -- addr )  row0 N * + 2 * A + ;  : b-at ( k -- addr )  N * col0 + 2 * B + ; "
+              ": c-at ( -- addr )  row0 N * col0 + 4 * C + ;  : h-at ( k -- addr )  row0 N * + 2 * H + ; ")
+
+PROGRAMS = {
+    # 16 warps, 4 per block: batched across the warps of a block and across blocks
+    "gemm": "4 1 1 GRID 128 1 1 THREADS : gemm TZERO N 0 DO I a-at N TLOAD-A I b-at N TLOAD-B TMMA 16 +LOOP "
+            "c-at N TSTORE ; gemm",
+    # column-major operands, an accumulator loaded from C, TSCALE, T+, TFILL, TDUP TSWAP TOVER TROT TROLL
+    "all_ops": "8 1 1 GRID 64 1 1 THREADS : ops c-at N TLOAD-C 0 a-at N TLOAD-A-COL 0 b-at N TLOAD-B-COL TMMA "
+               "wid S>F 0.25e F* TFILL T+ 1.5e TSCALE TDUP TZERO TSWAP TOVER TROT T+ T+ TZERO TSWAP 2 TROLL "
+               "TDROP T+ wid 1+ S>F TFILL T+ c-at N TSTORE ; ops",
+    # blocks at different tile ops in one step (two ops per step), tiles left on the stack after the line
+    "by_block": "16 1 1 GRID 32 1 1 THREADS : two BID-X 3 MOD IF TZERO ELSE BID-X S>F TFILL THEN "
+                "BID-X 2 MOD IF 0 a-at N TLOAD-A 0 b-at N TLOAD-B ELSE 16 a-at N TLOAD-A 16 b-at N TLOAD-B THEN "
+                "TMMA ; two",
+    # loads from two arrays in one op
+    "two_arrays": "16 1 1 GRID 32 1 1 THREADS : two-arrays TZERO 0 wid 1 AND IF A ELSE B THEN wid 16 * 2 * + N "
+                  "TLOAD-A 0 b-at N TLOAD-B TMMA c-at N TSTORE ; two-arrays",
+    "bf16": "BF16 TILE-IN 16 1 1 GRID 32 1 1 THREADS : hh TZERO 0 h-at N TLOAD-A 16 h-at N TLOAD-B TMMA "
+            "16 h-at N TLOAD-A 0 h-at N TLOAD-B TMMA c-at N TSTORE ; hh F16 TILE-IN",
+    "f16_acc": "F16 TILE-ACC 16 1 1 GRID 32 1 1 THREADS : hacc TZERO N 0 DO I a-at N TLOAD-A I b-at N TLOAD-B TMMA "
+               "16 +LOOP 0.5e TSCALE row0 N * col0 + 2 * CH + N TSTORE ; hacc F32 TILE-ACC",
+    # output around tile ops, from every block
+    "output": "8 1 1 GRID 64 1 1 THREADS : talk GLOBAL-ID . TZERO 2e TFILL T+ GLOBAL-ID 3 MOD . TDROP ; talk",
+    # shuffles and votes between tile ops (warp by warp), blocks still gathered
+    "warp_ops": "8 1 1 GRID 64 1 1 THREADS : mix TZERO GLOBAL-ID 1 SHFL-XOR TID-X 1 AND 0= BALLOT TDROP ; mix",
+    # shared memory: blocks one after another (one region per worker), warps still batched
+    "shared": "4 1 1 GRID 128 1 1 THREADS 1024 SHARED: sh : sgemm TID-X sh TID-X CELLS + ! BARRIER TZERO "
+              "N 0 DO I a-at N TLOAD-A I b-at N TLOAD-B TMMA 16 +LOOP c-at N TSTORE ; sgemm",
+}
+
+ERRORS = {
+    "divergent": "8 1 1 GRID 32 1 1 THREADS : d BID-X 3 = BID-X 6 = OR TID-X 8 < AND IF TZERO TDROP THEN ; d",
+    "disagree": "8 1 1 GRID 64 1 1 THREADS : dis TZERO BID-X 4 > IF TID-X ELSE 0 THEN S>F TFILL ; dis",
+    "misaligned": "8 1 1 GRID 32 1 1 THREADS : mis BID-X 5 = IF A 2 + ELSE A THEN N TLOAD-A ; mis",
+    "outside": "8 1 1 GRID 32 1 1 THREADS : far A BID-X 6 = IF N N * 2 * + THEN N TLOAD-A ; far",
+    "typed": "8 1 1 GRID 32 1 1 THREADS : ty BID-X 2 > IF C ELSE A THEN N TLOAD-A ; ty",
+    "stride": "8 1 1 GRID 32 1 1 THREADS : str A BID-X 4 = IF 8 ELSE N THEN TLOAD-A ; str",
+    "partial_warp": "4 1 1 GRID 48 1 1 THREADS TZERO",
+    "error_with_output": "8 1 1 GRID 32 1 1 THREADS : eo GLOBAL-ID . TZERO BID-X 5 = IF 0 @ DROP THEN TDROP "
+                         "GLOBAL-ID . ; eo",
+}
+
+
+def reference(monkeypatch) -> None:
+    """Warp by warp, blocks one after another: the path before batching."""
+    monkeypatch.setattr(cpu_backend, "gathers", lambda *a: False)
+    monkeypatch.setattr(warpops.WarpOps, "_batched", lambda self, *a: False)
+
+
+def session(workers: int = 1) -> Forth:
+    f = Forth(backend="cpu")
+    f.backend.workers = workers
+    f.eval(SETUP)
+    f.eval(FILL)
+    f.eval(WARP_WORDS)
+    return f
+
+
+def observe(f: Forth, text: str) -> dict:
+    try:
+        out, err = f.eval(text), None
+    except ForthError as exc:
+        out, err = getattr(exc, "output", None), str(exc)
+    return {"out": out, "err": err, "tiles": f.backend.get_tiles(), "ds": f.data_stack(lane=None),
+            "arrays": {name: f.array(name).copy() for name in ("C", "CH")}}
+
+
+def addresses_out(text: str | None) -> str | None:
+    """Error text without its addresses (each session allocates its own)."""
+    return None if text is None else re.sub(r"\$[0-9a-f]+", "$…", text)
+
+
+def same(a: dict, b: dict) -> None:
+    assert addresses_out(a["err"]) == addresses_out(b["err"])
+    assert a["out"] == b["out"]
+    assert a["ds"] == b["ds"]
+    assert len(a["tiles"]) == len(b["tiles"])
+    for x, y in zip(a["tiles"], b["tiles"]):
+        assert len(x) == len(y)
+        for s, t in zip(x, y):
+            assert s.dtype == t.dtype and s.shape == t.shape
+            np.testing.assert_array_equal(s.view(np.uint8), t.view(np.uint8))  # bit for bit
+    for k in a["arrays"]:
+        np.testing.assert_array_equal(a["arrays"][k].view(np.uint8), b["arrays"][k].view(np.uint8))
+
+
+def both(text: str, monkeypatch) -> tuple[dict, dict]:
+    batched = observe(session(), text)
+    with monkeypatch.context() as m:
+        reference(m)
+        one_by_one = observe(session(), text)
+    return batched, one_by_one
+
+
+@pytest.mark.parametrize("name", PROGRAMS)
+def test_a_batched_launch_leaves_what_warp_by_warp_leaves(name, monkeypatch):
+    batched, one_by_one = both(PROGRAMS[name], monkeypatch)
+    assert batched["err"] is None, batched["err"]
+    same(batched, one_by_one)
+
+
+@pytest.mark.parametrize("name", ERRORS)
+def test_errors_are_worded_as_warp_by_warp(name, monkeypatch):
+    batched, one_by_one = both(ERRORS[name], monkeypatch)
+    assert batched["err"] is not None
+    same(batched, one_by_one)
+
+
+def test_the_lowest_failing_block_is_reported():
+    f = session()
+    with pytest.raises(ForthError, match=r"divergent warp in block 3 \(warp 0\)"):
+        f.eval(ERRORS["divergent"])
+    with pytest.raises(ForthError, match="lanes of warp 10 disagree"):
+        session().eval(ERRORS["disagree"])
+
+
+@pytest.mark.parametrize("name", ["gemm", "by_block", "output", "warp_ops"])
+def test_parallel_runs_leave_what_one_worker_leaves(name, monkeypatch):
+    monkeypatch.setattr(cpu_backend, "PARALLEL_THREADS", 0)
+    same(observe(session(1), PROGRAMS[name]), observe(session(3), PROGRAMS[name]))
+
+
+@pytest.mark.parametrize("name", ["divergent", "typed", "error_with_output"])
+def test_parallel_errors_are_the_one_worker_errors(name, monkeypatch):
+    monkeypatch.setattr(cpu_backend, "PARALLEL_THREADS", 0)
+    same(observe(session(1), ERRORS[name]), observe(session(3), ERRORS[name]))
+
+
+def per_tmma(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    acc = np.zeros((a.shape[0], b.shape[1]), np.float32)
+    for k in range(0, a.shape[1], 16):
+        acc = (acc.astype(np.float64) + a[:, k:k + 16].astype(np.float64) @ b[k:k + 16].astype(np.float64)
+               ).astype(np.float32)
+    return acc
+
+
+def test_a_random_gemm_is_rounded_once_per_tmma():
+    rng = np.random.default_rng(13)
+    a = rng.uniform(-1, 1, (64, 64)).astype(np.float16)
+    b = rng.uniform(-1, 1, (64, 64)).astype(np.float16)
+    f = session()
+    f.set_array("A", a)
+    f.set_array("B", b)
+    f.eval(PROGRAMS["gemm"])
+    np.testing.assert_array_equal(f.array("C").view(np.uint32), per_tmma(a, b).view(np.uint32))
+
+
+def test_one_numpy_call_per_op_per_launch_step(monkeypatch):
+    calls = []
+    real = warpops.WarpOps._perform_batch
+    monkeypatch.setattr(warpops.WarpOps, "_perform_batch",
+                        lambda self, op, plan, stack, n: (calls.append(n), real(self, op, plan, stack, n))[1])
+    f = session()
+    f.eval("8 1 1 GRID 128 1 1 THREADS TZERO 2e TFILL T+")
+    assert calls == [32, 32, 32]  # 32 warps in 8 blocks, three ops
+    assert all(len(w) == 1 and w[0][0, 0] == 2.0 for w in f.backend.get_tiles())
+
+
+def test_blocks_with_shared_memory_are_not_gathered(monkeypatch):
+    f = session()
+    f.eval("4 1 1 GRID 32 1 1 THREADS")
+    assert warpops.gathers(f.backend, f.backend.ctx) or f.backend.ctx[13] == 0
+    f.eval("64 SHARED: scratch")
+    ctx = np.zeros_like(f.backend.ctx)
+    ctx[13] = 64
+    assert not warpops.gathers(f.backend, ctx)
