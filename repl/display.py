@@ -3,6 +3,10 @@
 Colour only on a terminal: a console whose file is not a tty prints plain
 text (rich also honours NO_COLOR).  Program output is written as is, never
 wrapped or styled, so `.` and `EMIT` output can be piped and compared.
+
+rich (and the views, which bring pygments) are imported when something is
+first rendered, not at start: `tileforth -e '1 2 + .'` prints through
+`output` alone.
 """
 
 from __future__ import annotations
@@ -11,15 +15,18 @@ import io
 import sys
 import traceback
 from dataclasses import dataclass
-from typing import TextIO
-
-from rich.console import Console
+from functools import cached_property
+from typing import TYPE_CHECKING, TextIO
 
 from ..core.session.inspection import stacks_record
-from . import views
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 
 def make_console(file: TextIO) -> Console:
+    from rich.console import Console
+
     tty = file.isatty()
     # on a terminal no_color=None lets rich honour NO_COLOR
     return Console(file=file, highlight=False, force_terminal=tty, no_color=None if tty else True,
@@ -32,10 +39,22 @@ class Display:
     err: TextIO
 
     def __post_init__(self) -> None:
-        self.out_console = make_console(self.out)
-        self.err_console = make_console(self.err)
-        self.glyphs = views.Glyphs.for_encoding(getattr(self.out, "encoding", None))
         self._stacks_shown: tuple[str, str] | None = None  # the last `.S` view: (its text, the stacks then)
+
+    # made when first used (each may be replaced: tests and transcripts set their own)
+    @cached_property
+    def out_console(self) -> Console:
+        return make_console(self.out)
+
+    @cached_property
+    def err_console(self) -> Console:
+        return make_console(self.err)
+
+    @cached_property
+    def glyphs(self):
+        from . import views
+
+        return views.Glyphs.for_encoding(getattr(self.out, "encoding", None))
 
     @classmethod
     def standard(cls) -> "Display":
@@ -43,6 +62,8 @@ class Display:
 
     @property
     def width(self) -> int:
+        from . import views
+
         return min(self.out_console.width, views.WIDTH)
 
     def echo(self, line: str) -> None:
@@ -65,6 +86,8 @@ class Display:
 
     def stacks(self, forth) -> None:
         """The data and float stacks, then the tile stack if not empty."""
+        from . import views
+
         lines = views.render_stack_view(stacks_record(forth), width=self.width, glyphs=self.glyphs,
                                         colour=self.colour)
         for line in lines:
@@ -80,6 +103,10 @@ class Display:
     def inspect_view(self, forth, kind: str, view) -> str | None:
         """A view record as text for this terminal (None: the plain text will
         do).  `.S` shows the same stack view as after a line, colour or not."""
+        from rich.console import Console
+
+        from . import views
+
         if kind not in ("stacks", *views.OWN_LAYOUT) and not self.colour:
             return None
         lines = views.render(kind, view, width=self.width, colour=self.colour, glyphs=self.glyphs)
@@ -95,6 +122,8 @@ class Display:
         return text
 
     def _stacks_plain(self, forth) -> str:
+        from . import views
+
         lines = views.render_stack_view(stacks_record(forth), width=self.width, glyphs=self.glyphs, colour=False)
         return "\n".join(line.plain for line in lines)
 
@@ -122,6 +151,8 @@ class Display:
 
         `located` adds "file:line:col:"; at the prompt the line is in view.
         """
+        from . import views
+
         where = result.where if located else None
         self.out.flush()
         if result.internal:

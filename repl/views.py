@@ -41,7 +41,6 @@ from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
-from rich.syntax import Syntax
 from rich.text import Text
 
 from ..core.session.inspection import session_base, stacks_record
@@ -578,6 +577,8 @@ def highlight_ptx(text: str) -> Text:
 
 
 def highlight_ir(text: str) -> Text:
+    from rich.syntax import Syntax  # pygments: imported when IR is first shown
+
     t = Syntax(text, "llvm", theme="ansi_dark").highlight(text)
     t.rstrip()
     for m in _TC_IR.finditer(text):

@@ -5,10 +5,10 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import functools
-import resource
+import hashlib
 import os
+import resource
 import threading
-from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING
 
 import llvmlite.binding as llvm
@@ -25,6 +25,8 @@ from .target import CpuTarget
 from .warpops import WarpOps, gathers, run_together
 
 if TYPE_CHECKING:
+    from concurrent.futures import ThreadPoolExecutor
+
     from tileforth.core.compile.codegen import Sites
 
 _initialized = False
@@ -115,11 +117,8 @@ class _Engine:
     the last of its kernels is released."""
 
     def __init__(self, opt: int) -> None:
-        target = llvm.Target.from_default_triple()
         self.opt = opt
-        self.tm = target.create_target_machine(cpu=llvm.get_host_cpu_name(),
-                                               features=llvm.get_host_cpu_features().flatten(),
-                                               opt=opt, jit=True)
+        self.tm = _target_machine(opt)
         self.ee = llvm.create_mcjit_compiler(llvm.parse_assembly(""), self.tm)
         self.compiled = 0  # kernels added
         self.live = 0  # kernels not released yet
@@ -143,31 +142,133 @@ class _Runtime:
     """What every cpu session of the process shares: the JIT engines that
     kernels go to (they are named uniquely, so sessions can share them), the
     SIMT scheduler compiled once (in an engine of its own), and a lock, since
-    MCJIT must not add or remove modules from two threads at once."""
+    MCJIT must not add or remove modules from two threads at once.
+
+    All of it is made on first use (a session that never launches a kernel
+    pays for none of it): an engine when the first kernel of its level is
+    compiled, the scheduler (with the race detector's helper tf_race, which
+    kernels only declare) before the first kernel is added to an engine. The
+    scheduler's machine code is kept on disk (_ObjectCache), so a new
+    process loads it instead of optimising and compiling it again."""
 
     def __init__(self) -> None:
-        _init_llvm()
-        self.fast = _Engine(0)
-        self.heavy = _Engine(2)
-        self.fast_pto = llvm.create_pipeline_tuning_options(speed_level=0)
         self.lock = threading.RLock()
-        sched = _Engine(2)
-        sched.permanent = True
-        # the race detector's helper too: compiled once, optimised, and called by every checked kernel
-        # through the symbol table (kernels only declare it)
-        mod = llvm.parse_assembly(f'target triple = "{llvm.get_process_triple()}"\n' + SCHEDULER_IR +
-                                  races_ir())
-        pb = llvm.create_pass_builder(sched.tm, llvm.create_pipeline_tuning_options(speed_level=3))
-        pb.getModulePassManager().run(mod, pb)
-        sched.ee.add_module(mod)
-        sched.ee.finalize_object()
-        ee = sched.ee
-        self.sched = sched
-        self.run_plain = _PLAIN(ee.get_function_address("tf_run_plain"))
-        self.run_block = _BLOCK(ee.get_function_address("tf_run_block"))
-        self.continue_block = _CONT(ee.get_function_address("tf_continue_block"))
-        self.free_frames = _FREE(ee.get_function_address("tf_free_frames"))
-        llvm.add_symbol("tf_race", ee.get_function_address("tf_race"))
+
+    @functools.cached_property
+    def fast(self) -> _Engine:
+        with self.lock:
+            _init_llvm()
+            return _Engine(0)
+
+    @functools.cached_property
+    def heavy(self) -> _Engine:
+        with self.lock:
+            _init_llvm()
+            return _Engine(2)
+
+    @functools.cached_property
+    def fast_pto(self):
+        return llvm.create_pipeline_tuning_options(speed_level=0)
+
+    @functools.cached_property
+    def target_data(self) -> str:
+        """The data layout of the JIT's target machine (what CpuTarget needs), without an engine."""
+        _init_llvm()
+        return str(_target_machine(0).target_data)
+
+    @functools.cached_property
+    def sched(self) -> _Engine:
+        """The scheduler's engine; its entry points are this runtime's run_plain, run_block,
+        continue_block and free_frames, and tf_race is in the symbol table from now on."""
+        with self.lock:
+            if "sched" in self.__dict__:  # made by another thread while this one waited
+                return self.__dict__["sched"]
+            _init_llvm()
+            sched = _Engine(2)
+            sched.permanent = True
+            # the race detector's helper too: compiled once, optimised, and called by every checked kernel
+            # through the symbol table (kernels only declare it)
+            text = f'target triple = "{llvm.get_process_triple()}"\n' + SCHEDULER_IR + races_ir()
+            mod = llvm.parse_assembly(text)
+            cache = _ObjectCache(text, sched.tm)
+            if cache.data is None:  # not on disk: optimise it here (the object on disk is the optimised one)
+                pb = llvm.create_pass_builder(sched.tm, llvm.create_pipeline_tuning_options(speed_level=3))
+                pb.getModulePassManager().run(mod, pb)
+            sched.ee.set_object_cache(cache.notify, cache.getbuffer)
+            sched.ee.add_module(mod)
+            sched.ee.finalize_object()
+            ee = sched.ee
+            self.run_plain = _PLAIN(ee.get_function_address("tf_run_plain"))
+            self.run_block = _BLOCK(ee.get_function_address("tf_run_block"))
+            self.continue_block = _CONT(ee.get_function_address("tf_continue_block"))
+            self.free_frames = _FREE(ee.get_function_address("tf_free_frames"))
+            llvm.add_symbol("tf_race", ee.get_function_address("tf_race"))
+            self.__dict__["sched"] = sched
+            return sched
+
+    def __getattr__(self, name: str):
+        """run_plain, run_block, continue_block, free_frames: the scheduler's, made on first use."""
+        if name in ("run_plain", "run_block", "continue_block", "free_frames"):
+            self.sched  # noqa: B018  (sets them)
+            return self.__dict__[name]
+        raise AttributeError(name)
+
+
+def _target_machine(opt: int):
+    target = llvm.Target.from_default_triple()
+    return target.create_target_machine(cpu=llvm.get_host_cpu_name(), features=llvm.get_host_cpu_features().flatten(),
+                                        opt=opt, jit=True)
+
+
+def cache_dir() -> str | None:
+    """Where the scheduler's machine code is kept between processes: $TILEFORTH_CACHE_DIR, else
+    $XDG_CACHE_HOME/tileforth (~/.cache/tileforth); TILEFORTH_CACHE_DIR=off keeps nothing."""
+    env = os.environ.get("TILEFORTH_CACHE_DIR")
+    if env is not None:
+        return None if env.strip().lower() in ("", "0", "off", "no", "none") else env
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "tileforth")
+
+
+class _ObjectCache:
+    """MCJIT's object cache for the scheduler's module: the object file is named by a hash of
+    the IR, the host CPU and its features and the LLVM version, and starts with the SHA-256
+    of the rest, so a stale, foreign or truncated file is never loaded (it is compiled again
+    and rewritten). Reading or writing the cache never fails a session."""
+
+    def __init__(self, text: str, tm) -> None:
+        key = hashlib.sha256("\0".join((text, llvm.get_host_cpu_name(), llvm.get_host_cpu_features().flatten(),
+                                         ".".join(map(str, llvm.llvm_version_info)), str(tm.target_data)))
+                             .encode()).hexdigest()[:32]
+        folder = cache_dir()
+        self.path = os.path.join(folder, f"scheduler-{key}.o") if folder else None
+        self.data = self._read()
+
+    def _read(self) -> bytes | None:
+        if self.path is None:
+            return None
+        try:
+            with open(self.path, "rb") as fh:
+                blob = fh.read()
+        except OSError:
+            return None
+        digest, data = blob[:32], blob[32:]
+        return data if data and hashlib.sha256(data).digest() == digest else None
+
+    def getbuffer(self, module) -> bytes | None:
+        return self.data
+
+    def notify(self, module, data: bytes) -> None:
+        if self.path is None or self.data is not None:
+            return
+        try:
+            os.makedirs(os.path.dirname(self.path), exist_ok=True)
+            tmp = f"{self.path}.{os.getpid()}.{threading.get_ident()}.tmp"
+            with open(tmp, "wb") as fh:
+                fh.write(hashlib.sha256(data).digest() + data)
+            os.replace(tmp, self.path)  # atomic: another process reads the old file or the new one
+        except OSError:
+            pass
 
 
 @functools.cache
@@ -187,8 +288,8 @@ class CpuBackend(Backend):
     name = "cpu"
 
     def __init__(self) -> None:
-        self.rt = runtime()
-        self.target = CpuTarget(llvm.get_process_triple(), str(self.rt.fast.tm.target_data))
+        self.rt = runtime()  # its engines and scheduler are made when the first kernel is compiled
+        self.target = CpuTarget(llvm.get_process_triple(), self.rt.target_data)
         self.target.compile_word = self.compile_word
         self._buffers: dict[int, np.ndarray] = {}
         self._sizes: dict[int, int] = {}
@@ -235,6 +336,7 @@ class CpuBackend(Backend):
             raise ForthError(f"internal compiler error (invalid IR): {exc}") from exc
         self._optimize(mod, 2 if heavy else 0, suspends)
         with self.rt.lock:
+            self.rt.sched  # noqa: B018  (the scheduler, and tf_race in the symbol table, before the first kernel)
             eng = self._engine(heavy)
             eng.ee.add_module(mod)
             eng.ee.finalize_object()
@@ -256,6 +358,7 @@ class CpuBackend(Backend):
         pb = llvm.create_pass_builder(eng.tm, llvm.create_pipeline_tuning_options(speed_level=2))
         pb.getModulePassManager().run(module, pb)
         with self.rt.lock:
+            self.rt.sched  # noqa: B018  (tf_race in the symbol table before the word is linked)
             eng.ee.add_module(module)
             eng.ee.finalize_object()
             llvm.add_symbol(name, eng.ee.get_function_address(name))
@@ -544,6 +647,8 @@ class CpuBackend(Backend):
 
     def _pool(self) -> ThreadPoolExecutor:
         if self._executor is None:
+            from concurrent.futures import ThreadPoolExecutor  # imported with the first pool
+
             self._executor = ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="tileforth-block")
         return self._executor
 

@@ -1,0 +1,99 @@
+"""Lazy start-up (issue 13): `tileforth -e` imports no rich, pygments or
+prompt_toolkit when it prints nothing but program output; a cpu session
+makes its JIT engines and scheduler only when the first kernel is compiled;
+the scheduler's machine code is kept on disk, and a damaged or missing file
+is compiled again, never loaded. Each check runs in a fresh process (the
+runtime is per process). The figures are benchmarks/startup.py's."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+CLI = "import sys; from tileforth.repl.cli import main; status = main(); "
+LAZY = ("rich", "pygments", "prompt_toolkit", "IPython")
+
+
+def python(code: str, *args: str, cache: Path | str = "off") -> subprocess.CompletedProcess:
+    env = dict(os.environ, TILEFORTH_CACHE_DIR=str(cache))
+    return subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=300,
+                          env=env, check=True)
+
+
+def test_command_line_leaves_out_the_renderer():
+    code = CLI + f"print([m for m in {LAZY!r} if m in sys.modules]); sys.exit(status)"
+    out = python(code, "--backend", "cpu", "-e", "1 2 + .").stdout
+    assert out.splitlines() == ["3 ", "[]"]
+
+
+def test_errors_and_stacks_still_rendered():
+    code = CLI + "sys.exit(status)"
+    env = dict(os.environ, TILEFORTH_CACHE_DIR="off")
+    run = subprocess.run([sys.executable, "-c", code, "--backend", "cpu", "-e", "1 2 NOPE"], capture_output=True,
+                         text=True, timeout=300, env=env)
+    assert run.returncode == 1 and "-e:1:5: error: unknown word NOPE" in run.stderr
+    assert python(code, "--backend", "cpu", "-e", "1 2").stdout.splitlines() == ["data  <2> 1 2", "float <0>"]
+
+
+def test_runtime_made_on_first_kernel():
+    code = """
+from tileforth.core import Forth
+from tileforth.backends.cpu.backend import runtime
+f = Forth(backend="cpu")
+made = lambda: sorted(k for k in ("fast", "heavy", "sched") if k in vars(runtime()))
+print(made())
+f.eval(": sq dup * ;")
+print(made())
+f.eval("7 sq")
+print(made(), f.data_stack())
+"""
+    lines = python(code).stdout.splitlines()
+    assert lines[:2] == ["[]", "[]"]
+    assert lines[2] == "['fast', 'sched'] [49]"
+
+
+def race_program() -> str:
+    """A checked kernel that races (tf_race, found through the symbol table) and one that does not."""
+    return """
+from tileforth.core import Forth, ForthError
+f = Forth(backend="cpu")
+f.eval("1 1 1 GRID 64 1 1 THREADS VARIABLE v")
+try:
+    f.eval("LANE-ID v !")
+    print("no race")
+except ForthError as e:
+    print("race" if "race" in str(e) else str(e))
+f.eval("LANE-ID 2 *")
+print(f.data_stack(lane=5))
+"""
+
+
+def test_scheduler_cache(tmp_path):
+    cache = tmp_path / "cache"
+    first = python(race_program(), cache=cache).stdout.splitlines()
+    assert first == ["race", "[10]"]
+    (obj,) = cache.iterdir()
+    assert obj.name.startswith("scheduler-") and obj.suffix == ".o"
+    data = obj.read_bytes()
+    assert python(race_program(), cache=cache).stdout.splitlines() == first  # loaded from the file
+    assert obj.read_bytes() == data
+    obj.write_bytes(data[: len(data) // 2])  # truncated: not loaded, compiled again and rewritten
+    assert python(race_program(), cache=cache).stdout.splitlines() == first
+    assert obj.read_bytes() == data
+
+
+def test_scheduler_cache_off(tmp_path):
+    code = race_program()
+    env_off = python(code, cache="off").stdout.splitlines()
+    assert env_off == ["race", "[10]"]
+    assert not any(tmp_path.iterdir())
+
+
+def test_benchmark_prints_both_figures():
+    script = Path(__file__).resolve().parents[1] / "benchmarks" / "startup.py"
+    run = subprocess.run([sys.executable, str(script), "--runs", "1"], capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "(whole process)" in run.stdout and "target ≤ 150 ms" in run.stdout
+    assert "import tileforth.core" in run.stdout and "target ≤ 60 ms" in run.stdout
+    assert "pygments, prompt_toolkit, IPython, nbclient, nbformat: -" in run.stdout
