@@ -142,12 +142,14 @@ def test_the_lowest_failing_block_is_reported():
 @pytest.mark.parametrize("name", ["gemm", "by_block", "output", "warp_ops"])
 def test_parallel_runs_leave_what_one_worker_leaves(name, monkeypatch):
     monkeypatch.setattr(cpu_backend, "PARALLEL_THREADS", 0)
+    monkeypatch.setattr(warpops, "GATHER_BLOCKS_PER_WORKER", 1)  # gathered ranges on several workers
     same(observe(session(1), PROGRAMS[name]), observe(session(3), PROGRAMS[name]))
 
 
 @pytest.mark.parametrize("name", ["divergent", "typed", "error_with_output"])
 def test_parallel_errors_are_the_one_worker_errors(name, monkeypatch):
     monkeypatch.setattr(cpu_backend, "PARALLEL_THREADS", 0)
+    monkeypatch.setattr(warpops, "GATHER_BLOCKS_PER_WORKER", 1)
     same(observe(session(1), ERRORS[name]), observe(session(3), ERRORS[name]))
 
 
@@ -189,3 +191,21 @@ def test_blocks_with_shared_memory_are_not_gathered(monkeypatch):
     ctx = np.zeros_like(f.backend.ctx)
     ctx[13] = 64
     assert not warpops.gathers(f.backend, ctx)
+
+
+def test_gathered_launches_take_a_worker_per_512_blocks():
+    assert warpops.gathered_chunks(256, 2) == [(0, 256)]
+    assert warpops.gathered_chunks(1024, 2) == [(0, 512), (512, 1024)]
+    assert warpops.gathered_chunks(4096, 3) == [(0, 1365), (1365, 2730), (2730, 4096)]
+
+
+def test_several_workers_really_ran_the_gathered_blocks(monkeypatch):
+    monkeypatch.setattr(cpu_backend, "PARALLEL_THREADS", 0)
+    monkeypatch.setattr(warpops, "GATHER_BLOCKS_PER_WORKER", 1)
+    ranges = []
+    real = warpops.run_together
+    monkeypatch.setattr(cpu_backend, "run_together",
+                        lambda be, handle, ctx, lo, hi, sites: (ranges.append((lo, hi)), real(be, handle, ctx, lo, hi,
+                                                                                               sites))[1])
+    session(3).eval(PROGRAMS["gemm"])
+    assert sorted(ranges) == [(0, 1), (1, 2), (2, 4)]

@@ -22,7 +22,7 @@ from .races import HEADER, Races
 from .races import helpers_ir as races_ir
 from .scheduler import RUN_DIVERGENT, RUN_ERROR, RUN_OK, RUN_WARP, SCHEDULER_IR
 from .target import CpuTarget
-from .warpops import WarpOps, gathers, run_together
+from .warpops import WarpOps, gathered_chunks, gathers, run_together
 
 if TYPE_CHECKING:
     from concurrent.futures import ThreadPoolExecutor
@@ -616,6 +616,13 @@ class CpuBackend(Backend):
         """Run each range of blocks on a worker thread (the JIT-ed code runs without the GIL) with
         a context of its own (its shared region, output buffer, error record and step pool). The
         result is the one-worker run's: outputs in block order, the error of the lowest block."""
+        if handle.suspends and gathers(self, ctx):  # each worker pays the launch steps' host work
+            chunks = gathered_chunks(self.nblocks, len(chunks))
+            if len(chunks) == 1:
+                divergence, failure = self._run_blocks(handle, ctx, 0, self.nblocks, sites)
+                if failure is not None:
+                    raise failure
+                return ctx, self.out, int(ctx[L.CTX_OUT_LEN]), divergence
         ctxs, outs = [], []
         for w in range(len(chunks)):
             c = ctx.copy()

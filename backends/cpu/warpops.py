@@ -71,6 +71,7 @@ class WarpOps:
         # flush() writes them back to the backend's tile_data, one list of matrices per warp
         self._stacks: dict[bytes, tuple[np.ndarray, list[np.ndarray]]] = {}
         self._where: dict[int, bytes] = {}  # global warp -> the key of the batched stack that holds it
+        self._windows: dict[tuple, np.ndarray] = {}  # (allocation, element type, line length) -> its lines
 
     def error(self, site: int, message: str, word: str | None = None) -> ForthError:
         name, pos = self.sites.entries[site] if 0 <= site < len(self.sites.entries) else ("", None)
@@ -262,23 +263,27 @@ class WarpOps:
         start, end = table[k, 0], table[k, 1]
         if (addr + span > end).any() or ((addr - start) % esize).any():
             return None
-        lines = np.arange(outer)  # a tile is `outer` lines (rows, or columns) of `lead` elements
+        lines = np.arange(outer) * stride[:, None]  # a tile is `outer` lines (rows, or columns) of `lead` elements
         dtype = _MEM_DTYPE[t.dtype]
         parts = []
-        for kk in np.unique(k):
+        one = k[0] == k[-1] and (k == k[0]).all()
+        for kk in k[:1] if one else np.unique(k):
             base, size = int(table[kk, 0]), int(table[kk, 1] - table[kk, 0])
             if typed and self.be.elem_types:
                 have = self.be.elem_types.get(base)
                 if have is not None and have != dtype:
                     return None
-            sel = np.flatnonzero(k == kk)
-            view = self.be.allocation_view(base, size - size % esize)
-            if view is None:
-                return None
-            mem = view.view(dtype)
-            # every run of `lead` elements of the allocation, by its first element: a line of a tile is one
-            windows = np.lib.stride_tricks.as_strided(mem, (len(mem) - lead + 1, lead), (esize, esize))
-            starts = ((addr[sel] - base) // esize)[:, None] + lines[None, :] * stride[sel][:, None]
+            windows = self._windows.get((base, dtype, lead))
+            if windows is None:
+                view = self.be.allocation_view(base, size - size % esize)
+                if view is None:
+                    return None
+                mem = view.view(dtype)
+                # every run of `lead` elements of the allocation, by its first element: a tile's line is one
+                windows = np.lib.stride_tricks.as_strided(mem, (len(mem) - lead + 1, lead), (esize, esize))
+                self._windows[(base, dtype, lead)] = windows
+            sel = slice(None) if one else np.flatnonzero(k == kk)
+            starts = ((addr[sel] - base) // esize)[:, None] + lines[sel]
             parts.append((windows, sel, starts))
         return parts
 
@@ -584,6 +589,18 @@ def gathers(backend: "CpuBackend", ctx: np.ndarray) -> bool:
     """Whether the blocks of a launch can wait for each other at warp ops (run_together): warps of
     32, no shared memory (one region per worker) and no memory-access trace (PROFILE's order)."""
     return backend.block_size % WARP == 0 and not ctx[L.CTX_SHARED_SIZE] and not backend.trace_cap
+
+
+# blocks a worker takes at least when a launch's blocks are gathered: each worker does the host work of
+# every launch step (Python, mostly under the GIL) for its blocks, which pays off only for many blocks
+GATHER_BLOCKS_PER_WORKER = 512
+
+
+def gathered_chunks(nblocks: int, workers: int) -> list[tuple[int, int]]:
+    """The ranges of blocks the workers take when the blocks are gathered (at most `workers`)."""
+    n = max(1, min(workers, nblocks // GATHER_BLOCKS_PER_WORKER))
+    cuts = [nblocks * i // n for i in range(n + 1)]
+    return [(cuts[i], cuts[i + 1]) for i in range(n)]
 
 
 def run_together(be: "CpuBackend", handle, ctx: np.ndarray, lo: int, hi: int,
