@@ -56,3 +56,10 @@ def test_untyped_memory_takes_any_float_word(f):
 def test_unchecked_sessions_do_not_check_types():
     f = Forth(backend="cpu", checked=False)
     f.eval("4 F64 ARRAY a  a SF@ FDROP")
+
+
+def test_one_thread_has_no_race_to_find_but_types_are_still_checked(f):
+    f.eval("1 1 1 THREADS 4 F64 ARRAY a")
+    with pytest.raises(ForthError) as e:
+        f.eval("a SF@ FDROP")
+    assert "but SF@ accesses it as float32" in str(e.value)

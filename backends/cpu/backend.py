@@ -565,7 +565,8 @@ class CpuBackend(Backend):
         ctx[L.CTX_BLOCK_SIZE] = self.block_size
         self.clock[0] = 0
         ctx[L.CTX_CLOCK] = self.clock.ctypes.data
-        self.races.arm(ctx, {a: self._sizes[a] for a in self._user}, self.elem_types, self._headers.__getitem__)
+        self.races.arm(ctx, {a: self._sizes[a] for a in self._user}, self.elem_types, self._headers.__getitem__,
+                       self.nthreads)
         thr[:, L.T_EPOCH] = thr[:, L.T_FENCED] = thr[:, L.T_ACQUIRED] = 0
         if self.trace_cap:
             buf = np.zeros((self.trace_cap, 4), np.int64)

@@ -151,13 +151,12 @@ def _helper(m: ir.Module, conflict: ir.Function) -> ir.Function:
 
     b.position_at_end(bb["race"])
     gen = b.load(_slot(b, ctx, L.CTX_RACE_GEN), typ=I64)
-    b.cbranch(b.icmp_unsigned("!=", gen, c(0)), bb["find"], bb["none"])
+    types = b.load(_slot(b, ctx, L.CTX_TYPES), typ=I64)
+    b.cbranch(b.icmp_unsigned("!=", b.or_(gen, types), c(0)), bb["find"], bb["none"])
     b.position_at_end(bb["find"])  # the allocation's header (HEADER bytes below it): its shadow and type
     header = b.inttoptr(b.sub(base, c(HEADER)), PTR)
     sh_addr = b.load(header, typ=I64)
     et = b.load(_slot(b, header, 1), typ=I64)
-    b.cbranch(b.icmp_unsigned("!=", sh_addr, c(0)), bb["have"], bb["none"])
-    b.position_at_end(bb["have"])
     # a float word on an array of another float type (an f32 word given a float64 array)
     mistyped = b.and_(b.and_(b.icmp_unsigned("!=", ftype, c(0)), b.icmp_unsigned("!=", et, c(0))),
                       b.icmp_unsigned("!=", ftype, et))
@@ -167,7 +166,10 @@ def _helper(m: ir.Module, conflict: ir.Function) -> ir.Function:
     b.position_at_end(wrong)
     b.ret(_fail(b, ctx, thr, site, addr,
                 b.or_(c(1 << R_FLAG | 1 << R_TYPE), b.or_(b.shl(ftype, c(R_TYPE_ACCESS)), b.shl(et, c(R_TYPE_ARRAY))))))
-    b.position_at_end(typed)
+    b.position_at_end(typed)  # races: only with a generation (several threads) and a shadow
+    racing = b.and_(b.icmp_unsigned("!=", gen, c(0)), b.icmp_unsigned("!=", sh_addr, c(0)))
+    b.cbranch(racing, bb["have"], bb["none"])
+    b.position_at_end(bb["have"])
     sh = b.inttoptr(sh_addr, PTR)
     bs = b.load(_slot(b, ctx, L.CTX_BLOCK_SIZE), typ=I64)
     sbase = b.load(_slot(b, ctx, L.CTX_SHARED), typ=I64)
@@ -382,12 +384,13 @@ class Races:
         self.exempt: set[int] = set()  # allocations threads share on purpose (the pictured-output area)
 
     def arm(self, ctx: np.ndarray, allocs: dict[int, int], elem_types: dict[int, np.dtype],
-            headers: "Callable[[int], np.ndarray]") -> None:
-        """Set up a launch over the allocations {base: size}, whose element types are known for
-        some ({base: dtype}: float arrays are checked against the float words that access them);
-        headers(base) is the allocation's header, two int64."""
+            headers: "Callable[[int], np.ndarray]", threads: int) -> None:
+        """Set up a launch of `threads` threads over the allocations {base: size}, whose element
+        types are known for some ({base: dtype}: float arrays are checked against the float words
+        that access them); headers(base) is the allocation's header, two int64. A launch of one
+        thread has nobody to race with: only the types are checked."""
+        ctx[L.CTX_RACE_GEN] = ctx[L.CTX_TYPES] = 0
         if not self.on:
-            ctx[L.CTX_RACE_GEN] = 0
             return
         self.gen = self.gen % 0xFFFFFFFF + 1  # 32 bits in an entry, never 0 (a new shadow is all 0)
         key = tuple(sorted((a, n, FLOAT_CODES.get(getattr(elem_types.get(a), "name", ""), 0))
@@ -399,7 +402,9 @@ class Races:
                     self.shadows[a] = np.zeros(-(-n // GRANULE) * ENTRY, np.int64)
                 headers(a)[:] = (self.shadows[a].ctypes.data if checked else 0, et)
             self._key = key
-        ctx[L.CTX_RACE_GEN] = self.gen
+        ctx[L.CTX_TYPES] = 1
+        if threads > 1:
+            ctx[L.CTX_RACE_GEN] = self.gen
 
     unpack = staticmethod(_unpack)
 

@@ -37,6 +37,7 @@ CTX_STEPS_USED, CTX_STEPS_MAX = 15, 16
 CTX_RACE_GEN, CTX_BLOCK_SIZE = 17, 23
 # the emulator's memory-access trace (PROFILE): its buffer, capacity in records and length
 CTX_TRACE, CTX_TRACE_CAP, CTX_TRACE_LEN = 24, 25, 26
+CTX_TYPES = 28  # the emulator checks float words against their arrays' element types (races.py)
 CTX_CLOCK = 27  # address of the race detector's fence clock: THREADFENCEs executed so far in the launch
 CTX_SLOTS = 32
 
