@@ -72,6 +72,7 @@ class WarpOps:
         self._stacks: dict[bytes, tuple[np.ndarray, list[np.ndarray]]] = {}
         self._where: dict[int, bytes] = {}  # global warp -> the key of the batched stack that holds it
         self._windows: dict[tuple, np.ndarray] = {}  # (allocation, element type, line length) -> its lines
+        self._every: dict[int, np.ndarray] = {}  # n -> arange(n)
 
     def error(self, site: int, message: str, word: str | None = None) -> ForthError:
         name, pos = self.sites.entries[site] if 0 <= site < len(self.sites.entries) else ("", None)
@@ -151,10 +152,15 @@ class WarpOps:
         rows = be.thr[lo * bs:hi * bs]
         status, site = rows[:, L.T_STATUS], rows[:, L.T_SITE]
         wait = (status == L.ST_WARP).reshape(-1, WARP)
-        if live is not None:
+        if live is not None and not live.all():
             wait &= np.repeat(np.asarray(live, bool), bs // WARP)[:, None]
         everyone = bool(wait.all())  # the common case: no index arrays, views only
-        warps = np.arange(len(wait)) if everyone else np.flatnonzero(wait.any(axis=1))  # the waiting warps
+        if everyone:
+            warps = self._every.get(len(wait))
+            if warps is None:
+                warps = self._every[len(wait)] = np.arange(len(wait))
+        else:
+            warps = np.flatnonzero(wait.any(axis=1))  # the waiting warps
         if warps.size == 0:
             return True
         if not everyone and not wait[warps].all():
