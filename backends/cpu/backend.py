@@ -20,7 +20,7 @@ from tileforth.core.errors import ForthError
 
 from .races import HEADER, Races
 from .races import helpers_ir as races_ir
-from .scheduler import RUN_DIVERGENT, RUN_ERROR, RUN_OK, RUN_WARP, SCHEDULER_IR
+from .scheduler import RUN_DIVERGENT, RUN_ERROR, RUN_OK, RUN_WARP, SCHEDULER_IR, STEP_IR
 from .target import CpuTarget
 from .warpops import WarpOps, gathered_chunks, gathers, run_together
 
@@ -54,6 +54,8 @@ _BLOCK = ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_void_p, ctypes.c_void_p, ctyp
                           ctypes.c_int64)
 _CONT = ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64)
 _FREE = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int64)
+_STEP = ctypes.CFUNCTYPE(ctypes.c_int64, *[ctypes.c_void_p] * 3, ctypes.c_int64, *[ctypes.c_void_p] * 2,
+                         *[ctypes.c_int64] * 3, *[ctypes.c_void_p] * 2)
 
 
 _this_thread = threading.local()
@@ -188,7 +190,7 @@ class _Runtime:
             sched.permanent = True
             # the race detector's helper too: compiled once, optimised, and called by every checked kernel
             # through the symbol table (kernels only declare it)
-            text = f'target triple = "{llvm.get_process_triple()}"\n' + SCHEDULER_IR + races_ir()
+            text = f'target triple = "{llvm.get_process_triple()}"\n' + SCHEDULER_IR + STEP_IR + races_ir()
             mod = llvm.parse_assembly(text)
             cache = _ObjectCache(text, sched.tm)
             if cache.data is None:  # not on disk: optimise it here (the object on disk is the optimised one)
@@ -202,13 +204,14 @@ class _Runtime:
             self.run_block = _BLOCK(ee.get_function_address("tf_run_block"))
             self.continue_block = _CONT(ee.get_function_address("tf_continue_block"))
             self.free_frames = _FREE(ee.get_function_address("tf_free_frames"))
+            self.step_blocks = _STEP(ee.get_function_address("tf_step_blocks"))
             llvm.add_symbol("tf_race", ee.get_function_address("tf_race"))
             self.__dict__["sched"] = sched
             return sched
 
     def __getattr__(self, name: str):
-        """run_plain, run_block, continue_block, free_frames: the scheduler's, made on first use."""
-        if name in ("run_plain", "run_block", "continue_block", "free_frames"):
+        """run_plain, run_block, continue_block, free_frames, step_blocks: the scheduler's, made on first use."""
+        if name in ("run_plain", "run_block", "continue_block", "free_frames", "step_blocks"):
             self.sched  # noqa: B018  (sets them)
             return self.__dict__[name]
         raise AttributeError(name)

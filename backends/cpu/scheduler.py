@@ -237,3 +237,54 @@ abort:
   ret i64 {RUN_ERROR}
 }}
 """
+
+
+# Steps of many blocks in one native call: start (fresh) or continue each live block (live[b] != 0)
+# of lo..hi-1 in order through the scheduler's entry points (passed as pointers), keep each block's
+# code in codes[b] and live[b] = (code == RUN_WARP); stop after the first block that failed (divergent
+# or error): its index, else -1. The blocks after it are left as they were (the host gives them up).
+STEP_IR = f"""
+define i64 @tf_step_blocks(ptr %ctx, ptr %ramp, ptr %thrs, i64 %bs, ptr %live, ptr %codes, i64 %lo, i64 %hi,
+                           i64 %fresh, ptr %run, ptr %cont) {{
+entry:
+  %stride = mul i64 %bs, {L.THR_SLOTS}
+  br label %head
+head:
+  %b = phi i64 [%lo, %entry], [%b1, %next]
+  %more = icmp slt i64 %b, %hi
+  br i1 %more, label %body, label %done
+body:
+  %lp = getelementptr i8, ptr %live, i64 %b
+  %l = load i8, ptr %lp
+  %on = icmp ne i8 %l, 0
+  %b1 = add i64 %b, 1
+  br i1 %on, label %go, label %next
+go:
+  %off = mul i64 %b, %stride
+  %base = getelementptr i64, ptr %thrs, i64 %off
+  %isfresh = icmp ne i64 %fresh, 0
+  br i1 %isfresh, label %start, label %resume
+start:
+  %c0 = call i64 %run(ptr %ctx, ptr %ramp, ptr %base, i64 %bs, i64 0)
+  br label %got
+resume:
+  %c1 = call i64 %cont(ptr %ctx, ptr %ramp, ptr %base, i64 %bs)
+  br label %got
+got:
+  %code = phi i64 [%c0, %start], [%c1, %resume]
+  %cp = getelementptr i64, ptr %codes, i64 %b
+  store i64 %code, ptr %cp
+  %waits = icmp eq i64 %code, {RUN_WARP}
+  %w8 = zext i1 %waits to i8
+  store i8 %w8, ptr %lp
+  %ok = icmp eq i64 %code, {RUN_OK}
+  %fine = or i1 %ok, %waits
+  br i1 %fine, label %next, label %fail
+next:
+  br label %head
+fail:
+  ret i64 %b
+done:
+  ret i64 -1
+}}
+"""

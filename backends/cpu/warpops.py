@@ -27,7 +27,7 @@ from tileforth.core.errors import ForthError
 from tileforth.core.session.eltypes import ELTYPES
 from tileforth.core.session.output import ranges
 
-from .scheduler import RUN_DIVERGENT, RUN_OK, RUN_WARP
+from .scheduler import RUN_DIVERGENT
 
 if TYPE_CHECKING:
     from tileforth.core.compile.codegen import Sites
@@ -516,77 +516,6 @@ class WarpOps:
         view.view(_MEM_DTYPE[t.dtype])[idx] = value.astype(_MEM_DTYPE[t.dtype])
 
 
-# Steps of many blocks in one native call: start (fresh) or continue each live block (live[b] != 0)
-# of lo..hi-1 in order through the scheduler's entry points (passed as pointers), keep each block's
-# code in codes[b] and live[b] = (code == RUN_WARP); stop after the first block that failed (divergent
-# or error): its index, else -1. The blocks after it are left as they were (the host gives them up).
-_STEP_IR = f"""
-define i64 @tf_step_blocks(ptr %ctx, ptr %ramp, ptr %thrs, i64 %bs, ptr %live, ptr %codes, i64 %lo, i64 %hi,
-                           i64 %fresh, ptr %run, ptr %cont) {{
-entry:
-  %stride = mul i64 %bs, {L.THR_SLOTS}
-  br label %head
-head:
-  %b = phi i64 [%lo, %entry], [%b1, %next]
-  %more = icmp slt i64 %b, %hi
-  br i1 %more, label %body, label %done
-body:
-  %lp = getelementptr i8, ptr %live, i64 %b
-  %l = load i8, ptr %lp
-  %on = icmp ne i8 %l, 0
-  %b1 = add i64 %b, 1
-  br i1 %on, label %go, label %next
-go:
-  %off = mul i64 %b, %stride
-  %base = getelementptr i64, ptr %thrs, i64 %off
-  %isfresh = icmp ne i64 %fresh, 0
-  br i1 %isfresh, label %start, label %resume
-start:
-  %c0 = call i64 %run(ptr %ctx, ptr %ramp, ptr %base, i64 %bs, i64 0)
-  br label %got
-resume:
-  %c1 = call i64 %cont(ptr %ctx, ptr %ramp, ptr %base, i64 %bs)
-  br label %got
-got:
-  %code = phi i64 [%c0, %start], [%c1, %resume]
-  %cp = getelementptr i64, ptr %codes, i64 %b
-  store i64 %code, ptr %cp
-  %waits = icmp eq i64 %code, {RUN_WARP}
-  %w8 = zext i1 %waits to i8
-  store i8 %w8, ptr %lp
-  %ok = icmp eq i64 %code, {RUN_OK}
-  %fine = or i1 %ok, %waits
-  br i1 %fine, label %next, label %fail
-next:
-  br label %head
-fail:
-  ret i64 %b
-done:
-  ret i64 -1
-}}
-"""
-_STEP = ctypes.CFUNCTYPE(ctypes.c_int64, *[ctypes.c_void_p] * 3, ctypes.c_int64, *[ctypes.c_void_p] * 2,
-                         *[ctypes.c_int64] * 3, *[ctypes.c_void_p] * 2)
-_stepper: list = []  # [the engine, the function]: compiled once per process
-
-
-def _step_blocks(be: "CpuBackend"):
-    """tf_step_blocks, compiled on first use (into an engine of its own, kept for the process)."""
-    if not _stepper:
-        import llvmlite.binding as llvm
-
-        from .backend import _Engine
-        with be.rt.lock:
-            if not _stepper:
-                eng = _Engine(2)
-                eng.permanent = True
-                mod = llvm.parse_assembly(f'target triple = "{llvm.get_process_triple()}"\n' + _STEP_IR)
-                eng.ee.add_module(mod)
-                eng.ee.finalize_object()
-                _stepper[:] = [eng, _STEP(eng.ee.get_function_address("tf_step_blocks"))]
-    return _stepper[1]
-
-
 # a launch step gathers at most this many threads' blocks (each suspended thread keeps its coroutine frame)
 GATHER_THREADS = 1 << 16
 
@@ -629,7 +558,7 @@ def run_together(be: "CpuBackend", handle, ctx: np.ndarray, lo: int, hi: int,
 def _together(be: "CpuBackend", handle, ctx: np.ndarray, lo: int, hi: int, sites: "Sites"):
     """run_together for one group: None when every block finished, else the range's result."""
     rt, bs = be.rt, be.block_size
-    step_blocks = _step_blocks(be)
+    step_blocks = be.rt.step_blocks
     entries = (ctypes.cast(rt.run_block, ctypes.c_void_p).value, ctypes.cast(rt.continue_block, ctypes.c_void_p).value)
     pctx, pthr = ctx.ctypes.data, be.thr.ctypes.data
     live = np.zeros(be.nblocks, np.bool_)  # blocks waiting at warp ops (to start, at first)
