@@ -237,6 +237,15 @@ def kernel_args(argv):
     c.add_argument("-o", dest="out", default="-", metavar="OUT", help="the PTX file (default -: stdout)")
     c.add_argument("--arch", default="sm_80", help="GPU architecture: sm_75 sm_80 sm_86 sm_89 sm_90 "
                    "(default sm_80)")
+    c.add_argument("--unchecked", action="store_true",
+                   help="no context parameter: the entry takes only the kernel's parameters and never touches a "
+                        "context record (an error ends the thread, output is dropped), so any CUDA host code can "
+                        "launch it as is (docs/kernel-files.md, \"The ABI\")")
+    c.add_argument("--cubin", action="store_true",
+                   help="write a cubin for --arch (ptxas from the nvidia-cuda-nvcc wheel) instead of PTX: to -o, "
+                        "or FILE's name with .cubin in the current folder")
+    c.add_argument("--verbose", action="store_true",
+                   help="print each kernel's registers, stack frame, spills and shared memory (ptxas -v) on stderr")
     r = sub.add_parser("run", help="run the kernel once and print the outputs")
     r.add_argument("file", metavar="FILE")
     r.add_argument("--backend", choices=("cpu", "cuda", "auto"), default="auto",
@@ -289,13 +298,26 @@ def kernel_command(argv) -> int:
 def _compile(args, text: str, display: Display) -> int:
     from tileforth.backends.cuda.ptx import kernel_file_ptx
 
-    ptx = kernel_file_ptx(text, args.arch, args.file)
+    ptx = kernel_file_ptx(text, args.arch, args.file, unchecked=args.unchecked)
+    out: str | bytes = ptx
+    if args.cubin or args.verbose:
+        from tileforth.backends.cuda.ptx import assemble
+
+        cubin, info = assemble(ptx, args.arch)
+        if args.verbose:
+            for item in info.values():
+                print(f"{args.file}: {args.arch}: {item.summary()}", file=sys.stderr, flush=True)
+        if args.cubin:
+            out = cubin
+            if args.out == "-":  # a cubin is binary: never to the terminal
+                args.out = os.path.splitext(os.path.basename(args.file))[0] + ".cubin"
     if args.out == "-":
         sys.stdout.write(ptx)
         return 0
     try:
-        with open(args.out, "w", encoding="utf-8") as fh:
-            fh.write(ptx)
+        with open(args.out, "wb" if isinstance(out, bytes) else "w", **({} if isinstance(out, bytes) else
+                                                                         {"encoding": "utf-8"})) as fh:
+            fh.write(out)
     except OSError as e:
         display.fatal(f"error: cannot write {args.out}: {e.strerror or e}; check that its folder exists "
                       "and is writable")

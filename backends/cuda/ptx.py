@@ -108,32 +108,38 @@ def module_to_ptx(module: llvm.ModuleRef | str, arch: str = "sm_80", heavy: bool
     return tm.emit_assembly(mod)
 
 
-def _compiler(forth: "Forth", arch: str, checked: bool) -> Compiler:
+def _compiler(forth: "Forth", arch: str, checked: bool, context: bool = True) -> Compiler:
     tm = target_machine(arch, 3)
     target = NvptxTarget(arch, str(tm.target_data))
     target.shared_bytes = forth.shared_bytes
+    target.context = context
     return Compiler(target, forth.sites, forth.strings, checked, lambda: forth.base_addr,
                     forth.tokens.table)
 
 
-def word_ptx(forth: "Forth", name: str, arch: str = "sm_80", heavy: bool = True) -> str:
+def word_ptx(forth: "Forth", name: str, arch: str = "sm_80", heavy: bool = True, unchecked: bool = False) -> str:
     """The PTX of a word launched as a kernel (its inputs are parameters).
-    heavy=False: the REPL's cheaper code generation (opt 1), for quick looks."""
+    heavy=False: the REPL's cheaper code generation (opt 1), for quick looks.
+    unchecked=True: no context parameter (docs/kernel-files.md, "The ABI")."""
     word = forth.dict.get(name.upper())
     if not isinstance(word, Colon):
         raise ForthError(f"{name} is not a colon definition: only words defined with : can be kernels")
-    comp = _compiler(forth, arch, checked=False)
+    comp = _compiler(forth, arch, checked=False, context=not unchecked)
     comp.inline_all = True
     comp.count_steps = False
     kname = re_kernel_name(word.name)
     km = comp.export(word, kname)
+    if unchecked:
+        return module_to_ptx(_without_context(km.module), arch, heavy=heavy)
     return module_to_ptx(km.module, arch, heavy=heavy)
 
 
-def kernel_file_ptx(text: str, arch: str = "sm_80", source: str = "<kernel>") -> str:
+def kernel_file_ptx(text: str, arch: str = "sm_80", source: str = "<kernel>", unchecked: bool = False) -> str:
     """The PTX of a kernel file (core/session/kernelfile.py): `.entry NAME` with a
     context pointer, then the parameters in header order (arrays .u64
-    pointers, integer scalars .u64, float scalars .f32). The body is read
+    pointers, scalars with their declared type: i32 is .u32, f32 .f32).
+    unchecked=True: no context pointer, only the parameters; the kernel never
+    touches a context (an error ends the thread, output is dropped). The body is read
     with this target's compiler, so its definitions are checked for it at `;`."""
     from tileforth.core import Forth
     from tileforth.core.session.kernelfile import (
@@ -148,13 +154,31 @@ def kernel_file_ptx(text: str, arch: str = "sm_80", source: str = "<kernel>") ->
     check_names(forth, spec)
     declare_shared(forth, spec)
     declare_params_for_export(forth, spec)
-    comp = _compiler(forth, arch, checked=False)
+    comp = _compiler(forth, arch, checked=False, context=not unchecked)
     comp.inline_all = True
     comp.count_steps = False
     forth.compiler = comp
     nodes = read_body(forth, spec)
     km = comp.kernel_file(spec.name, nodes, spec.param_types)
-    return module_to_ptx(km.module, arch, heavy=True)
+    return module_to_ptx(_without_context(km.module) if unchecked else km.module, arch, heavy=True)
+
+
+# an --unchecked export's runtime helpers: its context record is private to each thread (target.py,
+# `context`), so recording an error or output there would be lost work; these bodies do nothing
+_UNCHECKED_HELPERS = {"tf_fail": "ret void", "tf_out": "ret void", "tf_poll": "ret i1 1",
+                      "tf_addr_scan": "ret { i64, i64 } zeroinitializer"}
+
+
+def _without_context(module: llvm.ModuleRef) -> str:
+    """The module's IR with the helpers that write the context record (errors,
+    output, the step pool) emptied: an error ends the thread, output is
+    dropped, and O3 removes the private record, which nothing reads any more
+    (but a recursive word's depth counter)."""
+    text = str(module)
+    for name, body in _UNCHECKED_HELPERS.items():
+        text, n = re.subn(rf"^(define [^\n]*@{name}\([^\n]*\{{)\n.*?^}}\n", rf"\1\n  {body}\n}}\n", text,
+                          count=1, flags=re.M | re.S)
+    return text
 
 
 def re_kernel_name(name: str) -> str:
@@ -175,28 +199,42 @@ class PtxasInfo:
     stack_frame: int
     spill_stores: int
     spill_loads: int
+    shared: int = 0  # bytes of static shared memory (`\\! shared`, SHARED: in an export)
+
+    def summary(self) -> str:
+        """One line: `saxpy: 12 registers, 0 bytes stack frame, 0+0 bytes spilled (stores+loads), 0 bytes shared`."""
+        return (f"{self.function}: {self.registers} registers, {self.stack_frame} bytes stack frame, "
+                f"{self.spill_stores}+{self.spill_loads} bytes spilled (stores+loads), {self.shared} bytes shared "
+                "memory")
+
+
+def assemble(ptx: str, arch: str = "sm_80") -> tuple[bytes, dict[str, PtxasInfo]]:
+    """ptxas -v: the cubin for `arch`, and each function's resources.
+    Raises ForthError when ptxas is missing or rejects the PTX."""
+    exe = ptxas_path()
+    if exe is None:
+        raise ForthError("ptxas not found: install the nvidia-cuda-nvcc wheel (pip install nvidia-cuda-nvcc, or "
+                         "pip install -e '.[test]'), or put the CUDA toolkit's ptxas on PATH")
+    with tempfile.TemporaryDirectory() as d:
+        src, out = Path(d) / "k.ptx", Path(d) / "k.cubin"
+        src.write_text(ptx)
+        proc = subprocess.run([exe, f"-arch={arch}", "-v", str(src), "-o", str(out)],
+                              capture_output=True, text=True, timeout=120)
+        if proc.returncode != 0:
+            raise ForthError(f"ptxas rejected the PTX: {proc.stderr.strip()}")
+        return out.read_bytes(), parse_ptxas_log(proc.stdout + proc.stderr)
 
 
 def ptxas(ptx: str, arch: str = "sm_80") -> dict[str, PtxasInfo]:
     """Assemble PTX with ptxas -v; returns per-function resource usage.
     Raises ForthError with ptxas's message when the PTX is rejected."""
-    exe = ptxas_path()
-    if exe is None:
-        raise ForthError("ptxas not found: install the nvidia-cuda-nvcc wheel (pip install -e '.[test]')")
-    with tempfile.TemporaryDirectory() as d:
-        src = Path(d) / "k.ptx"
-        src.write_text(ptx)
-        proc = subprocess.run([exe, f"-arch={arch}", "-v", str(src), "-o", str(Path(d) / "k.cubin")],
-                              capture_output=True, text=True, timeout=120)
-    if proc.returncode != 0:
-        raise ForthError(f"ptxas rejected the PTX: {proc.stderr.strip()}")
-    return parse_ptxas_log(proc.stderr)
+    return assemble(ptx, arch)[1]
 
 
 def parse_ptxas_log(log: str) -> dict[str, PtxasInfo]:
     """Per-function resources from ptxas -v's text (also the driver JIT's
     verbose log): every function with its stack frame and spills; registers
-    for entries (0 for a .func, which ptxas does not count on its own)."""
+    and shared memory for entries (0 for a .func, which ptxas does not count on its own)."""
     out: dict[str, PtxasInfo] = {}
     current = None
     for line in log.splitlines():
@@ -212,4 +250,7 @@ def parse_ptxas_log(log: str) -> dict[str, PtxasInfo]:
         m = re.search(r"Used (\d+) registers", line)
         if m and current:
             out[current] = replace(out[current], registers=int(m.group(1)))
+        m = re.search(r"(\d+) bytes smem", line)
+        if m and current:
+            out[current] = replace(out[current], shared=int(m.group(1)))
     return out

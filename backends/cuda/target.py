@@ -104,6 +104,7 @@ class NvptxFunction:
 
 
 GLOBAL, SHARED = ir.PointerType(addrspace=1), ir.PointerType(addrspace=3)
+UNCHECKED_RECURSION_MAX = 256  # an --unchecked export's depth limit for recursive words (backend.RECURSION_MAX)
 
 
 class NvptxTarget(Target):
@@ -115,6 +116,9 @@ class NvptxTarget(Target):
         self.sm = int(arch.removeprefix("sm_"))
         self.data_layout = data_layout
         self.shared_bytes = 0
+        # exported kernels: True, the entry's first parameter is the context record (docs/kernel-files.md,
+        # "The ABI"); False (`--unchecked`), it takes only the user's parameters and the record is private
+        self.context = True
 
     # ---- registers, barrier, memory ------------------------------------------
     def sreg(self, g: "Gen", which: str) -> ir.Value:
@@ -397,8 +401,9 @@ class NvptxTarget(Target):
         nd, nf = effect.dneed, effect.fneed
 
         def push_inputs(g: "Gen", fn: ir.Function) -> None:
-            g.push(*fn.args[1:1 + nd])
-            g.fpush(*(fconvert(g.b, r, FLOAT) for r in fn.args[1 + nd:]))
+            first = 1 if self.context else 0
+            g.push(*fn.args[first:first + nd])
+            g.fpush(*(fconvert(g.b, r, FLOAT) for r in fn.args[first + nd:]))
         return self._private_stack_kernel(module, name, [I64] * nd + [F32] * nf, make_gen, emit_body, push_inputs)
 
     def define_kernel_file(self, module: ir.Module, name: str, params: list[str],
@@ -415,7 +420,7 @@ class NvptxTarget(Target):
         if g.tstate.params is None:
             # a definition checked on its own at `;`: the parameter exists only in the kernel
             return ir.Constant(FLOAT, 0.0) if kind == "float" else c64(0)
-        arg = g.fn.args[1 + index]
+        arg = g.fn.args[index + (1 if self.context else 0)]
         if kind == "ptr":
             return g.b.ptrtoint(arg, I64)
         declared = g.tstate.params[index]
@@ -427,11 +432,21 @@ class NvptxTarget(Target):
 
     def _private_stack_kernel(self, module: ir.Module, name: str, param_types: list[ir.Type],
                               make_gen: Callable, emit_body: BodyEmitter, prologue: Callable) -> ir.Function:
-        fn = ir.Function(module, ir.FunctionType(ir.VoidType(), [PTR] + param_types), name)
+        fn = ir.Function(module, ir.FunctionType(ir.VoidType(), [PTR] * self.context + param_types), name)
         fn.calling_convention = "ptx_kernel"
-        ctx = fn.args[0]
         entry = fn.append_basic_block("entry")
         b = ir.IRBuilder(entry)
+        if self.context:
+            ctx = fn.args[0]
+        else:  # unchecked: a private, zeroed record (errors end the thread, output is dropped); O3 removes it
+            # when nothing reads it, and the kernel never touches memory its launcher has to provide
+            slots = L.CTX_SLOTS + L.THR_SLOTS
+            ctx = b.alloca(I64, size=c64(slots), name="ctx")
+            ctx.align = 8
+            memset = module.globals.get("llvm.memset.p0.i64") or ir.Function(
+                module, ir.FunctionType(ir.VoidType(), [PTR, I8, I64, ir.IntType(1)]), "llvm.memset.p0.i64")
+            b.call(memset, [ctx, ir.Constant(I8, 0), c64(slots * 8), ir.Constant(ir.IntType(1), 0)])
+            b.store(c64(UNCHECKED_RECURSION_MAX), b.gep(ctx, [c64(L.CTX_RECURSION_MAX)], source_etype=I64))
         ds = b.alloca(I64, size=c64(L.DS_MAX), name="ds")
         fs = b.alloca(FLOAT, size=c64(L.FS_MAX), name="fs")
         dsp = b.alloca(I64, name="dsp")

@@ -14,6 +14,7 @@ when there is no hook, or it returns None or fails, the record's plain text
 """
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -343,7 +344,24 @@ def w_see_ptx(f: "Forth", tok: Token) -> None:
     if eff.static and (eff.dneed + eff.dnet > 0 or eff.fneed + eff.fnet > 0):
         notes.append("// a kernel returns nothing: the results it leaves on the stacks are dropped, so code "
                      "that only computes them is removed; store them (! F!) to see it")
+    notes.append(_ptxas_note(ptx, arch))
     show(f, PTXCode(word.name, notes, ptx, arch))
+
+
+def _ptxas_note(ptx: str, arch: str) -> str:
+    """The kernel's resources as ptxas -v reports them (as `tileforth compile --verbose`), or why not."""
+    from tileforth.backends.cuda.ptx import assemble, ptxas_path
+    if ptxas_path() is None:
+        return "// ptxas not found (pip install nvidia-cuda-nvcc): no register and spill report"
+    try:
+        info = assemble(ptx, arch)[1]
+    except ForthError as exc:
+        return "// " + str(exc).splitlines()[0]
+    except Exception as exc:  # noqa: BLE001 - ptxas did not run (timeout, OS error): the PTX is still shown
+        return f"// ptxas could not run: {exc}"
+    entry = re.search(r"\.entry\s+([\w$]+)", ptx)
+    item = info.get(entry.group(1)) if entry else None
+    return f"// ptxas -v ({arch}): {item.summary()}" if item else "// ptxas -v reported no entry"
 
 
 INSPECT_GROUP = "Inspection (host words)"
