@@ -12,6 +12,7 @@ data script costs. Each figure is the growth of the process's resident memory
 
     python benchmarks/memory.py            # 3000 lines, 10000 definitions, 2×300 sessions, 2000 data lines
     python benchmarks/memory.py --quick    # a tenth of each
+    python benchmarks/memory.py --lines 20000   # issue 13: resident memory after 20,000 distinct lines
 
 Targets (issue 10): memory does not grow without bound with the number of
 lines; a dropped session gives its memory back; a data script compiles no kernel.
@@ -41,9 +42,11 @@ def grown(run) -> tuple[float, float]:
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--quick", action="store_true")
+    p.add_argument("--lines", type=int, default=None, help="distinct lines (issue 13's figure: 20000)")
     args = p.parse_args(argv)
     scale = 10 if args.quick else 1
     lines, defs, sessions, data = 3000 // scale, 10000 // scale, 300 // scale, 2000 // scale
+    lines = args.lines or lines
 
     from tileforth.core import Forth
 
@@ -52,6 +55,8 @@ def main(argv=None) -> int:
     mib, secs = grown(lambda: [f.eval(f"{i} 1 + DROP") for i in range(lines)])
     print(f"distinct lines     {lines:6d}: {mib:7.1f} MiB  ({mib * 1024 / lines:5.1f} KiB a line, {secs:5.1f} s; "
           f"{len(f.kcache)} kernels cached)")
+    print(f"  the process's resident memory after them: {rss_mib():.0f} MiB (issue 13's target after 20,000 "
+          f"distinct lines: ≤ 300 MiB, ratio {rss_mib() / 300:.2f})")
 
     g = Forth()
     mib, secs = grown(lambda: [g.eval(f": w{i} {i} + ;  1 w{i} DROP") for i in range(defs)])
