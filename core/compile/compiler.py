@@ -10,19 +10,22 @@ the kernel made internal, so LLVM sees everything and can inline.
 """
 from __future__ import annotations
 
+import dataclasses
 import functools
 import itertools
+import re
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Callable
 
 import llvmlite.binding as llvm
 from llvmlite import ir
 
 from ..errors import ForthError
+from ..front import dictionary
 from ..front.dictionary import Colon
 from ..front.effects import body_effect
-from ..front.tree import Begin, Call, Do, Node, Prim, Recurse, walk
+from ..front.tree import Begin, Call, Do, Lit, Node, Prim, Recurse, walk
 from . import xtgen
 from .codegen import HELPERS, WORD_FNTY, Env, Gen, Sites, emit_word_function
 from .target import HELPERS_IR, Target
@@ -58,6 +61,7 @@ class KernelModule:
     words: list[Colon]
     tiles_out: list  # the static tile stack at the end of the kernel
     tiles_in: list
+    params: list = field(default_factory=list)  # an export's parameters after ctx: (name, kind) (see export)
 
     @property
     def text(self) -> str:
@@ -113,10 +117,20 @@ class Compiler:
         g.count_steps = self.count_steps
         return g
 
-    def export(self, word: Colon, name: str) -> KernelModule:
+    def export(self, word: Colon, name: str, memory: "SessionMemory | None" = None) -> KernelModule:
         """`word` as a standalone kernel: its inputs become kernel parameters
         (cells, then floats), its stacks are private arrays that SROA turns
-        into registers when the effects are static."""
+        into registers when the effects are static.
+
+        With the session's `memory` (a portable export: word_ptx), nothing of
+        the session is baked in: each ARRAY/MATRIX the word names (itself or
+        through the words it calls) is one more pointer parameter, after the
+        inputs, in the order the words name them; the results the word leaves
+        go to output parameters `out` (cells) and `fout` (floats), thread t's
+        i-th result (the deepest first) at out[t * results + i], t the linear
+        thread index of the launch; data space (VARIABLE, CREATE, BASE) is a
+        copy in the kernel's global memory, taken now. A session address that
+        is none of these refuses the export. KernelModule.params names them."""
         if word.host:
             raise ForthError(f"{word.name} runs on the host (it defines or compiles words: CREATE, `,`, DOES> ...), "
                              "so it cannot be a kernel; export a word that computes", word.pos, word.name)
@@ -127,17 +141,41 @@ class Compiler:
         m = self._module(name, export=True)
         needed: list[Colon] = []
         suspends = word.suspends
+        eff = word.effect
+        nd, nf = eff.dneed, eff.fneed
+        rd, rf = eff.dneed + eff.dnet, eff.fneed + eff.fnet  # the results it leaves
+        inputs = [(f"in{i}", "int") for i in range(nd)] + [(f"fin{i}", "float") for i in range(nf)]
 
         def make_gen(fn: ir.Function, env: Env, fail_bb: ir.Block) -> Gen:
             return self._gen(m, fn, env, fail_bb, needed, inline_suspending=True)
 
-        def emit(g: Gen) -> None:
-            # the kernel's own word is emitted in place: no function to build and inline again
-            g.call(word) if word.recursive else g.inline(word)
+        if memory is None:
+            def emit(g: Gen) -> None:
+                # the kernel's own word is emitted in place: no function to build and inline again
+                g.call(word) if word.recursive else g.inline(word)
 
-        self.target.define_export(m, name, word.effect, make_gen, emit)
+            self.target.define_export(m, name, word.effect, make_gen, emit)
+            mod, words = self._assemble(m, needed)
+            return KernelModule(mod, name, suspends, True, words, [], [], inputs)
+
+        portable = _Portable(memory, len(inputs))
+        top = portable.word(word)
+        params = inputs + [(a, "ptr") for a in portable.used]
+        out_at = len(params)
+        params += [("out", "out")] * (rd > 0) + [("fout", "fout")] * (rf > 0)  # pointers, as arrays
+        types = ["i64"] * nd + ["f32"] * nf + ["ptr"] * (len(params) - len(inputs))
+        param_prim = _prim("(PARAM)")
+
+        def emit_portable(g: Gen) -> None:
+            g.body([Prim(param_prim, word.pos, arg=(i, kind)) for i, (_, kind) in enumerate(inputs)])
+            g.call(top) if top.recursive else g.inline(top)
+            if rd or rf:
+                _store_results(g, out_at, rd, rf)
+
+        self.target.define_kernel_file(m, name, types, make_gen, emit_portable)
         mod, words = self._assemble(m, needed)
-        return KernelModule(mod, name, suspends, True, words, [], [])
+        mod = _portable_module(mod, name, memory, word)
+        return KernelModule(mod, name, suspends or top.suspends, True, words, [], [], params)
 
     def kernel_file(self, name: str, nodes: list[Node], params: list[str]) -> KernelModule:
         """A kernel file's body as a kernel whose parameters are named words."""
@@ -263,6 +301,9 @@ class Compiler:
         if hit is None:
             hit = word.ir_text[key] = self._generate(word)
         text, needed = hit
+        if not isinstance(text, str):  # generated at `;` (check_word), written out now
+            text = str(text)
+            word.ir_text[key] = (text, needed)
         pkey = (word.uid, key)
         mod = self._parsed.get(pkey)
         if mod is None:
@@ -277,8 +318,16 @@ class Compiler:
             self._parsed.move_to_end(pkey)
         return mod, needed
 
-    def _generate(self, word: Colon) -> tuple[str, list[Colon]]:
-        """The IR text of `word`'s function and the words it calls."""
+    def check_word(self, word: Colon) -> None:
+        """Generate `word`'s function at `;`, so that what the generator checks (control flow, tile
+        stacks, literals) fails there; its text is written and parsed when a kernel first needs it."""
+        key = self._key()
+        if key not in word.ir_text:
+            m, needed = self._generate(word, text=False)
+            word.ir_text[key] = (m, needed)
+
+    def _generate(self, word: Colon, text: bool = True) -> tuple[str, list[Colon]]:
+        """The IR text of `word`'s function (or, text=False, its module) and the words it calls."""
         m = self._module(word.ir_name)
         needed: list[Colon] = []
 
@@ -290,7 +339,7 @@ class Compiler:
         fn.linkage = ""  # visible to the linker; internal once linked into a kernel
         if self.inline_all and not word.recursive:  # exported kernels: stacks must become registers
             fn.attributes.add("alwaysinline")
-        return str(m), needed
+        return (str(m) if text else m), needed
 
     def kernel(self, nodes: list[Node], tiles: list | tuple = (), holes: bool = False,
                block: tuple[int, int, int] | None = None) -> KernelModule:
@@ -326,3 +375,152 @@ class Compiler:
         mod, words = self._assemble(m, needed)
         heavy = _has_loops(nodes) or any(_has_loops(w.body) for w in words)
         return KernelModule(mod, name, suspends, heavy, words, tiles_out, tiles_in)
+
+
+# ---- portable exports (word_ptx): the session's memory as parameters and a global copy ---------------
+@dataclass
+class SessionMemory:
+    """What an export must not bake in: the session's arrays (base -> (name,
+    bytes)), its data space (address, and the bytes to copy: up to HERE) and
+    every other allocation (base -> (what, bytes))."""
+
+    arrays: dict[int, tuple[str, int]]
+    data_addr: int = 0
+    data: bytes = b""
+    data_size: int = 0
+    others: dict[int, tuple[str, int]] = field(default_factory=dict)
+
+
+def _prim(name: str):
+    from .primitives import TABLE
+    return TABLE[name]
+
+
+class _Portable:
+    """Copies of the words that name arrays, with each array's address (a
+    literal) replaced by a read of its kernel parameter (plus the offset, for
+    an address inside it). A word that reads a parameter is copied into the
+    kernel (the parameter is the kernel's), as kernel-file words are."""
+
+    def __init__(self, memory: SessionMemory, first: int) -> None:
+        self.ranges = sorted((base, base + n, name) for base, (name, n) in memory.arrays.items())
+        self.first = first  # the index of the first array parameter
+        self.used: list[str] = []
+        self.copies: dict[int, Colon] = {}
+        self.names: dict[int, bool] = {}  # word uid -> it (or a word it calls) names an array
+        self.param = _prim("(PARAM)")
+        self.plus = _prim("+")
+
+    def array_at(self, value: int) -> tuple[str, int] | None:
+        for lo, hi, name in self.ranges:
+            if lo <= value <= hi:  # one past the end too: `xs 16 CELLS +` is an address of xs
+                return name, value - lo
+        return None
+
+    def names_array(self, w: Colon, seen: frozenset = frozenset()) -> bool:
+        hit = self.names.get(w.uid)
+        if hit is None:
+            hit = any((isinstance(n, Lit) and self.array_at(n.value) is not None) or
+                      (isinstance(n, Call) and n.word.uid not in seen and n.word is not w
+                       and self.names_array(n.word, seen | {w.uid}))
+                      for n in walk(w.body))
+            self.names[w.uid] = hit
+        return hit
+
+    def word(self, w: Colon) -> Colon:
+        if not self.names_array(w):
+            return w
+        copy = self.copies.get(w.uid)
+        if copy is None:
+            if w.recursive:
+                hits = [self.array_at(n.value) for n in walk(w.body) if isinstance(n, Lit)]
+                name = next((h[0] for h in hits if h), "an array")
+                raise ForthError(f"{w.name} is recursive and names {name}: an exported kernel takes its arrays as "
+                                 "parameters, which only words copied into the kernel can read; give the address "
+                                 f"as an input instead (`{w.name}` taking addr, called as `{name} {w.name}`)",
+                                 w.pos, w.name)
+            copy = dataclasses.replace(w, body=[], uid=next(dictionary._uids), ir_text={})
+            self.copies[w.uid] = copy
+            copy.body = self.body(w.body)
+        return copy
+
+    def body(self, nodes: list[Node]) -> list[Node]:
+        out: list[Node] = []
+        for n in nodes:
+            if isinstance(n, Lit):
+                hit = self.array_at(n.value)
+                if hit is not None:
+                    name, off = hit
+                    if name not in self.used:
+                        self.used.append(name)
+                    out.append(Prim(self.param, n.pos, arg=(self.first + self.used.index(name), "ptr")))
+                    if off:
+                        out += [Lit(off, n.pos), Prim(self.plus, n.pos)]
+                    continue
+            elif isinstance(n, Call):
+                n = dataclasses.replace(n, word=self.word(n.word))
+            elif n.BODIES:
+                n = dataclasses.replace(n, **{b: self.body(getattr(n, b)) for b in n.BODIES
+                                              if getattr(n, b) is not None})
+            out.append(n)
+        return out
+
+
+def _store_results(g: Gen, first: int, rd: int, rf: int) -> None:
+    """The results left on the stacks go to the output parameters: `out`
+    (cells) and `fout` (floats, the float stack's type), thread t's i-th
+    result (the deepest first) at [t * count + i]."""
+    from .codegen import FLOAT, I64, c64
+    b = g.b
+    sreg = functools.partial(g.target.sreg, g)
+    block = b.add(b.mul(b.add(b.mul(sreg("bid.z"), sreg("gdim.y")), sreg("bid.y")), sreg("gdim.x")), sreg("bid.x"))
+    size = b.mul(b.mul(sreg("bdim.x"), sreg("bdim.y")), sreg("bdim.z"))
+    local = b.add(b.mul(b.add(b.mul(sreg("tid.z"), sreg("bdim.y")), sreg("tid.y")), sreg("bdim.x")), sreg("tid.x"))
+    t = b.add(b.mul(block, size), local)
+    cells, floats = g.pop(rd), g.fpop(rf)
+    for values, ty, count, arg in ((cells, I64, rd, first), (floats, FLOAT, rf, first + (rd > 0))):
+        if not count:
+            continue
+        base = g.fn.args[1 + arg]
+        for i, v in enumerate(values):
+            b.store(v, b.gep(base, [b.add(b.mul(t, c64(count)), c64(i))], source_etype=ty))
+
+
+_NUMBER = re.compile(r"(?<![\w.%@\"$-])\d{6,}(?![\w.])")
+
+
+def _portable_module(mod: llvm.ModuleRef, name: str, memory: SessionMemory, word: Colon) -> llvm.ModuleRef:
+    """The kernel with data-space addresses (VARIABLE, CREATE, BASE) pointing
+    into a copy of data space in the kernel's global memory (`tf_data`, its
+    bytes as they are now); another session address refuses the export."""
+    text = str(mod)
+    lo, hi = memory.data_addr, memory.data_addr + memory.data_size
+    used = 0
+
+    def repl(m: re.Match) -> str:
+        nonlocal used
+        v = int(m.group())
+        if memory.data_size and lo <= v < hi:
+            used = max(used, v - lo + 8)
+            return (f"ptrtoint (ptr getelementptr (i8, ptr addrspacecast (ptr addrspace(1) @tf_data to ptr), "
+                    f"i64 {v - lo}) to i64)")
+        for base, (what, n) in memory.others.items():
+            if base <= v <= base + n:
+                raise ForthError(f"{word.name} uses {what} (address {v:#x}), which lives in this session: an "
+                                 "exported kernel cannot reach it; keep the data in an ARRAY the word names, "
+                                 "which becomes a parameter", word.pos, word.name)
+        return m.group()
+
+    new = _NUMBER.sub(repl, text)
+    if not used:
+        return mod
+    size = max(used, len(memory.data))
+    data = (memory.data + bytes(size))[:size]
+    init = "".join(chr(c) if 32 <= c < 127 and chr(c) not in '"\\' else f"\\{c:02X}" for c in data)
+    new += f'\n@tf_data = internal addrspace(1) global [{size} x i8] c"{init}", align 16\n'
+    try:
+        out = llvm.parse_assembly(new)
+    except RuntimeError as exc:  # a code-generator bug, not a user error
+        raise ForthError(f"internal compiler error (invalid IR): {exc}") from exc
+    mod.close()
+    return out

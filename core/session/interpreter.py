@@ -1005,7 +1005,7 @@ class Forth:
             km = self.compiler.kernel([Call(colon, colon.pos)], holes=True)
             colon.tile_effect = (list(km.tiles_in), list(km.tiles_out))
         else:
-            self.compiler.word_module(colon)
+            self.compiler.check_word(colon)
         self.colon = None
         if colon.anonymous:  # :NONAME (its xt is pushed) or a DOES> part (its defining word calls it)
             if colon.name == ":NONAME":
