@@ -32,7 +32,7 @@ STACK_MODES = ("each", "end", "none")
 
 
 USAGE = """tileforth [options] [FILE ...] [-e SOURCE ...]
-       tileforth compile FILE [-o OUT] [--arch SM]
+       tileforth compile FILE [-o OUT] [--arch SM] [--python OUT.py]
        tileforth run FILE [--param NAME=VALUE ...] [--grid X,Y,Z] [--block X,Y,Z] [--output-param NAME]
                           [--save NAME=FILE.npy]"""
 
@@ -237,6 +237,11 @@ def kernel_args(argv):
     c.add_argument("-o", dest="out", default="-", metavar="OUT", help="the PTX file (default -: stdout)")
     c.add_argument("--arch", default="sm_80", help="GPU architecture: sm_75 sm_80 sm_86 sm_89 sm_90 "
                    "(default sm_80)")
+    c.add_argument("--python", default=None, metavar="OUT.py",
+                   help="also write a Python module that launches the kernel with CuPy, PyCUDA or cuda-python "
+                        "(whichever is installed): a function with the kernel's parameters by name, taking CuPy "
+                        "arrays, PyTorch tensors or any __cuda_array_interface__/DLPack object (without -o, only "
+                        "the module is written)")
     c.add_argument("--unchecked", action="store_true",
                    help="no context parameter: the entry takes only the kernel's parameters and never touches a "
                         "context record (an error ends the thread, output is dropped), so any CUDA host code can "
@@ -298,6 +303,10 @@ def kernel_command(argv) -> int:
 def _compile(args, text: str, display: Display) -> int:
     from tileforth.backends.cuda.ptx import kernel_file_ptx
 
+    if args.python:
+        status = _write_launcher(args, text, display)
+        if status or args.out == "-":  # --python without -o: only the module
+            return status
     ptx = kernel_file_ptx(text, args.arch, args.file, unchecked=args.unchecked)
     out: str | bytes = ptx
     if args.cubin or args.verbose:
@@ -320,6 +329,21 @@ def _compile(args, text: str, display: Display) -> int:
             fh.write(out)
     except OSError as e:
         display.fatal(f"error: cannot write {args.out}: {e.strerror or e}; check that its folder exists "
+                      "and is writable")
+        return 2
+    return 0
+
+
+def _write_launcher(args, text: str, display: Display) -> int:
+    from tileforth.backends.cuda.launcher import kernel_file_launcher
+
+    source = kernel_file_launcher(text, args.arch, args.file, unchecked=getattr(args, "unchecked", False),
+                                  command=f"tileforth compile {args.file} --python {args.python}")
+    try:
+        with open(args.python, "w", encoding="utf-8") as fh:
+            fh.write(source)
+    except OSError as e:
+        display.fatal(f"error: cannot write {args.python}: {e.strerror or e}; check that its folder exists "
                       "and is writable")
         return 2
     return 0

@@ -318,7 +318,12 @@ class Forth:
         cells: list[int] = []
         floats: list[float] = []
         temps: list[tuple[int, np.ndarray]] = []
+        backs: list[Callable[[], None]] = []  # cpu: device arrays run on host copies, written back after
         for a in args:
+            if hasattr(a, "__cuda_array_interface__") and not hasattr(self.backend, "register_external"):
+                from .devarrays import host_copy
+                a, back = host_copy(a)
+                backs.append(back)
             if hasattr(a, "__cuda_array_interface__") and hasattr(self.backend, "register_external"):
                 iface = a.__cuda_array_interface__
                 ptr = int(iface["data"][0])
@@ -355,6 +360,8 @@ class Forth:
             out = self.run_nodes([Call(word, word.pos)])
             for addr, arr in temps:
                 np.copyto(arr, self.backend.read(addr, arr.nbytes).view(arr.dtype).reshape(arr.shape))
+            for back in backs:
+                back()
             return out
         finally:
             self._restore(snap)

@@ -1,0 +1,691 @@
+"""Launchers: a kernel file as a small Python module of its own (`tileforth compile FILE --python out.py`).
+
+    launcher_source(spec, image, ...) -> str      the module's text
+
+The module it writes imports numpy and, when it first launches, whichever
+driver is installed: CuPy (`RawModule`), PyCUDA, or cuda-python
+(`cuda.bindings.driver`, what `cuda.core` is built on). It never imports
+tileforth: the PTX (or cubin), the parameters, the error messages and the
+source positions of the kernel's words are written into it. It exposes one
+function named after the kernel, with the kernel's parameters by name:
+
+    saxpy(X, Y, A, N=None, *, grid=None, block=(256, 1, 1), stream=None)
+
+Arrays are any `__cuda_array_interface__` object (CuPy, PyTorch, numba),
+any DLPack object on a CUDA device, or a numpy array (copied in and back);
+their element type and size are checked against the header (`f32[N]`: a
+float32 array of N elements; a size parameter not given is taken from its
+arrays). Scalars are checked against their declared type's range. The call
+waits for the device before and after the launch; an error that the kernel
+records in its context record (the entry's first parameter) is raised as
+`KernelError`, with the message the REPL gives.
+"""
+from __future__ import annotations
+
+import base64
+import textwrap
+
+from ..compile import layout as L
+from .eltypes import ElType
+from .kernelfile import KernelSpec
+
+# what the REPL says for each error code (interpreter._launch_error); {where} is " in WORD" or "",
+# {thr} "thread N"; the launcher fills them in
+MESSAGES = {
+    L.E_UNDERFLOW: "data stack underflow{where}: {thr} has too few items; push the inputs first",
+    L.E_OVERFLOW: f"data stack overflow{{where}}: {{thr}} has more than {L.DS_MAX} items; drop what you no longer need",
+    L.E_FUNDERFLOW: "float stack underflow{where}: {thr} has too few floats; push them first",
+    L.E_FOVERFLOW: f"float stack overflow{{where}}: {{thr}} has more than {L.FS_MAX} floats",
+    L.E_BAD_ADDR: "bad address ${addr:x}{where} ({thr}, {aux} bytes): it is outside every allocation; use an "
+                  "address from a parameter or from shared memory",
+    L.E_ALIGN: "misaligned address ${addr:x}{where} ({thr}): a {aux}-byte access needs an address that is a "
+               "multiple of {aux} (see ALIGNED)",
+    L.E_DIV0: "division by zero{where} ({thr}); check the divisor first",
+    L.E_STEPS: "{thr} ran too many loop iterations and calls{where} without finishing: the loop or recursion "
+               "looks infinite",
+    L.E_LAUNCH_STEPS: "the launch ran too many loop iterations{where} without finishing ({thr} was running): "
+                      "the loop looks infinite",
+    L.E_ABORT: "interrupted",
+    L.E_BAD_XT: "EXECUTE of an execution token the device cannot run{where} ({thr}, token {aux})",
+    L.E_RECURSION: "recursion deeper than {aux} calls{where} ({thr}), the limit of an exported kernel; is the "
+                   "base case missing?",
+    L.E_STACK: "recursion{where} used up the stack the device allows ({thr}, {aux} calls deep: its frames are "
+               "large); is the base case missing? If not, keep fewer values on the stacks in each call",
+}
+
+# the declared types: struct format (as PyCUDA's prepare takes it), numpy name, integer range
+FORMATS = {"i8": "b", "i16": "h", "i32": "i", "i64": "q", "f16": "e", "bf16": "H", "f32": "f", "f64": "d"}
+
+
+def launcher_source(spec: KernelSpec, image: str | bytes, *, context: bool = True,
+                    sites: list[tuple[str, str, int, int, str]] = (), strings: list[str] = (),
+                    recursion_max: int = 256, throw_meanings: dict[int, str] | None = None,
+                    command: str = "") -> str:
+    """The launcher module for `spec` and its compiled `image` (PTX text, or cubin bytes).
+    context=False: an --unchecked export (no context parameter). sites: (word, source, line,
+    col, line text) for each error site the kernel may record; strings: ABORT" texts."""
+    if throw_meanings is None:
+        from .interpreter import THROW_MEANINGS as throw_meanings
+    params = [(p.name, _type(p.eltype), p.count) for p in spec.params]
+    if isinstance(image, bytes):
+        image_text = f"base64.b64decode({_wrapped(base64.b64encode(image).decode())})"
+        kind = "cubin"
+    else:
+        image_text = "r'''" + image.replace("'''", "' ''") + "'''"
+        kind = "ptx"
+    made_by = command or f"tileforth compile {spec.source} --python"
+    consts = "\n".join([
+        f"KERNEL = {spec.name!r}",
+        f"PARAMS = {params!r}  # (name, type, elements: a number, a size parameter's name, or None for a scalar)",
+        f"CONTEXT = {context!r}  # the entry's first parameter is the context record",
+        f"CONTEXT_SLOTS = {L.CTX_SLOTS + L.THR_SLOTS}",
+        f"ERROR_SLOTS = ({L.CTX_ERR_CODE}, {L.CTX_ERR_SITE}, {L.CTX_ERR_THREAD}, {L.CTX_ERR_ADDR}, "
+        f"{L.CTX_ERR_AUX})  # code, site, thread, address, aux",
+        f"RECURSION_SLOT, RECURSION_MAX = {L.CTX_RECURSION_MAX}, {recursion_max}",
+        f"E_THROW = {L.E_THROW}",
+        f"MESSAGES = {MESSAGES!r}",
+        f"THROW_MEANINGS = {dict(throw_meanings)!r}",
+        f"SITES = {list(sites)!r}  # (word, file, line, column, line text) by site number",
+        f"STRINGS = {list(strings)!r}",
+        f"FORMATS = {FORMATS!r}",
+        f"IMAGE_KIND = {kind!r}",
+    ])
+    doc = _docstring(spec, context, made_by)
+    signature = _signature(spec)
+    header = HEADER.replace("import ctypes", "import base64\nimport ctypes") if kind == "cubin" else HEADER
+    return (f'{doc}\n{header}\n{consts}\nIMAGE = {image_text}\n\n{RUNTIME}\n\n'
+            f'{signature}\n')
+
+
+def _type(et: ElType) -> str:
+    return et.name.lower()
+
+
+def _wrapped(b64: str) -> str:
+    lines = textwrap.wrap(b64, 100)
+    return "(\n" + "\n".join(f"    {line!r}" for line in lines) + ")"
+
+
+def _describe(spec: KernelSpec) -> list[str]:
+    out = []
+    for p in spec.params:
+        t = _type(p.eltype)
+        if p.count is None:
+            out.append(f"    {p.name}: {t} scalar")
+        else:
+            out.append(f"    {p.name}: {t}[{p.count}] array ({FORMATS_NP[t]}, {p.count} elements)")
+    return out
+
+
+FORMATS_NP = {"i8": "int8", "i16": "int16", "i32": "int32", "i64": "int64", "f16": "float16",
+              "bf16": "bfloat16", "f32": "float32", "f64": "float64"}
+
+
+def _docstring(spec: KernelSpec, context: bool, made_by: str) -> str:
+    lines = [f"Launcher for kernel {spec.name} (written by `{made_by}`; do not edit).", "",
+             f"    {_call(spec)}", "", *_describe(spec), "",
+             "Arrays: any __cuda_array_interface__ or DLPack object on a CUDA device (CuPy, PyTorch, numba),",
+             "or a numpy array (copied to the device and back). A size parameter left out is taken from its",
+             "arrays. grid defaults to one thread per element of the first array; the call waits for the",
+             "device before and after the launch. Drivers: CuPy, PyCUDA or cuda-python, the first installed",
+             "(use(\"pycuda\") or TILEFORTH_LAUNCHER_DRIVER chooses one)."]
+    if context:
+        lines.append("An error the kernel records (its context record) is raised as KernelError.")
+    else:
+        lines.append("An --unchecked export: an error ends its thread and is not reported.")
+    return '"""' + "\n".join(lines).replace('"""', "'''").replace("\\", "\\\\") + '\n"""'
+
+
+def _py_name(name: str) -> str | None:
+    import keyword
+    if name.isidentifier() and not keyword.iskeyword(name) and name not in _RESERVED:
+        return name
+    return None
+
+
+_RESERVED = {"grid", "block", "stream", "np", "KERNEL", "PARAMS"}
+
+
+def _sizes(spec: KernelSpec) -> set[str]:
+    return {p.count.upper() for p in spec.params if isinstance(p.count, str)}
+
+
+def _call(spec: KernelSpec) -> str:
+    sizes = _sizes(spec)
+    args = [p.name + ("=None" if p.name.upper() in sizes else "") for p in spec.params]
+    return f"{spec.name}({', '.join(args + ['*', 'grid=None', 'block=(256, 1, 1)', 'stream=None'])})"
+
+
+def _signature(spec: KernelSpec) -> str:
+    names = [_py_name(p.name) for p in spec.params]
+    fname = spec.name if _py_name(spec.name) and not spec.name.startswith("_") else "kernel"
+    if all(names) and len({n.lower() for n in names}) == len(names):
+        sizes = _sizes(spec)
+        args = [n + ("=None" if n.upper() in sizes else "") for n in names]
+        head = ", ".join(args + ["*", "grid=None", "block=(256, 1, 1)", "stream=None"])
+        body = f"    return _launch(({', '.join(names)},), grid, block, stream)"
+    else:  # names that are not Python identifiers: by position, or as keywords through **values
+        head = "*args, grid=None, block=(256, 1, 1), stream=None, **values"
+        body = "    return _launch(_bind(args, values), grid, block, stream)"
+    text = f"def {fname}({head}):\n    {_call(spec)!r}\n{body}\n"
+    if fname != spec.name:
+        text += f"\n\nglobals()[{spec.name!r}] = {fname}\n"
+    return text
+
+
+HEADER = '''from __future__ import annotations
+
+import ctypes
+import os
+
+import numpy as np
+
+__all__ = ["KernelError", "use", "close"]
+'''
+
+RUNTIME = r'''
+class KernelError(RuntimeError):
+    """An error the kernel recorded: code, site, thread, addr, aux as in its context record;
+    word, file, line, column: where in the source (None when unknown)."""
+
+    def __init__(self, message, code, site, thread, addr, aux, where=None):
+        super().__init__(message)
+        self.message, self.code, self.site, self.thread, self.addr, self.aux = message, code, site, thread, addr, aux
+        self.word, self.file, self.line, self.column = (where or (None, None, None, None, None))[:4]
+
+
+def _error(record):
+    code, site, thread, addr, aux = (int(v) for v in record)
+    where = SITES[site] if 0 <= site < len(SITES) else None
+    inword = f" in {where[0]}" if where and where[0] != "<line>" else ""
+    thr = f"thread {thread}"
+    if code == E_THROW:
+        if aux == -2 and 0 <= addr < len(STRINGS):
+            text = f'{STRINGS[addr]} (ABORT"{inword}, {thr})'
+        else:
+            meaning = THROW_MEANINGS.get(aux)
+            text = (f"uncaught exception {aux}{inword} ({thr})" + (f": {meaning}" if meaning else "")
+                    + "; catch it with CATCH, or find where it is thrown")
+    else:
+        text = MESSAGES.get(code, "device error {code}{where}").format(
+            where=inword, thr=thr, addr=addr & (2**64 - 1), aux=aux, code=code)
+    if where and where[2]:
+        text = f"{where[1]}:{where[2]}:{where[3]}: {text}"
+    return KernelError(f"{KERNEL}: {text}", code, site, thread, addr, aux, where)
+
+
+# ---- arguments --------------------------------------------------------------------------------------
+_NP = {"i8": "int8", "i16": "int16", "i32": "int32", "i64": "int64", "f16": "float16", "bf16": "bfloat16",
+       "f32": "float32", "f64": "float64"}
+_DL_CODES = {0: "int", 1: "uint", 2: "float", 4: "bfloat", 5: "complex", 6: "bool"}
+_DL_CUDA = (2, 3, 13)  # kDLCUDA, kDLCUDAHost, kDLCUDAManaged
+
+
+class _DLDevice(ctypes.Structure):
+    _fields_ = [("type", ctypes.c_int32), ("id", ctypes.c_int32)]
+
+
+class _DLDataType(ctypes.Structure):
+    _fields_ = [("code", ctypes.c_uint8), ("bits", ctypes.c_uint8), ("lanes", ctypes.c_uint16)]
+
+
+class _DLTensor(ctypes.Structure):
+    _fields_ = [("data", ctypes.c_void_p), ("device", _DLDevice), ("ndim", ctypes.c_int32),
+                ("dtype", _DLDataType), ("shape", ctypes.POINTER(ctypes.c_int64)),
+                ("strides", ctypes.POINTER(ctypes.c_int64)), ("byte_offset", ctypes.c_uint64)]
+
+
+def _typename(typestr):
+    """A __cuda_array_interface__ typestr as a numpy name ("float32"; "<V2" may be bfloat16)."""
+    if typestr[1:] == "V2":
+        return "bfloat16"
+    try:
+        return np.dtype(typestr).name
+    except TypeError:
+        return typestr
+
+
+def _c_contiguous(shape, strides, itemsize):
+    if strides is None:
+        return True
+    want = itemsize
+    for n, s in zip(reversed(shape), reversed(strides)):
+        if n != 1 and s != want:
+            return False
+        want *= n
+    return True
+
+
+class _Array:
+    """One array argument: its device address and elements; `host`: a numpy array copied in and back."""
+
+    def __init__(self, name, value):
+        self.name, self.host, self.keep = name, None, value
+        if hasattr(value, "__cuda_array_interface__"):
+            ai = value.__cuda_array_interface__
+            self.ptr, shape = int(ai["data"][0] or 0), tuple(int(n) for n in ai["shape"])
+            self.type = _typename(ai["typestr"])
+            itemsize = np.dtype(ai["typestr"]).itemsize
+            strides = ai.get("strides")
+            if ai.get("mask") is not None:
+                raise TypeError(f"{KERNEL}: {name} has a mask; pass an array without one")
+        elif hasattr(value, "__dlpack__") and hasattr(value, "__dlpack_device__") \
+                and int(value.__dlpack_device__()[0]) in _DL_CUDA:
+            self.capsule = value.__dlpack__()
+            get = ctypes.pythonapi.PyCapsule_GetPointer
+            get.restype, get.argtypes = ctypes.c_void_p, [ctypes.py_object, ctypes.c_char_p]
+            t = _DLTensor.from_address(get(self.capsule, b"dltensor"))
+            shape = tuple(t.shape[i] for i in range(t.ndim))
+            itemsize = t.dtype.bits // 8
+            self.type = f"{_DL_CODES.get(t.dtype.code, 'code%d-' % t.dtype.code)}{t.dtype.bits}"
+            if t.dtype.lanes != 1:
+                self.type += f"x{t.dtype.lanes}"
+            self.ptr = int(t.data or 0) + int(t.byte_offset)
+            strides = None if not t.strides else tuple(t.strides[i] * itemsize for i in range(t.ndim))
+        elif isinstance(value, np.ndarray) or hasattr(value, "__array_interface__"):
+            arr = value if isinstance(value, np.ndarray) else np.asarray(value)
+            if not arr.flags.c_contiguous or not arr.flags.writeable:
+                raise ValueError(f"{KERNEL}: {name} must be a C-contiguous, writable array: pass "
+                                 "numpy.ascontiguousarray(...) and read the results from it")
+            self.host, self.ptr, shape, strides = arr, 0, arr.shape, None
+            self.type, itemsize = arr.dtype.name, arr.dtype.itemsize
+        else:
+            raise TypeError(f"{KERNEL}: {name} is an array parameter, but got a {type(value).__name__}: pass a "
+                            "CuPy array, a PyTorch CUDA tensor, a numba device array (anything with "
+                            "__cuda_array_interface__ or DLPack), or a numpy array")
+        self.size = int(np.prod(shape, dtype=np.int64)) if shape else 1
+        self.nbytes = self.size * itemsize
+        if not _c_contiguous(shape, strides, itemsize):
+            raise ValueError(f"{KERNEL}: {name} is not contiguous (strides {tuple(strides)} for shape {shape}): "
+                             "pass a contiguous copy (x.contiguous(), cupy.ascontiguousarray(x))")
+        if self.ptr == 0 and self.host is None and self.size:
+            raise ValueError(f"{KERNEL}: {name} has a null device pointer")
+
+
+def _check_int(name, ty, v):
+    if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)):
+        raise TypeError(f"{KERNEL}: {name} is an {ty} scalar: pass an integer, not a {type(v).__name__}")
+    bits = int(ty[1:])
+    lo, hi = -(1 << (bits - 1)), (1 << (bits - 1)) - 1
+    if not lo <= int(v) <= hi:
+        raise ValueError(f"{KERNEL}: {name} = {int(v)} does not fit in {ty} ({lo} to {hi})")
+    return int(v)
+
+
+def _scalar(name, ty, v):
+    if ty[0] == "i":
+        return _check_int(name, ty, v)
+    if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.integer, np.floating)):
+        raise TypeError(f"{KERNEL}: {name} is an {ty} scalar: pass a number, not a {type(v).__name__}")
+    if ty == "bf16":  # the f32's upper 16 bits, rounded to nearest even
+        bits = int(np.array(float(v), np.float32).view(np.uint32))
+        if (bits & 0x7F800000) == 0x7F800000 and bits & 0x7FFFFF:
+            return 0x7FC0
+        return ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16) & 0xFFFF
+    return float(v)
+
+
+def _bind(args, values):
+    """Positional and keyword values (names in any case) in PARAMS order; None for those not given."""
+    if len(args) > len(PARAMS):
+        raise TypeError(f"{KERNEL}: takes {len(PARAMS)} parameters, got {len(args)}")
+    out = list(args) + [None] * (len(PARAMS) - len(args))
+    upper = {p[0].upper(): i for i, p in enumerate(PARAMS)}
+    for k, v in values.items():
+        i = upper.get(k.upper())
+        if i is None:
+            raise TypeError(f"{KERNEL}: no parameter {k} (its parameters: {', '.join(p[0] for p in PARAMS)})")
+        if i < len(args):
+            raise TypeError(f"{KERNEL}: {PARAMS[i][0]} is given twice")
+        out[i] = v
+    return tuple(out)
+
+
+def _prepare(values):
+    """The kernel's arguments as (struct format, value) pairs, and the array arguments."""
+    sizes = {p[2].upper() for p in PARAMS if isinstance(p[2], str)}
+    arrays, given, size_of = {}, {}, {}
+    for (name, ty, count), v in zip(PARAMS, values):
+        if count is None:
+            if v is None and name.upper() not in sizes:
+                raise TypeError(f"{KERNEL}: missing parameter {name} ({ty})")
+            if v is not None:
+                given[name.upper()] = _scalar(name, ty, v)
+            continue
+        if v is None:
+            raise TypeError(f"{KERNEL}: missing array {name} ({ty}[{count}])")
+        a = arrays[name.upper()] = _Array(name, v)
+        if a.type != _NP[ty]:
+            raise TypeError(f"{KERNEL}: {name} is {ty}[{count}]: pass an array of {_NP[ty]}, not {a.type}; convert "
+                            f"it first (numpy/CuPy: x.astype('{_NP[ty]}'), PyTorch: x.to(torch.{_NP[ty]}))")
+    for (name, ty, count) in PARAMS:  # sizes: given, or taken from the arrays they size
+        if count is None:
+            continue
+        a = arrays[name.upper()]
+        if isinstance(count, int):
+            if a.size != count:
+                raise ValueError(f"{KERNEL}: {name} is {ty}[{count}]: it needs {count} elements, but has {a.size}")
+            continue
+        key = count.upper()
+        if key not in given:
+            sty = next(p[1] for p in PARAMS if p[0].upper() == key)
+            given[key] = _check_int(count, sty, a.size)
+            size_of[key] = name
+        elif a.size != given[key]:
+            src = f"{count} = {given[key]}" + (f", the size of {size_of[key]}" if key in size_of else "")
+            raise ValueError(f"{KERNEL}: {name} is {ty}[{count}]: it needs {given[key]} elements ({src}), "
+                             f"but has {a.size}")
+    args = []
+    for name, ty, count in PARAMS:
+        if count is None:
+            args.append((FORMATS[ty], given[name.upper()]))
+        else:
+            args.append(("P", arrays[name.upper()]))
+    return args, list(arrays.values())
+
+
+def _shape(v, what):
+    t = tuple(int(n) for n in ((v,) if isinstance(v, (int, np.integer)) else v))
+    if not 1 <= len(t) <= 3 or min(t) < 1:
+        raise ValueError(f"{KERNEL}: {what} {v!r}: give 1 to 3 positive numbers, e.g. (256, 1, 1)")
+    return t + (1,) * (3 - len(t))
+
+
+def _stream_handle(stream):
+    if stream is None:
+        return 0
+    for attr in ("cuda_stream", "ptr", "handle"):
+        if hasattr(stream, attr):
+            return int(getattr(stream, attr))
+    return int(stream)
+
+
+def _record():
+    rec = np.zeros(CONTEXT_SLOTS, np.int64)
+    rec[RECURSION_SLOT] = RECURSION_MAX
+    return rec
+
+
+# ---- drivers --------------------------------------------------------------------------------------
+def _image_bytes():
+    return IMAGE.encode() + b"\0" if isinstance(IMAGE, str) else IMAGE
+
+
+class _PyCuda:
+    """PyCUDA: the current context, else the device's primary context (the one CuPy and PyTorch use)."""
+    name = "pycuda"
+
+    def __init__(self):
+        import pycuda.driver as drv
+        drv.init()
+        self.drv, self.primary, self.loaded = drv, None, {}
+
+    def enter(self):
+        if self.drv.Context.get_current() is not None:
+            return False
+        if self.primary is None:
+            self.primary = self.drv.Device(int(os.environ.get("TILEFORTH_LAUNCHER_DEVICE", "0"))) \
+                .retain_primary_context()
+        self.primary.push()
+        return True
+
+    def leave(self, pushed):
+        if pushed:
+            self.drv.Context.pop()
+
+    def state(self):
+        key = self.drv.Context.get_current().handle
+        if key not in self.loaded:
+            mod = self.drv.module_from_buffer(_image_bytes())
+            fn = mod.get_function(KERNEL)
+            ctx = self.drv.mem_alloc(CONTEXT_SLOTS * 8) if CONTEXT else None
+            self.loaded[key] = (mod, fn, ctx)
+        return self.loaded[key]
+
+    def alloc(self, host):
+        dev = self.drv.mem_alloc(max(host.nbytes, 1))
+        self.drv.memcpy_htod(dev, host.reshape(-1).view(np.uint8))  # bytes: bfloat16 has no buffer format
+        return dev, int(dev)
+
+    def copy_back(self, host, dev):
+        self.drv.memcpy_dtoh(host.reshape(-1).view(np.uint8), dev)
+
+    def launch(self, grid, block, stream, args):
+        _, fn, ctx = self.state()
+        fmt = "".join(f for f, _ in args)
+        values = [int(v) if f == "P" else v for f, v in args]
+        if CONTEXT:
+            self.drv.memcpy_htod(ctx, _record())
+            fmt, values = "P" + fmt, [int(ctx)] + values
+        fn.prepare(fmt)
+        self.drv.Context.synchronize()  # what other streams wrote to the arguments is done
+        if isinstance(stream, getattr(self.drv, "Stream", ())):  # other streams: the context is synchronized around the launch
+            fn.prepared_async_call(grid, block, stream, *values)
+        else:
+            fn.prepared_call(grid, block, *values)
+        self.drv.Context.synchronize()
+        if CONTEXT:
+            rec = np.zeros(len(ERROR_SLOTS), np.int64)
+            self.drv.memcpy_dtoh(rec, int(ctx))
+            return rec
+        return None
+
+    def close(self):
+        for _, _, ctx in self.loaded.values():
+            if ctx is not None:
+                ctx.free()
+        self.loaded.clear()
+        if self.primary is not None:
+            self.primary.detach()
+            self.primary = None
+
+
+class _CuPy:
+    """CuPy: RawModule on the current device, launched on the current stream (or `stream`)."""
+    name = "cupy"
+
+    def __init__(self):
+        import tempfile
+
+        import cupy
+        self.cp, self.loaded = cupy, {}
+        fd, self.path = tempfile.mkstemp(suffix="." + IMAGE_KIND, prefix=KERNEL + "_")
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(_image_bytes())
+
+    def enter(self):
+        return False
+
+    def leave(self, pushed):
+        pass
+
+    def state(self):
+        dev = self.cp.cuda.Device().id
+        if dev not in self.loaded:
+            mod = self.cp.RawModule(path=self.path)
+            ctx = self.cp.zeros(CONTEXT_SLOTS, self.cp.int64) if CONTEXT else None
+            self.loaded[dev] = (mod, mod.get_function(KERNEL), ctx)
+        return self.loaded[dev]
+
+    def alloc(self, host):
+        dev = self.cp.asarray(host)
+        return dev, int(dev.data.ptr)
+
+    def copy_back(self, host, dev):
+        np.copyto(host, self.cp.asnumpy(dev))
+
+    def launch(self, grid, block, stream, args):
+        _, fn, ctx = self.state()
+        np_types = {"b": np.int8, "h": np.int16, "i": np.int32, "q": np.int64, "e": np.float16, "H": np.uint16,
+                    "f": np.float32, "d": np.float64, "P": np.uint64}
+        values = [np_types[f](v) for f, v in args]
+        if CONTEXT:
+            ctx.set(_record())
+            values.insert(0, np.uint64(ctx.data.ptr))
+        self.cp.cuda.Device().synchronize()
+        if stream is not None:
+            with self.cp.cuda.ExternalStream(_stream_handle(stream)):
+                fn(grid, block, tuple(values))
+        else:
+            fn(grid, block, tuple(values))
+        self.cp.cuda.Device().synchronize()
+        return ctx[:len(ERROR_SLOTS)].get() if CONTEXT else None
+
+    def close(self):
+        self.loaded.clear()
+        try:
+            os.unlink(self.path)
+        except OSError:
+            pass
+
+
+class _CudaPython:
+    """cuda-python's driver API (cuda.bindings.driver; cuda.core is built on it)."""
+    name = "cuda-python"
+
+    def __init__(self):
+        try:
+            from cuda.bindings import driver as cu
+        except ImportError:
+            from cuda import cuda as cu
+        self.cu, self.primary, self.loaded = cu, None, {}
+        self.ok(cu.cuInit(0))
+
+    def ok(self, result):
+        err, rest = (result[0], result[1:]) if isinstance(result, tuple) else (result, ())
+        if int(err) != 0:
+            _, text = self.cu.cuGetErrorString(err)
+            raise RuntimeError(f"{KERNEL}: CUDA error {int(err)}: {text.decode() if text else err}")
+        return rest[0] if len(rest) == 1 else rest
+
+    def enter(self):
+        cur = self.ok(self.cu.cuCtxGetCurrent())
+        if cur is not None and int(cur) != 0:
+            return False
+        if self.primary is None:
+            dev = self.ok(self.cu.cuDeviceGet(int(os.environ.get("TILEFORTH_LAUNCHER_DEVICE", "0"))))
+            self.primary = (dev, self.ok(self.cu.cuDevicePrimaryCtxRetain(dev)))
+        self.ok(self.cu.cuCtxPushCurrent(self.primary[1]))
+        return True
+
+    def leave(self, pushed):
+        if pushed:
+            self.ok(self.cu.cuCtxPopCurrent())
+
+    def state(self):
+        key = int(self.ok(self.cu.cuCtxGetCurrent()))
+        if key not in self.loaded:
+            self._image = np.frombuffer(_image_bytes(), np.uint8)
+            mod = self.ok(self.cu.cuModuleLoadData(self._image.ctypes.data))
+            fn = self.ok(self.cu.cuModuleGetFunction(mod, KERNEL.encode()))
+            ctx = self.ok(self.cu.cuMemAlloc(CONTEXT_SLOTS * 8)) if CONTEXT else None
+            self.loaded[key] = (mod, fn, ctx)
+        return self.loaded[key]
+
+    def alloc(self, host):
+        dev = self.ok(self.cu.cuMemAlloc(max(host.nbytes, 1)))
+        self.ok(self.cu.cuMemcpyHtoD(dev, host.ctypes.data, host.nbytes))
+        return _Freed(self, dev), int(dev)
+
+    def copy_back(self, host, dev):
+        self.ok(self.cu.cuMemcpyDtoH(host.ctypes.data, dev.dev, host.nbytes))
+
+    def launch(self, grid, block, stream, args):
+        _, fn, ctx = self.state()
+        np_types = {"b": np.int8, "h": np.int16, "i": np.int32, "q": np.int64, "e": np.float16, "H": np.uint16,
+                    "f": np.float32, "d": np.float64, "P": np.uint64}
+        boxes = [np.array([v], np_types[f]) for f, v in args]
+        if CONTEXT:
+            rec = _record()
+            self.ok(self.cu.cuMemcpyHtoD(ctx, rec.ctypes.data, rec.nbytes))
+            boxes.insert(0, np.array([int(ctx)], np.uint64))
+        ptrs = np.array([b.ctypes.data for b in boxes], np.uint64)
+        self.ok(self.cu.cuCtxSynchronize())
+        self.ok(self.cu.cuLaunchKernel(fn, *grid, *block, 0, _stream_handle(stream), ptrs.ctypes.data, 0))
+        self.ok(self.cu.cuCtxSynchronize())
+        if CONTEXT:
+            out = np.zeros(len(ERROR_SLOTS), np.int64)
+            self.ok(self.cu.cuMemcpyDtoH(out.ctypes.data, ctx, out.nbytes))
+            return out
+        return None
+
+    def close(self):
+        for mod, _, ctx in self.loaded.values():
+            if ctx is not None:
+                self.cu.cuMemFree(ctx)
+            self.cu.cuModuleUnload(mod)
+        self.loaded.clear()
+        if self.primary is not None:
+            self.cu.cuDevicePrimaryCtxRelease(self.primary[0])
+            self.primary = None
+
+
+class _Freed:
+    def __init__(self, drv, dev):
+        self.drv, self.dev = drv, dev
+
+    def __del__(self):
+        try:
+            self.drv.cu.cuMemFree(self.dev)
+        except Exception:  # noqa: BLE001 - at interpreter shutdown
+            pass
+
+
+_DRIVERS = {"cupy": _CuPy, "pycuda": _PyCuda, "cuda-python": _CudaPython}
+_driver = None
+
+
+def use(name=None):
+    """Choose the driver: "cupy", "pycuda" or "cuda-python"; None: the first that imports (in that
+    order, or TILEFORTH_LAUNCHER_DRIVER's). Returns its name."""
+    global _driver
+    close()
+    name = name or os.environ.get("TILEFORTH_LAUNCHER_DRIVER")
+    names = [name] if name else list(_DRIVERS)
+    errors = []
+    for n in names:
+        if n not in _DRIVERS:
+            raise ValueError(f"{KERNEL}: no driver {n!r}: use one of {', '.join(_DRIVERS)}")
+        try:
+            _driver = _DRIVERS[n]()
+            return n
+        except ImportError as e:
+            errors.append(f"{n}: {e}")
+    raise ImportError(f"{KERNEL}: no CUDA driver for Python is installed: install cupy, pycuda or cuda-python "
+                      f"({'; '.join(errors)})")
+
+
+def close():
+    """Free the context records and modules, and release the primary context this module retained."""
+    global _driver
+    if _driver is not None:
+        _driver.close()
+        _driver = None
+
+
+def _launch(values, grid, block, stream):
+    args, arrays = _prepare(values)
+    block = _shape(block, "block")
+    if grid is None:
+        n = max((a.size for a in arrays), default=1)
+        grid = (max(1, -(-n // (block[0] * block[1] * block[2]))), 1, 1)
+    grid = _shape(grid, "grid")
+    if _driver is None:
+        use()
+    drv = _driver
+    pushed = drv.enter()
+    try:
+        copies = []
+        for a in arrays:
+            if a.host is not None:
+                dev, a.ptr = drv.alloc(a.host)
+                copies.append((a.host, dev))
+        args = [(f, v.ptr if isinstance(v, _Array) else v) for f, v in args]
+        record = drv.launch(grid, block, stream, args)
+        for host, dev in copies:
+            drv.copy_back(host, dev)
+    finally:
+        drv.leave(pushed)
+    if record is not None and int(record[0]) != 0:
+        raise _error(record)
+'''

@@ -1,0 +1,449 @@
+"""Launchers (`tileforth compile FILE --python out.py`, core/session/launcher.py) against the
+stand-in PyCUDA driver (tests/standin/pycuda, as tests/test_cuda_backend_host.py), with
+`__cuda_array_interface__` and DLPack stand-ins over its device memory. Kernels do not run on
+the stand-in: `simulate` runs each launch's kernel file on the cpu emulator over the arena's
+bytes, so round trips compute. And f.kernel on the cpu backend with interface objects."""
+from __future__ import annotations
+
+import ast
+import ctypes
+import importlib.util
+import re
+import struct
+import sys
+from pathlib import Path
+
+import ml_dtypes
+import numpy as np
+import pytest
+from tileforth.backends.cuda.launcher import kernel_file_launcher
+from tileforth.backends.cuda.ptx import kernel_file_ptx, ptxas_path
+from tileforth.core import Forth
+from tileforth.core.compile import layout as L
+from tileforth.core.session.kernelfile import parse_kernel_file, run_kernel_file
+from tileforth.core.session.launcher import launcher_source
+
+ROOT = Path(__file__).resolve().parents[1]
+STANDIN = str(Path(__file__).parent / "standin")
+SAXPY = ROOT / "demos" / "saxpy.fth"
+needs_ptxas = pytest.mark.skipif(ptxas_path() is None, reason="ptxas (nvidia-cuda-nvcc wheel) not installed")
+pytestmark = needs_ptxas  # the stand-in assembles every module it loads with ptxas, as the driver's JIT would
+
+# type: (numpy dtype, fetch, store)
+TYPES = {"i8": (np.int8, "I8@", "I8!"), "i16": (np.int16, "I16@", "I16!"), "i32": (np.int32, "I32@", "I32!"),
+         "i64": (np.int64, "@", "!"), "f16": (np.float16, "HF@", "HF!"),
+         "bf16": (ml_dtypes.bfloat16, "BF@", "BF!"), "f32": (np.float32, "F@", "F!"),
+         "f64": (np.float64, "DF@", "DF!")}
+
+
+def _pycuda_modules() -> list[str]:
+    return [k for k in sys.modules if k == "pycuda" or k.startswith("pycuda.")]
+
+
+@pytest.fixture
+def drv():
+    """A fresh stand-in `pycuda.driver` (a real PyCUDA, if any, is put back after)."""
+    saved = {k: sys.modules.pop(k) for k in _pycuda_modules()}
+    sys.path.insert(0, STANDIN)
+    try:
+        import pycuda.driver as driver
+        driver.init()
+        driver.test_primary = driver.Device(0).retain_primary_context()  # the test's arrays live there
+        yield driver
+        driver.test_primary.detach()
+        assert driver.context_stack() == [] and driver.primary_refs() == 0
+    finally:
+        sys.path.remove(STANDIN)
+        for k in _pycuda_modules():
+            del sys.modules[k]
+        sys.modules.update(saved)
+
+
+class DeviceArray:
+    """A `__cuda_array_interface__` stand-in over stand-in device memory (as a CuPy array would be)."""
+
+    def __init__(self, drv, values, dtype=None, strides=None):
+        self.drv = drv
+        host = np.ascontiguousarray(np.asarray(values, dtype))
+        self.dtype, self.shape = host.dtype, host.shape
+        drv.test_primary.push()  # the primary context, as CuPy and PyTorch use
+        self.mem = drv.mem_alloc(max(host.nbytes, 1))
+        drv.memcpy_htod(self.mem, host.view(np.uint8))
+        drv.Context.pop()
+        self.__cuda_array_interface__ = {"data": (int(self.mem), False), "shape": host.shape,
+                                         "typestr": host.dtype.str, "strides": strides, "version": 3}
+
+    def get(self) -> np.ndarray:
+        out = np.empty(self.shape, self.dtype)
+        self.drv.test_primary.push()
+        self.drv.memcpy_dtoh(out.view(np.uint8), int(self.mem))
+        self.drv.Context.pop()
+        return out
+
+
+class _DLDevice(ctypes.Structure):
+    _fields_ = [("type", ctypes.c_int32), ("id", ctypes.c_int32)]
+
+
+class _DLDataType(ctypes.Structure):
+    _fields_ = [("code", ctypes.c_uint8), ("bits", ctypes.c_uint8), ("lanes", ctypes.c_uint16)]
+
+
+class _DLManaged(ctypes.Structure):
+    _fields_ = [("data", ctypes.c_void_p), ("device", _DLDevice), ("ndim", ctypes.c_int32),
+                ("dtype", _DLDataType), ("shape", ctypes.POINTER(ctypes.c_int64)),
+                ("strides", ctypes.POINTER(ctypes.c_int64)), ("byte_offset", ctypes.c_uint64),
+                ("manager_ctx", ctypes.c_void_p), ("deleter", ctypes.c_void_p)]
+
+
+class DLPackArray:
+    """A DLPack-only stand-in (as a JAX array): `__dlpack__` gives a "dltensor" capsule of a
+    DLManagedTensor on device kDLCUDA whose data is a stand-in device allocation."""
+
+    CODES = {"i": 0, "u": 1, "f": 2, "V": 4}
+
+    def __init__(self, device_array: DeviceArray):
+        self.base = device_array
+        dt = device_array.dtype
+        self.shape = (ctypes.c_int64 * len(device_array.shape))(*device_array.shape)
+        self.managed = _DLManaged(int(device_array.mem), _DLDevice(2, 0), len(device_array.shape),
+                                  _DLDataType(self.CODES[dt.kind], dt.itemsize * 8, 1), self.shape, None, 0,
+                                  None, None)
+
+    def __dlpack_device__(self):
+        return (2, 0)
+
+    def __dlpack__(self, stream=None):
+        new = ctypes.pythonapi.PyCapsule_New
+        new.restype, new.argtypes = ctypes.py_object, [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
+        return new(ctypes.addressof(self.managed), b"dltensor", None)
+
+
+class HostArray:
+    """A `__cuda_array_interface__` stand-in over a numpy buffer (what the cpu backend copies through)."""
+
+    def __init__(self, values, dtype=None):
+        self.array = np.ascontiguousarray(np.asarray(values, dtype))
+        self.__cuda_array_interface__ = {"data": (self.array.ctypes.data, False), "shape": self.array.shape,
+                                         "typestr": self.array.dtype.str, "strides": None, "version": 3}
+
+
+def simulate(monkeypatch, drv, text: str) -> list[str]:
+    """Each launch of the stand-in runs the kernel file on the cpu emulator: its arrays read from
+    and written back to the arena at the pointers passed. Returns what the launches printed."""
+    spec = parse_kernel_file(text)
+    orig = drv.Function.prepared_call
+    printed: list[str] = []
+
+    def arena(ptr: int, nbytes: int) -> np.ndarray:
+        return drv._arena.mem[ptr - drv.BASE:ptr - drv.BASE + nbytes]
+
+    def call(self, grid, block, *args, shared_size=0):
+        orig(self, grid, block, *args, shared_size=shared_size)
+        user = list(args[1:]) if len(args) == len(spec.params) + 1 else list(args)
+        values, scalars = {}, {p.name.upper(): v for p, v in zip(spec.params, user) if p.count is None}
+        for p, v in zip(spec.params, user):
+            if p.count is None:
+                values[p.name] = float(np.array(v, np.uint16).view(ml_dtypes.bfloat16)) \
+                    if p.eltype.name == "BF16" else v
+            else:
+                n = p.count if isinstance(p.count, int) else int(scalars[p.count.upper()])
+                values[p.name] = arena(int(v), n * p.eltype.size).view(p.eltype.dtype).copy()
+        f = Forth(backend="cpu")
+        printed.append(run_kernel_file(f, spec, values, tuple(grid), tuple(block)))
+        for p, v in zip(spec.params, user):
+            if p.count is not None:
+                arena(int(v), values[p.name].nbytes)[:] = f.array(p.name).view(np.uint8).reshape(-1)
+
+    monkeypatch.setattr(drv.Function, "prepared_call", call)
+    return printed
+
+
+@pytest.fixture
+def load(tmp_path, drv):
+    """load(kernel file text) -> the launcher module, imported from the file it was written to."""
+    made = []
+
+    def make(text: str, name: str = "k", **kw):
+        source = kernel_file_launcher(text, "sm_90", f"{name}.fth", **kw)
+        path = tmp_path / f"{name}_launch.py"
+        path.write_text(source)
+        spec = importlib.util.spec_from_file_location(f"{name}_launch_{len(made)}", path)
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+        assert mod.use("pycuda") == "pycuda"
+        made.append(mod)
+        return mod
+    yield make
+    for mod in made:
+        mod.close()
+
+
+def all_kinds_kernel() -> str:
+    """One array of every element type and i32/i64/f32/f64 scalars: integer arrays get K+L
+    added, float arrays become x*A+B."""
+    lines = ["\\! kernel kinds"] + [f"\\! param X{t} {t}[N]" for t in TYPES]
+    lines += ["\\! param KK i32", "\\! param LL i64", "\\! param AA f32", "\\! param BB f64", "\\! param N i32"]
+    lines.append("GLOBAL-ID N < IF")
+    for t, (dt, fetch, store) in TYPES.items():
+        size = np.dtype(dt).itemsize
+        addr = f"GLOBAL-ID {size} * X{t} +"
+        if t[0] == "i":
+            lines.append(f"  {addr} DUP {fetch} KK + LL + SWAP {store}")
+        else:
+            lines.append(f"  {addr} DUP {fetch} AA F* BB F+ {store}")
+    lines.append("THEN")
+    return "\n".join(lines) + "\n"
+
+
+# ---- the generated module ------------------------------------------------------------------------------
+
+def test_the_module_imports_no_tileforth(load):
+    mod = load(SAXPY.read_text(), "saxpy")
+    tree = ast.parse(Path(mod.__file__).read_text())
+    names = {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+    names |= {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module}
+    assert not any("tileforth" in n for n in names), names
+    assert "saxpy(X, Y, A, N=None, *, grid=None" in mod.__doc__
+    assert mod.saxpy.__name__ == "saxpy"
+
+
+def test_saxpy_round_trip_with_interface_objects(load, drv, monkeypatch):
+    simulate(monkeypatch, drv, SAXPY.read_text())
+    mod = load(SAXPY.read_text(), "saxpy")
+    x, y = DeviceArray(drv, np.arange(100), np.float32), DeviceArray(drv, np.full(100, 10), np.float32)
+    drv.launches.clear()
+    mod.saxpy(x, y, 2.0, block=(32, 1, 1))
+    np.testing.assert_array_equal(y.get(), np.arange(100, dtype=np.float32) * 2 + 10)
+    (launch,) = drv.launches
+    assert launch.grid == (4, 1, 1) and launch.block == (32, 1, 1)  # one thread per element by default
+    ctx, px, py, a, n = launch.args
+    assert (px, py, a, n) == (int(x.mem), int(y.mem), 2.0, 100) and ctx not in (px, py)
+    mod.saxpy(X=x, Y=y, A=-1, N=100, grid=(1, 1, 1), block=128)  # by name, N given
+    np.testing.assert_array_equal(y.get(), np.arange(100, dtype=np.float32) + 10)
+
+
+def test_every_parameter_kind_round_trips(load, drv, monkeypatch):
+    text = all_kinds_kernel()
+    simulate(monkeypatch, drv, text)
+    mod = load(text, "kinds")
+    n = 40
+    start = {t: (np.arange(n) % 100 - 50).astype(dt) for t, (dt, _, _) in TYPES.items()}
+    arrays = {t: DeviceArray(drv, v) for t, v in start.items()}
+    arrays["f16"] = DLPackArray(arrays["f16"])  # a DLPack-only object
+    arrays["i8"] = start["i8"].copy()  # a numpy array: copied in and back
+    drv.launches.clear()
+    mod.kinds(*arrays.values(), 3, -2**40 + 7, 0.5, 2.25, block=(64, 1, 1))
+    (launch,) = drv.launches
+    assert launch.args[-5:] == (3, -2**40 + 7, 0.5, 2.25, n)
+    for t, (dt, _, _) in TYPES.items():
+        got = arrays[t] if isinstance(arrays[t], np.ndarray) else \
+            (arrays[t].base if isinstance(arrays[t], DLPackArray) else arrays[t]).get()
+        if t[0] == "i":
+            want = (start[t].astype(np.int64) + 3 - 2**40 + 7).astype(dt)
+        else:
+            want = (start[t].astype(np.float32) * np.float32(0.5) + np.float32(2.25)).astype(dt)
+        np.testing.assert_array_equal(got, want, err_msg=t)
+
+
+def test_scalars_are_packed_with_their_declared_widths(load, drv):
+    text = "\\! kernel s\n\\! param P i32[4]\n\\! param A i32\n\\! param B i64\n\\! param C f32\n" \
+           "\\! param D f64\n\\! param E f16\n\\! param F bf16\nA B + DROP\n"
+    mod = load(text, "s")
+    p = DeviceArray(drv, np.zeros(4), np.int32)
+    mod.s(p, -5, 2**62, 1.5, -0.25, 0.5, 1.0)
+    launch = drv.launches[-1]
+    assert launch.args[1:] == (int(p.mem), -5, 2**62, 1.5, -0.25, 0.5, 0x3F80)  # bf16 1.0 as its bits
+
+
+def test_dtype_and_shape_errors(load, drv):
+    mod = load(SAXPY.read_text(), "saxpy")
+    x, y = DeviceArray(drv, np.arange(8), np.float32), DeviceArray(drv, np.arange(8), np.float32)
+    with pytest.raises(TypeError, match=r"saxpy: X is f32\[N\]: pass an array of float32, not float64; convert"):
+        mod.saxpy(DeviceArray(drv, np.arange(8), np.float64), y, 1.0)
+    with pytest.raises(ValueError, match=r"saxpy: Y is f32\[N\]: it needs 8 elements \(N = 8, the size of X\), "
+                                         "but has 5"):
+        mod.saxpy(x, DeviceArray(drv, np.arange(5), np.float32), 1.0)
+    with pytest.raises(ValueError, match=r"X is f32\[N\]: it needs 4 elements \(N = 4\), but has 8"):
+        mod.saxpy(x, y, 1.0, 4)
+    with pytest.raises(ValueError, match="X is not contiguous"):
+        mod.saxpy(DeviceArray(drv, np.zeros((2, 4)), np.float32, strides=(4, 8)), y, 1.0)
+    with pytest.raises(TypeError, match="A is an f32 scalar: pass a number, not a str"):
+        mod.saxpy(x, y, "2")
+    with pytest.raises(TypeError, match="N is an i32 scalar: pass an integer, not a float"):
+        mod.saxpy(x, y, 1.0, 8.0)
+    with pytest.raises(ValueError, match=r"N = 4294967296 does not fit in i32"):
+        mod.saxpy(x, y, 1.0, 2**32)
+    with pytest.raises(TypeError, match="X is an array parameter, but got a list"):
+        mod.saxpy([1, 2], y, 1.0)
+    with pytest.raises(TypeError, match="missing 1 required positional argument: 'A'"):
+        mod.saxpy(x, y)
+    fixed = load("\\! kernel f\n\\! param M f32[16]\nM DROP\n", "f")
+    with pytest.raises(ValueError, match=r"f: M is f32\[16\]: it needs 16 elements, but has 8"):
+        fixed.f(x)
+    assert drv.launches == []
+
+
+DIVIDE = """\\! kernel divide
+\\! param X i32[N]
+\\! param D i32
+\\! param N i32
+: ratio  ( n -- q )  D / ;
+GLOBAL-ID N < IF  GLOBAL-ID ratio  GLOBAL-ID 4 * X +  I32!  THEN
+"""
+
+
+def test_an_error_record_becomes_a_kernel_error(load, drv, monkeypatch):
+    mod = load(DIVIDE, "divide")
+    site = next(i for i, s in enumerate(mod.SITES) if s[0].upper() == "RATIO" and s[4][s[3] - 1] == "/")
+    orig = drv.Function.prepared_call
+
+    def faulting(self, grid, block, *args, shared_size=0):  # the kernel records a division by zero
+        orig(self, grid, block, *args, shared_size=shared_size)
+        rec = np.zeros(L.CTX_SLOTS, np.int64)
+        rec[[L.CTX_ERR_CODE, L.CTX_ERR_SITE, L.CTX_ERR_THREAD]] = L.E_DIV0, site, 5
+        drv.memcpy_htod(args[0], rec)  # the launcher's context is current during its launch
+    monkeypatch.setattr(drv.Function, "prepared_call", faulting)
+    x = DeviceArray(drv, np.zeros(8), np.int32)
+    with pytest.raises(mod.KernelError) as info:
+        mod.divide(x, 0)
+    err = info.value
+    word, col = mod.SITES[site][0], mod.SITES[site][3]
+    assert str(err) == f"divide: divide.fth:5:{col}: division by zero in {word} (thread 5); check the divisor first"
+    assert (err.code, err.thread, err.line, err.column) == (L.E_DIV0, 5, 5, col)
+    # the record was zeroed before the launch, and the recursion limit set
+    monkeypatch.setattr(drv.Function, "prepared_call", orig)
+    mod.divide(x, 1)
+    launch = drv.launches[-1]
+    rec = np.zeros(L.CTX_SLOTS + L.THR_SLOTS, np.int64)
+    drv.test_primary.push()
+    drv.memcpy_dtoh(rec, launch.args[0])
+    drv.Context.pop()
+    assert rec[L.CTX_ERR_CODE] == 0 and rec[L.CTX_RECURSION_MAX] == mod.RECURSION_MAX
+
+
+def test_throw_messages_use_the_strings_and_meanings(load, drv):
+    mod = load(DIVIDE, "divide")
+    err = mod._error([L.E_THROW, -1, 3, -1, -10])
+    assert "uncaught exception -10 (thread 3): division by zero" in str(err)
+
+
+def test_an_unchecked_export_passes_no_context(drv, tmp_path):
+    spec = parse_kernel_file(SAXPY.read_text(), "saxpy.fth")
+    ptx = kernel_file_ptx(SAXPY.read_text(), "sm_90")  # loads on the stand-in; only the arguments matter
+    path = tmp_path / "unchecked.py"
+    path.write_text(launcher_source(spec, ptx, context=False))
+    s = importlib.util.spec_from_file_location("unchecked_launch", path)
+    mod = importlib.util.module_from_spec(s)
+    s.loader.exec_module(mod)
+    mod.use("pycuda")
+    x, y = DeviceArray(drv, np.arange(4), np.float32), DeviceArray(drv, np.arange(4), np.float32)
+    mod.saxpy(x, y, 1.0)
+    assert drv.launches[-1].args == (int(x.mem), int(y.mem), 1.0, 4)
+    mod.close()
+
+
+def test_a_cubin_image_is_embedded_as_bytes(tmp_path):
+    spec = parse_kernel_file(SAXPY.read_text(), "saxpy.fth")
+    text = launcher_source(spec, b"\x7fELF\x00cubin bytes" * 50)
+    scope: dict = {"__name__": "cubin_launch"}
+    exec(compile(text, "cubin_launch.py", "exec"), scope)
+    assert scope["IMAGE"] == b"\x7fELF\x00cubin bytes" * 50 and scope["IMAGE_KIND"] == "cubin"
+
+
+def test_the_cli_writes_the_module(tmp_path, drv, monkeypatch):
+    from tileforth.repl.cli import main
+    out = tmp_path / "saxpy_mod.py"
+    assert main(["compile", str(SAXPY), "--python", str(out), "--arch", "sm_90"]) == 0
+    text = out.read_text()
+    assert "def saxpy(X, Y, A, N=None, *, grid=None, block=(256, 1, 1), stream=None):" in text
+    assert "tileforth compile " in text and ".entry saxpy(" in text
+    assert main(["compile", str(SAXPY), "--python", str(tmp_path / "no" / "x.py")]) == 2
+
+
+# ---- f.kernel on the cpu backend ---------------------------------------------------------------------
+
+@pytest.mark.parametrize("ty", list(TYPES))
+def test_f_kernel_takes_interface_objects_on_cpu(ty):
+    dt, fetch, store = TYPES[ty]
+    size = np.dtype(dt).itemsize
+    f = Forth(backend="cpu")
+    op = "3 + SWAP" if ty[0] == "i" else "2e F* 1e F+"
+    f.eval(f": bump ( addr -- )  GLOBAL-ID {size} * + DUP {fetch} {op} {store} ;")
+    values = (np.arange(32) - 7).astype(dt)
+    arr = HostArray(values.copy())
+    f.kernel("bump")(arr)
+    want = values.astype(np.int64) + 3 if ty[0] == "i" else values.astype(np.float32) * 2 + 1
+    np.testing.assert_array_equal(arr.array, want.astype(dt))
+
+
+def test_f_kernel_mixes_interface_objects_numpy_and_scalars_on_cpu():
+    f = Forth(backend="cpu")
+    f.eval(": axpy ( x y n F: a -- )  DROP  GLOBAL-ID 4 * + SWAP GLOBAL-ID 4 * + F@ F* DUP F@ F+ F! ;")
+    x, y = HostArray(np.arange(32), np.float32), np.full(32, 1.0, np.float32)
+    f.kernel("axpy")(x, y, 32, 3.0)
+    np.testing.assert_array_equal(y, np.arange(32, dtype=np.float32) * 3 + 1)
+    np.testing.assert_array_equal(x.array, np.arange(32, dtype=np.float32))  # read, and written back unchanged
+
+
+# ---- docs/kernel-files.md, "Use it from PyTorch/CuPy" ---------------------------------------------------
+
+def test_the_guide_section_runs(tmp_path, drv, monkeypatch):
+    """The section's python blocks, in order, in one scope: with the stand-in driver (and a
+    stand-in torch over its memory) where there is no GPU, each launch run on the emulator."""
+    doc = (ROOT / "docs" / "kernel-files.md").read_text()
+    section = doc[doc.index("## Use it from PyTorch/CuPy"):]
+    section = section[:section.find("\n## ", 1) + 1] if "\n## " in section[1:] else section
+    blocks = re.findall(r"^```python\n(.*?)^```", section, re.M | re.S)
+    shell = re.search(r"^    (tileforth compile .*--python .*)$", section, re.M).group(1).split()
+    assert blocks and shell[:2] == ["tileforth", "compile"]
+    from tileforth.repl.cli import main
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "demos").mkdir()
+    (tmp_path / "demos" / "saxpy.fth").write_text(SAXPY.read_text())
+    assert main(shell[1:] + ["--arch", "sm_90"]) == 0
+    simulate(monkeypatch, drv, SAXPY.read_text())
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setitem(sys.modules, "torch", _torch_standin(drv))
+    scope: dict = {}
+    for block in blocks:
+        out = []
+        monkeypatch.setattr("builtins.print", lambda *a, **k: out.append(" ".join(map(str, a))))
+        exec(compile(block, "docs/kernel-files.md", "exec"), scope)
+        for line in block.splitlines():  # `print(x)   # value`: it printed that
+            m = re.match(r"print\((.*)\)\s+# (.*)$", line)
+            if m:
+                assert out.pop(0) == m.group(2), line
+    scope["saxpy"].close()
+    monkeypatch.delitem(sys.modules, "saxpy", raising=False)
+
+
+def _torch_standin(drv):
+    """The few torch calls the guide makes, over stand-in device memory."""
+    import types
+    torch = types.ModuleType("torch")
+    torch.float32, torch.float64 = np.float32, np.float64
+
+    class Tensor(DeviceArray):
+        def tolist(self):
+            return self.get().tolist()
+
+    def arange(n, dtype=np.float32, device="cuda"):
+        return Tensor(drv, np.arange(n), dtype)
+
+    def full(shape, value, dtype=np.float32, device="cuda"):
+        return Tensor(drv, np.full(shape, value), dtype)
+
+    torch.Tensor, torch.arange, torch.full = Tensor, arange, full
+    return torch
+
+
+def test_the_struct_formats_match_the_ptx_parameters():
+    """Each declared type is packed as wide as the entry's parameter (.u32 for i32, .f64 for f64 ...)."""
+    from tileforth.core.session.launcher import FORMATS
+    text = "\\! kernel w\n" + "".join(f"\\! param S{t} {t}\n" for t in TYPES) + "0 DROP\n"
+    ptx = kernel_file_ptx(text, "sm_80")
+    params = re.search(r"\.entry w\((.*?)\)", ptx, re.S).group(1)
+    widths = [8 * int(n) if n else int(w) for w, n in re.findall(r"\.param (?:\.align \d+ )?\.[a-z](\d+)"
+                                                             r"(?: \.ptr)?(?: \.align \d+)? \w+(?:\[(\d+)\])?", params)]
+    assert widths == [64] + [struct.calcsize(FORMATS[t]) * 8 for t in TYPES]
