@@ -337,7 +337,12 @@ def _compile(args, text: str, display: Display) -> int:
 def _write_launcher(args, text: str, display: Display) -> int:
     from tileforth.backends.cuda.launcher import kernel_file_launcher
 
-    source = kernel_file_launcher(text, args.arch, args.file, unchecked=getattr(args, "unchecked", False),
+    image = None
+    if args.cubin:  # the module carries the cubin instead of the PTX
+        from tileforth.backends.cuda.ptx import assemble, kernel_file_ptx
+
+        image, _ = assemble(kernel_file_ptx(text, args.arch, args.file, unchecked=args.unchecked), args.arch)
+    source = kernel_file_launcher(text, args.arch, args.file, unchecked=args.unchecked, image=image,
                                   command=f"tileforth compile {args.file} --python {args.python}")
     try:
         with open(args.python, "w", encoding="utf-8") as fh:

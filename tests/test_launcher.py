@@ -359,6 +359,10 @@ def test_the_cli_writes_the_module(tmp_path, drv, monkeypatch):
     assert "def saxpy(X, Y, A, N=None, *, grid=None, block=(256, 1, 1), stream=None):" in text
     assert "tileforth compile " in text and ".entry saxpy(" in text
     assert main(["compile", str(SAXPY), "--python", str(tmp_path / "no" / "x.py")]) == 2
+    assert main(["compile", str(SAXPY), "--python", str(out), "--cubin", "--unchecked", "--arch", "sm_90"]) == 0
+    scope: dict = {"__name__": "saxpy_cubin"}
+    exec(compile(out.read_text(), str(out), "exec"), scope)
+    assert scope["IMAGE_KIND"] == "cubin" and scope["IMAGE"][:4] == b"\x7fELF" and scope["CONTEXT"] is False
 
 
 # ---- f.kernel on the cpu backend ---------------------------------------------------------------------
