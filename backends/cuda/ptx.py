@@ -118,7 +118,8 @@ def _compiler(forth: "Forth", arch: str, checked: bool, context: bool = True) ->
 
 
 def word_ptx(forth: "Forth", name: str, arch: str = "sm_80", heavy: bool = True, unchecked: bool = False) -> str:
-    """The PTX of a word launched as a kernel (its inputs are parameters).
+    """The PTX of a word launched as a kernel: its inputs, then the arrays it
+    names, then `out`/`fout` for its results are parameters (Compiler.export).
     heavy=False: the REPL's cheaper code generation (opt 1), for quick looks.
     unchecked=True: no context parameter (docs/kernel-files.md, "The ABI")."""
     word = forth.dict.get(name.upper())
@@ -128,7 +129,8 @@ def word_ptx(forth: "Forth", name: str, arch: str = "sm_80", heavy: bool = True,
     comp.inline_all = True
     comp.count_steps = False
     kname = re_kernel_name(word.name)
-    km = comp.export(word, kname)
+    from tileforth.core.session.hostwords import export_memory
+    km = comp.export(word, kname, export_memory(forth))  # portable: arrays and results are parameters
     if unchecked:
         return module_to_ptx(_without_context(km.module), arch, heavy=heavy)
     return module_to_ptx(km.module, arch, heavy=heavy)

@@ -481,7 +481,7 @@ def _store_results(g: Gen, first: int, rd: int, rf: int) -> None:
     for values, ty, count, arg in ((cells, I64, rd, first), (floats, FLOAT, rf, first + (rd > 0))):
         if not count:
             continue
-        base = g.fn.args[1 + arg]
+        base = g.fn.args[arg + (1 if getattr(g.target, "context", True) else 0)]  # after ctx, when there is one
         for i, v in enumerate(values):
             b.store(v, b.gep(base, [b.add(b.mul(t, c64(count)), c64(i))], source_etype=ty))
 

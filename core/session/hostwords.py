@@ -90,6 +90,34 @@ OPENERS = {"if": "IF", "else": "ELSE", "begin": "BEGIN", "while": "WHILE", "whil
 
 
 
+def export_memory(f: "Forth"):
+    """What a portable export (word_ptx) must not bake in: the session's
+    ARRAY/MATRIX names (each becomes a kernel parameter, named after it),
+    its data space (copied into the kernel, as far as HERE) and every other
+    allocation (refused). SHARED: names need nothing: an export declares its
+    own shared memory."""
+    from ..compile.compiler import SessionMemory
+    arrays: dict[int, tuple[str, int]] = {}
+    taken: set[str] = set()
+    for wl in f.wordlists:
+        for entry in wl.values():
+            if isinstance(entry, Constant) and entry.array is not None and entry.array[0] not in arrays:
+                addr, shape, et = entry.array
+                name, n = entry.name, 2
+                while name.upper() in taken:  # a redefined name: both arrays may be named
+                    name, n = f"{entry.name}_{n}", n + 1
+                taken.add(name.upper())
+                arrays[addr] = (name, math.prod(shape) * et.size)
+    sizes = getattr(f.backend, "_sizes", None)  # the cpu backend's allocations; the cuda backend's: allocs
+    if sizes is None:
+        sizes = {a: rec.size for a, rec in getattr(f.backend, "allocs", {}).items()}
+    others = {a: ("PAD" if a == f.pad_addr else "memory the session allocated", int(n))
+              for a, n in dict(sizes).items() if a not in arrays and a != f.data_addr}
+    here = min(f.here, f.data_space_size)
+    data = bytes(np.asarray(f.backend.read(f.data_addr, here)).view(np.uint8)) if here else b""
+    return SessionMemory(arrays, f.data_addr, data, f.data_space_size, others)
+
+
 def _name(f: "Forth", tok: Token) -> Token:
     nxt = f.reader.next_token()
     if nxt is None:

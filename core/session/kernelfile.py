@@ -6,15 +6,21 @@ r"""Kernel files: a kernel's interface in WarpForth-style header lines, then For
     \! param A f32            a float scalar: A pushes onto the float stack
     \! param N i32            an integer scalar: N pushes its value
     \! shared T f32[256]      per-block shared memory: T pushes its address
+    \! param M2 f32[R,C]      a row-major R x C array: M2[] ( r c -- addr ), strides M2.S0 M2.S1
+    \! grid 4,1,1             the launch's default grid and block (run_kernel_file, launchers)
+    \! block 256
     GLOBAL-ID N < IF          the body: every thread runs it once, as one
       ...                     kernel (control structures may span lines)
     THEN
 
 The body may define words (`: f ... ;`); host words (ARRAY, GRID, CONSTANT,
 ...) have no place in it: they act between launches, and a kernel file is
-one launch. Types are i8 i16 i32 i64 f16 bf16 f32 f64. As exported kernels,
-integer scalars are passed as 64-bit cells and float scalars as f32 (the
-float stack's type); arrays are pointers.
+one launch. Types are i8 i16 i32 i64 f16 bf16 f32 f64. A scalar is passed
+with its declared type (an i32 is 32 bits, sign-extended to a cell in the
+body; an f64 is rounded to the float stack's type there), and run_kernel_file
+gives the body the same value; arrays are pointers. Every array NAME of d
+dimensions also defines NAME.S0 .. NAME.S<d-1> ( -- bytes ), its row-major
+strides, and NAME[] ( i0 .. i<d-1> -- addr ), the address of an element.
 
     parse_kernel_file(text) -> KernelSpec       the header checked, the body kept
     run_kernel_file(session, spec, values, ...) one launch on the session's backend
@@ -30,6 +36,7 @@ from pathlib import Path
 import ml_dtypes
 import numpy as np
 
+from ..compile.layout import FLOAT_BITS
 from ..compile.target import STATIC_SHARED_BYTES
 from ..errors import ForthError, SourcePos
 from ..front.dictionary import Constant, HostWord
@@ -51,8 +58,9 @@ _COMMENT = re.compile(r"(\\(\s.*)?|\(\s[^)]*\)\s*)\Z")  # `\ ...` or `( ... )` o
 class Param:
     name: str
     eltype: ElType
-    count: int | str | None  # array elements (a number or an integer scalar's name); None: a scalar
+    count: int | str | tuple | None  # elements: a number or an integer scalar's name (1-D), the dims (more); None: a scalar
     pos: SourcePos
+    dims: tuple = ()  # each dimension, a number or an integer scalar's name, outermost first; () for a scalar
 
     @property
     def kind(self) -> str:
@@ -68,6 +76,7 @@ class Shared:
     eltype: ElType
     count: int
     pos: SourcePos
+    dims: tuple = ()
 
     @property
     def nbytes(self) -> int:
@@ -84,6 +93,8 @@ class KernelSpec:
     source: str = "<kernel>"
     pos: SourcePos | None = None  # the `\! kernel` line
     header_lines: list[int] = field(default_factory=list)
+    grid: tuple[int, int, int] | None = None  # `\! grid`: the launch's default (else 1,1,1)
+    block: tuple[int, int, int] | None = None  # `\! block` (else 32,1,1)
 
     @property
     def kinds(self) -> list[str]:
@@ -101,6 +112,21 @@ class KernelSpec:
         """The body with blank lines in place of the header, so positions are the file's."""
         return "\n" * (self.body_line - 1) + self.body
 
+    def index_words(self) -> str:
+        """Forth defining, for each array NAME (parameter or shared), its strides
+        NAME.S0 .. ( -- bytes ), row-major, and NAME[] ( i0 .. -- addr )."""
+        out = []
+        for a in [*(p for p in self.params if p.dims), *self.shared]:
+            dims = a.dims or (a.count,)
+            for k in range(len(dims)):
+                factors = [str(d) for d in dims[k + 1:]]
+                stride = " ".join([str(a.eltype.size)] + [f"{d} *" for d in factors])
+                out.append(f": {a.name}.S{k} {stride} ;")
+            index = f"{a.name}.S{len(dims) - 1} *" + "".join(f" SWAP {a.name}.S{k} * +"
+                                                              for k in range(len(dims) - 2, -1, -1))
+            out.append(f": {a.name}[] {index} {a.name} + ;")
+        return "\n".join(out)
+
 
 def is_kernel_file(text: str) -> bool:
     """True when the text has `\\!` header lines (plain Forth never starts a line with `\\!`)."""
@@ -117,6 +143,7 @@ def parse_kernel_file(text: str, source: str = "<kernel>") -> KernelSpec:
     header_lines: list[int] = []
     code_line = 0
     shared_bytes = 0
+    shape: dict[str, tuple] = {}
 
     for lineno, line in enumerate(lines, start=1):
         stripped = line.strip()
@@ -136,7 +163,8 @@ def parse_kernel_file(text: str, source: str = "<kernel>") -> KernelSpec:
         words = _words(line, col0 + 2)
         if not words:
             raise ForthError("empty header line: write `\\! kernel NAME`, `\\! param NAME TYPE[N]`, "
-                             "`\\! param NAME TYPE` or `\\! shared NAME TYPE[N]`", at(col0), "\\!")
+                             "`\\! param NAME TYPE`, `\\! shared NAME TYPE[N]`, `\\! grid X,Y,Z` or "
+                             "`\\! block X,Y,Z`", at(col0), "\\!")
         (directive, dcol), args = words[0], words[1:]
         kind = directive.lower()
         if kind == "kernel":
@@ -150,6 +178,11 @@ def parse_kernel_file(text: str, source: str = "<kernel>") -> KernelSpec:
                 raise ForthError(f"kernel name {name!r} is not a C identifier (letters, digits and _, not "
                                  "starting with a digit): PTX needs one", at(ncol), name)
             kernel = (name, at(dcol))
+        elif kind in ("grid", "block"):
+            if shape.get(kind) is not None:
+                raise ForthError(f"a second \\! {kind} line (the first is line {shape[kind][1]}): give the "
+                                 f"{kind} once", at(dcol), directive)
+            shape[kind] = (_parse_triple(kind, args, at(dcol), directive), lineno)
         elif kind in ("param", "shared"):
             if len(args) < 2:
                 shape = "TYPE[N]" if kind == "shared" else "TYPE[N] (an array) or TYPE (a scalar)"
@@ -159,16 +192,19 @@ def parse_kernel_file(text: str, source: str = "<kernel>") -> KernelSpec:
             tytext = "".join(w for w, _ in args[1:])  # `f32 [ 16 ]` reads as `f32[16]`
             _check_name(name, names, at(ncol))
             eltype, count, ccol = _parse_type(tytext, at(tcol), tcol)
+            dims = () if count is None else count if isinstance(count, tuple) else (count,)
             if kind == "param":
-                params.append(Param(name, eltype, count, at(ncol)))
+                params.append(Param(name, eltype, count, at(ncol), dims))
             else:
                 if count is None:
                     raise ForthError(f"shared memory needs a size: `\\! shared {name} {eltype.name.lower()}[N]`",
                                      at(tcol), tytext)
-                if isinstance(count, str):
-                    raise ForthError(f"the size of shared memory must be a number, not {count}: it is fixed "
-                                     "when the kernel is compiled", at(ccol), count)
-                s = Shared(name, eltype, count, at(ncol))
+                sym = next((d for d in dims if isinstance(d, str)), None)
+                if sym is not None:
+                    raise ForthError(f"the size of shared memory must be a number, not {sym}: it is fixed "
+                                     "when the kernel is compiled",
+                                     _count_pos(Param(name, eltype, count, at(ncol), dims), sym), sym)
+                s = Shared(name, eltype, _product(dims), at(ncol), dims)
                 shared_bytes = ((shared_bytes + 31) & ~31) + s.nbytes
                 if shared_bytes > STATIC_SHARED_BYTES:
                     raise ForthError(f"shared memory {name} does not fit: a block has {STATIC_SHARED_BYTES} bytes, and "
@@ -176,7 +212,7 @@ def parse_kernel_file(text: str, source: str = "<kernel>") -> KernelSpec:
                 shared.append(s)
             names[name.upper()] = at(ncol)
         else:
-            raise ForthError(f"unknown header directive {directive!r}: use kernel, param or shared",
+            raise ForthError(f"unknown header directive {directive!r}: use kernel, param, shared, grid or block",
                              at(dcol), directive)
 
     if kernel is None:
@@ -184,18 +220,38 @@ def parse_kernel_file(text: str, source: str = "<kernel>") -> KernelSpec:
         raise ForthError("missing `\\! kernel NAME` line: a kernel file declares its name, then its "
                          "parameters (`\\! param NAME TYPE[N]`), then the Forth", SourcePos(1, 1, first, source))
     for p in params:  # a symbolic size names an integer scalar parameter
-        if isinstance(p.count, str):
-            size = next((q for q in params if q.name.upper() == p.count.upper()), None)
-            where = _count_pos(p)
+        for d in p.dims:
+            if not isinstance(d, str):
+                continue
+            size = next((q for q in params if q.name.upper() == d.upper()), None)
+            where = _count_pos(p, d)
             if size is None:
-                raise ForthError(f"the size of {p.name}, {p.count}, is not a parameter: declare "
-                                 f"`\\! param {p.count} i32` or write a number", where, p.count)
+                raise ForthError(f"the size of {p.name}, {d}, is not a parameter: declare "
+                                 f"`\\! param {d} i32` or write a number", where, d)
             if size.kind != "int":
-                raise ForthError(f"the size of {p.name}, {p.count}, must be an integer scalar parameter "
-                                 f"(it is {'an array' if size.kind == 'ptr' else 'a float'})", where, p.count)
+                raise ForthError(f"the size of {p.name}, {d}, must be an integer scalar parameter "
+                                 f"(it is {'an array' if size.kind == 'ptr' else 'a float'})", where, d)
     last = header_lines[-1]
     return KernelSpec(kernel[0], params, shared, "\n".join(lines[last:]), last + 1, source, kernel[1],
-                      header_lines)
+                      header_lines, *(shape[k][0] if k in shape else None for k in ("grid", "block")))
+
+
+def _product(dims) -> int:
+    n = 1
+    for d in dims:
+        n *= d
+    return n
+
+
+def _parse_triple(kind: str, args: list[tuple[str, int]], pos: SourcePos, directive: str) -> tuple[int, int, int]:
+    """`X,Y,Z`, `X Y Z` or `X` (then Y and Z are 1): positive numbers."""
+    parts = [t for w, _ in args for t in w.split(",") if t]
+    example = "4,1,1" if kind == "grid" else "256,1,1"
+    if not 1 <= len(parts) <= 3 or not all(re.fullmatch(r"[0-9]+", t) and int(t) > 0 for t in parts):
+        raise ForthError(f"write `\\! {kind} X,Y,Z`, positive numbers, e.g. `\\! {kind} {example}` (Y and Z "
+                         "may be left out: 1)", pos, directive)
+    n = [int(t) for t in parts] + [1] * (3 - len(parts))
+    return n[0], n[1], n[2]
 
 
 def _words(line: str, start: int) -> list[tuple[str, int]]:
@@ -216,7 +272,7 @@ def _check_name(name: str, names: dict[str, SourcePos], pos: SourcePos) -> None:
         raise ForthError(f"{name} is a number, not a name: choose a word such as X or DATA", pos, name)
 
 
-def _parse_type(text: str, pos: SourcePos, col: int) -> tuple[ElType, int | str | None, int]:
+def _parse_type(text: str, pos: SourcePos, col: int) -> tuple[ElType, int | str | tuple | None, int]:
     m = _TYPE.match(text)
     if not m:
         raise ForthError(f"bad type {text!r}: write TYPE or TYPE[N], e.g. f32 or f32[256]", pos, text)
@@ -227,7 +283,21 @@ def _parse_type(text: str, pos: SourcePos, col: int) -> tuple[ElType, int | str 
     cpos = SourcePos(pos.line, ccol, pos.text, pos.source)
     if m.group(2) is None:
         return eltype, None, ccol
-    count = m.group(2).strip()
+    if "," in m.group(2):  # TYPE[M,N,...]: each dimension as a count of its own
+        pieces = [(d.group().strip(), d.start() + len(d.group()) - len(d.group().lstrip()))
+                  for d in re.finditer(r"[^,]*", m.group(2)) if d.start() == 0 or m.group(2)[d.start() - 1] == ","]
+        dims = tuple(_parse_count(d, eltype, text, SourcePos(pos.line, ccol + off, pos.text, pos.source))
+                     for d, off in pieces)
+        known = _product(d for d in dims if isinstance(d, int))
+        if known * eltype.size > DEVICE_ARRAY_MAX:
+            raise ForthError(f"bad dimensions {m.group(2)}: {known * eltype.size:,} bytes, more than the "
+                             f"{DEVICE_ARRAY_MAX:,} bytes an array may have; declare a smaller array", cpos,
+                             m.group(2))
+        return eltype, dims, ccol
+    return eltype, _parse_count(m.group(2).strip(), eltype, text, cpos), ccol
+
+
+def _parse_count(count: str, eltype: ElType, text: str, cpos: SourcePos) -> int | str:
     if re.fullmatch(r"[0-9]+", count):
         if int(count) < 1:
             raise ForthError(f"bad count {count}: an array needs at least one element", cpos, count)
@@ -235,16 +305,20 @@ def _parse_type(text: str, pos: SourcePos, col: int) -> tuple[ElType, int | str 
             raise ForthError(f"bad count {count}: {int(count) * eltype.size:,} bytes, more than the "
                              f"{DEVICE_ARRAY_MAX:,} bytes an array may have; declare a smaller array",
                              cpos, count)
-        return eltype, int(count), ccol
+        return int(count)
     if count and parse_integer(count, 10) is None and not count.startswith(("-", "+")) \
-            and re.fullmatch(r"[^\s\[\]]+", count):
-        return eltype, count, ccol
+            and re.fullmatch(r"[^\s\[\],]+", count):
+        return count
     raise ForthError(f"bad count {count!r}: write the number of elements, or the name of an integer "
                      "parameter, e.g. f32[256] or f32[N]", cpos, count or text)
 
 
-def _count_pos(p: Param) -> SourcePos:
+def _count_pos(p: Param, dim: str | None = None) -> SourcePos:
+    """Where the size (or the dimension `dim`) is written in p's header line."""
     col = p.pos.text.find("[", p.pos.col) + 2
+    if dim is not None and col > 1:
+        m = re.compile(rf"(?<![^\s\[,]){re.escape(dim)}(?![^\s\],])").search(p.pos.text, col - 1)
+        col = m.start() + 1 if m else col
     return SourcePos(p.pos.line, col if col > 1 else p.pos.col, p.pos.text, p.pos.source)
 
 
@@ -288,6 +362,8 @@ def read_body(f: Forth, spec: KernelSpec) -> list[Node]:
     """Evaluate the body, defining its words and collecting its top-level code."""
     f.collector = KernelBody()
     try:
+        if spec.index_words():
+            f.eval(spec.index_words(), source=f"{spec.source} (index words)")
         f.eval(spec.padded_body(), source=spec.source)
         nodes = f.collector.nodes
     finally:
@@ -312,7 +388,7 @@ def read_body(f: Forth, spec: KernelSpec) -> list[Node]:
 
 def _describe(p: Param) -> str:
     t = p.eltype.name.lower()
-    return f"{t}[{p.count}]" if p.count is not None else t
+    return f"{t}[{','.join(map(str, p.dims))}]" if p.count is not None else t
 
 
 # ---- running on a backend -------------------------------------------------------------------
@@ -339,8 +415,8 @@ def parse_param_values(spec: KernelSpec, args: list[str]) -> dict[str, Value]:
             if p.count is None:
                 values[key] = _scalar(p, text)
             elif text.startswith("@"):  # converted to the declared type as numpy's astype does (as LOAD-NPY)
-                values[key] = read_npy(Path(text[1:]).expanduser(), f"--param {p.name}",
-                                       max_bytes=host_memory_bytes()).reshape(-1).astype(p.eltype.dtype)
+                arr = read_npy(Path(text[1:]).expanduser(), f"--param {p.name}", max_bytes=host_memory_bytes())
+                values[key] = (arr if len(p.dims) > 1 else arr.reshape(-1)).astype(p.eltype.dtype)
             else:
                 items = [t for t in text.replace(" ", ",").split(",") if t]
                 values[key] = np.array([_scalar(p, t) for t in items],
@@ -371,7 +447,23 @@ def _scalar(p: Param, text: str) -> int | float:
     if not -2**63 <= v < 2**64:
         raise ValueError(f"{text} does not fit in a 64-bit cell ({p.name} is {_describe(p)}); give a smaller "
                          "value")
+    bits = p.eltype.size * 8
+    if p.count is None and bits < 64 and not -2**(bits - 1) <= v < 2**bits:
+        raise ValueError(f"{text} does not fit in {p.name}, an {_describe(p)} (from {-2**(bits - 1)} to "
+                         f"{2**bits - 1}, bits taken as signed); give a smaller value")
     return v
+
+
+def scalar_value(p: Param, v: int | float) -> int | float:
+    """What the body sees of a scalar given as v, as an exported kernel does:
+    an integer wrapped to its declared width and sign-extended to a cell, a
+    float rounded to its declared type, then to the float stack's."""
+    if not p.eltype.is_float:
+        bits = p.eltype.size * 8
+        v = int(v) & ((1 << bits) - 1)
+        return v - (1 << bits) if v >> (bits - 1) else v
+    v = float(np.asarray(v, dtype=np.float64).astype(p.eltype.dtype).astype(np.float64))
+    return v if FLOAT_BITS == 64 else to_f32(v)
 
 
 def _given(spec: KernelSpec, values: dict, cli: bool) -> dict[str, Value]:
@@ -413,12 +505,13 @@ def _python_value(p: Param, name, v) -> Value:
             raise ForthError(f"values[{name!r}] is a {v.dtype} array, but {p.name} is {_describe(p)} "
                              f"({p.eltype.dtype}): convert it first, e.g. "
                              f"values[{name!r}].astype({module}.{p.eltype.dtype.name})")
-        return v.reshape(-1)
+        return v if len(p.dims) > 1 else v.reshape(-1)  # a shape gives the dimensions (_sizes)
     if isinstance(v, (list, tuple)):
         try:
-            return np.asarray(v, dtype=np.float64 if p.eltype.is_float else np.int64).reshape(-1)
+            arr = np.asarray(v, dtype=np.float64 if p.eltype.is_float else np.int64)
         except (TypeError, ValueError):
             raise ForthError(f"values[{name!r}] must hold numbers ({p.name} is {_describe(p)})") from None
+        return arr if len(p.dims) > 1 else arr.reshape(-1)
     raise ForthError(f"values[{name!r}] must be a numpy array or a list of numbers ({p.name} is {_describe(p)}), "
                      f"not {type(v).__name__}")
 
@@ -431,30 +524,50 @@ def _ask(p_name: str, cli: bool, what: str = "VALUE") -> str:
 
 def _sizes(spec: KernelSpec, values: dict[str, Value], cli: bool = True) -> dict[str, int]:
     """Each array's element count; a size parameter that was not given is
-    taken from the arrays given for it."""
+    taken from the arrays given for it: a one-dimensional array's length, or
+    a multi-dimensional array's shape (numpy arrays of as many dimensions)."""
     scalars = {p.name.upper(): int(values[p.name.upper()]) for p in spec.params
                if p.kind == "int" and p.name.upper() in values}
-    for p in spec.params:
-        if isinstance(p.count, str) and p.count.upper() not in scalars:
-            given = {len(values[q.name.upper()]) for q in spec.params
-                     if isinstance(q.count, str) and q.count.upper() == p.count.upper() and q.name.upper() in values}
-            if len(given) > 1:
-                raise ForthError(f"the arrays sized by {p.count} were given {sorted(given)} values: give "
-                                 f"{_ask(p.count, cli, '...')} or arrays of one length")
-            if given:
-                scalars[p.count.upper()] = given.pop()
+    seen: dict[str, dict[int, str]] = {}  # an unknown size parameter -> {value: the array that gives it}
+    for q in spec.params:
+        given = values.get(q.name.upper())
+        if given is None or not q.dims:
+            continue
+        shape = np.shape(given)
+        if len(q.dims) > 1 and len(shape) > 1:
+            if len(shape) != len(q.dims):
+                raise ForthError(f"{_where(q, cli)} has {len(shape)} dimensions {shape}, but {q.name} is "
+                                 f"{_describe(q)}: give {len(q.dims)}, or the values flat")
+            pairs = list(zip(q.dims, shape))
+        elif len(q.dims) == 1:
+            pairs = [(q.dims[0], len(given))]
+        else:
+            continue
+        for d, n in pairs:
+            if isinstance(d, int) or d.upper() in scalars:
+                want = d if isinstance(d, int) else scalars[d.upper()]
+                if len(q.dims) > 1 and n != want:
+                    raise ForthError(f"{_where(q, cli)} has shape {shape}, but {q.name} is {_describe(q)} with "
+                                     f"{d} = {want}: give an array of that shape, or the values flat")
+                continue
+            seen.setdefault(d.upper(), {}).setdefault(n, q.name)
+    for d, given in seen.items():
+        if len(given) > 1:
+            raise ForthError(f"the arrays sized by {d} were given {sorted(given)} values: give "
+                             f"{_ask(d, cli, '...')} or arrays of one length")
+        scalars[d] = next(iter(given))
     sizes = {}
     for p in spec.params:
-        if p.count is None:
+        if not p.dims:
             continue
-        n = p.count if isinstance(p.count, int) else scalars.get(p.count.upper(), 0)
+        n = _product(d if isinstance(d, int) else scalars.get(d.upper(), 0) for d in p.dims)
         if n < 1:
-            raise ForthError(f"{p.name} has {n} elements: give its size with {_ask(p.count, cli, '...')} "
+            unknown = next((d for d in p.dims if isinstance(d, str) and scalars.get(d.upper(), 0) < 1), p.count)
+            raise ForthError(f"{p.name} has {n} elements: give its size with {_ask(unknown, cli, '...')} "
                              f"(or its values with {_ask(p.name, cli, 'v1,v2,...' if cli else '[v1, v2, ...]')})")
         given = values.get(p.name.upper())
-        if given is not None and len(given) > n:
-            where = f"--param {p.name}" if cli else f"values[{p.name!r}]"
-            raise ForthError(f"{where} has {len(given)} values, but {p.name} has {n} elements")
+        if given is not None and np.size(given) > n:
+            raise ForthError(f"{_where(p, cli)} has {np.size(given)} values, but {p.name} has {n} elements")
         sizes[p.name.upper()] = n
     for name, n in scalars.items():
         values.setdefault(name, n)  # an inferred size parameter
@@ -468,8 +581,12 @@ def _sizes(spec: KernelSpec, values: dict[str, Value], cli: bool = True) -> dict
     return sizes
 
 
+def _where(p: Param, cli: bool) -> str:
+    return f"--param {p.name}" if cli else f"values[{p.name!r}]"
+
+
 def run_kernel_file(f: Forth, spec: KernelSpec, values: dict[str, Value],
-                    grid: tuple[int, int, int] = (1, 1, 1), block: tuple[int, int, int] = (32, 1, 1), *,
+                    grid: tuple[int, int, int] | None = None, block: tuple[int, int, int] | None = None, *,
                     cli: bool = False) -> str:
     """One launch of the kernel over grid x block on f's backend (a fresh
     session): arrays are allocated and filled (missing values are zeros),
@@ -477,8 +594,15 @@ def run_kernel_file(f: Forth, spec: KernelSpec, values: dict[str, Value],
     to numbers (scalars) and numpy arrays of the declared element type or
     lists (arrays); every scalar must be given, but a size parameter may
     be left to the arrays sized by it. Returns what the kernel printed;
-    the arrays are then f.array(NAME). `cli`: errors name `--param`
-    options (`tileforth run`, whose values parse_param_values made)."""
+    the arrays are then f.array(NAME), flat (row-major: reshape them by
+    their dimensions). A multi-dimensional array may be given with its
+    shape, which gives its size parameters, or flat. Scalars reach the body
+    as their declared type makes them (scalar_value). grid and block default
+    to the file's `\\! grid` and `\\! block`, else 1,1,1 and 32,1,1.
+    `cli`: errors name `--param` options (`tileforth run`, whose values
+    parse_param_values made)."""
+    grid = tuple(grid or spec.grid or (1, 1, 1))
+    block = tuple(block or spec.block or (32, 1, 1))
     check_names(f, spec)
     try:
         check_shape(f.backend.caps, grid, block, "the launch", f.backend.name)
@@ -497,15 +621,17 @@ def run_kernel_file(f: Forth, spec: KernelSpec, values: dict[str, Value],
                                  "give a smaller size", _count_pos(p) if isinstance(p.count, int) else None)
             f.eval(f"{sizes[key]} {p.eltype.name} ARRAY {p.name}")
             given = values.get(key)
-            if given is not None and len(given):
+            if given is not None and np.size(given):
+                flat = np.asarray(given).reshape(-1)
                 data = np.zeros(sizes[key], np.float64 if p.eltype.is_float else np.int64)
-                data[:len(given)] = np.asarray(given).astype(data.dtype)
+                data[:flat.size] = flat.astype(data.dtype)
                 f.set_array(p.name, data)
         elif p.kind == "float":
-            v = to_f32(float(values[key]))
+            v = scalar_value(p, values[key])
             f.dict[key] = Constant(p.name, v, is_float=True, help=f"( F: -- r ) kernel parameter {p.name}")
         else:
-            f.dict[key] = Constant(p.name, int(values[key]), help=f"( -- x ) kernel parameter {p.name}")
+            v = scalar_value(p, values[key])
+            f.dict[key] = Constant(p.name, v, help=f"( -- x ) kernel parameter {p.name}")
     declare_shared(f, spec)
     f.eval(" ".join(map(str, grid)) + " GRID " + " ".join(map(str, block)) + " THREADS")
     nodes = read_body(f, spec)
