@@ -258,9 +258,10 @@ def kernel_args(argv):
     r.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
                    help="a parameter: NAME=v1,v2,... or NAME=@file.npy (arrays; missing values are 0), "
                         "NAME=value (scalars)")
-    r.add_argument("--grid", type=_triple, default=(1, 1, 1), metavar="X,Y,Z", help="blocks (default 1,1,1)")
-    r.add_argument("--block", type=_triple, default=(32, 1, 1), metavar="X,Y,Z",
-                   help="threads per block (default 32,1,1)")
+    r.add_argument("--grid", type=_triple, default=None, metavar="X,Y,Z",
+                   help="blocks (default: the file's \\! grid, else 1,1,1)")
+    r.add_argument("--block", type=_triple, default=None, metavar="X,Y,Z",
+                   help="threads per block (default: the file's \\! block, else 32,1,1)")
     r.add_argument("--output-param", action="append", default=[], metavar="NAME",
                    help="print this array after the run (may be repeated); an array of more than "
                         f"{SUMMARY_ELEMENTS} elements prints its first and last values (--save writes them all)")

@@ -7,6 +7,7 @@ speak Python, and an array of another dtype than declared is refused.
 Expected values are computed here with numpy from what each kernel does."""
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -174,7 +175,8 @@ def test_the_guides_python_example_gives_what_its_comment_says(monkeypatch):
     """docs/kernel-files.md's python block, run as copied (from the repository's root)."""
     import re
 
-    (block,) = re.findall(r"^```python\n(.*?)^```", (ROOT / "docs" / "kernel-files.md").read_text(), re.M | re.S)
+    blocks = re.findall(r"^```python\n(.*?)^```", (ROOT / "docs" / "kernel-files.md").read_text(), re.M | re.S)
+    (block,) = [b for b in blocks if "run_kernel_file" in b]  # the guide's own example (not the launcher's)
     monkeypatch.chdir(ROOT)
     scope: dict = {}
     exec(compile(block, "kernel-files.md", "exec"), scope)
@@ -182,3 +184,19 @@ def test_the_guides_python_example_gives_what_its_comment_says(monkeypatch):
     y = scope["f"].array("Y")
     assert y.dtype == np.float32
     np.testing.assert_array_equal(y, 2.0 * np.array([1, 2, 3, 4]) + np.array([10, 20, 30, 40]))
+
+
+def test_run_takes_the_files_grid_and_block_when_not_given(tmp_path):
+    """`\\! grid` / `\\! block` are the defaults of `tileforth run` too; --grid/--block still win."""
+    k = tmp_path / "ids.fth"
+    k.write_text("\\! kernel ids\n\\! param OUT i64[128]\n\\! grid 2,1,1\n\\! block 64,1,1\n"
+                 "GLOBAL-ID DUP CELLS OUT + !\n")
+    r = subprocess.run([sys.executable, "-m", "tileforth.repl.cli", "run", str(k), "--output-param", "OUT"],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    values = [int(v) for v in re.findall(r"-?\d+", r.stdout.split("=", 1)[1])]
+    assert values[:3] == [0, 1, 2] and values[-3:] == [125, 126, 127]
+    r = subprocess.run([sys.executable, "-m", "tileforth.repl.cli", "run", str(k), "--output-param", "OUT",
+                        "--grid", "1,1,1", "--block", "32,1,1"], capture_output=True, text=True, timeout=120)
+    values = [int(v) for v in re.findall(r"-?\d+", r.stdout.split("=", 1)[1])]
+    assert values[31] == 31 and values[-1] == 0
