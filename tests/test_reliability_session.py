@@ -215,7 +215,7 @@ def test_cli_run_param_from_a_bad_npy_file(kfile, make, match):
 
 
 @pytest.mark.parametrize("args, match", [
-    (["--param", "N=99999999999"], r"X is f32\[N\] with 99,999,999,999 elements, 399,999,999,996 bytes: more"),
+    (["--param", "N=99999999999"], r"99999999999 does not fit in N, an i32"),
     (["--param", "N=99999999999999999999999"], "does not fit in a 64-bit cell"),
     (["--param", "N=4", "--grid", "999999999999999999999"], "give a smaller --grid or --block"),
     (["--param", "N=4", "--block", "4096"], "a block has at most"),
@@ -271,3 +271,13 @@ def test_unchecked_banner_warns():
 
 def test_checked_mode_refuses_the_address_unchecked_mode_would_crash_on(s):
     fails_keeping_state(s, "7 BF@", r"bad address \$7 .*outside every allocation")
+
+
+def test_a_kernel_file_array_larger_than_the_backend_allows_is_refused():
+    """An i64 size can ask for more than any array may have: refused before anything is allocated."""
+    from tileforth.core.session.kernelfile import parse_kernel_file, run_kernel_file
+    spec = parse_kernel_file("\\! kernel big\n\\! param N i64\n\\! param X f32[N]\nGLOBAL-ID DROP\n")
+    f = Forth(backend="cpu")
+    with pytest.raises(ForthError, match=r"X is f32\[N\] with 100,000,000,000,000 elements, 400,000,000,000,000 "
+                                         r"bytes: more than the [\d,]+ bytes an array may have on the cpu backend"):
+        run_kernel_file(f, spec, {"N": 10**14})

@@ -236,13 +236,13 @@ def test_sigint_in_the_lines_own_thread_leaves_the_session_as_it_was(monkeypatch
     s = Session.start("cpu")
     assert s.run_line("1 2").error is None
     compiler = s.forth.compiler
-    real = compiler.word_module
+    real = compiler.check_word  # what `;` calls
 
     def interrupted(*args, **kw):
-        monkeypatch.setattr(compiler, "word_module", real)
+        monkeypatch.setattr(compiler, "check_word", real)
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(compiler, "word_module", interrupted)
+    monkeypatch.setattr(compiler, "check_word", interrupted)
     with create_pipe_input() as pipe:
         repl = Repl(s, Display(io.StringIO(), io.StringIO()), input=pipe, output=DummyOutput(),
                     history=InMemoryHistory())

@@ -320,11 +320,11 @@ class Compiler:
 
     def check_word(self, word: Colon) -> None:
         """Generate `word`'s function at `;`, so that what the generator checks (control flow, tile
-        stacks, literals) fails there; its text is written and parsed when a kernel first needs it."""
+        stacks, literals) fails there. A small word keeps its text (a few KiB), a big one its module
+        (written out only if a kernel needs it); either is parsed when a kernel first does."""
         key = self._key()
-        if key not in word.ir_text:
-            m, needed = self._generate(word, text=False)
-            word.ir_text[key] = (m, needed)
+        if key not in word.ir_text:  # a big word keeps its module until then (writing it out is costly)
+            word.ir_text[key] = self._generate(word, text=word.inline_size() < SEPARATE_MIN)
 
     def _generate(self, word: Colon, text: bool = True) -> tuple[str, list[Colon]]:
         """The IR text of `word`'s function (or, text=False, its module) and the words it calls."""
