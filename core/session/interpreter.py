@@ -298,7 +298,8 @@ class Forth:
         """A Python callable that runs `word` over a grid: arguments are its
         inputs in order (arrays -> their device address, ints -> cells, floats
         -> the float stack). numpy arrays are copied in and back; objects with
-        __cuda_array_interface__ are used in place on the cuda backend."""
+        __cuda_array_interface__ are used in place on the cuda backend and copied
+        in and back through the host on the cpu backend."""
         entry = self.dict.get(word.upper())
         if not isinstance(entry, Colon):
             raise ForthError(f"{word} is not a colon definition")
