@@ -224,3 +224,16 @@ def test_unchecked_sessions_do_not_look_for_races():
     f = Forth(backend="cpu", checked=False)
     f.eval("64 1 1 THREADS 512 SHARED: sh")
     f.eval(": race TID-X sh TID-X CELLS + ! sh 63 TID-X - CELLS + @ ; race")
+
+
+def test_each_line_of_an_included_file_is_a_launch_of_its_own(f, tmp_path):
+    """As at the prompt: the write on line 1 and the read on line 2 are two launches, ordered
+    (INCLUDE used to run a file's lines as one launch, where they raced)."""
+    p = tmp_path / "two.fs"
+    p.write_text("TID-X sh TID-X CELLS + !\nsh 63 TID-X - CELLS + @\n")
+    f.eval("64 1 1 THREADS 512 SHARED: sh")
+    f.eval(f"INCLUDE {p}")
+    np.testing.assert_array_equal(np.array(f.data_stack(lane=None))[:, -1], 63 - np.arange(64))
+    p.write_text("TID-X sh TID-X CELLS + ! sh 63 TID-X - CELLS + @ DROP\n")
+    with pytest.raises(ForthError, match="data race on shared memory at sh\\+256"):
+        f.eval(f"INCLUDE {p}")

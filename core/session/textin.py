@@ -230,12 +230,17 @@ def interpret(f: "Forth", reader: Reader) -> None:
     saved = f.reader
     f.reader = reader
     show_blk(f, reader)
+    line = None
     try:
         while True:
             sync_in(f)
             t = reader.next_token()
             if t is None:
                 break
+            if t.pos.line != line:  # a new line of a file (or of a string with newlines): as at the
+                if line is not None and (f.interpreting or (f.colon is None and not f.frames)):  # prompt,
+                    f.flush_segment()  # the last one's device words run as it ends (a launch of its own)
+                line = t.pos.line
             note_in(f)
             f._token(t)
         if f.blocks is not None and block_of(reader) != block_of(saved):
