@@ -1,16 +1,22 @@
 """Launchers (`tileforth compile FILE --python out.py`, core/session/launcher.py) against the
-stand-in PyCUDA driver (tests/standin/pycuda, as tests/test_cuda_backend_host.py), with
-`__cuda_array_interface__` and DLPack stand-ins over its device memory. Kernels do not run on
-the stand-in: `simulate` runs each launch's kernel file on the cpu emulator over the arena's
-bytes, so round trips compute. And f.kernel on the cpu backend with interface objects."""
+stand-in drivers: PyCUDA (tests/standin/pycuda, as tests/test_cuda_backend_host.py), CuPy
+(tests/standin/cupy) and cuda-python (tests/standin/cuda/bindings/driver.py), with
+`__cuda_array_interface__` and DLPack stand-ins over their device memory. Kernels do not run on
+the stand-ins: `simulate` runs each launch's kernel file on the cpu emulator over the device
+memory's bytes at the pointers the launch passed, so round trips compute. The round trips and
+the context record's errors run through each driver (the `side` fixture); the rest through
+PyCUDA. And f.kernel on the cpu backend with interface objects."""
 from __future__ import annotations
 
 import ast
+import contextlib
 import ctypes
+import gc
 import importlib.util
 import re
 import struct
 import sys
+import types
 from pathlib import Path
 
 import ml_dtypes
@@ -21,7 +27,7 @@ from tileforth.backends.cuda.ptx import kernel_file_ptx, ptxas_path
 from tileforth.core import Forth
 from tileforth.core.compile import layout as L
 from tileforth.core.session.kernelfile import parse_kernel_file, run_kernel_file
-from tileforth.core.session.launcher import launcher_source
+from tileforth.core.session.launcher import FORMATS, launcher_source
 
 ROOT = Path(__file__).resolve().parents[1]
 STANDIN = str(Path(__file__).parent / "standin")
@@ -36,48 +42,200 @@ TYPES = {"i8": (np.int8, "I8@", "I8!"), "i16": (np.int16, "I16@", "I16!"), "i32"
          "f64": (np.float64, "DF@", "DF!")}
 
 
-def _pycuda_modules() -> list[str]:
-    return [k for k in sys.modules if k == "pycuda" or k.startswith("pycuda.")]
+DRIVERS = ("pycuda", "cupy", "cuda")  # the stand-ins' top-level packages
+
+
+def _standin_modules() -> list[str]:
+    return [k for k in sys.modules if k.split(".")[0] in DRIVERS + ("standin_device",)]
+
+
+@contextlib.contextmanager
+def standins(only: str):
+    """tests/standin on sys.path, fresh, with only the `only` package's stand-in importable (the
+    other drivers as if not installed); real modules, if any, are put back after."""
+    saved = {k: sys.modules.pop(k) for k in _standin_modules()}
+    sys.path.insert(0, STANDIN)
+    for other in DRIVERS:
+        if other != only:
+            sys.modules[other] = None  # import fails: not installed
+    try:
+        yield
+    finally:
+        sys.path.remove(STANDIN)
+        for k in _standin_modules():
+            del sys.modules[k]
+        sys.modules.update(saved)
 
 
 @pytest.fixture
 def drv():
     """A fresh stand-in `pycuda.driver` (a real PyCUDA, if any, is put back after)."""
-    saved = {k: sys.modules.pop(k) for k in _pycuda_modules()}
-    sys.path.insert(0, STANDIN)
-    try:
+    with standins("pycuda"):
         import pycuda.driver as driver
         driver.init()
         driver.test_primary = driver.Device(0).retain_primary_context()  # the test's arrays live there
         yield driver
         driver.test_primary.detach()
         assert driver.context_stack() == [] and driver.primary_refs() == 0
-    finally:
-        sys.path.remove(STANDIN)
-        for k in _pycuda_modules():
-            del sys.modules[k]
-        sys.modules.update(saved)
+
+
+# ---- each driver's device memory, as the tests use it --------------------------------------------------
+
+class PyCudaSide:
+    """The test's view of the PyCUDA stand-in: its arrays live in the primary context (as CuPy's
+    and PyTorch's do)."""
+    name = "pycuda"
+
+    def __init__(self, drv):
+        self.drv, self.launches = drv, drv.launches
+
+    def alloc(self, nbytes):
+        self.drv.test_primary.push()
+        mem = self.drv.mem_alloc(nbytes)
+        self.drv.Context.pop()
+        return mem, int(mem)
+
+    def write(self, ptr, data):
+        self.drv.test_primary.push()
+        self.drv.memcpy_htod(ptr, data)
+        self.drv.Context.pop()
+
+    def read(self, ptr, out):
+        self.drv.test_primary.push()
+        self.drv.memcpy_dtoh(out, ptr)
+        self.drv.Context.pop()
+
+    def write_current(self, ptr, data):
+        """A write in the current context (what the kernel does during its launch)."""
+        self.drv.memcpy_htod(ptr, data)
+
+    def view(self, ptr, nbytes):
+        return self.drv._arena.mem[ptr - self.drv.BASE:ptr - self.drv.BASE + nbytes]
+
+    def on_launch(self, monkeypatch, hook):
+        """hook(launch) after each launch is recorded; launch.raw: each argument's bytes."""
+        orig = self.drv.Function.prepared_call
+
+        def call(fn, grid, block, *args, shared_size=0):
+            orig(fn, grid, block, *args, shared_size=shared_size)
+            rec = self.drv.launches[-1]
+            raw = [struct.pack(c, v) for c, v in zip(re.findall(r"\d*[A-Za-z?]", fn.arg_format), rec.args)]
+            hook(types.SimpleNamespace(grid=rec.grid, block=rec.block, args=rec.args, raw=raw))
+        monkeypatch.setattr(self.drv.Function, "prepared_call", call)
+
+
+class CupySide:
+    """The CuPy stand-in: the test's arrays are CuPy allocations (bytes) under interface objects."""
+    name = "cupy"
+
+    def __init__(self, cp):
+        self.cp, self.launches, self.own = cp, cp.launches, set()
+
+    def alloc(self, nbytes):
+        a = self.cp.empty(nbytes, self.cp.uint8)
+        self.own.add(a.data.ptr)
+        return a, a.data.ptr
+
+    def write(self, ptr, data):
+        self.cp.view(ptr, data.nbytes)[:] = np.asarray(data).reshape(-1).view(np.uint8)
+
+    write_current = write
+
+    def read(self, ptr, out):
+        out.reshape(-1).view(np.uint8)[:] = self.cp.view(ptr, out.nbytes)
+
+    def view(self, ptr, nbytes):
+        return self.cp.view(ptr, nbytes)
+
+    def on_launch(self, monkeypatch, hook):
+        monkeypatch.setattr(self.cp, "on_launch", [hook])
+
+    def leaked(self):
+        gc.collect()
+        return sorted(set(self.cp.memory.live) - self.own)
+
+
+class CudaPythonSide:
+    """The cuda-python stand-in: the test retains the primary context and allocates there."""
+    name = "cuda-python"
+
+    def __init__(self, cu):
+        self.cu, self.launches = cu, cu.launches
+        assert cu.cuInit(0) == (cu.CUresult.CUDA_SUCCESS,)
+        _, self.dev = cu.cuDeviceGet(0)
+        _, self.primary = cu.cuDevicePrimaryCtxRetain(self.dev)
+        self.own = set()
+
+    def _in_primary(self, call, *args):
+        assert self.cu.cuCtxPushCurrent(self.primary)[0] == 0
+        try:
+            out = call(*args)
+        finally:
+            self.cu.cuCtxPopCurrent()
+        assert out[0] == 0, out
+        return out[1] if len(out) > 1 else None
+
+    def alloc(self, nbytes):
+        dptr = self._in_primary(self.cu.cuMemAlloc, nbytes)
+        self.own.add(int(dptr))
+        return dptr, int(dptr)
+
+    def write(self, ptr, data):
+        data = np.ascontiguousarray(data)
+        self._in_primary(self.cu.cuMemcpyHtoD, ptr, data.ctypes.data, data.nbytes)
+
+    def write_current(self, ptr, data):
+        assert self.cu.cuMemcpyHtoD(ptr, data.ctypes.data, data.nbytes)[0] == 0
+
+    def read(self, ptr, out):
+        self._in_primary(self.cu.cuMemcpyDtoH, out.ctypes.data, ptr, out.nbytes)
+
+    def view(self, ptr, nbytes):
+        return self.cu.view(ptr, nbytes)
+
+    def on_launch(self, monkeypatch, hook):
+        monkeypatch.setattr(self.cu, "on_launch", [hook])
+
+    def leaked(self):
+        return sorted({a for a, _ in self.cu.allocations()} - self.own)
+
+
+@pytest.fixture(params=["pycuda", "cupy", "cuda-python"])
+def side(request):
+    """Each driver's stand-in, alone (as if the only one installed), as a Side."""
+    if request.param == "pycuda":
+        yield PyCudaSide(request.getfixturevalue("drv"))
+        return
+    with standins("cupy" if request.param == "cupy" else "cuda"):
+        if request.param == "cupy":
+            import cupy
+            s = CupySide(cupy)
+        else:
+            from cuda.bindings import driver as cu
+            s = CudaPythonSide(cu)
+        yield s
+        assert s.leaked() == [], "the launcher left device memory allocated"
+        if request.param == "cuda-python":
+            assert s.cu.context_stack() == [] and s.cu.primary_refs() == 1  # the test's reference only
+            assert s.cu.cuDevicePrimaryCtxRelease(s.dev)[0] == 0 and s.cu.primary_refs() == 0
 
 
 class DeviceArray:
-    """A `__cuda_array_interface__` stand-in over stand-in device memory (as a CuPy array would be)."""
+    """A `__cuda_array_interface__` stand-in over stand-in device memory (as a CuPy array would be).
+    `drv`: the PyCUDA stand-in, or a Side."""
 
     def __init__(self, drv, values, dtype=None, strides=None):
-        self.drv = drv
+        self.side = PyCudaSide(drv) if isinstance(drv, types.ModuleType) else drv
         host = np.ascontiguousarray(np.asarray(values, dtype))
         self.dtype, self.shape = host.dtype, host.shape
-        drv.test_primary.push()  # the primary context, as CuPy and PyTorch use
-        self.mem = drv.mem_alloc(max(host.nbytes, 1))
-        drv.memcpy_htod(self.mem, host.view(np.uint8))
-        drv.Context.pop()
-        self.__cuda_array_interface__ = {"data": (int(self.mem), False), "shape": host.shape,
+        self.mem, self.ptr = self.side.alloc(max(host.nbytes, 1))
+        self.side.write(self.ptr, host.reshape(-1).view(np.uint8))
+        self.__cuda_array_interface__ = {"data": (self.ptr, False), "shape": host.shape,
                                          "typestr": host.dtype.str, "strides": strides, "version": 3}
 
     def get(self) -> np.ndarray:
         out = np.empty(self.shape, self.dtype)
-        self.drv.test_primary.push()
-        self.drv.memcpy_dtoh(out.view(np.uint8), int(self.mem))
-        self.drv.Context.pop()
+        self.side.read(self.ptr, out.reshape(-1).view(np.uint8))
         return out
 
 
@@ -106,7 +264,7 @@ class DLPackArray:
         self.base = device_array
         dt = device_array.dtype
         self.shape = (ctypes.c_int64 * len(device_array.shape))(*device_array.shape)
-        self.managed = _DLManaged(int(device_array.mem), _DLDevice(2, 0), len(device_array.shape),
+        self.managed = _DLManaged(device_array.ptr, _DLDevice(2, 0), len(device_array.shape),
                                   _DLDataType(self.CODES[dt.kind], dt.itemsize * 8, 1), self.shape, None, 0,
                                   None, None)
 
@@ -129,18 +287,21 @@ class HostArray:
 
 
 def simulate(monkeypatch, drv, text: str) -> list[str]:
-    """Each launch of the stand-in runs the kernel file on the cpu emulator: its arrays read from
-    and written back to the arena at the pointers passed. Returns what the launches printed."""
+    """Each launch of the stand-in (`drv`: the PyCUDA stand-in, or a Side) runs the kernel file on
+    the cpu emulator: each argument read from the bytes the launch passed, as its declared type;
+    its arrays read from and written back to device memory at the pointers passed. Returns what
+    the launches printed."""
+    side = PyCudaSide(drv) if isinstance(drv, types.ModuleType) else drv
     spec = parse_kernel_file(text)
-    orig = drv.Function.prepared_call
     printed: list[str] = []
+    arena = side.view
 
-    def arena(ptr: int, nbytes: int) -> np.ndarray:
-        return drv._arena.mem[ptr - drv.BASE:ptr - drv.BASE + nbytes]
-
-    def call(self, grid, block, *args, shared_size=0):
-        orig(self, grid, block, *args, shared_size=shared_size)
-        user = list(args[1:]) if len(args) == len(spec.params) + 1 else list(args)
+    def call(launch):
+        raw = list(launch.raw)
+        raw = raw[1:] if len(raw) == len(spec.params) + 1 else raw  # the context record first
+        user = [struct.unpack("Q" if p.count is not None else FORMATS[p.eltype.name.lower()], r)[0]
+                for p, r in zip(spec.params, raw)]
+        grid, block = launch.grid, launch.block
         values, scalars = {}, {p.name.upper(): v for p, v in zip(spec.params, user) if p.count is None}
         for p, v in zip(spec.params, user):
             if p.count is None:
@@ -155,13 +316,11 @@ def simulate(monkeypatch, drv, text: str) -> list[str]:
             if p.count is not None:
                 arena(int(v), values[p.name].nbytes)[:] = f.array(p.name).view(np.uint8).reshape(-1)
 
-    monkeypatch.setattr(drv.Function, "prepared_call", call)
+    side.on_launch(monkeypatch, call)
     return printed
 
 
-@pytest.fixture
-def load(tmp_path, drv):
-    """load(kernel file text) -> the launcher module, imported from the file it was written to."""
+def _loader(tmp_path, driver: str):
     made = []
 
     def make(text: str, name: str = "k", **kw):
@@ -171,9 +330,25 @@ def load(tmp_path, drv):
         spec = importlib.util.spec_from_file_location(f"{name}_launch_{len(made)}", path)
         mod = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(mod)
-        assert mod.use("pycuda") == "pycuda"
+        assert mod.use(driver) == driver
         made.append(mod)
         return mod
+    return make, made
+
+
+@pytest.fixture
+def load(tmp_path, drv):
+    """load(kernel file text) -> the launcher module (on PyCUDA), imported from the file it was written to."""
+    make, made = _loader(tmp_path, "pycuda")
+    yield make
+    for mod in made:
+        mod.close()
+
+
+@pytest.fixture
+def load_on(tmp_path, side):
+    """As `load`, the module using `side`'s driver."""
+    make, made = _loader(tmp_path, side.name)
     yield make
     for mod in made:
         mod.close()
@@ -208,33 +383,36 @@ def test_the_module_imports_no_tileforth(load):
     assert mod.saxpy.__name__ == "saxpy"
 
 
-def test_saxpy_round_trip_with_interface_objects(load, drv, monkeypatch):
-    simulate(monkeypatch, drv, SAXPY.read_text())
-    mod = load(SAXPY.read_text(), "saxpy")
-    x, y = DeviceArray(drv, np.arange(100), np.float32), DeviceArray(drv, np.full(100, 10), np.float32)
-    drv.launches.clear()
+def test_saxpy_round_trip_with_interface_objects(load_on, side, monkeypatch):
+    printed = simulate(monkeypatch, side, SAXPY.read_text())
+    mod = load_on(SAXPY.read_text(), "saxpy")
+    x, y = DeviceArray(side, np.arange(100), np.float32), DeviceArray(side, np.full(100, 10), np.float32)
+    side.launches.clear()
     mod.saxpy(x, y, 2.0, block=(32, 1, 1))
     np.testing.assert_array_equal(y.get(), np.arange(100, dtype=np.float32) * 2 + 10)
-    (launch,) = drv.launches
+    np.testing.assert_array_equal(x.get(), np.arange(100, dtype=np.float32))
+    (launch,) = side.launches
+    assert len(printed) == 1  # the emulator ran it
     assert launch.grid == (4, 1, 1) and launch.block == (32, 1, 1)  # one thread per element by default
     ctx, px, py, a, n = launch.args
-    assert (px, py, a, n) == (int(x.mem), int(y.mem), 2.0, 100) and ctx not in (px, py)
+    assert (px, py, a, n) == (x.ptr, y.ptr, 2.0, 100) and ctx not in (px, py)
     mod.saxpy(X=x, Y=y, A=-1, N=100, grid=(1, 1, 1), block=128)  # by name, N given
     np.testing.assert_array_equal(y.get(), np.arange(100, dtype=np.float32) + 10)
+    assert side.launches[-1].grid == (1, 1, 1) and side.launches[-1].block == (128, 1, 1)
 
 
-def test_every_parameter_kind_round_trips(load, drv, monkeypatch):
+def test_every_parameter_kind_round_trips(load_on, side, monkeypatch):
     text = all_kinds_kernel()
-    simulate(monkeypatch, drv, text)
-    mod = load(text, "kinds")
+    simulate(monkeypatch, side, text)
+    mod = load_on(text, "kinds")
     n = 40
     start = {t: (np.arange(n) % 100 - 50).astype(dt) for t, (dt, _, _) in TYPES.items()}
-    arrays = {t: DeviceArray(drv, v) for t, v in start.items()}
+    arrays = {t: DeviceArray(side, v) for t, v in start.items()}
     arrays["f16"] = DLPackArray(arrays["f16"])  # a DLPack-only object
     arrays["i8"] = start["i8"].copy()  # a numpy array: copied in and back
-    drv.launches.clear()
+    side.launches.clear()
     mod.kinds(*arrays.values(), 3, -2**40 + 7, 0.5, 2.25, block=(64, 1, 1))
-    (launch,) = drv.launches
+    (launch,) = side.launches
     assert launch.args[-5:] == (3, -2**40 + 7, 0.5, 2.25, n)
     for t, (dt, _, _) in TYPES.items():
         got = arrays[t] if isinstance(arrays[t], np.ndarray) else \
@@ -244,6 +422,16 @@ def test_every_parameter_kind_round_trips(load, drv, monkeypatch):
         else:
             want = (start[t].astype(np.float32) * np.float32(0.5) + np.float32(2.25)).astype(dt)
         np.testing.assert_array_equal(got, want, err_msg=t)
+
+
+def test_a_numpy_bfloat16_array_is_copied_as_bytes(load_on, side, monkeypatch):
+    """numpy arrays go to the device and back as bytes (CuPy has no bfloat16 dtype)."""
+    text = "\\! kernel h\n\\! param X bf16[N]\n\\! param N i32\nGLOBAL-ID N < IF  GLOBAL-ID 2 * X + DUP BF@ 2e F* BF!  THEN\n"
+    simulate(monkeypatch, side, text)
+    mod = load_on(text, "h")
+    x = (np.arange(16) - 4).astype(ml_dtypes.bfloat16)
+    mod.h(x, block=8)
+    np.testing.assert_array_equal(x, ((np.arange(16) - 4) * 2).astype(ml_dtypes.bfloat16))
 
 
 def test_scalars_are_packed_with_their_declared_widths(load, drv):
@@ -293,33 +481,32 @@ GLOBAL-ID N < IF  GLOBAL-ID ratio  GLOBAL-ID 4 * X +  I32!  THEN
 """
 
 
-def test_an_error_record_becomes_a_kernel_error(load, drv, monkeypatch):
-    mod = load(DIVIDE, "divide")
+def test_an_error_record_becomes_a_kernel_error(load_on, side, monkeypatch):
+    mod = load_on(DIVIDE, "divide")
     site = next(i for i, s in enumerate(mod.SITES) if s[0].upper() == "RATIO" and s[4][s[3] - 1] == "/")
-    orig = drv.Function.prepared_call
+    seen = []
 
-    def faulting(self, grid, block, *args, shared_size=0):  # the kernel records a division by zero
-        orig(self, grid, block, *args, shared_size=shared_size)
+    def faulting(launch):  # the kernel records a division by zero
+        rec = side.view(launch.args[0], (L.CTX_SLOTS + L.THR_SLOTS) * 8).view(np.int64)
+        seen.append(rec.copy())
+        if len(seen) > 1:
+            return  # the second launch records nothing
         rec = np.zeros(L.CTX_SLOTS, np.int64)
         rec[[L.CTX_ERR_CODE, L.CTX_ERR_SITE, L.CTX_ERR_THREAD]] = L.E_DIV0, site, 5
-        drv.memcpy_htod(args[0], rec)  # the launcher's context is current during its launch
-    monkeypatch.setattr(drv.Function, "prepared_call", faulting)
-    x = DeviceArray(drv, np.zeros(8), np.int32)
+        side.write_current(launch.args[0], rec)  # the launcher's context is current during its launch
+    side.on_launch(monkeypatch, faulting)
+    x = DeviceArray(side, np.zeros(8), np.int32)
     with pytest.raises(mod.KernelError) as info:
         mod.divide(x, 0)
     err = info.value
     word, col = mod.SITES[site][0], mod.SITES[site][3]
     assert str(err) == f"divide: divide.fth:5:{col}: division by zero in {word} (thread 5); check the divisor first"
     assert (err.code, err.thread, err.line, err.column) == (L.E_DIV0, 5, 5, col)
-    # the record was zeroed before the launch, and the recursion limit set
-    monkeypatch.setattr(drv.Function, "prepared_call", orig)
+    # the record is zeroed before each launch, and the recursion limit set
     mod.divide(x, 1)
-    launch = drv.launches[-1]
-    rec = np.zeros(L.CTX_SLOTS + L.THR_SLOTS, np.int64)
-    drv.test_primary.push()
-    drv.memcpy_dtoh(rec, launch.args[0])
-    drv.Context.pop()
-    assert rec[L.CTX_ERR_CODE] == 0 and rec[L.CTX_RECURSION_MAX] == mod.RECURSION_MAX
+    assert len(seen) == 2 and seen[1][L.CTX_ERR_CODE] == 0 and seen[1][L.CTX_ERR_SITE] == 0
+    for rec in seen:
+        assert rec[L.CTX_RECURSION_MAX] == mod.RECURSION_MAX and not rec[:L.CTX_RECURSION_MAX].any()
 
 
 def test_throw_messages_use_the_strings_and_meanings(load, drv):

@@ -450,6 +450,9 @@ class _PyCuda:
     def copy_back(self, host, dev):
         self.drv.memcpy_dtoh(host.reshape(-1).view(np.uint8), dev)
 
+    def free(self, dev):
+        dev.free()
+
     def launch(self, grid, block, stream, args):
         _, fn, ctx = self.state()
         fmt = "".join(f for f, _ in args)
@@ -508,11 +511,14 @@ class _CuPy:
         return self.loaded[dev]
 
     def alloc(self, host):
-        dev = self.cp.asarray(host)
+        dev = self.cp.asarray(host.reshape(-1).view(np.uint8))  # bytes: CuPy has no bfloat16
         return dev, int(dev.data.ptr)
 
     def copy_back(self, host, dev):
-        np.copyto(host, self.cp.asnumpy(dev))
+        host.reshape(-1).view(np.uint8)[:] = self.cp.asnumpy(dev)
+
+    def free(self, dev):
+        pass  # CuPy's memory pool takes it back when the array goes
 
     def launch(self, grid, block, stream, args):
         _, fn, ctx = self.state()
@@ -579,16 +585,23 @@ class _CudaPython:
             mod = self.ok(self.cu.cuModuleLoadData(self._image.ctypes.data))
             fn = self.ok(self.cu.cuModuleGetFunction(mod, KERNEL.encode()))
             ctx = self.ok(self.cu.cuMemAlloc(CONTEXT_SLOTS * 8)) if CONTEXT else None
-            self.loaded[key] = (mod, fn, ctx)
-        return self.loaded[key]
+            self.loaded[key] = (mod, fn, ctx, self.ok(self.cu.cuCtxGetCurrent()))
+        return self.loaded[key][:3]
 
     def alloc(self, host):
         dev = self.ok(self.cu.cuMemAlloc(max(host.nbytes, 1)))
-        self.ok(self.cu.cuMemcpyHtoD(dev, host.ctypes.data, host.nbytes))
-        return _Freed(self, dev), int(dev)
+        try:
+            self.ok(self.cu.cuMemcpyHtoD(dev, host.ctypes.data, host.nbytes))
+        except BaseException:
+            self.free(dev)
+            raise
+        return dev, int(dev)
 
     def copy_back(self, host, dev):
-        self.ok(self.cu.cuMemcpyDtoH(host.ctypes.data, dev.dev, host.nbytes))
+        self.ok(self.cu.cuMemcpyDtoH(host.ctypes.data, dev, host.nbytes))
+
+    def free(self, dev):
+        self.cu.cuMemFree(dev)  # in the context it was allocated in (the current one)
 
     def launch(self, grid, block, stream, args):
         _, fn, ctx = self.state()
@@ -610,25 +623,17 @@ class _CudaPython:
         return None
 
     def close(self):
-        for mod, _, ctx in self.loaded.values():
+        for mod, _, ctx, owner in self.loaded.values():
+            if int(self.cu.cuCtxPushCurrent(owner)[0]) != 0:
+                continue  # that context is gone, and what was loaded in it
             if ctx is not None:
                 self.cu.cuMemFree(ctx)
             self.cu.cuModuleUnload(mod)
+            self.cu.cuCtxPopCurrent()
         self.loaded.clear()
         if self.primary is not None:
             self.cu.cuDevicePrimaryCtxRelease(self.primary[0])
             self.primary = None
-
-
-class _Freed:
-    def __init__(self, drv, dev):
-        self.drv, self.dev = drv, dev
-
-    def __del__(self):
-        try:
-            self.drv.cu.cuMemFree(self.dev)
-        except Exception:  # noqa: BLE001 - at interpreter shutdown
-            pass
 
 
 _DRIVERS = {"cupy": _CuPy, "pycuda": _PyCuda, "cuda-python": _CudaPython}
@@ -674,8 +679,8 @@ def _launch(values, grid, block, stream):
         use()
     drv = _driver
     pushed = drv.enter()
+    copies = []
     try:
-        copies = []
         for a in arrays:
             if a.host is not None:
                 dev, a.ptr = drv.alloc(a.host)
@@ -685,6 +690,11 @@ def _launch(values, grid, block, stream):
         for host, dev in copies:
             drv.copy_back(host, dev)
     finally:
+        try:
+            for _, dev in copies:  # the copies' device memory, freed in its context
+                drv.free(dev)
+        except Exception:  # noqa: BLE001 - a dead context took it with it; the first error is the one to see
+            pass
         drv.leave(pushed)
     if record is not None and int(record[0]) != 0:
         raise _error(record)

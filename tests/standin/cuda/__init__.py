@@ -1,0 +1,1 @@
+"""A stand-in for cuda-python (see bindings/driver.py)."""

@@ -1,0 +1,400 @@
+"""A stand-in for cuda-python's `cuda.bindings.driver`, for tests on machines without a GPU.
+
+The calls a launcher module (`tileforth compile --python`) makes, with cuda-python's
+conventions: every call returns a tuple, (CUresult,) or (CUresult, value); handles are
+objects (CUcontext, CUmodule, CUfunction, CUdeviceptr, CUdevice) that int() gives the
+address of. The driver's rules are kept: calls before cuInit fail NOT_INITIALIZED; memory,
+module and launch calls need a current context (a per-thread stack: cuCtxPushCurrent,
+cuCtxPopCurrent, cuCtxGetCurrent) and fail INVALID_CONTEXT without one, or for another
+context's module or function; the device's primary context is reference counted
+(cuDevicePrimaryCtxRetain / Release) and reset -- its memory and modules gone -- when the
+last reference goes.
+
+Device memory is host buffers (standin_device.Memory): a CUdeviceptr is a host address, so
+cuMemcpyHtoD/DtoH move bytes with ctypes, after checking the device range lies in one live
+allocation of the current context (else INVALID_VALUE). Kernels do not run: cuLaunchKernel
+reads kernelParams (the address of an array of pointers, one per parameter) as the device
+would, each parameter as wide as the PTX entry declares it, records the launch (`launches`)
+and calls the test's `on_launch` hooks. Modules: PTX only (assembled with ptxas as the JIT).
+
+Test hooks (not cuda-python): launches, on_launch, memory, view(ptr, nbytes), primary_refs(),
+context_stack(), allocations().
+"""
+from __future__ import annotations
+
+import ctypes
+import enum
+import itertools
+import threading
+
+import standin_device as _sd
+
+
+class CUresult(enum.IntEnum):
+    CUDA_SUCCESS = 0
+    CUDA_ERROR_INVALID_VALUE = 1
+    CUDA_ERROR_OUT_OF_MEMORY = 2
+    CUDA_ERROR_NOT_INITIALIZED = 3
+    CUDA_ERROR_INVALID_DEVICE = 101
+    CUDA_ERROR_INVALID_IMAGE = 200
+    CUDA_ERROR_INVALID_CONTEXT = 201
+    CUDA_ERROR_INVALID_PTX = 218
+    CUDA_ERROR_INVALID_HANDLE = 400
+    CUDA_ERROR_NOT_FOUND = 500
+    CUDA_ERROR_ILLEGAL_ADDRESS = 700
+
+
+_TEXT = {0: b"no error", 1: b"invalid argument", 2: b"out of memory", 3: b"initialization error",
+         101: b"invalid device ordinal", 200: b"device kernel image is invalid", 201: b"invalid device context",
+         218: b"a PTX JIT compilation failed", 400: b"invalid resource handle", 500: b"named symbol not found",
+         700: b"an illegal memory access was encountered"}
+_OK = CUresult.CUDA_SUCCESS
+
+launches: list[_sd.Launch] = []
+on_launch: list = []  # hooks: hook(launch), called after each launch is recorded (its context current)
+memory = _sd.Memory()
+COMPUTE_CAPABILITY = (9, 0)
+
+
+class _Handle:
+    def __init__(self, value: int = 0) -> None:
+        self._value = int(value)
+
+    def __int__(self) -> int:
+        return self._value
+
+    def getPtr(self) -> int:  # noqa: N802 - cuda-python's name
+        return self._value
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self) and int(other) == self._value
+
+    def __hash__(self) -> int:
+        return hash(self._value)
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} 0x{self._value:x}>"
+
+
+class CUcontext(_Handle):
+    pass
+
+
+class CUmodule(_Handle):
+    pass
+
+
+class CUfunction(_Handle):
+    pass
+
+
+class CUdeviceptr(_Handle):
+    pass
+
+
+class CUdevice(_Handle):
+    pass
+
+
+class CUstream(_Handle):
+    pass
+
+
+_handles = itertools.count(0x9000)
+_tls = threading.local()
+_initialized = [False]
+_primary: dict[int, "_Ctx"] = {}  # device -> its primary context while retained
+_modules: dict[int, "_Module"] = {}
+_functions: dict[int, tuple["_Module", str, list]] = {}
+
+
+class _Ctx:
+    def __init__(self, device: int) -> None:
+        self.device, self.handle, self.refs, self.destroyed = device, next(_handles), 0, False
+        self.allocs: set[int] = set()
+
+
+_contexts: dict[int, _Ctx] = {}
+
+
+class _Module:
+    def __init__(self, ctx: _Ctx, ptx: str) -> None:
+        self.ctx, self.ptx, self.handle, self.loaded = ctx, ptx, next(_handles), True
+
+
+def _stack() -> list[_Ctx]:
+    if not hasattr(_tls, "stack"):
+        _tls.stack = []
+    return _tls.stack
+
+
+def context_stack() -> list[int]:
+    """Test hook: this thread's context stack (handles, bottom first)."""
+    return [c.handle for c in _stack()]
+
+
+def primary_refs(ordinal: int = 0) -> int:
+    """Test hook: references to the device's primary context."""
+    return _primary[ordinal].refs if ordinal in _primary else 0
+
+
+def allocations() -> list[tuple[int, int]]:
+    """Test hook: (address, bytes) of every live allocation."""
+    return sorted((a, b.size) for a, b in memory.live.items())
+
+
+def view(ptr: int, nbytes: int):
+    """Test hook: bytes [ptr, ptr+nbytes) of one live allocation (ValueError outside every one)."""
+    got = memory.find(int(ptr), int(nbytes))
+    if got is None:
+        raise ValueError(f"cuda stand-in: 0x{int(ptr):x} (+{nbytes}) is outside every allocation")
+    return got
+
+
+def _current() -> _Ctx | None:
+    st = _stack()
+    return st[-1] if st and not st[-1].destroyed else None
+
+
+def _need() -> tuple[CUresult, _Ctx | None]:
+    if not _initialized[0]:
+        return CUresult.CUDA_ERROR_NOT_INITIALIZED, None
+    ctx = _current()
+    return (_OK, ctx) if ctx is not None else (CUresult.CUDA_ERROR_INVALID_CONTEXT, None)
+
+
+def _address(x) -> int:
+    if isinstance(x, int):
+        return x
+    if isinstance(x, _Handle):
+        return int(x)
+    raise TypeError(f"Argument is not an int or a handle: {type(x).__name__}")
+
+
+# ---- initialization, errors ---------------------------------------------------------------------------
+
+def cuInit(flags: int):  # noqa: N802 - the driver's names
+    if flags != 0:
+        return (CUresult.CUDA_ERROR_INVALID_VALUE,)
+    _initialized[0] = True
+    return (_OK,)
+
+
+def cuGetErrorString(error):  # noqa: N802
+    code = int(error)
+    return (_OK, _TEXT[code]) if code in _TEXT else (CUresult.CUDA_ERROR_INVALID_VALUE, None)
+
+
+def cuDriverGetVersion():  # noqa: N802
+    return (_OK, 13000)
+
+
+# ---- devices and contexts ---------------------------------------------------------------------------------
+
+def cuDeviceGet(ordinal: int):  # noqa: N802
+    if not _initialized[0]:
+        return (CUresult.CUDA_ERROR_NOT_INITIALIZED, None)
+    if ordinal != 0:
+        return (CUresult.CUDA_ERROR_INVALID_DEVICE, None)
+    return (_OK, CUdevice(ordinal))
+
+
+def cuDevicePrimaryCtxRetain(dev):  # noqa: N802
+    if not _initialized[0]:
+        return (CUresult.CUDA_ERROR_NOT_INITIALIZED, None)
+    if not isinstance(dev, CUdevice):
+        raise TypeError("Argument 'dev' is not instance of type (expected <class 'CUdevice'>)")
+    ctx = _primary.get(int(dev))
+    if ctx is None:
+        ctx = _primary[int(dev)] = _Ctx(int(dev))
+        _contexts[ctx.handle] = ctx
+    ctx.refs += 1
+    return (_OK, CUcontext(ctx.handle))
+
+
+def cuDevicePrimaryCtxRelease(dev):  # noqa: N802
+    if not isinstance(dev, CUdevice):
+        raise TypeError("Argument 'dev' is not instance of type (expected <class 'CUdevice'>)")
+    ctx = _primary.get(int(dev))
+    if ctx is None:
+        return (CUresult.CUDA_ERROR_INVALID_CONTEXT,)
+    ctx.refs -= 1
+    if ctx.refs == 0:  # the last reference: the primary context is reset, its memory and modules gone
+        del _primary[int(dev)]
+        ctx.destroyed = True
+        for a in ctx.allocs:
+            memory.free(a)
+        ctx.allocs.clear()
+        for h in [h for h, m in _modules.items() if m.ctx is ctx]:
+            _modules.pop(h).loaded = False
+    return (_OK,)
+
+
+def cuCtxGetCurrent():  # noqa: N802
+    if not _initialized[0]:
+        return (CUresult.CUDA_ERROR_NOT_INITIALIZED, None)
+    st = _stack()
+    return (_OK, CUcontext(st[-1].handle if st else 0))
+
+
+def cuCtxPushCurrent(ctx):  # noqa: N802
+    if not isinstance(ctx, CUcontext):
+        raise TypeError("Argument 'ctx' is not instance of type (expected <class 'CUcontext'>)")
+    c = _contexts.get(int(ctx))
+    if c is None or c.destroyed:
+        return (CUresult.CUDA_ERROR_INVALID_CONTEXT,)
+    _stack().append(c)
+    return (_OK,)
+
+
+def cuCtxPopCurrent():  # noqa: N802
+    st = _stack()
+    if not st:
+        return (CUresult.CUDA_ERROR_INVALID_CONTEXT, None)
+    return (_OK, CUcontext(st.pop().handle))
+
+
+def cuCtxSynchronize():  # noqa: N802
+    err, _ = _need()
+    return (err,)
+
+
+# ---- memory ------------------------------------------------------------------------------------------
+
+def cuMemAlloc(bytesize: int):  # noqa: N802
+    err, ctx = _need()
+    if err:
+        return (err, None)
+    if bytesize <= 0:
+        return (CUresult.CUDA_ERROR_INVALID_VALUE, None)
+    addr = memory.alloc(bytesize)
+    ctx.allocs.add(addr)
+    return (_OK, CUdeviceptr(addr))
+
+
+def cuMemFree(dptr):  # noqa: N802
+    err, ctx = _need()
+    if err:
+        return (err,)
+    addr = _address(dptr)
+    if addr not in ctx.allocs:
+        return (CUresult.CUDA_ERROR_INVALID_VALUE,)
+    ctx.allocs.discard(addr)
+    memory.free(addr)
+    return (_OK,)
+
+
+def _device_range(ctx: _Ctx, addr: int, nbytes: int):
+    for start in ctx.allocs:
+        buf = memory.live[start]
+        if start <= addr and addr + nbytes <= start + buf.size:
+            return buf[addr - start:addr - start + nbytes]
+    return None
+
+
+def cuMemcpyHtoD(dstDevice, srcHost, ByteCount: int):  # noqa: N802, N803
+    err, ctx = _need()
+    if err:
+        return (err,)
+    dst = _device_range(ctx, _address(dstDevice), ByteCount)
+    if dst is None or not isinstance(srcHost, int):
+        return (CUresult.CUDA_ERROR_INVALID_VALUE,)
+    ctypes.memmove(dst.ctypes.data, srcHost, ByteCount)
+    return (_OK,)
+
+
+def cuMemcpyDtoH(dstHost, srcDevice, ByteCount: int):  # noqa: N802, N803
+    err, ctx = _need()
+    if err:
+        return (err,)
+    src = _device_range(ctx, _address(srcDevice), ByteCount)
+    if src is None or not isinstance(dstHost, int):
+        return (CUresult.CUDA_ERROR_INVALID_VALUE,)
+    ctypes.memmove(dstHost, src.ctypes.data, ByteCount)
+    return (_OK,)
+
+
+# ---- modules and launches ----------------------------------------------------------------------------
+
+def cuModuleLoadData(image):  # noqa: N802
+    err, ctx = _need()
+    if err:
+        return (err, None)
+    if isinstance(image, (bytes, bytearray)):
+        data = bytes(image)
+    elif isinstance(image, int):
+        data = ctypes.string_at(image, 4)
+        if data == b"\x7fELF":
+            return (CUresult.CUDA_ERROR_INVALID_IMAGE, None)  # the stand-in reads PTX only
+        data = ctypes.string_at(image)  # PTX: NUL-terminated text
+    else:
+        raise TypeError(f"Argument 'image' is not an address or a buffer: {type(image).__name__}")
+    if data[:4] == b"\x7fELF":
+        return (CUresult.CUDA_ERROR_INVALID_IMAGE, None)
+    ptx = data.split(b"\0", 1)[0].decode()
+    if ".entry" not in ptx:
+        return (CUresult.CUDA_ERROR_INVALID_IMAGE, None)
+    ok, _log = _sd.assemble(ptx, f"sm_{COMPUTE_CAPABILITY[0]}{COMPUTE_CAPABILITY[1]}")
+    if not ok:
+        return (CUresult.CUDA_ERROR_INVALID_PTX, None)
+    mod = _Module(ctx, ptx)
+    _modules[mod.handle] = mod
+    return (_OK, CUmodule(mod.handle))
+
+
+def cuModuleUnload(hmod):  # noqa: N802
+    err, ctx = _need()
+    if err:
+        return (err,)
+    mod = _modules.get(int(hmod))
+    if mod is None:
+        return (CUresult.CUDA_ERROR_INVALID_HANDLE,)
+    if mod.ctx is not ctx:
+        return (CUresult.CUDA_ERROR_INVALID_CONTEXT,)
+    del _modules[mod.handle]
+    mod.loaded = False
+    return (_OK,)
+
+
+def cuModuleGetFunction(hmod, name: bytes):  # noqa: N802
+    err, _ = _need()
+    if err:
+        return (err, None)
+    mod = _modules.get(int(hmod)) if isinstance(hmod, CUmodule) else None
+    if mod is None:
+        return (CUresult.CUDA_ERROR_INVALID_HANDLE, None)
+    params = _sd.entry_params(mod.ptx, name.decode() if isinstance(name, bytes) else str(name))
+    if params is None:
+        return (CUresult.CUDA_ERROR_NOT_FOUND, None)
+    h = next(_handles)
+    _functions[h] = (mod, name.decode() if isinstance(name, bytes) else str(name), params)
+    return (_OK, CUfunction(h))
+
+
+def cuLaunchKernel(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ,  # noqa: N802, N803
+                   sharedMemBytes, hStream, kernelParams, extra):  # noqa: N803
+    if not isinstance(f, CUfunction):
+        raise TypeError("Argument 'f' is not instance of type (expected <class 'CUfunction'>)")
+    err, ctx = _need()
+    if err:
+        return (err,)
+    entry = _functions.get(int(f))
+    if entry is None or not entry[0].loaded:
+        return (CUresult.CUDA_ERROR_INVALID_HANDLE,)
+    mod, name, params = entry
+    if mod.ctx is not ctx:
+        return (CUresult.CUDA_ERROR_INVALID_CONTEXT,)
+    grid, block = (gridDimX, gridDimY, gridDimZ), (blockDimX, blockDimY, blockDimZ)
+    if not _sd.check_config(grid, block) or sharedMemBytes < 0 or sharedMemBytes > 48 * 1024:
+        return (CUresult.CUDA_ERROR_INVALID_VALUE,)
+    if extra not in (None, 0) or not isinstance(kernelParams, int) or (params and not kernelParams):
+        return (CUresult.CUDA_ERROR_INVALID_VALUE,)  # the stand-in takes kernelParams as an address only
+    stream = 0 if hStream is None else _address(hStream)
+    # kernelParams: void*[n], the i-th pointing at parameter i, read as wide as the entry declares it
+    slots = (ctypes.c_void_p * len(params)).from_address(kernelParams) if params else []
+    raws = tuple(ctypes.string_at(slots[i], size) for i, (_, size) in enumerate(params))
+    launch = _sd.Launch(name, grid, block, _sd.decode(params, list(raws)), raws, int(sharedMemBytes), stream)
+    launches.append(launch)
+    for hook in list(on_launch):
+        hook(launch)
+    return (_OK,)
