@@ -98,3 +98,16 @@ def test_many_threads_and_blocks_call_it():
         outs.append(f.data_stack(lane=None))
     assert outs[0] == outs[1]
     assert [row[-1] for row in outs[0]] == [reference(g) for g in range(256)]
+
+
+def test_a_big_word_can_be_the_first_code_a_process_compiles():
+    """Compiling a word alone sets up the JIT itself (LLVM's targets, the scheduler with tf_race):
+    a fresh process whose first launch calls a big word works."""
+    import subprocess
+    import sys
+    code = ("from tileforth.core import Forth\nf = Forth()\nf.eval('1 1 1 THREADS')\n"
+            f"f.eval({BIG!r})\nprint(f.eval('5 big .'))\n")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                       env={**__import__("os").environ, "TILEFORTH_CACHE_DIR": "off"})
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == str(reference(5))

@@ -357,11 +357,11 @@ class CpuBackend(Backend):
             module.verify()
         except RuntimeError as exc:  # a compiler bug, not a user error
             raise ForthError(f"internal compiler error (invalid IR): {exc}") from exc
+        self.rt.sched  # noqa: B018  (LLVM initialised; tf_race in the symbol table before the word is linked)
         eng = _word_engine()
         pb = llvm.create_pass_builder(eng.tm, llvm.create_pipeline_tuning_options(speed_level=2))
         pb.getModulePassManager().run(module, pb)
         with self.rt.lock:
-            self.rt.sched  # noqa: B018  (tf_race in the symbol table before the word is linked)
             eng.ee.add_module(module)
             eng.ee.finalize_object()
             llvm.add_symbol(name, eng.ee.get_function_address(name))
