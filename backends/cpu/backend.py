@@ -359,7 +359,9 @@ class CpuBackend(Backend):
             raise ForthError(f"internal compiler error (invalid IR): {exc}") from exc
         self.rt.sched  # noqa: B018  (LLVM initialised; tf_race in the symbol table before the word is linked)
         eng = _word_engine()
-        pb = llvm.create_pass_builder(eng.tm, llvm.create_pipeline_tuning_options(speed_level=2))
+        # O1: a big word's code runs as fast as at O2 (benchmarks/compile_scaling.py's words) and compiles in
+        # time closer to linear in its size (O2's loop passes grow faster than the word)
+        pb = llvm.create_pass_builder(eng.tm, llvm.create_pipeline_tuning_options(speed_level=1))
         pb.getModulePassManager().run(module, pb)
         with self.rt.lock:
             eng.ee.add_module(module)

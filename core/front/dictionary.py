@@ -53,8 +53,13 @@ class Colon:
         that stays small once what it calls is inlined too, so a chain of words
         that each call the one before twice compiles in linear time (a level
         over the size is a call)."""
-        return (not self.recursive and sum(1 for _ in walk(self.body)) <= SMALL_WORD
-                and self.inline_size() <= SMALL_INLINED)
+        key = (len(self.body), self.recursive)  # cached for the final body (a line asks for every call)
+        hit = self.__dict__.get("_small")
+        if hit is None or hit[0] != key:
+            small = (not self.recursive and sum(1 for _ in walk(self.body)) <= SMALL_WORD
+                     and self.inline_size() <= SMALL_INLINED)
+            hit = self.__dict__["_small"] = (key, small)
+        return hit[1]
 
     def inline_size(self, suspending: bool = False) -> int:
         """Nodes this word's body becomes when it is inlined: a call counts as
