@@ -7,7 +7,14 @@ without one against a stand-in driver (tests/standin/pycuda).
 """
 
 
+NEEDS_PYCUDA = "the cuda backend needs PyCUDA: pip install -e '.[cuda]' (or use backend='cpu')"
+
+
 def create():
+    import importlib.util
+    if importlib.util.find_spec("pycuda") is None:  # before the backend's modules load (--backend auto, no GPU)
+        from tileforth.core.errors import ForthError
+        raise ForthError(NEEDS_PYCUDA)
     from .backend import CudaBackend
     return CudaBackend()
 

@@ -69,6 +69,7 @@ from tileforth.core.compile import state as S
 from tileforth.core.compile.target import STATIC_SHARED_BYTES, Backend, Capabilities, LaunchResult
 from tileforth.core.errors import ForthError
 
+from . import NEEDS_PYCUDA
 from .ptx import device_arch, module_to_ptx, parse_ptxas_log, target_machine
 from .target import NvptxTarget
 
@@ -92,7 +93,7 @@ def _driver():
     try:
         import pycuda.driver as cuda
     except ImportError as exc:
-        raise ForthError("the cuda backend needs PyCUDA: pip install -e '.[cuda]' (or use backend='cpu')") from exc
+        raise ForthError(NEEDS_PYCUDA) from exc
     try:
         cuda.init()
         count = cuda.Device.count()
