@@ -15,7 +15,7 @@ import llvmlite.binding as llvm
 import numpy as np
 from tileforth.core.compile import layout as L
 from tileforth.core.compile import state as S
-from tileforth.core.compile.target import Backend, LaunchResult
+from tileforth.core.compile.target import HELPERS_IR, Backend, LaunchResult
 from tileforth.core.errors import ForthError
 
 from .races import HEADER, Races
@@ -189,8 +189,8 @@ class _Runtime:
             sched = _Engine(2)
             sched.permanent = True
             # the race detector's helper too: compiled once, optimised, and called by every checked kernel
-            # through the symbol table (kernels only declare it)
-            text = f'target triple = "{llvm.get_process_triple()}"\n' + SCHEDULER_IR + STEP_IR + races_ir()
+            # through the symbol table (kernels only declare it); it records errors with HELPERS_IR's tf_fail
+            text = f'target triple = "{llvm.get_process_triple()}"\n' + SCHEDULER_IR + STEP_IR + HELPERS_IR + races_ir()
             mod = llvm.parse_assembly(text)
             cache = _ObjectCache(text, sched.tm)
             if cache.data is None:  # not on disk: optimise it here (the object on disk is the optimised one)

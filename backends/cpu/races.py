@@ -1,15 +1,20 @@
 """The emulator's race detector and memory-access trace, in LLVM IR.
 
 In checked mode every load and store goes through `tf_race(ctx, thr, addr,
-size, kind | site << 2)` after its range check (kind: 0 read, 1 write, 2
-atomic). It does two things, each only when the host turned it on for the
-launch:
+base, size | float type << 8, kind | site << 2, bits)` after its range check
+(base: the allocation the check found; kind: READ, WRITE, ATOMIC, or
+STORE_VALUE with the stored bits). It is compiled once per process with the
+scheduler and returns 1, or records the error (E_RACE, through tf_fail) and
+returns 0. Each part runs only when the host turned it on for the launch:
 
 * **Trace** (PROFILE, ctx[CTX_TRACE]): append a record (thread, kind | site
   << 2, addr, size | epoch << 8) to the trace buffer; the host analyses it
   (profile.py).
-* **Race detection** (ctx[CTX_RACE_GEN] != 0): each allocation has a shadow,
-  32 bytes per 4-byte granule of memory:
+* **Types** (ctx[CTX_TYPES]): a float word on an allocation whose header
+  names another float type (FLOAT_CODES) is an error.
+* **Race detection** (ctx[CTX_RACE_GEN] != 0): each allocation's header
+  (HEADER bytes below it) holds the address of its shadow, ENTRY cells per
+  4-byte granule of memory:
 
       e0  generation (low 32 bits: the launch that wrote the entry) | site of the last write << 32
       e1  last writer       (tid + 1) | atomic << 24 | epoch << 25
@@ -26,8 +31,10 @@ launch:
   - same block, different warps, same number of BARRIERs passed, or
   - same warp, same epoch (no BARRIER or SYNCWARP between).
   A write concurrent with any other access, or a read concurrent with a
-  write, is a race, unless both are atomics. The first race returns a
-  nonzero record (`pack`), the caller fails with E_RACE.
+  write, is a race, unless both are atomics, or the writer ran THREADFENCE
+  after its write and this thread an atomic after that fence. A store of
+  the bits memory already holds is not checked but makes its thread the
+  writer.
 
 The emulator runs a block's threads one after another between suspend
 points, so "first" is the order the emulator ran them in: the record names
@@ -40,6 +47,7 @@ from typing import Callable
 import numpy as np
 from llvmlite import ir
 from tileforth.core.compile import layout as L
+from tileforth.core.compile.tiles import WARP
 
 I1, I64 = ir.IntType(1), ir.IntType(64)
 PTR = ir.PointerType()
@@ -49,12 +57,11 @@ HEADER = 16  # bytes below each allocation: its shadow's address (0: none) and i
 ENTRY = 5  # i64 slots per shadow entry
 TID_BITS, ATOMIC_BIT, EPOCH_SHIFT = 24, 24, 25
 CLOCK_MASK, W_MASK, R1_MASK, R2_MASK = (1 << 48) - 1, 48, 52, 56  # e4: write clock | byte masks
-WARP = 32
 # the packed race record (ctx[CTX_ERR_AUX]); bit 29 is always set so the record is nonzero
 R_KIND_FIRST, R_KIND_SECOND, R_SHARED, R_FLAG, R_SITE = 24, 26, 28, 29, 32
 # a float access of another type than the allocation's elements: flag, the access's type, the array's
 R_TYPE, R_TYPE_ACCESS, R_TYPE_ARRAY = 30, 32, 36
-# float element types (the size argument's bits 8 up, the table's fourth column): 0 is untyped or integer
+# float element types (the size argument's bits 8 up, an allocation header's second cell): 0 is untyped
 FLOAT_CODES = {"float16": 1, "bfloat16": 2, "float32": 3, "float64": 4}
 FLOAT_NAMES = {v: k for k, v in FLOAT_CODES.items()}
 
@@ -62,7 +69,8 @@ FLOAT_NAMES = {v: k for k, v in FLOAT_CODES.items()}
 def float_code(word: str) -> int:
     """The float type a memory word reads or writes (F@ SF! DF@ HF! BF@ FATOMIC+), 0 for the others."""
     prefix = {"FATOMIC+": "SF"}.get(word, word[:-1])
-    return {"F": FLOAT_CODES[f"float{L.FLOAT_BITS}"], "SF": 3, "DF": 4, "HF": 1, "BF": 2}.get(prefix, 0)
+    name = {"F": f"float{L.FLOAT_BITS}", "SF": "float32", "DF": "float64", "HF": "float16", "BF": "bfloat16"}
+    return FLOAT_CODES[name[prefix]] if prefix in name else 0
 
 
 def _unpack(aux: int) -> dict:
@@ -276,7 +284,7 @@ def _helper(m: ir.Module, conflict: ir.Function) -> ir.Function:
     b.position_at_end(rel_read)  # the slow path: a conflict, unless a fence and an atomic order it
     b.cbranch(released(b), bb["store"], bb["found"])
     b.position_at_end(rel_write)
-    cww = b.and_(cww_raw, b.not_(b.and_(cww_raw, released(b))))
+    cww = b.and_(cww_raw, b.not_(released(b)))
     b.cbranch(b.or_(cww, b.or_(cwr1, cwr2)), bb["found"], bb["store"])
 
     b.position_at_end(bb["found"])  # pick the earlier access to name: the writer first, then a reader
@@ -286,9 +294,9 @@ def _helper(m: ir.Module, conflict: ir.Function) -> ir.Function:
     other.add_incoming(w, rel_read)
     okind.add_incoming(w_kind, rel_read)
     osite.add_incoming(_add_in(rel_read, wsite), rel_read)
-    wr_other = _select3(rel_write, cww, w, cwr1, r1, r2)
-    wr_kind = _select3(rel_write, cww, w_kind, cwr1, c(READ), c(READ))
-    wr_site = _select3(rel_write, cww, _add_in(rel_write, wsite), cwr1, c(0), c(0))
+    wr_other = _in(rel_write, lambda rb: rb.select(cww, w, rb.select(cwr1, r1, r2)))
+    wr_kind = _in(rel_write, lambda rb: rb.select(cww, w_kind, c(READ)))
+    wr_site = _in(rel_write, lambda rb: rb.select(cww, rb.add(wsite, c(1)), c(0)))  # a reader's site is not kept
     other.add_incoming(wr_other, rel_write)
     okind.add_incoming(wr_kind, rel_write)
     osite.add_incoming(wr_site, rel_write)
@@ -331,14 +339,9 @@ def _helper(m: ir.Module, conflict: ir.Function) -> ir.Function:
 
 
 def _fail(b: ir.IRBuilder, ctx: ir.Value, thr: ir.Value, site: ir.Value, addr: ir.Value, rec: ir.Value) -> ir.Value:
-    """Record E_RACE with the record `rec` as tf_fail does (the thread stops; the first error of the
-    launch wins) and give the caller 0, which sends it to its exit."""
-    b.store(c(L.ST_ERROR), _slot(b, thr, L.T_STATUS))
-    won = b.extract_value(b.cmpxchg(_slot(b, ctx, L.CTX_ERR_CODE), c(0), c(L.E_RACE), "seq_cst", "seq_cst"), 1)
-    with b.if_then(won):
-        for slot, v in ((L.CTX_ERR_SITE, site), (L.CTX_ERR_THREAD, b.load(_slot(b, thr, L.T_LINEAR), typ=I64)),
-                        (L.CTX_ERR_ADDR, addr), (L.CTX_ERR_AUX, rec)):
-            b.store(v, _slot(b, ctx, slot))
+    """Record E_RACE with the record `rec` (tf_fail: the thread stops, the first error of the launch wins)
+    and give the caller 0, which sends it to its exit."""
+    b.call(b.module.globals["tf_fail"], [ctx, thr, c(L.E_RACE), site, addr, rec])
     return c(0)
 
 
@@ -353,18 +356,14 @@ def _add_in(block: ir.Block, v: ir.Value) -> ir.Value:
     return _in(block, lambda b: b.add(v, c(1)))
 
 
-def _select3(block: ir.Block, c1: ir.Value, v1: ir.Value, c2: ir.Value, v2: ir.Value, v3: ir.Value) -> ir.Value:
-    b = ir.IRBuilder(block)
-    b.position_before(block.terminator)
-    return b.select(c1, v1, b.select(c2, v2, v3))
-
-
 def helpers_ir() -> str:
-    """The definitions of tf_race and its inline part, as IR text for the cpu target's helper module."""
+    """The definitions of tf_race and its inline part, as IR text for the scheduler's module (which
+    defines tf_fail too: HELPERS_IR)."""
     m = ir.Module("races")
+    ir.Function(m, ir.FunctionType(ir.VoidType(), [PTR, PTR, I64, I64, I64, I64]), "tf_fail")
     conflict = _conflict(m)
     _helper(m, conflict)
-    return "\n".join(str(f) for f in m.functions)
+    return "\n".join(str(f) for f in m.functions if not f.is_declaration)
 
 
 SHADOW_LIMIT = 32 << 20  # an allocation larger than this many bytes has no shadow (its accesses go unchecked)
