@@ -520,15 +520,19 @@ def _m_star_slash(g: "Gen", lo: ir.Value, hi: ir.Value, n1: ir.Value, n2: ir.Val
     return _split(g, b.select(neg, b.neg(q), q))
 
 
+def _second_cell(g: "Gen", addr: ir.Value) -> ir.Value:
+    """addr+CELL, in the address space addr points into."""
+    return g.tag(g.b.add(addr, c64(8)), g.space_of(addr))
+
+
 def _two_cells(g: "Gen", addr: ir.Value, word: str) -> tuple[ir.Value, ir.Value]:
-    """Pointers to the cells at addr and addr+CELL, each checked as @ and ! check theirs."""
-    second = g.tag(g.b.add(addr, c64(8)), g.space_of(addr))
-    return g.mem_ptr(addr, 8, word), g.mem_ptr(second, 8, word)
+    """Pointers to the cells at addr and addr+CELL, each checked as @ checks its cell."""
+    return g.mem_ptr(addr, 8, word), g.mem_ptr(_second_cell(g, addr), 8, word)
 
 
 def _two_store(g: "Gen", x1: ir.Value, x2: ir.Value, addr: ir.Value) -> list[ir.Value]:
     g.mem_store(x2, addr, 8, "2!")
-    g.mem_store(x1, g.tag(g.b.add(addr, c64(8)), g.space_of(addr)), 8, "2!")
+    g.mem_store(x1, _second_cell(g, addr), 8, "2!")
     return []
 
 
