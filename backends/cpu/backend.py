@@ -169,6 +169,16 @@ class _Runtime:
             return _Engine(2)
 
     @functools.cached_property
+    def words(self) -> _Engine:
+        """The engine of the words compiled on their own (CpuBackend.compile_word): never closed,
+        since kernels of any engine call into it."""
+        with self.lock:
+            _init_llvm()
+            eng = _Engine(2)
+            eng.permanent = True
+            return eng
+
+    @functools.cached_property
     def fast_pto(self):
         return llvm.create_pipeline_tuning_options(speed_level=0)
 
@@ -275,14 +285,6 @@ class _ObjectCache:
 
 
 @functools.cache
-def _word_engine() -> _Engine:
-    """The engine of the words compiled on their own (CpuBackend.compile_word), one per process."""
-    eng = _Engine(2)
-    eng.permanent = True
-    return eng
-
-
-@functools.cache
 def runtime() -> _Runtime:
     return _Runtime()
 
@@ -358,7 +360,7 @@ class CpuBackend(Backend):
         except RuntimeError as exc:  # a compiler bug, not a user error
             raise ForthError(f"internal compiler error (invalid IR): {exc}") from exc
         self.rt.sched  # noqa: B018  (LLVM initialised; tf_race in the symbol table before the word is linked)
-        eng = _word_engine()
+        eng = self.rt.words
         # O1: a big word's code runs as fast as at O2 (benchmarks/compile_scaling.py's words) and compiles in
         # time closer to linear in its size (O2's loop passes grow faster than the word)
         pb = llvm.create_pass_builder(eng.tm, llvm.create_pipeline_tuning_options(speed_level=1))
@@ -396,8 +398,7 @@ class CpuBackend(Backend):
         """Zeroed, ALIGN-aligned bytes; the races.HEADER bytes below them are the allocation's
         header (the race detector's shadow address and the float type)."""
         buf = np.zeros(max(nbytes, 1) + ALIGN + HEADER, np.uint8)
-        addr = buf.ctypes.data + HEADER
-        off = (-addr) % ALIGN + HEADER
+        off = (-(buf.ctypes.data + HEADER)) % ALIGN + HEADER  # room for the header, then aligned
         addr = buf.ctypes.data + off
         self._buffers[addr] = buf[off:off + max(nbytes, 1)]
         self._headers[addr] = buf[off - HEADER:off].view(np.int64)
@@ -583,12 +584,9 @@ class CpuBackend(Backend):
         thr[:, L.T_STACK_LIMIT] = _stack_budget()  # the kernel entry makes it an address
         thr[:, L.T_FRAME] = 0
         if len(chunks) == 1:
-            divergence, failure = self._run_blocks(handle, ctx, 0, self.nblocks, sites)
-            if failure is not None:
-                raise failure
-            out, n_out = self.out, int(ctx[L.CTX_OUT_LEN])
+            ctx, out, n_out, divergence = self._run_alone(handle, ctx, sites)
         else:
-            ctx, out, n_out, divergence = self._run_parallel(handle, ctx, chunks, sites)
+            ctx, out, n_out, divergence = self._run_parallel(handle, ctx, sites, chunks)
         if self.trace_cap:
             n = int(ctx[L.CTX_TRACE_LEN])
             self.trace, self.trace_dropped = buf[:min(n, self.trace_cap)], max(0, n - self.trace_cap)
@@ -617,18 +615,24 @@ class CpuBackend(Backend):
         """Every shared-memory region a block may have used (for naming addresses)."""
         return [self.shared_base(), *self._shared_of.values()]
 
-    def _run_parallel(self, handle: CpuKernel, ctx: np.ndarray, chunks: list[tuple[int, int]],
-                      sites: "Sites | None") -> tuple[np.ndarray, np.ndarray, int, object]:
+    def _run_alone(self, handle: CpuKernel, ctx: np.ndarray,
+                   sites: "Sites | None") -> tuple[np.ndarray, np.ndarray, int, object]:
+        """Every block in order on this thread: (the context, the output buffer, its length, the
+        divergence or None), as _run_parallel gives them."""
+        divergence, failure = self._run_blocks(handle, ctx, 0, self.nblocks, sites)
+        if failure is not None:
+            raise failure
+        return ctx, self.out, int(ctx[L.CTX_OUT_LEN]), divergence
+
+    def _run_parallel(self, handle: CpuKernel, ctx: np.ndarray, sites: "Sites | None",
+                      chunks: list[tuple[int, int]]) -> tuple[np.ndarray, np.ndarray, int, object]:
         """Run each range of blocks on a worker thread (the JIT-ed code runs without the GIL) with
         a context of its own (its shared region, output buffer, error record and step pool). The
         result is the one-worker run's: outputs in block order, the error of the lowest block."""
         if handle.suspends and gathers(self, ctx):  # each worker pays the launch steps' host work
             chunks = gathered_chunks(self.nblocks, len(chunks))
             if len(chunks) == 1:
-                divergence, failure = self._run_blocks(handle, ctx, 0, self.nblocks, sites)
-                if failure is not None:
-                    raise failure
-                return ctx, self.out, int(ctx[L.CTX_OUT_LEN]), divergence
+                return self._run_alone(handle, ctx, sites)
         ctxs, outs = [], []
         for w in range(len(chunks)):
             c = ctx.copy()
