@@ -832,16 +832,16 @@ class Forth:
 
     def _address_name(self, addr: int) -> str:
         """An address as `name+offset` after the dictionary word whose data holds it (an array, a
-        variable, a SHARED: region), or in hex."""
+        variable, a SHARED: region), or in hex. Only the emulator's reports name addresses, so the
+        backend is the cpu one (shared_regions, allocation_base)."""
         be = self.backend
-        regions = be.shared_regions() if hasattr(be, "shared_regions") else [int(getattr(be, "shared_addr", 0) or 0)]
-        sbase = next((r for r in regions if r and 0 <= addr - r < max(self.shared_bytes, 1)), 0)
+        sbase = next((r for r in be.shared_regions() if 0 <= addr - r < max(self.shared_bytes, 1)), 0)
         if sbase:
             cands = [(e.shared, e.name) for e in self.dict.values()
                      if isinstance(e, Constant) and e.shared is not None and e.shared <= addr - sbase]
             off = addr - sbase
         else:
-            base = be.allocation_base(addr, 1) if hasattr(be, "allocation_base") else None
+            base = be.allocation_base(addr, 1)
             cands = [(int(e.value), e.name) for e in self.dict.values()
                      if isinstance(e, Constant) and not e.is_float and e.shared is None and e.param is None
                      and isinstance(e.value, int) and e.value <= addr and base is not None
