@@ -32,16 +32,15 @@ from .target import HELPERS_IR, Target
 from .tiles import MAX_TILES, Hole
 
 _kernel_ids = itertools.count(1)
-PARSED_WORDS = 256
-SEPARATE_MIN = 64  # inlined nodes from which a word with loops is compiled once, on its own (Target.compile_word)  # parsed word modules a compiler keeps (the least recently used are freed)
+PARSED_WORDS = 256  # parsed word modules a compiler keeps (the least recently used are freed)
+SEPARATE_MIN = 64  # inlined nodes from which a word with loops is compiled once, on its own (Target.compile_word)
 
 
 @functools.cache
-def _helpers(triple: str, data_layout: str, extra: str) -> llvm.ModuleRef:
-    """The runtime helpers, parsed once per target (linked into each kernel as a copy): the
-    shared ones and the target's own (`extra`)."""
+def _helpers(triple: str, data_layout: str) -> llvm.ModuleRef:
+    """The runtime helpers, parsed once per target (linked into each kernel as a copy)."""
     head = f'target triple = "{triple}"\n' + (f'target datalayout = "{data_layout}"\n' if data_layout else "")
-    return llvm.parse_assembly(head + HELPERS_IR + extra)
+    return llvm.parse_assembly(head + HELPERS_IR)
 
 
 def needs_dispatch(mod: llvm.ModuleRef) -> bool:
@@ -206,7 +205,7 @@ class Compiler:
     def _link(self, mod: llvm.ModuleRef, entry: str, needed: list[Colon], done: set[int]) -> list[Colon]:
         """Link the helpers and the words `needed` reaches (and the dispatch, if EXECUTE is reached)
         into `mod`, then make everything but `entry` internal; the words linked."""
-        mod.link_in(_helpers(self.target.triple, self.target.data_layout, self.target.helpers_ir), preserve=True)
+        mod.link_in(_helpers(self.target.triple, self.target.data_layout), preserve=True)
         queue = list(needed)
         words: list[Colon] = []
         dispatch = False

@@ -171,7 +171,6 @@ class Target(ABC):
     name: str
     triple: str
     data_layout: str = ""
-    helpers_ir: str = ""  # IR of runtime helpers only this target defines, linked in after HELPERS_IR
     # compile_word(module, name): compile a word's module (its function `name`, everything else internal)
     # once and make `name` a symbol that later kernels' declarations find; None: words are linked into
     # every kernel that reaches them (nvptx: a PTX module is whole)
