@@ -289,8 +289,9 @@ def test_parsed_word_modules_are_a_bounded_cache_and_evicted_words_still_compile
     closed = []
     real_close = compiler.llvm.ModuleRef.close
     monkeypatch.setattr(compiler.llvm.ModuleRef, "close", lambda m: (closed.append(1), real_close(m)))
-    for i in range(12):
-        f.eval(f": w{i} {i} * ;  1 w{i} DROP")  # a word is parsed when a line first links it
+    for i in range(12):  # words too long to be inlined (dictionary.SMALL_WORD): lines link them
+        f.eval(f": w{i} {i} * {i} + {i} - 1 + 1 - 1 + 1 - ;  1 w{i} DROP")  # parsed when a line first links it
+    assert not any(f.dict[f"W{i}"].small for i in range(12))
     assert len(f.compiler._parsed) <= 5 and len(closed) >= 7
     assert all(isinstance(text, str) for w in (f.dict["W0"], f.dict["W11"]) for text, _ in w.ir_text.values())
     f.eval(": both DUP w0 SWAP w1 + ;")  # w0 and w1 were evicted: parsed again from their text

@@ -15,6 +15,7 @@ import llvmlite.binding as llvm
 import numpy as np
 from tileforth.core.compile import layout as L
 from tileforth.core.compile import state as S
+from tileforth.core.compile.codegen import HELPERS
 from tileforth.core.compile.target import HELPERS_IR, Backend, LaunchResult
 from tileforth.core.errors import ForthError
 
@@ -179,10 +180,6 @@ class _Runtime:
             return eng
 
     @functools.cached_property
-    def fast_pto(self):
-        return llvm.create_pipeline_tuning_options(speed_level=0)
-
-    @functools.cached_property
     def target_data(self) -> str:
         """The data layout of the JIT's target machine (what CpuTarget needs), without an engine."""
         _init_llvm()
@@ -198,8 +195,9 @@ class _Runtime:
             _init_llvm()
             sched = _Engine(2)
             sched.permanent = True
-            # the race detector's helper too: compiled once, optimised, and called by every checked kernel
-            # through the symbol table (kernels only declare it); it records errors with HELPERS_IR's tf_fail
+            # the runtime helpers (HELPERS_IR) and the race detector's tf_race too: compiled once, optimised,
+            # and called by every kernel through the symbol table (kernels only declare them: CpuTarget's
+            # links_helpers is False)
             text = f'target triple = "{llvm.get_process_triple()}"\n' + SCHEDULER_IR + STEP_IR + HELPERS_IR + races_ir()
             mod = llvm.parse_assembly(text)
             cache = _ObjectCache(text, sched.tm)
@@ -215,7 +213,8 @@ class _Runtime:
             self.continue_block = _CONT(ee.get_function_address("tf_continue_block"))
             self.free_frames = _FREE(ee.get_function_address("tf_free_frames"))
             self.step_blocks = _STEP(ee.get_function_address("tf_step_blocks"))
-            llvm.add_symbol("tf_race", ee.get_function_address("tf_race"))
+            for helper in HELPERS:  # tf_fail, tf_poll, tf_addr_scan, tf_out, tf_race
+                llvm.add_symbol(helper, ee.get_function_address(helper))
             self.__dict__["sched"] = sched
             return sched
 
@@ -323,12 +322,9 @@ class CpuBackend(Backend):
     heavy = property(lambda self: self.rt.heavy, doc="the engine new optimised kernels go to")
 
     def _optimize(self, mod: llvm.ModuleRef, level: int, coroutines: bool) -> None:
+        if level == 0 and not coroutines:  # straight code is not optimised (its module holds only the line and
+            return  # the words it calls: the helpers are the scheduler's, CpuTarget.links_helpers)
         eng = self.heavy if level >= 2 else self.fast
-        if level == 0 and not coroutines:  # straight code is not optimised; only the helpers it never
-            mpm = llvm.create_new_module_pass_manager()  # calls are dropped, so the JIT does not compile them
-            mpm.add_global_dead_code_eliminate_pass()
-            mpm.run(mod, llvm.create_pass_builder(eng.tm, self.rt.fast_pto))
-            return
         pto = llvm.create_pipeline_tuning_options(speed_level=max(level, 1))
         pb = llvm.create_pass_builder(eng.tm, pto)
         pb.getModulePassManager().run(mod, pb)

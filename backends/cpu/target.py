@@ -76,6 +76,7 @@ LIBM_MATH = {"expm1": "expm1f", "log1p": "log1pf", "asinh": "asinhf", "acosh": "
 
 class CpuTarget(Target):
     name = "cpu"
+    links_helpers = False  # HELPERS_IR is compiled once, with the scheduler (backend.py: _Runtime.sched)
 
     def __init__(self, triple: str, data_layout: str) -> None:
         self.triple = triple

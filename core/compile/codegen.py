@@ -89,6 +89,13 @@ HELPERS: dict[str, ir.FunctionType] = {
 }
 
 
+def helper_fn(module: ir.Module, name: str) -> ir.Function:
+    """The runtime helper `name` in `module`, declared on its first use (a module declares only the
+    helpers it calls: with a target that does not link them, nothing else of them is in it)."""
+    fn = module.globals.get(name)
+    return fn if fn is not None else ir.Function(module, HELPERS[name], name)
+
+
 def c64(v: int) -> ir.Constant:
     return ir.Constant(I64, v)
 
@@ -282,10 +289,7 @@ class Gen(Visitor):
 
     # ---- small helpers -------------------------------------------------
     def helper(self, name: str) -> ir.Function:
-        fn = self.module.globals.get(name)
-        if fn is None:
-            fn = ir.Function(self.module, HELPERS[name], name)
-        return fn
+        return helper_fn(self.module, name)
 
     def intrinsic(self, name: str, ret: ir.Type, args: list[ir.Type]) -> ir.Function:
         fn = self.module.globals.get(name)

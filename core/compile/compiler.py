@@ -27,7 +27,7 @@ from ..front.dictionary import Colon
 from ..front.effects import body_effect
 from ..front.tree import Begin, Call, Do, Lit, Node, Prim, Recurse, walk
 from . import xtgen
-from .codegen import HELPERS, WORD_FNTY, Env, Gen, Sites, emit_word_function
+from .codegen import WORD_FNTY, Env, Gen, Sites, emit_word_function, helper_fn
 from .target import HELPERS_IR, Target
 from .tiles import MAX_TILES, Hole
 
@@ -96,9 +96,7 @@ class Compiler:
         m = ir.Module(name)
         m.triple = self.target.triple
         m.data_layout = self.target.data_layout
-        for hname, ty in HELPERS.items():
-            ir.Function(m, ty, hname)
-        self.target.module_globals(m, export)
+        self.target.module_globals(m, export)  # the helpers are declared where they are called (helper_fn)
         return m
 
     def _gen(self, module: ir.Module, fn: ir.Function, env: Env, fail_bb: ir.Block,
@@ -205,7 +203,8 @@ class Compiler:
     def _link(self, mod: llvm.ModuleRef, entry: str, needed: list[Colon], done: set[int]) -> list[Colon]:
         """Link the helpers and the words `needed` reaches (and the dispatch, if EXECUTE is reached)
         into `mod`, then make everything but `entry` internal; the words linked."""
-        mod.link_in(_helpers(self.target.triple, self.target.data_layout), preserve=True)
+        if self.target.links_helpers:
+            mod.link_in(_helpers(self.target.triple, self.target.data_layout), preserve=True)
         queue = list(needed)
         words: list[Colon] = []
         dispatch = False
@@ -278,7 +277,7 @@ class Compiler:
                 needed.append(word)
             f = m.globals.get(word.ir_name)
             return f if f is not None else ir.Function(m, WORD_FNTY, word.ir_name)
-        xtgen.define_dispatch(m, self.xt_table(), word_fn, m.globals["tf_fail"])
+        xtgen.define_dispatch(m, self.xt_table(), word_fn, helper_fn(m, "tf_fail"))
         mod.link_in(llvm.parse_assembly(str(m)))
         return needed
 

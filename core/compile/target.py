@@ -175,6 +175,10 @@ class Target(ABC):
     # once and make `name` a symbol that later kernels' declarations find; None: words are linked into
     # every kernel that reaches them (nvptx: a PTX module is whole)
     compile_word: "Callable[[llvm.ModuleRef, str], None] | None" = None
+    # True: the runtime helpers (HELPERS_IR) are linked into every kernel as a copy (nvptx: a PTX module is
+    # whole); False: the backend compiles them once and kernels only declare them (the emulator: with its
+    # scheduler), so a line's module holds only the line
+    links_helpers: bool = True
 
     @abstractmethod
     def sreg(self, g: "Gen", which: str) -> ir.Value:
