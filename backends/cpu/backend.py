@@ -3,7 +3,6 @@ llvmlite (MCJIT) and run by the scheduler, one OS thread, deterministically."""
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import functools
 import hashlib
 import os
@@ -21,6 +20,7 @@ from tileforth.core.errors import ForthError
 
 from .races import HEADER, Races
 from .races import helpers_ir as races_ir
+from .races import helpers_ir_key as races_ir_key
 from .scheduler import RUN_DIVERGENT, RUN_ERROR, RUN_OK, RUN_WARP, SCHEDULER_IR, STEP_IR
 from .target import CpuTarget
 from .warpops import WarpOps, gathered_chunks, gathers, run_together
@@ -39,10 +39,14 @@ def _init_llvm() -> None:
         return
     llvm.initialize_native_target()
     llvm.initialize_native_asmprinter()
-    for lib in ("m", "gcc_s"):  # libm for sinf/expf, libgcc_s for 128-bit division
-        path = ctypes.util.find_library(lib)
-        if path:
-            llvm.load_library_permanently(path)
+    for lib, soname in (("m", "libm.so.6"), ("gcc_s", "libgcc_s.so.1")):  # sinf/expf; 128-bit division
+        try:  # glibc's names: no ldconfig run (ctypes.util.find_library costs ~15 ms at start-up)
+            llvm.load_library_permanently(soname)
+        except RuntimeError:
+            import ctypes.util
+            path = ctypes.util.find_library(lib)
+            if path:
+                llvm.load_library_permanently(path)
     _initialized = True
 
 
@@ -198,12 +202,15 @@ class _Runtime:
             # the runtime helpers (HELPERS_IR) and the race detector's tf_race too: compiled once, optimised,
             # and called by every kernel through the symbol table (kernels only declare them: CpuTarget's
             # links_helpers is False)
-            text = f'target triple = "{llvm.get_process_triple()}"\n' + SCHEDULER_IR + STEP_IR + HELPERS_IR + races_ir()
-            mod = llvm.parse_assembly(text)
-            cache = _ObjectCache(text, sched.tm)
+            head = f'target triple = "{llvm.get_process_triple()}"\n'
+            ir_text = head + SCHEDULER_IR + STEP_IR + HELPERS_IR
+            cache = _ObjectCache(ir_text + races_ir_key().hex(), sched.tm)
             if cache.data is None:  # not on disk: optimise it here (the object on disk is the optimised one)
+                mod = llvm.parse_assembly(ir_text + races_ir())
                 pb = llvm.create_pass_builder(sched.tm, llvm.create_pipeline_tuning_options(speed_level=3))
                 pb.getModulePassManager().run(mod, pb)
+            else:  # MCJIT asks the cache before it compiles a module: an empty one loads the object from disk
+                mod = llvm.parse_assembly(head)
             sched.ee.set_object_cache(cache.notify, cache.getbuffer)
             sched.ee.add_module(mod)
             sched.ee.finalize_object()
@@ -244,9 +251,10 @@ def cache_dir() -> str | None:
 
 class _ObjectCache:
     """MCJIT's object cache for the scheduler's module: the object file is named by a hash of
-    the IR, the host CPU and its features and the LLVM version, and starts with the SHA-256
-    of the rest, so a stale, foreign or truncated file is never loaded (it is compiled again
-    and rewritten). Reading or writing the cache never fails a session."""
+    `text` (the IR, or what the IR is built from), the host CPU and its features and the LLVM
+    version, and starts with the SHA-256 of the rest, so a stale, foreign or truncated file is
+    never loaded (it is compiled again and rewritten). Reading or writing the cache never fails
+    a session."""
 
     def __init__(self, text: str, tm) -> None:
         key = hashlib.sha256("\0".join((text, llvm.get_host_cpu_name(), llvm.get_host_cpu_features().flatten(),

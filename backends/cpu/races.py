@@ -356,6 +356,19 @@ def _add_in(block: ir.Block, v: ir.Value) -> ir.Value:
     return _in(block, lambda b: b.add(v, c(1)))
 
 
+def helpers_ir_key() -> bytes:
+    """What helpers_ir() is made from, for the scheduler's disk cache (backend.py: _ObjectCache), so a
+    process that finds the compiled scheduler on disk need not build the IR (~8 ms): the sources of this
+    module and of the constants it takes (layout.py, tiles.py), and the version of llvmlite's IR builder."""
+    import llvmlite
+    from tileforth.core.compile import tiles
+    parts = []
+    for path in (__file__, L.__file__, tiles.__file__):
+        with open(path, "rb") as fh:
+            parts.append(fh.read())
+    return b"\0".join(parts) + llvmlite.__version__.encode()
+
+
 def helpers_ir() -> str:
     """The definitions of tf_race and its inline part, as IR text for the scheduler's module (which
     defines tf_fail too: HELPERS_IR)."""
