@@ -1,5 +1,7 @@
 """Start-up: the whole `tileforth -e "1 2 + ."` process, and the import of
-tileforth.core in a fresh interpreter (issue 13's targets: ≤ 150 ms and ≤ 60 ms).
+tileforth.core in a fresh interpreter (issue 13's targets: ≤ 150 ms and ≤ 60 ms), and how
+much of each is a floor that tileforth does not set: a bare interpreter, and importing numpy and
+llvmlite, which any line needs (the arrays of the emulator's state; the JIT).
 
     python benchmarks/startup.py [--runs 7] [--no-bytecode]
 
@@ -37,6 +39,11 @@ CLI = "import sys; from tileforth.repl.cli import main; sys.exit(main())"
 IMPORT = ("import time; t = time.perf_counter(); from tileforth.core import Forth; "
           "print(time.perf_counter() - t)")
 NUMPY = "import time; t = time.perf_counter(); import numpy; print(time.perf_counter() - t)"
+# what every line needs, whoever imports it: the array library and LLVM (the JIT's shared library)
+DEPS = "numpy, ml_dtypes, llvmlite.binding, llvmlite.ir"
+DEPS_ONLY = f"import time; t = time.perf_counter(); import {DEPS}; print(time.perf_counter() - t)"
+# tileforth's own modules: the import with its dependencies already loaded
+OWN = f"import {DEPS}; " + IMPORT
 # the command's path, with what it left out of sys.modules
 CHECK = (CLI.replace("sys.exit(main())", "status = main(); ") +
          f"print(' '.join(m for m in {LAZY!r} if m in sys.modules) or '-', file=sys.stderr); sys.exit(status)")
@@ -97,6 +104,8 @@ def main(argv=None) -> int:
         uncached, _ = wall(cmd, dict(env, TILEFORTH_CACHE_DIR="off"), args.runs)
         bare, _ = wall([sys.executable, "-c", "pass"], env, args.runs)
         numpy = inside(NUMPY, env, args.runs)
+        deps = inside(DEPS_ONLY, env, args.runs)
+        own = inside(OWN, env, args.runs)
         loaded = subprocess.run([sys.executable, "-c", CHECK, "-e", LINE], env=env, capture_output=True,
                                 text=True, check=True).stderr.strip().splitlines()[-1]
 
@@ -108,6 +117,11 @@ def main(argv=None) -> int:
     print(figure("  the command without the scheduler's cache", uncached))
     print(figure("  floor: python -c pass (whole process)", bare))
     print(figure("  floor: import numpy alone", numpy))
+    print(figure(f"  floor: import {DEPS}", deps))
+    print(figure("  tileforth's own modules (those already loaded)", own))
+    print(f"  the floors: interpreter + dependencies = {(bare + deps) * 1e3:.0f} ms of the command's "
+          f"{total * 1e3:.0f} ms; the rest, {(total - bare - deps) * 1e3:.0f} ms, is tileforth's "
+          f"(importing its modules, the session, the line)")
     print(f"  loaded by the command, of {', '.join(LAZY)}: {loaded}")
     return 0
 
