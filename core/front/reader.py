@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import math
 import os
+import re
 import struct
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 from ..errors import SourcePos
 
@@ -23,6 +24,9 @@ except KeyError:
     raise ImportError(f"TILEFORTH_FLOAT={os.environ['TILEFORTH_FLOAT']!r}: write f32 or f64") from None
 
 
+_WORD = re.compile(r"\S+")  # a blank-delimited word: blanks are what str.isspace says
+
+
 @dataclass(frozen=True)
 class Token:
     text: str
@@ -31,6 +35,46 @@ class Token:
     @property
     def key(self) -> str:
         return self.text.upper()
+
+
+def _plain(cls: type, names: tuple[str, ...]) -> bool:
+    """`cls` is a dataclass of exactly these fields, all set by its generated
+    __init__, with nothing else to run and an instance __dict__ to hold them."""
+    params = getattr(cls, "__dataclass_params__", None)
+    return (params is not None and params.init and "__slots__" not in vars(cls)
+            and not hasattr(cls, "__post_init__")
+            and tuple(f.name for f in fields(cls) if f.init) == names == tuple(f.name for f in fields(cls)))
+
+
+_new = object.__new__
+
+
+def _token(text: str, pos: SourcePos) -> Token:
+    """Token(text, pos), made as its generated __init__ makes it but without
+    the frozen dataclass's object.__setattr__ calls (the reader makes a token
+    and a position for every word it reads: this halves their cost)."""
+    t = _new(Token)
+    d = t.__dict__
+    d["text"] = text
+    d["pos"] = pos
+    return t
+
+
+def _source_pos(line: int, col: int, text: str, source: str) -> SourcePos:
+    """SourcePos(line, col, text, source), made as _token makes a Token."""
+    p = _new(SourcePos)
+    d = p.__dict__
+    d["line"] = line
+    d["col"] = col
+    d["text"] = text
+    d["source"] = source
+    return p
+
+
+if not _plain(Token, ("text", "pos")):  # pragma: no cover - the classes changed: use their constructors
+    _token = Token  # noqa: F811
+if not _plain(SourcePos, ("line", "col", "text", "source")):  # pragma: no cover
+    _source_pos = SourcePos  # noqa: F811
 
 
 class Reader:
@@ -43,23 +87,20 @@ class Reader:
         self.past_delimiter = False  # col is past a word's delimiter (PARSE, >IN), not at it (next_token)
 
     def _pos(self, row: int, col: int) -> SourcePos:
-        return SourcePos(self.first_line + row, col + 1, self.lines[row], self.name)
+        return _source_pos(self.first_line + row, col + 1, self.lines[row], self.name)
 
     def next_token(self) -> Token | None:
         """The next blank-delimited word, or None at the end of the source."""
-        while self.row < len(self.lines):
-            line = self.lines[self.row]
-            while self.col < len(line) and line[self.col].isspace():
-                self.col += 1
-            if self.col >= len(line):
-                self.row += 1
-                self.col = 0
+        lines, row, search = self.lines, self.row, _WORD.search
+        while row < len(lines):
+            m = search(lines[row], self.col)  # \S is exactly what str.isspace is not
+            if m is None:
+                row += 1
+                self.row, self.col = row, 0
                 continue
-            start = self.col
-            while self.col < len(line) and not line[self.col].isspace():
-                self.col += 1
+            start, self.col = m.span()
             self.past_delimiter = False
-            return Token(line[start:self.col], self._pos(self.row, start))
+            return _token(m.group(), self._pos(row, start))
         return None
 
     def peek_token(self) -> Token | None:

@@ -361,15 +361,16 @@ def definition_text(f: "Forth", reader: Reader, end: SourcePos | None = None) ->
     `end` (or the end of the source): from its `:` in this source, or after
     the lines kept from earlier f.eval calls (Forth.colon_text, a file fed line
     by line); None when neither holds (a definition begun inside EVALUATE)."""
-    lines = reader.lines if end is None else reader.lines[:end.line - reader.first_line + 1]
+    stop = None if end is None else end.line - reader.first_line + 1
     start_reader, start = getattr(f, "colon_start", (None, None))
     if start_reader is reader and start is not None:
-        kept, lines = [], lines[start.line - reader.first_line:]
+        first = start.line - reader.first_line
+        # one slice (lines[:stop][first:] is lines[first:stop] when first >= 0): no copy of the lines before
+        kept, lines = [], reader.lines[first:stop] if first >= 0 else reader.lines[:stop][first:]
     elif f.colon_text and reader is f.line_reader:
-        kept, start = f.colon_text, None
+        kept, start, lines = f.colon_text, None, reader.lines[:stop]
     else:
         return None
-    lines = list(lines)
     if end is not None:
         lines[-1] = lines[-1][:end.col]
     if start is not None:

@@ -60,6 +60,8 @@ STATE_OFFSET = 8  # the STATE cell, after BASE at the start of data space
 DEFAULT_STEPS = 1 << 26
 KERNEL_CACHE = 512  # compiled kernels a session keeps (least recently used go first)
 PRELUDE = Path(__file__).with_name("prelude.fth")
+_DOT_S = PRIMS[".S"]
+_EXECUTE = PRIMS["EXECUTE"]
 
 
 @dataclass(frozen=True)
@@ -485,16 +487,27 @@ class Forth:
             if self.skipping.feed(self, tok):
                 self.skipping = None
             return
-        key = tok.key
-        if self.compile_state and key in self._local_names:
+        key = tok.text.upper()
+        colon = self.colon
+        if colon is not None and colon.locals and not self.interpreting and key in colon.locals:
             self.append(LocalGet(self._local_names[key], key, tok.pos))
             return
         entry = self.lookup(key)
-        if entry is PRIMS[".S"] and self.dot_s_shows_all and self.colon is None and not self.frames:
+        if entry is _DOT_S and self.dot_s_shows_all and self.colon is None and not self.frames:
             entry = self.dict.get(".STACKS", entry)  # at the REPL's prompt: every stack
         if entry is None:
             self._number(tok)
             return
+        if colon is not None and not self.interpreting and not getattr(entry, "immediate", False):
+            # compiling a definition, the commonest case (the prelude is mostly this): a primitive or a colon
+            # word compiles to its node, as do_entry -> compile_entry -> _node_for -> append would make it
+            kind = type(entry)
+            if kind is Primitive and not entry.takes_literal and not entry.tile_word:
+                self._items().append(Prim(entry, tok.pos))
+                return
+            if kind is Colon:
+                self._items().append(Call(entry, tok.pos))
+                return
         self.do_entry(entry, tok)
 
     def do_entry(self, entry: Any, tok: Token) -> None:
@@ -505,7 +518,7 @@ class Forth:
         elif getattr(entry, "immediate", False) and self.compile_state:  # a colon word or a constant
             self.flush_segment()
             run_host(self, [self._node_for(entry, tok)])
-        elif entry is PRIMS["EXECUTE"] and self._at_top():
+        elif entry is _EXECUTE and self._at_top():
             self.execute_now(tok)
         else:
             self.compile_entry(entry, tok)
@@ -559,8 +572,8 @@ class Forth:
 
     def _node_for(self, entry: Any, tok: Token) -> Node:
         if isinstance(entry, Primitive):
-            items = self._items()
-            if entry.takes_literal and items and isinstance(items[-1], Lit) and items[-1].value >= 0:
+            items = self._items() if entry.takes_literal else None
+            if items and isinstance(items[-1], Lit) and items[-1].value >= 0:
                 count = items[-1].value
                 if count > entry.literal_max:
                     what = "tile stack holds" if entry.tile_word else "data stack holds"
@@ -631,10 +644,10 @@ class Forth:
         raise ForthError(unknown_word_message(tok.text, self.prompt_words), tok.pos, tok.text, code=-13)
 
     def _items(self) -> list[Node]:
-        frames = self.open_frames()
+        frames = self.frames[self.interp_floor:] if self.interpreting else self.frames  # open_frames()
         if frames:
             return frames[-1].items()
-        if self.compile_state:
+        if self.colon is not None and not self.interpreting:  # compile_state
             return self.colon.body
         return self.segment
 
