@@ -100,7 +100,7 @@ def c64(v: int) -> ir.Constant:
     return ir.Constant(I64, v)
 
 
-@dataclass
+@dataclass(eq=False)
 class Sites:
     """Source positions of every check the compiler emits; an error record
     names a site id and the host turns it back into a position. Warp
@@ -114,7 +114,7 @@ class Sites:
         return len(self.entries) - 1
 
 
-@dataclass
+@dataclass(eq=False)
 class Env:
     """What a function's code works on: the launch context, the thread's record,
     its two stacks (arrays and depth cells), and the function's own registers
@@ -153,8 +153,10 @@ class Env:
         return self
 
 
-@dataclass
+@dataclass(eq=False)
 class LoopFrame:
+    """An open DO loop: its index and limit, where LEAVE goes, and the stacks at entry."""
+
     index: ir.Value  # alloca i64
     limit: ir.Value
     exit_bb: ir.Block
@@ -168,15 +170,17 @@ def _has_labels(word: "Colon") -> bool:
     return any(type(n) is Label for n in walk(word.body))
 
 
-@dataclass
+@dataclass(eq=False)
 class _LabelState:
+    """A Label's block, the return and tile stacks there, and whether it is placed yet."""
+
     block: ir.Block
     rslots: list[ir.Value]
     tiles: list
     placed: bool = False
 
 
-@dataclass
+@dataclass(eq=False)
 class Scope:
     """Per-word state: locals, loops, return stack and where EXIT goes."""
 

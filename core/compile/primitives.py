@@ -14,6 +14,7 @@ Words that can be written in Forth are in prelude.fth instead.
 """
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable
@@ -35,6 +36,8 @@ Emit = Callable[["Gen", "Prim"], None]
 
 @dataclass(eq=False)
 class Primitive:
+    """One primitive's entry: name, stack effect, help, emitter, reference group and flags."""
+
     name: str
     effect: str  # Forth notation, e.g. "( n1 n2 -- n3 )" or "( -- ) ( F: r -- )"
     help: str
@@ -73,8 +76,10 @@ class Primitive:
 
 
 _GROUP = re.compile(r"\(\s*(?:(F:|R:)\s*)?([^()]*?)\)")
+_DOUBLE = re.compile(r"[ux]?d\d*")
 
 
+@functools.cache  # many primitives share an effect
 def parse_effect(text: str) -> tuple[int, int, int, int]:
     """Counts of ( ins -- outs ) for the data and ( F: ... ) float stacks."""
     ins = outs = fins = fouts = 0
@@ -91,7 +96,7 @@ def parse_effect(text: str) -> tuple[int, int, int, int]:
 
 def _cells(side: str) -> int:
     """Items on one side of an effect; a double-cell number (d, ud, xd, d1) is two cells."""
-    return sum(2 if re.fullmatch(r"[ux]?d\d*", t) else 1 for t in side.split() if t != "|")
+    return sum(2 if _DOUBLE.fullmatch(t) else 1 for t in side.split() if t != "|")
 
 
 class Registry:

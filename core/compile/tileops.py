@@ -16,8 +16,9 @@ from typing import ClassVar
 from .tiles import Tile
 
 
-@dataclass(frozen=True)
 class TileOp:
+    """What the operations below share (it has no fields, so it is no dataclass itself)."""
+
     operands: ClassVar[int] = 0
 
 

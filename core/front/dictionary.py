@@ -19,6 +19,9 @@ INLINE_MAX = 2048  # nodes a word that suspends may become once inlined into a c
 
 @dataclass(eq=False)
 class Colon:
+    """A colon definition (or :NONAME, a DOES> part, a VALUE, a DEFER): its body
+    tree, source and inferred stack effect."""
+
     name: str
     body: list[Node]
     pos: SourcePos | None

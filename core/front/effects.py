@@ -14,6 +14,10 @@ from .tree import Begin, Call, Do, DropFlag, Exit, FLit, If, Leave, Lit, LocalsD
 
 @dataclass(frozen=True)
 class Effect:
+    """A word's stack effect: the items it needs (dneed, fneed) and the change
+    of depth it makes (dnet, fnet) on the data and float stacks; not static:
+    the depth it leaves depends on the data."""
+
     static: bool
     dneed: int = 0
     dnet: int = 0

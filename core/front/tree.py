@@ -32,6 +32,8 @@ class NodeBase:
 
 @dataclass(eq=False)
 class Lit(NodeBase):
+    """A literal: push the cell `value`."""
+
     value: int
     pos: SourcePos | None = None
     space: str | None = None  # "global" for the address of an ARRAY or MATRIX
@@ -39,12 +41,16 @@ class Lit(NodeBase):
 
 @dataclass(eq=False)
 class FLit(NodeBase):
+    """A float literal: push `value` on the float stack."""
+
     value: float
     pos: SourcePos | None = None
 
 
 @dataclass(eq=False)
 class Prim(NodeBase):
+    """A primitive word (core/compile/primitives.py), with its static operand, if any."""
+
     prim: "Primitive"
     pos: SourcePos | None = None
     arg: object = None  # static operand: PICK/ROLL depth, string id for .", local index...
@@ -52,12 +58,16 @@ class Prim(NodeBase):
 
 @dataclass(eq=False)
 class Call(NodeBase):
+    """A call of a colon definition."""
+
     word: "Colon"
     pos: SourcePos | None = None
 
 
 @dataclass(eq=False)
 class If(NodeBase):
+    """`IF then ELSE else_ THEN` (else_ is None without ELSE)."""
+
     then: list["Node"]
     else_: list["Node"] | None
     pos: SourcePos | None = None
@@ -78,6 +88,8 @@ class Begin(NodeBase):
 
 @dataclass(eq=False)
 class Do(NodeBase):
+    """`DO body LOOP`, or ?DO (query) and +LOOP (plus)."""
+
     body: list["Node"]
     query: bool = False  # ?DO
     plus: bool = False  # +LOOP
@@ -87,6 +99,8 @@ class Do(NodeBase):
 
 @dataclass(eq=False)
 class Leave(NodeBase):
+    """LEAVE: leave the innermost DO loop."""
+
     pos: SourcePos | None = None
 
 
@@ -120,11 +134,15 @@ class Jump(NodeBase):
 
 @dataclass(eq=False)
 class Exit(NodeBase):
+    """EXIT: return from the definition."""
+
     pos: SourcePos | None = None
 
 
 @dataclass(eq=False)
 class Recurse(NodeBase):
+    """RECURSE: a call of the definition being compiled."""
+
     word: "Colon"
     pos: SourcePos | None = None
 
@@ -150,6 +168,8 @@ class LocalSet(NodeBase):
 
 @dataclass(eq=False)
 class LocalGet(NodeBase):
+    """A local's name in a definition: push its value."""
+
     index: int
     name: str
     pos: SourcePos | None = None

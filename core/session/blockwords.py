@@ -58,6 +58,8 @@ GROUP = "Blocks (host words)"
 
 @dataclass(eq=False)
 class Buffer:
+    """A block buffer: its address, the block it holds, whether UPDATE marked it."""
+
     addr: int
     blk: int = 0  # the block it holds, 0: unassigned
     dirty: bool = False  # UPDATEd since it was read or written

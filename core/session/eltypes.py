@@ -13,6 +13,8 @@ import numpy as np
 
 @dataclass(frozen=True)
 class ElType:
+    """One element type: Forth name, type code, numpy dtype, bytes, whether a float."""
+
     name: str
     code: int
     dtype: np.dtype

@@ -57,6 +57,8 @@ GROUP = "Files (host words)"
 
 @dataclass(eq=False)
 class OpenFile:
+    """An open file: the file object, its name and its file access method."""
+
     raw: io.FileIO
     name: bytes
     fam: int

@@ -33,8 +33,6 @@ PRECISION, FALIGNED ...) are in core/compile/floatwords.py.
 from __future__ import annotations
 
 import re
-from decimal import Decimal
-from fractions import Fraction
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -55,13 +53,16 @@ from ..front.reader import Token
 from .output import FLOAT_TYPE, float_digits
 
 if TYPE_CHECKING:
+    from decimal import Decimal
+
     from .interpreter import Forth
 
 REPRESENT_MAX = 1 << 16  # the longest buffer REPRESENT fills
 
 # Forth-2012 12.6.1.0558's convertible string: <significand>[<exponent>]
-# (sign, significand, the exponent's sign after E or D, a sign alone as the marker, exponent digits)
-_FLOAT = re.compile(r"([+-]?)(\d+(?:\.\d*)?|\.\d+)(?:(?:[EeDd]([+-]?)|([+-]))(\d*))?")
+# (sign, significand, the exponent's sign after E or D, a sign alone as the marker, exponent digits);
+# compiled on first use (re's cache), not at start-up
+_FLOAT = r"([+-]?)(\d+(?:\.\d*)?|\.\d+)(?:(?:[EeDd]([+-]?)|([+-]))(\d*))?"
 
 
 def _nearest_f32(value: Decimal) -> float:
@@ -76,6 +77,8 @@ def _nearest_f32(value: Decimal) -> float:
     elif mag.adjusted() < -46:  # < 1e-46: below half the smallest subnormal (7e-46)
         r = 0.0
     else:
+        from fractions import Fraction  # imported on first use: start-up does not need it
+
         exact = Fraction(mag)
         with np.errstate(over="ignore"):
             guess = np.float32(float(exact))  # through f64: at most one f32 away
@@ -108,7 +111,7 @@ def parse_float(text: bytes) -> float | None:
         s = text.decode("ascii")
     except UnicodeDecodeError:
         return None
-    m = _FLOAT.fullmatch(s)
+    m = re.fullmatch(_FLOAT, s)
     if m is None:
         return None
     sign, significand, e_sign, marker_sign, exp_digits = m.groups()
@@ -118,6 +121,8 @@ def parse_float(text: bytes) -> float | None:
         exponent = -exponent
     if significand.startswith("."):
         significand = "0" + significand
+    from decimal import Decimal  # imported on first use: start-up does not need it
+
     return _nearest(Decimal(f"{sign}{significand.rstrip('.') or '0'}E{exponent}"))
 
 

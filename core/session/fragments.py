@@ -14,10 +14,12 @@ accumulator is two m16n8 accumulators (columns 0-7 and 8-15), a 32x16 A is
 two A blocks, an 8-row tile is the first 8 rows of a block.  `.FRAG` shows
 this layout and says that it is the documented mma.sync one.
 
-The table checks itself when imported: each formula must cover its block
-exactly once (a bijection from (lane, register) to elements).
+The table checks itself when first used (the first .FRAG): each formula must
+cover its block exactly once (a bijection from (lane, register) to elements).
 """
 from __future__ import annotations
+
+import functools
 
 import numpy as np
 
@@ -46,14 +48,17 @@ def block_maps(kind: str) -> tuple[np.ndarray, np.ndarray]:
     return lane, reg
 
 
-_MAPS = {k: block_maps(k) for k in BLOCKS}
+@functools.cache
+def _maps(kind: str) -> tuple[np.ndarray, np.ndarray]:
+    """block_maps(kind), made once, on first use (not at start-up)."""
+    return block_maps(kind)
 
 
 def tile_maps(kind: str, rows: int, cols: int) -> tuple[np.ndarray, np.ndarray]:
     """(lane, register) of every element of a rows x cols tile of `kind`,
     laid out as copies of the mma.sync m16n8k16 block (cut to 8 rows when
     the tile has only 8)."""
-    lane, reg = _MAPS[kind]
+    lane, reg = _maps(kind)
     br, bc = lane.shape
     reps = (-(-rows // br), -(-cols // bc))
     return np.tile(lane, reps)[:rows, :cols], np.tile(reg, reps)[:rows, :cols]

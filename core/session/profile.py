@@ -313,7 +313,7 @@ def dropped_note(p: LaunchProfile) -> str | None:
             f"{TRACE_CAP} per launch): the figures cover the first {p.records}; profile a smaller launch")
 
 
-@dataclass
+@dataclass(eq=False)  # compared by identity, as the other views (core/session/views.py)
 class Profile(View):
     """PROFILE's view: each launch's sites (requests, lanes, sectors, bank conflicts) and barriers."""
 

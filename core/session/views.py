@@ -1,7 +1,8 @@
 """What the inspection words show, as data, and its one layout.
 
 An inspection word (core/session/inspection.py) reads the session and makes a
-*view record*: plain data, no text yet.
+*view record*: plain data, no text yet (compared by identity: most records
+hold numpy arrays, whose == compares elements).
 
     Stacks     the data and float stacks of every thread, the tile stack    .STACKS (.S at the prompt)
     Lanes      the same stacks, listed thread by thread                    .LANES
@@ -182,7 +183,7 @@ def _warp_note(warps: int, warp: int = 0) -> str:
 
 
 # ---- .STACKS and .LANES -------------------------------------------------------------------
-@dataclass
+@dataclass(eq=False)
 class Stacks(View):
     """The data and float stacks of every thread (bottom first, rows padded
     past each thread's depth), the tile stack of warp 0, and how many warps
@@ -255,7 +256,7 @@ def _runs(keys: list) -> list[tuple[int, int]]:
     return out
 
 
-@dataclass
+@dataclass(eq=False)
 class Lanes(Stacks):
     """The same stacks, one row per run of threads with equal stacks."""
 
@@ -319,7 +320,7 @@ class Lanes(Stacks):
 
 
 # ---- .TILE and .FRAG ----------------------------------------------------------------------
-@dataclass
+@dataclass(eq=False)
 class TileValues(View):
     """The top tile of the viewed warp (`depth`: the tile stack's depth)."""
 
@@ -346,7 +347,7 @@ class TileValues(View):
         return lines + body
 
 
-@dataclass
+@dataclass(eq=False)
 class Fragments(View):
     """The top tile and, for each element, the lane and register that hold
     it in the documented mma.sync layout (core/session/fragments.py)."""
@@ -385,7 +386,7 @@ class Fragments(View):
 
 
 # ---- .M -----------------------------------------------------------------------------------
-@dataclass
+@dataclass(eq=False)
 class Matrix(View):
     """An array or matrix: its name, values and element type (`base`: the
     BASE its integers are shown in)."""
@@ -492,7 +493,7 @@ def _corner_idx(n: int) -> list[int]:
 
 
 # ---- SEE, HELP ----------------------------------------------------------------------------
-@dataclass
+@dataclass(eq=False)
 class Definition(View):
     """A colon definition: `: name ( effects )`, its source, and notes."""
 
@@ -508,7 +509,7 @@ class Definition(View):
         return lines + [[("\\ " + ln, "note")] for ln in self.notes]
 
 
-@dataclass
+@dataclass(eq=False)
 class HelpEntry(View):
     """A word's entry: name, stack effect, group, meaning, example, notes."""
 
@@ -530,7 +531,7 @@ class HelpEntry(View):
         return lines + [[("  " + ln, "note")] for ln in self.notes]
 
 
-@dataclass
+@dataclass(eq=False)
 class HelpSummary(View):
     """HELP alone: one line per group of inspection words."""
 
@@ -543,7 +544,7 @@ class HelpSummary(View):
 
 
 # ---- SEE-IR, SEE-PTX ----------------------------------------------------------------------
-@dataclass
+@dataclass(eq=False)
 class IRCode(View):
     """A word's LLVM IR, and a note saying what is shown."""
 
@@ -557,7 +558,7 @@ class IRCode(View):
         return lines + [[(ln, "code")] for ln in self.text.splitlines()]
 
 
-@dataclass
+@dataclass(eq=False)
 class PTXCode(View):
     """A word's PTX for `arch`, and notes (PTX comments) saying what is shown."""
 
