@@ -33,7 +33,7 @@ from ..errors import ForthError, SourcePos
 from ..front.dictionary import Colon, Constant, HostWord, Immediate
 from ..front.effects import body_effect
 from ..front.reader import Reader, Token, parse_double, parse_float, parse_integer, wrap64
-from ..front.tree import Begin, Call, Do, FLit, HostOp, If, Lit, LocalGet, Node, Prim, Recurse, Visitor, walk
+from ..front.tree import Begin, Call, Do, FLit, HostOp, If, Lit, LocalGet, Node, Prim, Recurse, Visitor
 from .eltypes import ELTYPES
 from .hostexec import RAISE_BUDGET, device_ok, run_host
 from .hostwords import CLOSERS, OPENERS, Frame, definition_text
@@ -427,7 +427,8 @@ class Forth:
                 if self.input is not None and self.input.live is not None:
                     note_in(self)
                 if tok.pos.line != line:
-                    if not (spanning and self.frames):
+                    # (inside a definition, outside `[ ]`, a line's end does nothing: no call)
+                    if not (spanning and self.frames) and (self.colon is None or self.interpreting):
                         self._end_of_line()
                     line = tok.pos.line
                 self._token(tok)
@@ -1013,7 +1014,7 @@ class Forth:
             f = self.frames[-1]
             raise ForthError(f"{OPENERS[f.kind]} in {colon.name} is not closed: add {CLOSERS[f.kind]} before ;",
                              f.pos, OPENERS[f.kind])
-        colon.recursive = any(isinstance(n, Recurse) for n in walk(colon.body))
+        colon.recursive = _recurses(colon.body)
         colon.effect = body_effect(colon.body)
         if colon.recursive and colon.suspends:
             raise ForthError(f"{colon.name} is recursive and reaches a BARRIER or warp operation; "
@@ -1033,6 +1034,21 @@ class Forth:
                 self.push_uniform(self.tokens.xt_of(colon))
             return
         self.define(colon)
+
+
+def _recurses(body: list[Node]) -> bool:
+    """A RECURSE anywhere in `body` (what `any(isinstance(n, Recurse) for n in walk(body))` says, without
+    walk's generators)."""
+    todo = [body]
+    while todo:
+        for n in todo.pop():
+            if isinstance(n, Recurse):
+                return True
+            for name in n.BODIES:
+                sub = getattr(n, name)
+                if sub:
+                    todo.append(sub)
+    return False
 
 
 def _run_host_word(f: Forth, node: HostOp) -> None:
