@@ -29,6 +29,8 @@ _WORD = re.compile(r"\S+")  # a blank-delimited word: blanks are what str.isspac
 
 @dataclass(frozen=True)
 class Token:
+    """A blank-delimited word of the source and where it starts."""
+
     text: str
     pos: SourcePos
 

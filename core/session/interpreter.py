@@ -499,6 +499,9 @@ class Forth:
         if entry is None:
             self._number(tok)
             return
+        if type(entry) is Immediate:  # do_entry's first case: it acts now (`\`, `(`, `:`, `;`, IF ...)
+            entry.fn(self, tok)
+            return
         if colon is not None and not self.interpreting and not getattr(entry, "immediate", False):
             # compiling a definition, the commonest case (the prelude is mostly this): a primitive or a colon
             # word compiles to its node, as do_entry -> compile_entry -> _node_for -> append would make it
