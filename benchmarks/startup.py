@@ -35,7 +35,7 @@ LINE = "1 2 + ."
 LAZY = ("rich", "pygments", "prompt_toolkit", "IPython", "nbclient", "nbformat")
 
 # the console script's body (pip writes the same), so the figure does not depend on PATH
-CLI = "import sys; from tileforth.repl.cli import main; sys.exit(main())"
+CLI = "from tileforth.repl.cli import entry; entry()"
 IMPORT = ("import time; t = time.perf_counter(); from tileforth.core import Forth; "
           "print(time.perf_counter() - t)")
 NUMPY = "import time; t = time.perf_counter(); import numpy; print(time.perf_counter() - t)"
@@ -45,7 +45,7 @@ DEPS_ONLY = f"import time; t = time.perf_counter(); import {DEPS}; print(time.pe
 # tileforth's own modules: the import with its dependencies already loaded
 OWN = f"import {DEPS}; " + IMPORT
 # the command's path, with what it left out of sys.modules
-CHECK = (CLI.replace("sys.exit(main())", "status = main(); ") +
+CHECK = ("import sys; from tileforth.repl.cli import main; status = main(); "
          f"print(' '.join(m for m in {LAZY!r} if m in sys.modules) or '-', file=sys.stderr); sys.exit(status)")
 
 

@@ -36,6 +36,17 @@ def test_errors_and_stacks_still_rendered():
     assert python(code, "--backend", "cpu", "-e", "1 2").stdout.splitlines() == ["data  <2> 1 2", "float <0>"]
 
 
+def test_the_command_exits_with_mains_status_and_its_output():
+    """The console script's entry (cli.entry: main, then the exit with the process's objects frozen)
+    prints what the line printed and exits with main's status."""
+    env = dict(os.environ, TILEFORTH_CACHE_DIR="off")
+    cmd = [sys.executable, "-m", "tileforth.repl.cli", "--backend", "cpu", "-e"]
+    ok = subprocess.run(cmd + ["1 2 + . 5 SPACES 4 ."], capture_output=True, text=True, timeout=300, env=env)
+    assert (ok.returncode, ok.stdout, ok.stderr) == (0, "3      4 \n", "")  # the command ends the output line
+    bad = subprocess.run(cmd + ["7 . NOPE"], capture_output=True, text=True, timeout=300, env=env)
+    assert bad.returncode == 1 and bad.stdout.startswith("7 ") and "unknown word NOPE" in bad.stderr
+
+
 def test_runtime_made_on_first_kernel():
     code = """
 from tileforth.core import Forth
