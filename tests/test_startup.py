@@ -43,8 +43,8 @@ def test_the_command_exits_with_mains_status_and_its_output():
     cmd = [sys.executable, "-m", "tileforth.repl.cli", "--backend", "cpu", "-e"]
     ok = subprocess.run(cmd + ["1 2 + . 5 SPACES 4 ."], capture_output=True, text=True, timeout=300, env=env)
     assert (ok.returncode, ok.stdout, ok.stderr) == (0, "3      4 \n", "")  # the command ends the output line
-    bad = subprocess.run(cmd + ["7 . NOPE"], capture_output=True, text=True, timeout=300, env=env)
-    assert bad.returncode == 1 and bad.stdout.startswith("7 ") and "unknown word NOPE" in bad.stderr
+    bad = subprocess.run(cmd + ["1 2 + .", "-e", "NOPE"], capture_output=True, text=True, timeout=300, env=env)
+    assert bad.returncode == 1 and bad.stdout.startswith("3 ") and "unknown word NOPE" in bad.stderr
 
 
 def test_runtime_made_on_first_kernel():
