@@ -149,11 +149,12 @@ class Display:
     def error(self, result, *, located: bool = True) -> None:
         """A failed line (a session.LineResult) on stderr.
 
-        `located` adds "file:line:col:"; at the prompt the line is in view.
+        `located` adds "file:line:col:"; at the prompt the line is in view
+        (but not a failing word's definition: where that is, is always said).
         """
         from . import views
 
-        where = result.where if located else None
+        where = result.where if located or result.running else None
         self.out.flush()
         if result.internal:
             e = result.error
@@ -164,7 +165,7 @@ class Display:
         else:
             self.err_console.print(
                 views.render_error(result.error, where=where,
-                                   source_line=result.source_line))
+                                   source_line=result.source_line, running=result.running if located else None))
         self.err.flush()
 
     def fatal(self, message: str) -> None:

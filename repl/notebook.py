@@ -145,7 +145,8 @@ def _error_text(result: LineResult) -> Text:
         text.append("internal error (a bug in tileforth, please report it): ", style="bold red")
         text.append(f"{type(e).__name__}: {e}")
         return text
-    return views.render_error(result.error, where=result.where, source_line=result.source_line)
+    return views.render_error(result.error, where=result.where, source_line=result.source_line,
+                              running=result.running)
 
 
 def plain_error(result: LineResult) -> str:
@@ -364,7 +365,7 @@ class Notebook:
                 result.parts += self._split(out)
                 result.notes += list(res.warnings)
                 if res.error is not None:
-                    if len(lines) == 1 and not prologue:
+                    if len(lines) == 1 and not prologue and res.running is None:
                         res.where = None  # one line: in view, as at the prompt
                     result.error = res
                     return result

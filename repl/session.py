@@ -20,7 +20,8 @@ class LineResult:
     output: str = ""                 # what the line printed, also when it failed
     error: Exception | None = None   # a ForthError, or an internal error
     internal: bool = False           # True when error is not a ForthError
-    where: str | None = None         # "file:line" of the failing line
+    where: str | None = None         # "file:line" of the failing line (or of the failing word's definition)
+    running: str | None = None       # "file:line" of the line that ran, when the error's place is elsewhere
     source_line: str | None = None   # text of the failing line
     warnings: tuple[str, ...] = ()   # notes such as "redefined X"
 
@@ -68,7 +69,7 @@ class Session:
             raise Bye
         self._open_lines.append((self.lineno, text))
         try:
-            out = self.forth.eval(text, spanning=True) if spanning else self.forth.eval(text)
+            out = self.forth.eval(text, source=self.source, line=self.lineno, spanning=spanning)
         except ForthError as e:
             return self._failed(e, text, internal=False)
         except Bye:
@@ -82,6 +83,13 @@ class Session:
 
     def _failed(self, err, text, *, internal) -> LineResult:
         lineno, line = self.lineno, text
+        pos = getattr(err, "pos", None)
+        opened = {(self.source, n) for n, _ in self._open_lines}  # this line and the open definition's
+        if pos is not None and (pos.source, pos.line) not in opened:
+            # in a word defined elsewhere (an earlier line, an INCLUDEd file) or a line of an INCLUDEd file
+            partial = getattr(err, "output", "") or ""
+            return LineResult(output=partial, error=err, internal=internal, where=f"{pos.source}:{pos.line}",
+                              source_line=pos.text, running=f"{self.source}:{self.lineno}")
         reported = getattr(err, "source_line", None)
         if reported is not None and reported.rstrip("\n") != text.rstrip("\n"):
             # The error points into an earlier line of an open definition.

@@ -447,12 +447,15 @@ def caret_line(source: str, col: int | None, word: str | None) -> str | None:
     return prefix + "^" * max(1, len(word or ""))
 
 
-def render_error(err, *, where: str | None = None, source_line: str | None = None) -> Text:
-    """An error as `where: error:` message, then the line and the caret.
+def render_error(err, *, where: str | None = None, source_line: str | None = None,
+                 running: str | None = None) -> Text:
+    """An error as `where: error:` message, then the line and the caret, and
+    `running`: the "file:line" of the line that ran, when the error is in a
+    word defined elsewhere (then `source_line` is the definition's line).
 
     `where` is "file:line" (":col" is added here) or None at the prompt.
     """
-    line = getattr(err, "source_line", None) or source_line
+    line = source_line if running else getattr(err, "source_line", None) or source_line
     col = getattr(err, "col", None)
     word = getattr(err, "word", None)
     text = Text()
@@ -470,6 +473,8 @@ def render_error(err, *, where: str | None = None, source_line: str | None = Non
         if caret is not None:
             text.append("\n  ")
             text.append(caret, style="bold red")
+    if running:
+        text.append(f"\n  (while running {running})", style="dim")
     return text
 
 

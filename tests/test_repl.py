@@ -432,3 +432,55 @@ def test_no_timing_leaves_the_time_line_out(tmp_path):
     assert re.search(r"time +compile [\d.]+ ms +run [\d.]+ ms +read [\d.]+ ms +\(run time on the CPU "
                      r"emulator", seen["--timing"]), seen["--timing"]
     assert " ms" not in seen["--no-timing"], seen["--no-timing"]
+
+
+# ---- errors in words defined elsewhere: the definition's place, then the line that ran ----------------
+
+LIB = ": good 1 2 + ;\n\n: bad ( -- )\n  1 0 /\n  DROP ;\n"
+
+
+def _place(text: str, line: int, word: str) -> tuple[int, int]:
+    """(line, column) of `word` on 1-based `line` of text: where an error there must point."""
+    return line, text.splitlines()[line - 1].index(word) + 1
+
+
+def test_a_word_from_an_included_file_fails_at_its_definition(tmp_path):
+    (tmp_path / "lib.fth").write_text(LIB)
+    r = run("--stacks", "none", stdin="INCLUDE lib.fth\ngood .\nbad\n", cwd=tmp_path)
+    line, col = _place(LIB, 4, "/")
+    assert r.stdout == "3 \n"
+    err = r.stderr.splitlines()
+    assert err[0].startswith(f"lib.fth:{line}:{col}: error: division by zero in bad")
+    assert err[1:3] == ["    1 0 /", " " * (2 + col - 1) + "^"]  # the line, indented 2, and the caret
+    assert err[3] == "  (while running <stdin>:3)"
+    e = run("lib.fth", "-e", "good . bad", cwd=tmp_path)  # a file on the command line, then -e
+    assert e.stderr.startswith(f"lib.fth:{line}:{col}: error:") and "(while running -e:1)" in e.stderr
+
+
+def test_a_word_defined_on_an_earlier_line_fails_at_its_definition():
+    src = ": w2\n  0 @ ;\n1 2 + DROP\nw2\n"
+    r = run("--stacks", "none", stdin=src)
+    line, col = _place(src, 2, "@")
+    assert r.stderr.startswith(f"<stdin>:{line}:{col}: error: bad address $0 in w2")
+    assert "  (while running <stdin>:4)" in r.stderr.splitlines()
+
+
+def test_an_error_in_an_open_definition_is_no_call():
+    src = ": w3\n  IF 1\n;\n"
+    r = run("--stacks", "none", stdin=src)
+    line, col = _place(src, 2, "IF")
+    assert r.stderr.startswith(f"<stdin>:{line}:{col}: error: IF in w3 is not closed")
+    assert "while running" not in r.stderr
+
+
+def test_eval_names_its_source_and_first_line():
+    from tileforth.core import Forth, ForthError
+
+    f = Forth(backend="cpu")
+    f.eval("\n: bad ( -- )\n  1 0 / DROP ;", source="lib.fth", line=10)
+    with pytest.raises(ForthError) as e:
+        f.eval("bad", source="main.fth", line=3)
+    assert (e.value.pos.source, e.value.pos.line, e.value.pos.col) == ("lib.fth", 12, 7)
+    with pytest.raises(ForthError) as e:
+        f.eval("1 2\n+ NOPE", source="main.fth", line=7)
+    assert (e.value.pos.source, e.value.pos.line, e.value.pos.col) == ("main.fth", 8, 3)

@@ -260,13 +260,16 @@ class Forth:
                 return entry
         return None
 
-    def eval(self, src: str, source: str | None = None, *, spanning: bool = False) -> str:
+    def eval(self, src: str, source: str | None = None, *, line: int = 1, spanning: bool = False) -> str:
         """Interpret Forth source; returns what it printed. Raises ForthError
         and then leaves the stacks and the dictionary as they were.
 
+        `source` and `line` name where src comes from (the file and the number
+        of its first line): positions in errors, and in the words src defines,
+        say so (a word that fails later reports where it was defined).
         `spanning`: a control structure may continue on the next line of src
         (the REPL's multi-line input); otherwise each line closes its own."""
-        return self._eval(src, source, spanning)
+        return self._eval(src, source, spanning, line)
 
     def data_stack(self, lane: int | None = 0) -> list[int] | list[list[int]]:
         """One thread's data stack, bottom first; lane=None: one list per thread."""
@@ -405,13 +408,13 @@ class Forth:
                                       help="( -- addr ) true while a definition is being compiled")
 
     # ---- the outer interpreter ---------------------------------------------------
-    def _eval(self, source: str, source_name: str | None = None, spanning: bool = False) -> str:
+    def _eval(self, source: str, source_name: str | None = None, spanning: bool = False, first_line: int = 1) -> str:
         snap = self._snapshot()
         self.out_parts = []
         self.line_timing = {"compile": 0.0, "run": 0.0, "read": 0.0}  # summed over the line's launches
         self.warnings = []
         self.backend.reset_abort()  # an interrupt belongs to one line: it lasts until that line ends
-        reader = Reader(source, source_name or "<input>")
+        reader = Reader(source, source_name or "<input>", first_line)
         self.reader = self.line_reader = reader
         tok: Token | None = None
         try:
@@ -444,7 +447,7 @@ class Forth:
         except RecursionError as exc:  # deeply nested source (control structures thousands deep)
             out = self.printed()
             # at the word being read, or (when the line was compiled at its end) the line's first word
-            at = tok or next((t for t in iter(Reader(source, source_name or "<input>").next_token, None)
+            at = tok or next((t for t in iter(Reader(source, source_name or "<input>", first_line).next_token, None)
                               if t.pos.line == line), None)
             self._restore(snap)
             err = ForthError("the source nests too deeply: a structure here is nested thousands of levels "
