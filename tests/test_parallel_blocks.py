@@ -92,6 +92,26 @@ def test_an_error_is_the_one_worker_runs_error(name, monkeypatch):
     assert stacks[0] == stacks[1]
 
 
+def test_the_step_pool_is_the_launchs_whatever_the_workers(monkeypatch):
+    """Each of 256 threads draws one poll's worth (layout.POLL_EVERY) from the launch's pool of
+    500,000 steps: 1,048,576 in all, more than the pool, though a quarter of the threads (what one
+    of 4 workers runs) draws less. The launch fails alike with 1 and 4 workers; with a pool of
+    2,000,000 it passes alike."""
+    from tileforth.core.compile import layout as L
+    assert 64 * L.POLL_EVERY < 500_000 < 256 * L.POLL_EVERY < 2_000_000
+    program = "8 1 1 GRID 32 1 1 THREADS : spin 0 5000 0 DO 1+ LOOP ; spin"
+    for workers in (1, 4):
+        f = session(workers, monkeypatch)
+        f.eval("500000 SET-STEP-BUDGET")
+        with pytest.raises(ForthError) as e:
+            f.eval(program)
+        assert e.value.message.startswith("the launch ran 500000 loop iterations"), e.value.message
+        assert f.data_stack(lane=None) == [[]] * 32  # the failed line left the stacks as they were
+        f.eval("2000000 SET-STEP-BUDGET")
+        f.eval(program)
+        assert f.data_stack(lane=None) == [[5000]] * 256
+
+
 def test_the_output_cap_drops_the_same_records(monkeypatch):
     outs = []
     for workers in (1, 4):

@@ -663,6 +663,8 @@ class CpuBackend(Backend):
                 merged[:5] = ctxs[w][:5]
                 divergence = div
                 break
+        else:
+            self._pool_spent(ctxs, chunks, merged)
         lens = [min(int(c[L.CTX_OUT_LEN]), OUT_CAP) for c in ctxs]
         out = np.concatenate([o[:n] for o, n in zip(outs, lens)]) if len(outs) > 1 else outs[0]
         total = sum(int(c[L.CTX_OUT_LEN]) for c in ctxs)
@@ -708,6 +710,21 @@ class CpuBackend(Backend):
                 break
             assert code == RUN_OK
         return None, None
+
+    def _pool_spent(self, ctxs: list[np.ndarray], chunks: list[tuple[int, int]], merged: np.ndarray) -> None:
+        """The step pool is the launch's, however many workers ran it: each worker's context drew
+        from a pool of its own, so a launch that spent more than the pool in all (which one worker
+        would have stopped) fails as it does there, with E_LAUNCH_STEPS, at the first thread of the
+        range in which the running sum passed the pool (where in it is not known)."""
+        pool, used = int(merged[L.CTX_STEPS_MAX]), 0
+        for c, (lo, _) in zip(ctxs, chunks):
+            used += int(c[L.CTX_STEPS_USED])
+            if used > pool:
+                merged[L.CTX_ERR_CODE] = L.E_LAUNCH_STEPS
+                merged[L.CTX_ERR_SITE] = -1
+                merged[L.CTX_ERR_THREAD] = lo * self.block_size
+                merged[L.CTX_ERR_AUX] = pool
+                return
 
     def _out_of_steps(self, block: int, ctx: np.ndarray) -> None:
         """Record the launch's step pool as spent (E_LAUNCH_STEPS) at the warp op
