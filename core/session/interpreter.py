@@ -35,8 +35,9 @@ from ..front.effects import body_effect
 from ..front.reader import Reader, Token, parse_double, parse_float, parse_integer, wrap64
 from ..front.tree import Begin, Call, Do, FLit, HostOp, If, Lit, LocalGet, Node, Prim, Recurse, Visitor
 from .eltypes import ELTYPES
-from .hostexec import RAISE_BUDGET, device_ok, run_host
+from .hostexec import device_ok, run_host
 from .hostwords import CLOSERS, OPENERS, Frame, definition_text
+from .launcherrors import divergence_error, launch_error, word_at
 from .output import format_output
 from .output import ranges as _ranges
 from .textin import InputBuffer, note_in, sync_in
@@ -47,14 +48,6 @@ if TYPE_CHECKING:
     from .reference import Entry
 
 DATA_SPACE = 1 << 20
-THROW_CODES = {L.E_UNDERFLOW: -4, L.E_OVERFLOW: -3, L.E_FUNDERFLOW: -45, L.E_FOVERFLOW: -44, L.E_BAD_ADDR: -9,
-               L.E_ALIGN: -23, L.E_DIV0: -10, L.E_RECURSION: -5, L.E_STACK: -5,
-               L.E_ABORT: None, L.E_STEPS: None, L.E_LAUNCH_STEPS: None}  # None: CATCH lets it through
-THROW_MEANINGS = {-1: "ABORT", -2: 'ABORT"', -3: "stack overflow", -4: "stack underflow", -5: "return stack overflow",
-                  -6: "return stack underflow", -9: "invalid memory address", -10: "division by zero",
-                  -11: "result out of range", -13: "undefined word", -14: "interpreting a compile-only word",
-                  -23: "address alignment exception", -24: "invalid numeric argument", -28: "user interrupt",
-                  -44: "floating-point stack overflow", -45: "floating-point stack underflow"}
 PAD_BYTES = 128
 STATE_OFFSET = 8  # the STATE cell, after BASE at the start of data space
 DEFAULT_STEPS = 1 << 26
@@ -453,7 +446,7 @@ class Forth:
             err = ForthError("the source nests too deeply: a structure here is nested thousands of levels "
                              "deep; split it into smaller definitions")
             if at is not None:
-                err = err.at(at.pos, _word_at(at.pos))
+                err = err.at(at.pos, word_at(at.pos))
             err.output = out
             raise err from exc
         except BaseException:  # Ctrl-C (KeyboardInterrupt) or a bug: keep the session usable
@@ -745,9 +738,9 @@ class Forth:
         for k in ("compile", "run", "read"):
             self.line_timing[k] = self.line_timing.get(k, 0.0) + timing[k]
         if res.divergence is not None:
-            raise self._divergence_error(*res.divergence)
+            raise divergence_error(self, *res.divergence)
         if res.error[0]:
-            raise self._launch_error(res.error)
+            raise launch_error(self, res.error)
         self.tiles = list(kernel.tiles_out)
         self.backend.truncate_tiles(len(self.tiles))
         if self.tiles and not getattr(self.backend, "keeps_tiles", True):
@@ -764,139 +757,11 @@ class Forth:
             over = np.flatnonzero(depth + len(lits) > room)
             if over.size:
                 first = next(n for n in nodes if type(n) is (Lit if code == L.E_OVERFLOW else FLit))
-                raise self._launch_error((code, self.sites.add("<line>", first.pos), int(over[0]), 0, 0))
+                raise launch_error(self, (code, self.sites.add("<line>", first.pos), int(over[0]), 0, 0))
         st.push(cells)
         st.fpush(floats)
         st.save(self.backend)
         self.last_timing = {"compile": 0.0, "run": 0.0, "read": 0.0}
-
-    def _site(self, site: int) -> tuple[str, SourcePos | None]:
-        if 0 <= site < len(self.sites.entries):
-            return self.sites.entries[site]
-        return "<line>", None
-
-    def _launch_error(self, err: tuple[int, int, int, int, int]) -> ForthError:
-        code, site, thread, addr, aux = err
-        word, pos = self._site(site)
-        where = f" in {word}" if word != "<line>" else ""
-        thr = f"thread {thread}"
-        msgs = {
-            L.E_UNDERFLOW: f"data stack underflow{where}: {thr} has too few items; push the inputs first",
-            L.E_OVERFLOW: f"data stack overflow{where}: {thr} has more than {L.DS_MAX} items; drop what "
-                          "you no longer need",
-            L.E_FUNDERFLOW: f"float stack underflow{where}: {thr} has too few floats; push them first",
-            L.E_FOVERFLOW: f"float stack overflow{where}: {thr} has more than {L.FS_MAX} floats",
-            L.E_BAD_ADDR: f"bad address ${addr & (2**64 - 1):x}{where} ({thr}, {aux} bytes): it is outside "
-                          "every allocation; use an address from ARRAY, MATRIX, VARIABLE, CREATE or SHARED:",
-            L.E_ALIGN: f"misaligned address ${addr & (2**64 - 1):x}{where} ({thr}): a {aux}-byte access "
-                       f"needs an address that is a multiple of {aux} (see ALIGNED)",
-            L.E_DIV0: f"division by zero{where} ({thr}); check the divisor first",
-            L.E_STEPS: f"{thr} ran {self.step_budget} loop iterations and calls{where} without finishing: the loop "
-                       f"or recursion looks infinite ({RAISE_BUDGET})",
-            L.E_LAUNCH_STEPS: f"the launch ran {self.step_budget} loop iterations{where}, summed over its "
-                              f"{np.prod(self.launch_shape)} threads (a BARRIER, a tile operation or a warp "
-                              f"operation such as SHFL-XOR or BALLOT counts as many), without finishing ({thr} was "
-                              f"running): the loop looks infinite ({RAISE_BUDGET})",
-            L.E_ABORT: "interrupted",
-            L.E_BAD_XT: self.tokens.device_error(addr, aux, where, thr),
-            L.E_RECURSION: f"recursion deeper than {aux} calls{where} ({thr}), the limit of the {self.backend.name} "
-                           "backend; is the base case missing?",
-            L.E_STACK: f"recursion{where} used up the stack the {self.backend.name} backend allows ({thr}, {aux} "
-                       "calls deep: its frames are large); is the base case missing? If not, keep fewer values "
-                       "on the stacks in each call",
-        }
-        if code == L.E_THROW:
-            msgs[code] = self._throw_message(aux, addr, where, thr)
-        if code == L.E_RACE:
-            msgs[code] = self._race_message(addr, aux, thread, where, _word_at(pos))
-        return ForthError(msgs.get(code, f"device error {code}{where}"), pos, _word_at(pos),
-                          code=aux if code == L.E_THROW else THROW_CODES.get(code, -1))
-
-    def _race_message(self, addr: int, aux: int, thread: int, where: str, token: str | None) -> str:
-        """The race detector's report (backends/cpu/races.py): where, who, in which order, and the fix."""
-        r = self.backend.races.unpack(aux)
-        if r["type"]:
-            return self._type_message(addr, r["access"], r["array"], f"{token or 'a float word'}{where}")
-        verbs = ("read", "wrote", "atomically updated")
-        first = f"thread {r['first_thread']} {verbs[r['first_kind']]} it"
-        if r["first_site"] is not None:
-            word, pos = self._site(r["first_site"])
-            place = [f"in {word}"] * (word != "<line>") + [f"at {pos}"] * (pos is not None)
-            first += f" ({' '.join(place)})" if place else ""
-        second = f"thread {thread} {verbs[r['second_kind']]} it"
-        space = "shared" if r["shared"] else "global"
-        same = r["shared"] or self._same_block(thread, r["first_thread"])
-        between = "with no BARRIER between them" if same else "from another block of the same launch"
-        fix = ("put a BARRIER between the two accesses (every thread of the block must reach it), or make both "
-               "atomic (ATOMIC+ and friends)" if same else
-               "blocks of one launch are never ordered: let one block own the location, use atomics, or split "
-               "the work into two launches")
-        if not where:  # the access is in the line itself, which every thread of the launch runs
-            fix += (f". Every one of the launch's {int(np.prod(self.launch_shape))} threads runs a line: to run it "
-                    "once, set 1 1 1 GRID 1 1 1 THREADS")
-        return f"data race on {space} memory at {self._address_name(addr)}{where}: {first}, then {second}, {between}; {fix}"
-
-    def _type_message(self, addr: int, access: str, array: str, who: str) -> str:
-        """A float word on an array of another float type (checked mode, the emulator)."""
-        be = self.backend
-        base = be.allocation_base(addr, 1)
-        meta = getattr(be.elem_types.get(base), "metadata", None) or {}
-        name = meta.get("name") or self._address_name(addr)
-        words = {"float16": "HF@ HF!", "bfloat16": "BF@ BF!", "float32": "SF@ SF!", "float64": "DF@ DF!"}
-        return (f"{name} holds {array} values, but {who} accesses it as {access}: use "
-                f"{words.get(array, 'the words of its type')} for it, or give it an array of {access}")
-
-    def _same_block(self, t1: int, t2: int) -> bool:
-        bs = int(np.prod(self.backend.block))
-        return t1 // bs == t2 // bs
-
-    def _address_name(self, addr: int) -> str:
-        """An address as `name+offset` after the dictionary word whose data holds it (an array, a
-        variable, a SHARED: region), or in hex. Only the emulator's reports name addresses, so the
-        backend is the cpu one (shared_regions, allocation_base)."""
-        be = self.backend
-        sbase = next((r for r in be.shared_regions() if 0 <= addr - r < max(self.shared_bytes, 1)), 0)
-        if sbase:
-            cands = [(e.shared, e.name) for e in self.dict.values()
-                     if isinstance(e, Constant) and e.shared is not None and e.shared <= addr - sbase]
-            off = addr - sbase
-        else:
-            base = be.allocation_base(addr, 1)
-            cands = [(int(e.value), e.name) for e in self.dict.values()
-                     if isinstance(e, Constant) and not e.is_float and e.shared is None and e.param is None
-                     and isinstance(e.value, int) and e.value <= addr and base is not None
-                     and be.allocation_base(int(e.value), 1) == base]
-            off = addr
-        if not cands:
-            return f"${addr & (2**64 - 1):x}"
-        start, name = max(cands)
-        return f"{name}+{off - start}" if off > start else name
-
-    def _throw_message(self, n: int, string_id: int, where: str, thr: str) -> str:
-        if n == -2 and 0 <= string_id < len(self.strings):
-            return f"{self.strings[string_id]} (ABORT\"{where}, {thr})"
-        meaning = THROW_MEANINGS.get(n)
-        return (f"uncaught exception {n}{where} ({thr})" + (f": {meaning}" if meaning else "") +
-                "; catch it with CATCH, or find where it is thrown")
-
-    def _divergence_error(self, statuses: np.ndarray, sites: np.ndarray, block: int) -> ForthError:
-        at_bar = np.flatnonzero(statuses == L.ST_BARRIER)
-        groups: dict[int, list[int]] = {}
-        for t in at_bar:
-            groups.setdefault(int(sites[t]), []).append(int(t))
-        done = np.flatnonzero(statuses == L.ST_DONE).tolist()
-        parts = []
-        first_pos = None
-        for site, lanes in groups.items():
-            word, pos = self._site(site)
-            first_pos = first_pos or pos
-            where = f"line {pos.line}, column {pos.col}" if pos else "?"
-            parts.append(f"threads {_ranges(lanes)} wait at the BARRIER at {where}")
-        if done:
-            parts.append(f"threads {_ranges(done)} finished without reaching it")
-        return ForthError(f"divergent barrier in block {block}: " + "; ".join(parts) +
-                          ". Every thread of a block must reach the same BARRIER: move it out of "
-                          "the IF (or make the condition the same for the whole block)", first_pos, "BARRIER")
 
     # ---- state: snapshots and host access to the stacks -----------------------------
     def _snapshot(self) -> tuple:
@@ -1072,14 +937,6 @@ def _has_host_action(node: Node) -> bool:
         for name in n.BODIES:
             todo.extend(getattr(n, name) or ())
     return False
-
-
-def _word_at(pos: SourcePos | None) -> str | None:
-    """The token that starts at a source position."""
-    if pos is None or not pos.text:
-        return None
-    rest = pos.text[pos.col - 1:].split()
-    return rest[0] if rest else None
 
 
 def _where(n: Node) -> tuple[int, int] | None:

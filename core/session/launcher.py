@@ -28,8 +28,9 @@ import textwrap
 from ..compile import layout as L
 from .eltypes import ElType
 from .kernelfile import KernelSpec
+from .launcherrors import THROW_MEANINGS
 
-# what the REPL says for each error code (interpreter._launch_error); {where} is " in WORD" or "",
+# what the REPL says for each error code (launcherrors.launch_error); {where} is " in WORD" or "",
 # {thr} "thread N"; the launcher fills them in
 MESSAGES = {
     L.E_UNDERFLOW: "data stack underflow{where}: {thr} has too few items; push the inputs first",
@@ -65,7 +66,7 @@ def launcher_source(spec: KernelSpec, image: str | bytes, *, context: bool = Tru
     context=False: an --unchecked export (no context parameter). sites: (word, source, line,
     col, line text) for each error site the kernel may record; strings: ABORT" texts."""
     if throw_meanings is None:
-        from .interpreter import THROW_MEANINGS as throw_meanings
+        throw_meanings = THROW_MEANINGS
     params = [(p.name, _type(p.eltype), p.count) for p in spec.params]
     if isinstance(image, bytes):
         image_text = f"base64.b64decode({_wrapped(base64.b64encode(image).decode())})"
