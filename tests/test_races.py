@@ -105,6 +105,19 @@ def test_the_session_keeps_its_state_after_a_race(f):
     np.testing.assert_array_equal(np.array(f.data_stack(lane=None))[:, -1], 70 - np.arange(64))
 
 
+def test_catch_gives_a_race_its_own_code(f):
+    """A race has a throw code of its own (system-defined, -256), so a script that CATCHes it can
+    tell it from ABORT (-1); uncaught, the line fails with the report."""
+    f.eval("64 1 1 THREADS 512 SHARED: sh  7")
+    f.eval(": race TID-X sh TID-X CELLS + ! sh 63 TID-X - CELLS + @ DROP ;")
+    f.eval("' race CATCH")
+    assert f.data_stack(lane=None) == [[7, -256]] * 64
+    msg = report(f, "race")
+    assert msg is not None and "data race on shared memory at sh+" in msg
+    f.eval("1 1 1 THREADS")
+    assert "the emulator's checker found a data race" in report(f, "-256 THROW")  # the code's meaning
+
+
 TREE = """
 : tree ( -- )  GLOBAL-ID red TID-X CELLS + !  BARRIER
   32 BEGIN DUP WHILE

@@ -30,12 +30,14 @@ if TYPE_CHECKING:
 
 THROW_CODES = {L.E_UNDERFLOW: -4, L.E_OVERFLOW: -3, L.E_FUNDERFLOW: -45, L.E_FOVERFLOW: -44, L.E_BAD_ADDR: -9,
                L.E_ALIGN: -23, L.E_DIV0: -10, L.E_RECURSION: -5, L.E_STACK: -5,
-               L.E_ABORT: None, L.E_STEPS: None, L.E_LAUNCH_STEPS: None}  # None: CATCH lets it through
+               L.E_ABORT: None, L.E_STEPS: None, L.E_LAUNCH_STEPS: None,  # None: CATCH lets it through
+               L.E_RACE: -256}  # system-defined (Forth-2012 9.3.1: -4095..-256 are the system's)
 THROW_MEANINGS = {-1: "ABORT", -2: 'ABORT"', -3: "stack overflow", -4: "stack underflow", -5: "return stack overflow",
                   -6: "return stack underflow", -9: "invalid memory address", -10: "division by zero",
                   -11: "result out of range", -13: "undefined word", -14: "interpreting a compile-only word",
                   -23: "address alignment exception", -24: "invalid numeric argument", -28: "user interrupt",
-                  -44: "floating-point stack overflow", -45: "floating-point stack underflow"}
+                  -44: "floating-point stack overflow", -45: "floating-point stack underflow",
+                  -256: "the emulator's checker found a data race or a float word on an array of another type"}
 
 
 def word_at(pos: SourcePos | None) -> str | None:
