@@ -43,8 +43,9 @@ from typing import Sequence
 import numpy as np
 from rich.text import Text
 
+from ..core.compile.layout import FLOAT_DTYPE
 from ..core.session.inspection import session_base, stacks_record
-from ..core.session.output import FLOAT_TYPE, format_int, format_value  # noqa: F401  (numbers are formatted there only)
+from ..core.session.output import format_int, format_value  # noqa: F401  (numbers are formatted there only)
 from ..core.session.views import WIDTH as PLAIN_WIDTH
 from ..core.session.views import Stacks, View, tile_label, tile_stats, tile_summary
 
@@ -117,7 +118,7 @@ def _period(vals: np.ndarray) -> int | None:
 def summarize(values: Sequence, *, is_float: bool = False, glyphs: Glyphs = UNICODE,
               base: int = 10) -> str:
     """One stack entry across threads, as a short string (see module doc)."""
-    vals = np.asarray(values, dtype=FLOAT_TYPE if is_float else np.int64)  # the float stack's width
+    vals = np.asarray(values, dtype=FLOAT_DTYPE if is_float else np.int64)  # the float stack's width
     n = len(vals)
     fmt = lambda v: format_value(v, is_float=is_float, base=base)  # noqa: E731
     if n == 0:

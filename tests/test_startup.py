@@ -108,3 +108,18 @@ def test_benchmark_prints_both_figures():
     assert "(whole process)" in run.stdout and "target ≤ 150 ms" in run.stdout
     assert "import tileforth.core" in run.stdout and "target ≤ 60 ms" in run.stdout
     assert "pygments, prompt_toolkit, IPython, nbclient, nbformat: -" in run.stdout
+
+
+def test_importing_core_loads_neither_numpy_nor_llvm():
+    """core/lazy.py: `import tileforth.core` leaves numpy, ml_dtypes and llvmlite.binding to the
+    first session (its backend imports them), which then works as ever."""
+    code = """
+import sys
+from tileforth.core import Forth
+heavy = ("numpy", "ml_dtypes", "llvmlite.binding")
+print([m for m in heavy if m in sys.modules])
+f = Forth(backend="cpu")
+f.eval("2 3 * 1 1 1 THREADS")
+print(f.data_stack(), [m for m in heavy if m in sys.modules])
+"""
+    assert python(code).stdout.splitlines() == ["[]", "[6] ['numpy', 'ml_dtypes', 'llvmlite.binding']"]

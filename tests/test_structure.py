@@ -1,6 +1,7 @@
 """The layout of core/ shows the pipeline, and its imports only go down it:
 
     core/errors.py   the error type every stage raises
+    core/lazy.py     numpy and LLVM's library, imported when first used (below every stage)
     core/front/      reader, program tree, stack effects, dictionary
     core/compile/    code generator, primitives, tile ops, targets' interface, module assembly, state layout
     core/session/    the session (outer interpreter), host words, inspection, kernel files, reference
@@ -13,7 +14,7 @@ import ast
 from pathlib import Path
 
 CORE = Path(__file__).resolve().parents[1] / "core"
-LAYERS = {"errors": 0, "front": 1, "compile": 2, "session": 3}
+LAYERS = {"errors": 0, "lazy": 0, "front": 1, "compile": 2, "session": 3}
 FORBIDDEN = ("tileforth.repl", "tileforth.backends", "rich", "prompt_toolkit")
 
 

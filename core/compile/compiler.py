@@ -18,7 +18,6 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Callable
 
-import llvmlite.binding as llvm
 from llvmlite import ir
 
 from ..errors import ForthError
@@ -26,6 +25,7 @@ from ..front import dictionary
 from ..front.dictionary import Colon
 from ..front.effects import body_effect
 from ..front.tree import Begin, Call, Do, Lit, Node, Prim, Recurse, walk
+from ..lazy import llvm
 from . import xtgen
 from .codegen import WORD_FNTY, Env, Gen, Sites, emit_word_function, helper_fn
 from .target import HELPERS_IR, Target

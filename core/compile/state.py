@@ -28,8 +28,7 @@ from __future__ import annotations
 import gc
 from typing import TYPE_CHECKING, Sequence
 
-import numpy as np
-
+from ..lazy import np
 from . import layout as L
 
 if TYPE_CHECKING:

@@ -16,10 +16,10 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable
 
-import numpy as np
 from llvmlite import ir
 
 from ..errors import ForthError
+from ..lazy import np
 from . import layout as L
 
 if TYPE_CHECKING:

@@ -33,11 +33,10 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-import numpy as np
-
 from ..errors import ForthError, SourcePos
 from ..front.dictionary import HostWord
 from ..front.reader import Reader, Token
+from ..lazy import np
 from . import textin
 from .filewords import _path
 from .hostexec import RAISE_BUDGET

@@ -20,8 +20,6 @@ from __future__ import annotations
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Iterator
 
-import numpy as np
-
 from ..compile import layout as L
 from ..compile.primitives import TABLE as PRIMS
 from ..compile.state import StackState
@@ -29,6 +27,7 @@ from ..errors import ForthError
 from ..front.dictionary import Colon, Constant, HostWord, Immediate, is_immediate
 from ..front.reader import Token
 from ..front.tree import Call, HostOp, Lit, LocalGet, LocalsDef, LocalSet, Prim
+from ..lazy import np
 from .hostexec import EXIT
 from .hostwords import Frame, _align, _allot, _close, _name, i_colon
 from .strings import place

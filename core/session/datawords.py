@@ -17,11 +17,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import numpy as np
-
 from ..errors import ForthError
 from ..front.dictionary import Constant, HostWord
 from ..front.reader import Token
+from ..lazy import np
 
 if TYPE_CHECKING:
     from .interpreter import Forth

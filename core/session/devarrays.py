@@ -15,7 +15,7 @@ import ctypes
 import sys
 from typing import Any, Callable
 
-import numpy as np
+from ..lazy import np
 
 
 def host_copy(obj: Any) -> tuple[np.ndarray, Callable[[], None]]:

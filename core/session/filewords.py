@@ -36,11 +36,10 @@ import os
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-import numpy as np
-
 from ..errors import ForthError
 from ..front.dictionary import HostWord
 from ..front.reader import Reader, Token
+from ..lazy import np
 from . import textin
 
 if TYPE_CHECKING:

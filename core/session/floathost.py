@@ -35,8 +35,6 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-import numpy as np
-
 from ..compile import layout as L
 from ..compile.floatwords import (
     DFLOAT_BYTES,
@@ -50,7 +48,8 @@ from ..compile.state import StackState, differing
 from ..errors import ForthError
 from ..front.dictionary import HostWord
 from ..front.reader import Token
-from .output import FLOAT_TYPE, float_digits
+from ..lazy import np
+from .output import float_digits, float_of
 
 if TYPE_CHECKING:
     from decimal import Decimal
@@ -143,7 +142,7 @@ def w_to_float(f: "Forth", tok: Token) -> None:
 
 def represent(r: float, u: int) -> tuple[bytes, int, bool, bool]:
     """REPRESENT of the f32 r into u characters: (text, n, negative, valid)."""
-    x = FLOAT_TYPE(r)
+    x = float_of(r)
     if np.isnan(x) or np.isinf(x):
         word = b"nan" if np.isnan(x) else b"inf"
         return word.ljust(u)[:u], 0, bool(np.isinf(x) and x < 0), False

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import functools
 
-import numpy as np
+from ..lazy import np
 
 WARP = 32
 

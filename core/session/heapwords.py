@@ -12,11 +12,10 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-import numpy as np
-
 from ..errors import ForthError
 from ..front.dictionary import HostWord
 from ..front.reader import Token
+from ..lazy import np
 
 if TYPE_CHECKING:
     from .interpreter import Forth

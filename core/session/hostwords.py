@@ -11,8 +11,6 @@ import os
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
-import numpy as np
-
 from ..compile.primitives import TABLE as PRIMS
 from ..compile.state import StackState, differing_warps
 from ..compile.target import Capabilities
@@ -21,6 +19,7 @@ from ..errors import ForthError, SourcePos
 from ..front.dictionary import Colon, Constant, HostWord, Immediate
 from ..front.reader import Reader, Token
 from ..front.tree import Begin, Break, Do, Exit, HostOp, If, Jump, Label, Leave, Lit, LocalsDef, Node, Prim, Recurse
+from ..lazy import np
 from .eltypes import BY_CODE
 
 if TYPE_CHECKING:

@@ -18,12 +18,11 @@ import importlib
 import re
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
 from ..compile.state import StackState
 from ..errors import ForthError
 from ..front.dictionary import Colon, Constant, HostWord
 from ..front.reader import Token
+from ..lazy import np
 from . import fragments
 from .views import (
     Definition,

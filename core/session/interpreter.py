@@ -19,8 +19,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
-import numpy as np
-
 from ..compile import layout as L
 from ..compile.codegen import Sites
 from ..compile.compiler import Compiler
@@ -34,6 +32,7 @@ from ..front.dictionary import Colon, Constant, HostWord, Immediate
 from ..front.effects import body_effect
 from ..front.reader import Reader, Token, parse_double, parse_float, parse_integer, wrap64
 from ..front.tree import Begin, Call, Do, FLit, HostOp, If, Lit, LocalGet, Node, Prim, Recurse, Visitor
+from ..lazy import np
 from .eltypes import ELTYPES
 from .hostexec import device_ok, run_host
 from .hostwords import CLOSERS, OPENERS, Frame, definition_text

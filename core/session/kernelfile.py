@@ -33,9 +33,6 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import ml_dtypes
-import numpy as np
-
 from ..compile.layout import FLOAT_BITS
 from ..compile.target import STATIC_SHARED_BYTES
 from ..errors import ForthError, SourcePos
@@ -43,6 +40,7 @@ from ..front.dictionary import Constant, HostWord
 from ..front.effects import body_effect
 from ..front.reader import Token, parse_float, parse_integer, to_f32
 from ..front.tree import Node
+from ..lazy import ml_dtypes, np
 from .datawords import read_npy
 from .eltypes import BY_NAME, ElType
 from .hostwords import CLOSERS, DEVICE_ARRAY_MAX, OPENERS, array_bytes_max, check_shape, host_memory_bytes

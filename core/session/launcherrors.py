@@ -17,11 +17,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-import numpy as np
-
 from ..compile import layout as L
 from ..errors import ForthError, SourcePos
 from ..front.dictionary import Constant
+from ..lazy import np
 from .hostexec import RAISE_BUDGET
 from .output import ranges as _ranges
 

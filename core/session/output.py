@@ -20,9 +20,8 @@ from __future__ import annotations
 import re
 import struct
 
-import numpy as np
-
 from ..compile import layout as L
+from ..lazy import np
 
 _DIGITS = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
@@ -55,8 +54,9 @@ def nonfinite(x: float) -> str | None:
     return None
 
 
-# the float stack's type (f32, or f64 with TILEFORTH_FLOAT=f64): its records carry its bits
-FLOAT_TYPE = np.dtype(L.FLOAT_DTYPE).type
+def float_of(x) -> np.floating:
+    """x as the float stack's type (f32, or f64 with TILEFORTH_FLOAT=f64), whose bits its records carry."""
+    return np.dtype(L.FLOAT_DTYPE).type(x)
 
 
 def _f32(bits: int) -> np.floating:
@@ -78,7 +78,7 @@ def float_digits(x: float, p: int) -> tuple[str, int]:
     (REPRESENT's form): the shortest digits that give the f32 back, padded with zeros,
     when there are at most p of them (at p = 9 there always are); else |x| rounded to p
     digits (to nearest, ties to even, from its exact binary value). Zero is p zeros, n = 1."""
-    x = abs(FLOAT_TYPE(x))
+    x = abs(float_of(x))
     if x == 0:
         return "0" * p, 1
     digits, n = _shortest(x)
@@ -130,7 +130,7 @@ def format_fs(bits: int, precision: int, engineering: bool = False) -> str:
 
 def format_f32(x: float) -> str:
     """A float-stack entry in a view: the shortest text that round-trips the f32."""
-    x = FLOAT_TYPE(x)
+    x = float_of(x)
     return nonfinite(x) or str(x)
 
 

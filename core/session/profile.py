@@ -41,12 +41,11 @@ import math
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
-import numpy as np
-
 from ..compile import layout as L
 from ..errors import ForthError
 from ..front.dictionary import HostWord
 from ..front.reader import Token
+from ..lazy import np
 from .inspection import INSPECT_GROUP, show, word_name
 from .views import WIDTH, Lines, Span, View
 

@@ -23,11 +23,10 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import numpy as np
-
 from ..errors import ForthError
 from ..front.dictionary import HostWord
 from ..front.reader import Reader, Token
+from ..lazy import np
 from .hostwords import _name
 
 if TYPE_CHECKING:

@@ -35,8 +35,7 @@ import textwrap
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-import numpy as np
-
+from ..lazy import np
 from .output import format_f32, format_int, format_numbers
 
 WIDTH = 80
