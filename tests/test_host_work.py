@@ -116,6 +116,23 @@ def test_a_shape_used_before_starts_with_empty_stacks():
     assert rows[0] == [0, 0] and rows[127] == [127, 3]
 
 
+def test_a_large_shapes_thread_records_are_mapped_at_once_and_right():
+    """A shape whose thread records pass PREFAULT_BYTES gets them in a mapping made at once
+    (MAP_POPULATE): every thread still sees its own indices (numpy's model of the grid)."""
+    from tileforth.backends.cpu import backend as cpu
+    f = Forth(backend="cpu")
+    f.eval("8 8 1 GRID 32 4 8 THREADS")  # 65,536 threads: 18 MiB of records
+    assert f.backend.thr.nbytes >= cpu.PREFAULT_BYTES
+    f.eval("GLOBAL-ID  BID-X 8 * BID-Y +  TID-Z 128 * TID-Y 32 * + TID-X +")
+    rows = np.array(f.data_stack(lane=None))
+    t = np.arange(65536)
+    block, lane = t // 1024, t % 1024
+    bx, by = block % 8, block // 8
+    np.testing.assert_array_equal(rows[:, 1], bx * 8 + by)
+    np.testing.assert_array_equal(rows[:, 2], lane)
+    np.testing.assert_array_equal(rows[:, 0], bx * 32 + lane % 32)  # GLOBAL-ID: BID-X * BDIM-X + TID-X
+
+
 def test_shape_cache_is_bounded():
     from tileforth.backends.cpu import backend as B
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import ctypes
 import functools
 import hashlib
+import mmap
 import os
 import resource
 import threading
@@ -105,6 +106,18 @@ def _thread_stack_size() -> int:
         return 0
 
 
+def _prefaulted(shape: tuple[int, int]) -> np.ndarray:
+    """An int64 array the caller fills at once (a launch shape's thread records), its pages mapped in
+    one call (MAP_POPULATE) when it is large: page by page, as np.empty's memory is first touched,
+    they cost twice as much (288 MiB of records at 1M threads: 0.34 s against 0.15 s, filled)."""
+    nbytes = shape[0] * shape[1] * 8
+    if nbytes < PREFAULT_BYTES or not hasattr(mmap, "MAP_POPULATE"):
+        return np.empty(shape, np.int64)
+    mem = mmap.mmap(-1, nbytes, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS | mmap.MAP_POPULATE)
+    return np.frombuffer(mem, np.int64).reshape(shape)  # the array keeps the mapping; unmapped with it
+
+
+PREFAULT_BYTES = 16 << 20
 SHAPE_CACHE_BYTES = 256 << 20  # state buffers and thread records kept for launch shapes used before
 PARALLEL_THREADS = 512  # a launch of fewer threads runs its blocks one after another (a pool costs ~0.1 ms)
 
@@ -520,7 +533,7 @@ class CpuBackend(Backend):
         first[:, L.T_BDIM:L.T_BDIM + 3] = block
         first[:, L.T_GDIM:L.T_GDIM + 3] = grid
         first[:, L.T_LINEAR] = t
-        thr = np.empty((n, L.THR_SLOTS), np.int64)
+        thr = _prefaulted((n, L.THR_SLOTS))
         blocks = thr.reshape(nb, bs, L.THR_SLOTS)
         blocks[:] = first
         b = np.arange(nb)
