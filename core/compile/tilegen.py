@@ -15,7 +15,6 @@ operation. Positions are indices in the warp's tile stack, bottom = 0:
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from llvmlite import ir
@@ -34,14 +33,13 @@ if TYPE_CHECKING:
 NO_DATA = Effect(True)
 
 
-@dataclass(frozen=True)
 class CheckedLoad(Load):
     """A Load compiled in checked mode: the emulator also refuses memory whose
     element type (ARRAY, MATRIX) differs from the tile's. Targets that do not
-    check it treat it as a Load."""
+    check it treat it as a Load. (No fields of its own: Load's dataclass methods
+    serve it, and its repr and equality name this class.)"""
 
 
-@dataclass(frozen=True)
 class CheckedStore(Store):
     """A Store compiled in checked mode (see CheckedLoad)."""
 
