@@ -15,13 +15,26 @@ method in each pass that must handle it.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable, ClassVar, Union
+from typing import TYPE_CHECKING, Callable, ClassVar, Protocol, Union
 
 from ..errors import SourcePos
 
 if TYPE_CHECKING:
-    from ..compile.primitives import Primitive
     from .dictionary import Colon
+    from .effects import Effect
+
+
+class PrimitiveWord(Protocol):
+    """What the front end asks of a primitive word (core/compile/primitives.py's Primitive is
+    one; the front end, which comes first, does not import it): its name, whether it suspends
+    (dictionary.py), and its stack effect at a node (effects.py)."""
+
+    name: str
+
+    @property
+    def suspends(self) -> bool: ...
+
+    def effect_of(self, node: "Prim") -> "Effect": ...
 
 
 class NodeBase:
@@ -51,7 +64,7 @@ class FLit(NodeBase):
 class Prim(NodeBase):
     """A primitive word (core/compile/primitives.py), with its static operand, if any."""
 
-    prim: "Primitive"
+    prim: PrimitiveWord
     pos: SourcePos | None = None
     arg: object = None  # static operand: PICK/ROLL depth, string id for .", local index...
 
