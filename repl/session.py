@@ -61,7 +61,9 @@ class Session:
         """Run one line; return what it printed or why it failed.
 
         `spanning`: text is one entry of several lines (the prompt's
-        multi-line input), in which a control structure may go on over lines."""
+        multi-line input), in which a control structure may go on over lines;
+        its lines are numbered on from `lineno`, and the next line's number
+        follows its last."""
         from tileforth.core import ForthError
 
         self.lineno = lineno if lineno is not None else self.lineno + 1
@@ -79,25 +81,20 @@ class Session:
         finally:
             if not self.compiling:
                 self._open_lines.clear()
+            self.lineno += text.count("\n")  # an entry of several lines: the next one numbers on after it
         return LineResult(output=out or "", warnings=tuple(getattr(self.forth, "warnings", ())))
 
     def _failed(self, err, text, *, internal) -> LineResult:
-        lineno, line = self.lineno, text
+        """Where the error is: the position it carries (this line, a line of the open definition or of
+        this multi-line entry, or the definition of a word made elsewhere: an earlier line, an INCLUDEd
+        file, with `running` naming the line that ran), else the line itself."""
+        partial = getattr(err, "output", "") or ""  # what the line printed before it failed ("2 1 ")
         pos = getattr(err, "pos", None)
-        opened = {(self.source, n) for n, _ in self._open_lines}  # this line and the open definition's
-        if pos is not None and (pos.source, pos.line) not in opened:
-            # in a word defined elsewhere (an earlier line, an INCLUDEd file) or a line of an INCLUDEd file
-            partial = getattr(err, "output", "") or ""
-            return LineResult(output=partial, error=err, internal=internal, where=f"{pos.source}:{pos.line}",
-                              source_line=pos.text, running=f"{self.source}:{self.lineno}")
-        reported = getattr(err, "source_line", None)
-        if reported is not None and reported.rstrip("\n") != text.rstrip("\n"):
-            # The error points into an earlier line of an open definition.
-            for n, t in reversed(self._open_lines):
-                if t.rstrip("\n") == reported.rstrip("\n"):
-                    lineno, line = n, t
-                    break
-        # What the line printed before it failed (e.g. `1 2 . . .`: "2 1 ")
-        partial = getattr(err, "output", "") or ""
-        return LineResult(output=partial, error=err, internal=internal,
-                          where=f"{self.source}:{lineno}", source_line=line)
+        if pos is None:
+            return LineResult(output=partial, error=err, internal=internal, where=f"{self.source}:{self.lineno}",
+                              source_line=text)
+        # this line (all of a multi-line entry) and the open definition's lines
+        opened = {(self.source, n + i) for n, t in self._open_lines for i in range(t.count("\n") + 1)}
+        running = None if (pos.source, pos.line) in opened else f"{self.source}:{self.lineno}"
+        return LineResult(output=partial, error=err, internal=internal, where=f"{pos.source}:{pos.line}",
+                          source_line=pos.text, running=running)

@@ -484,3 +484,18 @@ def test_eval_names_its_source_and_first_line():
     with pytest.raises(ForthError) as e:
         f.eval("1 2\n+ NOPE", source="main.fth", line=7)
     assert (e.value.pos.source, e.value.pos.line, e.value.pos.col) == ("main.fth", 8, 3)
+
+
+def test_a_multi_line_entry_numbers_its_lines_on():
+    """The prompt's entry of several lines: its lines are numbered on from the entry's first, an
+    error on its second line is placed there, and the next entry's number follows its last line."""
+    from tileforth.repl.session import Session
+
+    s = Session.start("cpu")
+    s.set_source("<prompt>")
+    assert s.run_line(": w ( -- )\n  1 0 /\n  DROP ;", spanning=True).error is None  # lines 1-3
+    r = s.run_line("w", spanning=True)  # line 4
+    assert (r.where, r.running, r.source_line) == ("<prompt>:2", "<prompt>:4", "  1 0 /")
+    r = s.run_line("1 2\n3 NOPE", spanning=True)  # lines 5-6
+    assert (r.where, r.running, r.source_line) == ("<prompt>:6", None, "3 NOPE")
+    assert s.run_line("7", spanning=True).error is None and s.lineno == 7
