@@ -47,6 +47,7 @@ from ..front.dictionary import HostWord
 from ..front.reader import Token
 from ..lazy import np
 from .inspection import INSPECT_GROUP, show, word_name
+from .launcherrors import word_at
 from .views import WIDTH, Lines, Span, View
 
 if TYPE_CHECKING:
@@ -172,11 +173,6 @@ def _distinct_per_group(group: np.ndarray, value: np.ndarray, ngroups: int) -> n
     return np.bincount(group[order][new], minlength=ngroups)
 
 
-def _token_at(text: str, col: int) -> str:
-    rest = text[col - 1:] if col >= 1 else ""
-    return rest.split()[0] if rest.split() else ""
-
-
 def analyse(trace: np.ndarray, *, grid: tuple, block: tuple, shared_addr: int, shared_bytes: int,
             sites: list, dropped: int = 0, epochs: np.ndarray | None = None) -> LaunchProfile:
     """The figures of one launch from its trace (see the module's doc); `sites`: Forth.sites.entries;
@@ -251,7 +247,7 @@ def analyse(trace: np.ndarray, *, grid: tuple, block: tuple, shared_addr: int, s
         ln = lanes[m]
         stats.append(SiteStats(
             sid, word, getattr(pos, "line", None), getattr(pos, "col", None),
-            _token_at(pos.text, pos.col) if pos is not None else "", pos.text if pos is not None else "",
+            word_at(pos) or "", pos.text if pos is not None else "",
             KINDS[int(r_kind[j])], "shared" if r_shared[j] else "global", int(r_size[j]),
             int(m.sum()), int(ln.sum()), int(ln.min()), int((ln < warp_lanes[m]).sum()),
             int(sectors[m].sum()), int(ideal_sectors[m].sum()), int(wavefronts[m].sum()), int(ideal_wf[m].sum()),
