@@ -638,3 +638,20 @@ def test_the_struct_formats_match_the_ptx_parameters():
     widths = [8 * int(n) if n else int(w) for w, n in re.findall(r"\.param (?:\.align \d+ )?\.[a-z](\d+)"
                                                              r"(?: \.ptr)?(?: \.align \d+)? \w+(?:\[(\d+)\])?", params)]
     assert widths == [64] + [struct.calcsize(FORMATS[t]) * 8 for t in TYPES]
+
+
+def test_the_launchers_messages_are_the_repls_where_they_should_be():
+    """launcher.MESSAGES is written by hand from the REPL's (launcherrors.launch_error): the codes
+    whose wording does not depend on the session (stack depths, alignment, division, interrupt)
+    must say the same, word for word, for the same error record."""
+    from tileforth.core.compile import layout as L
+    from tileforth.core.session.launcher import MESSAGES
+    from tileforth.core.session.launcherrors import launch_error
+
+    f = Forth(backend="cpu")
+    same = (L.E_UNDERFLOW, L.E_OVERFLOW, L.E_FUNDERFLOW, L.E_FOVERFLOW, L.E_ALIGN, L.E_DIV0, L.E_ABORT)
+    for code in same:
+        record = (code, -1, 3, 0x1008, 8)  # no site, thread 3, address $1008, aux 8
+        repl = launch_error(f, record).message
+        assert MESSAGES[code].format(where="", thr="thread 3", addr=0x1008, aux=8) == repl, code
+    assert set(MESSAGES) >= set(same)
