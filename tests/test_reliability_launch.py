@@ -277,6 +277,13 @@ def test_a_dropped_session_gives_its_kernels_back():
     (kernel,) = s.kcache.values()
     s.close()
     assert kernel.module is None and not s.kcache
+    with Forth(backend="cpu") as w:  # a with block closes the session as it ends, also by an error
+        w.eval("8 2 + DROP")
+        (kernel,) = w.kcache.values()
+        with pytest.raises(ForthError):
+            with w:
+                w.eval("1 0 /")
+        assert kernel.module is None and not w.kcache
 
 
 def test_parsed_word_modules_are_a_bounded_cache_and_evicted_words_still_compile(monkeypatch):

@@ -227,6 +227,13 @@ class Forth:
             if close is not None:
                 close()
 
+    def __enter__(self) -> "Forth":
+        """`with Forth() as f:` closes the session when the block ends (close), however it ends."""
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
     @property
     def backend_name(self) -> str:
         return self.backend.name
