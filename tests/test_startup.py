@@ -123,3 +123,21 @@ f.eval("2 3 * 1 1 1 THREADS")
 print(f.data_stack(), [m for m in heavy if m in sys.modules])
 """
     assert python(code).stdout.splitlines() == ["[]", "[6] ['numpy', 'ml_dtypes', 'llvmlite.binding']"]
+
+
+def test_a_lazy_module_imports_on_first_use_and_is_the_module_then():
+    """core/lazy.py's stand-in: nothing is imported until a name is read; then every name is the real
+    module's (the same objects), and sys.modules holds the real module, never the stand-in. In a
+    fresh process, with a module nothing else imports."""
+    code = """
+import sys
+from tileforth.core.lazy import _Lazy
+m = _Lazy("colorsys")
+print("colorsys" in sys.modules)
+rgb = m.hsv_to_rgb(0.0, 1.0, 1.0)
+import colorsys
+print(rgb, m.hsv_to_rgb is colorsys.hsv_to_rgb, sys.modules["colorsys"] is colorsys, type(sys.modules["colorsys"]).__name__)
+print(sorted(n for n in ("rgb_to_hsv", "hls_to_rgb") if n in dir(m)))
+"""
+    assert python(code).stdout.splitlines() == [
+        "False", "(1.0, 0.0, 0.0) True True module", "['hls_to_rgb', 'rgb_to_hsv']"]
