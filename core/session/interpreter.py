@@ -490,9 +490,8 @@ class Forth:
             if self.skipping.feed(self, tok):
                 self.skipping = None
             return
-        key = tok.text.upper()
-        colon = self.colon
-        if colon is not None and colon.locals and not self.interpreting and key in colon.locals:
+        key = tok.key
+        if self.compile_state and key in self.colon.locals:
             self.append(LocalGet(self._local_names[key], key, tok.pos))
             return
         entry = self.lookup(key)
@@ -501,19 +500,6 @@ class Forth:
         if entry is None:
             self._number(tok)
             return
-        if type(entry) is Immediate:  # do_entry's first case: it acts now (`\`, `(`, `:`, `;`, IF ...)
-            entry.fn(self, tok)
-            return
-        if colon is not None and not self.interpreting and not getattr(entry, "immediate", False):
-            # compiling a definition, the commonest case (the prelude is mostly this): a primitive or a colon
-            # word compiles to its node, as do_entry -> compile_entry -> _node_for -> append would make it
-            kind = type(entry)
-            if kind is Primitive and not entry.takes_literal and not entry.tile_word:
-                self._items().append(Prim(entry, tok.pos))
-                return
-            if kind is Colon:
-                self._items().append(Call(entry, tok.pos))
-                return
         self.do_entry(entry, tok)
 
     def do_entry(self, entry: Any, tok: Token) -> None:
@@ -650,10 +636,10 @@ class Forth:
         raise ForthError(unknown_word_message(tok.text, self.prompt_words), tok.pos, tok.text, code=-13)
 
     def _items(self) -> list[Node]:
-        frames = self.frames[self.interp_floor:] if self.interpreting else self.frames  # open_frames()
+        frames = self.open_frames()
         if frames:
             return frames[-1].items()
-        if self.colon is not None and not self.interpreting:  # compile_state
+        if self.compile_state:
             return self.colon.body
         return self.segment
 
