@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Callable
 
 from llvmlite import ir
 from tileforth.core.compile import layout as L
-from tileforth.core.compile.codegen import I1, I8, I64, PTR, Env, c64
+from tileforth.core.compile.codegen import I1, I8, I64, PTR, Env, c64, declare
 from tileforth.core.compile.target import BodyEmitter, Target
 from tileforth.core.compile.tileops import TileOp
 from tileforth.core.compile.warpgen import WarpOp
@@ -240,8 +240,4 @@ def _declare_coro(module: ir.Module) -> dict[str, ir.Function]:
         "llvm.coro.free": ir.FunctionType(PTR, [TOKEN, PTR]),
         "llvm.coro.end": ir.FunctionType(ir.VoidType(), [PTR, I1, TOKEN]),
     }
-    out = {}
-    for name, ty in sigs.items():
-        fn = module.globals.get(name)
-        out[name] = fn if fn is not None else ir.Function(module, ty, name)
-    return out
+    return {name: declare(module, name, ty) for name, ty in sigs.items()}

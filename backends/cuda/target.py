@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Callable
 
 from llvmlite import ir
 from tileforth.core.compile import layout as L
-from tileforth.core.compile.codegen import F16, F32, FLOAT, I8, I32, I64, PTR, Env, c64, fconvert
+from tileforth.core.compile.codegen import F16, F32, FLOAT, I8, I32, I64, PTR, Env, c64, declare, fconvert
 from tileforth.core.compile.target import STATIC_SHARED_BYTES, BodyEmitter, Target, float_suffix
 from tileforth.core.compile.tileops import Add, Copy, Fill, Load, Mma, Perm, Scale, Store, TileOp, Zero
 from tileforth.core.compile.tiles import SHAPES, Hole, Tile, elem_bytes, resolve
@@ -370,8 +370,7 @@ class NvptxTarget(Target):
         b = ir.IRBuilder(entry)
 
         def sreg(r: str, a: str) -> ir.Value:
-            f = module.globals.get(f"llvm.nvvm.read.ptx.sreg.{r}.{a}") or \
-                ir.Function(module, ir.FunctionType(I32, []), f"llvm.nvvm.read.ptx.sreg.{r}.{a}")
+            f = declare(module, f"llvm.nvvm.read.ptx.sreg.{r}.{a}", ir.FunctionType(I32, []))
             return b.zext(b.call(f, []), I64)
 
         block = b.add(b.mul(b.add(b.mul(sreg("ctaid", "z"), sreg("nctaid", "y")), sreg("ctaid", "y")),
@@ -443,8 +442,8 @@ class NvptxTarget(Target):
             slots = L.CTX_SLOTS + L.THR_SLOTS
             ctx = b.alloca(I64, size=c64(slots), name="ctx")
             ctx.align = 8
-            memset = module.globals.get("llvm.memset.p0.i64") or ir.Function(
-                module, ir.FunctionType(ir.VoidType(), [PTR, I8, I64, ir.IntType(1)]), "llvm.memset.p0.i64")
+            memset = declare(module, "llvm.memset.p0.i64",
+                             ir.FunctionType(ir.VoidType(), [PTR, I8, I64, ir.IntType(1)]))
             b.call(memset, [ctx, ir.Constant(I8, 0), c64(slots * 8), ir.Constant(ir.IntType(1), 0)])
             b.store(c64(UNCHECKED_RECURSION_MAX), b.gep(ctx, [c64(L.CTX_RECURSION_MAX)], source_etype=I64))
         ds = b.alloca(I64, size=c64(L.DS_MAX), name="ds")

@@ -89,11 +89,17 @@ HELPERS: dict[str, ir.FunctionType] = {
 }
 
 
+def declare(module: ir.Module, name: str, fnty: ir.FunctionType) -> ir.Function:
+    """The function `name` of `module` (a helper, an intrinsic, a word), declared as `fnty` on its
+    first use."""
+    fn = module.globals.get(name)
+    return fn if fn is not None else ir.Function(module, fnty, name)
+
+
 def helper_fn(module: ir.Module, name: str) -> ir.Function:
     """The runtime helper `name` in `module`, declared on its first use (a module declares only the
     helpers it calls: with a target that does not link them, nothing else of them is in it)."""
-    fn = module.globals.get(name)
-    return fn if fn is not None else ir.Function(module, HELPERS[name], name)
+    return declare(module, name, HELPERS[name])
 
 
 def c64(v: int) -> ir.Constant:
@@ -296,10 +302,7 @@ class Gen(Visitor):
         return helper_fn(self.module, name)
 
     def intrinsic(self, name: str, ret: ir.Type, args: list[ir.Type]) -> ir.Function:
-        fn = self.module.globals.get(name)
-        if fn is None:
-            fn = ir.Function(self.module, ir.FunctionType(ret, args), name)
-        return fn
+        return declare(self.module, name, ir.FunctionType(ret, args))
 
     def alloca(self, ty: ir.Type, name: str = "") -> ir.Value:
         """An alloca in the entry block (so mem2reg can promote it)."""
@@ -947,9 +950,7 @@ _DROP_FLAG = DropFlag()  # the flag UNTIL/WHILE/+LOOP consumes, for effect analy
 def emit_word_function(word: "Colon", gen_factory: Callable[[ir.Function, ir.Block], Gen],
                        module: ir.Module) -> ir.Function:
     """Define `word` as `i1 @name(ctx, thr, ds, dsp, fs, fsp)` in `module`."""
-    fn = module.globals.get(word.ir_name)
-    if fn is None:
-        fn = ir.Function(module, WORD_FNTY, word.ir_name)
+    fn = declare(module, word.ir_name, WORD_FNTY)
     fn.linkage = "internal"
     entry = fn.append_basic_block("entry")
     fail_bb = fn.append_basic_block("fail")

@@ -27,7 +27,7 @@ from ..front.effects import body_effect
 from ..front.tree import Begin, Call, Do, Lit, Node, Prim, Recurse, walk
 from ..lazy import llvm
 from . import xtgen
-from .codegen import WORD_FNTY, Env, Gen, Sites, emit_word_function, helper_fn
+from .codegen import WORD_FNTY, Env, Gen, Sites, declare, emit_word_function, helper_fn
 from .target import HELPERS_IR, Target
 from .tiles import MAX_TILES, Hole
 
@@ -73,6 +73,16 @@ def _suspends(nodes: list[Node]) -> bool:
                for n in walk(nodes))
 
 
+def _word_fn(module: ir.Module, needed: list[Colon]) -> Callable[[Colon], ir.Function]:
+    """How code generated into `module` calls a word: its function, declared, and the word noted in
+    `needed` (to be linked in, or called through its symbol)."""
+    def word_fn(word: Colon) -> ir.Function:
+        if word not in needed:
+            needed.append(word)
+        return declare(module, word.ir_name, WORD_FNTY)
+    return word_fn
+
+
 def _has_loops(nodes: list[Node]) -> bool:
     return any(isinstance(n, (Begin, Do, Recurse)) for n in walk(nodes))
 
@@ -101,15 +111,7 @@ class Compiler:
 
     def _gen(self, module: ir.Module, fn: ir.Function, env: Env, fail_bb: ir.Block,
              needed: list[Colon], inline_suspending: bool) -> Gen:
-        def word_fn(word: Colon) -> ir.Function:
-            if word not in needed:
-                needed.append(word)
-            f = module.globals.get(word.ir_name)
-            if f is None:
-                from .codegen import WORD_FNTY
-                f = ir.Function(module, WORD_FNTY, word.ir_name)
-            return f
-        g = Gen(module, fn, env, self.target, self.sites, self.checked, word_fn, fail_bb,
+        g = Gen(module, fn, env, self.target, self.sites, self.checked, _word_fn(module, needed), fail_bb,
                 self.strings, self.base_addr(), inline_suspending)
         g.count_steps = self.count_steps
         return g
@@ -271,13 +273,7 @@ class Compiler:
         the words it calls are returned (to be linked in turn)."""
         m = self._module("dispatch")
         needed: list[Colon] = []
-
-        def word_fn(word: Colon) -> ir.Function:
-            if word not in needed:
-                needed.append(word)
-            f = m.globals.get(word.ir_name)
-            return f if f is not None else ir.Function(m, WORD_FNTY, word.ir_name)
-        xtgen.define_dispatch(m, self.xt_table(), word_fn, helper_fn(m, "tf_fail"))
+        xtgen.define_dispatch(m, self.xt_table(), _word_fn(m, needed), helper_fn(m, "tf_fail"))
         mod.link_in(llvm.parse_assembly(str(m)))
         return needed
 
