@@ -44,9 +44,11 @@ from __future__ import annotations
 
 from typing import Callable
 
+import llvmlite
 import numpy as np
 from llvmlite import ir
 from tileforth.core.compile import layout as L
+from tileforth.core.compile import tiles
 from tileforth.core.compile.tiles import WARP
 
 I1, I64 = ir.IntType(1), ir.IntType(64)
@@ -360,8 +362,6 @@ def helpers_ir_key() -> bytes:
     """What helpers_ir() is made from, for the scheduler's disk cache (backend.py: _ObjectCache), so a
     process that finds the compiled scheduler on disk need not build the IR (~8 ms): the sources of this
     module and of the constants it takes (layout.py, tiles.py), and the version of llvmlite's IR builder."""
-    import llvmlite
-    from tileforth.core.compile import tiles
     parts = []
     for path in (__file__, L.__file__, tiles.__file__):
         with open(path, "rb") as fh:
