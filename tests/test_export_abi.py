@@ -287,17 +287,9 @@ def inner_loop(ptx: str, entry: str) -> tuple[int, int]:
         import compile as bench
     finally:
         sys.path.remove(str(ROOT / "benchmarks"))
-    ins = bench.instructions(ptx, entry)
-    labels = {s[:-1]: i for i, s in enumerate(ins) if s.endswith(":")}
-    loops = []
-    for j, s in enumerate(ins):
-        m = re.search(r"\bbra(?:\.uni)?\s+([$\w]+);", s)
-        if m and m.group(1) in labels and labels[m.group(1)] < j:
-            loop = [t for t in ins[labels[m.group(1)]:j + 1] if not t.endswith(":")]
-            loops.append(loop)
-    body_ = max(loops, key=len) if loops else [s for s in ins if not s.endswith(":")]
-    acc = sum(1 for s in body_ if re.match(r"(add|fma)\.rn\.f32", s))
-    return len(body_), acc
+    body, _ = bench.loop_body(bench.instructions(ptx, entry))
+    acc = sum(1 for s in body if re.match(r"(add|fma)\.rn\.f32", s))
+    return len(body), acc
 
 
 @pytest.mark.parametrize("name", ["saxpy", "tiled"])
