@@ -5,36 +5,22 @@ nothing: values reach the stacks through the host (push_uniform, set_array).
 The kernels themselves need a GPU (tests/test_gpu.py)."""
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
-
+from standins import standins
 from tileforth.core import Forth, ForthError
 from tileforth.core.compile import layout as L
-STANDIN = str(Path(__file__).parent / "standin")
+
 LOST = ("the GPU context was lost (an illegal memory access was encountered): tileforth started a fresh one; "
         "the dictionary and the stacks are kept, device memory was restored from the host's copies")
-
-
-def _pycuda_modules() -> list[str]:
-    return [k for k in sys.modules if k == "pycuda" or k.startswith("pycuda.")]
 
 
 @pytest.fixture
 def drv():
     """A fresh stand-in `pycuda.driver` for this test (a real PyCUDA, if any, is put back after)."""
-    saved = {k: sys.modules.pop(k) for k in _pycuda_modules()}
-    sys.path.insert(0, STANDIN)
-    try:
+    with standins("pycuda"):
         import pycuda.driver as driver
         yield driver
-    finally:
-        sys.path.remove(STANDIN)
-        for k in _pycuda_modules():
-            del sys.modules[k]
-        sys.modules.update(saved)
 
 
 @pytest.fixture

@@ -9,7 +9,6 @@ PyCUDA. And f.kernel on the cpu backend with interface objects."""
 from __future__ import annotations
 
 import ast
-import contextlib
 import ctypes
 import gc
 import importlib.util
@@ -22,6 +21,7 @@ from pathlib import Path
 import ml_dtypes
 import numpy as np
 import pytest
+from standins import standins
 from tileforth.backends.cuda.launcher import kernel_file_launcher
 from tileforth.backends.cuda.ptx import kernel_file_ptx, ptxas_path
 from tileforth.core import Forth
@@ -30,7 +30,6 @@ from tileforth.core.session.kernelfile import parse_kernel_file, run_kernel_file
 from tileforth.core.session.launcher import FORMATS, launcher_source
 
 ROOT = Path(__file__).resolve().parents[1]
-STANDIN = str(Path(__file__).parent / "standin")
 SAXPY = ROOT / "demos" / "saxpy.fth"
 needs_ptxas = pytest.mark.skipif(ptxas_path() is None, reason="ptxas (nvidia-cuda-nvcc wheel) not installed")
 pytestmark = needs_ptxas  # the stand-in assembles every module it loads with ptxas, as the driver's JIT would
@@ -40,31 +39,6 @@ TYPES = {"i8": (np.int8, "I8@", "I8!"), "i16": (np.int16, "I16@", "I16!"), "i32"
          "i64": (np.int64, "@", "!"), "f16": (np.float16, "HF@", "HF!"),
          "bf16": (ml_dtypes.bfloat16, "BF@", "BF!"), "f32": (np.float32, "F@", "F!"),
          "f64": (np.float64, "DF@", "DF!")}
-
-
-DRIVERS = ("pycuda", "cupy", "cuda")  # the stand-ins' top-level packages
-
-
-def _standin_modules() -> list[str]:
-    return [k for k in sys.modules if k.split(".")[0] in DRIVERS + ("standin_device",)]
-
-
-@contextlib.contextmanager
-def standins(only: str):
-    """tests/standin on sys.path, fresh, with only the `only` package's stand-in importable (the
-    other drivers as if not installed); real modules, if any, are put back after."""
-    saved = {k: sys.modules.pop(k) for k in _standin_modules()}
-    sys.path.insert(0, STANDIN)
-    for other in DRIVERS:
-        if other != only:
-            sys.modules[other] = None  # import fails: not installed
-    try:
-        yield
-    finally:
-        sys.path.remove(STANDIN)
-        for k in _standin_modules():
-            del sys.modules[k]
-        sys.modules.update(saved)
 
 
 @pytest.fixture
