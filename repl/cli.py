@@ -21,75 +21,18 @@ from __future__ import annotations
 import argparse
 import gc
 import os
+import signal
+import socket
 import sys
+import threading
+from contextlib import contextmanager
 from typing import Iterable
 
 from tileforth.core.session.syswords import set_step_budget
 
+from .args import parse_args
 from .display import Display
 from .session import Bye, Session
-
-STACK_MODES = ("each", "end", "none")
-
-
-USAGE = """tileforth [options] [FILE ...] [-e SOURCE ...]
-       tileforth compile FILE [-o OUT] [--arch SM] [--python OUT.py]
-       tileforth run FILE [--param NAME=VALUE ...] [--grid X,Y,Z] [--block X,Y,Z] [--output-param NAME]
-                          [--save NAME=FILE.npy]"""
-
-EPILOG = """\
-With no FILE and no -e: the prompt on a terminal, otherwise lines from stdin.
-
-subcommands, for kernel files (\\! kernel, \\! param, \\! shared header lines, then Forth):
-  compile FILE -o OUT.ptx        write the kernel's PTX (`tileforth compile --help`: its options)
-  run FILE --param NAME=VALUE    run the kernel once and print its outputs (`tileforth run --help`)"""
-
-
-def _steps(text: str) -> int:
-    n = int(text.replace("_", ""))  # a ValueError: argparse says "invalid steps value"
-    if n < 0:
-        raise argparse.ArgumentTypeError(f"{text}: give a positive number of steps, or 0 for no budget")
-    return n
-
-
-_steps.__name__ = "steps"
-
-
-def parse_args(argv):
-    p = argparse.ArgumentParser(
-        prog="tileforth", usage=USAGE,
-        description="An interactive Forth for NVIDIA GPUs (or their CPU emulation).",
-        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("files", nargs="*", metavar="FILE", help="Forth source to run, line by line")
-    p.add_argument("-e", dest="sources", action="append", default=[], metavar="SOURCE",
-                   help="run SOURCE after the files (may be repeated)")
-    p.add_argument("--backend", choices=("cpu", "cuda", "auto"), default="auto",
-                   help="where lines run: cpu emulator, cuda GPU, or auto (cuda if present)")
-    p.add_argument("--stacks", choices=STACK_MODES, default=None,
-                   help="show the stacks after each line, at the end only if not empty, "
-                        "or never (default: each at the prompt and on stdin, end for FILE/-e)")
-    p.add_argument("-i", dest="interactive", action="store_true",
-                   help="after the files and -e sources, stay at the prompt (or read stdin)")
-    p.add_argument("--echo", action="store_true",
-                   help="print each line of the files, -e sources and stdin before its output, as typed at "
-                        "the prompt (`> line`), so a run reads like a session")
-    p.add_argument("--timing", action=argparse.BooleanOptionalAction, default=True,
-                   help="at the prompt, after each line, the time it took to compile, run and read back "
-                        "(on the cpu backend: the emulator's time, not a GPU's); --no-timing leaves it out")
-    p.add_argument("--unchecked", action="store_true",
-                   help="UNSAFE, for benchmarks only: memory accesses are not checked against the arrays, buffers and "
-                        "shared memory they should stay in (faster). A bad address (e.g. `7 BF@`) can then crash "
-                        "the whole process with a segmentation fault, losing the session, or read freed or "
-                        "stale memory (shared memory included) and write over other data without an error. The stack "
-                        "checks and the step budget stay (--steps 0 removes the budget)")
-    p.add_argument("--steps", type=_steps, default=None, metavar="N",
-                   help="the step budget: the loop iterations and calls a line may run, summed over its threads, "
-                        "before it is stopped as a runaway (default 67108864; 0: none, Ctrl-C still stops a "
-                        "line); the word SET-STEP-BUDGET sets it from Forth")
-    p.add_argument("--arch", default=None, metavar="SM",
-                   help="GPU architecture that PTX is shown for, e.g. sm_75 sm_80 sm_90 (default: the GPU's own "
-                        "on the cuda backend, else sm_80)")
-    return p.parse_args(argv)
 
 
 def run_lines(session: Session, display: Display, lines: Iterable[str], *,
@@ -153,34 +96,19 @@ def _main(argv=None) -> int:
         set_step_budget(session.forth, args.steps)
 
     try:
-        if args.files or args.sources:
-            stacks = args.stacks or "end"
-            batch = [(name, _read(name, display)) for name in args.files]
-            if any(lines is None for _, lines in batch):
-                return 2
-            batch += [("-e" if len(args.sources) == 1 else f"-e#{i}", src.splitlines())
-                      for i, src in enumerate(args.sources, 1)]
-            for name, lines in batch:
-                session.set_source(name)
-                status = run_lines(session, display, lines, stop_on_error=True,
-                                   stacks="none" if stacks == "end" else stacks, echo=args.echo)
-                if status and not args.interactive:
-                    return status
-                if status:  # -i: the session is intact; go to the prompt
-                    break
-            if stacks == "end" and not _stacks_empty(session.forth):
-                display.stacks(session.forth)
-            if not args.interactive:
-                return 0
-
+        with ctrl_c_stops_lines(session.forth):
+            status = _batch(args, session, display)
+        if status is not None:
+            return status
         if sys.stdin.isatty() and sys.stdout.isatty():
             from .prompt import interact
 
             return interact(session, display, timing=args.timing)
 
         session.set_source("<stdin>")
-        return run_lines(session, display, sys.stdin, stop_on_error=False,
-                         stacks=args.stacks or "each", echo=args.echo)
+        with ctrl_c_stops_lines(session.forth):
+            return run_lines(session, display, sys.stdin, stop_on_error=False,
+                             stacks=args.stacks or "each", echo=args.echo)
     except Bye as bye:
         sys.stdout.write(bye.output)  # what the line printed before BYE
         return 0
@@ -188,6 +116,72 @@ def _main(argv=None) -> int:
         return 130
     finally:  # open files closed, UPDATEd blocks written back (gforth's BYE saves them too)
         session.forth.close()
+
+
+def _batch(args, session: Session, display: Display) -> int | None:
+    """The files and -e sources: their exit status, or None to go on to the prompt or stdin (-i)."""
+    if not (args.files or args.sources):
+        return None
+    stacks = args.stacks or "end"
+    batch = [(name, _read(name, display)) for name in args.files]
+    if any(lines is None for _, lines in batch):
+        return 2
+    batch += [("-e" if len(args.sources) == 1 else f"-e#{i}", src.splitlines())
+              for i, src in enumerate(args.sources, 1)]
+    for name, lines in batch:
+        session.set_source(name)
+        status = run_lines(session, display, lines, stop_on_error=True,
+                           stacks="none" if stacks == "end" else stacks, echo=args.echo)
+        if status and not args.interactive:
+            return status
+        if status:  # -i: the session is intact; go to the prompt
+            break
+    if stacks == "end" and not _stacks_empty(session.forth):
+        display.stacks(session.forth)
+    return None if args.interactive else 0
+
+
+@contextmanager
+def ctrl_c_stops_lines(forth):
+    """Ctrl-C (SIGINT) stops a running line outside the prompt too: a kernel runs in a foreign
+    call, where Python's own handler waits for it to return. The signal's byte, written to a
+    wake-up socket by the C handler, makes a thread ask the backend to abort (every 50 ms, until
+    the run is over); the handler's KeyboardInterrupt then ends the run (exit status 130)."""
+    if threading.current_thread() is not threading.main_thread() or \
+            signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
+        yield  # not the main thread, or SIGINT ignored (a background job) or handled by the caller
+        return
+    wake_r, wake_w = socket.socketpair()
+    wake_w.setblocking(False)
+    previous = signal.set_wakeup_fd(wake_w.fileno(), warn_on_full_buffer=False)
+
+    def watch() -> None:
+        interrupted = False
+        while True:
+            try:
+                data = wake_r.recv(64)
+            except TimeoutError:
+                data = None
+            except OSError:
+                return
+            if data == b"":  # the run is over
+                return
+            if data and signal.SIGINT in data:
+                interrupted = True
+                wake_r.settimeout(0.05)
+            if interrupted:
+                forth.backend.abort()
+
+    watcher = threading.Thread(target=watch, name="tileforth-ctrl-c", daemon=True)
+    watcher.start()
+    try:
+        yield
+    finally:
+        signal.set_wakeup_fd(previous)
+        wake_w.close()
+        watcher.join()
+        wake_r.close()
+        forth.backend.reset_abort()
 
 
 def read_source(name: str, display: Display) -> str | None:
@@ -360,7 +354,12 @@ def _run(args, text: str, display: Display) -> int:
     import ml_dtypes
     import numpy as np
     from tileforth.core import Forth, ForthError
-    from tileforth.core.session.kernelfile import format_array, parse_kernel_file, parse_param_values, run_kernel_file
+    from tileforth.core.session.kernelfile import (
+        format_array,
+        parse_kernel_file,
+        parse_param_values,
+        run_kernel_file,
+    )
 
     spec = parse_kernel_file(text, args.file)
     values = parse_param_values(spec, args.param)

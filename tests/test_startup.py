@@ -106,6 +106,8 @@ def test_benchmark_prints_both_figures():
     run = subprocess.run([sys.executable, str(script), "--runs", "1"], capture_output=True, text=True, timeout=600)
     assert run.returncode == 0, run.stdout + run.stderr
     assert "(whole process)" in run.stdout and "target ≤ 150 ms" in run.stdout
+    assert "through the resident server" in run.stdout and "without a server (TILEFORTH_SERVER=0)" in run.stdout
+    assert "a first run, which also starts the server" in run.stdout
     assert "import tileforth.core" in run.stdout and "target ≤ 60 ms" in run.stdout
     assert "pygments, prompt_toolkit, IPython, nbclient, nbformat: -" in run.stdout
 

@@ -1,0 +1,308 @@
+"""The resident server behind the `tileforth` command (repl/resident.py, repl/server.py): a run
+through it prints, fails and exits exactly as the same run in a fresh process (the reference:
+TILEFORTH_SERVER=0, the command without a server), with the caller's working folder,
+environment, stdin and signals; a server serves only its own key, one per key, stops when idle
+or when its socket is removed, and a first run starts one. Each server runs in a private folder
+(XDG_RUNTIME_DIR) of the test's own."""
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from tileforth.repl import resident, server
+from tileforth.repl.args import parse_args
+
+ROOT = Path(__file__).resolve().parents[1]
+COMMAND = [sys.executable, "-c", "from tileforth.repl.resident import entry; entry()"]
+SERVER = [sys.executable, "-P", "-m", "tileforth.repl.server"]
+
+
+def environment(folder: Path, mode: str, **extra: str) -> dict:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TILEFORTH_SERVER")}
+    env.update(XDG_RUNTIME_DIR=str(folder), TILEFORTH_SERVER=mode, **extra)
+    return env
+
+
+def socket_file(folder: Path) -> list[Path]:
+    return sorted(folder.glob(f"tileforth-{os.getuid()}/*.sock"))
+
+
+def wait_for(predicate, seconds: float, what: str):
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.05)
+    raise AssertionError(f"waited {seconds} s for {what}")
+
+
+def start_server(folder: Path, **extra: str) -> subprocess.Popen:
+    proc = subprocess.Popen(SERVER, env=environment(folder, "on", **extra), stdin=subprocess.DEVNULL,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    wait_for(lambda: socket_file(folder) or proc.poll() is not None, 120, "the server's socket")
+    assert proc.poll() is None, proc.stderr.read()
+    return proc
+
+
+def stop(proc: subprocess.Popen) -> None:
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=30)
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory):
+    """A running server and its private folder."""
+    folder = tmp_path_factory.mktemp("srv")
+    proc = start_server(folder)
+    yield folder, proc
+    stop(proc)
+
+
+def command(folder: Path, mode: str, args: list[str], *, stdin: str | None = None, cwd: Path | None = None,
+            **extra: str) -> subprocess.CompletedProcess:
+    return subprocess.run(COMMAND + args, env=environment(folder, mode, **extra), input=stdin, cwd=cwd,
+                          capture_output=True, text=True, timeout=300)
+
+
+def children(pid: int) -> list[int]:
+    return [int(p) for p in os.listdir("/proc") if p.isdigit() and _parent(int(p)) == pid]
+
+
+def _parent(pid: int) -> int | None:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    return int(stat.rsplit(")", 1)[1].split()[1])
+
+
+SAXPY = (ROOT / "demos" / "saxpy.fth").read_text()
+
+RUNS = {  # what a user runs: the server's child must give the same stdout, stderr and status
+    "a line": (["--backend", "cpu", "-e", "1 2 + ."], None),
+    "an error": (["--backend", "cpu", "-e", ": f 1 0 / ;", "-e", "2 . f"], None),
+    "the stacks at the end": (["--backend", "cpu", "-e", "1 2 3 TID-X"], None),
+    "lines on stdin": (["--backend", "cpu"], "2 3 + .\nNOPE\n4 . 5\n"),
+    "a bad option": (["--stacks", "sideways"], None),
+    "--help": (["--help"], None),
+    "a kernel to PTX": (["compile", "saxpy.fth", "--arch", "sm_80"], None),
+    "a kernel run": (["run", "saxpy.fth", "--param", "X=1,2,3", "--param", "Y=10,20,30", "--param", "A=2",
+                      "--param", "N=3", "--output-param", "Y"], None),
+    "a file that is missing": (["--backend", "cpu", "nothere.fth"], None),
+    "blocks on all cores": (["--backend", "cpu", "-e", "64 1 1 GRID 64 1 1 THREADS VARIABLE V  GLOBAL-ID 1000 0 "
+                             "DO I + LOOP  V ATOMIC+ DROP  1 1 1 GRID 1 1 1 THREADS V @ ."], None),
+    "the tour (tensor cores)": (["--backend", "cpu", str(ROOT / "demos" / "tour.fth")], None),
+}
+
+
+@pytest.mark.parametrize("name", sorted(RUNS))
+def test_a_run_through_the_server_is_the_run_without_it(served, tmp_path, name):
+    folder, _ = served
+    args, stdin = RUNS[name]
+    (tmp_path / "saxpy.fth").write_text(SAXPY)
+    here = command(folder, "off", args, stdin=stdin, cwd=tmp_path)
+    there = command(folder, "only", args, stdin=stdin, cwd=tmp_path)
+    assert (there.returncode, there.stdout, there.stderr) == (here.returncode, here.stdout, here.stderr)
+    assert here.stdout or here.stderr
+
+
+def test_the_child_runs_in_the_callers_folder(served, tmp_path):
+    """A file named relative to the caller's folder, and one it INCLUDEs."""
+    folder, _ = served
+    (tmp_path / "lib.fth").write_text(": sq DUP * ;\n")
+    (tmp_path / "main.fth").write_text("INCLUDE lib.fth\n7 sq .\n")
+    run = command(folder, "only", ["--backend", "cpu", "main.fth"], cwd=tmp_path)
+    assert (run.returncode, run.stdout, run.stderr) == (0, "49 \n", "")
+
+
+def test_the_child_takes_the_callers_descriptors_folder_environment_umask_and_arguments(tmp_path):
+    """server.receive in a forked process, fed by resident.send_message as a client sends: what the
+    child then has is what the client had (the environment whole, not the server's)."""
+    client, server_end = socket.socketpair()
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.close(r)
+            server.receive(server_end)
+            print(json.dumps([os.getcwd(), dict(os.environ), sys.argv, os.umask(0), sys.stdin.read()]), flush=True)
+        finally:
+            os._exit(0)
+    os.close(w)
+    stdin_r, stdin_w = os.pipe()
+    os.write(stdin_w, b"typed\n")
+    os.close(stdin_w)
+    out_r, out_w = os.pipe()
+    request = {"argv": ["-e", "1 ."], "argv0": "tf", "cwd": str(tmp_path), "env": {"ONLY": "this"}, "umask": 0o027}
+    resident.send_message(client, json.dumps(request).encode(), (stdin_r, out_w, out_w))
+    for fd in (stdin_r, out_w, r):
+        os.close(fd)
+    with os.fdopen(out_r) as fh:
+        got = json.loads(fh.read())
+    assert os.waitpid(pid, 0)[1] == 0
+    assert got == [str(tmp_path), {"ONLY": "this"}, ["tf", "-e", "1 ."], 0o027, "typed\n"]
+
+
+def test_ctrl_c_stops_a_runaway_line_with_or_without_the_server(served):
+    """--steps 0 takes the budget away: SIGINT to the command stops the line (its kernel polls the
+    abort flag), and the command exits with 130; through the server the signal is passed on."""
+    folder, server = served
+    for mode in ("off", "only"):
+        proc = subprocess.Popen(COMMAND + ["--backend", "cpu", "--steps", "0", "-e", ": spin BEGIN AGAIN ; spin"],
+                                env=environment(folder, mode), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                text=True)
+        if mode == "only":
+            wait_for(lambda: children(server.pid), 60, "the server's child")
+        else:
+            time.sleep(3)
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+        assert proc.returncode == 130, (mode, out, err)
+    wait_for(lambda: not children(server.pid), 30, "the child to be reaped")
+
+
+def test_a_client_that_goes_away_takes_its_child_with_it(served):
+    folder, server = served
+    proc = subprocess.Popen(COMMAND + ["--backend", "cpu", "--steps", "0", "-e", ": spin BEGIN AGAIN ; spin"],
+                            env=environment(folder, "only"), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    (pid,) = wait_for(lambda: children(server.pid), 60, "the server's child")
+    proc.kill()
+    proc.wait(timeout=30)
+    wait_for(lambda: not Path(f"/proc/{pid}").exists(), 30, "the child to be killed and reaped")
+
+
+def test_a_child_killed_by_a_signal_kills_the_command_the_same_way(served):
+    """--unchecked: a bad address is a segmentation fault (the option's warning); the command dies of
+    SIGSEGV, as it does without the server."""
+    folder, _ = served
+    args = ["--backend", "cpu", "--unchecked", "-e", "123456789012 @ ."]
+    here = command(folder, "off", args)
+    there = command(folder, "only", args)
+    assert here.returncode == there.returncode == -signal.SIGSEGV
+
+
+def test_only_a_server_of_the_same_key_serves(served):
+    """Another value of a variable read at import (TILEFORTH_*) is another key: no server for it."""
+    folder, _ = served
+    run = command(folder, "only", ["--backend", "cpu", "-e", "1 ."], TILEFORTH_WORKERS="1")
+    assert run.returncode == 2 and "no resident server is running" in run.stderr
+    assert command(folder, "only", ["--backend", "cpu", "-e", "1 ."]).stdout == "1 \n"
+
+
+def test_one_server_per_key(served):
+    folder, _ = served
+    second = subprocess.run(SERVER, env=environment(folder, "on"), capture_output=True, text=True, timeout=120)
+    assert second.returncode == 0 and second.stderr == ""  # it found the lock taken and stopped
+    assert len(socket_file(folder)) == 1
+
+
+def test_no_server_and_only_is_an_error(tmp_path):
+    run = command(tmp_path, "only", ["--backend", "cpu", "-e", "1 ."])
+    assert run.returncode == 2 and run.stdout == ""
+    assert "start one with `python -m tileforth.repl.server`" in run.stderr
+
+
+def test_a_first_run_starts_a_server_that_stops_when_its_socket_goes(tmp_path):
+    run = command(tmp_path, "on", ["--backend", "cpu", "-e", "6 7 * ."])
+    assert (run.returncode, run.stdout) == (0, "42 \n")  # run here
+    (sock,) = wait_for(lambda: socket_file(tmp_path), 120, "the server started by the first run")
+    served = command(tmp_path, "only", ["--backend", "cpu", "-e", "6 7 * ."])
+    assert (served.returncode, served.stdout) == (0, "42 \n")
+    lock = open(sock.with_suffix(".lock"), "w")
+    with pytest.raises(BlockingIOError):  # held by the server
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    sock.unlink()
+    wait_for(lambda: _locks(lock), 30, "the server to stop")
+
+
+def _locks(fh) -> bool:
+    try:
+        fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        return True
+    except BlockingIOError:
+        return False
+
+
+def test_an_idle_server_stops_and_removes_its_socket(tmp_path):
+    proc = start_server(tmp_path, TILEFORTH_SERVER_IDLE="1")
+    assert proc.wait(timeout=60) == 0
+    assert socket_file(tmp_path) == []
+
+
+def test_a_folder_others_can_open_is_not_used(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path))
+    private = tmp_path / f"tileforth-{os.getuid()}"
+    assert resident.folder() == str(private) and private.stat().st_mode & 0o777 == 0o700
+    private.chmod(0o755)
+    assert resident.folder() is None
+
+
+ARGVS = [
+    [], ["-e", "1 ."], ["-e1 ."], ["f.fth"], ["-i", "f.fth"], ["-ie", "1"], ["--backend", "cpu"],
+    ["--backend", "cpu", "f.fth"], ["--backend=cpu"], ["--stacks", "each", "-e", "2"], ["--echo"],
+    ["--steps", "0"], ["--steps", "0", "x.fth"], ["--no-timing", "-e", "1"], ["--", "f.fth"], ["-"],
+    ["--arch", "sm_90", "-e", "1", "-i"], ["--unchecked", "-e", "1"],
+]
+
+
+@pytest.mark.parametrize("argv", ARGVS, ids=lambda a: " ".join(a) or "(none)")
+def test_which_runs_open_the_prompt_as_argparse_reads_them(argv):
+    """resident.opens_prompt scans the arguments without argparse (it loads before anything
+    else): where it answers, it agrees with the command's own parser."""
+    answer = resident.opens_prompt(argv)
+    assert answer is not None
+    args = parse_args(argv)
+    assert answer == (args.interactive or not (args.files or args.sources))
+
+
+@pytest.mark.parametrize("argv", [["-h"], ["--help"], ["--bogus"], ["-x", "f.fth"]])
+def test_arguments_the_scan_does_not_know_go_to_argparse(argv):
+    assert resident.opens_prompt(argv) is None
+    with pytest.raises(SystemExit):
+        parse_args(argv)
+
+
+# last: these change a source file's time for a moment, which a running server takes for an edit
+def test_the_key_follows_the_sources_and_the_environment(monkeypatch):
+    first = resident.key()
+    assert resident.key() == first
+    monkeypatch.setenv("TILEFORTH_CACHE_DIR", "elsewhere")
+    assert resident.key() != first
+    monkeypatch.delenv("TILEFORTH_CACHE_DIR")
+    monkeypatch.setenv("TILEFORTH_SERVER_IDLE", "5")  # the server's own settings are not in it
+    monkeypatch.setenv("HOME", "/nowhere")  # nor variables read only at run time
+    assert resident.key() == first
+    source = Path(resident.__file__)
+    st = source.stat()
+    try:
+        os.utime(source, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000))
+        assert resident.key() != first  # an edited source: a new server
+    finally:
+        os.utime(source, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert resident.key() == first
+
+
+def test_a_server_stops_when_a_source_file_changes(tmp_path):
+    """An edited source: the next run will want a new server, so the old one stops by itself."""
+    proc = start_server(tmp_path)
+    source = Path(resident.__file__)
+    st = source.stat()
+    try:
+        time.sleep(server.STALE_CHECK_S + 1)
+        assert proc.poll() is None  # its key, recomputed while idle, is still its own
+        os.utime(source, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000))
+        assert proc.wait(timeout=60) == 0
+    finally:
+        os.utime(source, ns=(st.st_atime_ns, st.st_mtime_ns))
+        stop(proc)
+    assert socket_file(tmp_path) == []
