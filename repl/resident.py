@@ -6,7 +6,8 @@ A resident server (repl/server.py) has all of that loaded once. For each run it 
 child, a copy of itself, that takes this process's stdin, stdout and stderr, its working
 folder, environment and arguments, runs `cli.main` as this process would, and exits; its
 exit status becomes this process's (a child killed by a signal: 128 + the signal, as a
-shell reports it). Ctrl-C and other stop signals sent to this process are passed on to it.
+shell reports it). Ctrl-C and other stop signals sent to this process are passed on to it, and
+Ctrl-Z stops both (`fg` continues both).
 Every run starts from the same fresh state, so a run through the server prints and
 returns exactly what it would here.
 
@@ -234,10 +235,19 @@ def _wait(sock: socket.socket, pid: int) -> int:
         except OSError:
             pass
 
+    def suspend(signum, frame):  # Ctrl-Z: stop the child, then this process; `fg` continues both
+        forward(signal.SIGSTOP, frame)
+        signal.signal(signal.SIGTSTP, signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGTSTP)  # stopped here until SIGCONT
+        signal.signal(signal.SIGTSTP, suspend)
+        forward(signal.SIGCONT, frame)
+
     for name in FORWARDED:
         signum = getattr(signal, name)
         if signal.getsignal(signum) is not signal.SIG_IGN:  # one this process ignores, the child would too
             signal.signal(signum, forward)
+    if signal.getsignal(signal.SIGTSTP) is not signal.SIG_IGN:
+        signal.signal(signal.SIGTSTP, suspend)
     while True:
         try:
             tag, status = REPLY.unpack(recv_exact(sock, REPLY.size))

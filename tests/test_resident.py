@@ -171,6 +171,26 @@ def test_ctrl_c_stops_a_runaway_line_with_or_without_the_server(served):
     wait_for(lambda: not children(server.pid), 30, "the child to be reaped")
 
 
+def _state(pid: int) -> str:
+    return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+
+
+def test_ctrl_z_stops_the_child_and_fg_continues_it(served):
+    folder, server = served
+    proc = subprocess.Popen(COMMAND + ["--backend", "cpu", "--steps", "0", "-e", ": spin BEGIN AGAIN ; spin"],
+                            env=environment(folder, "only"), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        (pid,) = wait_for(lambda: children(server.pid), 60, "the server's child")
+        proc.send_signal(signal.SIGTSTP)
+        wait_for(lambda: _state(pid) == "T" and _state(proc.pid) == "T", 30, "both to stop")
+        proc.send_signal(signal.SIGCONT)
+        wait_for(lambda: _state(pid) in "RS" and _state(proc.pid) in "RS", 30, "both to go on")
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(timeout=60) == 130
+    finally:
+        proc.kill()
+
+
 def test_a_client_that_goes_away_takes_its_child_with_it(served):
     folder, server = served
     proc = subprocess.Popen(COMMAND + ["--backend", "cpu", "--steps", "0", "-e", ": spin BEGIN AGAIN ; spin"],

@@ -14,7 +14,6 @@ Values are converted to the array's element type as numpy's `astype` does
 """
 from __future__ import annotations
 
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import ForthError
@@ -23,6 +22,8 @@ from ..front.reader import Token
 from ..lazy import np
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from .interpreter import Forth
 
 RANDOM_INT_RANGE = (-100, 100)  # integer arrays: RANDOM draws integers in [-100, 100)
@@ -121,6 +122,8 @@ def _path(f: "Forth", tok: Token, word: str, name: Token) -> Path:
     if not text:
         raise ForthError(f"{word} needs a file name after the array's name, e.g. `{word} {name.text} data.npy`",
                          tok.pos, tok.text)
+    from pathlib import Path  # imported by the first file word (import tileforth.core stays lean)
+
     return Path(text).expanduser()
 
 
@@ -164,7 +167,7 @@ def read_npy(path: Path, what: str, shape: tuple[int, ...] | None = None, name: 
     try:
         fh = open(path, "rb")
     except FileNotFoundError:
-        raise ForthError(f"{what}: no file {path} (relative names start in {Path.cwd()})") from None
+        raise ForthError(f"{what}: no file {path} (relative names start in {os.getcwd()})") from None
     except OSError as exc:
         raise ForthError(f"{what}: cannot read {path}: {exc.strerror or exc}") from None
     with fh:

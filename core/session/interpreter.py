@@ -12,11 +12,11 @@ from __future__ import annotations
 import copy
 import importlib
 import math
+import os
 import struct
 import time
 import weakref
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
 from ..compile import layout as L
@@ -51,7 +51,7 @@ PAD_BYTES = 128
 STATE_OFFSET = 8  # the STATE cell, after BASE at the start of data space
 DEFAULT_STEPS = 1 << 26
 KERNEL_CACHE = 512  # compiled kernels a session keeps (least recently used go first)
-PRELUDE = Path(__file__).with_name("prelude.fth")
+PRELUDE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "prelude.fth")
 _DOT_S = PRIMS[".S"]
 _EXECUTE = PRIMS["EXECUTE"]
 
@@ -199,7 +199,8 @@ class Forth:
         self.ptx_arch: str = getattr(self.backend, "arch", None) or "sm_80"  # for SEE-PTX
         self._install()
         if prelude:
-            self.eval(PRELUDE.read_text(), source="prelude.fth")
+            with open(PRELUDE, encoding="utf-8") as fh:
+                self.eval(fh.read(), source="prelude.fth")
 
     # ---- public API ----------------------------------------------------------
     def reference(self) -> dict[str, "Entry"]:

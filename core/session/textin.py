@@ -20,7 +20,6 @@ they run.
 from __future__ import annotations
 
 import os
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import ForthError
@@ -260,6 +259,8 @@ def w_evaluate(f: "Forth", tok: Token) -> None:
 
 
 def _include(f: "Forth", path_text: str, word: str, once: bool) -> None:
+    from pathlib import Path  # imported by the first INCLUDE (import tileforth.core stays lean)
+
     path = Path(os.path.expanduser(path_text))
     key = str(path.resolve())
     if once and key in f.included:
