@@ -191,64 +191,39 @@ def run_through_server(argv: list[str]) -> int | None:
     except OSError:  # a closed stdin/stdout/stderr cannot be handed over
         return None
     path = socket_path(where, key())
+    relay = Relay()  # from here on no signal is lost: held until the child is known
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    status = None
     try:
-        sock.settimeout(START_TIMEOUT_S)
-        try:
-            sock.connect(path)
-        except OSError:
-            return None
-        import json
-
-        request = {"argv": argv, "argv0": sys.argv[0], "cwd": os.getcwd(), "env": dict(os.environ),
-                   "umask": _umask()}
-        try:
-            send_message(sock, json.dumps(request).encode(), FDS)
-            tag, pid = REPLY.unpack(recv_exact(sock, REPLY.size))
-            if tag != b"P":
-                return None
-            sock.sendall(b"G")
-        except (OSError, EOFError, struct.error):  # no child started, or it will not run
-            return None
-        sock.settimeout(None)
-        return _wait(sock, pid)
+        status = _hand_over(sock, path, argv, relay)
+        return status
     finally:
         sock.close()
+        if status is None:
+            relay.give_back()
 
 
-def _umask() -> int:
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
+def _hand_over(sock: socket.socket, path: str, argv: list[str], relay: "Relay") -> int | None:
+    sock.settimeout(START_TIMEOUT_S)
+    try:
+        sock.connect(path)
+    except OSError:
+        return None
+    import json
 
-
-FORWARDED = ("SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT", "SIGUSR1", "SIGUSR2")
-
-
-def _wait(sock: socket.socket, pid: int) -> int:
-    """Pass stop signals on to the child until the server reports its exit status."""
-    import signal
-
-    def forward(signum, frame):
-        try:
-            os.kill(pid, signum)
-        except OSError:
-            pass
-
-    def suspend(signum, frame):  # Ctrl-Z: stop the child, then this process; `fg` continues both
-        forward(signal.SIGSTOP, frame)
-        signal.signal(signal.SIGTSTP, signal.SIG_DFL)
-        os.kill(os.getpid(), signal.SIGTSTP)  # stopped here until SIGCONT
-        signal.signal(signal.SIGTSTP, suspend)
-        forward(signal.SIGCONT, frame)
-
-    for name in FORWARDED:
-        signum = getattr(signal, name)
-        if signal.getsignal(signum) is not signal.SIG_IGN:  # one this process ignores, the child would too
-            signal.signal(signum, forward)
-    if signal.getsignal(signal.SIGTSTP) is not signal.SIG_IGN:
-        signal.signal(signal.SIGTSTP, suspend)
-    while True:
+    request = {"argv": argv, "argv0": sys.argv[0], "cwd": os.getcwd(), "env": dict(os.environ),
+               "umask": _umask()}
+    try:
+        send_message(sock, json.dumps(request).encode(), FDS)
+        tag, pid = REPLY.unpack(recv_exact(sock, REPLY.size))
+        if tag != b"P":
+            return None
+        sock.sendall(b"G")
+    except (OSError, EOFError, struct.error):  # no child started, or it will not run
+        return None
+    sock.settimeout(None)
+    relay.attach(pid)
+    while True:  # until the server reports the child's exit status
         try:
             tag, status = REPLY.unpack(recv_exact(sock, REPLY.size))
         except InterruptedError:
@@ -259,6 +234,69 @@ def _wait(sock: socket.socket, pid: int) -> int:
             return 1
         if tag == b"X":
             return status if status >= 0 else _die_as_child(-status)
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+FORWARDED = ("SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT", "SIGUSR1", "SIGUSR2", "SIGTSTP")
+
+
+class Relay:
+    """The signals this process gets, for the child: held from before the connection until the
+    child's process id is known, then passed on (Ctrl-Z stops the child, then this process, and
+    `fg` continues both); handed back to this process if no server takes the run. A signal this
+    process ignores is left alone: the child would ignore it too."""
+
+    def __init__(self) -> None:
+        import signal
+
+        self.pid: int | None = None
+        self.held: list[int] = []
+        self.previous = {}
+        for name in FORWARDED:
+            signum = getattr(signal, name)
+            if signal.getsignal(signum) is not signal.SIG_IGN:
+                self.previous[signum] = signal.signal(signum, self._on_signal)
+
+    def _on_signal(self, signum: int, frame) -> None:
+        import signal
+
+        if self.pid is None:
+            self.held.append(signum)
+        elif signum == signal.SIGTSTP:
+            self._send(signal.SIGSTOP)
+            signal.signal(signal.SIGTSTP, signal.SIG_DFL)
+            os.kill(os.getpid(), signal.SIGTSTP)  # stopped here until SIGCONT
+            signal.signal(signal.SIGTSTP, self._on_signal)
+            self._send(signal.SIGCONT)
+        else:
+            self._send(signum)
+
+    def _send(self, signum: int) -> None:
+        try:
+            os.kill(self.pid, signum)
+        except OSError:  # it has just ended
+            pass
+
+    def attach(self, pid: int) -> None:
+        self.pid = pid
+        held, self.held = self.held, []
+        for signum in held:
+            self._on_signal(signum, None)
+
+    def give_back(self) -> None:
+        """No child: this process's own handlers again, and the held signals delivered to it."""
+        import signal
+
+        for signum, handler in self.previous.items():
+            signal.signal(signum, handler if handler is not None else signal.SIG_DFL)
+        held, self.held = self.held, []
+        for signum in held:
+            os.kill(os.getpid(), signum)
 
 
 def _die_as_child(signum: int) -> int:
