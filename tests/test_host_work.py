@@ -117,7 +117,7 @@ def test_a_shape_used_before_starts_with_empty_stacks():
 
 
 def test_a_large_shapes_thread_records_are_mapped_at_once_and_right():
-    """A shape whose thread records pass PREFAULT_BYTES gets them in a mapping made at once
+    """A shape whose thread records pass PREFAULT_BYTES gets them in a mapping made at once (buffers.zeroed)
     (MAP_POPULATE): every thread still sees its own indices (numpy's model of the grid)."""
     from tileforth.backends.cpu import backend as cpu
     f = Forth(backend="cpu")

@@ -5,7 +5,6 @@ from __future__ import annotations
 import ctypes
 import functools
 import hashlib
-import mmap
 import os
 import resource
 import threading
@@ -13,6 +12,7 @@ from typing import TYPE_CHECKING
 
 import llvmlite.binding as llvm
 import numpy as np
+from tileforth.core.buffers import zeroed
 from tileforth.core.compile import layout as L
 from tileforth.core.compile import state as S
 from tileforth.core.compile.codegen import HELPERS
@@ -106,17 +106,8 @@ def _thread_stack_size() -> int:
         return 0
 
 
-def _prefaulted(shape: tuple[int, int]) -> np.ndarray:
-    """An int64 array the caller fills at once (a launch shape's thread records), its pages mapped in
-    one call (MAP_POPULATE) when it is large: page by page, as np.empty's memory is first touched,
-    they cost twice as much (288 MiB of records at 1M threads: 0.34 s against 0.15 s, filled)."""
-    nbytes = shape[0] * shape[1] * 8
-    if nbytes < PREFAULT_BYTES or not hasattr(mmap, "MAP_POPULATE"):
-        return np.empty(shape, np.int64)
-    mem = mmap.mmap(-1, nbytes, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS | mmap.MAP_POPULATE)
-    return np.frombuffer(mem, np.int64).reshape(shape)  # the array keeps the mapping; unmapped with it
-
-
+# a launch shape's thread records of this size or more are mapped at once (buffers.zeroed's populate:
+# 288 MiB of records at 1M threads, filled, 0.34 s page by page against 0.15 s)
 PREFAULT_BYTES = 16 << 20
 SHAPE_CACHE_BYTES = 256 << 20  # state buffers and thread records kept for launch shapes used before
 PARALLEL_THREADS = 512  # a launch of fewer threads runs its blocks one after another (a pool costs ~0.1 ms)
@@ -327,7 +318,7 @@ class CpuBackend(Backend):
         self.trace_dropped = 0
         self.ctx = np.zeros(L.CTX_SLOTS, np.int64)
         self.abort_flag = np.zeros(1, np.int64)
-        self.out = np.zeros((OUT_CAP, L.OUT_SLOTS), np.int64)
+        self.out = zeroed((OUT_CAP, L.OUT_SLOTS), np.int64)
         self.alloc_table = np.zeros((0, 2), np.int64)
         self.shared_addr = 0
         self.shared_size = 0
@@ -416,7 +407,7 @@ class CpuBackend(Backend):
     def alloc(self, nbytes: int, user: bool = True) -> int:
         """Zeroed, ALIGN-aligned bytes; the races.HEADER bytes below them are the allocation's
         header (the race detector's shadow address and the float type)."""
-        buf = np.zeros(max(nbytes, 1) + ALIGN + HEADER, np.uint8)
+        buf = zeroed(max(nbytes, 1) + ALIGN + HEADER, np.uint8)
         off = (-(buf.ctypes.data + HEADER)) % ALIGN + HEADER  # room for the header, then aligned
         addr = buf.ctypes.data + off
         self._buffers[addr] = buf[off:off + max(nbytes, 1)]
@@ -533,7 +524,7 @@ class CpuBackend(Backend):
         first[:, L.T_BDIM:L.T_BDIM + 3] = block
         first[:, L.T_GDIM:L.T_GDIM + 3] = grid
         first[:, L.T_LINEAR] = t
-        thr = _prefaulted((n, L.THR_SLOTS))
+        thr = zeroed((n, L.THR_SLOTS), np.int64, populate=n * L.THR_SLOTS * 8 >= PREFAULT_BYTES)
         blocks = thr.reshape(nb, bs, L.THR_SLOTS)
         blocks[:] = first
         b = np.arange(nb)
@@ -594,7 +585,7 @@ class CpuBackend(Backend):
                        self.nthreads)
         thr[:, L.T_EPOCH] = thr[:, L.T_FENCED] = thr[:, L.T_ACQUIRED] = 0
         if self.trace_cap:
-            buf = np.zeros((self.trace_cap, 4), np.int64)
+            buf = zeroed((self.trace_cap, 4), np.int64)
             ctx[L.CTX_TRACE], ctx[L.CTX_TRACE_CAP] = buf.ctypes.data, self.trace_cap
         thr[:, L.T_STATUS] = L.ST_RUN
         thr[:, L.T_SITE] = -1
@@ -657,7 +648,7 @@ class CpuBackend(Backend):
             c = ctx.copy()
             if w:
                 c[L.CTX_SHARED] = self._worker_shared(w)
-                o = np.zeros((OUT_CAP, L.OUT_SLOTS), np.int64)
+                o = zeroed((OUT_CAP, L.OUT_SLOTS), np.int64)
                 c[L.CTX_OUT] = o.ctypes.data
             else:
                 o = self.out

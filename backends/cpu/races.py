@@ -47,6 +47,7 @@ from typing import Callable
 import llvmlite
 import numpy as np
 from llvmlite import ir
+from tileforth.core.buffers import zeroed
 from tileforth.core.compile import layout as L
 from tileforth.core.compile import tiles
 from tileforth.core.compile.tiles import WARP
@@ -411,7 +412,7 @@ class Races:
             for a, n, et in key:
                 checked = n <= SHADOW_LIMIT and a not in self.exempt
                 if checked and a not in self.shadows:
-                    self.shadows[a] = np.zeros(-(-n // GRANULE) * ENTRY, np.int64)
+                    self.shadows[a] = zeroed(-(-n // GRANULE) * ENTRY, np.int64)
                 headers(a)[:] = (self.shadows[a].ctypes.data if checked else 0, et)
             self._key = key
         ctx[L.CTX_TYPES] = 1

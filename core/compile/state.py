@@ -28,6 +28,7 @@ from __future__ import annotations
 import gc
 from typing import TYPE_CHECKING, Sequence
 
+from ..buffers import zeroed
 from ..lazy import np
 from . import layout as L
 
@@ -40,7 +41,7 @@ assert L.S_DSP % 8 == L.S_FSP % 8 == L.S_DS % 8 == L.STATE_BYTES % 8 == 0
 
 def new_buffer(threads: int) -> np.ndarray:
     """A zeroed state buffer for `threads` threads (empty stacks)."""
-    return np.zeros((threads, L.STATE_BYTES), np.uint8)
+    return zeroed((threads, L.STATE_BYTES), np.uint8)
 
 
 def buffer_bytes(threads: int) -> int:
