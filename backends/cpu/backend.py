@@ -60,6 +60,7 @@ _BLOCK = ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_void_p, ctypes.c_void_p, ctyp
                           ctypes.c_int64)
 _CONT = ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64)
 _FREE = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int64)
+_RACE_MANY = ctypes.CFUNCTYPE(ctypes.c_int64, *[ctypes.c_void_p] * 8, *[ctypes.c_int64] * 4)
 _STEP = ctypes.CFUNCTYPE(ctypes.c_int64, *[ctypes.c_void_p] * 3, ctypes.c_int64, *[ctypes.c_void_p] * 2,
                          *[ctypes.c_int64] * 3, *[ctypes.c_void_p] * 2)
 
@@ -224,14 +225,16 @@ class _Runtime:
             self.continue_block = _CONT(ee.get_function_address("tf_continue_block"))
             self.free_frames = _FREE(ee.get_function_address("tf_free_frames"))
             self.step_blocks = _STEP(ee.get_function_address("tf_step_blocks"))
+            self.race_many = _RACE_MANY(ee.get_function_address("tf_race_many"))  # tile loads and stores
             for helper in HELPERS:  # tf_fail, tf_poll, tf_addr_scan, tf_out, tf_race
                 llvm.add_symbol(helper, ee.get_function_address(helper))
             self.__dict__["sched"] = sched
             return sched
 
     def __getattr__(self, name: str):
-        """run_plain, run_block, continue_block, free_frames, step_blocks: the scheduler's, made on first use."""
-        if name in ("run_plain", "run_block", "continue_block", "free_frames", "step_blocks"):
+        """run_plain, run_block, continue_block, free_frames, step_blocks, race_many: the scheduler's, made on
+        first use."""
+        if name in ("run_plain", "run_block", "continue_block", "free_frames", "step_blocks", "race_many"):
             self.sched  # noqa: B018  (sets them)
             return self.__dict__[name]
         raise AttributeError(name)
@@ -701,6 +704,10 @@ class CpuBackend(Backend):
                 except ForthError as exc:
                     self.rt.free_frames(base, bs)
                     return None, exc
+                if ctx[L.CTX_ERR_CODE]:  # a tile load or store raced (warpops: recorded in the context)
+                    self.rt.free_frames(base, bs)
+                    code = RUN_ERROR
+                    break
                 if ctx[L.CTX_STEPS_USED] > ctx[L.CTX_STEPS_MAX]:  # the warp ops spent the pool
                     self._out_of_steps(b, ctx)
                     self.rt.free_frames(base, bs)

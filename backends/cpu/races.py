@@ -370,13 +370,60 @@ def helpers_ir_key() -> bytes:
     return b"\0".join(parts) + llvmlite.__version__.encode()
 
 
+def _many(m: ir.Module, race: ir.Function) -> ir.Function:
+    """i64 tf_race_many(ctx, thr, rows, addrs, strides, bases, kinds, bits, n, lines, size, ks): tf_race
+    for `lines` accesses of `size` bytes by each of n warps: warp i's by the thread of record rows[i]
+    (thr: the first record), at addrs[i] + j strides[i] (j < lines), in the allocation at bases[i];
+    each of kind | site << 2 ks, or, when kinds is not null, kinds[i lines + j] (a STORE_VALUE with
+    bits[i lines + j]). The host's tile loads and stores (warpops.py): a line of a tile is one access
+    by its warp's first lane. Stops at the first race (recorded as tf_race records it) and returns its
+    warp; n when there is none."""
+    fn = ir.Function(m, ir.FunctionType(I64, [PTR] * 8 + [I64] * 4), "tf_race_many")
+    ctx, thr, rows, addrs, strides, bases, kinds, bits, n, lines, size, ks = fn.args
+    entry, loop, body, step, done = (fn.append_basic_block(x) for x in ("entry", "loop", "body", "step", "done"))
+    b = ir.IRBuilder(entry)
+    total = b.mul(n, lines)
+    given = b.icmp_unsigned("!=", b.ptrtoint(kinds, I64), c(0))
+    b.branch(loop)
+    b.position_at_end(loop)
+    idx = b.phi(I64)
+    idx.add_incoming(c(0), entry)
+    b.cbranch(b.icmp_unsigned("<", idx, total), body, done)
+    b.position_at_end(body)
+    i, j = b.udiv(idx, lines), b.urem(idx, lines)
+    row = b.load(_slot(b, rows, i), typ=I64)
+    addr = b.add(b.load(_slot(b, addrs, i), typ=I64), b.mul(j, b.load(_slot(b, strides, i), typ=I64)))
+    base = b.load(_slot(b, bases, i), typ=I64)
+    each, call = fn.append_basic_block("each"), fn.append_basic_block("call")
+    plain = b.block
+    b.cbranch(given, each, call)
+    b.position_at_end(each)  # kinds and bits of their own (a store's lines that hold its bits already)
+    kind_i, bits_i = (b.load(_slot(b, arr, idx), typ=I64) for arr in (kinds, bits))
+    b.branch(call)
+    b.position_at_end(call)
+    kind, value = b.phi(I64), b.phi(I64)
+    kind.add_incoming(ks, plain)
+    kind.add_incoming(kind_i, each)
+    value.add_incoming(c(0), plain)
+    value.add_incoming(bits_i, each)
+    ok = b.call(race, [ctx, _slot(b, thr, b.mul(row, c(L.THR_SLOTS))), addr, base, size, kind, value])
+    b.cbranch(b.icmp_unsigned("!=", ok, c(0)), step, done)
+    b.position_at_end(step)
+    idx.add_incoming(b.add(idx, c(1)), step)
+    b.branch(loop)
+    b.position_at_end(done)
+    b.ret(b.select(b.icmp_unsigned("<", idx, total), b.udiv(idx, b.select(b.icmp_unsigned("==", lines, c(0)),
+                                                                             c(1), lines)), n))
+    return fn
+
+
 def helpers_ir() -> str:
-    """The definitions of tf_race and its inline part, as IR text for the scheduler's module (which
-    defines tf_fail too: HELPERS_IR)."""
+    """The definitions of tf_race, its inline part and tf_race_many, as IR text for the scheduler's
+    module (which defines tf_fail too: HELPERS_IR)."""
     m = ir.Module("races")
     ir.Function(m, ir.FunctionType(ir.VoidType(), [PTR, PTR, I64, I64, I64, I64]), "tf_fail")
     conflict = _conflict(m)
-    _helper(m, conflict)
+    _many(m, _helper(m, conflict))
     return "\n".join(str(f) for f in m.functions if not f.is_declaration)
 
 

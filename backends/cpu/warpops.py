@@ -9,6 +9,14 @@ Anything else is a divergent warp and becomes a ForthError naming the lanes.
 Numerics follow PTX's guarantees: a and b hold exact f16/bf16 values, the
 products are exact and the sum of one TMMA is rounded once to the
 accumulator type (computed in float64, then rounded).
+
+The race detector sees tile loads and stores too (when the launch checks for
+races): each line of the tile is one access, by the warp's first lane, through
+tf_race_many (races.py), before the memory is read or written. A tile op is one
+access of its warp: its lanes never race with each other, but a scalar access of
+another lane of the warp does, without a SYNCWARP between, as in CUDA. A race
+is recorded in the context as tf_race records it (_Raced here), and the launch
+ends with it.
 """
 from __future__ import annotations
 
@@ -27,6 +35,7 @@ from tileforth.core.errors import ForthError
 from tileforth.core.session.eltypes import ELTYPES
 from tileforth.core.session.output import ranges
 
+from .races import READ, STORE_VALUE, WRITE
 from .scheduler import RUN_DIVERGENT
 
 if TYPE_CHECKING:
@@ -41,6 +50,10 @@ WARP_OP_STEPS = 1024
 
 _MEM_DTYPE = {"f16": np.dtype(np.float16), "bf16": np.dtype(ml_dtypes.bfloat16), "f32": np.dtype(np.float32)}
 _ACC_DTYPE = {"f32": np.float32, "f16": np.float16}
+
+
+class _Raced(Exception):
+    """A tile load or store raced: tf_race recorded it in the context (the launch's error record)."""
 
 
 def _f32(bits: int) -> np.float32:
@@ -83,15 +96,15 @@ class WarpOps:
         """Perform every warp op the block's warps are waiting at."""
         failed = self.run_blocks(block, block + 1)
         self.flush()
-        if failed is not None:
-            raise failed[1]
+        if failed is not None and failed[1] is not None:
+            raise failed[1]  # a race is in the context's error record
 
     def run_blocks(self, lo: int, hi: int, live: np.ndarray | None = None) -> tuple[int, ForthError] | None:
         """Perform every warp op the warps of blocks lo..hi-1 (those with a true `live`, one flag
         per block; default all) wait at: batched, one numpy call per op for all the warps at it,
         when every waiting warp is whole, converged at one tile op with uniform operands and its
         memory checks pass; else warp by warp in block order, as far as the first error. The
-        error of that block and the block, or None."""
+        block and its error, (block, None) for a race (recorded in the context), or None."""
         if self._batched(lo, hi, live):
             return None
         self.flush()
@@ -101,6 +114,8 @@ class WarpOps:
                     self._run_block_slow(b)
                 except ForthError as exc:
                     return b, exc
+                except _Raced:
+                    return b, None
         return None
 
     def _run_block_slow(self, block: int) -> None:
@@ -135,7 +150,8 @@ class WarpOps:
                 raise self.error(first, f"the lanes of warp {gw} disagree on the operands of a tile operation"
                                         "{where}: " + f"lanes {ranges((bad + w).tolist())} differ from lane {w} "
                                         "(every lane must pass the same address, stride and value)")
-            self.perform(op, [int(x) for x in ops[0]] if len(ops) else [], be.tile_data[gw], first)
+            self.perform(op, [int(x) for x in ops[0]] if len(ops) else [], be.tile_data[gw], first,
+                         block * bs + w)
             status[lanes] = L.ST_RUN
             self.ctx[L.CTX_STEPS_USED] += WARP_OP_STEPS
 
@@ -171,7 +187,7 @@ class WarpOps:
             return False
         one = bool((first == first[0]).all())
         sites, pos = (first[:1], [0]) if one else np.unique(first, return_index=True)
-        plans = []
+        plans, accesses = [], []
         for s in sites[np.argsort(pos, kind="stable")]:  # the ops in the order of their first warp
             op = self.sites.info.get(int(s))
             if not isinstance(op, TileOp):
@@ -195,6 +211,9 @@ class WarpOps:
             if stack is None:
                 return False
             plans.append((op, plan, stack, lanes, len(mine)))
+            accesses.append((op, ops, mine, int(s), plan, stack))
+        if self.ctx[L.CTX_RACE_GEN] and not self._races_batched(accesses, lo * bs):
+            return False
         for op, plan, stack, lanes, n in plans:
             self._perform_batch(op, plan, stack, n)
             status[lanes] = L.ST_RUN
@@ -412,16 +431,18 @@ class WarpOps:
                           "lanes", pos, word)
 
     # ---- the operations ----------------------------------------------------
-    def perform(self, op: TileOp, ops: list[int], stack: list[np.ndarray], site: int) -> None:
+    def perform(self, op: TileOp, ops: list[int], stack: list[np.ndarray], site: int, row: int = -1) -> None:
+        """The op for one warp; row: its first lane's thread record (the accessor the race detector
+        sees), -1 for ops without memory."""
         match op:
             case Zero(dst, t):
                 _put(stack, dst, np.zeros(t.rows_cols, _ACC_DTYPE[t.dtype]))
             case Fill(dst, t):
                 _put(stack, dst, np.full(t.rows_cols, _f32(ops[0]), _ACC_DTYPE[t.dtype]))
             case Load(dst, t, word):
-                _put(stack, dst, self.load(t, ops[0], ops[1], site, word, isinstance(op, CheckedLoad)))
+                _put(stack, dst, self.load(t, ops[0], ops[1], site, word, isinstance(op, CheckedLoad), row))
             case Store(src, t):
-                self.store(t, stack[src], ops[0], ops[1], site, isinstance(op, CheckedStore))
+                self.store(t, stack[src], ops[0], ops[1], site, isinstance(op, CheckedStore), row)
                 del stack[src:]
             case Mma(acc_at, a_at, b_at):
                 acc, a, b = stack[acc_at], stack[a_at], stack[b_at]
@@ -504,16 +525,108 @@ class WarpOps:
         raise self.error(site, f"{word}: {name} is {array}, but the tile{at} is {what} of {tile}" + "{where}" +
                          f", so its bytes would be {verb} as {tile}. {fix}", word)
 
-    def load(self, t: Tile, addr: int, stride: int, site: int, word: str, typed: bool = False) -> np.ndarray:
+    def load(self, t: Tile, addr: int, stride: int, site: int, word: str, typed: bool = False,
+             row: int = -1) -> np.ndarray:
         view, idx = self._index(t, addr, stride, site, word, typed)
+        self._race_one(t, addr, stride, row, READ, site)
         mem = view.view(_MEM_DTYPE[t.dtype])[idx]
         if t.kind == "acc":
             return mem.astype(_ACC_DTYPE[t.dtype])
         return mem.astype(np.float32)  # exact: f16 and bf16 values are f32 values
 
-    def store(self, t: Tile, value: np.ndarray, addr: int, stride: int, site: int, typed: bool = False) -> None:
+    def store(self, t: Tile, value: np.ndarray, addr: int, stride: int, site: int, typed: bool = False,
+              row: int = -1) -> None:
         view, idx = self._index(t, addr, stride, site, "TSTORE", typed)
-        view.view(_MEM_DTYPE[t.dtype])[idx] = value.astype(_MEM_DTYPE[t.dtype])
+        mem = view.view(_MEM_DTYPE[t.dtype])
+        new = value.astype(_MEM_DTYPE[t.dtype])
+        self._race_one(t, addr, stride, row, WRITE, site, new, mem[idx])
+        mem[idx] = new
+
+    # ---- the race detector: a tile's lines as accesses of its warp's first lane ----------------
+    def _races(self, t: Tile, rows: np.ndarray, addr: np.ndarray, stride: np.ndarray, kind: int, site: int,
+               same: np.ndarray | None = None, first8: np.ndarray | None = None) -> int:
+        """tf_race_many for the tiles t at addr with stride (int64, one per warp; rows: the warps' first
+        lanes' records), each line one access: the index of the first warp that races, or -1. same
+        (warps × lines, for a store): the line already holds the bits stored, which like a scalar
+        store of the same bits is not checked but makes the warp the writer (a STORE_VALUE whose bits,
+        first8, are the line's first 8 bytes: what tf_race compares). The lines stay out of PROFILE's
+        trace (ctx[CTX_TRACE] is off meanwhile)."""
+        be, ctx = self.be, self.ctx
+        rows_n, cols = t.rows_cols
+        esize = elem_bytes(t.dtype)
+        lead, outer = (cols, rows_n) if t.layout == "row" else (rows_n, cols)
+        rows, addr = (np.ascontiguousarray(x, np.int64) for x in (rows, addr))  # passed by address
+        table = be.alloc_table
+        bases = np.ascontiguousarray(table[np.searchsorted(table[:, 0], addr, side="right") - 1, 0])
+        steps = np.ascontiguousarray(stride * esize, np.int64)
+        kinds = bits = None
+        if same is not None and same.any():
+            kinds = np.where(same, STORE_VALUE | site << 2, kind | site << 2).astype(np.int64).ravel()
+            bits = np.where(same, first8, 0).astype(np.int64).ravel()
+        trace = int(ctx[L.CTX_TRACE])
+        ctx[L.CTX_TRACE] = 0
+        try:
+            k = be.rt.race_many(ctx.ctypes.data, be.thr.ctypes.data, rows.ctypes.data, addr.ctypes.data,
+                                steps.ctypes.data, bases.ctypes.data, None if kinds is None else kinds.ctypes.data,
+                                None if bits is None else bits.ctypes.data, len(rows), outer, lead * esize,
+                                kind | site << 2)
+        finally:
+            ctx[L.CTX_TRACE] = trace
+        return -1 if k == len(rows) else k
+
+    def _race_one(self, t: Tile, addr: int, stride: int, row: int, kind: int, site: int,
+                  value: np.ndarray | None = None, mem: np.ndarray | None = None) -> None:
+        """One warp's tile load, or store of value over mem (both logical, in memory's type), warp by
+        warp: _Raced when it races."""
+        if row < 0 or not self.ctx[L.CTX_RACE_GEN]:
+            return
+        same = first8 = None
+        if value is not None:
+            lines = (value, mem) if t.layout == "row" else (value.T, mem.T)  # lines × lead
+            same, first8 = _unchanged(*(x[None] for x in lines))
+        one = np.array([addr], np.int64)
+        if self._races(t, np.array([row], np.int64), one, np.array([stride], np.int64), kind, site,
+                       same, first8) >= 0:
+            raise _Raced()
+
+    def _races_batched(self, accesses: list, first: int) -> bool:
+        """The batched loads and stores of a launch step, checked before any is performed (first: the
+        record of the step's first thread): True when none races. Else the race's record is taken
+        back (error record, and the status tf_fail gave the lane) and False sends the step warp by
+        warp, which finds the race again where running the warps in order finds it. What the
+        accesses before it left in the shadows is what that path's same accesses leave."""
+        ctx, thr = self.ctx, self.be.thr
+        record = ctx[:5].copy()
+        for op, ops, mine, site, plan, stack in accesses:
+            if not isinstance(op, (Load, Store)):
+                continue
+            rows = first + mine.astype(np.int64) * WARP
+            same = first8 = None
+            if isinstance(op, Store):
+                rows_n, cols = op.tile.rows_cols
+                outer = rows_n if op.tile.layout == "row" else cols
+                same, first8 = np.zeros((len(mine), outer), bool), np.zeros((len(mine), outer), np.int64)
+                values = stack[op.src]
+                for windows, sel, starts in plan:
+                    new = values[sel].astype(windows.dtype)
+                    s8, f8 = _unchanged(new if op.tile.layout == "row" else new.transpose(0, 2, 1), windows[starts])
+                    same[sel], first8[sel] = s8, f8
+            k = self._races(op.tile, rows, ops[:, 0], ops[:, 1], WRITE if isinstance(op, Store) else READ, site,
+                            same, first8)
+            if k >= 0:
+                thr[rows[k], L.T_STATUS] = L.ST_WARP
+                ctx[:5] = record
+                return False
+        return True
+
+
+def _unchanged(new: np.ndarray, mem: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For tiles' lines (warps × lines × lead, in memory's element type) to store over mem: which
+    lines would not change (their bits are the same), and each line's first 8 bytes in memory."""
+    uint = np.dtype(f"u{mem.dtype.itemsize}")
+    same = (np.ascontiguousarray(new).view(uint) == np.ascontiguousarray(mem).view(uint)).all(axis=2)
+    first8 = np.ascontiguousarray(mem[:, :, :8 // mem.dtype.itemsize]).view(np.int64)[..., 0]
+    return same, first8
 
 
 # a launch step gathers at most this many threads' blocks (each suspended thread keeps its coroutine frame)
@@ -594,7 +707,11 @@ def _together(be: "CpuBackend", handle, ctx: np.ndarray, lo: int, hi: int, sites
         advance(1)
         while live[lo:limit].any():
             bad = ops.run_blocks(lo, limit, live[lo:limit])
-            if bad is not None:
+            if bad is not None and bad[1] is None:  # a tile load or store raced: the context's record
+                record = ctx[:5].copy()
+                ctx[:5] = 0
+                fail(bad[0], "record", record)
+            elif bad is not None:
                 fail(bad[0], "exception", bad[1])
             if ctx[L.CTX_STEPS_USED] > ctx[L.CTX_STEPS_MAX] and live[lo:limit].any():  # the warp ops spent the pool
                 b = lo + int(np.argmax(live[lo:limit]))

@@ -1,0 +1,141 @@
+"""The race detector sees tile loads and stores (backends/cpu/warpops.py, races.tf_race_many): each
+line of a tile is one access of its warp, by the warp's first lane, in global and shared memory,
+in the steps where the emulator performs warp ops (batched across warps, or warp by warp: both
+paths), across the blocks of a launch and with several workers.
+
+The expected reports come from test_races.py's reference model (first_race: the first access that
+conflicts with an earlier one of another thread, not ordered by a BARRIER or, in one warp, a
+SYNCWARP; blocks never ordered), given the accesses in the order the emulator makes them: a block's
+threads run one after another up to a warp op, then the warps' tile ops are performed in warp
+order. Values are checked against numpy."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from test_races import check, first_race, parsed, report
+from tileforth.backends.cpu import backend as cpu_backend
+from tileforth.core import Forth, ForthError
+
+LINE = 16 * 4  # a row of a 16×16 f32 tile, in bytes
+
+
+def tile(block: int, warp: int, kind: str, base: int = 0, barriers: int = 0, syncwarps: int = 0) -> list[tuple]:
+    """The 16 row accesses of a 16×16 f32 tile at byte offset `base` (stride 16), by the first lane of
+    warp `warp` (block-relative, in a block of `per` threads set by the caller through `thread`)."""
+    return [(block, None, warp, barriers, syncwarps, kind, base + r * LINE, LINE) for r in range(16)]
+
+
+def by(accesses: list[tuple], thread: int) -> list[tuple]:
+    return [(b, thread, w, e, s, k, a, n) for (b, _, w, e, s, k, a, n) in accesses]
+
+
+@pytest.fixture
+def f() -> Forth:
+    f = Forth(backend="cpu")
+    f.eval("16 16 F32 MATRIX C  32 16 F32 MATRIX D")
+    return f
+
+
+def test_two_warps_storing_over_each_other_race(f):
+    f.eval("1 1 1 GRID 64 1 1 THREADS")
+    msg = report(f, "WARP-ID 1+ S>F TFILL  C 16 TSTORE")
+    expected = first_race(by(tile(0, 0, "w"), 0) + by(tile(0, 1, "w"), 32))
+    check(msg, expected, "C")
+    assert parsed(msg)["space"] == "global" and "line 1, column 28" in msg  # at TSTORE
+    # memory keeps what was stored before the race (warp 0's tile), as for scalar stores
+    np.testing.assert_array_equal(f.array("C"), np.ones((16, 16), np.float32))
+
+
+def test_each_warp_its_own_tile_is_no_race(f):
+    f.eval("1 1 1 GRID 64 1 1 THREADS")
+    f.eval("WARP-ID 1+ S>F TFILL  D WARP-ID 1024 * + 16 TSTORE")
+    np.testing.assert_array_equal(f.array("D"), np.repeat([1.0, 2.0], 16)[:, None] * np.ones((32, 16), np.float32))
+    assert first_race(by(tile(0, 0, "w"), 0) + by(tile(0, 1, "w", 1024), 32)) is None
+
+
+def test_a_store_that_leaves_memory_as_it_was_is_no_race(f):
+    """As for a scalar store of the bits memory holds: every warp storing the same tile."""
+    f.eval("1 1 1 GRID 128 1 1 THREADS")
+    f.eval("TZERO C 16 TSTORE")
+    f.eval("3e TFILL C 16 TSTORE")
+    np.testing.assert_array_equal(f.array("C"), np.full((16, 16), 3.0, np.float32))
+
+
+def test_a_lanes_store_then_another_warps_tile_load_race(f):
+    """Thread 32 stores into C's first row while warp 0 waits at its TLOAD-C; warp 0's load comes after."""
+    f.eval("1 1 1 GRID 64 1 1 THREADS")
+    msg = report(f, "TID-X 32 = IF 5 C ! THEN  C 16 TLOAD-C TDROP")
+    expected = first_race([(0, 32, 1, 0, 0, "w", 0, 8)] + by(tile(0, 0, "r"), 0) + by(tile(0, 1, "r"), 32))
+    check(msg, expected, "C")
+    assert report(f, "TID-X 32 = IF 5 C ! THEN  BARRIER  C 16 TLOAD-C TDROP") is None
+
+
+def test_a_load_then_another_warps_store_race(f):
+    f.eval("1 1 1 GRID 64 1 1 THREADS")
+    msg = report(f, "WARP-ID 0= IF C 16 TLOAD-C TDROP THEN  WARP-ID 1 = IF 1e TFILL C 16 TSTORE THEN")
+    expected = first_race(by(tile(0, 0, "r"), 0) + by(tile(0, 1, "w"), 32))
+    check(msg, expected, "C")
+
+
+def test_two_warps_loading_one_tile_is_no_race(f):
+    f.eval("1 1 1 GRID 128 1 1 THREADS")
+    f.eval("C 16 TLOAD-C TDROP")
+    assert first_race(sum((by(tile(0, w, "r"), 32 * w) for w in range(4)), [])) is None
+
+
+def test_a_lane_and_its_own_warps_tile_store_race_without_syncwarp(f):
+    """A tile's elements are spread over the lanes (CUDA): lane 5's store and its warp's TSTORE of the
+    same bytes race unless a SYNCWARP orders them."""
+    f.eval("1 1 1 GRID 32 1 1 THREADS")
+    msg = report(f, "TID-X 5 = IF 5 C ! THEN  1e TFILL C 16 TSTORE")
+    expected = first_race([(0, 5, 0, 0, 0, "w", 0, 8)] + by(tile(0, 0, "w"), 0))
+    check(msg, expected, "C")
+    assert report(f, "TID-X 5 = IF 5 C ! THEN  SYNCWARP  1e TFILL C 16 TSTORE") is None
+    assert first_race([(0, 5, 0, 0, 0, "w", 0, 8)] + by(tile(0, 0, "w", syncwarps=1), 0)) is None
+
+
+def test_blocks_storing_over_each_other_race(f):
+    f.eval("2 1 1 GRID 32 1 1 THREADS")
+    msg = report(f, "BID-X 1+ S>F TFILL  C 16 TSTORE")
+    expected = first_race(by(tile(0, 0, "w"), 0) + by(tile(1, 0, "w"), 32))
+    check(msg, expected, "C")
+    assert parsed(msg)["blocks"]
+
+
+def test_tiles_in_shared_memory_race(f):
+    """A launch with shared memory runs its blocks one after another (no gathering): the other path."""
+    f.eval("1 1 1 GRID 64 1 1 THREADS  1024 SHARED: sh")
+    msg = report(f, "WARP-ID 1+ S>F TFILL  sh 16 TSTORE")
+    expected = first_race(by(tile(0, 0, "w"), 0) + by(tile(0, 1, "w"), 32))
+    check(msg, expected, "sh")
+    assert parsed(msg)["space"] == "shared"
+    f.eval("2048 SHARED: sh2")
+    f.eval("WARP-ID 1+ S>F TFILL  sh2 WARP-ID 1024 * + 16 TSTORE  BARRIER  sh2 1024 + 16 TLOAD-C")
+    assert f.tile_stack(0)[0].values.tolist() == np.full((16, 16), 2.0).tolist()
+
+
+def test_the_session_goes_on_after_a_tile_race(f):
+    f.eval("1 1 1 GRID 64 1 1 THREADS 7")
+    with pytest.raises(ForthError):
+        f.eval("WARP-ID 1+ S>F TFILL  C 16 TSTORE")
+    assert f.data_stack() == [7] and f.tile_stack(0) == []
+    f.eval("WARP-ID 1+ S>F TFILL  D WARP-ID 1024 * + 16 TSTORE")
+    assert f.array("D")[31, 15] == 2.0
+
+
+def test_unchecked_sessions_do_not_look():
+    g = Forth(backend="cpu", checked=False)
+    g.eval("16 16 F32 MATRIX C  1 1 1 GRID 64 1 1 THREADS")
+    g.eval("WARP-ID 1+ S>F TFILL  C 16 TSTORE")  # the last warp's tile stays
+    np.testing.assert_array_equal(g.array("C"), np.full((16, 16), 2.0, np.float32))
+
+
+@pytest.mark.parametrize("workers", [1, 4])
+def test_several_workers_find_the_race_one_worker_finds(workers, monkeypatch):
+    monkeypatch.setattr(cpu_backend, "PARALLEL_THREADS", 0)
+    g = Forth(backend="cpu")
+    g.backend.workers = workers
+    g.eval("8 1 1 GRID 32 1 1 THREADS  160 16 F32 MATRIX C")
+    msg = report(g, ": t BID-X S>F TFILL C BID-X 3 = BID-X 6 = OR 0= IF BID-X 1+ 1024 * + THEN 16 TSTORE ; t")
+    expected = first_race(by(tile(3, 0, "w"), 96) + by(tile(6, 0, "w"), 192))
+    check(msg, expected, "C")
