@@ -7,7 +7,6 @@ import time
 import gforth
 import numpy as np
 import pytest
-
 from tileforth.core import Forth
 from tileforth.core.errors import ForthError
 
@@ -311,8 +310,10 @@ def test_the_first_launch_with_a_tile_op_checks_reads_against_the_live_table():
     """The cpu backend made its shared region lazily in the first launch, after
     handing the kernel the allocation table, which the region replaced: the
     kernel read a freed table, and a read after a tile op (numpy reused the
-    memory) was a false "bad address" (`2e TFILL D 16 TSTORE D F@` in a new session)."""
-    for line, out in [("2e TFILL D 16 TSTORE D F@ F.", "2. "), ("F16 TILE-IN H 16 TLOAD-A TDROP H 8 + @ .", "0 ")]:
+    memory) was a false "bad address" (`2e TFILL D 16 TSTORE D F@` in a new session). The lanes read
+    what their warp's TSTORE wrote after a SYNCWARP (without it, a race: tensor_cores.md §8.8)."""
+    for line, out in [("2e TFILL D 16 TSTORE SYNCWARP D F@ F.", "2. "),
+                      ("F16 TILE-IN H 16 TLOAD-A TDROP H 8 + @ .", "0 ")]:
         f = Forth(backend="cpu")
         f.eval("16 16 F32 MATRIX D  16 16 F16 MATRIX H")
         assert f.eval(line) == out

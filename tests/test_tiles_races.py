@@ -139,3 +139,14 @@ def test_several_workers_find_the_race_one_worker_finds(workers, monkeypatch):
     msg = report(g, ": t BID-X S>F TFILL C BID-X 3 = BID-X 6 = OR 0= IF BID-X 1+ 1024 * + THEN 16 TSTORE ; t")
     expected = first_race(by(tile(3, 0, "w"), 96) + by(tile(6, 0, "w"), 192))
     check(msg, expected, "C")
+
+
+def test_lanes_read_what_their_warps_store_wrote_after_a_syncwarp(f):
+    """tensor_cores.md §8.8: lanes reading elements another lane's wmma.store wrote need a warp barrier
+    first. Lane 0 stores the tile here (its warp's access); lane 1 is the first other lane to read."""
+    f.eval("1 1 1 GRID 32 1 1 THREADS")
+    msg = report(f, "2e TFILL C 16 TSTORE  C SF@ FDROP")
+    expected = first_race(by(tile(0, 0, "w"), 0) + [(0, t, 0, 0, 0, "r", 0, 4) for t in range(32)])
+    check(msg, expected, "C")
+    f.eval("2e TFILL C 16 TSTORE  SYNCWARP  C SF@")
+    assert f.float_stack(lane=None) == [[2.0]] * 32
