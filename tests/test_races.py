@@ -45,13 +45,14 @@ def report(f: Forth, line: str) -> str | None:
 
 
 def parsed(msg: str) -> dict:
-    m = re.search(r"data race on (\w+) memory at (\S+?)(?: in \S+)?: thread (\d+) (read|wrote|atomically updated) it"
-                  r".*?, then thread (\d+) (read|wrote|atomically updated) it, (with no BARRIER between them|from "
-                  r"another block)", msg)
+    who = r"(?:thread (\d+)|the warp of threads (\d+)-\d+)"  # a thread, or a tile load or store's warp
+    m = re.search(r"data race on (\w+) memory at (\S+?)(?: in \S+)?: " + who + r" (read|wrote|atomically updated) "
+                  r"it.*?, then " + who + r" (read|wrote|atomically updated) it(?: with \S+)?, (with no BARRIER "
+                  r"between them|from another block)", msg)
     assert m, msg
     kinds = {"read": "r", "wrote": "w", "atomically updated": "a"}
-    return {"space": m[1], "where": m[2], "first": (int(m[3]), kinds[m[4]]), "second": (int(m[5]), kinds[m[6]]),
-            "blocks": m[7].startswith("from")}
+    return {"space": m[1], "where": m[2], "first": (int(m[3] or m[4]), kinds[m[5]]),
+            "second": (int(m[6] or m[7]), kinds[m[8]]), "blocks": m[9].startswith("from")}
 
 
 @pytest.fixture

@@ -42,6 +42,8 @@ def test_two_warps_storing_over_each_other_race(f):
     expected = first_race(by(tile(0, 0, "w"), 0) + by(tile(0, 1, "w"), 32))
     check(msg, expected, "C")
     assert parsed(msg)["space"] == "global" and "line 1, column 28" in msg  # at TSTORE
+    assert "the warp of threads 0-31 wrote it with TSTORE (at <input>:1:28), then the warp of threads 32-63 " \
+           "wrote it with TSTORE, with no BARRIER" in msg
     # memory keeps what was stored before the race (warp 0's tile), as for scalar stores
     np.testing.assert_array_equal(f.array("C"), np.ones((16, 16), np.float32))
 
@@ -67,6 +69,7 @@ def test_a_lanes_store_then_another_warps_tile_load_race(f):
     msg = report(f, "TID-X 32 = IF 5 C ! THEN  C 16 TLOAD-C TDROP")
     expected = first_race([(0, 32, 1, 0, 0, "w", 0, 8)] + by(tile(0, 0, "r"), 0) + by(tile(0, 1, "r"), 32))
     check(msg, expected, "C")
+    assert "thread 32 wrote it (at <input>:1:19), then the warp of threads 0-31 read it with TLOAD-C," in msg
     assert report(f, "TID-X 32 = IF 5 C ! THEN  BARRIER  C 16 TLOAD-C TDROP") is None
 
 

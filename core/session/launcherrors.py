@@ -18,6 +18,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..compile import layout as L
+from ..compile.tileops import Load, Store
 from ..errors import ForthError, SourcePos
 from ..front.dictionary import Constant
 from ..lazy import np
@@ -86,23 +87,23 @@ def launch_error(f: "Forth", err: tuple[int, int, int, int, int]) -> ForthError:
     if code == L.E_THROW:
         msgs[code] = _throw_message(f, aux, addr, where, thr)
     if code == L.E_RACE:
-        msgs[code] = _race_message(f, addr, aux, thread, where, word_at(pos))
+        msgs[code] = _race_message(f, addr, aux, thread, where, word_at(pos), site)
     return ForthError(msgs.get(code, f"device error {code}{where}"), pos, word_at(pos),
                       code=aux if code == L.E_THROW else THROW_CODES.get(code, -1))
 
 
-def _race_message(f: "Forth", addr: int, aux: int, thread: int, where: str, token: str | None) -> str:
+def _race_message(f: "Forth", addr: int, aux: int, thread: int, where: str, token: str | None,
+                  site: int = -1) -> str:
     """The race detector's report (backends/cpu/races.py): where, who, in which order, and the fix."""
     r = f.backend.races.unpack(aux)
     if r["type"]:
         return _type_message(f, addr, r["access"], r["array"], f"{token or 'a float word'}{where}")
-    verbs = ("read", "wrote", "atomically updated")
-    first = f"thread {r['first_thread']} {verbs[r['first_kind']]} it"
+    first = _access(f, r["first_thread"], r["first_kind"], r["first_site"])
     if r["first_site"] is not None:
         word, pos = _site(f, r["first_site"])
         place = [f"in {word}"] * (word != "<line>") + [f"at {pos}"] * (pos is not None)
         first += f" ({' '.join(place)})" if place else ""
-    second = f"thread {thread} {verbs[r['second_kind']]} it"
+    second = _access(f, thread, r["second_kind"], site)
     space = "shared" if r["shared"] else "global"
     same = r["shared"] or _same_block(f, thread, r["first_thread"])
     between = "with no BARRIER between them" if same else "from another block of the same launch"
@@ -114,6 +115,17 @@ def _race_message(f: "Forth", addr: int, aux: int, thread: int, where: str, toke
         fix += (f". Every one of the launch's {int(np.prod(f.launch_shape))} threads runs a line: to run it "
                 "once, set 1 1 1 GRID 1 1 1 THREADS")
     return f"data race on {space} memory at {_address_name(f, addr)}{where}: {first}, then {second}, {between}; {fix}"
+
+
+def _access(f: "Forth", thread: int, kind: int, site: int | None) -> str:
+    """Who did what in a race: a thread, or the warp of a tile load or store (whose first lane,
+    `thread`, made the access for it: warpops.py) and its word."""
+    verb = ("read", "wrote", "atomically updated")[kind]
+    op = f.sites.info.get(site) if site is not None else None
+    if isinstance(op, (Load, Store)):
+        word = op.word if isinstance(op, Load) else "TSTORE"
+        return f"the warp of threads {thread}-{thread + 31} {verb} it with {word}"
+    return f"thread {thread} {verb} it"
 
 
 def _type_message(f: "Forth", addr: int, access: str, array: str, who: str) -> str:
