@@ -4,7 +4,8 @@ Most of `tileforth -e "1 2 + ."` is spent before the line: the interpreter, nump
 shared library (about 150 ms on a small machine), then tileforth's own modules and its JIT.
 A resident server (repl/server.py) has all of that loaded once. For each run it forks a
 child, a copy of itself, that takes this process's stdin, stdout and stderr, its working
-folder, environment and arguments, runs `cli.main` as this process would, and exits; its
+folder, environment, umask, resource limits and arguments, runs `cli.main` as this process
+would, and exits; its
 exit status becomes this process's (a child killed by a signal: 128 + the signal, as a
 shell reports it). Ctrl-C and other stop signals sent to this process are passed on to it, and
 Ctrl-Z stops both (`fg` continues both).
@@ -212,7 +213,7 @@ def _hand_over(sock: socket.socket, path: str, argv: list[str], relay: "Relay") 
     import json
 
     request = {"argv": argv, "argv0": sys.argv[0], "cwd": os.getcwd(), "env": dict(os.environ),
-               "umask": _umask()}
+               "umask": _umask(), "limits": _limits()}
     try:
         send_message(sock, json.dumps(request).encode(), FDS)
         tag, pid = REPLY.unpack(recv_exact(sock, REPLY.size))
@@ -234,6 +235,17 @@ def _hand_over(sock: socket.socket, path: str, argv: list[str], relay: "Relay") 
             return 1
         if tag == b"X":
             return status if status >= 0 else _die_as_child(-status)
+
+
+LIMITS = ("RLIMIT_CPU", "RLIMIT_AS", "RLIMIT_DATA", "RLIMIT_FSIZE", "RLIMIT_NOFILE", "RLIMIT_CORE")
+
+
+def _limits() -> dict[str, list[int]]:
+    """This process's resource limits (ulimit) that the child takes: a run under `ulimit -t 5` or
+    `ulimit -v ...` is held to them through the server too."""
+    import resource
+
+    return {name: list(resource.getrlimit(getattr(resource, name))) for name in LIMITS if hasattr(resource, name)}
 
 
 def _umask() -> int:

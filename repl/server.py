@@ -8,7 +8,7 @@ shared engines and the scheduler exist), freezes its objects for the garbage col
 (children then do not copy them page by page), and waits. For each client it forks a
 child, which:
     - checks the client's user id, takes its stdin/stdout/stderr, working folder,
-      environment, umask and arguments;
+      environment, umask, resource limits and arguments;
     - sends its process id and waits for the client's go (a client that gave up gets no run);
     - runs `cli.main` as the command would, then the exit functions, and exits with its status.
 The server reaps its children and sends each client its child's exit status (killed by a
@@ -222,6 +222,13 @@ def receive(conn: socket.socket) -> dict | None:
     os.environ.clear()
     os.environ.update(request["env"])
     os.umask(request["umask"])
+    import resource
+
+    for name, (soft, hard) in request.get("limits", {}).items():
+        try:  # a limit can be lowered; one the server's own limit is below stays the server's
+            resource.setrlimit(getattr(resource, name), (soft, hard))
+        except (ValueError, OSError, AttributeError):
+            pass
     sys.argv = [request["argv0"], *request["argv"]]
     sys.stdin, sys.stdout, sys.stderr = (_stream(fd, old) for fd, old in zip(resident.FDS, (
         sys.__stdin__, sys.__stdout__, sys.__stderr__)))

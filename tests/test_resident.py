@@ -125,7 +125,7 @@ def test_the_child_runs_in_the_callers_folder(served, tmp_path):
     assert (run.returncode, run.stdout, run.stderr) == (0, "49 \n", "")
 
 
-def test_the_child_takes_the_callers_descriptors_folder_environment_umask_and_arguments(tmp_path):
+def test_the_child_takes_the_callers_descriptors_folder_environment_umask_limits_and_arguments(tmp_path):
     """server.receive in a forked process, fed by resident.send_message as a client sends: what the
     child then has is what the client had (the environment whole, not the server's)."""
     client, server_end = socket.socketpair()
@@ -135,7 +135,10 @@ def test_the_child_takes_the_callers_descriptors_folder_environment_umask_and_ar
         try:
             os.close(r)
             server.receive(server_end)
-            print(json.dumps([os.getcwd(), dict(os.environ), sys.argv, os.umask(0), sys.stdin.read()]), flush=True)
+            import resource
+
+            print(json.dumps([os.getcwd(), dict(os.environ), sys.argv, os.umask(0), sys.stdin.read(),
+                              resource.getrlimit(resource.RLIMIT_CPU)[0]]), flush=True)
         finally:
             os._exit(0)
     os.close(w)
@@ -143,14 +146,17 @@ def test_the_child_takes_the_callers_descriptors_folder_environment_umask_and_ar
     os.write(stdin_w, b"typed\n")
     os.close(stdin_w)
     out_r, out_w = os.pipe()
-    request = {"argv": ["-e", "1 ."], "argv0": "tf", "cwd": str(tmp_path), "env": {"ONLY": "this"}, "umask": 0o027}
+    import resource
+
+    request = {"argv": ["-e", "1 ."], "argv0": "tf", "cwd": str(tmp_path), "env": {"ONLY": "this"}, "umask": 0o027,
+               "limits": {"RLIMIT_CPU": [7, resource.getrlimit(resource.RLIMIT_CPU)[1]]}}
     resident.send_message(client, json.dumps(request).encode(), (stdin_r, out_w, out_w))
     for fd in (stdin_r, out_w, r):
         os.close(fd)
     with os.fdopen(out_r) as fh:
         got = json.loads(fh.read())
     assert os.waitpid(pid, 0)[1] == 0
-    assert got == [str(tmp_path), {"ONLY": "this"}, ["tf", "-e", "1 ."], 0o027, "typed\n"]
+    assert got == [str(tmp_path), {"ONLY": "this"}, ["tf", "-e", "1 ."], 0o027, "typed\n", 7]
 
 
 def test_ctrl_c_stops_a_runaway_line_with_or_without_the_server(served):
