@@ -74,6 +74,9 @@ def _stacks_empty(forth) -> bool:
 
 
 def main(argv=None) -> int:
+    for name in ("stdout", "stderr"):  # started without one (`tileforth ... >&-`): Python makes it None;
+        if getattr(sys, name) is None:  # it writes nowhere, as print does and gforth does
+            setattr(sys, name, open(os.devnull, "w", encoding="utf-8"))
     try:
         return _main(argv)
     except BrokenPipeError:

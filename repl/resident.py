@@ -212,8 +212,12 @@ def _hand_over(sock: socket.socket, path: str, argv: list[str], relay: "Relay") 
         return None
     import json
 
-    request = {"argv": argv, "argv0": sys.argv[0], "cwd": os.getcwd(), "env": dict(os.environ),
-               "umask": _umask(), "limits": _limits()}
+    try:
+        cwd = os.getcwd()
+    except OSError:  # a folder removed under this process: the run goes on here, where it still is
+        return None
+    request = {"argv": argv, "argv0": sys.argv[0], "cwd": cwd, "env": dict(os.environ), "umask": _umask(),
+               "limits": _limits()}
     try:
         send_message(sock, json.dumps(request).encode(), FDS)
         tag, pid = REPLY.unpack(recv_exact(sock, REPLY.size))

@@ -332,3 +332,24 @@ def test_a_server_stops_when_a_source_file_changes(tmp_path):
         os.utime(source, ns=(st.st_atime_ns, st.st_mtime_ns))
         stop(proc)
     assert socket_file(tmp_path) == []
+
+
+@pytest.mark.parametrize("mode", ["off", "on"])
+def test_a_command_without_stdout_or_in_a_removed_folder_still_runs(served, tmp_path, mode):
+    """`tileforth -e ... >&-` writes nowhere and exits 0, as gforth does (Python makes sys.stdout None);
+    without stderr an error still exits 1; a folder removed under the command: the run goes on there
+    (here, not through the server, which could not enter it)."""
+    folder, _ = served
+    env = environment(folder, mode)
+    args = COMMAND + ["--backend", "cpu", "-e"]
+    no_out = subprocess.run(args + ["4 ."], env=env, stderr=subprocess.PIPE, text=True, timeout=300,
+                            preexec_fn=lambda: os.close(1))
+    assert (no_out.returncode, no_out.stderr) == (0, "")
+    no_err = subprocess.run(args + ["4 . NOPE"], env=env, capture_output=True, text=True, timeout=300,
+                            preexec_fn=lambda: os.close(2))
+    assert (no_err.returncode, no_err.stdout) == (1, "")
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    run = subprocess.run(args + ["2 3 * ."], env=env, cwd=gone, capture_output=True, text=True, timeout=300,
+                         preexec_fn=lambda: os.rmdir(gone))
+    assert (run.returncode, run.stdout, run.stderr) == (0, "6 \n", "")
