@@ -353,3 +353,22 @@ def test_a_command_without_stdout_or_in_a_removed_folder_still_runs(served, tmp_
     run = subprocess.run(args + ["2 3 * ."], env=env, cwd=gone, capture_output=True, text=True, timeout=300,
                          preexec_fn=lambda: os.rmdir(gone))
     assert (run.returncode, run.stdout, run.stderr) == (0, "6 \n", "")
+
+
+def test_the_prompt_runs_in_the_command_itself(served):
+    """On a terminal the prompt opens in the command's own process, even with TILEFORTH_SERVER=only
+    (the server is for runs that do not open it): the console script's path to it."""
+    pexpect = pytest.importorskip("pexpect")
+    folder, server = served
+    child = pexpect.spawn(COMMAND[0], COMMAND[1:] + ["--backend", "cpu"], env=environment(folder, "only"),
+                          encoding="utf-8", timeout=120, dimensions=(24, 100))
+    try:
+        child.expect("BYE or Ctrl-D leaves")
+        assert children(server.pid) == []
+        child.sendline("20 22 + .")
+        child.expect("42")
+        child.sendline("BYE")
+        child.expect(pexpect.EOF)
+    finally:
+        child.close(force=True)
+    assert child.exitstatus == 0
