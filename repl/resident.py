@@ -30,8 +30,8 @@ This module imports nothing heavy: it is what every run of the command loads fir
 """
 from __future__ import annotations
 
+import _socket  # the socket module's C part: `socket` itself loads selectors and enum (~8 ms)
 import os
-import socket
 import struct
 import sys
 
@@ -91,10 +91,12 @@ def key() -> str:
     """A digest of what the server would run: the Python, every file of tileforth's
     packages (path, size, modification time), where each dependency is imported from
     (with its folder's modification time), and the environment read at import."""
-    import hashlib
-    from importlib.util import find_spec
+    try:
+        from _blake2 import blake2b  # hashlib loads OpenSSL's library first (~3 ms)
+    except ImportError:  # pragma: no cover - a Python built without it
+        from hashlib import blake2b
 
-    h = hashlib.blake2b(digest_size=12)
+    h = blake2b(digest_size=12)
     h.update(f"{PROTOCOL}\0{sys.executable}\0{sys.version}\0".encode())
     folders = []
     for name in OWN_PACKAGES:
@@ -119,6 +121,27 @@ def key() -> str:
         if var.startswith(KEY_ENV_PREFIXES) and not var.startswith("TILEFORTH_SERVER"):
             h.update(f"{var}={os.environ[var]}\0".encode())
     return h.hexdigest()
+
+
+def find_spec(name: str):
+    """importlib.util.find_spec without importing importlib.util (~4 ms): the module's spec from
+    the import system's finders, its package's first (a loaded module: its own spec)."""
+    module = sys.modules.get(name)
+    if module is not None:
+        return module.__spec__
+    parent, _, _ = name.rpartition(".")
+    path = None
+    if parent:
+        spec = find_spec(parent)
+        if spec is None or spec.submodule_search_locations is None:
+            return None
+        path = spec.submodule_search_locations
+    for finder in sys.meta_path:
+        find = getattr(finder, "find_spec", None)
+        spec = find(name, path) if find is not None else None
+        if spec is not None:
+            return spec
+    return None
 
 
 def socket_path(where: str, digest: str) -> str:
@@ -153,18 +176,18 @@ def opens_prompt(argv: list[str]) -> bool | None:
 
 
 # ---- messages: a 4-byte length, then that many bytes --------------------------------------
-def send_message(sock: socket.socket, payload: bytes, fds: tuple[int, ...] = ()) -> None:
+def send_message(sock, payload: bytes, fds: tuple[int, ...] = ()) -> None:
+    """On a socket (socket.socket or _socket.socket): payload's length, payload, and the descriptors."""
     data = struct.pack("!I", len(payload)) + payload
     if fds:
-        import array
-
-        sent = sock.sendmsg([data], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", fds))])
+        rights = struct.pack(f"{len(fds)}i", *fds)
+        sent = sock.sendmsg([data], [(_socket.SOL_SOCKET, _socket.SCM_RIGHTS, rights)])
         data = data[sent:]
     if data:
         sock.sendall(data)
 
 
-def recv_exact(sock: socket.socket, n: int) -> bytes:
+def recv_exact(sock, n: int) -> bytes:
     chunks, got = [], 0
     while got < n:
         chunk = sock.recv(n - got)
@@ -193,7 +216,7 @@ def run_through_server(argv: list[str]) -> int | None:
         return None
     path = socket_path(where, key())
     relay = Relay()  # from here on no signal is lost: held until the child is known
-    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
     status = None
     try:
         status = _hand_over(sock, path, argv, relay)
@@ -204,7 +227,7 @@ def run_through_server(argv: list[str]) -> int | None:
             relay.give_back()
 
 
-def _hand_over(sock: socket.socket, path: str, argv: list[str], relay: "Relay") -> int | None:
+def _hand_over(sock, path: str, argv: list[str], relay: "Relay") -> int | None:
     sock.settimeout(START_TIMEOUT_S)
     try:
         sock.connect(path)

@@ -372,3 +372,16 @@ def test_the_prompt_runs_in_the_command_itself(served):
     finally:
         child.close(force=True)
     assert child.exitstatus == 0
+
+
+@pytest.mark.parametrize("name", ["tileforth", "tileforth.core", "tileforth.backends", "tileforth.repl",
+                                  "numpy", "llvmlite", "rich", "prompt_toolkit", "ml_dtypes", "no_such_module"])
+def test_find_spec_is_importlibs(name):
+    """resident.find_spec (the key's, without importing importlib.util) finds what importlib does."""
+    import importlib.util
+
+    mine, ref = resident.find_spec(name), importlib.util.find_spec(name)
+    assert (mine is None) == (ref is None)
+    if ref is not None:
+        assert (mine.name, mine.origin, mine.submodule_search_locations) == \
+            (ref.name, ref.origin, ref.submodule_search_locations)
