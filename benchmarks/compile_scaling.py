@@ -16,7 +16,6 @@ import statistics
 import sys
 import time
 
-
 REPEATS = 3  # sessions per size: this machine's timings vary from run to run
 
 
@@ -75,4 +74,7 @@ def main() -> int:
 
 
 if __name__ == "__main__":
+    from quiet import report  # is the machine quiet? (benchmarks/quiet.py)
+
+    report()
     sys.exit(main())

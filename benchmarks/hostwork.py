@@ -126,6 +126,9 @@ def main() -> int:
 
 
 if __name__ == "__main__":
+    from quiet import report  # is the machine quiet? (benchmarks/quiet.py)
+
+    report()
     if sys.argv[1:] == ["--grid-child"]:
         grid_child()
         sys.exit(0)

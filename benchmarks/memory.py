@@ -80,4 +80,7 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
+    from quiet import report  # is the machine quiet? (benchmarks/quiet.py)
+
+    report()
     sys.exit(main())

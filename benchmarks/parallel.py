@@ -50,4 +50,7 @@ def main() -> int:
 
 
 if __name__ == "__main__":
+    from quiet import report  # is the machine quiet? (benchmarks/quiet.py)
+
+    report()
     sys.exit(main())

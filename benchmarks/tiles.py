@@ -181,4 +181,7 @@ def main(argv=None) -> int:
     return 0
 
 if __name__ == "__main__":
+    from quiet import report  # is the machine quiet? (benchmarks/quiet.py)
+
+    report()
     sys.exit(main())

@@ -8,6 +8,7 @@ that each prints its headline figures.
 import re
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -122,3 +123,25 @@ def test_memory_quick_prints_each_figure_and_a_data_script_compiles_no_kernel():
     for what in ("distinct lines", "definitions", "dropped sessions", "data script"):
         assert what in r.stdout, r.stdout
     assert "0 kernels compiled" in r.stdout and "kernels cached" in r.stdout
+
+
+def test_the_benchmarks_say_when_another_process_is_busy():
+    """benchmarks/quiet.py: a process spinning on a core shows as about one core's worth of other
+    processes' CPU time, and the line printed before the figures warns; this process's own time is not
+    counted. The benchmarks print that line first."""
+    sys.path.insert(0, str(BENCH))
+    try:
+        import quiet
+    finally:
+        sys.path.remove(str(BENCH))
+    spin = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+    try:
+        time.sleep(0.3)  # the interpreter started
+        assert quiet.others(1.0) > 0.5
+        r = subprocess.run([sys.executable, "-c", f"import sys; sys.path.insert(0, {str(BENCH)!r}); "
+                            "import quiet; quiet.report()"], capture_output=True, text=True, timeout=60)
+        assert "WARNING: they slow the figures below" in r.stdout
+    finally:
+        spin.kill()
+        spin.wait()
+    assert run("parallel.py").stdout.startswith("machine: ")
