@@ -12,7 +12,7 @@ child, which:
     - sends its process id and waits for the client's go (a client that gave up gets no run);
     - runs `cli.main` as the command would, then the exit functions, and exits with its status.
 The server reaps its children and sends each client its child's exit status (killed by a
-signal: 128 + its number). A client that goes away takes its child with it (SIGKILL), as
+signal: minus its number, and the client ends itself by the same signal). A client that goes away takes its child with it (SIGKILL), as
 closing a terminal would. The server stops after TILEFORTH_SERVER_IDLE seconds without a
 client, on SIGTERM, when its socket file is removed or replaced, or when its key has changed (a
 source file edited: checked every STALE_CHECK_S while idle), so old servers do not pile up.
