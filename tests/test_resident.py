@@ -340,7 +340,7 @@ def test_a_command_without_stdout_or_in_a_removed_folder_still_runs(served, tmp_
     without stderr an error still exits 1; a folder removed under the command: the run goes on there
     (here, not through the server, which could not enter it)."""
     folder, _ = served
-    env = environment(folder, mode)
+    env = environment(folder, mode, TILEFORTH_SERVER_IDLE="1")  # a server these runs start stops soon
     args = COMMAND + ["--backend", "cpu", "-e"]
     no_out = subprocess.run(args + ["4 ."], env=env, stderr=subprocess.PIPE, text=True, timeout=300,
                             preexec_fn=lambda: os.close(1))
