@@ -107,7 +107,10 @@ def key() -> str:
             dirs[:] = sorted(d for d in dirs if d != "__pycache__")
             for name in sorted(files):
                 if name.endswith((".py", ".fth")):
-                    st = os.stat(os.path.join(root, name))
+                    try:
+                        st = os.stat(os.path.join(root, name))
+                    except OSError:  # gone since the listing (an editor saving it): the next key differs
+                        continue
                     h.update(f"{root}/{name}\0{st.st_size}\0{st.st_mtime_ns}\0".encode())
     for name in DEPENDENCIES:
         spec = find_spec(name)

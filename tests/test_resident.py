@@ -385,3 +385,18 @@ def test_find_spec_is_importlibs(name):
     if ref is not None:
         assert (mine.name, mine.origin, mine.submodule_search_locations) == \
             (ref.name, ref.origin, ref.submodule_search_locations)
+
+
+def test_a_source_file_gone_while_the_key_is_made_is_left_out(monkeypatch):
+    """An editor that saves by replacing a file can remove it between the listing and the stat: the
+    key is made without it (it differs, so the next run starts a new server), never a traceback."""
+    first = resident.key()
+    real = os.stat
+
+    def vanishing(path, *args, **kwargs):
+        if str(path).endswith("resident.py"):
+            raise FileNotFoundError(path)
+        return real(path, *args, **kwargs)
+
+    monkeypatch.setattr(resident.os, "stat", vanishing)
+    assert resident.key() != first
