@@ -153,3 +153,18 @@ def test_lanes_read_what_their_warps_store_wrote_after_a_syncwarp(f):
     check(msg, expected, "C")
     f.eval("2e TFILL C 16 TSTORE  SYNCWARP  C SF@")
     assert f.float_stack(lane=None) == [[2.0]] * 32
+
+
+def test_blocks_on_several_workers_storing_the_same_tile_do_not_race(monkeypatch):
+    """Every warp of two blocks stores the same tile over C (the tour, in a session whose launch has two
+    blocks): no race, as when the blocks run one after another, where every store after the first
+    leaves memory as it was. Two workers run the blocks at once (shared memory declared: each runs its
+    block alone): the warp ops of a step go one worker at a time (CpuBackend.warp_steps), or a store's
+    check could see memory before the other block's write. It failed about one run in ten without."""
+    monkeypatch.setattr(cpu_backend, "PARALLEL_THREADS", 0)
+    for _ in range(30):
+        g = Forth(backend="cpu")
+        g.backend.workers = 2
+        g.eval("16 16 F32 MATRIX C  2 1 1 GRID 256 1 1 THREADS  64 SHARED: sh")
+        g.eval("2e TFILL C 16 TSTORE")
+        np.testing.assert_array_equal(g.array("C"), np.full((16, 16), 2.0, np.float32))

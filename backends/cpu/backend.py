@@ -327,6 +327,10 @@ class CpuBackend(Backend):
         self.shared_size = 0
         self._shared_of: dict[int, int] = {}  # worker -> its shared region (workers 1 up)
         self.clock = np.zeros(1, np.int64)  # the race detector's fence clock (one for all workers)
+        # the warp ops of a launch step, one worker at a time while races are checked (WarpOps.run_blocks):
+        # a tile store's check and its write must be one (a store of the bits memory holds is no race), and
+        # a step the batched check gives back to the warp-by-warp path leaves shadows no other worker may see
+        self.warp_steps = threading.Lock()
         self.workers = _workers()  # blocks of a launch run on this many threads (1: one after another)
         self._shapes: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}  # (grid, block) -> (state, thr), LRU
         self._executor: ThreadPoolExecutor | None = None

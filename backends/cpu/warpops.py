@@ -20,6 +20,7 @@ ends with it.
 """
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import struct
 from typing import TYPE_CHECKING
@@ -50,6 +51,9 @@ WARP_OP_STEPS = 1024
 
 _MEM_DTYPE = {"f16": np.dtype(np.float16), "bf16": np.dtype(ml_dtypes.bfloat16), "f32": np.dtype(np.float32)}
 _ACC_DTYPE = {"f32": np.float32, "f16": np.float16}
+
+
+_NO_LOCK = contextlib.nullcontext()
 
 
 class _Raced(Exception):
@@ -105,17 +109,18 @@ class WarpOps:
         when every waiting warp is whole, converged at one tile op with uniform operands and its
         memory checks pass; else warp by warp in block order, as far as the first error. The
         block and its error, (block, None) for a race (recorded in the context), or None."""
-        if self._batched(lo, hi, live):
-            return None
-        self.flush()
-        for b in range(lo, hi):
-            if live is None or live[b - lo]:
-                try:
-                    self._run_block_slow(b)
-                except ForthError as exc:
-                    return b, exc
-                except _Raced:
-                    return b, None
+        with self.be.warp_steps if self.ctx[L.CTX_RACE_GEN] else _NO_LOCK:  # (CpuBackend.warp_steps)
+            if self._batched(lo, hi, live):
+                return None
+            self.flush()
+            for b in range(lo, hi):
+                if live is None or live[b - lo]:
+                    try:
+                        self._run_block_slow(b)
+                    except ForthError as exc:
+                        return b, exc
+                    except _Raced:
+                        return b, None
         return None
 
     def _run_block_slow(self, block: int) -> None:
