@@ -39,6 +39,7 @@ PROTOCOL = 1
 FDS = (0, 1, 2)  # stdin, stdout, stderr: the child uses them as its own
 START_TIMEOUT_S = 10.0  # how long a client waits for its child to start before running here
 IDLE_DEFAULT_S = 900.0
+LOG_BYTES = 1 << 20  # server.log is begun again past this size
 # environment variables read while the server imports and warms up: a client whose values
 # differ needs a server of its own (the rest of the environment is the child's, set per run)
 KEY_ENV_PREFIXES = ("PYTHON", "TILEFORTH_", "NUMPY", "OPENBLAS", "OMP_", "MKL", "LLVM", "LANG", "LC_")
@@ -363,7 +364,12 @@ def start_server() -> None:
         return
     import subprocess
 
-    with open(os.path.join(where, "server.log"), "ab") as log:
+    path = os.path.join(where, "server.log")
+    try:
+        full = os.path.getsize(path) > LOG_BYTES
+    except OSError:
+        full = False
+    with open(path, "wb" if full else "ab") as log:  # begun again when full
         subprocess.Popen([sys.executable, "-P", "-m", "tileforth.repl.server"], stdin=subprocess.DEVNULL,
                          stdout=log, stderr=log, start_new_session=True, close_fds=True)
 

@@ -286,8 +286,21 @@ def main() -> int:
         pass
     finally:
         server.close()
-        lock.close()
+        _drop_lock(lock)
     return 0
+
+
+def _drop_lock(lock) -> None:
+    """Remove the lock file while it is still this server's (each key makes one, and every source edit
+    a new key), then let go of it. A server that opened it just before takes the lock and serves; if
+    one after it makes a new file, the two share a socket path until the first sees its socket
+    replaced and stops (Server.socket_is_ours)."""
+    try:
+        if os.fstat(lock.fileno()).st_ino == os.stat(lock.name).st_ino:
+            os.unlink(lock.name)
+    except OSError:
+        pass
+    lock.close()
 
 
 if __name__ == "__main__":

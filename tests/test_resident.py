@@ -263,6 +263,19 @@ def test_an_idle_server_stops_and_removes_its_socket(tmp_path):
     proc = start_server(tmp_path, TILEFORTH_SERVER_IDLE="1")
     assert proc.wait(timeout=60) == 0
     assert socket_file(tmp_path) == []
+    assert list(tmp_path.glob("tileforth-*/*.lock")) == []  # its lock file too: a key makes one
+
+
+def test_the_log_is_begun_again_when_full(tmp_path, monkeypatch):
+    """start_server appends the server's messages to server.log, which starts over past LOG_BYTES."""
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path))
+    monkeypatch.setenv("TILEFORTH_SERVER_IDLE", "1")
+    log = Path(resident.folder()) / "server.log"
+    log.write_bytes(b"x" * (resident.LOG_BYTES + 1))
+    resident.start_server()
+    wait_for(lambda: b"serves" in log.read_bytes(), 120, "the server's first message")
+    assert log.stat().st_size < 1000 and not log.read_bytes().startswith(b"x")
+    wait_for(lambda: not socket_file(tmp_path), 60, "the idle server to stop")
 
 
 def test_a_folder_others_can_open_is_not_used(tmp_path, monkeypatch):
