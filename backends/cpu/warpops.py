@@ -192,7 +192,7 @@ class WarpOps:
             return False
         one = bool((first == first[0]).all())
         sites, pos = (first[:1], [0]) if one else np.unique(first, return_index=True)
-        plans, accesses = [], []
+        plans = []
         for s in sites[np.argsort(pos, kind="stable")]:  # the ops in the order of their first warp
             op = self.sites.info.get(int(s))
             if not isinstance(op, TileOp):
@@ -215,12 +215,11 @@ class WarpOps:
             stack = self._stack(mine + lo * be.warps_per_block)
             if stack is None:
                 return False
-            plans.append((op, plan, stack, lanes, len(mine)))
-            accesses.append((op, ops, mine, int(s), plan, stack))
-        if self.ctx[L.CTX_RACE_GEN] and not self._races_batched(accesses, lo * bs):
+            plans.append((op, plan, stack, lanes, mine, ops, int(s)))
+        if self.ctx[L.CTX_RACE_GEN] and not self._races_batched(plans, lo * bs):
             return False
-        for op, plan, stack, lanes, n in plans:
-            self._perform_batch(op, plan, stack, n)
+        for op, plan, stack, lanes, mine, _, _ in plans:
+            self._perform_batch(op, plan, stack, len(mine))
             status[lanes] = L.ST_RUN
         self.ctx[L.CTX_STEPS_USED] += WARP_OP_STEPS * len(warps)
         return True
@@ -594,15 +593,15 @@ class WarpOps:
                        same, first8) >= 0:
             raise _Raced()
 
-    def _races_batched(self, accesses: list, first: int) -> bool:
-        """The batched loads and stores of a launch step, checked before any is performed (first: the
-        record of the step's first thread): True when none races. Else the race's record is taken
+    def _races_batched(self, plans: list, first: int) -> bool:
+        """The batched loads and stores of a launch step (_batched's plans), checked before any is
+        performed (first: the record of the step's first thread): True when none races. Else the race's record is taken
         back (error record, and the status tf_fail gave the lane) and False sends the step warp by
         warp, which finds the race again where running the warps in order finds it. What the
         accesses before it left in the shadows is what that path's same accesses leave."""
         ctx, thr = self.ctx, self.be.thr
         record = ctx[:5].copy()
-        for op, ops, mine, site, plan, stack in accesses:
+        for op, plan, stack, _, mine, ops, site in plans:
             if not isinstance(op, (Load, Store)):
                 continue
             rows = first + mine.astype(np.int64) * WARP
