@@ -5,12 +5,10 @@ shared library (about 150 ms on a small machine), then tileforth's own modules a
 A resident server (repl/server.py) has all of that loaded once. For each run it forks a
 child, a copy of itself, that takes this process's stdin, stdout and stderr, its working
 folder, environment, umask, resource limits and arguments, runs `cli.main` as this process
-would, and exits; its
-exit status becomes this process's (a child killed by a signal: 128 + the signal, as a
-shell reports it). Ctrl-C and other stop signals sent to this process are passed on to it, and
-Ctrl-Z stops both (`fg` continues both).
-Every run starts from the same fresh state, so a run through the server prints and
-returns exactly what it would here.
+would, and exits; its exit status becomes this process's (a child killed by a signal kills
+this process by the same signal). Ctrl-C and other stop signals sent to this process are
+passed on to it, and Ctrl-Z stops both (`fg` continues both). Every run starts from the same
+fresh state, so a run through the server prints and returns exactly what it would here.
 
     - The server is used for runs that do not open the prompt: files, -e sources, lines on
       stdin, `tileforth compile` and `tileforth run`. The prompt runs here.
@@ -49,7 +47,7 @@ DEPENDENCIES = ("numpy", "ml_dtypes", "llvmlite", "rich", "prompt_toolkit")
 # options of the command that take a value (repl/args.py), to tell a file from an option's value
 VALUE_OPTIONS = ("-e", "--backend", "--stacks", "--steps", "--arch")
 FLAG_OPTIONS = ("--echo", "--timing", "--no-timing", "--unchecked")
-KERNEL_COMMANDS = ("compile", "run")
+KERNEL_COMMANDS = ("compile", "run")  # the command's subcommands (cli.py takes them from here)
 
 
 def mode(env=os.environ) -> str:
