@@ -32,7 +32,8 @@ from tileforth.core.session.syswords import set_step_budget
 
 from .args import parse_args
 from .display import Display
-from .session import Bye, Session
+from .resident import KERNEL_COMMANDS
+from .session import ABORT_REPEAT_S, Bye, Session
 
 
 def run_lines(session: Session, display: Display, lines: Iterable[str], *,
@@ -148,8 +149,8 @@ def _batch(args, session: Session, display: Display) -> int | None:
 def ctrl_c_stops_lines(forth):
     """Ctrl-C (SIGINT) stops a running line outside the prompt too: a kernel runs in a foreign
     call, where Python's own handler waits for it to return. The signal's byte, written to a
-    wake-up socket by the C handler, makes a thread ask the backend to abort (every 50 ms, until
-    the run is over); the handler's KeyboardInterrupt then ends the run (exit status 130)."""
+    wake-up socket by the C handler, makes a thread ask the backend to abort (every ABORT_REPEAT_S,
+    until the run is over); the handler's KeyboardInterrupt then ends the run (exit status 130)."""
     if threading.current_thread() is not threading.main_thread() or \
             signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
         yield  # not the main thread, or SIGINT ignored (a background job) or handled by the caller
@@ -171,7 +172,7 @@ def ctrl_c_stops_lines(forth):
                 return
             if data and signal.SIGINT in data:
                 interrupted = True
-                wake_r.settimeout(0.05)
+                wake_r.settimeout(ABORT_REPEAT_S)
             if interrupted:
                 forth.backend.abort()
 
@@ -222,7 +223,6 @@ def _read(name: str, display: Display) -> list[str] | None:
 
 
 # ---- kernel files: `tileforth compile` and `tileforth run` -----------------------------------
-KERNEL_COMMANDS = ("compile", "run")
 SUMMARY_ELEMENTS = 256  # kernelfile.SUMMARY_ELEMENTS: larger arrays print summarised
 
 

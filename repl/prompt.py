@@ -38,9 +38,7 @@ from prompt_toolkit.keys import Keys
 
 from . import editor
 from .display import Display
-from .session import Bye, LineResult, Session
-
-ABORT_REPEAT_S = 0.05  # re-send the abort until the line ends (a launch resets the flag)
+from .session import ABORT_REPEAT_S, Bye, LineResult, Session
 
 
 def data_dir() -> Path:

@@ -13,6 +13,9 @@ from tileforth.core.errors import Bye  # noqa: F401  (BYE: the REPL and the CLI 
 
 # what the REPL itself acts on before Forth reads the line (each is also a dictionary word, with its HELP)
 REPL_COMMANDS = ("BYE",)
+# Ctrl-C asks the backend to abort, again every this many seconds until the line ends (a launch resets
+# the flag): the prompt's key watcher and cli.ctrl_c_stops_lines
+ABORT_REPEAT_S = 0.05
 
 
 @dataclass
