@@ -96,7 +96,9 @@ def key() -> str:
         from hashlib import blake2b
 
     h = blake2b(digest_size=12)
-    h.update(f"{PROTOCOL}\0{sys.executable}\0{sys.version}\0".encode())
+    # the interpreter by its file and its environment: `python`, `python3` and the console script's
+    # `python3.11` are one interpreter (a venv's python is a link to its base's, so sys.prefix tells them apart)
+    h.update(f"{PROTOCOL}\0{os.path.realpath(sys.executable)}\0{sys.prefix}\0{sys.version}\0".encode())
     folders = []
     for name in OWN_PACKAGES:
         spec = find_spec(name)
@@ -229,10 +231,27 @@ def run_through_server(argv: list[str]) -> int | None:
             relay.give_back()
 
 
+def connect(sock, path: str) -> None:
+    """Connect to the socket at `path`; a path longer than a socket address holds (107 bytes: a long
+    TMPDIR) by its name, from its folder, and back to this process's working folder."""
+    if len(os.fsencode(path)) < 100:
+        sock.connect(path)
+        return
+    here = os.open(".", os.O_RDONLY)
+    try:
+        os.chdir(os.path.dirname(path))
+        try:
+            sock.connect(os.path.basename(path))
+        finally:
+            os.fchdir(here)
+    finally:
+        os.close(here)
+
+
 def _hand_over(sock, path: str, argv: list[str], relay: "Relay") -> int | None:
     sock.settimeout(START_TIMEOUT_S)
     try:
-        sock.connect(path)
+        connect(sock, path)
     except OSError:
         return None
     import json

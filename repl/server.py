@@ -48,12 +48,19 @@ class Server:
         self.stopping = False
 
     def listen(self) -> None:
+        # bound and listening under a name of its own, then renamed into place (replacing a dead
+        # server's socket; the lock says none is alive): a client never finds a socket that refuses it.
+        # Bound by its name in the folder, the server's working folder from now on: a socket's whole
+        # path may be at most 107 bytes, a long TMPDIR's is longer (each child goes to its caller's)
+        os.chdir(os.path.dirname(self.path))
+        staging = f"{os.getpid()}.new"
         try:
-            os.unlink(self.path)  # a dead server's socket (the lock says none is alive)
+            os.unlink(staging)
         except FileNotFoundError:
             pass
-        self.listener.bind(self.path)
+        self.listener.bind(staging)
         self.listener.listen(64)
+        os.rename(staging, self.path)
         self.inode = os.stat(self.path).st_ino
         self.selector.register(self.listener, selectors.EVENT_READ, "accept")
         self.wake_r.setblocking(False)
