@@ -1,10 +1,10 @@
 """ForthError: every user-facing failure, with the source position and a hint."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from .records import record
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class SourcePos:
     """Where a token came from: 1-based line and column, and the line's text."""
 

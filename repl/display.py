@@ -14,9 +14,10 @@ from __future__ import annotations
 import io
 import sys
 import traceback
-from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING, TextIO
+
+from tileforth.core.records import record
 
 from ..core.session.inspection import stacks_record
 
@@ -33,7 +34,7 @@ def make_console(file: TextIO) -> Console:
                    soft_wrap=True)
 
 
-@dataclass
+@record
 class Display:
     out: TextIO
     err: TextIO

@@ -20,8 +20,6 @@ each line.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from prompt_toolkit.buffer import ValidationState
 from prompt_toolkit.completion import Completer, Completion
 from prompt_toolkit.document import Document
@@ -33,6 +31,7 @@ from prompt_toolkit.lexers import Lexer
 from prompt_toolkit.styles import Style
 from prompt_toolkit.validation import ValidationError, Validator
 from tileforth.core.front.dictionary import Colon, Constant
+from tileforth.core.records import record
 
 from . import scan as S
 
@@ -57,7 +56,7 @@ STYLE = Style.from_dict({
 })
 
 
-@dataclass
+@record
 class EditorState:
     """What the editor needs to know about the session, cheaply."""
 
@@ -239,7 +238,7 @@ class StackValidator(Validator):
 REFUSED_HINT = "  (Enter runs it anyway; typing starts a new line)"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Abandoned:
     """What the prompt returns when the user types over a refused line: the
     line (not run, kept in the history), why it was refused, and the keys

@@ -42,11 +42,11 @@ import io
 import os
 import re
 import shlex
-from dataclasses import dataclass, field
 
 import numpy as np
 from rich.console import Console
 from rich.text import Text
+from tileforth.core.records import field, record
 
 from ..core.session.output import format_numbers
 from ..core.session.views import WIDTH, tile_label, tile_stats
@@ -93,7 +93,7 @@ def parse_options(line: str, prog: str = "%%forth") -> argparse.Namespace:
 # ---------------------------------------------------------------- a cell's result
 
 
-@dataclass
+@record
 class CellResult:
     """What a cell showed: parts in order, each ("text", str) for program
     output and notes, ("view", (kind, record)) for an inspection view, then
@@ -437,7 +437,7 @@ def _short_error(message: str):
     return _Message(f"%%forth: {message}")
 
 
-@dataclass
+@record
 class _Message:
     text: str
 

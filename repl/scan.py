@@ -21,12 +21,12 @@ dictionary, so a word defined earlier in the same text is known by name.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 
 from tileforth.core.compile.primitives import Primitive
 from tileforth.core.front.dictionary import Colon, Constant, HostWord, Immediate
 from tileforth.core.front.reader import Reader, parse_double, parse_float, parse_integer
 from tileforth.core.front.tree import Prim
+from tileforth.core.records import field, record
 
 # control structures, as the standard's control-flow stack counts them: each
 # opener adds an entry, WHILE and OF add one (an orig), REPEAT takes two (its
@@ -57,7 +57,7 @@ IMMEDIATE_NAMERS = {"[']", "POSTPONE", "[COMPILE]", "TO", "+TO", "IS", "ACTION-O
 CHARS = {"CHAR", "[CHAR]"}
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Effect:
     """Items a word needs and leaves, per stack: data, float, tile."""
 
@@ -77,7 +77,7 @@ STRINGS: dict[str, tuple[str, Effect | None]] = {
 }
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Item:
     """A token that runs: its text, where it starts, and its effect (None:
     not known statically, so the check stops there)."""
@@ -87,7 +87,7 @@ class Item:
     effect: Effect | None
 
 
-@dataclass
+@record
 class Scan:
     spans: list[tuple[int, int, int, str]] = field(default_factory=list)
     items: list[Item] = field(default_factory=list)
@@ -375,7 +375,7 @@ def scan(text: str, dictionary: dict, base: int = 10, *, compiling: bool = False
     return out
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Underflow:
     offset: int  # where the word starts in the text
     word: str

@@ -7,9 +7,8 @@ when it is only detected at the `;` of a definition opened lines earlier.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from tileforth.core.errors import Bye  # noqa: F401  (BYE: the REPL and the CLI stop on it)
+from tileforth.core.records import field, record
 
 # what the REPL itself acts on before Forth reads the line (each is also a dictionary word, with its HELP)
 REPL_COMMANDS = ("BYE",)
@@ -18,7 +17,7 @@ REPL_COMMANDS = ("BYE",)
 ABORT_REPEAT_S = 0.05
 
 
-@dataclass
+@record
 class LineResult:
     output: str = ""                 # what the line printed, also when it failed
     error: Exception | None = None   # a ForthError, or an internal error
@@ -29,7 +28,7 @@ class LineResult:
     warnings: tuple[str, ...] = ()   # notes such as "redefined X"
 
 
-@dataclass
+@record
 class Session:
     forth: object
     source: str = "<stdin>"

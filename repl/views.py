@@ -37,11 +37,11 @@ import colorsys
 import re
 import textwrap
 import warnings
-from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
 from rich.text import Text
+from tileforth.core.records import record
 
 from ..core.compile.layout import FLOAT_DTYPE
 from ..core.session.inspection import session_base, stacks_record
@@ -61,7 +61,7 @@ MAX_PERIOD_LISTED = 4
 MAX_RAMP_CHARS = 40
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Glyphs:
     """The few non-ASCII characters, with ASCII stand-ins for old terminals."""
 

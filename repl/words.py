@@ -22,10 +22,10 @@ plain record repeats `: name` (the header, then the source as typed).
 from __future__ import annotations
 
 import textwrap
-from dataclasses import dataclass, field
 from typing import ClassVar
 
 from tileforth.core.front.dictionary import HostWord
+from tileforth.core.records import field, record
 from tileforth.core.session.views import WIDTH, Lines, View
 
 USER_HEADING = "your words, newest first:"
@@ -34,7 +34,7 @@ OTHER_GROUP = "Other words"
 INDENT = "  "
 
 
-@dataclass
+@record
 class WordList(View):
     """The dictionary for WORDS: the user's words, then built-ins by group."""
 

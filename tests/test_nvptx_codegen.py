@@ -8,14 +8,14 @@ on a GPU, tests/test_gpu.py compares both backends."""
 from __future__ import annotations
 
 import re
-from dataclasses import replace
 
 import pytest
-
 import sass
 from tileforth.backends.cuda.ptx import ptxas, ptxas_path, segment_ptx, word_ptx
 from tileforth.core import Forth, ForthError
 from tileforth.core.compile import layout as L
+from tileforth.core.records import replace
+
 pytestmark = pytest.mark.skipif(ptxas_path() is None, reason="ptxas (nvidia-cuda-nvcc wheel) not installed")
 ARCH = "sm_90"
 

@@ -12,7 +12,6 @@ thread, which is cheaper to compile.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable
 
 from llvmlite import ir
@@ -21,6 +20,7 @@ from tileforth.core.compile.codegen import I1, I8, I64, PTR, Env, c64, declare
 from tileforth.core.compile.target import BodyEmitter, Target
 from tileforth.core.compile.tileops import TileOp
 from tileforth.core.compile.warpgen import WarpOp
+from tileforth.core.records import record
 
 from . import races
 
@@ -58,7 +58,7 @@ TOKEN = TokenType()
 ir.values.FunctionAttributes._known = frozenset(ir.values.FunctionAttributes._known | {"presplitcoroutine"})
 
 
-@dataclass
+@record
 class CpuFunction:
     """The cpu target's state for one function: its coroutine's suspend and
     cleanup blocks (kernels that suspend)."""

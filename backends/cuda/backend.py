@@ -60,7 +60,6 @@ import re
 import threading
 import weakref
 from contextlib import contextmanager
-from dataclasses import dataclass
 from typing import Iterator
 
 import numpy as np
@@ -68,6 +67,7 @@ from tileforth.core.compile import layout as L
 from tileforth.core.compile import state as S
 from tileforth.core.compile.target import STATIC_SHARED_BYTES, Backend, Capabilities, LaunchResult
 from tileforth.core.errors import ForthError
+from tileforth.core.records import record
 
 from . import NEEDS_PYCUDA
 from .ptx import device_arch, module_to_ptx, parse_ptxas_log, target_machine
@@ -112,7 +112,7 @@ def _reason(exc: Exception) -> str:
 
 # ---- the primary context, shared by the sessions of a process ------------------------------------------
 
-@dataclass
+@record
 class _Alloc:
     addr: int
     size: int  # bytes asked for

@@ -12,7 +12,6 @@ import re
 import shutil
 import subprocess
 import tempfile
-from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -20,6 +19,7 @@ import llvmlite.binding as llvm
 from tileforth.core.compile.compiler import Compiler
 from tileforth.core.errors import ForthError
 from tileforth.core.front.dictionary import Colon
+from tileforth.core.records import record, replace
 
 from .target import NvptxTarget
 
@@ -194,7 +194,7 @@ def segment_ptx(forth: "Forth", nodes: list, tiles: list, arch: str = "sm_80", h
     return module_to_ptx(km.module, arch, heavy=heavy or km.heavy)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class PtxasInfo:
     function: str
     registers: int

@@ -23,7 +23,6 @@ phis for free.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable
 
 from llvmlite import ir
@@ -34,6 +33,7 @@ from tileforth.core.compile.tileops import Add, Copy, Fill, Load, Mma, Perm, Sca
 from tileforth.core.compile.tiles import SHAPES, Hole, Tile, elem_bytes, resolve
 from tileforth.core.compile.warpgen import ActiveMask, Shuffle, SyncWarp, Vote, WarpOp
 from tileforth.core.errors import ForthError
+from tileforth.core.records import field, record
 
 if TYPE_CHECKING:
     from tileforth.core.compile.codegen import Gen
@@ -93,7 +93,7 @@ def _build_whitelist() -> frozenset[str]:
 WMMA_NAMES = _build_whitelist()
 
 
-@dataclass
+@record
 class NvptxFunction:
     """The nvptx target's state for one function: the alloca holding each
     tile-stack position's fragment (per fragment type), and the declared

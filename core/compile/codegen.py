@@ -16,7 +16,6 @@ reaches a suspend point (BARRIER, warp ops) ends up inside the coroutine.
 from __future__ import annotations
 
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable, Iterator
 
 from llvmlite import ir
@@ -47,6 +46,7 @@ from ..front.tree import (
     Visitor,
     walk,
 )
+from ..records import field, record
 from . import layout as L
 from .tiles import detailed, resolve, same_stack
 
@@ -106,7 +106,7 @@ def c64(v: int) -> ir.Constant:
     return ir.Constant(I64, v)
 
 
-@dataclass(eq=False)
+@record(eq=False)
 class Sites:
     """Source positions of every check the compiler emits; an error record
     names a site id and the host turns it back into a position. Warp
@@ -120,7 +120,7 @@ class Sites:
         return len(self.entries) - 1
 
 
-@dataclass(eq=False)
+@record(eq=False)
 class Env:
     """What a function's code works on: the launch context, the thread's record,
     its two stacks (arrays and depth cells), and the function's own registers
@@ -159,7 +159,7 @@ class Env:
         return self
 
 
-@dataclass(eq=False)
+@record(eq=False)
 class LoopFrame:
     """An open DO loop: its index and limit, where LEAVE goes, and the stacks at entry."""
 
@@ -176,7 +176,7 @@ def _has_labels(word: "Colon") -> bool:
     return any(type(n) is Label for n in walk(word.body))
 
 
-@dataclass(eq=False)
+@record(eq=False)
 class _LabelState:
     """A Label's block, the return and tile stacks there, and whether it is placed yet."""
 
@@ -186,7 +186,7 @@ class _LabelState:
     placed: bool = False
 
 
-@dataclass(eq=False)
+@record(eq=False)
 class Scope:
     """Per-word state: locals, loops, return stack and where EXIT goes."""
 

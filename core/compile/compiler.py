@@ -10,12 +10,10 @@ the kernel made internal, so LLVM sees everything and can inline.
 """
 from __future__ import annotations
 
-import dataclasses
 import functools
 import itertools
 import re
 from collections import OrderedDict
-from dataclasses import dataclass, field
 from typing import Callable
 
 from llvmlite import ir
@@ -26,6 +24,7 @@ from ..front.dictionary import Colon
 from ..front.effects import body_effect
 from ..front.tree import Begin, Call, Do, Lit, Node, Prim, Recurse, walk
 from ..lazy import llvm
+from ..records import field, record, replace
 from . import xtgen
 from .codegen import WORD_FNTY, Env, Gen, Sites, declare, emit_word_function, helper_fn
 from .target import HELPERS_IR, Target
@@ -51,7 +50,7 @@ def needs_dispatch(mod: llvm.ModuleRef) -> bool:
         return False
 
 
-@dataclass
+@record
 class KernelModule:
     module: llvm.ModuleRef  # the whole kernel, linked; a backend's compile() takes it over
     name: str
@@ -372,7 +371,7 @@ class Compiler:
 
 
 # ---- portable exports (word_ptx): the session's memory as parameters and a global copy ---------------
-@dataclass
+@record
 class SessionMemory:
     """What an export must not bake in: the session's arrays (base -> (name,
     bytes)), its data space (address, and the bytes to copy: up to HERE) and
@@ -433,7 +432,7 @@ class _Portable:
                                  "parameters, which only words copied into the kernel can read; give the address "
                                  f"as an input instead (`{w.name}` taking addr, called as `{name} {w.name}`)",
                                  w.pos, w.name)
-            copy = dataclasses.replace(w, body=[], uid=next(dictionary._uids), ir_text={})
+            copy = replace(w, body=[], uid=next(dictionary._uids), ir_text={})
             self.copies[w.uid] = copy
             copy.body = self.body(w.body)
         return copy
@@ -452,9 +451,9 @@ class _Portable:
                         out += [Lit(off, n.pos), Prim(self.plus, n.pos)]
                     continue
             elif isinstance(n, Call):
-                n = dataclasses.replace(n, word=self.word(n.word))
+                n = replace(n, word=self.word(n.word))
             elif n.BODIES:
-                n = dataclasses.replace(n, **{b: self.body(getattr(n, b)) for b in n.BODIES
+                n = replace(n, **{b: self.body(getattr(n, b)) for b in n.BODIES
                                               if getattr(n, b) is not None})
             out.append(n)
         return out

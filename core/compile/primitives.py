@@ -16,13 +16,13 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable
 
 from llvmlite import ir
 
 from ..errors import ForthError
 from ..front.effects import DYNAMIC, Effect
+from ..records import record
 from . import floatwords, tilegen, warpgen, xtgen
 from . import layout as L
 from .codegen import F16, F32, F64, FLOAT, I8, I16, I32, I64, I128, c64, fconvert, float_bits
@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 Emit = Callable[["Gen", "Prim"], None]
 
 
-@dataclass(eq=False)
+@record(eq=False)
 class Primitive:
     """One primitive's entry: name, stack effect, help, emitter, reference group and flags."""
 

@@ -13,13 +13,13 @@ the single-threaded emulator.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable
 
 from llvmlite import ir
 
 from ..errors import ForthError
 from ..lazy import np
+from ..records import record
 from . import layout as L
 
 if TYPE_CHECKING:
@@ -292,7 +292,7 @@ class Target(ABC):
 STATIC_SHARED_BYTES = 48 * 1024  # shared memory a kernel may declare statically (and use without an opt-in)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Capabilities:
     """What a machine offers, as the outer interpreter and the host words see it.
     Each backend states its own; GRID, THREADS, SHARED: and recursive calls are
@@ -309,7 +309,7 @@ class Capabilities:
     keeps_tiles: bool = True  # the tile stack persists between lines
 
 
-@dataclass
+@record
 class LaunchResult:
     """What a launch left: the error record (code 0 = none), output records,
     and per-thread status/site for diagnosing a divergent barrier."""

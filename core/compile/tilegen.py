@@ -36,7 +36,7 @@ NO_DATA = Effect(True)
 class CheckedLoad(Load):
     """A Load compiled in checked mode: the emulator also refuses memory whose
     element type (ARRAY, MATRIX) differs from the tile's. Targets that do not
-    check it treat it as a Load. (No fields of its own: Load's dataclass methods
+    check it treat it as a Load. (No fields of its own: Load's record methods
     serve it, and its repr and equality name this class.)"""
 
 

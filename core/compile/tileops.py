@@ -10,26 +10,26 @@ warp (the emulator checks that every lane passes the same ones).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import ClassVar
 
+from ..records import record
 from .tiles import Tile
 
 
 class TileOp:
-    """What the operations below share (it has no fields, so it is no dataclass itself)."""
+    """What the operations below share (it has no fields, so it is no record itself)."""
 
     operands: ClassVar[int] = 0
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Zero(TileOp):
     """Push an accumulator of zeros at position dst."""
     dst: int
     tile: Tile
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Fill(TileOp):
     """Push an accumulator whose every element is r; operand: r's f32 bits."""
     dst: int
@@ -37,7 +37,7 @@ class Fill(TileOp):
     operands: ClassVar[int] = 1
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Load(TileOp):
     """Load a tile from memory to position dst; operands: address, stride
     (elements between rows, or columns for col layout). `word` names the tile
@@ -48,7 +48,7 @@ class Load(TileOp):
     operands: ClassVar[int] = 2
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Store(TileOp):
     """Store the accumulator at src (row-major) and drop it; operands: address, stride."""
     src: int
@@ -56,7 +56,7 @@ class Store(TileOp):
     operands: ClassVar[int] = 2
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Mma(TileOp):
     """acc := acc + a·b for the tiles at positions acc, a, b (a and b are consumed)."""
     acc: int
@@ -67,7 +67,7 @@ class Mma(TileOp):
     b_tile: Tile
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Copy(TileOp):
     """Push a copy of the tile at src, at position dst."""
     src: int
@@ -75,7 +75,7 @@ class Copy(TileOp):
     tile: Tile
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Perm(TileOp):
     """Reorder the tiles from position base up: new[i] = old[order[i]]."""
     base: int
@@ -83,7 +83,7 @@ class Perm(TileOp):
     tiles: tuple[Tile, ...]
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Scale(TileOp):
     """Multiply the accumulator at dst by r; operand: r's f32 bits."""
     dst: int
@@ -91,7 +91,7 @@ class Scale(TileOp):
     operands: ClassVar[int] = 1
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Add(TileOp):
     """dst := dst + src for two accumulators of one type (src is consumed)."""
     dst: int

@@ -16,9 +16,8 @@ are in SHAPES; the table checks itself when the module is imported.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from ..errors import ForthError, SourcePos
+from ..records import record
 
 SHAPES: dict[tuple[int, int, int], dict[str, int]] = {
     # per-lane registers of each fragment (LLVM 22 / PTX, f16 A/B are always 8 x f16x2)
@@ -44,7 +43,7 @@ def _check_table() -> None:
 _check_table()
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class TileConfig:
     """Compile-time tile settings; a word keeps the settings it was compiled with."""
 
@@ -57,7 +56,7 @@ class TileConfig:
         return f"m{m}n{n}k{k} {self.in_type}->{self.acc_type}"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Tile:
     """One tile-stack entry as the compiler sees it."""
 

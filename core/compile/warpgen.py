@@ -28,11 +28,11 @@ core/compile/primitives.py, like the tile words.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
 from llvmlite import ir
 
+from ..records import record
 from . import layout as L
 from .codegen import FLOAT, FLOAT_INT, I64, float_bits
 
@@ -45,7 +45,7 @@ SHUFFLE_MODES = ("idx", "up", "down", "xor")
 VOTE_MODES = ("ballot", "any", "all")
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class WarpOp:
     """One warp-collective operation; `word` names it in errors. `operands` i64
     values come with it (they may differ between lanes), `results` go back."""
@@ -55,7 +55,7 @@ class WarpOp:
     collective: ClassVar[bool] = True  # every lane of the warp must take part (a full mask)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Shuffle(WarpOp):
     """x' = x of the source lane; operands: x (its low `bits` bits matter), the lane operand."""
     mode: str = "idx"  # SHUFFLE_MODES
@@ -63,20 +63,20 @@ class Shuffle(WarpOp):
     operands: ClassVar[int] = 2
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Vote(WarpOp):
     """operand: the predicate (0 or 1); result: ballot's mask (zero-extended), or any/all's Forth flag."""
     mode: str = "ballot"  # VOTE_MODES
     operands: ClassVar[int] = 1
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class ActiveMask(WarpOp):
     """result: the mask of the lanes executing it together (zero-extended); no synchronisation."""
     collective: ClassVar[bool] = False
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class SyncWarp(WarpOp):
     """Wait until every lane of the warp arrives."""
     results: ClassVar[int] = 0

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import itertools
 import re
-from dataclasses import dataclass, field
 from typing import Callable
 
 from ..errors import SourcePos
+from ..records import field, record
 from .effects import Effect
 from .tree import Call, HostOp, Node, Prim, walk
 
@@ -17,7 +17,7 @@ SMALL_INLINED = 32  # nodes once inlined, counted through what it inlines in tur
 INLINE_MAX = 2048  # nodes a word that suspends may become once inlined into a coroutine kernel
 
 
-@dataclass(eq=False)
+@record(eq=False)
 class Colon:
     """A colon definition (or :NONAME, a DOES> part, a VALUE, a DEFER): its body
     tree, source and inferred stack effect."""
@@ -108,7 +108,7 @@ class Colon:
                              (isinstance(n, Call) and n.word.suspends))
 
 
-@dataclass(eq=False)
+@record(eq=False)
 class Constant:
     """A word that pushes a value: CONSTANT, VARIABLE/CREATE addresses, arrays, type codes."""
 
@@ -129,7 +129,7 @@ class Constant:
         return "shared" if self.shared is not None else "constant"
 
 
-@dataclass(eq=False)
+@record(eq=False)
 class HostWord:
     """A word that runs on the host between launches."""
 
@@ -146,7 +146,7 @@ class HostWord:
         return "host"
 
 
-@dataclass(eq=False)
+@record(eq=False)
 class Immediate:
     """Parsing and control words: act on the interpreter while it builds code."""
 

@@ -7,12 +7,11 @@ runtime depth checks everywhere.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from ..records import record
 from .tree import Begin, Call, Do, DropFlag, Exit, FLit, If, Leave, Lit, LocalsDef, LocalSet, Prim, Recurse, Visitor
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Effect:
     """A word's stack effect: the items it needs (dneed, fneed) and the change
     of depth it makes (dnet, fnet) on the data and float stacks; not static:

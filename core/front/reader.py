@@ -9,9 +9,9 @@ import math
 import os
 import re
 import struct
-from dataclasses import dataclass, fields
 
 from ..errors import SourcePos
+from ..records import fields, record
 
 # The float stack's width in bits, chosen once per process before tileforth is
 # imported: TILEFORTH_FLOAT=f64 makes it f64 (the precision the standard's
@@ -27,7 +27,7 @@ except KeyError:
 _WORD = re.compile(r"\S+")  # a blank-delimited word: blanks are what str.isspace says
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Token:
     """A blank-delimited word of the source and where it starts."""
 
@@ -40,20 +40,19 @@ class Token:
 
 
 def _plain(cls: type, names: tuple[str, ...]) -> bool:
-    """`cls` is a dataclass of exactly these fields, all set by its generated
-    __init__, with nothing else to run and an instance __dict__ to hold them."""
-    params = getattr(cls, "__dataclass_params__", None)
-    return (params is not None and params.init and "__slots__" not in vars(cls)
-            and not hasattr(cls, "__post_init__")
-            and tuple(f.name for f in fields(cls) if f.init) == names == tuple(f.name for f in fields(cls)))
+    """`cls` is a record (core/records.py) of exactly these fields, all set by
+    records' __init__, with nothing else to run and an instance __dict__ to hold them."""
+    return (hasattr(cls, "__record_fields__") and getattr(cls.__init__, "__module__", None) == fields.__module__
+            and "__slots__" not in vars(cls) and not hasattr(cls, "__post_init__")
+            and tuple(f.name for f in fields(cls)) == names)
 
 
 _new = object.__new__
 
 
 def _token(text: str, pos: SourcePos) -> Token:
-    """Token(text, pos), made as its generated __init__ makes it but without
-    the frozen dataclass's object.__setattr__ calls (the reader makes a token
+    """Token(text, pos), made as records' __init__ makes it but without its
+    checks of the arguments (the reader makes a token
     and a position for every word it reads: this halves their cost)."""
     t = _new(Token)
     d = t.__dict__

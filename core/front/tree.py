@@ -8,16 +8,16 @@ tree is always balanced (the interpreter rejects unbalanced input).
 Every pass over the tree (`walk`, effect inference in effects.py, code
 generation in codegen.py, the kernel cache key in interpreter.py) is a
 `Visitor`: it dispatches on the node's type through one table built when the
-class is defined. A new node type is a dataclass here, listed in `NODE_TYPES`
+class is defined. A new node type is a record (core/records.py) here, listed in `NODE_TYPES`
 (with `BODIES` naming its sub-bodies, if it has any), plus a `visit_<Type>`
 method in each pass that must handle it.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable, ClassVar, Protocol, Union
 
 from ..errors import SourcePos
+from ..records import field, record
 
 if TYPE_CHECKING:
     from .dictionary import Colon
@@ -43,7 +43,7 @@ class NodeBase:
     BODIES: ClassVar[tuple[str, ...]] = ()
 
 
-@dataclass(eq=False)
+@record(eq=False)
 class Lit(NodeBase):
     """A literal: push the cell `value`."""
 
@@ -52,7 +52,7 @@ class Lit(NodeBase):
     space: str | None = None  # "global" for the address of an ARRAY or MATRIX
 
 
-@dataclass(eq=False)
+@record(eq=False)
 class FLit(NodeBase):
     """A float literal: push `value` on the float stack."""
 
@@ -60,7 +60,7 @@ class FLit(NodeBase):
     pos: SourcePos | None = None
 
 
-@dataclass(eq=False)
+@record(eq=False)
 class Prim(NodeBase):
     """A primitive word (core/compile/primitives.py), with its static operand, if any."""
 
@@ -69,7 +69,7 @@ class Prim(NodeBase):
     arg: object = None  # static operand: PICK/ROLL depth, string id for .", local index...
 
 
-@dataclass(eq=False)
+@record(eq=False)
 class Call(NodeBase):
     """A call of a colon definition."""
 
@@ -77,7 +77,7 @@ class Call(NodeBase):
     pos: SourcePos | None = None
 
 
-@dataclass(eq=False)
+@record(eq=False)
 class If(NodeBase):
     """`IF then ELSE else_ THEN` (else_ is None without ELSE)."""
 
@@ -87,7 +87,7 @@ class If(NodeBase):
     BODIES: ClassVar[tuple[str, ...]] = ("then", "else_")
 
 
-@dataclass(eq=False)
+@record(eq=False)
 class Begin(NodeBase):
     """kind: 'until' (body ends with a flag), 'again', or 'while'
     (`BEGIN cond WHILE body REPEAT`)."""
@@ -99,7 +99,7 @@ class Begin(NodeBase):
     BODIES: ClassVar[tuple[str, ...]] = ("cond", "body")
 
 
-@dataclass(eq=False)
+@record(eq=False)
 class Do(NodeBase):
     """`DO body LOOP`, or ?DO (query) and +LOOP (plus)."""
 
@@ -110,14 +110,14 @@ class Do(NodeBase):
     BODIES: ClassVar[tuple[str, ...]] = ("body",)
 
 
-@dataclass(eq=False)
+@record(eq=False)
 class Leave(NodeBase):
     """LEAVE: leave the innermost DO loop."""
 
     pos: SourcePos | None = None
 
 
-@dataclass(eq=False)
+@record(eq=False)
 class Break(NodeBase):
     """Leave the innermost BEGIN loop: the exit path of a second WHILE
     (`BEGIN a WHILE b WHILE c REPEAT d ELSE e THEN`), built by the interpreter."""
@@ -125,7 +125,7 @@ class Break(NodeBase):
     pos: SourcePos | None = None
 
 
-@dataclass(eq=False)
+@record(eq=False)
 class Label(NodeBase):
     """A place a `Jump` goes to. Built only where CS-ROLL or CS-PICK reorder
     the control-flow stack past what nested structures can say: the IFs,
@@ -135,7 +135,7 @@ class Label(NodeBase):
     pos: SourcePos | None = None
 
 
-@dataclass(eq=False)
+@record(eq=False)
 class Jump(NodeBase):
     """Go to `Label(label)` in the same list, or in a list around it: always,
     or (if_zero) when the flag it pops is 0 (what IF, UNTIL and WHILE do)."""
@@ -145,14 +145,14 @@ class Jump(NodeBase):
     pos: SourcePos | None = None
 
 
-@dataclass(eq=False)
+@record(eq=False)
 class Exit(NodeBase):
     """EXIT: return from the definition."""
 
     pos: SourcePos | None = None
 
 
-@dataclass(eq=False)
+@record(eq=False)
 class Recurse(NodeBase):
     """RECURSE: a call of the definition being compiled."""
 
@@ -160,7 +160,7 @@ class Recurse(NodeBase):
     pos: SourcePos | None = None
 
 
-@dataclass(eq=False)
+@record(eq=False)
 class LocalsDef(NodeBase):
     """`{: a b | c -- :}` in a definition: the next `taken` locals (a b) take
     cells from the data stack (the deepest first), `extra` more (c) start at 0."""
@@ -170,7 +170,7 @@ class LocalsDef(NodeBase):
     pos: SourcePos | None = None
 
 
-@dataclass(eq=False)
+@record(eq=False)
 class LocalSet(NodeBase):
     """`TO name` for a local: the top cell becomes its value."""
 
@@ -179,7 +179,7 @@ class LocalSet(NodeBase):
     pos: SourcePos | None = None
 
 
-@dataclass(eq=False)
+@record(eq=False)
 class LocalGet(NodeBase):
     """A local's name in a definition: push its value."""
 
@@ -188,7 +188,7 @@ class LocalGet(NodeBase):
     pos: SourcePos | None = None
 
 
-@dataclass(eq=False)
+@record(eq=False)
 class HostOp(NodeBase):
     """A host action inside a definition: a host word (CREATE, `,`, `'` ...)
     or a compile-time action (POSTPONE's, DOES>'s). `fn(forth, node)` runs it

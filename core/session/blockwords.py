@@ -30,13 +30,13 @@ from __future__ import annotations
 
 import os
 from collections import OrderedDict
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..errors import ForthError, SourcePos
 from ..front.dictionary import HostWord
 from ..front.reader import Reader, Token
 from ..lazy import np
+from ..records import record
 from . import textin
 from .filewords import _path
 from .hostexec import RAISE_BUDGET
@@ -55,7 +55,7 @@ BLANKS = b" " * BYTES
 GROUP = "Blocks (host words)"
 
 
-@dataclass(eq=False)
+@record(eq=False)
 class Buffer:
     """A block buffer: its address, the block it holds, whether UPDATE marked it."""
 

@@ -6,12 +6,12 @@ pushes (`F32` pushes 6, so `( n type -- ) ARRAY name` can read it).
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
 
 from ..lazy import ml_dtypes, np
+from ..records import record
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class ElType:
     """One element type: Forth name, type code, numpy dtype (by name), bytes, whether a float."""
 

@@ -33,13 +33,13 @@ from __future__ import annotations
 import io
 import itertools
 import os
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..errors import ForthError
 from ..front.dictionary import HostWord
 from ..front.reader import Reader, Token
 from ..lazy import np
+from ..records import record
 from . import textin
 
 if TYPE_CHECKING:
@@ -54,7 +54,7 @@ MAX_IO = 1 << 31  # bytes one READ-FILE or WRITE-FILE may move (more: ior -24)
 GROUP = "Files (host words)"
 
 
-@dataclass(eq=False)
+@record(eq=False)
 class OpenFile:
     """An open file: the file object, its name and its file access method."""
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 import itertools
 import math
 import os
-from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from ..compile.primitives import TABLE as PRIMS
@@ -20,6 +19,7 @@ from ..front.dictionary import Colon, Constant, HostWord, Immediate
 from ..front.reader import Reader, Token
 from ..front.tree import Begin, Break, Do, Exit, HostOp, If, Jump, Label, Leave, Lit, LocalsDef, Node, Prim, Recurse
 from ..lazy import np
+from ..records import field, record, replace
 from .eltypes import BY_CODE
 
 if TYPE_CHECKING:
@@ -59,7 +59,7 @@ def alloc_array(f: "Forth", shape: tuple[int, ...], et, what: str) -> int:
                          "make it smaller or free memory") from None
 
 
-@dataclass
+@record
 class Frame:
     """An open control structure while code is being built."""
 

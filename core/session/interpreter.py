@@ -16,7 +16,6 @@ import os
 import struct
 import time
 import weakref
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable
 
 from ..compile import layout as L
@@ -33,6 +32,7 @@ from ..front.effects import body_effect
 from ..front.reader import Reader, Token, parse_double, parse_float, parse_integer, wrap64
 from ..front.tree import Begin, Call, Do, FLit, HostOp, If, Lit, LocalGet, Node, Prim, Recurse, Visitor
 from ..lazy import np
+from ..records import record
 from .eltypes import ELTYPES
 from .hostexec import device_ok, run_host
 from .hostwords import CLOSERS, OPENERS, Frame, definition_text
@@ -56,7 +56,7 @@ _DOT_S = PRIMS[".S"]
 _EXECUTE = PRIMS["EXECUTE"]
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class TileView:
     """One tile-stack entry as the host sees it."""
 

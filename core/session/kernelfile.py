@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import re
 import sys
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..compile.layout import FLOAT_BITS
@@ -41,6 +40,7 @@ from ..front.effects import body_effect
 from ..front.reader import Token, parse_float, parse_integer, to_f32
 from ..front.tree import Node
 from ..lazy import ml_dtypes, np
+from ..records import field, record
 from .datawords import read_npy
 from .eltypes import BY_NAME, ElType
 from .hostwords import CLOSERS, DEVICE_ARRAY_MAX, OPENERS, array_bytes_max, check_shape, host_memory_bytes
@@ -52,7 +52,7 @@ _TYPE = re.compile(r"([A-Za-z0-9]+)(?:\[(.*)\])?\Z")
 _COMMENT = re.compile(r"(\\(\s.*)?|\(\s[^)]*\)\s*)\Z")  # `\ ...` or `( ... )` on a line of its own
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Param:
     name: str
     eltype: ElType
@@ -68,7 +68,7 @@ class Param:
         return "float" if self.eltype.is_float else "int"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Shared:
     name: str
     eltype: ElType
@@ -81,7 +81,7 @@ class Shared:
         return self.count * self.eltype.size
 
 
-@dataclass
+@record
 class KernelSpec:
     name: str
     params: list[Param]

@@ -38,7 +38,6 @@ draws it as a rich table); `last(f)` is the last profile as plain data.
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..compile import layout as L
@@ -46,6 +45,7 @@ from ..errors import ForthError
 from ..front.dictionary import HostWord
 from ..front.reader import Token
 from ..lazy import np
+from ..records import asdict, field, record
 from .inspection import INSPECT_GROUP, show, word_name
 from .launcherrors import word_at
 from .views import WIDTH, Lines, Span, View
@@ -61,7 +61,7 @@ KINDS = ("load", "store", "atomic", "store")
 
 
 # ---- the analysis ----------------------------------------------------------------------------
-@dataclass
+@record
 class SiteStats:
     """One load/store instruction (site) of a launch, in one memory space."""
 
@@ -113,7 +113,7 @@ class SiteStats:
         return d
 
 
-@dataclass
+@record
 class LaunchProfile:
     """The figures of one launch: its shape, its sites and its barriers."""
 
@@ -308,7 +308,7 @@ def dropped_note(p: LaunchProfile) -> str | None:
             f"{TRACE_CAP} per launch): the figures cover the first {p.records}; profile a smaller launch")
 
 
-@dataclass(eq=False)  # compared by identity, as the other views (core/session/views.py)
+@record(eq=False)  # compared by identity, as the other views (core/session/views.py)
 class Profile(View):
     """PROFILE's view: each launch's sites (requests, lanes, sectors, bank conflicts) and barriers."""
 

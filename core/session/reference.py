@@ -8,11 +8,11 @@ session's dictionary.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
 
 from ..compile.primitives import TABLE
+from ..records import record
 from .eltypes import ELTYPES
 from .words import HOST_WORDS, IMMEDIATES
 from .wordsets import DIFFERENT, REFUSED, status
@@ -22,7 +22,7 @@ _DEFINITION = re.compile(r"^:\s+(\S+)\s+((?:\([^)]*\)\s*)+)")  # `: NAME ( effec
 _EXAMPLE = "e.g. "
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Entry:
     name: str
     effect: str

@@ -32,10 +32,10 @@ of the session: records are built by core/session/inspection.py.
 from __future__ import annotations
 
 import textwrap
-from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from ..lazy import np
+from ..records import field, record
 from .output import format_f32, format_int, format_numbers
 
 WIDTH = 80
@@ -182,7 +182,7 @@ def _warp_note(warps: int, warp: int = 0) -> str:
 
 
 # ---- .STACKS and .LANES -------------------------------------------------------------------
-@dataclass(eq=False)
+@record(eq=False)
 class Stacks(View):
     """The data and float stacks of every thread (bottom first, rows padded
     past each thread's depth), the tile stack of warp 0, and how many warps
@@ -255,7 +255,7 @@ def _runs(keys: list) -> list[tuple[int, int]]:
     return out
 
 
-@dataclass(eq=False)
+@record(eq=False)
 class Lanes(Stacks):
     """The same stacks, one row per run of threads with equal stacks."""
 
@@ -319,7 +319,7 @@ class Lanes(Stacks):
 
 
 # ---- .TILE and .FRAG ----------------------------------------------------------------------
-@dataclass(eq=False)
+@record(eq=False)
 class TileValues(View):
     """The top tile of the viewed warp (`depth`: the tile stack's depth)."""
 
@@ -346,7 +346,7 @@ class TileValues(View):
         return lines + body
 
 
-@dataclass(eq=False)
+@record(eq=False)
 class Fragments(View):
     """The top tile and, for each element, the lane and register that hold
     it in the documented mma.sync layout (core/session/fragments.py)."""
@@ -385,7 +385,7 @@ class Fragments(View):
 
 
 # ---- .M -----------------------------------------------------------------------------------
-@dataclass(eq=False)
+@record(eq=False)
 class Matrix(View):
     """An array or matrix: its name, values and element type (`base`: the
     BASE its integers are shown in)."""
@@ -492,7 +492,7 @@ def _corner_idx(n: int) -> list[int]:
 
 
 # ---- SEE, HELP ----------------------------------------------------------------------------
-@dataclass(eq=False)
+@record(eq=False)
 class Definition(View):
     """A colon definition: `: name ( effects )`, its source, and notes."""
 
@@ -508,7 +508,7 @@ class Definition(View):
         return lines + [[("\\ " + ln, "note")] for ln in self.notes]
 
 
-@dataclass(eq=False)
+@record(eq=False)
 class HelpEntry(View):
     """A word's entry: name, stack effect, group, meaning, example, notes."""
 
@@ -530,7 +530,7 @@ class HelpEntry(View):
         return lines + [[("  " + ln, "note")] for ln in self.notes]
 
 
-@dataclass(eq=False)
+@record(eq=False)
 class HelpSummary(View):
     """HELP alone: one line per group of inspection words."""
 
@@ -543,7 +543,7 @@ class HelpSummary(View):
 
 
 # ---- SEE-IR, SEE-PTX ----------------------------------------------------------------------
-@dataclass(eq=False)
+@record(eq=False)
 class IRCode(View):
     """A word's LLVM IR, and a note saying what is shown."""
 
@@ -557,7 +557,7 @@ class IRCode(View):
         return lines + [[(ln, "code")] for ln in self.text.splitlines()]
 
 
-@dataclass(eq=False)
+@record(eq=False)
 class PTXCode(View):
     """A word's PTX for `arch`, and notes (PTX comments) saying what is shown."""
 

@@ -18,11 +18,12 @@ the first are absent (or refused) and the second present.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Iterable
 
+from ..records import record
 
-@dataclass(frozen=True)
+
+@record(frozen=True)
 class WordSet:
     name: str
     section: str
@@ -140,7 +141,7 @@ WORDSETS: list[WordSet] = [
 ]
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Status:
     wordset: WordSet
     present: tuple[str, ...]  # in the dictionary, with the standard's meaning
