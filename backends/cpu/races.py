@@ -235,13 +235,32 @@ def _helper(m: ir.Module, conflict: ir.Function) -> ir.Function:
     b.position_at_end(bb["granule"])
     g = b.phi(I64)
     g.add_incoming(first, head)
+    # the granules of one access (a tile's line: 8 or 16) mostly hold the same entry, and the check
+    # and update depend only on the entry: a granule whose entry is the one the previous granule
+    # had (`seen`) takes the entry the previous one was given (`given`), unchecked
+    known = b.phi(I1)
+    known.add_incoming(ir.Constant(I1, 0), head)
+    seen, given = [b.phi(I64) for _ in range(ENTRY)], [b.phi(I64) for _ in range(ENTRY)]
+    for phi in seen + given:
+        phi.add_incoming(c(0), head)
     e = _slot(b, sh, b.mul(g, c(ENTRY)))
-    e0 = b.load(e, typ=I64)
+    raw = [b.load(_slot(b, e, k), typ=I64) for k in range(ENTRY)]
+    repeat = known
+    for x, y in zip(raw, seen):
+        repeat = b.and_(repeat, b.icmp_unsigned("==", x, y))
+    copy, check = fn.append_basic_block("copy"), fn.append_basic_block("check")
+    b.cbranch(repeat, copy, check)
+    b.position_at_end(copy)
+    for k, v in enumerate(given):
+        b.store(v, _slot(b, e, k))
+    b.branch(bb["step"])
+    b.position_at_end(check)
+    e0 = raw[0]
     fresh = b.icmp_unsigned("==", b.and_(e0, c(0xFFFFFFFF)), gen32)
-    w, r1, r2 = (b.select(fresh, b.load(_slot(b, e, k), typ=I64), c(0)) for k in (1, 2, 3))
+    w, r1, r2 = (b.select(fresh, raw[k], c(0)) for k in (1, 2, 3))
     wsite = b.select(fresh, b.lshr(e0, c(32)), c(0))
     w_kind = b.select(b.icmp_unsigned("!=", b.and_(w, c(1 << ATOMIC_BIT)), c(0)), c(ATOMIC), c(WRITE))
-    e4 = b.select(fresh, b.load(_slot(b, e, 4), typ=I64), c(0))
+    e4 = b.select(fresh, raw[4], c(0))
     # the bytes of the granule each access touched (4 bits each): accesses to different bytes never race
     mine = b.select(b.icmp_unsigned(">=", size, c(GRANULE)), c(0xF),
                     b.shl(b.sub(b.shl(c(1), size), c(1)), b.and_(addr, c(GRANULE - 1))))
@@ -324,14 +343,22 @@ def _helper(m: ir.Module, conflict: ir.Function) -> ir.Function:
     is_read = b.icmp_unsigned("==", kind, c(READ))
     written = b.or_(gen32, b.shl(site, c(32)))
     keep0 = b.select(fresh, e0, gen32)
-    b.store(b.select(is_read, keep0, written), e)
     atomic_flag = b.select(b.icmp_unsigned("==", kind, c(ATOMIC)), c(1 << ATOMIC_BIT), c(0))
-    b.store(b.select(is_read, w, b.or_(me, atomic_flag)), _slot(b, e, 1))
-    b.store(kept_r1, _slot(b, e, 2))
-    b.store(kept_r2, _slot(b, e, 3))
-    b.store(kept_e4, _slot(b, e, 4))
+    stored = [b.select(is_read, keep0, written), b.select(is_read, w, b.or_(me, atomic_flag)),
+              kept_r1, kept_r2, kept_e4]
+    for k, v in enumerate(stored):
+        b.store(v, _slot(b, e, k))
+    checked = b.block
     b.branch(bb["step"])
     b.position_at_end(bb["step"])
+    known.add_incoming(ir.Constant(I1, 1), bb["step"])
+    for phi, x in zip(seen, raw):
+        phi.add_incoming(x, bb["step"])
+    for phi, v, kept in zip(given, stored, given):
+        after = b.phi(I64)
+        after.add_incoming(v, checked)
+        after.add_incoming(kept, copy)
+        phi.add_incoming(after, bb["step"])
     g1 = b.add(g, c(1))
     g.add_incoming(g1, bb["step"])
     b.cbranch(b.icmp_unsigned("<=", g1, last), bb["granule"], bb["none"])

@@ -90,6 +90,7 @@ class WarpOps:
         self._where: dict[int, bytes] = {}  # global warp -> the key of the batched stack that holds it
         self._windows: dict[tuple, np.ndarray] = {}  # (allocation, element type, line length) -> its lines
         self._every: dict[int, np.ndarray] = {}  # n -> arange(n)
+        self._pointers: tuple[int, int] | None = None  # the addresses of ctx and the thread records (_races)
 
     def error(self, site: int, message: str, word: str | None = None) -> ForthError:
         name, pos = self.sites.entries[site] if 0 <= site < len(self.sites.entries) else ("", None)
@@ -186,14 +187,17 @@ class WarpOps:
             return True
         if not everyone and not wait[warps].all():
             return False  # some lanes are elsewhere: divergence, or ACTIVEMASK
-        at = site.reshape(-1, WARP) if everyone else site.reshape(-1, WARP)[warps]
-        first = at[:, 0]
-        if (at != first[:, None]).any():
-            return False
-        one = bool((first == first[0]).all())
-        sites, pos = (first[:1], [0]) if one else np.unique(first, return_index=True)
+        if everyone and (site == site[0]).all():  # the common case: every lane at one op
+            one, sites = True, site[:1]
+        else:
+            at = site.reshape(-1, WARP) if everyone else site.reshape(-1, WARP)[warps]
+            first = at[:, 0]
+            if (at != first[:, None]).any():
+                return False
+            one = bool((first == first[0]).all())
+            sites, pos = (first[:1], [0]) if one else np.unique(first, return_index=True)
         plans = []
-        for s in sites[np.argsort(pos, kind="stable")]:  # the ops in the order of their first warp
+        for s in sites if one else sites[np.argsort(pos, kind="stable")]:  # the ops in the order of their first warp
             op = self.sites.info.get(int(s))
             if not isinstance(op, TileOp):
                 return False  # shuffles, votes, SYNCWARP: warp by warp
@@ -203,12 +207,10 @@ class WarpOps:
             else:
                 mine = warps if one else warps[first == s]
                 lanes = (mine[:, None] * WARP + np.arange(WARP)).ravel()
-            ops = np.empty((len(mine), k), np.int64)  # lane 0's operands; every lane's must be the same
-            for c in range(k):
-                col = rows[lanes, L.T_OP + c].reshape(len(mine), WARP)
-                if (col != col[:, :1]).any():
-                    return False
-                ops[:, c] = col[:, 0]
+            given = rows[lanes, L.T_OP:L.T_OP + k].reshape(len(mine), WARP, k)
+            if k and (given != given[:, :1]).any():  # every lane's operands must be lane 0's
+                return False
+            ops = given[:, 0].copy()  # (warps, operands)
             plan = self._plan(op, ops, int(s))
             if plan is None:
                 return False
@@ -280,23 +282,28 @@ class WarpOps:
         elements of their tiles' lines (warps, lines))], when each passes _index's checks (and
         _check_type's when typed); else None."""
         rows, cols = t.rows_cols
-        esize = elem_bytes(t.dtype)
+        esize = elem_bytes(t.dtype)  # 1, 2, 4 or 8: `& (m - 1)` is `% m` below
         lead, outer = (cols, rows) if t.layout == "row" else (rows, cols)
-        if (addr % 32).any() or (stride < lead).any() or ((stride * esize) % 16).any():
+        if ((addr & 31) | ((stride * esize) & 15)).any() or int(stride.min()) < lead:
             return None
         span = ((outer - 1) * stride + lead) * esize
         table = self.be.alloc_table
-        k = np.searchsorted(table[:, 0], addr, side="right") - 1
-        if (k < 0).any():
-            return None
-        start, end = table[k, 0], table[k, 1]
-        if (addr + span > end).any() or ((addr - start) % esize).any():
-            return None
+        ends = addr + span
+        first = int(np.searchsorted(table[:, 0], int(addr.min()), side="right")) - 1
+        if first >= 0 and int(ends.max()) <= table[first, 1] and table[first, 0] % esize == 0:
+            k, one = first, True  # the common case: one allocation, every address (32-byte aligned) on an element
+        else:
+            k = np.searchsorted(table[:, 0], addr, side="right") - 1
+            if (k < 0).any():
+                return None
+            start, end = table[k, 0], table[k, 1]
+            if (ends > end).any() or ((addr - start) % esize).any():
+                return None
+            one = False
         lines = np.arange(outer) * stride[:, None]  # a tile is `outer` lines (rows, or columns) of `lead` elements
         dtype = _MEM_DTYPE[t.dtype]
         parts = []
-        one = k[0] == k[-1] and (k == k[0]).all()
-        for kk in k[:1] if one else np.unique(k):
+        for kk in (k,) if one else np.unique(k):
             base, size = int(table[kk, 0]), int(table[kk, 1] - table[kk, 0])
             if typed and self.be.elem_types:
                 have = self.be.elem_types.get(base)
@@ -313,7 +320,7 @@ class WarpOps:
                 self._windows[(base, dtype, lead)] = windows
             sel = slice(None) if one else np.flatnonzero(k == kk)
             starts = ((addr[sel] - base) // esize)[:, None] + lines[sel]
-            parts.append((windows, sel, starts))
+            parts.append((windows, sel, starts, base))
         return parts
 
     def _perform_batch(self, op: TileOp, plan, stack: list[np.ndarray], n: int) -> None:
@@ -332,12 +339,12 @@ class WarpOps:
                     values = plan[0][0][plan[0][2]].astype(dtype)
                 else:
                     values = np.empty((n, *t.rows_cols[::1 if t.layout == "row" else -1]), dtype)
-                    for windows, sel, starts in plan:
+                    for windows, sel, starts, _ in plan:
                         values[sel] = windows[starts]
                 _put(stack, dst, values if t.layout == "row" else values.transpose(0, 2, 1))
             case Store(src, t):
                 values = stack[src]
-                for windows, sel, starts in plan:  # warp by warp in order where tiles overlap: the last stays
+                for windows, sel, starts, _ in plan:  # warp by warp in order where tiles overlap: the last stays
                     mine = values[sel].astype(windows.dtype)
                     windows[starts] = mine if t.layout == "row" else mine.transpose(0, 2, 1)
                 del stack[src:]
@@ -548,35 +555,40 @@ class WarpOps:
 
     # ---- the race detector: a tile's lines as accesses of its warp's first lane ----------------
     def _races(self, t: Tile, rows: np.ndarray, addr: np.ndarray, stride: np.ndarray, kind: int, site: int,
-               same: np.ndarray | None = None, first8: np.ndarray | None = None) -> int:
+               same: np.ndarray | None = None, first8: np.ndarray | None = None, base: int | None = None) -> int:
         """tf_race_many for the tiles t at addr with stride (int64, one per warp; rows: the warps' first
         lanes' records), each line one access: the index of the first warp that races, or -1. same
         (warps × lines, for a store): the line already holds the bits stored, which like a scalar
         store of the same bits is not checked but makes the warp the writer (a STORE_VALUE whose bits,
         first8, are the line's first 8 bytes: what tf_race compares). The lines stay out of PROFILE's
-        trace (ctx[CTX_TRACE] is off meanwhile)."""
+        trace (ctx[CTX_TRACE] is off meanwhile). base: the allocation that holds them all, if known."""
         be, ctx = self.be, self.ctx
         rows_n, cols = t.rows_cols
         esize = elem_bytes(t.dtype)
         lead, outer = (cols, rows_n) if t.layout == "row" else (rows_n, cols)
-        rows, addr = (np.ascontiguousarray(x, np.int64) for x in (rows, addr))  # passed by address
+        n = len(rows)
         table = be.alloc_table
-        bases = np.ascontiguousarray(table[np.searchsorted(table[:, 0], addr, side="right") - 1, 0])
-        steps = np.ascontiguousarray(stride * esize, np.int64)
+        # race_many's four arrays, passed by address: one buffer of rows, addresses, strides, allocations
+        args = np.empty((4, n), np.int64)
+        args[0], args[1] = rows, addr
+        np.multiply(stride, esize, out=args[2])
+        args[3] = table[np.searchsorted(table[:, 0], addr, side="right") - 1, 0] if base is None else base
+        p = args.ctypes.data
         kinds = bits = None
         if same is not None and same.any():
             kinds = np.where(same, STORE_VALUE | site << 2, kind | site << 2).astype(np.int64).ravel()
             bits = np.where(same, first8, 0).astype(np.int64).ravel()
+        if self._pointers is None:  # the launch's context and thread records stay where they are
+            self._pointers = (ctx.ctypes.data, be.thr.ctypes.data)
         trace = int(ctx[L.CTX_TRACE])
         ctx[L.CTX_TRACE] = 0
         try:
-            k = be.rt.race_many(ctx.ctypes.data, be.thr.ctypes.data, rows.ctypes.data, addr.ctypes.data,
-                                steps.ctypes.data, bases.ctypes.data, None if kinds is None else kinds.ctypes.data,
-                                None if bits is None else bits.ctypes.data, len(rows), outer, lead * esize,
-                                kind | site << 2)
+            k = be.rt.race_many(*self._pointers, p, p + 8 * n, p + 16 * n, p + 24 * n,
+                                None if kinds is None else kinds.ctypes.data,
+                                None if bits is None else bits.ctypes.data, n, outer, lead * esize, kind | site << 2)
         finally:
             ctx[L.CTX_TRACE] = trace
-        return -1 if k == len(rows) else k
+        return -1 if k == n else k
 
     def _race_one(self, t: Tile, addr: int, stride: int, row: int, kind: int, site: int,
                   value: np.ndarray | None = None, mem: np.ndarray | None = None) -> None:
@@ -611,12 +623,12 @@ class WarpOps:
                 outer = rows_n if op.tile.layout == "row" else cols
                 same, first8 = np.zeros((len(mine), outer), bool), np.zeros((len(mine), outer), np.int64)
                 values = stack[op.src]
-                for windows, sel, starts in plan:
+                for windows, sel, starts, _ in plan:
                     new = values[sel].astype(windows.dtype)
                     s8, f8 = _unchanged(new if op.tile.layout == "row" else new.transpose(0, 2, 1), windows[starts])
                     same[sel], first8[sel] = s8, f8
             k = self._races(op.tile, rows, ops[:, 0], ops[:, 1], WRITE if isinstance(op, Store) else READ, site,
-                            same, first8)
+                            same, first8, plan[0][3] if len(plan) == 1 else None)
             if k >= 0:
                 thr[rows[k], L.T_STATUS] = L.ST_WARP
                 ctx[:5] = record
