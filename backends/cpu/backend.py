@@ -22,7 +22,7 @@ from tileforth.core.errors import ForthError
 from .races import HEADER, Races
 from .races import helpers_ir as races_ir
 from .races import helpers_ir_key as races_ir_key
-from .scheduler import RUN_DIVERGENT, RUN_ERROR, RUN_OK, RUN_WARP, SCHEDULER_IR, STEP_IR
+from .scheduler import RUN_DIVERGENT, RUN_ERROR, RUN_OK, RUN_WARP, SCHEDULER_IR, STEP_IR, WARP_OPS_IR
 from .target import CpuTarget
 from .warpops import WarpOps, gathered_chunks, gathers, run_together
 
@@ -61,6 +61,7 @@ _BLOCK = ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_void_p, ctypes.c_void_p, ctyp
 _CONT = ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64)
 _FREE = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int64)
 _RACE_MANY = ctypes.CFUNCTYPE(ctypes.c_int64, *[ctypes.c_void_p] * 8, *[ctypes.c_int64] * 4)
+_WARP_OPS = ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64, ctypes.c_void_p)
 _STEP = ctypes.CFUNCTYPE(ctypes.c_int64, *[ctypes.c_void_p] * 3, ctypes.c_int64, *[ctypes.c_void_p] * 2,
                          *[ctypes.c_int64] * 3, *[ctypes.c_void_p] * 2)
 
@@ -208,7 +209,7 @@ class _Runtime:
             # and called by every kernel through the symbol table (kernels only declare them: CpuTarget's
             # links_helpers is False)
             head = f'target triple = "{llvm.get_process_triple()}"\n'
-            ir_text = head + SCHEDULER_IR + STEP_IR + HELPERS_IR
+            ir_text = head + SCHEDULER_IR + STEP_IR + WARP_OPS_IR + HELPERS_IR
             cache = _ObjectCache(ir_text + races_ir_key().hex(), sched.tm)
             if cache.data is None:  # not on disk: optimise it here (the object on disk is the optimised one)
                 mod = llvm.parse_assembly(ir_text + races_ir())
@@ -226,15 +227,17 @@ class _Runtime:
             self.free_frames = _FREE(ee.get_function_address("tf_free_frames"))
             self.step_blocks = _STEP(ee.get_function_address("tf_step_blocks"))
             self.race_many = _RACE_MANY(ee.get_function_address("tf_race_many"))  # tile loads and stores
+            self.warp_ops = _WARP_OPS(ee.get_function_address("tf_warp_ops"))  # a launch step's tile op
             for helper in HELPERS:  # tf_fail, tf_poll, tf_addr_scan, tf_out, tf_race
                 llvm.add_symbol(helper, ee.get_function_address(helper))
             self.__dict__["sched"] = sched
             return sched
 
     def __getattr__(self, name: str):
-        """run_plain, run_block, continue_block, free_frames, step_blocks, race_many: the scheduler's, made on
-        first use."""
-        if name in ("run_plain", "run_block", "continue_block", "free_frames", "step_blocks", "race_many"):
+        """run_plain, run_block, continue_block, free_frames, step_blocks, race_many, warp_ops: the
+        scheduler's, made on first use."""
+        if name in ("run_plain", "run_block", "continue_block", "free_frames", "step_blocks", "race_many",
+                    "warp_ops"):
             self.sched  # noqa: B018  (sets them)
             return self.__dict__[name]
         raise AttributeError(name)

@@ -288,3 +288,64 @@ done:
   ret i64 -1
 }}
 """
+
+
+# The common case of a launch step with warp ops, in one pass over the thread records (warpops._batched):
+# every thread of threads[0..n) waits (ST_WARP) at the first one's site, and each warp's lanes pass the
+# same k operands (T_OP..), which go to ops[warp k + i]. 0 when so; 1 when not (the host looks closer).
+WARP_OPS_IR = f"""
+define i64 @tf_warp_ops(ptr %thrs, i64 %n, i64 %k, ptr %ops) {{
+entry:
+  %sp = getelementptr i64, ptr %thrs, i64 {L.T_SITE}
+  %site0 = load i64, ptr %sp
+  br label %thread
+thread:
+  %t = phi i64 [0, %entry], [%t1, %next]
+  %more = icmp slt i64 %t, %n
+  br i1 %more, label %body, label %done
+body:
+  %rec = mul i64 %t, {T}
+  %r = getelementptr i64, ptr %thrs, i64 %rec
+  %stp = getelementptr i64, ptr %r, i64 {L.T_STATUS}
+  %st = load i64, ptr %stp
+  %sitep = getelementptr i64, ptr %r, i64 {L.T_SITE}
+  %site = load i64, ptr %sitep
+  %okst = icmp eq i64 %st, {L.ST_WARP}
+  %oksite = icmp eq i64 %site, %site0
+  %ok = and i1 %okst, %oksite
+  br i1 %ok, label %lanes, label %no
+lanes:
+  %lane = and i64 %t, 31
+  %first = sub i64 %t, %lane
+  %rec0 = mul i64 %first, {T}
+  %r0 = getelementptr i64, ptr %thrs, i64 %rec0
+  %warp = lshr i64 %t, 5
+  %row = mul i64 %warp, %k
+  br label %operand
+operand:
+  %i = phi i64 [0, %lanes], [%i1, %same]
+  %mo = icmp slt i64 %i, %k
+  br i1 %mo, label %check, label %next
+check:
+  %slot = add i64 %i, {L.T_OP}
+  %vp = getelementptr i64, ptr %r, i64 %slot
+  %v = load i64, ptr %vp
+  %v0p = getelementptr i64, ptr %r0, i64 %slot
+  %v0 = load i64, ptr %v0p
+  %oi = add i64 %row, %i
+  %outp = getelementptr i64, ptr %ops, i64 %oi
+  store i64 %v0, ptr %outp
+  %i1 = add i64 %i, 1
+  %eq = icmp eq i64 %v, %v0
+  br i1 %eq, label %same, label %no
+same:
+  br label %operand
+next:
+  %t1 = add i64 %t, 1
+  br label %thread
+no:
+  ret i64 1
+done:
+  ret i64 0
+}}
+"""

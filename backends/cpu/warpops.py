@@ -172,58 +172,83 @@ class WarpOps:
         if bs % WARP:
             return False
         rows = be.thr[lo * bs:hi * bs]
-        status, site = rows[:, L.T_STATUS], rows[:, L.T_SITE]
-        wait = (status == L.ST_WARP).reshape(-1, WARP)
-        if live is not None and not live.all():
-            wait &= np.repeat(np.asarray(live, bool), bs // WARP)[:, None]
-        everyone = bool(wait.all())  # the common case: no index arrays, views only
-        if everyone:
-            warps = self._every.get(len(wait))
-            if warps is None:
-                warps = self._every[len(wait)] = np.arange(len(wait))
-        else:
-            warps = np.flatnonzero(wait.any(axis=1))  # the waiting warps
-        if warps.size == 0:
-            return True
-        if not everyone and not wait[warps].all():
-            return False  # some lanes are elsewhere: divergence, or ACTIVEMASK
-        if everyone and (site == site[0]).all():  # the common case: every lane at one op
-            one, sites = True, site[:1]
-        else:
-            at = site.reshape(-1, WARP) if everyone else site.reshape(-1, WARP)[warps]
-            first = at[:, 0]
-            if (at != first[:, None]).any():
-                return False
-            one = bool((first == first[0]).all())
-            sites, pos = (first[:1], [0]) if one else np.unique(first, return_index=True)
         plans = []
-        for s in sites if one else sites[np.argsort(pos, kind="stable")]:  # the ops in the order of their first warp
-            op = self.sites.info.get(int(s))
-            if not isinstance(op, TileOp):
-                return False  # shuffles, votes, SYNCWARP: warp by warp
-            k = op.operands
-            if one and everyone:
-                mine, lanes = warps, slice(None)
-            else:
-                mine = warps if one else warps[first == s]
-                lanes = (mine[:, None] * WARP + np.arange(WARP)).ravel()
-            given = rows[lanes, L.T_OP:L.T_OP + k].reshape(len(mine), WARP, k)
-            if k and (given != given[:, :1]).any():  # every lane's operands must be lane 0's
+        uniform = self._uniform(rows, lo) if live is None or live.all() else None
+        if uniform is not None:  # the common case: every lane at one tile op, checked in one native pass
+            op, s, ops = uniform
+            warps = self._every.get(len(ops))
+            if warps is None:
+                warps = self._every[len(ops)] = np.arange(len(ops))
+            if not self._add_plan(plans, op, ops, s, warps, slice(None), lo):
                 return False
-            ops = given[:, 0].copy()  # (warps, operands)
-            plan = self._plan(op, ops, int(s))
-            if plan is None:
-                return False
-            stack = self._stack(mine + lo * be.warps_per_block)
-            if stack is None:
-                return False
-            plans.append((op, plan, stack, lanes, mine, ops, int(s)))
+        elif not self._plans(plans, rows, lo, live):
+            return False
+        if not plans:
+            return True
         if self.ctx[L.CTX_RACE_GEN] and not self._races_batched(plans, lo * bs):
             return False
         for op, plan, stack, lanes, mine, _, _ in plans:
             self._perform_batch(op, plan, stack, len(mine))
-            status[lanes] = L.ST_RUN
-        self.ctx[L.CTX_STEPS_USED] += WARP_OP_STEPS * len(warps)
+            rows[lanes, L.T_STATUS] = L.ST_RUN
+            self.ctx[L.CTX_STEPS_USED] += WARP_OP_STEPS * len(mine)
+        return True
+
+    def _uniform(self, rows: np.ndarray, lo: int) -> tuple[TileOp, int, np.ndarray] | None:
+        """(the op, its site, each warp's operands) when every thread of rows waits at one tile op
+        with its warp's operands (the scheduler's tf_warp_ops); else None."""
+        site = int(rows[0, L.T_SITE])
+        op = self.sites.info.get(site)
+        if not isinstance(op, TileOp) or len(rows) % WARP:
+            return None
+        ops = np.empty((len(rows) // WARP, op.operands), np.int64)
+        if self._pointers is None:  # the launch's context and thread records stay where they are
+            self._pointers = (self.ctx.ctypes.data, self.be.thr.ctypes.data)
+        first = self._pointers[1] + lo * self.be.block_size * L.THR_SLOTS * 8
+        return (op, site, ops) if self.be.rt.warp_ops(first, len(rows), op.operands, ops.ctypes.data) == 0 else None
+
+    def _plans(self, plans: list, rows: np.ndarray, lo: int, live: np.ndarray | None) -> bool:
+        """_batched's plans when the warps are not all at one op (or some blocks are not live): False
+        when they cannot be batched."""
+        bs = self.be.block_size
+        status, site = rows[:, L.T_STATUS], rows[:, L.T_SITE]
+        wait = (status == L.ST_WARP).reshape(-1, WARP)
+        if live is not None and not live.all():
+            wait &= np.repeat(np.asarray(live, bool), bs // WARP)[:, None]
+        everyone = bool(wait.all())
+        warps = np.arange(len(wait)) if everyone else np.flatnonzero(wait.any(axis=1))  # the waiting warps
+        if warps.size == 0:
+            return True
+        if not everyone and not wait[warps].all():
+            return False  # some lanes are elsewhere: divergence, or ACTIVEMASK
+        at = site.reshape(-1, WARP)[warps]
+        first = at[:, 0]
+        if (at != first[:, None]).any():
+            return False
+        sites, pos = np.unique(first, return_index=True)
+        for s in sites[np.argsort(pos, kind="stable")]:  # the ops in the order of their first warp
+            op = self.sites.info.get(int(s))
+            if not isinstance(op, TileOp):
+                return False  # shuffles, votes, SYNCWARP: warp by warp
+            k = op.operands
+            mine = warps[first == s]
+            lanes = (mine[:, None] * WARP + np.arange(WARP)).ravel()
+            given = rows[lanes, L.T_OP:L.T_OP + k].reshape(len(mine), WARP, k)
+            if k and (given != given[:, :1]).any():  # every lane's operands must be lane 0's
+                return False
+            if not self._add_plan(plans, op, given[:, 0].copy(), int(s), mine, lanes, lo):
+                return False
+        return True
+
+    def _add_plan(self, plans: list, op: TileOp, ops: np.ndarray, site: int, mine: np.ndarray, lanes, lo: int) -> bool:
+        """The plan of op for the warps `mine` (block-relative to lo) with their operands ops: False when
+        a check fails or their tile stacks differ."""
+        plan = self._plan(op, ops, site)
+        if plan is None:
+            return False
+        stack = self._stack(mine + lo * self.be.warps_per_block)
+        if stack is None:
+            return False
+        plans.append((op, plan, stack, lanes, mine, ops, site))
         return True
 
     def _stack(self, gws: np.ndarray) -> list[np.ndarray] | None:
