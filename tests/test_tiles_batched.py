@@ -209,3 +209,40 @@ def test_several_workers_really_ran_the_gathered_blocks(monkeypatch):
                                                                                                sites))[1])
     session(3).eval(PROGRAMS["gemm"])
     assert sorted(ranges) == [(0, 1), (1, 2), (2, 4)]
+
+
+def _warp_ops_reference(thr: np.ndarray, k: int) -> np.ndarray | None:
+    """What tf_warp_ops must find, in numpy: every thread at the first one's site waiting, and each
+    warp's lanes with lane 0's k operands (then those operands, one row per warp)."""
+    from tileforth.core.compile import layout as L
+
+    status, site = thr[:, L.T_STATUS], thr[:, L.T_SITE]
+    ops = thr[:, L.T_OP:L.T_OP + k].reshape(len(thr) // warpops.WARP, warpops.WARP, k)
+    if (status != L.ST_WARP).any() or (site != site[0]).any() or (ops != ops[:, :1]).any():
+        return None
+    return ops[:, 0]
+
+
+@pytest.mark.parametrize("case", ["uniform", "status", "site", "operand", "last_lane", "no_operands"])
+def test_the_native_check_of_a_step_is_numpys(case):
+    """tf_warp_ops (backends/cpu/scheduler.py), _batched's one pass over the thread records in the
+    common case, against numpy on records that break each of its conditions once."""
+    from tileforth.core.compile import layout as L
+
+    rt = cpu_backend.runtime()
+    rng = np.random.default_rng(7)
+    n, k = 4 * warpops.WARP, 0 if case == "no_operands" else 2
+    thr = rng.integers(-99, 99, (n, L.THR_SLOTS)).astype(np.int64)
+    thr[:, L.T_STATUS], thr[:, L.T_SITE] = L.ST_WARP, 5
+    for w in range(n // warpops.WARP):  # each warp's lanes pass their lane 0's operands
+        thr[w * warpops.WARP:(w + 1) * warpops.WARP, L.T_OP:L.T_OP + 2] = rng.integers(0, 1 << 40, 2)
+    where = {"status": (70, L.T_STATUS, L.ST_BARRIER), "site": (33, L.T_SITE, 6), "operand": (77, L.T_OP + 1, -1),
+             "last_lane": (n - 1, L.T_OP, 3)}.get(case)
+    if where:
+        thr[where[0], where[1]] = where[2]
+    expected = _warp_ops_reference(thr, k)
+    ops = np.full((n // warpops.WARP, k), -7, np.int64)
+    code = rt.warp_ops(thr.ctypes.data, n, k, ops.ctypes.data)
+    assert code == (1 if expected is None else 0)
+    if expected is not None:
+        np.testing.assert_array_equal(ops, expected)
