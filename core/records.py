@@ -12,8 +12,10 @@ their cost at import.
 On Python 3.11 `@dataclass` compiles each class's methods from source with exec (about
 0.35 ms a class, 0.6 ms a frozen one), and importing dataclasses loads inspect, ast and
 dis (9 ms): together 38 of the 72 ms `import tileforth.core` took with its 68 classes.
-`@record` reads the same annotations and gives the same methods, which are written once,
-here, and read each class's fields from a table:
+`@record` reads the same annotations and gives the same methods. All but one are written
+once, here, and read each class's fields from a table; `__init__`, on which making records
+costs most, is compiled for each class as dataclasses compiles it, but on its first call:
+a class never instantiated (most views, the profile's records) pays nothing.
 
 - `__init__(self, *fields in order, **by name)`, defaults and default factories as
   dataclasses has them, then `__post_init__()` if the class defines one;
@@ -138,7 +140,7 @@ def _process(cls: type, frozen: bool, eq: bool) -> type:
     cls.__match_args__ = tuple(f.name for f in table)
     body = cls.__dict__
     if "__init__" not in body:
-        cls.__init__ = _init(table, hasattr(cls, "__post_init__"))
+        cls.__init__ = _init(cls, table, hasattr(cls, "__post_init__"), frozen)
     if "__repr__" not in body:
         cls.__repr__ = _repr
     if eq and "__eq__" not in body:
@@ -152,39 +154,44 @@ def _process(cls: type, frozen: bool, eq: bool) -> type:
     return cls
 
 
-def _init(table: tuple[Field, ...], post: bool):
-    names = tuple(f.name for f in table)
-    count = len(names)
-    known = frozenset(names)
-    later = tuple((f.name, f.default, f.default_factory) for f in table
-                  if f.default is not MISSING or f.default_factory is not MISSING)
-    required = tuple(f.name for f in table if f.default is MISSING and f.default_factory is MISSING)
-
+def _init(cls: type, table: tuple[Field, ...], post: bool, frozen: bool):
+    """The class's __init__: on its first call it compiles the class's own (as dataclasses does at
+    once), puts it in the class's place, and runs it. A class never made pays nothing."""
     def __init__(self, *args, **kwargs) -> None:
-        if len(args) > count:
-            raise TypeError(f"{type(self).__name__}() takes {count} fields, {len(args)} were given")
-        values = dict(zip(names, args))
-        if kwargs:
-            for name in kwargs:
-                if name not in known:
-                    raise TypeError(f"{type(self).__name__}() has no field {name!r}")
-                if name in values:
-                    raise TypeError(f"{type(self).__name__}() got two values for the field {name!r}")
-            values.update(kwargs)
-        if len(values) < count:
-            for name, default, factory in later:
-                if name not in values:
-                    values[name] = default if factory is MISSING else factory()
-            if len(values) < count:
-                missing = [n for n in required if n not in values]
-                raise TypeError(f"{type(self).__name__}() is missing the fields {', '.join(missing)}")
-        d = self.__dict__
-        for name in names:  # in the fields' order, as dataclasses' __init__ sets them
-            d[name] = values[name]
-        if post:
-            self.__post_init__()
+        own = _compiled_init(cls.__qualname__, table, post, frozen)
+        if cls.__dict__.get("__init__") is __init__:
+            cls.__init__ = own
+        own(self, *args, **kwargs)
 
     return __init__
+
+
+def _compiled_init(name: str, table: tuple[Field, ...], post: bool, frozen: bool):
+    """__init__(self, field, ..., field=default, ...) that sets each field (a frozen record's in its
+    __dict__: its __setattr__ refuses), then runs __post_init__ if the class has one."""
+    env: dict[str, Any] = {"_rec_MISSING": MISSING}  # names no field takes
+    params, body = [], []
+    for i, f in enumerate(table):
+        target = f"self.__dict__[{f.name!r}]" if frozen else f"self.{f.name}"
+        if f.default_factory is not MISSING:
+            env[f"_rec_factory{i}"] = f.default_factory
+            params.append(f"{f.name}=_rec_MISSING")
+            body.append(f"{target} = _rec_factory{i}() if {f.name} is _rec_MISSING else {f.name}")
+        else:
+            if f.default is not MISSING:
+                env[f"_rec_default{i}"] = f.default
+                params.append(f"{f.name}=_rec_default{i}")
+            else:
+                params.append(f.name)
+            body.append(f"{target} = {f.name}")
+    if post:
+        body.append("self.__post_init__()")
+    source = f"def __init__(self, {', '.join(params)}):\n    " + "\n    ".join(body or ["pass"]) + "\n"
+    exec(source, env)
+    init = env["__init__"]
+    init.__qualname__ = f"{name}.__init__"
+    init.__module__ = __name__
+    return init
 
 
 @reprlib.recursive_repr()

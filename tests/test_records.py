@@ -194,6 +194,27 @@ def test_methods_the_class_defines_are_kept():
     assert repr(Own(1)) == "own" and Own(1) == Own(1)
 
 
+def test_init_is_compiled_on_first_use_and_fields_may_take_any_name():
+    """__init__ is compiled when the class is first instantiated (then it is the class's own); the
+    names the compiled code uses itself cannot clash with a field's."""
+    def make(deco, field):
+        @deco
+        class Names:
+            """Fields named as the generated code's locals might be."""
+
+            d: int
+            env: int = 2
+            MISSING: list = field(default_factory=list)
+            self_: int = 4
+
+        return Names
+
+    D, R = both(make)
+    lazy = R.__init__
+    assert vars(R(1)) == vars(D(1)) and R.__init__ is not lazy  # replaced by the compiled one
+    assert vars(R(1, 5, [6], 7)) == vars(D(1, 5, [6], 7)) and vars(R(d=0, MISSING=[1])) == vars(D(d=0, MISSING=[1]))
+
+
 def test_declaration_mistakes_are_refused():
     with pytest.raises(TypeError):  # dataclasses refuses it too: a field without a default after one with
         @records.record
