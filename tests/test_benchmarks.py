@@ -145,3 +145,11 @@ def test_the_benchmarks_say_when_another_process_is_busy():
         spin.kill()
         spin.wait()
     assert run("parallel.py").stdout.startswith("machine: ")
+
+
+def test_warps_quick_prints_both_paths_checked():
+    r = run("warps.py", "--quick")
+    assert r.returncode == 0, r.stdout + r.stderr  # each result is checked against numpy inside the script
+    assert "4,096 threads" in r.stdout
+    for name in ("warp sum (5 SHFL-XOR)", "BALLOT"):
+        assert re.search(re.escape(name) + r" +\d+\.\d ms   warp by warp +\d+\.\d ms", r.stdout), r.stdout

@@ -46,8 +46,16 @@ PROGRAMS = {
                "16 +LOOP 0.5e TSCALE row0 N * col0 + 2 * CH + N TSTORE ; hacc F32 TILE-ACC",
     # output around tile ops, from every block
     "output": "8 1 1 GRID 64 1 1 THREADS : talk GLOBAL-ID . TZERO 2e TFILL T+ GLOBAL-ID 3 MOD . TDROP ; talk",
-    # shuffles and votes between tile ops (warp by warp), blocks still gathered
+    # shuffles and votes between tile ops, blocks gathered
     "warp_ops": "8 1 1 GRID 64 1 1 THREADS : mix TZERO GLOBAL-ID 1 SHFL-XOR TID-X 1 AND 0= BALLOT TDROP ; mix",
+    # every shuffle, batched over all the warps of the launch (WarpOps._warp_ops), results on the stacks
+    "shuffles": "8 1 1 GRID 96 1 1 THREADS : sh GLOBAL-ID 7 * DUP 37 SHFL-IDX OVER 3 SHFL-UP + OVER 2 SHFL-DOWN + "
+                "OVER 9 SHFL-XOR +  GLOBAL-ID S>F 1.5e F* 33 FSHFL-DOWN F>S  GLOBAL-ID -5 * 31 SHFL-UP ; sh",
+    # votes and SYNCWARP (the race detector's clock), flags from every lane
+    "votes": "8 1 1 GRID 64 1 1 THREADS : vo GLOBAL-ID 3 MOD 0= DUP BALLOT SWAP DUP ANY SWAP ALL  TID-X 40 < ALL "
+             "TID-X 100 < ANY  BID-X 2 = TID-X 63 = AND BALLOT  SYNCWARP  GLOBAL-ID 0< ANY ; vo",
+    # ACTIVEMASK (no synchronisation: warp by warp) before a shuffle every lane reaches
+    "activemask": "8 1 1 GRID 64 1 1 THREADS : am TID-X 16 < IF ACTIVEMASK ELSE 0 THEN 1 SHFL-XOR ; am",
     # shared memory: blocks one after another (one region per worker), warps still batched
     "shared": "4 1 1 GRID 128 1 1 THREADS 1024 SHARED: sh : sgemm TID-X sh TID-X CELLS + ! BARRIER TZERO "
               "N 0 DO I a-at N TLOAD-A I b-at N TLOAD-B TMMA 16 +LOOP c-at N TSTORE ; sgemm",
@@ -61,6 +69,8 @@ ERRORS = {
     "typed": "8 1 1 GRID 32 1 1 THREADS : ty BID-X 2 > IF C ELSE A THEN N TLOAD-A ; ty",
     "stride": "8 1 1 GRID 32 1 1 THREADS : str A BID-X 4 = IF 8 ELSE N THEN TLOAD-A ; str",
     "partial_warp": "4 1 1 GRID 48 1 1 THREADS TZERO",
+    "divergent_shuffle": "8 1 1 GRID 64 1 1 THREADS : dsh BID-X 5 = TID-X 3 < AND IF 1 1 SHFL-XOR DROP THEN ; dsh",
+    "shuffle_past_the_warp": "4 1 1 GRID 48 1 1 THREADS GLOBAL-ID 20 SHFL-DOWN",
     "error_with_output": "8 1 1 GRID 32 1 1 THREADS : eo GLOBAL-ID . TZERO BID-X 5 = IF 0 @ DROP THEN TDROP "
                          "GLOBAL-ID . ; eo",
 }
@@ -139,7 +149,7 @@ def test_the_lowest_failing_block_is_reported():
         session().eval(ERRORS["disagree"])
 
 
-@pytest.mark.parametrize("name", ["gemm", "by_block", "output", "warp_ops"])
+@pytest.mark.parametrize("name", ["gemm", "by_block", "output", "warp_ops", "shuffles", "votes"])
 def test_parallel_runs_leave_what_one_worker_leaves(name, monkeypatch):
     monkeypatch.setattr(cpu_backend, "PARALLEL_THREADS", 0)
     monkeypatch.setattr(warpops, "GATHER_BLOCKS_PER_WORKER", 1)  # gathered ranges on several workers
@@ -246,3 +256,30 @@ def test_the_native_check_of_a_step_is_numpys(case):
     assert code == (1 if expected is None else 0)
     if expected is not None:
         np.testing.assert_array_equal(ops, expected)
+
+
+@pytest.mark.parametrize("word,b", [("SHFL-IDX", 37), ("SHFL-UP", 3), ("SHFL-DOWN", 5), ("SHFL-XOR", 9),
+                                    ("SHFL-UP", 33), ("SHFL-DOWN", 40)])
+def test_shuffles_of_every_warp_at_once_are_numpys(word, b, monkeypatch):
+    """Shuffles batched over the warps of a gathered launch (WarpOps._warp_ops, never warp by warp),
+    against numpy: the source lane of each mode, from the operand's low 5 bits as PTX's shfl.sync
+    takes it (bval = b[4:0]), and a lane's own value where the source is outside the warp (CUDA's
+    __shfl_up/down_sync with a width of 32)."""
+    monkeypatch.setattr(warpops.WarpOps, "_warp_op", lambda *a: pytest.fail("a warp shuffled on its own"))
+    f = session()
+    f.eval(f"8 1 1 GRID 96 1 1 THREADS  GLOBAL-ID 7 * 11 + {b} {word}")
+    x = (np.arange(8 * 96) * 7 + 11).reshape(-1, 32)
+    lane, m = np.arange(32), b & 31
+    src = {"SHFL-IDX": np.full(32, m), "SHFL-UP": lane - m, "SHFL-DOWN": lane + m, "SHFL-XOR": lane ^ m}[word]
+    src = np.where((src >= 0) & (src < 32), src, lane)
+    assert [row[-1] for row in f.data_stack(lane=None)] == x[:, src].ravel().tolist()
+
+
+def test_votes_of_every_warp_at_once_are_numpys(monkeypatch):
+    monkeypatch.setattr(warpops.WarpOps, "_warp_op", lambda *a: pytest.fail("a warp voted on its own"))
+    f = session()
+    f.eval("8 1 1 GRID 64 1 1 THREADS  GLOBAL-ID 5 MOD 0= DUP BALLOT SWAP DUP ANY SWAP ALL")
+    flags = (np.arange(8 * 64) % 5 == 0).reshape(-1, 32)
+    ballot = (flags * (1 << np.arange(32))).sum(axis=1)
+    expected = [[int(ballot[w]), -int(flags[w].any()), -int(flags[w].all())] for w in range(len(flags)) for _ in range(32)]
+    assert f.data_stack(lane=None) == expected

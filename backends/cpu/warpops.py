@@ -91,6 +91,8 @@ class WarpOps:
         self._windows: dict[tuple, np.ndarray] = {}  # (allocation, element type, line length) -> its lines
         self._every: dict[int, np.ndarray] = {}  # n -> arange(n)
         self._pointers: tuple[int, int] | None = None  # the addresses of ctx and the thread records (_races)
+        self._lane = np.arange(WARP)  # shuffles' lanes, and votes' bits (_warp_ops)
+        self._bits = np.left_shift(1, self._lane, dtype=np.int64)
 
     def error(self, site: int, message: str, word: str | None = None) -> ForthError:
         name, pos = self.sites.entries[site] if 0 <= site < len(self.sites.entries) else ("", None)
@@ -173,7 +175,12 @@ class WarpOps:
             return False
         rows = be.thr[lo * bs:hi * bs]
         plans = []
-        uniform = self._uniform(rows, lo) if live is None or live.all() else None
+        whole = live is None or live.all()
+        if whole:
+            op = self.sites.info.get(int(rows[0, L.T_SITE]))
+            if isinstance(op, WarpOp):
+                return op.collective and self._warp_ops(op, rows, lo)
+        uniform = self._uniform(rows, lo) if whole else None
         if uniform is not None:  # the common case: every lane at one tile op, checked in one native pass
             op, s, ops = uniform
             warps = self._every.get(len(ops))
@@ -193,6 +200,43 @@ class WarpOps:
             self.ctx[L.CTX_STEPS_USED] += WARP_OP_STEPS * len(mine)
         return True
 
+    def _warp_ops(self, op: WarpOp, rows: np.ndarray, lo: int) -> bool:
+        """A shuffle, vote or SYNCWARP that every lane of every warp of rows waits at, for all the
+        warps at once (_warp_op's results, warp by warp); False (nothing done) when not every lane is there."""
+        if self._first(rows, lo, 0, None) != 0:
+            return False
+        ops = rows[:, L.T_OP:L.T_OP + op.operands]
+        match op:
+            case Shuffle(mode=mode):
+                x, b = (ops[:, i].reshape(-1, WARP) for i in (0, 1))
+                lane = self._lane
+                b = b & 31
+                src = {"idx": b, "up": lane - b, "down": lane + b, "xor": lane ^ b}[mode]
+                src = np.where((src >= 0) & (src < WARP), src, lane)
+                rows[:, L.T_OP] = np.take_along_axis(x, src, axis=1).ravel()
+            case Vote(mode="ballot"):
+                masks = np.where(ops[:, 0].reshape(-1, WARP) != 0, self._bits, 0).sum(axis=1)
+                rows[:, L.T_OP] = np.repeat(masks, WARP)
+            case Vote(mode=mode):  # any, all: a Forth flag on every lane
+                flags = ops[:, 0].reshape(-1, WARP) != 0
+                told = flags.any(axis=1) if mode == "any" else flags.all(axis=1)
+                rows[:, L.T_OP] = -np.repeat(told.astype(np.int64), WARP)
+            case SyncWarp():
+                rows[:, L.T_EPOCH] += 1  # the race detector's clock: the warp's lanes are ordered here
+            case _:  # pragma: no cover - warpgen emits only the ops above
+                raise AssertionError(op)
+        rows[:, L.T_STATUS] = L.ST_RUN
+        self.ctx[L.CTX_STEPS_USED] += WARP_OP_STEPS * (len(rows) // WARP)
+        return True
+
+    def _first(self, rows: np.ndarray, lo: int, k: int, ops: np.ndarray | None) -> int:
+        """tf_warp_ops on rows (the threads from block lo on): 0 when every thread waits at the first
+        one's site with its warp's k operands (then in ops), else 1."""
+        if self._pointers is None:  # the launch's context and thread records stay where they are
+            self._pointers = (self.ctx.ctypes.data, self.be.thr.ctypes.data)
+        first = self._pointers[1] + lo * self.be.block_size * L.THR_SLOTS * 8
+        return self.be.rt.warp_ops(first, len(rows), k, None if ops is None else ops.ctypes.data)
+
     def _uniform(self, rows: np.ndarray, lo: int) -> tuple[TileOp, int, np.ndarray] | None:
         """(the op, its site, each warp's operands) when every thread of rows waits at one tile op
         with its warp's operands (the scheduler's tf_warp_ops); else None."""
@@ -201,10 +245,7 @@ class WarpOps:
         if not isinstance(op, TileOp) or len(rows) % WARP:
             return None
         ops = np.empty((len(rows) // WARP, op.operands), np.int64)
-        if self._pointers is None:  # the launch's context and thread records stay where they are
-            self._pointers = (self.ctx.ctypes.data, self.be.thr.ctypes.data)
-        first = self._pointers[1] + lo * self.be.block_size * L.THR_SLOTS * 8
-        return (op, site, ops) if self.be.rt.warp_ops(first, len(rows), op.operands, ops.ctypes.data) == 0 else None
+        return (op, site, ops) if self._first(rows, lo, op.operands, ops) == 0 else None
 
     def _plans(self, plans: list, rows: np.ndarray, lo: int, live: np.ndarray | None) -> bool:
         """_batched's plans when the warps are not all at one op (or some blocks are not live): False
