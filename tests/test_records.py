@@ -234,3 +234,18 @@ def test_importing_the_core_loads_no_dataclasses():
     code = "import sys, tileforth.core; print(sorted(m for m in ('dataclasses', 'inspect', 'ast') if m in sys.modules))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+def test_records_copy_and_pickle_as_dataclasses_do():
+    """The session snapshots with copy; frozen records (their __setattr__ refuses) copy all the same."""
+    import copy
+    import pickle
+
+    from tileforth.core.compile.tiles import TileConfig
+    from tileforth.core.errors import SourcePos
+
+    (_, DC, _), (_, RC, _) = both(family)
+    for d, r in ((DC(1, 2, "x"), RC(1, 2, "x")), (DC(3), RC(3))):
+        assert vars(copy.deepcopy(r)) == vars(copy.deepcopy(d)) and copy.copy(r) == r
+    for value in (TileConfig(), SourcePos(3, 4, "DUP", "<input>")):  # module-level records pickle
+        assert pickle.loads(pickle.dumps(value)) == value and hash(copy.deepcopy(value)) == hash(value)
