@@ -136,7 +136,11 @@ def _shapes(rng: random.Random, words: list[str]) -> list[str]:
             lines.append(f"{rng.choice(['ZEROS', 'RAMP', '1.5e AFILL', '7 RANDOM', 'IDENTITY', '.M'])} {name}")
         else:
             lines.append(" ".join(rng.choice(["GLOBAL-ID", "TID-X", "BID-X", "WARP-ID", "LANE-ID", "BARRIER",
-                                              "DUP", ".", "BDIM-X", "GDIM-X", "THREAD-ID", ".S", "+", "DROP"])
+                                              "DUP", ".", "BDIM-X", "GDIM-X", "THREAD-ID", ".S", "+", "DROP",
+                                              # warp ops on grids of every shape (batched or warp by warp)
+                                              "1 SHFL-XOR", "3 SHFL-DOWN", "33 SHFL-UP", "SHFL-IDX", "BALLOT",
+                                              "ANY", "ALL", "SYNCWARP", "ACTIVEMASK", "2e 1 FSHFL-XOR F.",
+                                              "0= IF", "THEN"])
                                   for _ in range(rng.randint(1, 5))))
     return lines
 
