@@ -125,8 +125,7 @@ def _process(cls: type, frozen: bool, eq: bool) -> type:
         if isinstance(f.default, (list, dict, set)):
             raise ValueError(f"{cls.__name__}.{name}: a mutable default is shared by every record; "
                              "use field(default_factory=...)")
-        inherited.pop(name, None)
-        inherited[name] = f
+        inherited[name] = f  # a field a base has keeps its place, as in dataclasses
     table = tuple(inherited.values())
     seen_default = False
     for f in table:

@@ -162,6 +162,29 @@ def test_subclasses_inherit_fields_in_order():
     assert match(RC(1, 2, "x")) == match(DC(1, 2, "x")) == (1, 2, "x")
 
 
+def test_a_subclass_that_gives_a_field_a_default_keeps_its_place():
+    def make(deco, field):
+        @deco
+        class Base:
+            """Two fields."""
+
+            a: int
+            b: int
+
+        @deco
+        class Again(Base):
+            """b again, now with a default, and c after it."""
+
+            b: int = 5
+            c: int = 6
+
+        return Again
+
+    D, R = both(make)
+    assert R.__match_args__ == D.__match_args__ == ("a", "b", "c")
+    assert repr(R(1)) == repr(D(1)).replace(D.__qualname__, R.__qualname__)
+
+
 def test_post_init_runs_after_the_fields():
     D, R = both(posted)
     assert vars(R(4)) == vars(D(4)) == {"n": 4, "double": 8}
