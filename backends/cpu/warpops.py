@@ -167,8 +167,9 @@ class WarpOps:
     def _batched(self, lo: int, hi: int, live: np.ndarray | None) -> bool:
         """Perform the waiting warps' tile ops batched, when nothing can go wrong: every waiting warp
         whole and converged at a tile op, its lanes' operands uniform, its loads and stores aligned,
-        in bounds and of their arrays' types. All checks come before anything changes, so False
-        (not batched) leaves everything as it was for the warp-by-warp path, which words the error."""
+        in bounds and of their arrays' types; or every lane of the step at one shuffle, vote or
+        SYNCWARP (_warp_ops). All checks come before anything changes, so False (not batched)
+        leaves everything as it was for the warp-by-warp path, which words the error."""
         be = self.be
         bs = be.block_size
         if bs % WARP:
@@ -203,7 +204,7 @@ class WarpOps:
     def _warp_ops(self, op: WarpOp, rows: np.ndarray, lo: int) -> bool:
         """A shuffle, vote or SYNCWARP that every lane of every warp of rows waits at, for all the
         warps at once (_warp_op's results, warp by warp); False (nothing done) when not every lane is there."""
-        if self._first(rows, lo, 0, None) != 0:
+        if self._at_one_op(rows, lo, 0, None) != 0:
             return False
         ops = rows[:, L.T_OP:L.T_OP + op.operands]
         match op:
@@ -229,7 +230,7 @@ class WarpOps:
         self.ctx[L.CTX_STEPS_USED] += WARP_OP_STEPS * (len(rows) // WARP)
         return True
 
-    def _first(self, rows: np.ndarray, lo: int, k: int, ops: np.ndarray | None) -> int:
+    def _at_one_op(self, rows: np.ndarray, lo: int, k: int, ops: np.ndarray | None) -> int:
         """tf_warp_ops on rows (the threads from block lo on): 0 when every thread waits at the first
         one's site with its warp's k operands (then in ops), else 1."""
         if self._pointers is None:  # the launch's context and thread records stay where they are
@@ -245,7 +246,7 @@ class WarpOps:
         if not isinstance(op, TileOp) or len(rows) % WARP:
             return None
         ops = np.empty((len(rows) // WARP, op.operands), np.int64)
-        return (op, site, ops) if self._first(rows, lo, op.operands, ops) == 0 else None
+        return (op, site, ops) if self._at_one_op(rows, lo, op.operands, ops) == 0 else None
 
     def _plans(self, plans: list, rows: np.ndarray, lo: int, live: np.ndarray | None) -> bool:
         """_batched's plans when the warps are not all at one op (or some blocks are not live): False
