@@ -1,10 +1,14 @@
 """The `tileforth` command's arguments (argparse): apart from cli.py, so that repl/resident.py's
-tests can check its scan against them without loading a session's modules."""
+tests can check its scan against them without loading a session's modules. Importing it loads no
+argparse (~5 ms): resident.py, which every run of the command loads first, takes the names below."""
 from __future__ import annotations
 
-import argparse
-
 STACK_MODES = ("each", "end", "none")
+KERNEL_COMMANDS = ("compile", "run")  # the command's subcommands, for kernel files
+# what resident.py's scan needs to tell a file from an option's value without argparse (tests/test_resident.py
+# checks them against parser()): the options that take a value, and the flags
+VALUE_OPTIONS = ("-e", "--backend", "--stacks", "--steps", "--arch")
+FLAG_OPTIONS = ("--echo", "--timing", "--no-timing", "--unchecked")
 
 
 USAGE = """tileforth [options] [FILE ...] [-e SOURCE ...]
@@ -21,6 +25,8 @@ subcommands, for kernel files (\\! kernel, \\! param, \\! shared header lines, t
 
 
 def _steps(text: str) -> int:
+    import argparse
+
     n = int(text.replace("_", ""))  # a ValueError: argparse says "invalid steps value"
     if n < 0:
         raise argparse.ArgumentTypeError(f"{text}: give a positive number of steps, or 0 for no budget")
@@ -31,6 +37,13 @@ _steps.__name__ = "steps"
 
 
 def parse_args(argv):
+    return parser().parse_args(argv)
+
+
+def parser():
+    """The command's argument parser (argparse.ArgumentParser)."""
+    import argparse
+
     p = argparse.ArgumentParser(
         prog="tileforth", usage=USAGE,
         description="An interactive Forth for NVIDIA GPUs (or their CPU emulation).",
@@ -64,4 +77,4 @@ def parse_args(argv):
     p.add_argument("--arch", default=None, metavar="SM",
                    help="GPU architecture that PTX is shown for, e.g. sm_75 sm_80 sm_90 (default: the GPU's own "
                         "on the cuda backend, else sm_80)")
-    return p.parse_args(argv)
+    return p

@@ -30,9 +30,8 @@ from typing import Iterable
 
 from tileforth.core.session.syswords import set_step_budget
 
-from .args import parse_args
+from .args import KERNEL_COMMANDS, parse_args
 from .display import Display
-from .resident import KERNEL_COMMANDS
 from .session import ABORT_REPEAT_S, Bye, Session
 
 

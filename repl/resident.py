@@ -33,6 +33,8 @@ import os
 import struct
 import sys
 
+from .args import FLAG_OPTIONS, KERNEL_COMMANDS, VALUE_OPTIONS
+
 PROTOCOL = 1
 FDS = (0, 1, 2)  # stdin, stdout, stderr: the child uses them as its own
 START_TIMEOUT_S = 10.0  # how long a client waits for its child to start before running here
@@ -44,10 +46,6 @@ KEY_ENV_PREFIXES = ("PYTHON", "TILEFORTH_", "NUMPY", "OPENBLAS", "OMP_", "MKL", 
 # tileforth's packages (every file is in the key) and the dependencies the server imports
 OWN_PACKAGES = ("tileforth", "tileforth.core", "tileforth.backends", "tileforth.repl")
 DEPENDENCIES = ("numpy", "ml_dtypes", "llvmlite", "rich", "prompt_toolkit")
-# options of the command that take a value (repl/args.py), to tell a file from an option's value
-VALUE_OPTIONS = ("-e", "--backend", "--stacks", "--steps", "--arch")
-FLAG_OPTIONS = ("--echo", "--timing", "--no-timing", "--unchecked")
-KERNEL_COMMANDS = ("compile", "run")  # the command's subcommands (cli.py takes them from here)
 
 
 def mode(env=os.environ) -> str:

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 from tileforth.repl import resident, server
-from tileforth.repl.args import parse_args
+from tileforth.repl.args import FLAG_OPTIONS, VALUE_OPTIONS, parse_args, parser
 
 ROOT = Path(__file__).resolve().parents[1]
 COMMAND = [sys.executable, "-c", "from tileforth.repl.resident import entry; entry()"]
@@ -340,6 +340,16 @@ def test_arguments_the_scan_does_not_know_go_to_argparse(argv):
     assert resident.opens_prompt(argv) is None
     with pytest.raises(SystemExit):
         parse_args(argv)
+
+
+def test_the_scans_option_names_are_the_parsers():
+    """args.py's VALUE_OPTIONS and FLAG_OPTIONS, which the scan reads instead of argparse, name exactly the
+    parser's options that take a value and its flags (-h and -i aside: the scan treats them itself)."""
+    takes, flags = set(), set()
+    for action in parser()._actions:
+        names = {n for n in action.option_strings if n not in ("-h", "--help", "-i")}
+        (takes if action.nargs != 0 else flags).update(names)
+    assert takes == set(VALUE_OPTIONS) and flags == set(FLAG_OPTIONS)
 
 
 # last: these change a source file's time for a moment, which a running server takes for an edit
