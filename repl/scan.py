@@ -194,8 +194,8 @@ def scan(text: str, dictionary: dict, base: int = 10, *, compiling: bool = False
     `:`); a host word that parses (`'`, CREATE, CONSTANT, INCLUDE) reads its
     name only when it runs now, not when it is compiled into a definition or
     an open control structure (`: mk CREATE ;`); `[ ... ]` interprets inside
-    a definition; DOES> goes on to the `;`; locals `{: a | b -- c :}` and
-    `{ a -- b }` are names, not words.
+    a definition; DOES> goes on to the `;`; locals `{: a | b -- c :}`,
+    `{ a -- b }` and `LOCALS| a b |` are names, not words.
     """
     out = Scan(open_definition=compiling, open_control=open_frames if compiling else 0)
     interp = interpreting and compiling  # inside [ ... ] of an open definition
@@ -333,6 +333,15 @@ def scan(text: str, dictionary: dict, base: int = 10, *, compiling: bool = False
                 span_tok(t, "comment" if part == "out" else "local")
                 if part != "out":
                     locals_.add(t.key)
+            continue
+        if immediate and key == "LOCALS|" and compile_state:
+            item(tok, None)
+            while (t := reader.next_token()) is not None:
+                if t.text == "|":
+                    span_tok(t, "immediate")
+                    break
+                span_tok(t, "local")
+                locals_.add(t.key)
             continue
         if immediate and kind == "control" and key in CONTROL_DELTA:
             out.open_control = max(0, out.open_control + CONTROL_DELTA[key])

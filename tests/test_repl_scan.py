@@ -134,6 +134,8 @@ def test_locals_are_names():
     assert ("comment", "d") in got  # after --: a comment
     got = spans(": g { x -- y } x ;")
     assert [t for k, t in got if k == "local"] == ["x", "x"]
+    got = spans(": k LOCALS| p q | p q - ;")
+    assert [t for k, t in got if k == "local"] == ["p", "q", "p", "q"] and ("immediate", "|") in got
     # a local is a name only inside its definition, and DOES> starts a new one
     got = spans(": h {: a :} CREATE DOES> a ;")
     assert got[-2] == ("unknown", "a")

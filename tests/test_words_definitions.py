@@ -158,6 +158,10 @@ LOCALS_CASES = [
     ": ONE { n -- } n n n ; 9 ONE",
     ": LOOPER { n -- } 0 n 0 DO I n * + LOOP ; 4 LOOPER",
     ": POS? { n -- } n 0> IF n ELSE n NEGATE THEN ; -5 POS? 6 POS?",
+    # LOCALS| (13.6.2.1795): the first name takes the top of the stack
+    ": LB3 LOCALS| a b c | a b - c - ; 10 3 2 LB3",
+    ": LB1 LOCALS| n | 0 n 0 DO I n * + LOOP ; 4 LB1",
+    ": LBT LOCALS| x y | x 10 * y + ; 1 2 LBT",
 ]
 
 

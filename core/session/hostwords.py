@@ -414,6 +414,25 @@ def i_locals(f: "Forth", tok: Token) -> None:
     f.colon.locals.extend(taken + extra)
 
 
+def i_locals_bar(f: "Forth", tok: Token) -> None:
+    """`LOCALS| a b |` (Forth-2012 13.6.2.1795, obsolescent; gforth has it): locals that take cells
+    from the stack, the first named the top one, as (LOCAL) declares them: `{ b a }`."""
+    if not f.compile_state or f.frames:
+        raise ForthError("locals LOCALS| a b | are allowed inside a definition, outside IF, loops and other "
+                         "control structures", tok.pos, tok.text)
+    names: list[str] = []
+    while True:
+        t = f.reader.next_token()
+        if t is None:
+            raise ForthError("LOCALS| without |: close the locals list with | (LOCALS| a b |)", tok.pos, tok.text)
+        if t.text == "|":
+            break
+        names.append(t.key)
+    names.reverse()  # the first named takes the top of the stack
+    f.append(LocalsDef(len(names), 0, tok.pos))
+    f.colon.locals.extend(names)
+
+
 def _open(kind: str):
     def fn(f: "Forth", tok: Token) -> None:
         f.frames.append(_frame(kind, tok))
@@ -806,6 +825,8 @@ IMMEDIATES: list[Immediate] = [
               ": f {: a b :} a b - ; 5 3 f . \\ 2"),
     Immediate("{", "( x1 .. xn -- )", "Locals, gforth's spelling: `{ a b | c -- }`.", i_locals,
               ": f { a b -- } a b - ; 5 3 f . \\ 2"),
+    Immediate("LOCALS|", "( xn .. x1 -- )", "Locals, the older standard spelling (obsolescent): `LOCALS| a b |` "
+              "takes a from the top of the stack, then b.", i_locals_bar, ": f LOCALS| a b | a b - ; 5 3 f . \\ -2"),
     Immediate("IF", "( flag -- )", "Run what follows if flag is non-zero.", _open("if"), "1 IF 42 . THEN"),
     Immediate("ELSE", "( -- )", "The other branch of IF.", i_else, "0 IF 1 ELSE 2 THEN ."),
     Immediate("THEN", "( -- )", "End IF ... ELSE.", i_then, "1 IF 42 . THEN"),
