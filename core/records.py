@@ -199,16 +199,19 @@ def _repr(self) -> str:
     return f"{type(self).__qualname__}({', '.join(f'{f.name}={d[f.name]!r}' for f in self.__record_fields__)})"
 
 
+def _values(self) -> tuple:
+    d = self.__dict__
+    return tuple(d[f.name] for f in self.__record_fields__)
+
+
 def _eq(self, other):
     if other.__class__ is not self.__class__:
         return NotImplemented
-    a, b = self.__dict__, other.__dict__  # as tuples compare (an object equals itself: a NaN too)
-    return tuple(a[f.name] for f in self.__record_fields__) == tuple(b[f.name] for f in self.__record_fields__)
+    return _values(self) == _values(other)  # as tuples compare (an object equals itself: a NaN too)
 
 
 def _hash(self) -> int:
-    d = self.__dict__
-    return hash(tuple(d[f.name] for f in self.__record_fields__))
+    return hash(_values(self))
 
 
 def _frozen_setattr(self, name: str, value) -> None:

@@ -354,10 +354,10 @@ def _helper(m: ir.Module, conflict: ir.Function) -> ir.Function:
     known.add_incoming(ir.Constant(I1, 1), bb["step"])
     for phi, x in zip(seen, raw):
         phi.add_incoming(x, bb["step"])
-    for phi, v, kept in zip(given, stored, given):
+    for phi, v in zip(given, stored):  # what this granule was given: checked, or the previous one's
         after = b.phi(I64)
         after.add_incoming(v, checked)
-        after.add_incoming(kept, copy)
+        after.add_incoming(phi, copy)
         phi.add_incoming(after, bb["step"])
     g1 = b.add(g, c(1))
     g.add_incoming(g1, bb["step"])

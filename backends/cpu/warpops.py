@@ -69,6 +69,27 @@ def _mask(lanes: np.ndarray) -> int:
     return int(np.sum(np.left_shift(1, np.flatnonzero(lanes), dtype=np.int64)))
 
 
+_LANES = np.arange(WARP)  # a warp's lane numbers
+_BITS = np.left_shift(1, _LANES, dtype=np.int64)  # lane i's bit in a mask
+
+
+def _shuffle_sources(mode: str, b: np.ndarray, lane: np.ndarray) -> np.ndarray:
+    """The lane each lane reads (PTX's shfl.sync with a width of 32: b's low 5 bits; up and down
+    read their own lane when the source is outside the warp); lane: the lanes' numbers, which b
+    broadcasts against (one warp's lanes, or warps × 32)."""
+    bval = b & 31
+    src = {"idx": bval, "up": lane - bval, "down": lane + bval, "xor": lane ^ bval}[mode]
+    return np.where((src >= 0) & (src < WARP), src, lane)
+
+
+def _votes(mode: str, flags: np.ndarray) -> np.ndarray:
+    """Each warp's result of a vote on its lanes' flags (warps × lanes, booleans): BALLOT's mask
+    (bit i for lane i, nonnegative), ANY's and ALL's Forth flag."""
+    if mode == "ballot":
+        return np.where(flags, _BITS[:flags.shape[1]], 0).sum(axis=1)
+    return -(flags.any(axis=1) if mode == "any" else flags.all(axis=1)).astype(np.int64)
+
+
 def _lanes(ids: list[int]) -> str:
     return f"lane {ids[0]}" if len(ids) == 1 else f"lanes {ranges(ids)}"
 
@@ -90,9 +111,7 @@ class WarpOps:
         self._where: dict[int, bytes] = {}  # global warp -> the key of the batched stack that holds it
         self._windows: dict[tuple, np.ndarray] = {}  # (allocation, element type, line length) -> its lines
         self._every: dict[int, np.ndarray] = {}  # n -> arange(n)
-        self._pointers: tuple[int, int] | None = None  # the addresses of ctx and the thread records (_races)
-        self._lane = np.arange(WARP)  # shuffles' lanes, and votes' bits (_warp_ops)
-        self._bits = np.left_shift(1, self._lane, dtype=np.int64)
+        self._pointers: tuple[int, int] | None = None  # the addresses of ctx and the thread records (_addresses)
 
     def error(self, site: int, message: str, word: str | None = None) -> ForthError:
         name, pos = self.sites.entries[site] if 0 <= site < len(self.sites.entries) else ("", None)
@@ -176,18 +195,19 @@ class WarpOps:
             return False
         rows = be.thr[lo * bs:hi * bs]
         plans = []
-        whole = live is None or live.all()
-        if whole:
-            op = self.sites.info.get(int(rows[0, L.T_SITE]))
+        ops = None
+        if live is None or live.all():
+            site = int(rows[0, L.T_SITE])
+            op = self.sites.info.get(site)
             if isinstance(op, WarpOp):
                 return op.collective and self._warp_ops(op, rows, lo)
-        uniform = self._uniform(rows, lo) if whole else None
-        if uniform is not None:  # the common case: every lane at one tile op, checked in one native pass
-            op, s, ops = uniform
+            if isinstance(op, TileOp):
+                ops = self._uniform(op, rows, lo)
+        if ops is not None:  # the common case: every lane at one tile op, checked in one native pass
             warps = self._every.get(len(ops))
             if warps is None:
                 warps = self._every[len(ops)] = np.arange(len(ops))
-            if not self._add_plan(plans, op, ops, s, warps, slice(None), lo):
+            if not self._add_plan(plans, op, ops, site, warps, slice(None), lo):
                 return False
         elif not self._plans(plans, rows, lo, live):
             return False
@@ -210,18 +230,9 @@ class WarpOps:
         match op:
             case Shuffle(mode=mode):
                 x, b = (ops[:, i].reshape(-1, WARP) for i in (0, 1))
-                lane = self._lane
-                b = b & 31
-                src = {"idx": b, "up": lane - b, "down": lane + b, "xor": lane ^ b}[mode]
-                src = np.where((src >= 0) & (src < WARP), src, lane)
-                rows[:, L.T_OP] = np.take_along_axis(x, src, axis=1).ravel()
-            case Vote(mode="ballot"):
-                masks = np.where(ops[:, 0].reshape(-1, WARP) != 0, self._bits, 0).sum(axis=1)
-                rows[:, L.T_OP] = np.repeat(masks, WARP)
-            case Vote(mode=mode):  # any, all: a Forth flag on every lane
-                flags = ops[:, 0].reshape(-1, WARP) != 0
-                told = flags.any(axis=1) if mode == "any" else flags.all(axis=1)
-                rows[:, L.T_OP] = -np.repeat(told.astype(np.int64), WARP)
+                rows[:, L.T_OP] = np.take_along_axis(x, _shuffle_sources(mode, b, _LANES), axis=1).ravel()
+            case Vote(mode=mode):
+                rows[:, L.T_OP] = np.repeat(_votes(mode, ops[:, 0].reshape(-1, WARP) != 0), WARP)
             case SyncWarp():
                 rows[:, L.T_EPOCH] += 1  # the race detector's clock: the warp's lanes are ordered here
             case _:  # pragma: no cover - warpgen emits only the ops above
@@ -233,20 +244,21 @@ class WarpOps:
     def _at_one_op(self, rows: np.ndarray, lo: int, k: int, ops: np.ndarray | None) -> int:
         """tf_warp_ops on rows (the threads from block lo on): 0 when every thread waits at the first
         one's site with its warp's k operands (then in ops), else 1."""
-        if self._pointers is None:  # the launch's context and thread records stay where they are
-            self._pointers = (self.ctx.ctypes.data, self.be.thr.ctypes.data)
-        first = self._pointers[1] + lo * self.be.block_size * L.THR_SLOTS * 8
+        first = self._addresses()[1] + lo * self.be.block_size * L.THR_SLOTS * 8
         return self.be.rt.warp_ops(first, len(rows), k, None if ops is None else ops.ctypes.data)
 
-    def _uniform(self, rows: np.ndarray, lo: int) -> tuple[TileOp, int, np.ndarray] | None:
-        """(the op, its site, each warp's operands) when every thread of rows waits at one tile op
-        with its warp's operands (the scheduler's tf_warp_ops); else None."""
-        site = int(rows[0, L.T_SITE])
-        op = self.sites.info.get(site)
-        if not isinstance(op, TileOp) or len(rows) % WARP:
-            return None
+    def _addresses(self) -> tuple[int, int]:
+        """The addresses of the context and the thread records, for the native helpers (they stay
+        where they are for the launch)."""
+        if self._pointers is None:
+            self._pointers = (self.ctx.ctypes.data, self.be.thr.ctypes.data)
+        return self._pointers
+
+    def _uniform(self, op: TileOp, rows: np.ndarray, lo: int) -> np.ndarray | None:
+        """Each warp's operands (warps × op.operands) when every thread of rows waits at the first
+        one's tile op, op, with its warp's operands (the scheduler's tf_warp_ops); else None."""
         ops = np.empty((len(rows) // WARP, op.operands), np.int64)
-        return (op, site, ops) if self._at_one_op(rows, lo, op.operands, ops) == 0 else None
+        return ops if self._at_one_op(rows, lo, op.operands, ops) == 0 else None
 
     def _plans(self, plans: list, rows: np.ndarray, lo: int, live: np.ndarray | None) -> bool:
         """_batched's plans when the warps are not all at one op (or some blocks are not live): False
@@ -452,12 +464,8 @@ class WarpOps:
         match op:
             case Shuffle(mode=mode):
                 rows[:, L.T_OP] = ops[:, 0][self._sources(op, mode, ops[:, 1], site, block, w)]
-            case Vote(mode="ballot"):
-                rows[:, L.T_OP] = _mask(ops[:, 0] != 0)
-            case Vote(mode="any"):
-                rows[:, L.T_OP] = -int((ops[:, 0] != 0).any())
-            case Vote(mode="all"):
-                rows[:, L.T_OP] = -int((ops[:, 0] != 0).all())
+            case Vote(mode=mode):
+                rows[:, L.T_OP] = _votes(mode, (ops[:, 0] != 0)[None])[0]
             case SyncWarp():
                 rows[:, L.T_EPOCH] += 1  # the race detector's clock: the warp's lanes are ordered here
             case _:  # pragma: no cover - warpgen emits only the ops above
@@ -466,15 +474,11 @@ class WarpOps:
         self.ctx[L.CTX_STEPS_USED] += WARP_OP_STEPS
 
     def _sources(self, op: WarpOp, mode: str, b: np.ndarray, site: int, block: int, w: int) -> np.ndarray:
-        """The lane each lane reads (PTX's shfl.sync with a width of 32: b's low 5
-        bits; up and down read their own lane when the source is outside the
-        warp). A lane past the warp's threads (a block that is not a multiple of
-        32) has no value: on a GPU the result is undefined, here an error."""
+        """The lane each lane of one warp reads (_shuffle_sources). A lane past the warp's
+        threads (a block that is not a multiple of 32) has no value: on a GPU the result is
+        undefined, here an error."""
         n = len(b)
-        lane = np.arange(n)
-        bval = b & 31
-        src = {"idx": bval, "up": lane - bval, "down": lane + bval, "xor": lane ^ bval}[mode]
-        src = np.where((src >= 0) & (src < WARP), src, lane)
+        src = _shuffle_sources(mode, b, _LANES[:n])
         missing = np.flatnonzero(src >= n)
         if missing.size:
             readers = _lanes(missing.tolist())
@@ -645,12 +649,10 @@ class WarpOps:
         if same is not None and same.any():
             kinds = np.where(same, STORE_VALUE | site << 2, kind | site << 2).astype(np.int64).ravel()
             bits = np.where(same, first8, 0).astype(np.int64).ravel()
-        if self._pointers is None:  # the launch's context and thread records stay where they are
-            self._pointers = (ctx.ctypes.data, be.thr.ctypes.data)
         trace = int(ctx[L.CTX_TRACE])
         ctx[L.CTX_TRACE] = 0
         try:
-            k = be.rt.race_many(*self._pointers, p, p + 8 * n, p + 16 * n, p + 24 * n,
+            k = be.rt.race_many(*self._addresses(), p, p + 8 * n, p + 16 * n, p + 24 * n,
                                 None if kinds is None else kinds.ctypes.data,
                                 None if bits is None else bits.ctypes.data, n, outer, lead * esize, kind | site << 2)
         finally:
