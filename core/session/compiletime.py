@@ -26,10 +26,10 @@ from ..compile.state import StackState
 from ..errors import ForthError
 from ..front.dictionary import Colon, Constant, HostWord, Immediate, is_immediate
 from ..front.reader import Token
-from ..front.tree import Call, HostOp, Lit, LocalGet, LocalsDef, LocalSet, Prim
+from ..front.tree import Call, HostOp, Lit, LocalGet, LocalSet, Prim
 from ..lazy import np
 from .hostexec import EXIT
-from .hostwords import Frame, _align, _allot, _close, _name, i_colon
+from .hostwords import Frame, _align, _allot, _close, _name, declare_locals, i_colon
 from .strings import place
 
 if TYPE_CHECKING:
@@ -128,8 +128,7 @@ def w_paren_local(f: "Forth", tok: Token) -> None:
             return
         names = list(reversed(pending))
         pending.clear()
-        f.append(LocalsDef(len(names), 0, tok.pos))
-        f.colon.locals.extend(names)
+        declare_locals(f, names, [], tok.pos)
 
 
 def w_compile_comma(f: "Forth", tok: Token) -> None:

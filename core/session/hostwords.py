@@ -386,13 +386,25 @@ def i_semicolon(f: "Forth", tok: Token) -> None:
     f.finish_definition(tok)
 
 
+def _locals_here(f: "Forth", tok: Token, spelling: str) -> None:
+    """Locals are declared inside a definition, outside control structures."""
+    if not f.compile_state or f.frames:
+        raise ForthError(f"locals {spelling} are allowed inside a definition, outside IF, loops and other "
+                         "control structures", tok.pos, tok.text)
+
+
+def declare_locals(f: "Forth", taken: list[str], extra: list[str], pos) -> None:
+    """Locals of the open definition: `taken` take cells from the stack (the last named the top
+    one), `extra` start at 0."""
+    f.append(LocalsDef(len(taken), len(extra), pos))
+    f.colon.locals.extend(taken + extra)
+
+
 def i_locals(f: "Forth", tok: Token) -> None:
     """`{: a b | c -- d :}` (Forth-2012) or `{ a b | c -- d }` (gforth), anywhere in
     a definition outside control structures: a b take cells, c starts at 0."""
     close = ":}" if tok.text == "{:" else "}"
-    if not f.compile_state or f.frames:
-        raise ForthError(f"locals {tok.text} a b {close} are allowed inside a definition, outside IF, loops and "
-                         "other control structures", tok.pos, tok.text)
+    _locals_here(f, tok, f"{tok.text} a b {close}")
     taken: list[str] = []
     extra: list[str] = []
     part = taken
@@ -410,16 +422,13 @@ def i_locals(f: "Forth", tok: Token) -> None:
             if t.text.endswith(":") and len(t.text) <= 3:  # gforth's type prefixes (F: W: D: ...)
                 raise ForthError(f"typed locals ({t.text}) are not supported: locals are cells", t.pos, t.text)
             part.append(t.key)
-    f.append(LocalsDef(len(taken), len(extra), tok.pos))
-    f.colon.locals.extend(taken + extra)
+    declare_locals(f, taken, extra, tok.pos)
 
 
 def i_locals_bar(f: "Forth", tok: Token) -> None:
     """`LOCALS| a b |` (Forth-2012 13.6.2.1795, obsolescent; gforth has it): locals that take cells
     from the stack, the first named the top one, as (LOCAL) declares them: `{ b a }`."""
-    if not f.compile_state or f.frames:
-        raise ForthError("locals LOCALS| a b | are allowed inside a definition, outside IF, loops and other "
-                         "control structures", tok.pos, tok.text)
+    _locals_here(f, tok, "LOCALS| a b |")
     names: list[str] = []
     while True:
         t = f.reader.next_token()
@@ -428,9 +437,7 @@ def i_locals_bar(f: "Forth", tok: Token) -> None:
         if t.text == "|":
             break
         names.append(t.key)
-    names.reverse()  # the first named takes the top of the stack
-    f.append(LocalsDef(len(names), 0, tok.pos))
-    f.colon.locals.extend(names)
+    declare_locals(f, names[::-1], [], tok.pos)  # the first named takes the top of the stack
 
 
 def _open(kind: str):
