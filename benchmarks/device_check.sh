@@ -52,8 +52,8 @@ PYBASE=${TF_PYTHON:-python3}
 export PYTHONUNBUFFERED=1 PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_INPUT=1 TF_ROOT="$ROOT"
 SUMMARY=()
 
-if [ ! -f "$ROOT/pyproject.toml" ] || [ ! -d "$ROOT/backends/cuda" ]; then
-  echo "run this from the tileforth checkout (pyproject.toml, backends/cuda): $ROOT is not one" >&2
+if [ ! -f "$ROOT/pyproject.toml" ] || [ ! -d "$ROOT/tileforth/backends/cuda" ]; then
+  echo "run this from the tileforth checkout (pyproject.toml, tileforth/backends/cuda): $ROOT is not one" >&2
   exit 2
 fi
 

@@ -3,7 +3,7 @@ tileforth.core in a fresh interpreter (issue 13's targets: ≤ 150 ms and ≤ 60
 much of each is a floor that tileforth does not set: a bare interpreter, and importing numpy and
 llvmlite, which any line needs (the arrays of the emulator's state; the JIT).
 
-The command is timed three ways (repl/resident.py): through a resident server that is running
+The command is timed three ways (tileforth/repl/resident.py): through a resident server that is running
 (TILEFORTH_SERVER=only: it fails rather than run without one), which is how every run after the
 first goes; without a server (TILEFORTH_SERVER=0), which is how a first run goes, and then the
 floors apply; and a first run that also starts the server for the next ones. The server runs in
@@ -19,7 +19,7 @@ which is what `import tileforth.core` does), so the interpreter's own start is
 not in it. Python's byte code is written to a private cache (as an installed
 package has its .pyc files), unless --no-bytecode: then every module is
 compiled from source, as under PYTHONDONTWRITEBYTECODE=1. The cpu backend's
-scheduler is loaded from its disk cache (backends/cpu/backend.py:
+scheduler is loaded from its disk cache (tileforth/backends/cpu/backend.py:
 cache_dir(); the untimed run writes it); the line "without the scheduler's
 cache" is the same command with TILEFORTH_CACHE_DIR=off. The floors (a bare
 interpreter, `import numpy` alone) say how much of a figure is not

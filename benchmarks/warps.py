@@ -3,7 +3,7 @@
 A warp sum (five SHFL-XOR steps, the butterfly of CUDA's warp reductions)
 and a BALLOT, over a grid of blocks of 256 threads.  The emulator performs
 a launch step's shuffle or vote for every warp of the launch at once
-(backends/cpu/warpops.py, WarpOps._warp_ops); the figure beside it is the
+(tileforth/backends/cpu/warpops.py, WarpOps._warp_ops); the figure beside it is the
 same line warp by warp, the path errors are worded on, which it took
 before.  Each result is checked against numpy.
 

@@ -1,4 +1,4 @@
-"""core/buffers.zeroed: large zeroed arrays in mappings of their own, so a dropped session gives
+"""tileforth/core/buffers.zeroed: large zeroed arrays in mappings of their own, so a dropped session gives
 its memory back to the system (glibc keeps freed heap blocks; benchmarks/memory.py has the
 figure, "dropped sessions"). The reference is np.zeros: the same values, shape and dtype."""
 from __future__ import annotations

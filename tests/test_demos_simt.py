@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from tileforth.core import Forth, ForthError
-from tileforth.core.session import profile
+from tileforth.core.session import accessprofile as profile
 
 ROOT = Path(__file__).resolve().parents[1]
 DEMOS = ROOT / "demos"
@@ -26,7 +26,7 @@ N_SUM = 4096  # reduce.fth: 16 blocks of 256 threads, one f32 each
 N = 64  # transpose.fth: a 64x64 f32 matrix, 2x2 blocks of 32x32 threads
 
 
-# ---- the hardware model, independent of core/session/profile.py --------------------------------
+# ---- the hardware model, independent of tileforth/core/session/accessprofile.py --------------------------------
 def sectors(addrs: list[int], size: int = 4) -> int:
     """32-byte sectors one request touches."""
     return len({b // SECTOR for a in addrs for b in range(a, a + size)})

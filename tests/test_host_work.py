@@ -2,7 +2,7 @@
 not timing (benchmarks/hostwork.py has the figures).
 
 A line's snapshot keeps only the depths and the cells below the deepest stack
-(core/compile/state.py: Snapshot), host words change the cpu backend's state
+(tileforth/core/compile/state.py: Snapshot), host words change the cpu backend's state
 buffer in place (StackState.live), the cpu backend keeps the buffers of the
 launch shapes it used last, and output is grouped by thread with numpy. These
 check that a failing line still restores everything, at 65,536 threads too.

@@ -1,4 +1,4 @@
-"""Launchers (`tileforth compile FILE --python out.py`, core/session/launcher.py) against the
+"""Launchers (`tileforth compile FILE --python out.py`, tileforth/core/session/launcher.py) against the
 stand-in drivers: PyCUDA (tests/standin/pycuda, as tests/test_cuda_backend_host.py), CuPy
 (tests/standin/cupy) and cuda-python (tests/standin/cuda/bindings/driver.py), with
 `__cuda_array_interface__` and DLPack stand-ins over their device memory. Kernels do not run on

@@ -1,5 +1,5 @@
 """Jupyter: `%load_ext tileforth`, the `%%forth` cell magic, `%forth_session`
-(repl/notebook.py), and demos/tour.ipynb executed headless by nbclient in a
+(tileforth/repl/notebook.py), and demos/tour.ipynb executed headless by nbclient in a
 real ipykernel, its outputs checked: the stacks after a cell, a tile's
 values (against numpy), an error's caret, and never a Python traceback."""
 
@@ -103,8 +103,8 @@ def test_the_package_is_a_regular_one_and_the_subpackages_still_resolve():
     import tileforth
 
     assert Path(tileforth.__file__).parent == ROOT / "tileforth"
-    assert Path(tileforth.core.__file__) == ROOT / "core" / "__init__.py"
-    assert Path(tileforth.repl.__file__) == ROOT / "repl" / "__init__.py"
+    assert Path(tileforth.core.__file__) == ROOT / "tileforth" / "core" / "__init__.py"
+    assert Path(tileforth.repl.__file__) == ROOT / "tileforth" / "repl" / "__init__.py"
     assert callable(tileforth.load_ipython_extension)
 
 

@@ -1,4 +1,4 @@
-"""PROFILE: the emulator's memory-access analysis (core/session/profile.py).
+"""PROFILE: the emulator's memory-access analysis (tileforth/core/session/accessprofile.py).
 
 The figures are checked against the hardware model computed here, apart from
 the analysis: the addresses each lane of a warp touches, worked out in numpy
@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from tileforth.core import Forth, ForthError
-from tileforth.core.session import profile
+from tileforth.core.session import accessprofile as profile
 from tileforth.repl import views as rviews
 
 SETUP = "32 1 1 THREADS  4096 F32 ARRAY xs  4224 SHARED: sh"

@@ -1,4 +1,4 @@
-"""core/records.py against its reference, the standard library's dataclasses: the same class
+"""tileforth/core/records.py against its reference, the standard library's dataclasses: the same class
 declared both ways makes the same records (fields, order, defaults, repr, equality, hashing,
 frozenness, pattern matching, replace, asdict) and refuses the same wrong calls."""
 from __future__ import annotations

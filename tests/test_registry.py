@@ -8,7 +8,7 @@ from tileforth.core import Forth
 from tileforth.core.compile.primitives import REGISTRY, TABLE, Primitive, Registry, cells, floats, stacks
 from tileforth.core.front.tree import Prim
 
-CORE = Path(__file__).resolve().parents[1] / "core"
+CORE = Path(__file__).resolve().parents[1] / "tileforth" / "core"
 TILE_WORDS = {"TZERO", "TFILL", "TLOAD-A", "TLOAD-B", "TLOAD-C", "TLOAD-A-COL", "TLOAD-B-COL", "TMMA", "TSTORE",
               "TDUP", "TOVER", "TDROP", "TSWAP", "TROT", "TROLL", "TSCALE", "T+"}
 

@@ -1,6 +1,6 @@
 """The REPL's scanner and the standard words that read text (issue 11).
 
-The scanner (repl/scan.py) decides whether typed text is complete: Enter
+The scanner (tileforth/repl/scan.py) decides whether typed text is complete: Enter
 runs a complete entry, and starts a new line inside an open definition,
 control structure or comment.  It has to cut the text as the interpreter
 does, or a string or a name read by a parsing word is taken for a word of

@@ -1,4 +1,4 @@
-"""The resident server behind the `tileforth` command (repl/resident.py, repl/server.py): a run
+"""The resident server behind the `tileforth` command (tileforth/repl/resident.py, tileforth/repl/server.py): a run
 through it prints, fails and exits exactly as the same run in a fresh process (the reference:
 TILEFORTH_SERVER=0, the command without a server), with the caller's working folder,
 environment, stdin and signals; a server serves only its own key, one per key, stops when idle

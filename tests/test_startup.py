@@ -113,7 +113,7 @@ def test_benchmark_prints_both_figures():
 
 
 def test_importing_core_loads_neither_numpy_nor_llvm():
-    """core/lazy.py: `import tileforth.core` leaves numpy, ml_dtypes and llvmlite.binding to the
+    """tileforth/core/lazy.py: `import tileforth.core` leaves numpy, ml_dtypes and llvmlite.binding to the
     first session (its backend imports them), which then works as ever."""
     code = """
 import sys
@@ -128,7 +128,7 @@ print(f.data_stack(), [m for m in heavy if m in sys.modules])
 
 
 def test_a_lazy_module_imports_on_first_use_and_is_the_module_then():
-    """core/lazy.py's stand-in: nothing is imported until a name is read; then every name is the real
+    """tileforth/core/lazy.py's stand-in: nothing is imported until a name is read; then every name is the real
     module's (the same objects), and sys.modules holds the real module, never the stand-in. In a
     fresh process, with a module nothing else imports."""
     code = """

@@ -1,5 +1,5 @@
-"""core/compile/state.py: the typed view of the stack state buffer, against buffers
-built by hand from the byte offsets of core/compile/layout.py."""
+"""tileforth/core/compile/state.py: the typed view of the stack state buffer, against buffers
+built by hand from the byte offsets of tileforth/core/compile/layout.py."""
 from __future__ import annotations
 
 import struct

@@ -1,10 +1,10 @@
-"""The layout of core/ shows the pipeline, and its imports only go down it:
+"""The layout of tileforth/core/ shows the pipeline, and its imports only go down it:
 
-    core/errors.py   the error type every stage raises
-    core/lazy.py     numpy and LLVM's library, imported when first used (below every stage)
-    core/front/      reader, program tree, stack effects, dictionary
-    core/compile/    code generator, primitives, tile ops, targets' interface, module assembly, state layout
-    core/session/    the session (outer interpreter), host words, inspection, kernel files, reference
+    tileforth/core/errors.py   the error type every stage raises
+    tileforth/core/lazy.py     numpy and LLVM's library, imported when first used (below every stage)
+    tileforth/core/front/      reader, program tree, stack effects, dictionary
+    tileforth/core/compile/    code generator, primitives, tile ops, targets' interface, module assembly, state layout
+    tileforth/core/session/    the session (outer interpreter), host words, inspection, kernel files, reference
 
 Checked on the source with `ast`: run-time imports only (an import under
 `if TYPE_CHECKING:` names a type for an annotation and runs nothing)."""
@@ -13,7 +13,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-CORE = Path(__file__).resolve().parents[1] / "core"
+CORE = Path(__file__).resolve().parents[1] / "tileforth" / "core"
 LAYERS = {"errors": 0, "lazy": 0, "buffers": 0, "records": 0, "front": 1, "compile": 2, "session": 3}
 FORBIDDEN = ("tileforth.repl", "tileforth.backends", "rich", "prompt_toolkit")
 
@@ -79,7 +79,7 @@ def layer(name: str) -> int | None:
 def test_core_is_laid_out_as_the_pipeline():
     mods = modules()
     tops = {name.split(".")[0] for name in mods if name != "__init__"}
-    assert tops == set(LAYERS), f"core/ holds {sorted(tops)}: every module belongs to one stage ({sorted(LAYERS)})"
+    assert tops == set(LAYERS), f"tileforth/core/ holds {sorted(tops)}: every module belongs to one stage ({sorted(LAYERS)})"
 
 
 def test_imports_only_go_down_the_pipeline():

@@ -235,7 +235,7 @@ def _warp_ops_reference(thr: np.ndarray, k: int) -> np.ndarray | None:
 
 @pytest.mark.parametrize("case", ["uniform", "status", "site", "operand", "last_lane", "no_operands"])
 def test_the_native_check_of_a_step_is_numpys(case):
-    """tf_warp_ops (backends/cpu/scheduler.py), _batched's one pass over the thread records in the
+    """tf_warp_ops (tileforth/backends/cpu/scheduler.py), _batched's one pass over the thread records in the
     common case, against numpy on records that break each of its conditions once."""
     from tileforth.core.compile import layout as L
 

@@ -1,4 +1,4 @@
-"""The race detector sees tile loads and stores (backends/cpu/warpops.py, races.tf_race_many): each
+"""The race detector sees tile loads and stores (tileforth/backends/cpu/warpops.py, races.tf_race_many): each
 line of a tile is one access of its warp, by the warp's first lane, in global and shared memory,
 in the steps where the emulator performs warp ops (batched across warps, or warp by warp: both
 paths), across the blocks of a launch and with several workers.

@@ -1,6 +1,6 @@
 """Typed memory and tiles: in checked mode a tile load or store refuses an
 ARRAY or MATRIX whose element type differs from the tile's (the emulator,
-backends/cpu/warpops.py):
+tileforth/backends/cpu/warpops.py):
 
     16 16 F32 MATRIX C  C 16 TLOAD-A
     \\ error: TLOAD-A: C is a 16x16 F32 matrix, but the tile is an a operand of f16, …

@@ -1,7 +1,7 @@
 """The inspection words hand the front end data (view records), and text is
 made in one place: core lays a record out once (its plain text is what
 `Forth.eval` returns), the REPL styles the same layout; numbers are
-formatted by core/session/output.py only."""
+formatted by tileforth/core/session/output.py only."""
 
 from __future__ import annotations
 

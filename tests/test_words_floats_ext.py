@@ -1,4 +1,4 @@
-"""The FLOATING and FLOATING-EXT words (core/compile/floatwords.py) against gforth.
+"""The FLOATING and FLOATING-EXT words (tileforth/core/compile/floatwords.py) against gforth.
 
 gforth computes in f64 on the same inputs (every input is an f32 value, and its
 literal denotes it exactly), so gforth's result rounded to f32 is the correctly

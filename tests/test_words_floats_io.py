@@ -1,5 +1,5 @@
-"""Float text in and out (core/session/floathost.py, core/compile/floatwords.py,
-core/session/output.py): >FLOAT REPRESENT F. FS. FE. PRECISION SET-PRECISION,
+"""Float text in and out (tileforth/core/session/floathost.py, tileforth/core/compile/floatwords.py,
+tileforth/core/session/output.py): >FLOAT REPRESENT F. FS. FE. PRECISION SET-PRECISION,
 and the sfloat/dfloat address words, against gforth where it has them.
 
 gforth's floats are f64, tileforth's f32. The values compared are decimals of

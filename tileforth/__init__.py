@@ -1,10 +1,9 @@
 """tileforth: an interactive Forth for NVIDIA GPUs.
 
-The code lives in the subpackages, each in its own folder of the repository
-(pyproject.toml maps them): tileforth.core (core/), tileforth.backends
-(backends/) and tileforth.repl (repl/).  This package only makes
+The code lives in the subpackages, each the folder of its name:
+tileforth.core, tileforth.backends and tileforth.repl.  This package only makes
 `%load_ext tileforth` work in IPython and Jupyter: the `%%forth` cell magic
-and `f = %forth_session` (repl/notebook.py).  IPython is imported only when
+and `f = %forth_session` (tileforth/repl/notebook.py).  IPython is imported only when
 the extension is loaded.
 """
 

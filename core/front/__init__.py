@@ -1,2 +1,0 @@
-"""The front of the pipeline: source text to a program (tokens, the program
-tree, stack effects, dictionary entries). Imports only core/errors.py."""

@@ -1,0 +1,258 @@
+"""PTX from the per-thread IR: llvmlite's NVPTX target machine, libdevice,
+and ptxas (from the nvidia-cuda-nvcc wheel) to validate and measure it.
+
+Two cost levels (anchors.md: NVPTX codegen at opt 3 grows superlinearly with
+kernel length): REPL lines use a cheap code generator; exported kernels and
+benchmarks get the full O3 pipeline and opt-3 code generation.
+"""
+from __future__ import annotations
+
+import functools
+import re
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import llvmlite.binding as llvm
+from tileforth.core.compile.compiler import Compiler
+from tileforth.core.errors import ForthError
+from tileforth.core.front.dictionary import Colon
+from tileforth.core.records import record, replace
+
+from .target import NvptxTarget
+
+if TYPE_CHECKING:
+    from tileforth.core.session.interpreter import Forth
+
+# every architecture LLVM 22's NVPTX back end knows from Turing on (wmma needs sm_70+, bf16 sm_80+);
+# the cuda backend compiles for the device's exact sm_XX, never a stand-in for it
+ARCHS = ("sm_75", "sm_80", "sm_86", "sm_87", "sm_88", "sm_89", "sm_90", "sm_90a", "sm_100", "sm_100a", "sm_101",
+         "sm_103", "sm_110", "sm_120", "sm_121")
+
+
+def device_arch(major: int, minor: int) -> str:
+    """The PTX target for a device of compute capability major.minor, exactly;
+    a ForthError when this LLVM cannot generate code for it."""
+    arch = f"sm_{major}{minor}"
+    if arch not in ARCHS:
+        raise ForthError(f"this GPU is {arch}, which the NVPTX back end of this llvmlite cannot target "
+                         f"({', '.join(ARCHS)}): use --backend cpu, or a newer llvmlite")
+    return arch
+
+
+@functools.cache
+def _init() -> None:
+    llvm.initialize_all_targets()
+    llvm.initialize_all_asmprinters()
+
+
+@functools.cache
+def target_machine(arch: str, opt: int) -> llvm.TargetMachine:
+    _init()
+    if arch not in ARCHS:
+        raise ForthError(f"unknown GPU architecture {arch}: use one of {', '.join(ARCHS)}")
+    return llvm.Target.from_triple(NvptxTarget.triple).create_target_machine(cpu=arch, opt=opt)
+
+
+def nvidia_root() -> Path | None:
+    try:
+        import nvidia
+    except ImportError:
+        return None
+    for base in nvidia.__path__:
+        for sub in ("cu13", "cuda_nvcc"):
+            if (Path(base) / sub).is_dir():
+                return Path(base) / sub
+    return None
+
+
+def libdevice_path() -> Path | None:
+    root = nvidia_root()
+    hits = sorted(root.glob("nvvm/libdevice/libdevice*.bc")) if root else []
+    if hits:
+        return hits[0]
+    fallback = Path("/usr/local/cuda/nvvm/libdevice/libdevice.10.bc")
+    return fallback if fallback.exists() else None
+
+
+def ptxas_path() -> str | None:
+    root = nvidia_root()
+    if root and (root / "bin" / "ptxas").exists():
+        return str(root / "bin" / "ptxas")
+    return shutil.which("ptxas")
+
+
+@functools.cache
+def _libdevice_bitcode() -> bytes:
+    path = libdevice_path()
+    if path is None:
+        raise ForthError("FEXP FLN FSIN FCOS F** ... on the GPU need libdevice: install the nvidia-cuda-nvcc wheel")
+    return path.read_bytes()
+
+
+def module_to_ptx(module: llvm.ModuleRef | str, arch: str = "sm_80", heavy: bool = True) -> str:
+    """Optimise a module (or its IR text) for the GPU and emit PTX; the module is used up."""
+    tm = target_machine(arch, 3 if heavy else 1)
+    mod = llvm.parse_assembly(module) if isinstance(module, str) else module
+    if any(f.name.startswith("__nv_") for f in mod.functions):
+        mod.link_in(llvm.parse_bitcode(_libdevice_bitcode()))
+        for f in mod.functions:
+            if f.name.startswith("__nv_") or f.name.startswith("__internal"):
+                f.linkage = "internal"
+    mod.verify()
+    pto = llvm.create_pipeline_tuning_options(speed_level=3 if heavy else 1)
+    pb = llvm.create_pass_builder(tm, pto)
+    pb.getModulePassManager().run(mod, pb)
+    return tm.emit_assembly(mod)
+
+
+def _compiler(forth: "Forth", arch: str, checked: bool, context: bool = True) -> Compiler:
+    tm = target_machine(arch, 3)
+    target = NvptxTarget(arch, str(tm.target_data))
+    target.shared_bytes = forth.shared_bytes
+    target.context = context
+    return Compiler(target, forth.sites, forth.strings, checked, lambda: forth.base_addr,
+                    forth.tokens.table)
+
+
+def word_ptx(forth: "Forth", name: str, arch: str = "sm_80", heavy: bool = True, unchecked: bool = False) -> str:
+    """The PTX of a word launched as a kernel: its inputs, then the arrays it
+    names, then `out`/`fout` for its results are parameters (Compiler.export).
+    heavy=False: the REPL's cheaper code generation (opt 1), for quick looks.
+    unchecked=True: no context parameter (docs/kernel-files.md, "The ABI")."""
+    word = forth.dict.get(name.upper())
+    if not isinstance(word, Colon):
+        raise ForthError(f"{name} is not a colon definition: only words defined with : can be kernels")
+    comp = _compiler(forth, arch, checked=False, context=not unchecked)
+    comp.inline_all = True
+    comp.count_steps = False
+    kname = re_kernel_name(word.name)
+    from tileforth.core.session.hostwords import export_memory
+    km = comp.export(word, kname, export_memory(forth))  # portable: arrays and results are parameters
+    if unchecked:
+        return module_to_ptx(_without_context(km.module), arch, heavy=heavy)
+    return module_to_ptx(km.module, arch, heavy=heavy)
+
+
+def kernel_file_ptx(text: str, arch: str = "sm_80", source: str = "<kernel>", unchecked: bool = False) -> str:
+    """The PTX of a kernel file (tileforth/core/session/kernelfile.py): `.entry NAME` with a
+    context pointer, then the parameters in header order (arrays .u64
+    pointers, scalars with their declared type: i32 is .u32, f32 .f32).
+    unchecked=True: no context pointer, only the parameters; the kernel never
+    touches a context (an error ends the thread, output is dropped). The body is read
+    with this target's compiler, so its definitions are checked for it at `;`."""
+    from tileforth.core import Forth
+    from tileforth.core.session.kernelfile import (
+        check_names,
+        declare_params_for_export,
+        declare_shared,
+        parse_kernel_file,
+        read_body,
+    )
+    spec = parse_kernel_file(text, source)
+    forth = Forth()  # cpu: only its dictionary is used, nothing runs
+    check_names(forth, spec)
+    declare_shared(forth, spec)
+    declare_params_for_export(forth, spec)
+    comp = _compiler(forth, arch, checked=False, context=not unchecked)
+    comp.inline_all = True
+    comp.count_steps = False
+    forth.compiler = comp
+    nodes = read_body(forth, spec)
+    km = comp.kernel_file(spec.name, nodes, spec.param_types)
+    return module_to_ptx(_without_context(km.module) if unchecked else km.module, arch, heavy=True)
+
+
+# an --unchecked export's runtime helpers: its context record is private to each thread (target.py,
+# `context`), so recording an error or output there would be lost work; these bodies do nothing
+_UNCHECKED_HELPERS = {"tf_fail": "ret void", "tf_out": "ret void", "tf_poll": "ret i1 1",
+                      "tf_addr_scan": "ret { i64, i64 } zeroinitializer"}
+
+
+def _without_context(module: llvm.ModuleRef) -> str:
+    """The module's IR with the helpers that write the context record (errors,
+    output, the step pool) emptied: an error ends the thread, output is
+    dropped, and O3 removes the private record, which nothing reads any more
+    (but a recursive word's depth counter)."""
+    text = str(module)
+    for name, body in _UNCHECKED_HELPERS.items():
+        text, n = re.subn(rf"^(define [^\n]*@{name}\([^\n]*\{{)\n.*?^}}\n", rf"\1\n  {body}\n}}\n", text,
+                          count=1, flags=re.M | re.S)
+    return text
+
+
+def re_kernel_name(name: str) -> str:
+    clean = re.sub(r"[^A-Za-z0-9_]", "_", name)
+    return clean if clean[:1].isalpha() or clean[:1] == "_" else "k_" + clean
+
+
+def segment_ptx(forth: "Forth", nodes: list, tiles: list, arch: str = "sm_80", heavy: bool = False) -> str:
+    """The PTX the cuda backend runs for one segment of a REPL line (stacks in the state buffer)."""
+    km = _compiler(forth, arch, checked=True).kernel(nodes, tiles, block=forth.backend.block)
+    return module_to_ptx(km.module, arch, heavy=heavy or km.heavy)
+
+
+@record(frozen=True)
+class PtxasInfo:
+    function: str
+    registers: int
+    stack_frame: int
+    spill_stores: int
+    spill_loads: int
+    shared: int = 0  # bytes of static shared memory (`\\! shared`, SHARED: in an export)
+
+    def summary(self) -> str:
+        """One line: `saxpy: 12 registers, 0 bytes stack frame, 0+0 bytes spilled (stores+loads), 0 bytes shared`."""
+        return (f"{self.function}: {self.registers} registers, {self.stack_frame} bytes stack frame, "
+                f"{self.spill_stores}+{self.spill_loads} bytes spilled (stores+loads), {self.shared} bytes shared "
+                "memory")
+
+
+def assemble(ptx: str, arch: str = "sm_80") -> tuple[bytes, dict[str, PtxasInfo]]:
+    """ptxas -v: the cubin for `arch`, and each function's resources.
+    Raises ForthError when ptxas is missing or rejects the PTX."""
+    exe = ptxas_path()
+    if exe is None:
+        raise ForthError("ptxas not found: install the nvidia-cuda-nvcc wheel (pip install nvidia-cuda-nvcc, or "
+                         "pip install -e '.[test]'), or put the CUDA toolkit's ptxas on PATH")
+    with tempfile.TemporaryDirectory() as d:
+        src, out = Path(d) / "k.ptx", Path(d) / "k.cubin"
+        src.write_text(ptx)
+        proc = subprocess.run([exe, f"-arch={arch}", "-v", str(src), "-o", str(out)],
+                              capture_output=True, text=True, timeout=120)
+        if proc.returncode != 0:
+            raise ForthError(f"ptxas rejected the PTX: {proc.stderr.strip()}")
+        return out.read_bytes(), parse_ptxas_log(proc.stdout + proc.stderr)
+
+
+def ptxas(ptx: str, arch: str = "sm_80") -> dict[str, PtxasInfo]:
+    """Assemble PTX with ptxas -v; returns per-function resource usage.
+    Raises ForthError with ptxas's message when the PTX is rejected."""
+    return assemble(ptx, arch)[1]
+
+
+def parse_ptxas_log(log: str) -> dict[str, PtxasInfo]:
+    """Per-function resources from ptxas -v's text (also the driver JIT's
+    verbose log): every function with its stack frame and spills; registers
+    and shared memory for entries (0 for a .func, which ptxas does not count on its own)."""
+    out: dict[str, PtxasInfo] = {}
+    current = None
+    for line in log.splitlines():
+        m = re.search(r"(?:Compiling entry function|Function properties for)\s+'?([\w$.]+)'?", line)
+        if m:
+            current = m.group(1)
+            out.setdefault(current, PtxasInfo(current, 0, 0, 0, 0))
+            continue
+        m = re.search(r"(\d+) bytes stack frame(?:, (\d+) bytes spill stores, (\d+) bytes spill loads)?", line)
+        if m and current:
+            frame, stores, loads = (int(x or 0) for x in m.groups())
+            out[current] = replace(out[current], stack_frame=frame, spill_stores=stores, spill_loads=loads)
+        m = re.search(r"Used (\d+) registers", line)
+        if m and current:
+            out[current] = replace(out[current], registers=int(m.group(1)))
+        m = re.search(r"(\d+) bytes smem", line)
+        if m and current:
+            out[current] = replace(out[current], shared=int(m.group(1)))
+    return out

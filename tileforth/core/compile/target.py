@@ -1,0 +1,386 @@
+"""The interface between the compiler (core) and a backend.
+
+`Target` is what code generation needs from a machine: special registers,
+the barrier, pointers, and the kernel entry around a line's body. `Backend`
+is what the outer interpreter needs at run time: memory, the per-thread
+stack state, compiling a module and launching it.
+
+The runtime helpers below (`tf_fail`, `tf_poll`, `tf_addr_scan`, `tf_out`)
+are plain LLVM IR shared by every target: they use atomics for the error
+record and the output buffer, which is correct on the GPU and harmless on
+the single-threaded emulator.
+"""
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import TYPE_CHECKING, Callable
+
+from llvmlite import ir
+
+from ..errors import ForthError
+from ..lazy import np
+from ..records import record
+from . import layout as L
+
+if TYPE_CHECKING:
+    import llvmlite.binding as llvm
+
+    from .codegen import Env, Gen
+    from .tileops import TileOp
+    from .warpgen import WarpOp
+
+HELPERS_IR = f"""
+define void @tf_fail(ptr %ctx, ptr %thr, i64 %code, i64 %site, i64 %addr, i64 %aux) {{
+entry:
+  %st = getelementptr i64, ptr %thr, i64 {L.T_STATUS}
+  store i64 {L.ST_ERROR}, ptr %st
+  %r = cmpxchg ptr %ctx, i64 0, i64 %code seq_cst seq_cst
+  %won = extractvalue {{ i64, i1 }} %r, 1
+  br i1 %won, label %rec, label %done
+rec:
+  %p1 = getelementptr i64, ptr %ctx, i64 {L.CTX_ERR_SITE}
+  store i64 %site, ptr %p1
+  %lp = getelementptr i64, ptr %thr, i64 {L.T_LINEAR}
+  %lin = load i64, ptr %lp
+  %p2 = getelementptr i64, ptr %ctx, i64 {L.CTX_ERR_THREAD}
+  store i64 %lin, ptr %p2
+  %p3 = getelementptr i64, ptr %ctx, i64 {L.CTX_ERR_ADDR}
+  store i64 %addr, ptr %p3
+  %p4 = getelementptr i64, ptr %ctx, i64 {L.CTX_ERR_AUX}
+  store i64 %aux, ptr %p4
+  br label %done
+done:
+  ret void
+}}
+
+; a loop back-edge whose register counter reached a multiple of POLL_EVERY: out of budget, or interrupted?
+; The thread's own budget: %left < 0. The launch's pool (when ctx[CTX_STEPS_MAX] is set): the thread draws
+; the iterations since its last poll, min(POLL_EVERY, max - left) (its counter started at max).
+define i1 @tf_poll(ptr %ctx, ptr %thr, i64 %site, i64 %left) noinline {{
+entry:
+  %app = getelementptr i64, ptr %ctx, i64 {L.CTX_ABORT}
+  %api = load i64, ptr %app
+  %ap = inttoptr i64 %api to ptr
+  %ab = load atomic volatile i64, ptr %ap monotonic, align 8
+  %out = icmp slt i64 %left, 0
+  %abort = icmp ne i64 %ab, 0
+  %bad = or i1 %out, %abort
+  br i1 %bad, label %fail, label %pool
+pool:
+  %mp = getelementptr i64, ptr %ctx, i64 {L.CTX_STEPS_MAX}
+  %max = load i64, ptr %mp
+  %none = icmp eq i64 %max, 0
+  br i1 %none, label %ok, label %draw
+draw:
+  %since = sub i64 %max, %left
+  %small = icmp slt i64 %since, {L.POLL_EVERY}
+  %n = select i1 %small, i64 %since, i64 {L.POLL_EVERY}
+  %up = getelementptr i64, ptr %ctx, i64 {L.CTX_STEPS_USED}
+  %old = atomicrmw add ptr %up, i64 %n monotonic
+  %used = add i64 %old, %n
+  %over = icmp sgt i64 %used, %max
+  br i1 %over, label %spent, label %ok
+ok:
+  ret i1 1
+spent:
+  call void @tf_fail(ptr %ctx, ptr %thr, i64 {L.E_LAUNCH_STEPS}, i64 %site, i64 0, i64 %max)
+  ret i1 0
+fail:
+  %code = select i1 %abort, i64 {L.E_ABORT}, i64 {L.E_STEPS}
+  call void @tf_fail(ptr %ctx, ptr %thr, i64 %code, i64 %site, i64 0, i64 0)
+  ret i1 0
+}}
+
+; the slow path of a checked access: the allocation [base, limit) that holds [addr, end),
+; or (0, 0) when none does; the caller keeps it in registers as its range cache
+define {{ i64, i64 }} @tf_addr_scan(ptr %ctx, i64 %addr, i64 %end) noinline {{
+entry:
+  %a3 = icmp uge i64 %end, %addr
+  %tp = getelementptr i64, ptr %ctx, i64 {L.CTX_ALLOCS}
+  %tabi = load i64, ptr %tp
+  %tab = inttoptr i64 %tabi to ptr
+  %np = getelementptr i64, ptr %ctx, i64 {L.CTX_N_ALLOCS}
+  %n = load i64, ptr %np
+  br label %scan
+scan:
+  %i = phi i64 [0, %entry], [%i1, %next]
+  %more = icmp slt i64 %i, %n
+  br i1 %more, label %test, label %no
+test:
+  %i2 = shl i64 %i, 1
+  %bp = getelementptr i64, ptr %tab, i64 %i2
+  %base = load i64, ptr %bp
+  %lp = getelementptr i64, ptr %bp, i64 1
+  %lim = load i64, ptr %lp
+  %b1 = icmp uge i64 %addr, %base
+  %b2 = icmp ule i64 %end, %lim
+  %b12 = and i1 %b1, %b2
+  %inside = and i1 %b12, %a3
+  %i1 = add i64 %i, 1
+  br i1 %inside, label %found, label %next
+next:
+  br label %scan
+found:
+  %r0 = insertvalue {{ i64, i64 }} undef, i64 %base, 0
+  %r1 = insertvalue {{ i64, i64 }} %r0, i64 %lim, 1
+  ret {{ i64, i64 }} %r1
+no:
+  ret {{ i64, i64 }} zeroinitializer
+}}
+
+define void @tf_out(ptr %ctx, ptr %thr, i64 %kind, i64 %aux, i64 %val) {{
+entry:
+  %lp = getelementptr i64, ptr %ctx, i64 {L.CTX_OUT_LEN}
+  %idx = atomicrmw add ptr %lp, i64 1 monotonic
+  %cp = getelementptr i64, ptr %ctx, i64 {L.CTX_OUT_CAP}
+  %cap = load i64, ptr %cp
+  %fits = icmp slt i64 %idx, %cap
+  br i1 %fits, label %put, label %done
+put:
+  %op = getelementptr i64, ptr %ctx, i64 {L.CTX_OUT}
+  %outi = load i64, ptr %op
+  %out = inttoptr i64 %outi to ptr
+  %ri = mul i64 %idx, {L.OUT_SLOTS}
+  %r0 = getelementptr i64, ptr %out, i64 %ri
+  %tl = getelementptr i64, ptr %thr, i64 {L.T_LINEAR}
+  %lin = load i64, ptr %tl
+  store i64 %lin, ptr %r0
+  %r1 = getelementptr i64, ptr %r0, i64 1
+  store i64 %kind, ptr %r1
+  %r2 = getelementptr i64, ptr %r0, i64 2
+  store i64 %aux, ptr %r2
+  %r3 = getelementptr i64, ptr %r0, i64 3
+  store i64 %val, ptr %r3
+  br label %done
+done:
+  ret void
+}}
+"""
+
+BodyEmitter = Callable[["Gen"], None]
+
+
+def float_suffix(ty: ir.Type) -> str:
+    """The LLVM intrinsic suffix of a float type: f32 or f64."""
+    return "f64" if isinstance(ty, ir.DoubleType) else "f32"
+
+
+class Target(ABC):
+    """What code generation needs to know about a machine."""
+
+    name: str
+    triple: str
+    data_layout: str = ""
+    # compile_word(module, name): compile a word's module (its function `name`, everything else internal)
+    # once and make `name` a symbol that later kernels' declarations find; None: words are linked into
+    # every kernel that reaches them (nvptx: a PTX module is whole)
+    compile_word: "Callable[[llvm.ModuleRef, str], None] | None" = None
+    # True: the runtime helpers (HELPERS_IR) are linked into every kernel as a copy (nvptx: a PTX module is
+    # whole); False: the backend compiles them once and kernels only declare them (the emulator: with its
+    # scheduler), so a line's module holds only the line
+    links_helpers: bool = True
+
+    @abstractmethod
+    def sreg(self, g: "Gen", which: str) -> ir.Value:
+        """A special register as an i64: 'tid.x', 'bid.y', 'bdim.z', 'gdim.x'."""
+
+    @abstractmethod
+    def barrier(self, g: "Gen", site: int) -> None:
+        """Block-wide barrier (the stack cache is already flushed)."""
+
+    @abstractmethod
+    def tile_op(self, g: "Gen", op: "TileOp", operands: list[ir.Value]) -> None:
+        """One warp-collective tile operation (tileops.py); `operands` are its
+        `op.operands` i64 values (address, stride, f32 bits), uniform in the warp."""
+
+    @abstractmethod
+    def warp_op(self, g: "Gen", op: "WarpOp", operands: list[ir.Value]) -> ir.Value | None:
+        """One warp-collective operation of warpgen.py (a shuffle, a vote,
+        ACTIVEMASK, SYNCWARP) over the full warp; `operands` are its
+        `op.operands` i64 values, which may differ between lanes. Returns its
+        result as an i64 cell (None for SYNCWARP)."""
+
+    @abstractmethod
+    def define_kernel(self, module: ir.Module, name: str, suspends: bool,
+                      make_gen: Callable[[ir.Function, "Env", ir.Block], "Gen"],
+                      emit_body: BodyEmitter, block: tuple[int, int, int] | None = None) -> ir.Function:
+        """The kernel entry around a line's body (stacks in, body, stacks out);
+        `block` is the launch's block shape when it is known."""
+
+    def define_export(self, module: ir.Module, name: str, effect: object,
+                      make_gen: Callable, emit_body: BodyEmitter) -> ir.Function:
+        """A word as a standalone kernel (only targets that export kernels)."""
+        raise NotImplementedError(f"the {self.name} target does not export kernels")
+
+    def param(self, g: "Gen", index: int, kind: str) -> ir.Value:
+        """A kernel-file parameter (only targets that export kernels)."""
+        raise ForthError(f"kernel parameters exist only in exported kernels, not on the {self.name} target")
+
+    def shared_addr(self, g: "Gen", offset: int) -> ir.Value:
+        """Address of byte `offset` of this block's shared memory."""
+        p = g.b.gep(g.env.ctx, [ir.Constant(ir.IntType(64), L.CTX_SHARED)], source_etype=ir.IntType(64))
+        return g.b.add(g.b.load(p, typ=ir.IntType(64)), ir.Constant(ir.IntType(64), offset))
+
+    def math(self, g: "Gen", name: str, args: list[ir.Value]) -> ir.Value:
+        """A math function (sqrt, exp, sin, maxnum, ...) of f32 or f64 arguments (their type: the float
+        stack's, codegen.FLOAT) as an LLVM intrinsic."""
+        ty = args[0].type
+        return g.b.call(g.intrinsic(f"llvm.{name}.{float_suffix(ty)}", ty, [ty] * len(args)), args)
+
+    def state_env(self, b: ir.IRBuilder, ctx: ir.Value, thr: ir.Value,
+                  coroutine: bool = False) -> tuple["Env", ir.Value]:
+        """The stacks of the thread whose record is `thr`: the arrays stay in
+        its state buffer, the depths are copied into allocas (registers)."""
+        from .codegen import Env
+        i8, i64 = ir.IntType(8), ir.IntType(64)
+        stp = b.inttoptr(b.load(b.gep(thr, [ir.Constant(i64, L.T_STATE)], source_etype=i64), typ=i64),
+                         ir.PointerType())
+        ds = b.gep(stp, [ir.Constant(i64, L.S_DS)], source_etype=i8)
+        fs = b.gep(stp, [ir.Constant(i64, L.S_FS)], source_etype=i8)
+        dsp = b.alloca(i64, name="dsp")
+        fsp = b.alloca(i64, name="fsp")
+        b.store(b.load(b.gep(stp, [ir.Constant(i64, L.S_DSP)], source_etype=i8), typ=i64), dsp)
+        b.store(b.load(b.gep(stp, [ir.Constant(i64, L.S_FSP)], source_etype=i8), typ=i64), fsp)
+        return Env(ctx, thr, ds, dsp, fs, fsp).add_registers(b, coroutine), stp
+
+    def finish_state(self, g: "Gen", stp: ir.Value) -> None:
+        """At the end of a line's body: depths back to the state buffer, thread DONE."""
+        i8, i64 = ir.IntType(8), ir.IntType(64)
+        g.flush()
+        for depth, off in ((g.env.dsp, L.S_DSP), (g.env.fsp, L.S_FSP)):
+            g.b.store(g.b.load(depth, typ=i64), g.b.gep(stp, [ir.Constant(i64, off)], source_etype=i8))
+        g.b.store(ir.Constant(i64, L.ST_DONE), self.thr_slot(g, L.T_STATUS))
+
+    def function_state(self) -> object:
+        """What this target keeps for one function while it is generated
+        (fragment registers, coroutine blocks, kernel parameters); the
+        generator holds it as `g.tstate` and never looks inside."""
+        return None
+
+    def module_globals(self, module: ir.Module, export: bool) -> None:
+        """Declare (or, in an exported kernel, define) the globals this
+        target's code refers to, in every module it generates."""
+
+    def addr_ok(self, g: "Gen", addr: ir.Value, size: ir.Value, space: str | None) -> ir.Value:
+        """i1: a checked access of `size` bytes at `addr` may go ahead. `space`
+        is what the compiler knows of the address ("shared", "global" or None)."""
+        return g.in_allocation(addr, size)
+
+    def mem_access(self, g: "Gen", addr: ir.Value, size: int, kind: str, value: ir.Value | None,
+                   word: str) -> None:
+        """A checked access ("read", "write" or "atomic") of `size` bytes at `addr` by `word` is about
+        to happen (after its range check; `value`: what a plain store writes, when known): the
+        emulator checks it for races and for the array's element type, and traces it."""
+
+    def mem_fence(self, g: "Gen") -> None:
+        """A checked THREADFENCE was executed (the emulator's race detector orders a write the
+        writer fenced before another thread's later atomic)."""
+
+    def mem_pointer(self, g: "Gen", addr: ir.Value, space: str | None) -> ir.Value:
+        """The pointer a load or store at integer address `addr` uses."""
+        return g.b.inttoptr(addr, ir.PointerType())
+
+    def check_stack(self, g: "Gen", depth: ir.Value) -> None:
+        """Before a RECURSE (after the depth check): fail with E_RECURSION if
+        the native stack has no room for another frame. Targets whose stack
+        is sized for `recursion_max` frames (nvptx) need nothing more."""
+
+    def thr_slot(self, g: "Gen", slot: int) -> ir.Value:
+        return g.b.gep(g.env.thr, [ir.Constant(ir.IntType(64), slot)], source_etype=ir.IntType(64))
+
+
+STATIC_SHARED_BYTES = 48 * 1024  # shared memory a kernel may declare statically (and use without an opt-in)
+
+
+@record(frozen=True)
+class Capabilities:
+    """What a machine offers, as the outer interpreter and the host words see it.
+    Each backend states its own; GRID, THREADS, SHARED: and recursive calls are
+    checked against these, never against another machine's numbers."""
+
+    warp_size: int = 32
+    max_block_threads: int = 1024  # threads in one block
+    max_block: tuple[int, int, int] = (1024, 1024, 64)  # per axis
+    max_grid: tuple[int, int, int] = (2**31 - 1, 65535, 65535)  # per axis
+    max_threads: int = 1 << 20  # threads in one launch (the state buffer holds each one's stacks)
+    shared_bytes: int = STATIC_SHARED_BYTES  # shared memory per block
+    recursion_max: int = L.RECURSION_MAX  # nested calls of recursive words per thread
+    tile_shapes: tuple[tuple[int, int, int], ...] = ((16, 16, 16), (32, 8, 16), (8, 32, 16))
+    keeps_tiles: bool = True  # the tile stack persists between lines
+
+
+@record
+class LaunchResult:
+    """What a launch left: the error record (code 0 = none), output records,
+    and per-thread status/site for diagnosing a divergent barrier."""
+
+    error: tuple[int, int, int, int, int]
+    output: np.ndarray  # (n, 4) int64 records
+    output_dropped: int = 0
+    divergence: tuple[np.ndarray, np.ndarray, int] | None = None  # statuses, sites, block
+
+
+class Backend(ABC):
+    name: str
+    target: Target
+    caps: Capabilities = Capabilities()
+
+    @abstractmethod
+    def alloc(self, nbytes: int) -> int: ...
+
+    @abstractmethod
+    def free(self, addr: int) -> None: ...
+
+    @abstractmethod
+    def read(self, addr: int, nbytes: int) -> np.ndarray: ...
+
+    @abstractmethod
+    def write(self, addr: int, data: np.ndarray | bytes) -> None: ...
+
+    @abstractmethod
+    def set_shape(self, grid: tuple[int, int, int], block: tuple[int, int, int]) -> None:
+        """Allocate thread records and zeroed stack state for a launch shape."""
+
+    @abstractmethod
+    def get_state(self) -> np.ndarray:
+        """A copy of every thread's stack state, shape (threads, STATE_BYTES) uint8."""
+
+    @abstractmethod
+    def set_state(self, state: np.ndarray) -> None: ...
+
+    @abstractmethod
+    def compile(self, module: "llvm.ModuleRef", kernel: str, suspends: bool, heavy: bool) -> object:
+        """Compile a kernel module (tileforth/core/compile/compiler.py: the kernel, the helpers and
+        the words it reaches, linked; the backend takes it over); returns a
+        handle for launch()."""
+
+    def release(self, handle: object) -> None:
+        """Forget a compiled kernel that will not be launched again (the
+        session's kernel cache evicted it)."""
+
+    @abstractmethod
+    def launch(self, handle: object, base_addr: int, shared_bytes: int, steps: int, sites: object = None) -> LaunchResult:
+        """Run a kernel over the launch shape; `sites` describes warp operations."""
+
+    @abstractmethod
+    def get_tiles(self) -> list: ...
+
+    @abstractmethod
+    def set_tiles(self, tiles: list) -> None: ...
+
+    @abstractmethod
+    def tiles_of(self, warp: int) -> list:
+        """A copy of one warp's tile data (logical matrices, bottom first)."""
+
+    @abstractmethod
+    def truncate_tiles(self, depth: int) -> None:
+        """Drop tiles above the static depth a kernel ended with."""
+
+    def shared_base(self) -> int:
+        return 0
+
+    def abort(self) -> None:
+        """Ask the running line to stop at its next loop back-edge (Ctrl-C)."""
+
+    def reset_abort(self) -> None:
+        """Clear the abort flag (at the start of a line)."""

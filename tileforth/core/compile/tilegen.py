@@ -1,0 +1,234 @@
+"""Tile words: the tensor-core stack, checked while code is generated.
+
+Each word pops and pushes `Tile` descriptors on `Gen.tstack` (known at every
+point, like register shapes) and asks the target for one warp-collective
+operation. Positions are indices in the warp's tile stack, bottom = 0:
+
+    word        data stack          tile stack               target op
+    TZERO       ( -- )              ( -- acc )               zero  dst
+    TFILL       ( F: r -- )         ( -- acc )               fill  dst, r
+    TLOAD-A     ( addr stride -- )  ( -- a )                 load  dst, addr, stride
+    TMMA        ( -- )              ( acc a b -- acc' )      mma   acc, a, b
+    TSTORE      ( addr stride -- )  ( acc -- )               store src, addr, stride
+    TDUP TOVER  ( -- )              copies                   copy  src -> dst
+    TSWAP TROT TROLL                permutations             perm  base, order
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from llvmlite import ir
+
+from ..errors import ForthError
+from ..front.effects import Effect
+from .codegen import F32, I32, I64, fconvert
+from .tileops import Add, Copy, Fill, Load, Mma, Perm, Scale, Store, TileOp, Zero
+from .tiles import MAX_TILES, Hole, Tile, TileConfig, notation, resolve, tile_error
+
+if TYPE_CHECKING:
+    from ..front.tree import Prim
+    from .codegen import Gen
+    from .primitives import Registry
+
+NO_DATA = Effect(True)
+
+
+class CheckedLoad(Load):
+    """A Load compiled in checked mode: the emulator also refuses memory whose
+    element type (ARRAY, MATRIX) differs from the tile's. Targets that do not
+    check it treat it as a Load. (No fields of its own: Load's record methods
+    serve it, and its repr and equality name this class.)"""
+
+
+class CheckedStore(Store):
+    """A Store compiled in checked mode (see CheckedLoad)."""
+
+
+def _bits(g: "Gen", r: ir.Value) -> ir.Value:
+    """A float-stack value's f32 bits (tiles hold f32: an f64 is rounded to nearest first)."""
+    return g.b.zext(g.b.bitcast(fconvert(g.b, r, F32), I32), I64)
+
+
+def _take(g: "Gen", n: "Prim", word: str, kinds: tuple[str, ...], expects: str) -> list:
+    """Pop len(kinds) tiles, checking each kind ('*' = any); below the known
+    stack a definition checked alone gets holes that the use resolves."""
+    need = len(kinds)
+    if need > len(g.tstack):
+        raise tile_error(word, expects, g.tstack[g.tiles_shown_from():], n.pos)
+    got = g.tstack[len(g.tstack) - need:]
+    cfg = _cfg(n)
+    out = []
+    for entry, kind in zip(got, kinds):
+        if isinstance(entry, Hole):
+            entry.touched = True
+        t = resolve(entry)
+        if isinstance(t, Hole):
+            if kind != "*":
+                t.resolved = _default(kind, cfg)
+                t = t.resolved
+        elif kind != "*" and t.kind != kind:
+            raise tile_error(word, expects, g.tstack[g.tiles_shown_from():], n.pos)
+        out.append(t)
+    del g.tstack[len(g.tstack) - need:]
+    return out
+
+
+def _default(kind: str, cfg: TileConfig) -> Tile:
+    return Tile(kind, cfg.shape, cfg.acc_type if kind == "acc" else cfg.in_type)
+
+
+def _push(g: "Gen", n: "Prim", word: str, t) -> None:
+    if len(g.tstack) - g.tile_floor >= MAX_TILES:
+        raise ForthError(f"{word}: the tile stack holds at most {MAX_TILES} tiles per warp (they are "
+                         f"registers on the GPU); it is {notation(g.tstack[g.tiles_shown_from():])}", n.pos, word)
+    g.tstack.append(t)
+
+
+def _op(g: "Gen", op: TileOp, dyn: list[ir.Value]) -> None:
+    assert len(dyn) == op.operands, op
+    g.target.tile_op(g, op, dyn)
+
+
+def _cfg(n: "Prim") -> TileConfig:
+    return n.arg if isinstance(n.arg, TileConfig) else TileConfig()
+
+
+def t_zero(g: "Gen", n: "Prim") -> None:
+    t = _default("acc", _cfg(n))
+    _op(g, Zero(len(g.tstack), t), [])
+    _push(g, n, "TZERO", t)
+
+
+def t_fill(g: "Gen", n: "Prim") -> None:
+    (r,) = g.fpop(1)
+    t = _default("acc", _cfg(n))
+    _op(g, Fill(len(g.tstack), t), [_bits(g, r)])
+    _push(g, n, "TFILL", t)
+
+
+def _loader(kind: str, layout: str, word: str):
+    def emit(g: "Gen", n: "Prim") -> None:
+        addr, stride = g.pop(2)
+        cfg = _cfg(n)
+        t = Tile(kind, cfg.shape, cfg.acc_type if kind == "acc" else cfg.in_type, layout if kind != "acc" else "row")
+        _op(g, (CheckedLoad if g.checked else Load)(len(g.tstack), t, word), [addr, stride])
+        _push(g, n, word, t)
+    return emit
+
+
+def t_mma(g: "Gen", n: "Prim") -> None:
+    acc, a, b = _take(g, n, "TMMA", ("acc", "a", "b"), "( acc a b )")
+    base = len(g.tstack)
+    if not (acc.shape == a.shape == b.shape):
+        raise ForthError(f"TMMA needs tiles of one shape, but the tile stack is ( {acc.short()} {a.short()} "
+                         f"{b.short()} ): load them under the same TILE-SHAPE", n.pos, "TMMA")
+    if a.dtype != b.dtype:
+        raise ForthError(f"TMMA needs a and b of one input type, but they are {a.dtype} and {b.dtype}",
+                         n.pos, "TMMA")
+    if a.dtype == "bf16" and acc.dtype != "f32":
+        raise ForthError("TMMA with bf16 inputs needs an f32 accumulator (PTX has no bf16 -> f16 mma)",
+                         n.pos, "TMMA")
+    _op(g, Mma(base, base + 1, base + 2, acc, a, b), [])
+    g.tstack.append(acc)
+
+
+def t_store(g: "Gen", n: "Prim") -> None:
+    addr, stride = g.pop(2)
+    (acc,) = _take(g, n, "TSTORE", ("acc",), "( acc )")
+    _op(g, (CheckedStore if g.checked else Store)(len(g.tstack), acc), [addr, stride])
+
+
+def _copy(depth: int, word: str, expects: str):
+    def emit(g: "Gen", n: "Prim") -> None:
+        tiles = _take(g, n, word, ("*",) * (depth + 1), expects)
+        g.tstack.extend(tiles)
+        src = len(g.tstack) - 1 - depth
+        _op(g, Copy(src, len(g.tstack), g.tstack[src]), [])
+        _push(g, n, word, g.tstack[src])
+    return emit
+
+
+def _perm(count: int | None, word: str):
+    def emit(g: "Gen", n: "Prim") -> None:
+        k = count
+        if k is None:
+            if not isinstance(n.arg, int):
+                raise ForthError("TROLL needs a literal count before it, e.g. `3 TROLL`", n.pos, word)
+            k = n.arg + 1
+        if k <= 1:
+            return
+        tiles = _take(g, n, word, ("*",) * k, f"( {k} tiles )")
+        base = len(g.tstack)
+        order = list(range(1, k)) + [0]
+        if word == "TSWAP":
+            order = [1, 0]
+        _op(g, Perm(base, tuple(order), tuple(tiles)), [])
+        g.tstack.extend(tiles[i] for i in order)
+    return emit
+
+
+def t_drop(g: "Gen", n: "Prim") -> None:
+    _take(g, n, "TDROP", ("*",), "( t )")
+
+
+def t_scale(g: "Gen", n: "Prim") -> None:
+    (r,) = g.fpop(1)
+    (acc,) = _take(g, n, "TSCALE", ("acc",), "( acc )")
+    _op(g, Scale(len(g.tstack), acc), [_bits(g, r)])
+    g.tstack.append(acc)
+
+
+def t_add(g: "Gen", n: "Prim") -> None:
+    x, y = _take(g, n, "T+", ("acc", "acc"), "( acc acc )")
+    if x != y:
+        raise ForthError(f"T+ needs two accumulators of one shape and type, but they are {x.short()} and "
+                         f"{y.short()}", n.pos, "T+")
+    base = len(g.tstack)
+    _op(g, Add(base, base + 1, x), [])
+    g.tstack.append(x)
+
+
+def install(registry: "Registry") -> None:
+    """Add the tile words to the primitive registry (tileforth/core/compile/primitives.py calls this).
+
+    Each is a suspend point on the emulator (a tile op runs once per warp when
+    its lanes arrive) and is generated inside the kernel (tile positions are
+    absolute); its node carries the tile settings in force when it was compiled."""
+    def tile(name: str, effect: str, help: str, example: str, emit, data: Effect = NO_DATA, **flags) -> None:
+        registry.prim(name, effect, help, example, emit, static_effect=lambda n, e=data: e,
+                      suspend_point=True, inline=True, tile_word=True, **flags)
+
+    registry.group("Tiles (tensor cores)")
+    tile("TZERO", "( -- ) ( T: -- acc )", "Push an accumulator tile of zeros.", "TZERO", t_zero)
+    tile("TFILL", "( F: r -- ) ( T: -- acc )", "Push an accumulator tile with every element r.", "2e TFILL",
+         t_fill, Effect(True, 0, 0, 1, -1))
+    _LOAD_EXAMPLE = {name: f"16 16 {ty} MATRIX {m}  {m} 16 {name}" for name, ty, m in (
+        ("TLOAD-A", "F16", "A"), ("TLOAD-B", "F16", "B"), ("TLOAD-C", "F32", "C"), ("TLOAD-A-COL", "F16", "A"),
+        ("TLOAD-B-COL", "F16", "B"))}  # a matrix of the default types (TILE-IN F16, TILE-ACC F32)
+    for _kind, _name, _what in (("a", "TLOAD-A", "the left operand a (m x k, row-major)"),
+                                ("b", "TLOAD-B", "the right operand b (k x n, row-major)"),
+                                ("acc", "TLOAD-C", "an accumulator (m x n, row-major)")):
+        tile(_name, f"( addr stride -- ) ( T: -- {_kind} )",
+             f"Load {_what} from addr; stride is the row length in elements.", _LOAD_EXAMPLE[_name],
+             _loader(_kind, "row", _name), Effect(True, 2, -2, 0, 0))
+    for _kind, _name, _what in (("a", "TLOAD-A-COL", "the left operand a (m x k) stored column-major"),
+                                ("b", "TLOAD-B-COL", "the right operand b (k x n) stored column-major")):
+        tile(_name, f"( addr stride -- ) ( T: -- {_kind} )",
+             f"Load {_what}; stride is the column length in elements.", _LOAD_EXAMPLE[_name],
+             _loader(_kind, "col", _name), Effect(True, 2, -2, 0, 0))
+    tile("TMMA", "( -- ) ( T: acc a b -- acc' )", "Tensor-core multiply-accumulate: acc' = acc + a . b.",
+         "16 16 F16 MATRIX A  16 16 F16 MATRIX B  TZERO A 16 TLOAD-A B 16 TLOAD-B TMMA", t_mma)
+    tile("TSTORE", "( addr stride -- ) ( T: acc -- )", "Store an accumulator at addr (row-major, stride elements).",
+         "16 16 F32 MATRIX C  2e TFILL C 16 TSTORE", t_store, Effect(True, 2, -2, 0, 0))
+    tile("TDUP", "( T: t -- t t )", "Duplicate the top tile.", "TZERO TDUP", _copy(0, "TDUP", "( t )"))
+    tile("TOVER", "( T: t1 t2 -- t1 t2 t1 )", "Copy the second tile to the top.", "TZERO 1e TFILL TOVER",
+         _copy(1, "TOVER", "( t1 t2 )"))
+    tile("TDROP", "( T: t -- )", "Discard the top tile.", "TZERO TDROP", t_drop)
+    tile("TSWAP", "( T: t1 t2 -- t2 t1 )", "Exchange the top two tiles.", "TZERO 1e TFILL TSWAP", _perm(2, "TSWAP"))
+    tile("TROT", "( T: t1 t2 t3 -- t2 t3 t1 )", "Rotate the third tile to the top.", "TZERO TZERO TZERO TROT",
+         _perm(3, "TROT"))
+    tile("TROLL", "( n -- ) ( T: tn .. t0 -- tn-1 .. t0 tn )", "Move the n-th tile to the top (n a literal).",
+         "TZERO TZERO TZERO TZERO 3 TROLL", _perm(None, "TROLL"), takes_literal=True, literal_max=MAX_TILES - 1)
+    tile("TSCALE", "( F: r -- ) ( T: acc -- acc' )", "Multiply every element of the top accumulator by r.",
+         "1e TFILL 3e TSCALE", t_scale, Effect(True, 0, 0, 1, -1))
+    tile("T+", "( T: acc1 acc2 -- acc3 )", "Add two accumulators element by element.", "1e TFILL 2e TFILL T+", t_add)

@@ -1,0 +1,984 @@
+"""The outer interpreter: the host side of a session.
+
+    f.eval(line):  tokens -> device words gather into a segment -> a host word
+                   or the end of the line flushes it: compile, launch over the
+                   grid, read back output -> host words act on the stacks.
+
+The stacks live in the backend's state buffer between launches; a failed line
+restores the snapshot taken before it, so the session keeps its state.
+"""
+from __future__ import annotations
+
+import copy
+import importlib
+import math
+import os
+import struct
+import time
+import weakref
+from typing import TYPE_CHECKING, Any, Callable
+
+from ..compile import layout as L
+from ..compile.codegen import Sites
+from ..compile.compiler import Compiler
+from ..compile.primitives import TABLE as PRIMS
+from ..compile.primitives import Primitive
+from ..compile.state import Snapshot, StackState, differing
+from ..compile.target import Backend
+from ..compile.tiles import Tile, TileConfig
+from ..errors import ForthError, SourcePos
+from ..front.dictionary import Colon, Constant, HostWord, Immediate
+from ..front.effects import body_effect
+from ..front.reader import Reader, Token, parse_double, parse_float, parse_integer, wrap64
+from ..front.tree import Begin, Call, Do, FLit, HostOp, If, Lit, LocalGet, Node, Prim, Recurse, Visitor
+from ..lazy import np
+from ..records import record
+from .eltypes import ELTYPES
+from .hostexec import device_ok, run_host
+from .hostwords import CLOSERS, OPENERS, Frame, definition_text
+from .launcherrors import divergence_error, launch_error, word_at
+from .output import format_output
+from .output import ranges as _ranges
+from .textin import InputBuffer, note_in, sync_in
+from .tokens import Tokens
+from .words import HOST_WORDS, IMMEDIATES
+
+if TYPE_CHECKING:
+    from .reference import Entry
+
+DATA_SPACE = 1 << 20
+PAD_BYTES = 128
+STATE_OFFSET = 8  # the STATE cell, after BASE at the start of data space
+DEFAULT_STEPS = 1 << 26
+KERNEL_CACHE = 512  # compiled kernels a session keeps (least recently used go first)
+PRELUDE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "prelude.fth")
+_DOT_S = PRIMS[".S"]
+_EXECUTE = PRIMS["EXECUTE"]
+
+
+@record(frozen=True)
+class TileView:
+    """One tile-stack entry as the host sees it."""
+
+    kind: str  # "a" | "b" | "acc"
+    shape: tuple[int, int]  # rows, cols of the logical matrix
+    dtype: str  # "f16" | "bf16" | "f32"
+    layout: str
+    mnk: tuple[int, int, int]
+    values: np.ndarray
+
+
+def load_backend(name: str) -> Backend:
+    if name == "auto":
+        try:
+            return load_backend("cuda")
+        except ForthError:
+            return load_backend("cpu")
+    return backend_package(name).create()
+
+
+def _release_kernels(backend: Backend, kcache: dict) -> None:
+    for kernel in kcache.values():
+        backend.release(kernel)
+    kcache.clear()
+
+
+def backend_package(name: str) -> Any:
+    """The package `tileforth.backends.<name>`: the one place core finds a
+    backend by name. A backend package offers `create()` (its Backend) and,
+    where its machine runs exported kernels, `word_ptx(forth, word, arch)`."""
+    if name not in ("cpu", "cuda"):
+        raise ForthError(f"unknown backend {name!r}: use 'cpu', 'cuda' or 'auto'")
+    return importlib.import_module(f"tileforth.backends.{name}")
+
+
+def unknown_word_message(name: str, prompt_words: dict[str, str] | None = None) -> str:
+    """Why `name` is not a word: a command of the prompt, a standard word
+    tileforth has not (yet), or, most often, a misspelt or undefined name.
+    Each starts `unknown word NAME:` (tests/standard/runner.py groups by it)."""
+    from .wordsets import WORDSETS
+
+    upper = name.upper()
+    if prompt_words and upper in prompt_words:
+        return (f"unknown word {name}: it is a command of {prompt_words[upper]}, not a dictionary word; it "
+                "works only typed alone on a line at the prompt")
+    ws = next((ws for ws in WORDSETS if upper in ws.words), None)
+    if ws is not None:
+        why = ("leaves out on purpose (the word-set table at the end of docs/words.md says why)"
+               if upper in ws.cannot else "does not have (yet); docs/words.md lists the words it has, and at "
+               "its end what each word set lacks")
+        return (f"unknown word {name}: it is a standard Forth word ({ws.name} word set, {ws.section}) that "
+                f"tileforth {why}")
+    return (f"unknown word {name}: check the spelling, or define it first (`: {name} ... ;`); WORDS lists "
+            "the dictionary")
+
+
+class Collector:
+    """Gathers the top-level code of a body instead of running it line by line
+    (a kernel file's body is one kernel): while `Forth.collector` is set,
+    segments are added to `nodes`, control structures may span lines, and each
+    host word outside a definition is shown to `host_word` first, which may
+    refuse it with a ForthError."""
+
+    def __init__(self) -> None:
+        self.nodes: list[Node] = []
+
+    def host_word(self, word: HostWord, tok: Token) -> None:
+        pass
+
+
+class Forth:
+    """A tileforth session: dictionary, launch shape, stacks on the device."""
+
+    def __init__(self, backend: str = "cpu", checked: bool = True, prelude: bool = True,
+                 float_bits: int | None = None) -> None:
+        if float_bits is not None and float_bits != L.FLOAT_BITS:
+            # the float stack's width is the process's (layout.FLOAT_BITS), chosen before tileforth is imported
+            raise ForthError(f"this process's float stack is f{L.FLOAT_BITS}: an f{float_bits} session needs "
+                             f"TILEFORTH_FLOAT=f{float_bits} set before tileforth is imported (in a new process)")
+        self.backend = load_backend(backend)
+        self.checked = checked
+        self.step_budget = DEFAULT_STEPS
+        # names a front end acts on itself, not dictionary words (name -> where): the unknown-word error says so
+        self.prompt_words: dict[str, str] = {}
+        self.sites = Sites()
+        self.strings: list[str] = []
+        self.dict: dict[str, Any] = {}  # FORTH-WORDLIST (wid 1); WORDLIST makes more (syswords.py)
+        self.wordlists: list[dict[str, Any]] = [self.dict]  # wid i+1 is wordlists[i]
+        self.order: list[int] = [1]  # the search order, first searched first
+        self.current = 1  # the word list new definitions go into
+        self.kcache: dict[tuple, object] = {}
+        # the kernels go back to the backend when the session does (backends share their JIT engines)
+        self._release_kernels = weakref.finalize(self, _release_kernels, self.backend, self.kcache)
+        self.data_addr = self.backend.alloc(DATA_SPACE)
+        self.data_space_size = DATA_SPACE
+        self.base_addr = self.data_addr
+        self.here = 64
+        self.pad_addr = self.backend.alloc(PAD_BYTES)  # PAD: scratch memory outside data space, as the standard wants
+        self.shared_bytes = 0
+        self.write_cell(self.base_addr, 10)
+        if hasattr(self.backend, "races"):
+            self.backend.races.on = checked  # the emulator's race detector runs in checked mode
+        self.compiler = Compiler(self.backend.target, self.sites, self.strings, checked, lambda: self.base_addr,
+                                 lambda: self.tokens.table())
+        self.colon: Colon | None = None
+        self.interpreting = False  # `[` inside a definition: words run until `]`
+        self.interp_floor = 0  # the definition's open control structures at `[` (paused until `]`)
+        self._state_written = 0  # the value of the STATE cell in data space
+        self.tokens = Tokens(self._node_for)  # execution tokens (tokens.py)
+        self.last_defined: Any = None  # what IMMEDIATE marks, DOES> changes
+        self.frames: list[Frame] = []
+        self.input: InputBuffer | None = None  # SOURCE, >IN and WORD's memory (textin.py), made when first used
+        self.included: set[str] = set()  # files INCLUDED so far (REQUIRE includes a file once)
+        self.heap: dict[int, int] = {}  # ALLOCATE's blocks: address -> size (heapwords.py)
+        self.substitutions: dict[bytes, bytes] = {}  # REPLACES: name -> text, for SUBSTITUTE
+        self.files: Any = None  # the open files of the file words (filewords.FileTable), made on first use
+        self.blocks: Any = None  # the block file and buffers (blockwords.BlockStore), made on first use
+        self.segment: list[Node] = []
+        self.segment_uses_base = False
+        self.out_parts: list[str] = []
+        self.last_timing: dict[str, float] = {}
+        self.line_timing: dict[str, float] = {}
+        self.warnings: list[str] = []  # notes for the user from the last line (e.g. "redefined X")
+        self.tile_config = TileConfig()
+        self._reference: dict[str, "Entry"] | None = None
+        self.collector: Collector | None = None  # gathers a body's code instead of running it
+        self.on_segment: Callable[[list[Node], list[Tile]], None] | None = None  # e.g. also compile to PTX
+        self.tiles: list[Tile] = []  # the tile stack's static shape (the data is per warp, in the backend)
+        # inspection words (tileforth/core/inspect.py): a front end may render their views itself (None: plain text)
+        self.display: Callable[[str, object], str | None] | None = None
+        self.dot_s_shows_all = False  # the REPL sets it: `.S` outside definitions shows every stack
+        self.skipping = None  # a false [IF] skipping words, also across lines (tileforth/core/session/conditional.py)
+        self.shadowed: dict[int, tuple[Any, Any]] = {}  # id(word) -> (word, the word of its name it hides)
+        self.colon_text: list[str] = []  # an open definition's lines from earlier f.evals (_keep_colon_text)
+        self.comment_open: SourcePos | None = None  # a `(` whose `)` is on a later line (i_paren)
+        self.line_reader: Reader | None = None  # the reader of the source f.eval was given
+        # where REFILL gets the line after the source f.eval was given (None: REFILL there is false): a
+        # program that feeds a file line by line hands over its next line
+        self.more_input: Callable[[], str | None] | None = None
+        self.ptx_arch: str = getattr(self.backend, "arch", None) or "sm_80"  # for SEE-PTX
+        self._install()
+        if prelude:
+            with open(PRELUDE, encoding="utf-8") as fh:
+                self.eval(fh.read(), source="prelude.fth")
+
+    # ---- public API ----------------------------------------------------------
+    def reference(self) -> dict[str, "Entry"]:
+        """The reference entry of every built-in word, by name (HELP, SEE)."""
+        from .reference import entries  # read when HELP or SEE first needs it (the prelude's text, the tables)
+        if self._reference is None:
+            self._reference = {}
+            for e in entries():
+                self._reference.setdefault(e.name.upper(), e)
+        return self._reference
+
+    def close(self) -> None:
+        """Give the backend's resources back: the compiled kernels, and the
+        cuda backend's GPU context (both also go when the session is collected),
+        after writing the UPDATEd block buffers to the block file and closing
+        the files the file words left open."""
+        try:
+            if self.blocks is not None:
+                self.blocks.close(self)
+            if self.files is not None:
+                self.files.close_all()
+        finally:
+            self._release_kernels()
+            close = getattr(self.backend, "close", None)
+            if close is not None:
+                close()
+
+    def __enter__(self) -> "Forth":
+        """`with Forth() as f:` closes the session when the block ends (close), however it ends."""
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @property
+    def backend_name(self) -> str:
+        return self.backend.name
+
+    @property
+    def launch_shape(self) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
+        return self.backend.grid, self.backend.block
+
+    @property
+    def compiling(self) -> bool:
+        return self.colon is not None
+
+    @property
+    def compile_state(self) -> bool:
+        """STATE is true: a definition is open and not inside `[ ... ]`."""
+        return self.colon is not None and not self.interpreting
+
+    def lookup(self, key: str) -> Any:
+        """The entry named `key` (upper case) in the search order, or None."""
+        for wid in self.order:
+            entry = self.wordlists[wid - 1].get(key)
+            if entry is not None:
+                return entry
+        return None
+
+    def eval(self, src: str, source: str | None = None, *, line: int = 1, spanning: bool = False) -> str:
+        """Interpret Forth source; returns what it printed. Raises ForthError
+        and then leaves the stacks and the dictionary as they were.
+
+        `source` and `line` name where src comes from (the file and the number
+        of its first line): positions in errors, and in the words src defines,
+        say so (a word that fails later reports where it was defined).
+        `spanning`: a control structure may continue on the next line of src
+        (the REPL's multi-line input); otherwise each line closes its own."""
+        return self._eval(src, source, spanning, line)
+
+    def data_stack(self, lane: int | None = 0) -> list[int] | list[list[int]]:
+        """One thread's data stack, bottom first; lane=None: one list per thread."""
+        st = StackState.live(self.backend)
+        return st.data_rows() if lane is None else st.data(lane)
+
+    def float_stack(self, lane: int | None = 0) -> list[float] | list[list[float]]:
+        """One thread's float stack, bottom first; lane=None: one list per thread."""
+        st = StackState.live(self.backend)
+        return st.float_rows() if lane is None else st.floats(lane)
+
+    def tile_stack(self, warp: int = 0) -> list["TileView"]:
+        """The tile stack of one warp (warp 0 of block 0 by default), bottom
+        first: each entry's kind, shape, type and logical matrix."""
+        data = self.backend.tiles_of(warp)
+        return [TileView(t.kind, t.rows_cols, t.dtype, t.layout, t.shape, data[i].copy())
+                for i, t in enumerate(self.tiles)]
+
+    def ptx(self, word: str, arch: str = "sm_80") -> str:
+        """The PTX of a word launched as a kernel: its inputs become parameters
+        (cells as .u64, then floats as .f32, after a context pointer)."""
+        return backend_package("cuda").word_ptx(self, word, arch)
+
+    def profile(self) -> dict | None:
+        """The last PROFILE's figures as data: per load/store site and per launch
+        (tileforth/core/session/accessprofile.py); None before the first PROFILE."""
+        from .accessprofile import last
+        return last(self)
+
+    def kernel(self, word: str) -> Callable[..., None]:
+        """A Python callable that runs `word` over a grid: arguments are its
+        inputs in order (arrays -> their device address, ints -> cells, floats
+        -> the float stack). numpy arrays are copied in and back; objects with
+        __cuda_array_interface__ are used in place on the cuda backend and copied
+        in and back through the host on the cpu backend."""
+        entry = self.dict.get(word.upper())
+        if not isinstance(entry, Colon):
+            raise ForthError(f"{word} is not a colon definition")
+        if entry.host:
+            raise ForthError(f"{word} runs on the host (it defines or compiles words), so it cannot be a kernel")
+        if not entry.effect.static:
+            raise ForthError(f"{word} has a dynamic stack effect; a kernel needs a static one")
+
+        def run(*args: Any, grid: tuple[int, int, int] = (1, 1, 1),
+                block: tuple[int, int, int] = (32, 1, 1)) -> str:
+            return self._run_kernel(entry, args, tuple(grid), tuple(block))
+        run.__name__ = entry.name
+        return run
+
+    def _run_kernel(self, word: Colon, args: tuple, grid: tuple, block: tuple) -> str:
+        eff = word.effect
+        cells: list[int] = []
+        floats: list[float] = []
+        temps: list[tuple[int, np.ndarray]] = []
+        backs: list[Callable[[], None]] = []  # cpu: device arrays run on host copies, written back after
+        for a in args:
+            if hasattr(a, "__cuda_array_interface__") and not hasattr(self.backend, "register_external"):
+                from .devarrays import host_copy
+                a, back = host_copy(a)
+                backs.append(back)
+            if hasattr(a, "__cuda_array_interface__") and hasattr(self.backend, "register_external"):
+                iface = a.__cuda_array_interface__
+                ptr = int(iface["data"][0])
+                nbytes = int(np.prod(iface["shape"])) * np.dtype(iface["typestr"]).itemsize
+                self.backend.register_external(ptr, nbytes)
+                cells.append(ptr)
+            elif isinstance(a, np.ndarray):
+                addr = self.backend.alloc(a.nbytes)
+                self.backend.write(addr, np.ascontiguousarray(a))
+                if hasattr(self.backend, "elem_types"):  # checked float words compare their type with it
+                    self.backend.elem_types[addr] = np.dtype(a.dtype, metadata={
+                        "name": f"argument {len(cells) + len(floats) + 1} of {word.name} (a {a.dtype} array)",
+                        "shape": a.shape})
+                temps.append((addr, a))
+                cells.append(addr)
+            elif isinstance(a, (float, np.floating)):
+                floats.append(float(a))
+            elif isinstance(a, (int, np.integer)):
+                cells.append(int(a))
+            else:
+                raise ForthError(f"{word.name}: cannot pass a {type(a).__name__} to a kernel")
+        if (len(cells), len(floats)) != (eff.dneed, eff.fneed):
+            raise ForthError(f"{word.name} takes {eff.dneed} cell(s) and {eff.fneed} float(s) {eff.notation()}, "
+                             f"but got {len(cells)} and {len(floats)}")
+        snap = self._snapshot()
+        self.backend.reset_abort()
+        try:
+            self.backend.set_shape(grid, block)
+            self.push_uniform(*cells)
+            if floats:
+                st = StackState.live(self.backend)
+                st.set_floats(floats)
+                st.save(self.backend)
+            out = self.run_nodes([Call(word, word.pos)])
+            for addr, arr in temps:
+                np.copyto(arr, self.backend.read(addr, arr.nbytes).view(arr.dtype).reshape(arr.shape))
+            for back in backs:
+                back()
+            return out
+        finally:
+            self._restore(snap)
+            for addr, _ in temps:
+                self.backend.free(addr)
+
+    def array(self, name: str) -> np.ndarray:
+        addr, shape, et = self._array_entry(name)
+        nbytes = int(np.prod(shape)) * et.size
+        return self.backend.read(addr, nbytes).view(et.dtype).reshape(shape).copy()
+
+    def set_array(self, name: str, values: np.ndarray) -> None:
+        addr, shape, et = self._array_entry(name)
+        arr = np.asarray(values)
+        if arr.size != int(np.prod(shape)):
+            raise ForthError(f"{name} has shape {shape} but the new values have shape {arr.shape}")
+        self.backend.write(addr, np.ascontiguousarray(arr.reshape(shape).astype(et.dtype)))
+
+    def _array_entry(self, name: str):
+        e = self.dict.get(name.upper())
+        if not isinstance(e, Constant) or e.array is None:
+            raise ForthError(f"{name} is not an array: create one with ARRAY or MATRIX")
+        return e.array
+
+    # ---- installing words --------------------------------------------------------
+    def _install(self) -> None:
+        for name, p in PRIMS.items():
+            if not name.startswith("("):  # internal primitives have no name in the dictionary
+                self.dict[name] = p
+        for w in HOST_WORDS:
+            self.dict[w.name] = w
+        for w in IMMEDIATES:
+            self.dict[w.name] = w
+        for et in ELTYPES:
+            self.dict[et.name] = Constant(et.name, et.code, help=f"( -- type ) the {et.name} element type")
+        self.dict["BASE"] = Constant("BASE", self.base_addr, help="( -- addr ) the number base variable")
+        self.dict["STATE"] = Constant("STATE", self.data_addr + STATE_OFFSET,
+                                      help="( -- addr ) true while a definition is being compiled")
+
+    # ---- the outer interpreter ---------------------------------------------------
+    def _eval(self, source: str, source_name: str | None = None, spanning: bool = False, first_line: int = 1) -> str:
+        snap = self._snapshot()
+        self.out_parts = []
+        self.line_timing = {"compile": 0.0, "run": 0.0, "read": 0.0}  # summed over the line's launches
+        self.warnings = []
+        self.backend.reset_abort()  # an interrupt belongs to one line: it lasts until that line ends
+        reader = Reader(source, source_name or "<input>", first_line)
+        self.reader = self.line_reader = reader
+        tok: Token | None = None
+        try:
+            line = None
+            if self.comment_open is not None and reader.parse_until(")", multiline=True)[1]:
+                self.comment_open = None  # the `(` of an earlier line closes here
+            while True:
+                if self.input is not None and self.input.live is not None:
+                    sync_in(self)  # Forth code may have moved >IN
+                tok = reader.next_token()
+                if tok is None:
+                    break
+                if self.input is not None and self.input.live is not None:
+                    note_in(self)
+                if tok.pos.line != line:
+                    # (inside a definition, outside `[ ]`, a line's end does nothing: no call)
+                    if not (spanning and self.frames) and (self.colon is None or self.interpreting):
+                        self._end_of_line()
+                    line = tok.pos.line
+                self._token(tok)
+            self._end_of_line()
+            self._keep_colon_text(reader)
+        except ForthError as err:
+            out = self.printed()
+            self._restore(snap)
+            if tok is not None and err.pos is None:
+                err = err.at(tok.pos, tok.text)
+            err.output = out
+            raise err
+        except RecursionError as exc:  # deeply nested source (control structures thousands deep)
+            out = self.printed()
+            # at the word being read, or (when the line was compiled at its end) the line's first word
+            at = tok or next((t for t in iter(Reader(source, source_name or "<input>", first_line).next_token, None)
+                              if t.pos.line == line), None)
+            self._restore(snap)
+            err = ForthError("the source nests too deeply: a structure here is nested thousands of levels "
+                             "deep; split it into smaller definitions")
+            if at is not None:
+                err = err.at(at.pos, word_at(at.pos))
+            err.output = out
+            raise err from exc
+        except BaseException:  # Ctrl-C (KeyboardInterrupt) or a bug: keep the session usable
+            try:
+                self._restore(snap)
+            except Exception:  # pragma: no cover - report the first failure, not this one
+                pass
+            raise
+        return self.printed()
+
+    def _keep_colon_text(self, reader: Reader) -> None:
+        """A definition still open when f.eval's source ends: keep its text so
+        far, for SEE, when `;` comes in a later f.eval (a file fed line by line)."""
+        text = definition_text(self, reader) if self.colon is not None else None
+        if text is not None:
+            self.colon_text = text
+
+    def _end_of_line(self) -> None:
+        """At the prompt a line is a unit: its control structures close within
+        it and its device words run as it ends. A body being collected is one
+        unit instead: its control structures may span lines."""
+        if self.interpreting:
+            self.flush_segment()
+        if self.colon is not None or (self.collector is not None and self.frames):
+            return
+        if self.frames:
+            f = self.frames[-1]
+            raise ForthError(f"{OPENERS[f.kind]} is not closed: add {CLOSERS[f.kind]} on the same line "
+                             "(control structures at the prompt must close within the line)",
+                             f.pos, OPENERS[f.kind])
+        self.flush_segment()
+
+    def _token(self, tok: Token) -> None:
+        if self.skipping is not None:  # inside the false branch of [IF] ... [ELSE] ... [THEN]
+            if self.skipping.feed(self, tok):
+                self.skipping = None
+            return
+        key = tok.key
+        if self.compile_state and key in self.colon.locals:
+            self.append(LocalGet(self._local_names[key], key, tok.pos))
+            return
+        entry = self.lookup(key)
+        if entry is _DOT_S and self.dot_s_shows_all and self.colon is None and not self.frames:
+            entry = self.dict.get(".STACKS", entry)  # at the REPL's prompt: every stack
+        if entry is None:
+            self._number(tok)
+            return
+        self.do_entry(entry, tok)
+
+    def do_entry(self, entry: Any, tok: Token) -> None:
+        """What the text interpreter does with a word: run it (immediate words,
+        host words, anything outside a definition) or compile it."""
+        if isinstance(entry, Immediate):
+            entry.fn(self, tok)
+        elif getattr(entry, "immediate", False) and self.compile_state:  # a colon word or a constant
+            self.flush_segment()
+            run_host(self, [self._node_for(entry, tok)])
+        elif entry is _EXECUTE and self._at_top():
+            self.execute_now(tok)
+        else:
+            self.compile_entry(entry, tok)
+
+    def compile_entry(self, entry: Any, tok: Token) -> None:
+        """Add a (non-immediate) word to what is being built: the definition,
+        the open control structure, or the line (where a host-level word runs now)."""
+        if isinstance(entry, HostWord):
+            self._host(entry, tok)
+        else:
+            self.append(self._node_for(entry, tok))
+
+    def _at_top(self) -> bool:
+        """Words run now, at the level of the line (not inside a definition or an open IF/DO)."""
+        return not self.compile_state and not self.open_frames()
+
+    def open_frames(self) -> list[Frame]:
+        """The control structures open where code is being built: inside `[ ... ]`
+        those of the definition around it wait for `]`."""
+        return self.frames[self.interp_floor:] if self.interpreting else self.frames
+
+    def run_entry(self, entry: Any, tok: Token) -> None:
+        """Run a word now, as EXECUTE at the line's level does (CATCH): a
+        host-level word on the host, any other as a launch of its own."""
+        if isinstance(entry, (HostWord, Immediate)):
+            entry.fn(self, Token(entry.name, tok.pos))
+        elif isinstance(entry, Colon) and entry.host:
+            run_host(self, [Call(entry, tok.pos)])
+        else:
+            self.segment.append(self._node_for(entry, Token(entry.name, tok.pos)))
+        self.flush_segment()
+
+    def execute_now(self, tok: Token) -> None:
+        """EXECUTE in the line or in a word walked on the host: a host-level word
+        named by the token runs on the host; any other token (or tokens that
+        differ between threads) runs on the device."""
+        self.flush_segment()
+        st = StackState.live(self.backend)
+        if st.short(1) is None:
+            xts = st.top(1)[:, 0]
+            entry = None if differing(xts) else self.tokens.find(int(xts[0]))
+            if entry is not None:
+                if isinstance(entry, (HostWord, Immediate)) or (isinstance(entry, Colon) and entry.host):
+                    self.pop_uniform(1, "EXECUTE")
+                    if isinstance(entry, Colon):
+                        run_host(self, [Call(entry, tok.pos)])
+                    else:
+                        entry.fn(self, Token(entry.name, tok.pos))
+                    return
+        self.segment.append(Prim(PRIMS["EXECUTE"], tok.pos))  # the line's code, also from a host walk
+
+    def _node_for(self, entry: Any, tok: Token) -> Node:
+        if isinstance(entry, Primitive):
+            items = self._items() if entry.takes_literal else None
+            if items and isinstance(items[-1], Lit) and items[-1].value >= 0:
+                count = items[-1].value
+                if count > entry.literal_max:
+                    what = "tile stack holds" if entry.tile_word else "data stack holds"
+                    unit = "tiles per warp" if entry.tile_word else "cells"
+                    raise ForthError(f"{entry.name}: the count {count} reaches beyond the stack: the {what} "
+                                     f"{entry.literal_max + 1} {unit}, so use a count from 0 to "
+                                     f"{entry.literal_max}", tok.pos, tok.text)
+                return Prim(entry, tok.pos, arg=items.pop().value)
+            if entry.tile_word:  # tile words keep the settings of now
+                return Prim(entry, tok.pos, arg=self.tile_config)
+            return Prim(entry, tok.pos)
+        if isinstance(entry, Colon):
+            if self.colon is None and entry.uses_base:
+                self.segment_uses_base = True
+            return Call(entry, tok.pos)
+        if isinstance(entry, Constant):
+            if entry.name == "BASE":
+                self.segment_uses_base = True
+                if self.colon is not None:
+                    self.colon.touches_base = True
+            if entry.shared is not None:
+                return Prim(PRIMS["(SHARED)"], tok.pos, arg=entry.shared)
+            if entry.param is not None:
+                return Prim(PRIMS["(PARAM)"], tok.pos, arg=entry.param)
+            if entry.is_float:
+                return FLit(float(entry.value), tok.pos)
+            return Lit(int(entry.value), tok.pos, "global" if entry.array is not None else None)
+        raise ForthError(f"{tok.text} cannot be used here", tok.pos, tok.text)  # pragma: no cover
+
+    def _host(self, word: HostWord, tok: Token) -> None:
+        if self.collector is not None and not self.compile_state:
+            self.collector.host_word(word, tok)
+        if self.compile_state and word.compiled is not None:
+            for text in word.compiled.split():  # its numbers are decimal, whatever BASE is now
+                if text.lstrip("-").isdigit():
+                    self.append(Lit(int(text), tok.pos))
+                else:
+                    self._token(Token(text, tok.pos))
+            return
+        if self.compile_state or self.open_frames():  # it runs when the definition (or the structure) does
+            self.append(HostOp(word.name, _run_host_word, word, tok.pos))
+            return
+        self.flush_segment()
+        try:
+            word.fn(self, tok)
+        except ForthError as err:
+            raise err.at(tok.pos, tok.text)
+
+    def _number(self, tok: Token) -> None:
+        if self.segment_uses_base and self._at_top():
+            self.flush_segment()  # `16 BASE !` must run before the next number is parsed
+        base = self.base()
+        v = parse_integer(tok.text, base)
+        if v is not None:
+            self.append(Lit(wrap64(v), tok.pos))
+            return
+        d = parse_double(tok.text, base)
+        if d is not None:
+            lo = wrap64(d)
+            self.append(Lit(lo, tok.pos))
+            self.append(Lit(d >> 64, tok.pos))  # the high cell (d is a signed 128-bit value)
+            return
+        if base == 10:
+            f = parse_float(tok.text)
+            if f is not None:
+                self.append(FLit(f, tok.pos))
+                return
+        raise ForthError(unknown_word_message(tok.text, self.prompt_words), tok.pos, tok.text, code=-13)
+
+    def _items(self) -> list[Node]:
+        frames = self.open_frames()
+        if frames:
+            return frames[-1].items()
+        if self.compile_state:
+            return self.colon.body
+        return self.segment
+
+    # ---- the session API: what host words, parsing words and kernel files use ------------
+    def append(self, node: Node) -> None:
+        """Add a node to what is being compiled: the open definition, or the
+        line's segment (a node with host actions in it runs now, on the host)."""
+        items = self._items()
+        if items is self.segment and _has_host_action(node) and not device_ok(node):
+            if self.collector is not None:  # a kernel file's body is one launch: nothing runs on the host
+                raise ForthError("this runs on the host (it defines or compiles words: CREATE, `,` ...), but a "
+                                 "kernel file's body is one launch: declare data in the header "
+                                 "(`\\! param NAME TYPE[N]`)", getattr(node, "pos", None))
+            self.flush_segment()
+            run_host(self, [node])
+            return
+        items.append(node)
+
+    def print_text(self, text: str) -> None:
+        """Add text to the line's output (what eval returns)."""
+        self.out_parts.append(text)
+
+    def printed(self) -> str:
+        """The output of the line so far."""
+        return "".join(self.out_parts)
+
+    def run_nodes(self, nodes: list[Node]) -> str:
+        """Run `nodes` now as one launch (a kernel file's body, a word called
+        from Python) and return what it printed; a ForthError carries it too."""
+        self.out_parts = []
+        self.segment = list(nodes)
+        try:
+            self.flush_segment()
+        except ForthError as err:
+            err.output = self.printed()
+            raise
+        finally:
+            self.segment = []
+        return self.printed()
+
+    @property
+    def _local_names(self) -> dict[str, int]:
+        if not self.compile_state:
+            return {}
+        return {n: i for i, n in enumerate(self.colon.locals)}
+
+    # ---- running a segment -------------------------------------------------------
+    def flush_segment(self) -> None:
+        state = -1 if self.compile_state else 0
+        if state != self._state_written:  # STATE, as device code reads it
+            self.write_cell(self.data_addr + STATE_OFFSET, state)
+            self._state_written = state
+        nodes, self.segment = self.segment, []
+        self.segment_uses_base = False
+        if not nodes:
+            return
+        if self.collector is not None:  # a body gathered as one kernel (a kernel file's): don't run
+            self.collector.nodes.extend(nodes)
+            return
+        if self.on_segment is not None:
+            self.on_segment(nodes, list(self.tiles))
+        if all(type(n) in (Lit, FLit) for n in nodes):  # only literals (`16 1 1 THREADS`, `5 ,`): no kernel
+            self._push_literals(nodes)
+            return
+        key = (self.backend.grid, self.backend.block, self.checked, tuple(self.tiles), len(self.tokens),
+               _tree_key(nodes))
+        kernel = self.kcache.pop(key, None)
+        timing: dict[str, float] = {}
+        t0 = time.perf_counter()
+        if kernel is None:
+            km = self.compiler.kernel(nodes, self.tiles, block=self.backend.block)
+            t1 = time.perf_counter()
+            kernel = self.backend.compile(km.module, km.name, km.suspends, km.heavy)
+            kernel.tiles_out = list(km.tiles_out)
+            timing["ir"] = t1 - t0
+            while len(self.kcache) >= KERNEL_CACHE:  # the least recently used kernel goes
+                self.backend.release(self.kcache.pop(next(iter(self.kcache))))
+        self.kcache[key] = kernel  # (re)inserted last: the dict's order is the order of use
+        t2 = time.perf_counter()
+        timing["compile"] = t2 - t0
+        res = self.backend.launch(kernel, self.base_addr, self.shared_bytes, self.step_budget, self.sites)
+        t3 = time.perf_counter()
+        timing["run"] = t3 - t2
+        self.out_parts.append(format_output(res.output, self.strings, res.output_dropped,
+                                            shape=(self.backend.grid, self.backend.block)))
+        timing["read"] = time.perf_counter() - t3
+        self.last_timing = timing
+        for k in ("compile", "run", "read"):
+            self.line_timing[k] = self.line_timing.get(k, 0.0) + timing[k]
+        if res.divergence is not None:
+            raise divergence_error(self, *res.divergence)
+        if res.error[0]:
+            raise launch_error(self, res.error)
+        self.tiles = list(kernel.tiles_out)
+        self.backend.truncate_tiles(len(self.tiles))
+        if self.tiles and not getattr(self.backend, "keeps_tiles", True):
+            raise ForthError(f"on the {self.backend.name} backend the tile stack lives in registers and must be "
+                             "empty at the end of a line: store or drop the tiles (TSTORE, TDROP) on the same line")
+
+    def _push_literals(self, nodes: list[Node]) -> None:
+        """A segment of literals pushes them from the host, as its kernel would:
+        a data script (`5 ,` lines) or a launch shape costs no compile."""
+        cells = [n.value for n in nodes if type(n) is Lit]
+        floats = [n.value for n in nodes if type(n) is FLit]
+        st = StackState.live(self.backend)
+        for depth, room, code, lits in ((st.dsp, L.DS_MAX, L.E_OVERFLOW, cells), (st.fsp, L.FS_MAX, L.E_FOVERFLOW, floats)):
+            over = np.flatnonzero(depth + len(lits) > room)
+            if over.size:
+                first = next(n for n in nodes if type(n) is (Lit if code == L.E_OVERFLOW else FLit))
+                raise launch_error(self, (code, self.sites.add("<line>", first.pos), int(over[0]), 0, 0))
+        st.push(cells)
+        st.fpush(floats)
+        st.save(self.backend)
+        self.last_timing = {"compile": 0.0, "run": 0.0, "read": 0.0}
+
+    # ---- state: snapshots and host access to the stacks -----------------------------
+    def _snapshot(self) -> tuple:
+        return (Snapshot.take(self.backend), [dict(w) for w in self.wordlists], list(self.order), self.current,
+                self.here, self.shared_bytes, self.launch_shape,
+                list(self.tiles), self.backend.get_tiles() if self.tiles else None, self.tile_config, self.base(),
+                copy.copy(self.skipping), self.comment_open)
+
+    def _restore(self, snap: tuple) -> None:
+        """Back to the state before the failed line; an open definition is
+        abandoned, as in gforth. BASE (a cell in device memory, which a failed
+        line otherwise keeps) and a false [IF]'s skipping come back too."""
+        state, wordlists, order, current, here, shared, shape, tiles, tile_data, cfg, base, skipping, comment = snap
+        self.comment_open = comment
+        if self.base() != base:
+            self.write_cell(self.base_addr, base)
+        self.skipping = skipping
+        if shape != self.launch_shape:
+            self.backend.set_shape(*shape)
+        state.restore(self.backend)
+        self.tiles, self.tile_config = tiles, cfg
+        if tile_data is None:  # no tiles then (a tile stack with no static entries holds none in any warp)
+            self.backend.truncate_tiles(0)
+        else:
+            self.backend.set_tiles(tile_data)
+        self.wordlists, self.order, self.current = wordlists, order, current
+        self.dict = wordlists[0]
+        self.here, self.shared_bytes = here, shared
+        self.colon, self.frames, self.segment, self.interpreting = None, [], [], False
+        self.segment_uses_base = False
+
+    def base(self) -> int:
+        return self.read_cell(self.base_addr)
+
+    def read_cell(self, addr: int) -> int:
+        return int(self.backend.read(addr, 8).view(np.int64)[0])
+
+    def write_cell(self, addr: int, value: int) -> None:
+        self.backend.write(addr, np.array([value], np.int64))
+
+    def read_bytes(self, addr: int, n: int) -> bytes:
+        """n bytes of memory from addr (none when n <= 0): a string given as c-addr u."""
+        return bytes(self.backend.read(addr, n)) if n > 0 else b""
+
+    def pop_uniform(self, n: int, word: str) -> list[int]:
+        """Pop n cells that every thread must agree on (host words consume them),
+        after the device code waiting in the line's segment has run."""
+        self.flush_segment()
+        st = StackState.live(self.backend)
+        bad = st.short(n)
+        if bad is not None:
+            raise ForthError(f"data stack underflow: {word} needs {n} item(s) but thread {bad} has "
+                             f"{int(st.dsp[bad])}; push them first")
+        vals = st.top(n)
+        lanes = differing(vals)
+        if lanes:
+            raise ForthError(f"{word} needs the same value(s) in every thread, but threads {_ranges(lanes)} "
+                             f"differ from thread 0; {word} runs once on the host")
+        st.drop(n)
+        st.save(self.backend)
+        return vals[0].tolist()
+
+    def pop_uniform_float(self, word: str, example: str = "") -> float:
+        """Pop a float every thread must agree on, bit for bit (a NaN agrees with
+        itself), after the device code waiting in the line's segment has run."""
+        self.flush_segment()
+        st = StackState.live(self.backend)
+        if st.short(1, floats=True) is not None:
+            raise ForthError(f"float stack underflow: {word} needs a float on the float stack"
+                             + (f", e.g. {example}" if example else "; push one first"))
+        top = st.ftop()
+        if differing(top.view(L.FLOAT_BITS_DTYPE)):
+            raise ForthError(f"{word} needs the same float in every thread; it runs once on the host")
+        st.fdrop(1)
+        st.save(self.backend)
+        return float(top[0])
+
+    def push_uniform(self, *values: int) -> None:
+        """Push cells on every thread's data stack (host words leave results this way),
+        after the device code waiting in the line's segment has run."""
+        self.flush_segment()
+        st = StackState.live(self.backend)
+        if (st.dsp + len(values) > L.DS_MAX).any():
+            raise ForthError(f"data stack overflow: more than {L.DS_MAX} items")
+        st.push([wrap64(v) for v in values])
+        st.save(self.backend)
+
+    def define(self, entry: Any) -> None:
+        """Add a word; redefining one is allowed (earlier words keep the old
+        one) and noted, as gforth does. A new word aligns HERE, as gforth's
+        headers in data space do: the standard promises contiguous data space
+        only between definitions, and `HERE 1 ALLOT  HERE 1 , CONSTANT x`
+        leaves x aligned, so that `x @` works on a GPU too."""
+        self.here = (self.here + 7) & ~7
+        key = entry.name.upper()
+        target = self.wordlists[self.current - 1]
+        shadowed = target.pop(key, None)  # the newest word last (TRAVERSE-WORDLIST goes newest first)
+        if shadowed is not None:
+            if not getattr(entry, "prelude", False):
+                self.warnings.append(f"redefined {entry.name}")
+            self.shadowed[id(entry)] = (entry, shadowed)
+        target[key] = entry
+        self.last_defined = entry
+
+    def hidden_by(self, entry: Any) -> Any:
+        """The word of the same name that `entry` hid when it was defined, or None."""
+        word, hidden = self.shadowed.get(id(entry), (None, None))
+        return hidden if word is entry else None
+
+    # ---- definitions -------------------------------------------------------------
+    def make_word(self, name: str, body: list[Node], **fields: Any) -> Colon:
+        """A colon definition made by a defining word (VALUE, DEFER, DOES>), ready to define."""
+        word = Colon(name, body, None, **fields)
+        word.effect = body_effect(body)
+        return word
+
+    def finish_definition(self, tok: Token) -> None:
+        colon = self.colon
+        assert colon is not None
+        if self.frames:
+            f = self.frames[-1]
+            raise ForthError(f"{OPENERS[f.kind]} in {colon.name} is not closed: add {CLOSERS[f.kind]} before ;",
+                             f.pos, OPENERS[f.kind])
+        colon.recursive = _recurses(colon.body)
+        colon.effect = body_effect(colon.body)
+        if colon.recursive and colon.suspends:
+            raise ForthError(f"{colon.name} is recursive and reaches a BARRIER or warp operation; "
+                             "suspending words must not recurse", colon.pos, colon.name)
+        # generate its IR now so that errors show at ; (words that suspend are
+        # only ever inlined into a coroutine kernel, so check them inside one)
+        if colon.prelude or colon.host:
+            pass  # the prelude is known to compile; host-level words run on the host (hostexec.py)
+        elif colon.suspends:
+            km = self.compiler.kernel([Call(colon, colon.pos)], holes=True)
+            colon.tile_effect = (list(km.tiles_in), list(km.tiles_out))
+        else:
+            self.compiler.check_word(colon)
+        self.colon = None
+        if colon.anonymous:  # :NONAME (its xt is pushed) or a DOES> part (its defining word calls it)
+            if colon.name == ":NONAME":
+                self.push_uniform(self.tokens.xt_of(colon))
+            return
+        self.define(colon)
+
+
+def _recurses(body: list[Node]) -> bool:
+    """A RECURSE anywhere in `body` (what `any(isinstance(n, Recurse) for n in walk(body))` says, without
+    walk's generators)."""
+    todo = [body]
+    while todo:
+        for n in todo.pop():
+            if isinstance(n, Recurse):
+                return True
+            for name in n.BODIES:
+                sub = getattr(n, name)
+                if sub:
+                    todo.append(sub)
+    return False
+
+
+def _run_host_word(f: Forth, node: HostOp) -> None:
+    """A host word inside a definition or a structure, run when that runs."""
+    node.arg.fn(f, Token(node.name, node.pos))
+
+
+def _has_host_action(node: Node) -> bool:
+    """A HostOp or a call of a host-level word anywhere in `node` (iterative: trees may nest deeply)."""
+    todo = [node]
+    while todo:
+        n = todo.pop()
+        if isinstance(n, HostOp) or (isinstance(n, Call) and n.word.host):
+            return True
+        for name in n.BODIES:
+            todo.extend(getattr(n, name) or ())
+    return False
+
+
+def _where(n: Node) -> tuple[int, int] | None:
+    p = getattr(n, "pos", None)
+    return (p.line, p.col) if p else None
+
+
+class _TreeKey(Visitor):
+    """The kernel cache's key for a segment: its structure, values and the
+    positions of everything that can fail (sites are positions)."""
+
+    def key(self, nodes: list[Node]) -> tuple:
+        table = self._visit_table
+        return tuple([table[type(n)](self, n) for n in nodes])
+
+    def visit_Lit(self, n: Lit) -> tuple:
+        return ("L", n.value, n.space)
+
+    def visit_FLit(self, n: FLit) -> tuple:
+        # the f64 bits: a float-stack value of either width, told apart exactly
+        return ("F", struct.pack("<d", n.value) if math.isfinite(n.value) else repr(n.value))
+
+    def visit_Prim(self, n: Prim) -> tuple:
+        return ("P", n.prim.name, n.arg, _where(n))
+
+    def visit_Call(self, n: Call) -> tuple:
+        return ("C", n.word.uid, _where(n))
+
+    def visit_If(self, n: If) -> tuple:
+        return ("I", self.key(n.then), None if n.else_ is None else self.key(n.else_), _where(n))
+
+    def visit_Begin(self, n: Begin) -> tuple:
+        return ("B", n.kind, self.key(n.cond), self.key(n.body), _where(n))
+
+    def visit_Do(self, n: Do) -> tuple:
+        return ("D", n.query, n.plus, self.key(n.body), _where(n))
+
+    def visit_Label(self, n) -> tuple:
+        return ("Lb", n.label, _where(n))
+
+    def visit_Jump(self, n) -> tuple:
+        return ("J", n.label, n.if_zero, _where(n))
+
+    def generic_visit(self, n: Node) -> tuple:  # LEAVE EXIT RECURSE and locals: the kind and position
+        return (type(n).__name__, _where(n))
+
+
+_TREE_KEY = _TreeKey()
+
+
+def _tree_key(nodes: list[Node]) -> tuple:
+    return _TREE_KEY.key(nodes)

@@ -1,0 +1,454 @@
+\ tileforth prelude: the words that are written in Forth.
+\
+\ Every session reads this file before its first line, so each word here is
+\ an ordinary colon definition built from the primitives (tileforth/core/compile/primitives.py).
+\ Two things make them cheap and quiet. A small word (eight nodes or fewer)
+\ is inlined by the compiler into every line and word that uses it, so a
+\ word here costs no call. And a prelude word is transparent to errors: a
+\ stack underflow inside `NIP` points at the `NIP` in your line, not at a
+\ line of this file.
+\
+\ How this file is read. Besides Forth reading it, the word reference (HELP,
+\ docs/words.md, python -m tileforth.core.reference) takes each word's entry
+\ from it: a definition, then at once, on the lines after the one that ends
+\ it, comment lines with what the word does and an example:
+\
+\   : NAME ( stack effect )  body ;
+\   \ What it does (one line or more).
+\   \ e.g. an example \ what it prints
+\
+\ Any other comment, such as this one, is prose for you: it is separated from
+\ a definition by a blank line. Stack effects follow the usual notation:
+\ ( before -- after ), the top of the stack on the right.
+
+\ ---- Stack ----------------------------------------------------------------
+\
+\ The primitives give DUP DROP SWAP OVER ROT and PICK; everything else that
+\ shuffles the data stack is a composition of them. The compiler keeps the
+\ top of the stack in registers, where a primitive shuffle only renames
+\ values. 2SWAP parks a cell on the return stack, which is a compile-time
+\ slot (a register as well), not memory.
+
+: NIP      ( x1 x2 -- x2 )  SWAP DROP ;
+\ Drop the second cell.
+\ e.g. 1 2 NIP . \ 2
+
+: TUCK     ( x1 x2 -- x2 x1 x2 )  SWAP OVER ;
+\ Copy the top cell below the second.
+\ e.g. 1 2 TUCK . . . \ 2 1 2
+
+: -ROT     ( x1 x2 x3 -- x3 x1 x2 )  ROT ROT ;
+\ Rotate the top cell to third place.
+\ e.g. 1 2 3 -ROT . . . \ 2 1 3
+
+: 2DUP     ( x1 x2 -- x1 x2 x1 x2 )  OVER OVER ;
+\ Duplicate the top pair.
+\ e.g. 1 2 2DUP . . . . \ 2 1 2 1
+
+: 2DROP    ( x1 x2 -- )  DROP DROP ;
+\ Discard the top pair.
+\ e.g. 1 2 3 2DROP . \ 1
+
+: 2SWAP    ( x1 x2 x3 x4 -- x3 x4 x1 x2 )  ROT >R ROT R> ;
+\ Exchange the top two pairs.
+\ e.g. 1 2 3 4 2SWAP . . . . \ 2 1 4 3
+
+: 2OVER    ( x1 x2 x3 x4 -- x1 x2 x3 x4 x1 x2 )  3 PICK 3 PICK ;
+\ Copy the second pair to the top.
+\ e.g. 1 2 3 4 2OVER . . \ 2 1
+
+\ ---- Comparisons --------------------------------------------------------------
+\
+\ A flag is a cell: true is -1 (all bits set), false is 0, so flags combine
+\ with AND OR XOR INVERT as well as with IF, and a flag is a mask (ABS MIN
+\ MAX below select with one). TRUE and FALSE are literals. The primitives
+\ are = < U< and the float F< F=; the comparisons with zero are the general
+\ ones with a literal 0, and the remaining orders are the primitive ones
+\ with the operands swapped or the result inverted. LLVM sees through the
+\ composition: `= 0=` becomes one `icmp ne`, as the primitive did.
+
+: TRUE     ( -- -1 )  -1 ;
+\ The true flag.
+\ e.g. TRUE . \ -1
+
+: FALSE    ( -- 0 )  0 ;
+\ The false flag.
+\ e.g. FALSE . \ 0
+
+: 0=       ( n -- flag )  0 = ;
+\ True if n is zero.
+\ e.g. 0 0= . \ -1
+
+: <>       ( n1 n2 -- flag )  = 0= ;
+\ True (-1) if n1 is not equal n2 (signed).
+\ e.g. 1 2 <> . \ -1
+
+: >        ( n1 n2 -- flag )  SWAP < ;
+\ True (-1) if n1 is greater than n2 (signed).
+\ e.g. 1 2 > . \ 0
+
+: 0<>      ( n -- flag )  0 <> ;
+\ True if n is not zero.
+\ e.g. 5 0<> . \ -1
+
+: 0<       ( n -- flag )  0 < ;
+\ True if n is negative.
+\ e.g. -5 0< . \ -1
+
+: 0>       ( n -- flag )  0 > ;
+\ True if n is positive.
+\ e.g. -5 0> . \ 0
+
+: <=       ( n1 n2 -- flag )  > 0= ;
+\ True if n1 <= n2 (signed).
+\ e.g. 2 2 <= . \ -1
+
+: >=       ( n1 n2 -- flag )  < 0= ;
+\ True if n1 >= n2 (signed).
+\ e.g. 1 2 >= . \ 0
+
+: U>       ( u1 u2 -- flag )  SWAP U< ;
+\ Unsigned greater than.
+\ e.g. -1 1 U> . \ -1
+
+: F0<      ( -- flag ) ( F: r -- )  0e F< ;
+\ True if r < 0.
+\ e.g. -1e F0< . \ -1
+
+: F0=      ( -- flag ) ( F: r -- )  0e F= ;
+\ True if r == 0.
+\ e.g. -1e F0= . \ 0
+
+\ ---- Arithmetic and bits ----------------------------------------------------
+\
+\ Cells are 64-bit two's complement integers; arithmetic wraps around.
+\ `1 +` becomes one `add` with an immediate operand. INVERT is XOR with all
+\ ones (-1), the Forth way to say `not`. ABS does not branch: a flag is a
+\ mask of all ones or none, so `x s XOR s -` negates x exactly when s is
+\ true, and LLVM's optimiser sees the select in it. MIN and MAX could be
+\ written the same way (`2DUP < >R TUCK XOR R> AND XOR`: `b (a b XOR) f AND
+\ XOR` is a when the flag f is true, b when it is false) and compile to the
+\ same code after optimisation, but eight words each cost a line typed at
+\ the prompt 0.2 ms more to compile than one primitive, so they stay
+\ primitives.
+
+: 1+       ( n -- n+1 )  1 + ;
+\ Add one.
+\ e.g. 5 1+ . \ 6
+
+: 1-       ( n -- n-1 )  1 - ;
+\ Subtract one.
+\ e.g. 5 1- . \ 4
+
+: 2*       ( x -- x*2 )  1 LSHIFT ;
+\ Shift left by one bit.
+\ e.g. 5 2* . \ 10
+
+: INVERT   ( x -- ~x )  -1 XOR ;
+\ Invert all bits.
+\ e.g. 0 INVERT . \ -1
+
+: NEGATE   ( n -- -n )  0 SWAP - ;
+\ Negate.
+\ e.g. 5 NEGATE . \ -5
+
+: ABS      ( n -- u )  DUP 0< TUCK XOR SWAP - ;
+\ Absolute value.
+\ e.g. -5 ABS . \ 5
+
+\ ---- Division ---------------------------------------------------------------------
+\
+\ Division truncates toward zero, like C and the GPU's own instructions (the
+\ standard lets a Forth choose; gforth floors). /MOD and */MOD are the
+\ primitives, so the quotient and the remainder come from one division, and
+\ */ keeps the double-width product of n1*n2 before it divides.
+
+: /        ( n1 n2 -- n3 )  /MOD NIP ;
+\ Divide, truncating toward zero (like C and PTX).
+\ e.g. -7 2 / . \ -3
+
+: MOD      ( n1 n2 -- n3 )  /MOD DROP ;
+\ Remainder of truncating division (sign of n1).
+\ e.g. -7 2 MOD . \ -1
+
+: */       ( n1 n2 n3 -- n4 )  */MOD NIP ;
+\ n1*n2/n3 with a double-width product; truncating.
+\ e.g. 1000000 3 7 */ . \ 428571
+
+: S>D      ( n -- d )  DUP 0< ;
+\ Sign-extend a cell to a double-cell number.
+\ e.g. -1 S>D . . \ -1 -1
+
+\ ---- Output -------------------------------------------------------------------------
+\
+\ Every thread prints into one output buffer; the host groups the threads
+\ that printed the same text. A new line is just the character 10.
+
+: CR       ( -- )  10 EMIT ;
+\ Start a new output line.
+\ e.g. 1 . CR 2 . \ 1 2
+
+\ ---- Threads --------------------------------------------------------------------------
+\
+\ A line runs on every thread of the launch (GRID x THREADS). The primitives
+\ give each thread its coordinates (TID-X BID-X BDIM-X ...); a thread's
+\ place in the whole grid along x is computed from them, as in CUDA's
+\ blockIdx.x * blockDim.x + threadIdx.x. Threads are numbered into warps
+\ of 32 by their linear index in the block, x fastest, then y, then z; it
+\ takes two words because a word of more than eight nodes would be called
+\ instead of inlined.
+
+: GLOBAL-ID ( -- n )  BID-X BDIM-X * TID-X + ;
+\ This thread's index along x in the grid.
+\ e.g. 2 1 1 GRID 64 1 1 THREADS  BID-X 1 = TID-X 3 = AND IF GLOBAL-ID . THEN \ 67
+
+: THREAD-ROW ( -- n )  TID-Z BDIM-Y * TID-Y + ;
+\ The index of this thread's row of x threads in its block (TID-Z*BDIM-Y + TID-Y).
+\ e.g. THREAD-ROW . \ 0
+
+: THREAD-ID ( -- n )  THREAD-ROW BDIM-X * TID-X + ;
+\ This thread's linear index in its block (x fastest), which sets its warp and lane.
+\ e.g. 8 4 1 THREADS  TID-X 3 = TID-Y 2 = AND IF THREAD-ID . THEN \ 19
+
+: LANE-ID  ( -- n )  THREAD-ID 31 AND ;
+\ This thread's lane in its warp (0..31).
+\ e.g. 64 1 1 THREADS  TID-X 40 = IF LANE-ID . THEN \ 8
+
+: WARP-ID  ( -- n )  THREAD-ID 5 RSHIFT ;
+\ This thread's warp in its block.
+\ e.g. WARP-ID . \ 0
+
+\ ---- Addresses ------------------------------------------------------------------------
+\
+\ Addresses are byte addresses; a cell is 8 bytes and a character one, and
+\ a cell access needs an address aligned to 8. WITHIN compares through an
+\ unsigned subtraction, so a range that wraps around works too. +! stays a
+\ primitive: written in Forth, `DUP @ ROT + SWAP !`, it would check the
+\ address (aligned, inside data space) twice, once for @ and once for !.
+
+: CELLS    ( n -- n*8 )  8 * ;
+\ The size in bytes of n cells.
+\ e.g. 3 CELLS . \ 24
+
+: CELL+    ( addr -- addr+8 )  8 + ;
+\ Step an address by one cell.
+\ e.g. 0 CELL+ . \ 8
+
+: CHARS    ( n -- n ) ;
+\ The size in bytes of n characters.
+\ e.g. 3 CHARS . \ 3
+
+: CHAR+    ( addr -- addr+1 )  1+ ;
+\ Step an address by one character.
+\ e.g. 0 CHAR+ . \ 1
+
+: ALIGNED  ( addr -- a-addr )  7 + -8 AND ;
+\ Round an address up to a cell boundary.
+\ e.g. 9 ALIGNED . \ 16
+
+: WITHIN   ( n lo hi -- flag )  OVER - >R - R> U< ;
+\ True if lo <= n < hi (with wrap-around).
+\ e.g. 5 1 10 WITHIN . \ -1
+
+\ ---- Characters and strings ----------------------------------------------------------
+\
+\ A string is two cells, ( c-addr u ): the address of its first byte and
+\ its length; a counted string ( c-addr ) keeps its length in the byte before
+\ the text, which COUNT unpacks. S" and S\" (tileforth/core/session/strings.py) put a
+\ literal's bytes in device memory when the line is read, so every word here
+\ reads and writes strings with C@ and C! on the device, in each thread.
+\ TYPE prints byte by byte with EMIT; the host decodes UTF-8 among the bytes.
+\ MOVE picks the direction that is safe when the two regions overlap: CMOVE
+\ copies from the low address up, CMOVE> from the high address down. The
+\ standard FILL takes bytes; tileforth's array fill is AFILL.
+
+: BL       ( -- char )  32 ;
+\ The code of a blank (space).
+\ e.g. BL . \ 32
+
+: SPACE    ( -- )  BL EMIT ;
+\ Print one space.
+\ e.g. 1 . SPACE 2 . \ 1 2
+
+: SPACES   ( n -- )  0 MAX 0 ?DO SPACE LOOP ;
+\ Print n spaces (none when n <= 0).
+\ e.g. 42 EMIT 3 SPACES 42 EMIT \ *   *
+
+: TYPE     ( c-addr u -- )  0 ?DO DUP C@ EMIT CHAR+ LOOP DROP ;
+\ Print the u characters at c-addr (with EMIT, so each thread prints its own).
+\ e.g. S" hello" TYPE \ hello
+
+: COUNT    ( c-addr1 -- c-addr2 u )  DUP CHAR+ SWAP C@ ;
+\ The text and length of a counted string (its first byte is the length).
+\ e.g. : hi C" hi!" COUNT TYPE ; hi \ hi!
+
+: /STRING  ( c-addr1 u1 n -- c-addr2 u2 )  ROT OVER + -ROT - ;
+\ Drop the first n characters of a string.
+\ e.g. S" abcdef" 2 /STRING TYPE \ cdef
+
+: CMOVE    ( c-addr1 c-addr2 u -- )  0 ?DO OVER C@ OVER C! CHAR+ SWAP CHAR+ SWAP LOOP 2DROP ;
+\ Copy u bytes from c-addr1 to c-addr2, lowest address first.
+\ e.g. CREATE b 8 ALLOT  S" abc" b SWAP CMOVE  b 3 TYPE \ abc
+
+: CMOVE>   ( c-addr1 c-addr2 u -- )  BEGIN DUP WHILE 1- >R OVER R@ + C@ OVER R@ + C! R> REPEAT DROP 2DROP ;
+\ Copy u bytes from c-addr1 to c-addr2, highest address first.
+\ e.g. CREATE b 8 ALLOT  S" abc" b SWAP CMOVE>  b 3 TYPE \ abc
+
+: MOVE     ( addr1 addr2 u -- )  >R 2DUP U< IF R> CMOVE> ELSE R> CMOVE THEN ;
+\ Copy u bytes from addr1 to addr2, correct when the regions overlap.
+\ e.g. 1 1 1 THREADS  CREATE b 8 ALLOT  S" abcd" b SWAP MOVE  b b 1+ 3 MOVE  b 4 TYPE \ aabc
+
+: FILL     ( c-addr u char -- )  SWAP 0 ?DO 2DUP SWAP I + C! LOOP 2DROP ;
+\ Store char in each of the u bytes at c-addr (the standard FILL; arrays: AFILL).
+\ e.g. CREATE b 8 ALLOT  b 3 42 FILL  b 3 TYPE \ ***
+
+: ERASE    ( addr u -- )  0 FILL ;
+\ Set u bytes at addr to 0.
+\ e.g. CREATE b 8 ALLOT  b 8 ERASE  b C@ . \ 0
+
+: BLANK    ( c-addr u -- )  BL FILL ;
+\ Set u bytes at c-addr to blanks.
+\ e.g. CREATE b 8 ALLOT  b 3 BLANK  b C@ . \ 32
+
+: -TRAILING ( c-addr u1 -- c-addr u2 )  BEGIN DUP IF 2DUP + 1- C@ BL = ELSE FALSE THEN WHILE 1- REPEAT ;
+\ Drop the blanks at the end of a string.
+\ e.g. S" ab   " -TRAILING . DROP \ 2
+
+: COMPARE  ( c-addr1 u1 c-addr2 u2 -- n )
+  { a1 u1 a2 u2 }  u1 u2 MIN 0 ?DO
+    a1 I + C@ a2 I + C@ 2DUP <> IF < 2* 1+ UNLOOP EXIT THEN 2DROP
+  LOOP  u1 u2 U< u1 u2 U> - ;
+\ Compare two strings byte by byte: 0 if equal, -1 if the first sorts before the second (a byte smaller, or a prefix), 1 if after.
+\ e.g. S" abc" S" abd" COMPARE . \ -1
+
+: SEARCH   ( c-addr1 u1 c-addr2 u2 -- c-addr3 u3 flag )
+  { a1 u1 a2 u2 }  u1 u2 - 1+ 0 MAX 0 ?DO
+    a1 I + u2 a2 u2 COMPARE 0= IF a1 I + u1 I - TRUE UNLOOP EXIT THEN
+  LOOP  a1 u1 FALSE ;
+\ Find string 2 in string 1: true and the rest of string 1 from the match, or string 1 and false.
+\ e.g. S" hello world" S" wor" SEARCH . TYPE \ -1 world
+
+\ ---- Pictured numeric output --------------------------------------------------------
+\
+\ <# starts a number's text, # adds its lowest digit (in BASE) and #S the
+\ rest, HOLD and HOLDS add characters, SIGN a minus sign; the text grows to
+\ the left (# holds the lowest digit first), and #> leaves it as a string.
+\ The number is an unsigned double ( ud: low cell, high cell on top; a
+\ number typed with a dot, 12345., is one, and a cell u is `u 0`). Each # is
+\ two cell-sized UM/MODs by BASE, the high cell's and then the low cell's
+\ with the first remainder above it, which is below BASE, so each quotient
+\ fits a cell and every double prints, up to 2^128-1. The text is built
+\ in one 256-byte area per session, which HLD points into: all threads
+\ share it, which is right on the emulator (threads run one at a time
+\ between BARRIERs) but would race on a GPU, where `.` and `.R` print a
+\ number from each thread's own record instead.
+
+: <#       ( -- )  HLD DUP ! ;
+\ Start pictured numeric output (an empty text in the hold area; shared by all threads, see HLD).
+\ e.g. 42 0 <# #S #> TYPE \ 42
+
+: HOLD     ( char -- )  HLD @ 1- DUP HLD ! C! ;
+\ Add a character to the front of the pictured text.
+\ e.g. 1 1 1 THREADS  5 0 <# # 36 HOLD #> TYPE \ $5
+
+: HOLDS    ( c-addr u -- )  BEGIN DUP WHILE 1- 2DUP + C@ HOLD REPEAT 2DROP ;
+\ Add a string to the front of the pictured text.
+\ e.g. 5 0 <# # S" x=" HOLDS #> TYPE \ x=5
+
+: #        ( ud1 -- ud2 )  0 BASE @ UM/MOD >R BASE @ UM/MOD SWAP DUP 9 > 7 AND + 48 + HOLD R> ;
+\ Divide ud1 by BASE: hold the remainder's digit (0-9, then A-Z), leave the quotient.
+\ e.g. 123 0 <# # # #> TYPE \ 23
+
+: #S       ( ud -- 0 0 )  BEGIN # 2DUP OR 0= UNTIL ;
+\ Hold every digit of ud (at least one).
+\ e.g. 12345. <# #S #> TYPE \ 12345
+
+: #>       ( xd -- c-addr u )  2DROP HLD @ HLD OVER - ;
+\ End pictured output: drop the number, leave the text (valid until the next <#).
+\ e.g. 255 0 HEX <# #S #> DECIMAL TYPE \ FF
+
+: SIGN     ( n -- )  0< IF 45 HOLD THEN ;
+\ Hold a minus sign if n is negative.
+\ e.g. -12 DUP ABS 0 <# #S ROT SIGN #> TYPE \ -12
+
+: ?        ( addr -- )  @ . ;
+\ Print the cell at addr.
+\ e.g. VARIABLE v 7 v ! v ? \ 7
+
+\ ---- Number conversion ---------------------------------------------------------------
+\
+\ The text interpreter reads numbers on the host; >NUMBER is the same
+\ conversion for Forth code, digit by digit in BASE into a double-cell
+\ accumulator (UD* multiplies a double by a cell with two UM*s).
+
+: DIGIT?   ( char -- u true | false )
+  DUP 48 58 WITHIN IF 48 - ELSE  DUP 65 91 WITHIN IF 55 - ELSE
+  DUP 97 123 WITHIN IF 87 - ELSE  DROP 99  THEN THEN THEN
+  DUP BASE @ < IF -1 ELSE DROP 0 THEN ;
+\ The value of char as a digit in BASE (0-9, then A-Z or a-z) and true, or false.
+\ e.g. 55 DIGIT? . . \ -1 7
+
+: UD*      ( ud1 u -- ud2 )  DUP >R * SWAP R> UM* ROT + ;
+\ Multiply a double by a cell (the product's high bits beyond two cells are lost).
+\ e.g. 5. 3 UD* . . \ 0 15
+
+: >NUMBER  ( ud1 c-addr1 u1 -- ud2 c-addr2 u2 )
+  BEGIN DUP WHILE
+    OVER C@ DIGIT? 0= IF EXIT THEN
+    >R 2SWAP BASE @ UD* R> M+ 2SWAP 1 /STRING
+  REPEAT ;
+\ Add the digits at c-addr1 to ud1 (ud1 * BASE + digit, each) up to the first non-digit; leave what is left.
+\ e.g. 0. S" 123x" >NUMBER . DROP . . \ 1 0 123
+
+\ ---- Double-cell output ------------------------------------------------------------
+
+: D.R      ( d width -- )  >R TUCK DABS <# #S ROT SIGN #> R> OVER - SPACES TYPE ;
+\ Print d right-aligned in a field of width characters (pictured output: see HLD on the GPU).
+\ e.g. -12. 6 D.R \    -12
+
+: D.       ( d -- )  0 D.R SPACE ;
+\ Print d, then a space.
+\ e.g. -12. D. \ -12
+
+: 2ROT     ( x1 x2 x3 x4 x5 x6 -- x3 x4 x5 x6 x1 x2 )  5 ROLL 5 ROLL ;
+\ Rotate the third pair to the top.
+\ e.g. 1 2 3 4 5 6 2ROT . . \ 2 1
+
+\ ---- Structures ----------------------------------------------------------------------
+\
+\ Forth-2012's structures (FACILITY-EXT) are defining words written with
+\ CREATE and DOES>: a structure's name pushes its size, a field's name adds
+\ its offset to an address. They run on the host when they define, and the
+\ words they define run on the device.
+
+: BEGIN-STRUCTURE ( "name" -- addr 0 )  CREATE HERE 0 0 , DOES> @ ;
+\ Start a structure: name will push its size (fields follow, END-STRUCTURE ends it).
+\ e.g. BEGIN-STRUCTURE pt FIELD: pt.x FIELD: pt.y END-STRUCTURE pt . \ 16
+
+: END-STRUCTURE ( addr n -- )  SWAP ! ;
+\ End a structure: its size is n.
+\ e.g. BEGIN-STRUCTURE empty END-STRUCTURE empty . \ 0
+
+: +FIELD   ( n1 n2 "name" -- n3 )  CREATE OVER , + DOES> @ + ;
+\ A field of n2 bytes at offset n1: name adds n1 to an address.
+\ e.g. 0 4 +FIELD f1 8 +FIELD f2 . 100 f2 . \ 12 104
+
+: FIELD:   ( n1 "name" -- n2 )  ALIGNED 1 CELLS +FIELD ;
+\ A cell field (aligned).
+\ e.g. 1 FIELD: c1 . 0 c1 . \ 16 8
+
+: CFIELD:  ( n1 "name" -- n2 )  1 CHARS +FIELD ;
+\ A character field.
+\ e.g. 0 CFIELD: ch . \ 1
+
+: FFIELD:  ( n1 "name" -- n2 )  FALIGNED 1 FLOATS +FIELD ;
+\ A float field (aligned).
+\ e.g. 1 FFIELD: fl . \ 8
+
+: SFFIELD: ( n1 "name" -- n2 )  SFALIGNED 1 SFLOATS +FIELD ;
+\ An f32 field (aligned).
+\ e.g. 1 SFFIELD: sf . \ 8
+
+: DFFIELD: ( n1 "name" -- n2 )  DFALIGNED 1 DFLOATS +FIELD ;
+\ An f64 field (aligned).
+\ e.g. 1 DFFIELD: df . \ 16

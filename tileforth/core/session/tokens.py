@@ -1,0 +1,101 @@
+"""Execution tokens: the numbers `'`, `[']`, `:NONAME` and DEFER hand out.
+
+A token is XT_BASE + its index in the session's table; each dictionary entry
+gets one token, kept for the session. Device code runs a token through the
+switch tileforth/core/compile/xtgen.py builds from `Tokens.table()`: a colon definition
+runs as itself, a primitive or a constant as a one-node definition made once;
+host-level words and words that suspend are in the table as "cannot" rows,
+so that executing one on the device says why.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from ..compile import layout as L
+from ..compile.primitives import LOOP_WORDS, RSTACK_WORDS, Primitive
+from ..errors import ForthError
+from ..front.dictionary import Colon, Constant
+from ..front.effects import body_effect
+from ..front.reader import Token
+from ..front.tree import Node, Prim
+
+XT_BASE = 0x1000  # tokens are XT_BASE + an index (so 0, an unset DEFER, is never one)
+
+
+class Tokens:
+    def __init__(self, node_for: Callable[[Any, Token], Node]) -> None:
+        self.entries: list[Any] = []
+        self._index: dict[int, int] = {}  # id(entry) -> index
+        self._runs_as: dict[int, Colon | None] = {}  # index -> the colon the device runs (None: cannot)
+        self._node_for = node_for
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+    def xt_of(self, entry: Any) -> int:
+        """The token of a dictionary entry (made on first use)."""
+        i = self._index.get(id(entry))
+        if i is None:
+            i = self._index[id(entry)] = len(self.entries)
+            self.entries.append(entry)
+        return XT_BASE + i
+
+    def find(self, xt: int) -> Any:
+        """The entry a token names, or None."""
+        i = xt - XT_BASE
+        return self.entries[i] if 0 <= i < len(self.entries) else None
+
+    def entry_of(self, xt: int, word: str) -> Any:
+        """The entry a token names, or a ForthError that says what to do."""
+        entry = self.find(xt)
+        if entry is None:
+            raise ForthError(f"{word}: {xt} is not an execution token; get one with ' or [']")
+        return entry
+
+    def forget(self, count: int) -> None:
+        """Keep only the first `count` tokens (MARKER)."""
+        for e in self.entries[count:]:
+            self._index.pop(id(e), None)
+        for i in [i for i in self._runs_as if i >= count]:
+            del self._runs_as[i]
+        del self.entries[count:]
+
+    def table(self) -> list[tuple[int, Colon | None, int]]:
+        """EXECUTE's table for device code: (token, the colon that runs it or None, why not)."""
+        rows = []
+        for i, e in enumerate(self.entries):
+            if i not in self._runs_as:
+                word = None
+                if isinstance(e, Colon):
+                    word = e
+                elif isinstance(e, (Primitive, Constant)) and not getattr(e, "takes_literal", False):
+                    node = self._node_for(e, Token(e.name, None)) if isinstance(e, Constant) else Prim(e, None)
+                    word = Colon(e.name, [node], None, prelude=True)
+                    word.effect = body_effect(word.body)
+                self._runs_as[i] = word
+            word = self._runs_as[i]
+            if isinstance(e, Primitive) and (e.name in RSTACK_WORDS or e.name in LOOP_WORDS):
+                rows.append((XT_BASE + i, None, L.XT_FRAME))
+            elif word is None or word.host:
+                rows.append((XT_BASE + i, None, L.XT_HOST))
+            elif word.suspends:
+                rows.append((XT_BASE + i, None, L.XT_SUSPENDS))
+            else:
+                rows.append((XT_BASE + i, word, 0))
+        return rows
+
+    def device_error(self, why: int, xt: int, where: str, thr: str) -> str:
+        """The message of E_BAD_XT: why the device could not execute `xt`."""
+        entry = self.find(xt)
+        name = entry.name if entry is not None else None
+        if why == L.XT_HOST:
+            return (f"EXECUTE{where} ({thr}): {name} runs on the host (it defines or compiles words), so device "
+                    "code cannot execute it; EXECUTE it in the line, outside definitions and loops")
+        if why == L.XT_SUSPENDS:
+            return (f"EXECUTE{where} ({thr}): {name} waits for the warp or the block (a BARRIER or a tile "
+                    "operation), which a called word cannot; call it by name")
+        if why == L.XT_FRAME:
+            return (f"EXECUTE{where} ({thr}): {name} works on the return stack or the DO loops of the definition "
+                    "it is written in, so it cannot run through a token; write it in the definition")
+        return (f"EXECUTE{where} ({thr}): {xt} is not an execution token (an unset DEFER holds 0); get one "
+                "with ' or [']")

@@ -1,0 +1,495 @@
+"""Jupyter: `%load_ext tileforth`, the `%%forth` cell magic and `%forth_session`.
+
+    %load_ext tileforth
+    %%forth --backend cpu --grid 1 1 1 --threads 32 1 1
+    TID-X DUP *
+
+One Forth session per IPython kernel, made by the first `%%forth` cell (or
+`%forth_session`).  A cell runs line by line, as `tileforth FILE` runs a
+script (a definition or `[IF]` may go on over lines); it shows what the lines
+printed, the inspection words' views (.S .LANES .TILE .FRAG .M SEE HELP ...)
+where they were printed, then the stacks, as the REPL shows them after a
+line.  Each cell's result is one display bundle: ``text/plain`` is exactly
+what the REPL prints without a terminal (what a test or `nbconvert --to
+markdown` reads), ``text/html`` the same views in colour: rich renders the
+text views, and tiles, `.TILE`, `.FRAG` and small `.M` arrays become coloured
+HTML tables (heat maps: blue < 0 < red; `.FRAG`: one colour per lane).  An
+error stops the cell and shows the message, the line and the caret, never a
+Python traceback; the session stays as it was before the failing line.
+
+    f = %forth_session          the session's Forth object (tileforth.core.Forth), the Python API
+
+Options of `%%forth` (and of `%forth_session`):
+
+    --backend cpu|cuda|auto     start the session on this backend (a session on another backend is
+                                closed: the new one starts with an empty dictionary and stacks);
+                                without it the first session's is $TILEFORTH_BACKEND, else auto
+    --grid X Y Z                `X Y Z GRID` before the cell's lines (it stays, as GRID does)
+    --threads X Y Z             `X Y Z THREADS` before the cell's lines
+    --new                       a fresh session (on the same backend unless --backend says otherwise)
+    --no-stacks                 leave out the stacks after the cell
+
+The session and the views are the REPL's own (tileforth/repl/session.py, tileforth/repl/views.py);
+core knows nothing of this module.  IPython is imported only by
+`load_ipython_extension`, so the module itself imports without it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import html
+import io
+import os
+import re
+import shlex
+
+import numpy as np
+from rich.console import Console
+from rich.text import Text
+from tileforth.core.records import field, record
+
+from ..core.session.output import format_numbers
+from ..core.session.views import WIDTH, tile_label, tile_stats
+from . import views
+from .session import Bye, LineResult, Session
+
+MARK = "\ue000"  # a private-use character around a view's number in the line's output
+_VIEW_RX = re.compile(MARK + r"(\d+)" + MARK)
+HTML_WIDTH = 120  # columns of the rich views in HTML (a notebook is wider than a terminal)
+
+PRE = ('<pre style="font-family:var(--jp-code-font-family,monospace);font-size:13px;line-height:1.35;'
+       'margin:2px 0;white-space:pre;background:transparent">{code}</pre>')
+
+
+# ---------------------------------------------------------------- options
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):  # a usage error is shown as a short message, not SystemExit
+        raise ValueError(message)
+
+
+def _parser(prog: str) -> _Parser:
+    p = _Parser(prog=prog, add_help=False)
+    p.add_argument("--backend", choices=("cpu", "cuda", "auto"), default=None)
+    p.add_argument("--grid", type=int, nargs="+", metavar="N", default=None)
+    p.add_argument("--threads", "--block", dest="threads", type=int, nargs="+", metavar="N", default=None)
+    p.add_argument("--new", action="store_true")
+    p.add_argument("--no-stacks", dest="stacks", action="store_false")
+    return p
+
+
+def parse_options(line: str, prog: str = "%%forth") -> argparse.Namespace:
+    args = _parser(prog).parse_args(shlex.split(line))
+    for name in ("grid", "threads"):
+        v = getattr(args, name)
+        if v is not None:
+            if not 1 <= len(v) <= 3 or min(v) < 1:
+                raise ValueError(f"--{name} takes one to three positive numbers (X [Y [Z]]), e.g. --{name} 2 1 1")
+            setattr(args, name, tuple(v) + (1,) * (3 - len(v)))
+    return args
+
+
+# ---------------------------------------------------------------- a cell's result
+
+
+@record
+class CellResult:
+    """What a cell showed: parts in order, each ("text", str) for program
+    output and notes, ("view", (kind, record)) for an inspection view, then
+    the stacks record (None: not shown) and the failed line (None: none)."""
+
+    parts: list = field(default_factory=list)
+    stacks: object = None
+    error: LineResult | None = None
+    notes: list[str] = field(default_factory=list)
+
+    def plain(self) -> str:
+        out = []
+        for what, item in self.parts:
+            out.append(item if what == "text" else plain_view(*item))
+        if self.stacks is not None:
+            out.append(plain_view("stacks", self.stacks))
+        out += [n + "\n" for n in self.notes]
+        if self.error is not None:
+            out.append(plain_error(self.error) + "\n")
+        return "".join(out)
+
+    def html(self) -> str:
+        out = ['<div class="tileforth-output">']
+        for what, item in self.parts:
+            if what == "text":
+                if item:
+                    out.append(PRE.format(code=html.escape(item.rstrip("\n"))))
+            else:
+                out.append(html_view(*item))
+        if self.stacks is not None:
+            out.append(html_view("stacks", self.stacks))
+        for n in self.notes:
+            out.append(PRE.format(code=f'<span style="opacity:0.7">{html.escape(n)}</span>'))
+        if self.error is not None:
+            out.append(_rich_html([_error_text(self.error)]))
+        out.append("</div>")
+        return "\n".join(out)
+
+    def _repr_mimebundle_(self, include=None, exclude=None):
+        return {"text/plain": self.plain(), "text/html": self.html()}
+
+
+def _error_text(result: LineResult) -> Text:
+    if result.internal:
+        e = result.error
+        text = Text()
+        if result.where:
+            text.append(f"{result.where}: ", style="bold")
+        text.append("internal error (a bug in tileforth, please report it): ", style="bold red")
+        text.append(f"{type(e).__name__}: {e}")
+        return text
+    return views.render_error(result.error, where=result.where, source_line=result.source_line,
+                              running=result.running)
+
+
+def plain_error(result: LineResult) -> str:
+    return _error_text(result).plain
+
+
+# ---------------------------------------------------------------- views
+
+
+def plain_view(kind: str, view) -> str:
+    """A view as the REPL prints it without a terminal (Display.inspect_view)."""
+    if kind in ("stacks", *views.OWN_LAYOUT):
+        lines = views.render(kind, view, width=WIDTH, colour=False)
+        return "".join(line.plain.rstrip() + "\n" for line in lines)
+    return view.plain()
+
+
+def _rich_html(lines: list[Text], width: int = HTML_WIDTH) -> str:
+    con = Console(file=io.StringIO(), record=True, width=width, force_terminal=True, force_jupyter=False,
+                  color_system="truecolor",
+                  highlight=False, soft_wrap=True)
+    for line in lines:
+        con.print(line)
+    return con.export_html(inline_styles=True, code_format=PRE)
+
+
+def _contrast(colour: str) -> str:
+    r, g, b = (int(colour[i:i + 2], 16) for i in (1, 3, 5))
+    return "#000" if 0.299 * r + 0.587 * g + 0.114 * b > 140 else "#fff"
+
+
+TABLE = ('<table class="{cls}" style="border-collapse:collapse;font-family:monospace;font-size:{size}px;'
+         'margin:4px 0;table-layout:fixed">')
+HEAD = '<th style="padding:0 4px;font-weight:normal;opacity:0.6;text-align:right">{}</th>'
+
+
+def heat_table(values, *, is_float: bool = True, base: int = 10, numbers: bool = True, cls: str = "tf-heat",
+               caption: str | None = None) -> str:
+    """A matrix as an HTML table coloured by the tile palette (blue < 0 <
+    red, scaled to the largest |value|, grey only for zero; NaN magenta):
+    each cell its number, or (numbers=False) a small square with the
+    number as its tooltip."""
+    v = np.asarray(values)
+    row_labels = col_labels = None
+    texts, rounded = format_numbers(v, is_float, base)
+    if v.ndim == 1:  # a vector: 16 to a row, as `.M` lists it (8 to a row there)
+        n = v.size
+        cols = min(16, max(n, 1))
+        rows = -(-n // cols)
+        pad = rows * cols - n
+        v = np.concatenate([v.astype(np.float64), np.full(pad, np.nan)]).reshape(rows, cols)
+        texts = texts + [""] * pad
+        row_labels = [str(r * cols) for r in range(rows)]
+        col_labels = [f"+{c}" for c in range(cols)]
+    rows, cols = v.shape
+    levels = views.tile_levels(v.astype(np.float64)) if v.size else v
+    out = [TABLE.format(cls=cls, size=11 if numbers else 9)]
+    if caption:
+        out.append(f'<caption style="text-align:left;font-weight:bold">{html.escape(caption)}</caption>')
+    if numbers:
+        out.append("<tr><th></th>" + "".join(HEAD.format(c) for c in (col_labels or range(cols))) + "</tr>")
+    for r in range(rows):
+        cells = [HEAD.format(row_labels[r] if row_labels else r)] if numbers else []
+        for c in range(cols):
+            text = texts[r * cols + c]
+            if text == "":  # past the end of a vector
+                cells.append("<td></td>")
+                continue
+            bg = views.PALETTE[int(levels[r, c])]
+            title = f"({r},{c}) {text}"
+            if numbers:
+                cells.append(f'<td title="{title}" style="background:{bg};color:{_contrast(bg)};padding:1px 4px;'
+                             f'text-align:right;border:1px solid rgba(255,255,255,0.35)">{html.escape(text)}</td>')
+            else:
+                cells.append(f'<td title="{title}" style="background:{bg};width:9px;height:9px;padding:0;'
+                             'border:0"></td>')
+        out.append("<tr>" + "".join(cells) + "</tr>")
+    out.append("</table>")
+    if rounded and numbers:
+        out.append(PRE.format(code=f'<span style="opacity:0.7">{html.escape(rounded)}</span>'))
+    return "".join(out)
+
+
+def lane_table(lanes: np.ndarray, block: tuple[int, int]) -> str:
+    """`.FRAG`: each element's lane, in the lane's own colour; a thicker
+    line between mma.sync blocks."""
+    rows, cols = lanes.shape
+    br, bc = block
+    out = [TABLE.format(cls="tf-frag", size=11)]
+    out.append("<tr><th></th>" + "".join(HEAD.format(c) for c in range(cols)) + "</tr>")
+    for r in range(rows):
+        cells = [HEAD.format(r)]
+        for c in range(cols):
+            lane = int(lanes[r, c])
+            bg = views.lane_colour(lane)
+            left = "2px solid #555" if c and c % bc == 0 else "1px solid #fff"
+            top = "2px solid #555" if r and r % br == 0 else "1px solid #fff"
+            cells.append(f'<td title="({r},{c}) lane {lane}" style="background:{bg};color:#000;padding:1px 4px;'
+                         f'text-align:right;border:1px solid #fff;border-left:{left};border-top:{top}">{lane}</td>')
+        out.append("<tr>" + "".join(cells) + "</tr>")
+    out.append("</table>")
+    return "".join(out)
+
+
+def _tile_panel(t) -> str:
+    lo, hi, _, bad = tile_stats(t.values)
+    stats = "all nan/inf" if lo is None else f"min {lo:.4g} max {hi:.4g}" + (" nan/inf" if bad else "")
+    return ('<div style="display:inline-block;vertical-align:top;margin:0 14px 4px 0">'
+            + heat_table(t.values, numbers=False, caption=tile_label(t))
+            + f'<div style="font-family:monospace;font-size:11px;opacity:0.7">{html.escape(stats)}</div></div>')
+
+
+def _note_lines(view, keep) -> list[Text]:
+    """The record's own lines whose first span's tag is in `keep`, styled."""
+    return [line for line, raw in zip(views.styled(view), view.lines(HTML_WIDTH)) if raw and raw[0][1] in keep]
+
+
+def html_view(kind: str, view) -> str:
+    """A view record as HTML: tables for tiles, `.TILE`, `.FRAG` and small
+    arrays, rich's HTML for the rest."""
+    try:
+        if kind == "stacks":
+            out = _rich_html(views.stack_lines(view, width=HTML_WIDTH))
+            if view.tiles:
+                head = Text()
+                head.append("tiles", style="bold cyan")
+                head.append(f" <{len(view.tiles)}>", style="dim")
+                if view.warps > 1:
+                    note = f" warp 0 of {view.warps}"
+                    if view.warps_alike is not None:
+                        note += " (all alike)" if view.warps_alike else " (the warps differ)"
+                    head.append(note, style="dim")
+                out += _rich_html([head]) + "<div>" + "".join(_tile_panel(t) for t in view.tiles) + "</div>"
+            return out
+        if kind == "tile":
+            return (_rich_html(_note_lines(view, ("head", "note")))
+                    + heat_table(view.tile.values, is_float=True))
+        if kind == "frag":
+            notes = _note_lines(view, ("head", "note"))
+            return _rich_html(notes[:-1]) + lane_table(view.lanes, view.block) + _rich_html(notes[-1:])
+        if kind == "matrix" and not view.large:
+            base = 10 if view.is_float else view.base
+            v = np.asarray(view.values)
+            shape = "x".join(map(str, v.shape))
+            return heat_table(v, is_float=view.is_float, base=base,
+                              caption=f"{view.name}: {shape} {view.eltype.lower()}")
+        return _rich_html(views.render(kind, view, width=HTML_WIDTH, colour=True))
+    except Exception:  # a view never fails the cell: its plain text will do
+        return PRE.format(code=html.escape(plain_view(kind, view).rstrip("\n")))
+
+
+# ---------------------------------------------------------------- the session
+
+
+class Notebook:
+    """One Forth session for a kernel, and how a cell runs in it."""
+
+    def __init__(self, backend: str = "auto") -> None:
+        self.session = Session.start(backend)
+        self.session.set_source("<cell>")
+        self._views: list[tuple[str, object]] = []
+
+    @property
+    def forth(self):
+        return self.session.forth
+
+    def close(self) -> None:
+        self.forth.close()
+
+    def _hook(self, kind: str, view) -> str:
+        self._views.append((kind, view))
+        return f"{MARK}{len(self._views) - 1}{MARK}"
+
+    def _split(self, text: str) -> list:
+        parts = []
+        pos = 0
+        for m in _VIEW_RX.finditer(text):
+            if m.start() > pos:
+                parts.append(("text", text[pos:m.start()]))
+            parts.append(("view", self._views[int(m.group(1))]))
+            pos = m.end()
+            if text.startswith("\n", pos):  # the view's own line end: its layout ends the line
+                pos += 1
+        if pos < len(text):
+            parts.append(("text", text[pos:]))
+        return parts
+
+    def run_cell(self, cell: str, *, grid=None, threads=None, stacks: bool = True) -> CellResult:
+        """Run a cell's lines; stop at the first failing one."""
+        forth = self.forth
+        result = CellResult()
+        lines = cell.splitlines()
+        prologue = []
+        if grid is not None:
+            prologue.append("{} {} {} GRID".format(*grid))
+        if threads is not None:
+            prologue.append("{} {} {} THREADS".format(*threads))
+        saved = forth.display, forth.dot_s_shows_all
+        forth.display, forth.dot_s_shows_all = self._hook, True  # only while a cell runs: the Python API sees text
+        self._views = []
+        try:
+            for text in prologue:
+                res = self.session.run_line(text, 0)
+                if res.error is not None:
+                    res.where = f"--grid/--threads ({text})"
+                    result.parts += self._split(res.output if res.output.endswith("\n") or not res.output
+                                                else res.output + "\n")
+                    result.error = res
+                    return result
+            last_output = ""
+            for lineno, text in enumerate(lines, start=1):
+                res = self.session.run_line(text, lineno)
+                out = res.output
+                if out and not out.endswith("\n"):  # as the REPL: the next line's output starts fresh
+                    out += "\n"
+                result.parts += self._split(out)
+                result.notes += list(res.warnings)
+                if res.error is not None:
+                    if len(lines) == 1 and not prologue and res.running is None:
+                        res.where = None  # one line: in view, as at the prompt
+                    result.error = res
+                    return result
+                last_output = res.output
+        except Bye:
+            result.notes.append("BYE ends a tileforth session at the prompt; in a notebook the session stays "
+                                "(%%forth --new starts a fresh one)")
+            return result
+        finally:
+            forth.display, forth.dot_s_shows_all = saved
+        if self.session.compiling:
+            result.notes.append(f"(inside the definition of {_open_name(forth)}: the next cell may go on; "
+                                "end it with ;)")
+        elif stacks and not self._ended_with_stacks(result, last_output):
+            from ..core.session.inspection import stacks_record
+
+            result.stacks = stacks_record(forth)
+        return result
+
+    def _ended_with_stacks(self, result: CellResult, last_output: str) -> bool:
+        """The last line ended by showing the stacks as they are (`.S`): once, not twice."""
+        m = None
+        for m in _VIEW_RX.finditer(last_output):
+            pass
+        if m is None or last_output[m.end():].strip() or self._views[int(m.group(1))][0] != "stacks":
+            return False
+        from ..core.session.inspection import stacks_record
+
+        return plain_view("stacks", self._views[int(m.group(1))][1]) == plain_view("stacks", stacks_record(self.forth))
+
+
+def _open_name(forth) -> str:
+    name = getattr(getattr(forth, "colon", None), "name", None)
+    return str(name) if name else "a word"
+
+
+# ---------------------------------------------------------------- IPython
+
+
+_SESSIONS: dict[int, Notebook] = {}  # id(shell) -> its session: one per kernel
+
+
+def default_backend() -> str:
+    """The backend of a session no option names: $TILEFORTH_BACKEND, else auto."""
+    name = os.environ.get("TILEFORTH_BACKEND", "auto").strip().lower() or "auto"
+    if name not in ("cpu", "cuda", "auto"):
+        raise ValueError(f"TILEFORTH_BACKEND={name}: say cpu, cuda or auto")
+    return name
+
+
+def notebook_for(shell, backend: str | None = None, new: bool = False) -> tuple[Notebook, str | None]:
+    """The kernel's session (made on first use); a note when one was (re)started."""
+    nb = _SESSIONS.get(id(shell))
+    note = None
+    if nb is not None and (new or (backend not in (None, "auto") and backend != nb.forth.backend_name)):
+        old = nb.forth.backend_name
+        nb.close()
+        nb = None
+        note = f"a new {{}} session (the {old} session's words and stacks are gone)"
+    if nb is None:
+        nb = Notebook(backend or default_backend())
+        _SESSIONS[id(shell)] = nb
+        if note is not None:
+            note = note.format(nb.forth.backend_name)
+    return nb, note
+
+
+def _short_error(message: str):
+    return _Message(f"%%forth: {message}")
+
+
+@record
+class _Message:
+    text: str
+
+    def _repr_mimebundle_(self, include=None, exclude=None):
+        return {"text/plain": self.text,
+                "text/html": PRE.format(code=f'<span style="color:#b00">{html.escape(self.text)}</span>')}
+
+
+def load_ipython_extension(ipython) -> None:
+    """`%load_ext tileforth`: register %%forth and %forth_session."""
+    from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
+    from IPython.display import display
+
+    @magics_class
+    class ForthMagics(Magics):
+        @cell_magic
+        def forth(self, line, cell):
+            """Run the cell's lines as Forth in this kernel's tileforth session
+            (`%%forth --backend cpu --grid X Y Z --threads X Y Z --new --no-stacks`);
+            see tileforth.repl.notebook."""
+            try:
+                args = parse_options(line)
+                nb, note = notebook_for(self.shell, args.backend, args.new)
+            except Exception as e:  # a bad option, or a backend that cannot start: a message, no traceback
+                display(_short_error(str(e) if isinstance(e, ValueError) else
+                                     f"cannot start the {line} session: {type(e).__name__}: {e}"))
+                return None
+            if note:
+                display(_Message(note))
+            display(nb.run_cell(cell, grid=args.grid, threads=args.threads, stacks=args.stacks))
+            return None
+
+        @line_magic
+        def forth_session(self, line):
+            """`f = %forth_session`: this kernel's tileforth session, a
+            tileforth.core.Forth (the Python API: f.eval, f.data_stack, f.array ...)."""
+            try:
+                args = parse_options(line, "%forth_session")
+                nb, note = notebook_for(self.shell, args.backend, args.new)
+            except Exception as e:
+                display(_short_error(str(e)))
+                return None
+            if note:
+                display(_Message(note))
+            if args.grid or args.threads:
+                display(nb.run_cell("", grid=args.grid, threads=args.threads, stacks=False))
+            return nb.forth
+
+    ipython.register_magics(ForthMagics)
+
+
+def unload_ipython_extension(ipython) -> None:
+    nb = _SESSIONS.pop(id(ipython), None)
+    if nb is not None:
+        nb.close()

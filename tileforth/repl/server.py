@@ -1,0 +1,314 @@
+"""The resident server behind the `tileforth` command (tileforth/repl/resident.py says why and when).
+
+    python -m tileforth.repl.server     serve until idle (what a first run starts, in the background)
+
+It takes its socket's lock first (one server per key: a second one stops at once), imports
+what a run needs and warms it up (a cpu session runs a line and is closed, so the JIT's
+shared engines and the scheduler exist), freezes its objects for the garbage collector
+(children then do not copy them page by page), and waits. For each client it forks a
+child, which:
+    - checks the client's user id, takes its stdin/stdout/stderr, working folder,
+      environment, umask, resource limits and arguments;
+    - sends its process id and waits for the client's go (a client that gave up gets no run);
+    - runs `cli.main` as the command would, then the exit functions, and exits with its status.
+The server reaps its children and sends each client its child's exit status (killed by a
+signal: minus its number, and the client ends itself by the same signal). A client that goes away takes its child with it (SIGKILL), as
+closing a terminal would. The server stops after TILEFORTH_SERVER_IDLE seconds without a
+client, on SIGTERM, when its socket file is removed or replaced, or when its key has changed (a
+source file edited: checked every STALE_CHECK_S while idle), so old servers do not pile up.
+
+Nothing here touches a GPU: a child that runs on the cuda backend makes its own context
+after the fork (a CUDA context does not survive one).
+"""
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import selectors
+import signal
+import socket
+import struct
+import sys
+import time
+
+from . import resident
+
+STALE_CHECK_S = 2.0
+
+
+class Server:
+    def __init__(self, path: str, idle_s: float, lock, digest: str) -> None:
+        self.path, self.idle_s, self.lock, self.digest = path, idle_s, lock, digest
+        self.checked = time.monotonic()  # when the key was last compared
+        self.listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.clients: dict[int, socket.socket] = {}  # child pid -> its client's connection
+        self.selector = selectors.DefaultSelector()
+        self.wake_r, self.wake_w = socket.socketpair()
+        self.stopping = False
+
+    def listen(self) -> None:
+        # bound and listening under a name of its own, then renamed into place (replacing a dead
+        # server's socket; the lock says none is alive): a client never finds a socket that refuses it.
+        # Bound by its name in the folder, the server's working folder from now on: a socket's whole
+        # path may be at most 107 bytes, a long TMPDIR's is longer (each child goes to its caller's)
+        os.chdir(os.path.dirname(self.path))
+        staging = f"{os.getpid()}.new"
+        try:
+            os.unlink(staging)
+        except FileNotFoundError:
+            pass
+        self.listener.bind(staging)
+        self.listener.listen(64)
+        os.rename(staging, self.path)
+        self.inode = os.stat(self.path).st_ino
+        self.selector.register(self.listener, selectors.EVENT_READ, "accept")
+        self.wake_r.setblocking(False)
+        self.wake_w.setblocking(False)
+        self.selector.register(self.wake_r, selectors.EVENT_READ, "signal")
+        signal.set_wakeup_fd(self.wake_w.fileno())
+        signal.signal(signal.SIGCHLD, lambda *_: None)  # wakes the loop (set_wakeup_fd)
+        signal.signal(signal.SIGTERM, self._stop)
+
+    def _stop(self, *_) -> None:
+        self.stopping = True
+
+    def serve(self) -> None:
+        last = time.monotonic()
+        while not self.stopping:
+            events = self.selector.select(timeout=min(STALE_CHECK_S, self.idle_s))
+            for sel_key, _ in events:
+                if sel_key.data == "accept":
+                    self.accept()
+                elif sel_key.data == "signal":
+                    try:
+                        self.wake_r.recv(512)
+                    except BlockingIOError:
+                        pass
+                else:  # a client's connection: readable only when it went away
+                    self.client_gone(sel_key.data)
+            self.reap()
+            if self.clients:
+                last = time.monotonic()
+            elif time.monotonic() - last >= self.idle_s or not self.socket_is_ours() or self.stale():
+                break
+
+    def stale(self) -> bool:
+        """Whether what it serves has changed (an edited source, another dependency): the next run
+        starts a new server, so this one stops (checked when idle, every few seconds)."""
+        now = time.monotonic()
+        if now - self.checked < STALE_CHECK_S:
+            return False
+        self.checked = now
+        return resident.key() != self.digest
+
+    def socket_is_ours(self) -> bool:
+        try:
+            return os.stat(self.path).st_ino == self.inode
+        except OSError:
+            return False
+
+    def accept(self) -> None:
+        try:
+            conn, _ = self.listener.accept()
+        except OSError:
+            return
+        pid = os.fork()
+        if pid == 0:  # the child: the signals as a fresh process has them, the server's descriptors closed
+            signal.set_wakeup_fd(-1)  # (its lock too), then the run
+            for sig in (signal.SIGCHLD, signal.SIGTERM):
+                signal.signal(sig, signal.SIG_DFL)
+            signal.signal(signal.SIGINT, signal.default_int_handler)
+            for fd in (self.listener, self.wake_r, self.wake_w, self.lock, *self.clients.values()):
+                fd.close()
+            self.selector.close()
+            child(conn)
+        self.clients[pid] = conn
+        self.selector.register(conn, selectors.EVENT_READ, pid)
+
+    def client_gone(self, pid: int) -> None:
+        conn = self.clients.get(pid)
+        if conn is None:
+            return
+        try:
+            if conn.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT):
+                return  # not gone (a client sends nothing more after its go)
+        except BlockingIOError:
+            return
+        except OSError:
+            pass
+        self.selector.unregister(conn)
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+
+    def reap(self) -> None:
+        while self.clients:
+            try:
+                pid, status = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                return
+            if pid == 0:
+                return
+            conn = self.clients.pop(pid, None)
+            if conn is None:
+                continue
+            code = os.waitstatus_to_exitcode(status)
+            try:
+                conn.sendall(resident.REPLY.pack(b"X", code))  # -N: killed by signal N
+            except OSError:
+                pass
+            try:
+                self.selector.unregister(conn)
+            except (KeyError, ValueError):
+                pass
+            conn.close()
+
+    def close(self) -> None:
+        if self.socket_is_ours():
+            os.unlink(self.path)
+        self.listener.close()
+
+
+def child(conn: socket.socket) -> None:
+    """One run, in a forked copy of the warmed-up server; ends the process."""
+    status = 1
+    try:
+        request = receive(conn)
+        if request is None:
+            os._exit(1)
+        conn.sendall(resident.REPLY.pack(b"P", os.getpid()))
+        if resident.recv_exact(conn, 1) != b"G":
+            os._exit(1)
+        from .cli import main
+
+        try:
+            status = main(request["argv"])
+        except SystemExit as e:  # argparse: --help, a bad option
+            status = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
+        except KeyboardInterrupt:
+            status = 130
+        import atexit
+
+        atexit._run_exitfuncs()
+    except KeyboardInterrupt:  # Ctrl-C before main ran (or after it returned)
+        status = 130
+    except BaseException:  # a bug: its traceback, as the command would print it
+        import traceback
+
+        traceback.print_exc()
+        status = 1
+    finally:
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except Exception:
+                pass
+        os._exit(status)
+
+
+def receive(conn: socket.socket) -> dict | None:
+    """Take over the client: its user id checked, its descriptors and state made this process's."""
+    creds = conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
+    _, uid, _ = struct.unpack("3i", creds)
+    if uid != os.getuid():
+        return None
+    head, fds, _, _ = socket.recv_fds(conn, 4096, len(resident.FDS))
+    if len(head) < 4 or len(fds) != len(resident.FDS):
+        return None
+    size = struct.unpack("!I", head[:4])[0]
+    body = head[4:]
+    if len(body) < size:
+        body += resident.recv_exact(conn, size - len(body))
+    request = json.loads(body)
+    for target, fd in zip(resident.FDS, fds):
+        os.dup2(fd, target)
+        os.close(fd)
+    os.chdir(request["cwd"])
+    os.environ.clear()
+    os.environ.update(request["env"])
+    os.umask(request["umask"])
+    import resource
+
+    for name, (soft, hard) in request.get("limits", {}).items():
+        try:  # a limit can be lowered; one the server's own limit is below stays the server's
+            resource.setrlimit(getattr(resource, name), (soft, hard))
+        except (ValueError, OSError, AttributeError):
+            pass
+    sys.argv = [request["argv0"], *request["argv"]]
+    sys.stdin, sys.stdout, sys.stderr = (_stream(fd, old) for fd, old in zip(resident.FDS, (
+        sys.__stdin__, sys.__stdout__, sys.__stderr__)))
+    sys.__stdin__, sys.__stdout__, sys.__stderr__ = sys.stdin, sys.stdout, sys.stderr
+    return request
+
+
+def _stream(fd: int, like):
+    """A text stream on `fd` as Python makes one at start-up: line-buffered on a terminal
+    (stderr always), in the server's encoding (its key holds the locale's variables)."""
+    stream = open(fd, "r" if fd == 0 else "w", encoding=like.encoding, errors=like.errors, closefd=False)
+    if fd:
+        stream.reconfigure(line_buffering=fd == 2 or os.isatty(fd))
+    return stream
+
+
+def warm_up() -> None:
+    """Load and build what every run needs, in a session that is then closed; and import what
+    errors, stacks, kernel files and PTX need (a child imports nothing the server did)."""
+    import gc
+    import importlib
+
+    for name in ("tileforth.repl.cli", "tileforth.repl.views", "rich.console", "tileforth.core.session.kernelfile",
+                 "tileforth.backends.cuda.ptx"):  # the last makes PTX only: no GPU is touched
+        importlib.import_module(name)
+    from .session import Session
+
+    session = Session.start("cpu")
+    session.run_line("1 2 + DROP", 1)
+    session.forth.close()
+    del session
+    gc.collect()
+    gc.freeze()
+
+
+def main() -> int:
+    where = resident.folder()
+    if where is None:
+        print("tileforth server: no private folder for the socket", file=sys.stderr)
+        return 1
+    digest = resident.key()
+    lock = open(os.path.join(where, f"{digest}.lock"), "w")
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        return 0  # one is already serving this key
+    warm_up()
+    server = Server(resident.socket_path(where, digest), resident.idle_seconds(), lock, digest)
+    server.listen()
+    print(f"tileforth server: process {os.getpid()} serves {server.path}; it stops after {server.idle_s:g} s "
+          "without a run", file=sys.stderr, flush=True)
+    try:
+        server.serve()
+    except KeyboardInterrupt:  # Ctrl-C in the foreground
+        pass
+    finally:
+        server.close()
+        _drop_lock(lock)
+    return 0
+
+
+def _drop_lock(lock) -> None:
+    """Remove the lock file while it is still this server's (each key makes one, and every source edit
+    a new key), then let go of it. A server that opened it just before takes the lock and serves; if
+    one after it makes a new file, the two share a socket path until the first sees its socket
+    replaced and stops (Server.socket_is_ours)."""
+    try:
+        if os.fstat(lock.fileno()).st_ino == os.stat(lock.name).st_ino:
+            os.unlink(lock.name)
+    except OSError:
+        pass
+    lock.close()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
