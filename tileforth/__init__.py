@@ -5,7 +5,24 @@ tileforth.core, tileforth.backends and tileforth.repl.  This package only makes
 `%load_ext tileforth` work in IPython and Jupyter: the `%%forth` cell magic
 and `f = %forth_session` (tileforth/repl/notebook.py).  IPython is imported only when
 the extension is loaded.
+
+It also fills the table of backends and exporters (registry.py) before any
+subpackage loads: the built-in backends register themselves in
+tileforth/backends/__init__.py, the exporters below. Neither imports more
+than that table until a session asks for a backend or an export.
 """
+from importlib import import_module
+
+from . import backends  # noqa: F401 - registers the built-in backends
+from .registry import register_exporter
+
+
+def _loader(module: str, name: str):
+    return lambda: getattr(import_module(module), name)
+
+
+register_exporter("word_ptx", _loader("tileforth.backends.cuda.ptx", "word_ptx"))
+register_exporter("ptxas_note", _loader("tileforth.backends.cuda.ptx", "ptxas_note"))
 
 
 def load_ipython_extension(ipython) -> None:

@@ -256,3 +256,18 @@ def parse_ptxas_log(log: str) -> dict[str, PtxasInfo]:
         if m and current:
             out[current] = replace(out[current], shared=int(m.group(1)))
     return out
+
+
+def ptxas_note(ptx: str, arch: str) -> str:
+    """A kernel's resources as ptxas -v reports them, as one `// ...` line (SEE-PTX), or why there are none."""
+    if ptxas_path() is None:
+        return "// ptxas not found (pip install nvidia-cuda-nvcc): no register and spill report"
+    try:
+        info = assemble(ptx, arch)[1]
+    except ForthError as exc:
+        return "// " + str(exc).splitlines()[0]
+    except Exception as exc:  # noqa: BLE001 - ptxas did not run (timeout, OS error): the PTX is still shown
+        return f"// ptxas could not run: {exc}"
+    entry = re.search(r"\.entry\s+([\w$]+)", ptx)
+    item = info.get(entry.group(1)) if entry else None
+    return f"// ptxas -v ({arch}): {item.summary()}" if item else "// ptxas -v reported no entry"

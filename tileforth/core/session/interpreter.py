@@ -10,7 +10,6 @@ restores the snapshot taken before it, so the session keeps its state.
 from __future__ import annotations
 
 import copy
-import importlib
 import math
 import os
 import struct
@@ -18,6 +17,7 @@ import time
 import weakref
 from typing import TYPE_CHECKING, Any, Callable
 
+from ... import registry
 from ..compile import layout as L
 from ..compile.codegen import Sites
 from ..compile.compiler import Compiler
@@ -69,27 +69,39 @@ class TileView:
 
 
 def load_backend(name: str) -> Backend:
+    """A new backend by its name in the table of backends (tileforth/registry.py), or with
+    "auto" the first of the backends "auto" may choose that starts."""
     if name == "auto":
-        try:
-            return load_backend("cuda")
-        except ForthError:
-            return load_backend("cpu")
-    return backend_package(name).create()
+        why: list[str] = []
+        for entry in registry.auto_order():
+            try:
+                return entry.create()
+            except ForthError as err:
+                why.append(f"{entry.name}: {err.message}")
+        raise ForthError("no backend could start (" + "; ".join(why) + ")" if why else
+                         f"no backend is registered for 'auto': use {_backend_choices()}")
+    entry = registry.backend_entry(name)
+    if entry is None:
+        raise ForthError(f"unknown backend {name!r}: use {_backend_choices()}")
+    return entry.create()
+
+
+def _backend_choices() -> str:
+    return ", ".join(repr(n) for n in registry.backend_choices())
+
+
+def exporter(name: str) -> Callable[..., Any]:
+    """An exporter from the table (tileforth/registry.py): core names what it needs, never a module."""
+    fn = registry.exporter(name)
+    if fn is None:
+        raise ForthError(f"no exporter {name!r} is registered: import tileforth (its top package registers them)")
+    return fn
 
 
 def _release_kernels(backend: Backend, kcache: dict) -> None:
     for kernel in kcache.values():
         backend.release(kernel)
     kcache.clear()
-
-
-def backend_package(name: str) -> Any:
-    """The package `tileforth.backends.<name>`: the one place core finds a
-    backend by name. A backend package offers `create()` (its Backend) and,
-    where its machine runs exported kernels, `word_ptx(forth, word, arch)`."""
-    if name not in ("cpu", "cuda"):
-        raise ForthError(f"unknown backend {name!r}: use 'cpu', 'cuda' or 'auto'")
-    return importlib.import_module(f"tileforth.backends.{name}")
 
 
 def unknown_word_message(name: str, prompt_words: dict[str, str] | None = None) -> str:
@@ -291,7 +303,7 @@ class Forth:
     def ptx(self, word: str, arch: str = "sm_80") -> str:
         """The PTX of a word launched as a kernel: its inputs become parameters
         (cells as .u64, then floats as .f32, after a context pointer)."""
-        return backend_package("cuda").word_ptx(self, word, arch)
+        return exporter("word_ptx")(self, word, arch)
 
     def profile(self) -> dict | None:
         """The last PROFILE's figures as data: per load/store site and per launch
