@@ -4,6 +4,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from tileforth.core.records import replace
 from tileforth.core import Forth
 
 DEMOS = Path(__file__).resolve().parents[1] / "demos"
@@ -55,7 +56,7 @@ def test_tour_runs_where_tiles_cannot_outlive_a_line():
     """On the cuda backend tiles must be stored on the line that made them;
     the tour then takes its one-line [ELSE] branch and computes the same C."""
     f = Forth()
-    f.backend.keeps_tiles = False  # as the cuda backend
+    f.backend.caps = replace(f.backend.caps, keeps_tiles=False)  # as the cuda backend's
     out = f.eval((DEMOS / "tour.fth").read_text(), source="tour.fth")
     a = np.arange(256, dtype=np.float16).reshape(16, 16)
     np.testing.assert_array_equal(f.array("C"), a.astype(np.float64))

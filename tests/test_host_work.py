@@ -10,6 +10,7 @@ check that a failing line still restores everything, at 65,536 threads too.
 
 import numpy as np
 import pytest
+from tileforth.core.compile.target import LaunchShape
 from tileforth.core import Forth, ForthError
 from tileforth.core.compile import layout as L
 from tileforth.core.compile.state import Snapshot, StackState
@@ -110,7 +111,7 @@ def test_a_shape_used_before_starts_with_empty_stacks():
     assert f.data_stack(lane=None)[127] == [137]
     f.eval("CLEARSTACK 1 1 1 GRID 4 1 1 GRID")
     assert f.data_stack(lane=None) == [[]] * 128
-    f.backend.set_shape((4, 1, 1), (32, 1, 1))  # the same shape again: empty stacks
+    f.backend.set_shape(LaunchShape((4, 1, 1), (32, 1, 1)))  # the same shape again: empty stacks
     f.eval("GLOBAL-ID BID-X")
     rows = f.data_stack(lane=None)
     assert rows[0] == [0, 0] and rows[127] == [127, 3]
@@ -190,6 +191,9 @@ class _CopyingBackend:
     def set_state(self, state):
         self.sets += 1
         self.state[...] = state
+
+    def state_buffer(self):  # the contract's: None, the stacks are not host memory
+        return None
 
 
 def test_live_view_and_snapshot_on_a_copying_backend():

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 from tileforth.backends.cpu import backend as cpu_backend
 from tileforth.core import Forth, ForthError
+from tileforth.core.compile import layout as L
 
 DEMOS = Path(__file__).resolve().parents[1] / "demos"
 
@@ -116,7 +117,7 @@ def test_the_output_cap_drops_the_same_records(monkeypatch):
     outs = []
     for workers in (1, 4):
         f = session(workers, monkeypatch)
-        monkeypatch.setattr(cpu_backend, "OUT_CAP", 1000)
+        monkeypatch.setattr(L, "OUT_CAP", 1000)
         f.backend.out = np.zeros((1000, 4), np.int64)
         outs.append(f.eval("4 1 1 GRID 64 1 1 THREADS : many 10 0 DO GLOBAL-ID . LOOP ; many"))
     assert outs[0] == outs[1]

@@ -16,7 +16,7 @@ from tileforth.core.buffers import zeroed
 from tileforth.core.compile import layout as L
 from tileforth.core.compile import state as S
 from tileforth.core.compile.codegen import HELPERS
-from tileforth.core.compile.target import HELPERS_IR, Backend, LaunchResult
+from tileforth.core.compile.target import HELPERS_IR, Backend, Capabilities, LaunchResult, LaunchShape, fill_context
 from tileforth.core.errors import ForthError
 
 from .races import HEADER, Races
@@ -51,7 +51,6 @@ def _init_llvm() -> None:
     _initialized = True
 
 
-OUT_CAP = 1 << 16
 ENGINE_KERNELS = 256  # kernels one JIT engine takes before the backend starts another
 ALIGN = 256
 
@@ -308,6 +307,7 @@ def runtime() -> _Runtime:
 
 class CpuBackend(Backend):
     name = "cpu"
+    caps = Capabilities(host_memory=True, races=True, element_types=True, access_trace=True)
 
     def __init__(self) -> None:
         self.rt = runtime()  # its engines and scheduler are made when the first kernel is compiled
@@ -324,7 +324,7 @@ class CpuBackend(Backend):
         self.trace_dropped = 0
         self.ctx = np.zeros(L.CTX_SLOTS, np.int64)
         self.abort_flag = np.zeros(1, np.int64)
-        self.out = zeroed((OUT_CAP, L.OUT_SLOTS), np.int64)
+        self.out = zeroed((L.OUT_CAP, L.OUT_SLOTS), np.int64)
         self.alloc_table = np.zeros((0, 2), np.int64)
         self.shared_addr = 0
         self.shared_size = 0
@@ -337,7 +337,7 @@ class CpuBackend(Backend):
         self.workers = _workers()  # blocks of a launch run on this many threads (1: one after another)
         self._shapes: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}  # (grid, block) -> (state, thr), LRU
         self._executor: ThreadPoolExecutor | None = None
-        self.set_shape((1, 1, 1), (32, 1, 1))
+        self.set_shape(LaunchShape())
 
     # ---- compilation ----------------------------------------------------
     fast = property(lambda self: self.rt.fast, doc="the engine new straight-line kernels go to")
@@ -351,7 +351,8 @@ class CpuBackend(Backend):
         pb = llvm.create_pass_builder(eng.tm, pto)
         pb.getModulePassManager().run(mod, pb)
 
-    def compile(self, module: llvm.ModuleRef, kernel: str, suspends: bool, heavy: bool) -> CpuKernel:
+    def compile(self, module: llvm.ModuleRef, kernel: str, suspends: bool, heavy: bool,
+                shape: LaunchShape | None = None) -> CpuKernel:
         mod = module
         try:
             mod.verify()
@@ -490,14 +491,14 @@ class CpuBackend(Backend):
         return self.shared_addr
 
     # ---- launch shape and stack state -------------------------------------
-    def set_shape(self, grid: tuple[int, int, int], block: tuple[int, int, int]) -> None:
+    def set_shape(self, shape: LaunchShape) -> None:
         """The launch shape, with empty stacks. The thread records and state buffer of
         the shapes used last are kept (SHAPE_CACHE_BYTES), so going back to one (a failed
         line's restore, f.kernel's own shape and back) costs resetting the depths, not
         building and faulting in new buffers; a buffer's slots above the depths are
         not cleared (they don't count)."""
-        grid, block = tuple(grid), tuple(block)
-        self.grid, self.block = grid, block
+        grid, block = shape.grid, shape.block
+        self.shape, self.grid, self.block = shape, grid, block
         nb = grid[0] * grid[1] * grid[2]
         bs = block[0] * block[1] * block[2]
         n = nb * bs
@@ -515,7 +516,7 @@ class CpuBackend(Backend):
         while len(self._shapes) > 1 and kept > SHAPE_CACHE_BYTES:
             s, t = self._shapes.pop(next(iter(self._shapes)))
             kept -= s.nbytes + t.nbytes
-        self.warps_per_block = -(-bs // 32)
+        self.warps_per_block = shape.warps_per_block(self.caps.warp_size)
         self.tile_data: list[list[np.ndarray]] = [[] for _ in range(nb * self.warps_per_block)]
 
     def _make_shape(self, grid: tuple[int, int, int], block: tuple[int, int, int]) -> tuple[np.ndarray, np.ndarray]:
@@ -570,24 +571,52 @@ class CpuBackend(Backend):
     def set_state(self, state: np.ndarray) -> None:
         self.state[...] = state
 
+    # ---- the optional checks: races, element types, the access trace -------------------------
+    def allocation_sizes(self) -> dict[int, int]:
+        return {a: self._sizes[a] for a in self._user}
+
+    def set_race_checks(self, on: bool) -> None:
+        self.races.on = on
+
+    def race_exempt(self, addr: int) -> None:
+        self.races.exempt.add(addr)
+
+    def race_report(self, aux: int) -> dict:
+        return self.races.unpack(aux)
+
+    def set_element_type(self, addr: int, dtype: np.dtype) -> None:
+        self.elem_types[addr] = dtype
+
+    def element_type(self, addr: int) -> np.dtype | None:
+        return self.elem_types.get(addr)
+
+    def start_trace(self, cap: int) -> None:
+        self.trace_cap = cap
+        self.take_trace()
+
+    def stop_trace(self) -> None:
+        self.trace_cap = 0
+
+    def take_trace(self) -> tuple[np.ndarray, int]:
+        got = (self.trace, self.trace_dropped)
+        self.trace, self.trace_dropped = np.zeros((0, 4), np.int64), 0
+        return got
+
     # ---- launching ----------------------------------------------------------
-    def launch(self, handle: CpuKernel, base_addr: int, shared_bytes: int, steps: int,
+    def launch(self, handle: CpuKernel, shape: LaunchShape, base_addr: int, shared_bytes: int, steps: int,
                sites: "Sites | None" = None) -> LaunchResult:
-        ctx, thr = self.ctx, self.thr
-        ctx[:] = 0
-        ctx[L.CTX_SHARED] = self.shared_base()  # first: making the region rebuilds the allocation table
+        if shape != self.shape:
+            raise ValueError(f"launch over {shape}, but the stacks are {self.shape}'s: set_shape first")
+        thr = self.thr
+        shared = self.shared_base()  # first: making the region rebuilds the allocation table
         chunks = self._chunks()
         for w in range(1, len(chunks)):  # the other workers' shared regions: made before the table is read
             self._worker_shared(w)
-        ctx[L.CTX_ALLOCS] = self.alloc_table.ctypes.data
-        ctx[L.CTX_N_ALLOCS] = len(self.alloc_table)
-        ctx[L.CTX_OUT] = self.out.ctypes.data
-        ctx[L.CTX_OUT_CAP] = OUT_CAP
-        ctx[L.CTX_BASE_ADDR] = base_addr
-        ctx[L.CTX_ABORT] = self.abort_flag.ctypes.data
-        ctx[L.CTX_SHARED_SIZE] = shared_bytes
-        ctx[L.CTX_RECURSION_MAX] = self.caps.recursion_max
-        ctx[L.CTX_STEPS_MAX] = max(int(steps), 1)  # the launch's pool: every thread's loops draw from it
+        ctx = fill_context(self.ctx, allocs=self.alloc_table.ctypes.data, n_allocs=len(self.alloc_table),
+                           out=self.out.ctypes.data, out_cap=L.OUT_CAP, base_addr=base_addr,
+                           abort=self.abort_flag.ctypes.data, shared_size=shared_bytes,
+                           recursion_max=self.caps.recursion_max, steps=steps)
+        ctx[L.CTX_SHARED] = shared
         ctx[L.CTX_BLOCK_SIZE] = self.block_size
         self.clock[0] = 0
         ctx[L.CTX_CLOCK] = self.clock.ctypes.data
@@ -610,8 +639,8 @@ class CpuBackend(Backend):
         if self.trace_cap:
             n = int(ctx[L.CTX_TRACE_LEN])
             self.trace, self.trace_dropped = buf[:min(n, self.trace_cap)], max(0, n - self.trace_cap)
-        return LaunchResult(error=tuple(int(x) for x in ctx[:5]), output=out[:min(n_out, OUT_CAP)].copy(),
-                            output_dropped=max(0, n_out - OUT_CAP), divergence=divergence)
+        return LaunchResult(error=tuple(int(x) for x in ctx[:5]), output=out[:min(n_out, L.OUT_CAP)].copy(),
+                            output_dropped=max(0, n_out - L.OUT_CAP), divergence=divergence)
 
     # ---- blocks on all cores -------------------------------------------------
     def _chunks(self) -> list[tuple[int, int]]:
@@ -658,7 +687,7 @@ class CpuBackend(Backend):
             c = ctx.copy()
             if w:
                 c[L.CTX_SHARED] = self._worker_shared(w)
-                o = zeroed((OUT_CAP, L.OUT_SLOTS), np.int64)
+                o = zeroed((L.OUT_CAP, L.OUT_SLOTS), np.int64)
                 c[L.CTX_OUT] = o.ctypes.data
             else:
                 o = self.out
@@ -679,7 +708,7 @@ class CpuBackend(Backend):
                 break
         else:
             self._pool_spent(ctxs, chunks, merged)
-        lens = [min(int(c[L.CTX_OUT_LEN]), OUT_CAP) for c in ctxs]
+        lens = [min(int(c[L.CTX_OUT_LEN]), L.OUT_CAP) for c in ctxs]
         out = np.concatenate([o[:n] for o, n in zip(outs, lens)]) if len(outs) > 1 else outs[0]
         total = sum(int(c[L.CTX_OUT_LEN]) for c in ctxs)
         return merged, out, total, divergence

@@ -65,7 +65,14 @@ from typing import Iterator
 import numpy as np
 from tileforth.core.compile import layout as L
 from tileforth.core.compile import state as S
-from tileforth.core.compile.target import STATIC_SHARED_BYTES, Backend, Capabilities, LaunchResult
+from tileforth.core.compile.target import (
+    STATIC_SHARED_BYTES,
+    Backend,
+    Capabilities,
+    LaunchResult,
+    LaunchShape,
+    fill_context,
+)
 from tileforth.core.errors import ForthError
 from tileforth.core.records import record
 
@@ -73,7 +80,6 @@ from . import NEEDS_PYCUDA
 from .ptx import device_arch, module_to_ptx, parse_ptxas_log, target_machine
 from .target import NvptxTarget
 
-OUT_CAP = 1 << 16
 TABLE_CAP = 4096
 SHADOW_MAX = 64 << 20  # allocations up to this size keep a host copy, to survive a lost context
 RECURSION_MAX = 256  # nested calls of recursive words per thread (see the module docstring)
@@ -390,7 +396,6 @@ def stack_plan(kernel: str, ptx: str, log: str, own_frame: int, depth_max: int =
 
 class CudaBackend(Backend):
     name = "cuda"
-    keeps_tiles = False
 
     def __init__(self, device: int = 0) -> None:
         self.cuda = cuda = _driver()
@@ -411,10 +416,10 @@ class CudaBackend(Backend):
                 res.make_abort_flag()
             self.ctx_host = np.zeros(L.CTX_SLOTS + L.THR_SLOTS, np.int64)
             self.ctx_dev = self._raw(self.ctx_host.nbytes, keep=False)
-            self.out_dev = self._raw(OUT_CAP * L.OUT_SLOTS * 8, keep=False)
+            self.out_dev = self._raw(L.OUT_CAP * L.OUT_SLOTS * 8, keep=False)
             self.table_dev = self._raw(TABLE_CAP * 16, keep=False)
             self.shared_size = 0
-            self.set_shape((1, 1, 1), (32, 1, 1))
+            self.set_shape(LaunchShape())
         except BaseException:
             self.close()
             raise
@@ -436,7 +441,9 @@ class CudaBackend(Backend):
             max_threads=1 << 20,
             shared_bytes=attr("MAX_SHARED_MEMORY_PER_BLOCK_OPTIN", attr("MAX_SHARED_MEMORY_PER_BLOCK", STATIC_SHARED_BYTES)),
             recursion_max=RECURSION_MAX,
-            keeps_tiles=False)
+            keeps_tiles=False,
+            arch=self.arch,
+            external_memory=True)
 
     def _verbose_jit(self) -> list:
         """JIT options asking for ptxas's verbose log (each function's registers and stack frame)."""
@@ -543,8 +550,8 @@ class CudaBackend(Backend):
         if rec is not None and rec.shadow is not None:
             rec.shadow[addr - rec.addr:addr - rec.addr + raw.size] = raw
 
-    def allocation_view(self, addr: int, nbytes: int) -> None:
-        return None  # tile operations run on the device
+    def allocation_sizes(self) -> dict[int, int]:
+        return {a: rec.size for a, rec in self._res.allocs.items() if rec.user}
 
     def set_shared(self, nbytes: int) -> int:
         self.shared_size = max(self.shared_size, nbytes)
@@ -552,14 +559,14 @@ class CudaBackend(Backend):
         return 0
 
     # ---- launch shape, state, tiles -----------------------------------------------
-    def set_shape(self, grid: tuple[int, int, int], block: tuple[int, int, int]) -> None:
-        nb = grid[0] * grid[1] * grid[2]
-        bs = block[0] * block[1] * block[2]
+    def set_shape(self, shape: LaunchShape) -> None:
+        grid, block = shape.grid, shape.block
+        nb, bs = shape.nblocks, shape.block_size
         for a in (getattr(self, "state_dev", None), getattr(self, "thr_dev", None)):
             if a:
                 self.free(a)
         self.state_dev = self.thr_dev = 0
-        self.grid, self.block = grid, block
+        self.shape, self.grid, self.block = shape, grid, block
         self.nblocks, self.block_size, self.nthreads = nb, bs, nb * bs
         self.state_dev = self._raw(S.buffer_bytes(self.nthreads))
         lin = np.arange(self.nthreads)
@@ -594,11 +601,12 @@ class CudaBackend(Backend):
         return []
 
     # ---- compile and launch -----------------------------------------------------------
-    def compile(self, module: object, kernel: str, suspends: bool, heavy: bool) -> CudaKernel:
+    def compile(self, module: object, kernel: str, suspends: bool, heavy: bool,
+                shape: LaunchShape | None = None) -> CudaKernel:
         handle = CudaKernel(module_to_ptx(module, self.arch, heavy=heavy), kernel, suspends)
         with self._device("loading a kernel"):
             self._load(handle)
-        self._check_block(handle)
+        self._check_block(handle, shape or self.shape)
         return handle
 
     def _load(self, handle: CudaKernel) -> None:
@@ -627,10 +635,10 @@ class CudaBackend(Backend):
         handle.stack_base, handle.stack_level, handle.depth = stack_plan(
             handle.name, handle.ptx, log, handle.fn.get_attribute(FA.LOCAL_SIZE_BYTES), self.caps.recursion_max)
 
-    def _check_block(self, handle: CudaKernel) -> None:
-        bs = self.block_size
+    def _check_block(self, handle: CudaKernel, shape: LaunchShape) -> None:
+        bs = shape.block_size
         if bs > handle.max_threads:
-            x, y, z = self.block
+            x, y, z = shape.block
             raise ForthError(f"this line's kernel uses {handle.regs} registers per thread, so a block can have at "
                              f"most {handle.max_threads} threads on this GPU ({self.arch}), but THREADS is {x} {y} {z} "
                              f"({bs} threads): use fewer THREADS, e.g. `{handle.max_threads} 1 1 THREADS`")
@@ -652,14 +660,15 @@ class CudaBackend(Backend):
                                      "GPU's memory can reserve for every thread it holds") from None
                 handle.depth //= 2
 
-    def launch(self, handle: CudaKernel, base_addr: int, shared_bytes: int, steps: int,
+    def launch(self, handle: CudaKernel, shape: LaunchShape, base_addr: int, shared_bytes: int, steps: int,
                sites: object = None) -> LaunchResult:
-        self._check_block(handle)
+        if shape != self.shape:
+            raise ValueError(f"launch over {shape}, but the stacks are {self.shape}'s: set_shape first")
+        self._check_block(handle, shape)
         if shared_bytes > self.caps.shared_bytes:
             raise ForthError(f"{shared_bytes} bytes of shared memory do not fit: a block has at most "
                              f"{self.caps.shared_bytes} on this GPU")
         cuda, res = self.cuda, self._res
-        ctx = self.ctx_host
         with self._device("running the line"):
             if handle.generation != self._primary.generation:
                 self._load(handle)
@@ -671,17 +680,10 @@ class CudaBackend(Backend):
                     cuda.memcpy_htod(self.table_dev, table)
                 self._n_allocs = len(table)
                 res.table_dirty = False
-            ctx[:] = 0
-            ctx[L.CTX_ALLOCS] = self.table_dev
-            ctx[L.CTX_N_ALLOCS] = self._n_allocs
-            ctx[L.CTX_OUT] = self.out_dev
-            ctx[L.CTX_OUT_CAP] = OUT_CAP
-            ctx[L.CTX_BASE_ADDR] = base_addr
-            ctx[L.CTX_ABORT] = res.abort_dev
-            ctx[L.CTX_SHARED_SIZE] = shared_bytes
             self._ensure_stack(handle)
-            ctx[L.CTX_RECURSION_MAX] = handle.depth
-            ctx[L.CTX_STEPS_MAX] = max(int(steps), 1)  # the launch's pool: every thread's loops draw from it
+            ctx = fill_context(self.ctx_host, allocs=self.table_dev, n_allocs=self._n_allocs, out=self.out_dev,
+                               out_cap=L.OUT_CAP, base_addr=base_addr, abort=res.abort_dev,
+                               shared_size=shared_bytes, recursion_max=handle.depth, steps=steps)
             cuda.memcpy_htod(self.ctx_dev, ctx)
             thr = self.thr_host
             thr[:, L.T_STATUS] = L.ST_RUN
@@ -692,15 +694,15 @@ class CudaBackend(Backend):
             if shared_bytes > handle.dynamic_shared:
                 handle.fn.set_attribute(cuda.function_attribute.MAX_DYNAMIC_SHARED_SIZE_BYTES, shared_bytes)
                 handle.dynamic_shared = shared_bytes
-            handle.fn.prepared_call(self.grid, self.block, self.ctx_dev, self.thr_dev, shared_size=shared_bytes)
+            handle.fn.prepared_call(shape.grid, shape.block, self.ctx_dev, self.thr_dev, shared_size=shared_bytes)
             cuda.Context.synchronize()  # the primary context, current here
             cuda.memcpy_dtoh(ctx, self.ctx_dev)
             n_out = int(ctx[L.CTX_OUT_LEN])
-            out = np.empty((min(n_out, OUT_CAP), L.OUT_SLOTS), np.int64)
+            out = np.empty((min(n_out, L.OUT_CAP), L.OUT_SLOTS), np.int64)
             if len(out):
                 cuda.memcpy_dtoh(out, self.out_dev)
         return LaunchResult(error=tuple(int(x) for x in ctx[:5]), output=out,
-                            output_dropped=max(0, n_out - OUT_CAP))
+                            output_dropped=max(0, n_out - L.OUT_CAP))
 
     def reset_abort(self) -> None:
         if self._res.abort_host is not None:

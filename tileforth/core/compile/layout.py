@@ -81,3 +81,4 @@ OUT_INT_R, OUT_UINT_R = 7, 8  # .R U.R: aux = width << 8 | base (a base of 256 o
 OUT_FLOAT_S, OUT_FLOAT_E = 9, 10  # FS. FE. (and F.'s OUT_FLOAT): aux = PRECISION (F.'s 0: the shortest digits)
 OUT_WIDTH_MAX = 1 << 16  # .R U.R pad to at most this many characters
 OUT_SLOTS = 4
+OUT_CAP = 1 << 16  # output records a launch keeps (the rest are counted as dropped)

@@ -95,13 +95,11 @@ class StackState:
         elsewhere a copy. Either way `save()` makes the changes the backend's
         (a no-op for the buffer itself): write nothing before the checks that
         may refuse the change."""
-        buffer = getattr(backend, "state_buffer", None)
-        raw = buffer() if buffer is not None else None
+        raw = backend.state_buffer()
         return cls(raw) if raw is not None else cls(backend.get_state())
 
     def save(self, backend: "Backend") -> None:
-        buffer = getattr(backend, "state_buffer", None)
-        if buffer is not None and buffer() is self.raw:
+        if backend.state_buffer() is self.raw:
             return  # a live view: the changes are already there
         backend.set_state(self.raw)
 

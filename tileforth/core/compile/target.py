@@ -293,10 +293,36 @@ STATIC_SHARED_BYTES = 48 * 1024  # shared memory a kernel may declare statically
 
 
 @record(frozen=True)
+class LaunchShape:
+    """A launch's grid and block (blocks per axis, threads per block per axis). The session
+    owns it; compile and launch are given it."""
+
+    grid: tuple[int, int, int] = (1, 1, 1)
+    block: tuple[int, int, int] = (32, 1, 1)
+
+    @property
+    def nblocks(self) -> int:
+        return self.grid[0] * self.grid[1] * self.grid[2]
+
+    @property
+    def block_size(self) -> int:
+        return self.block[0] * self.block[1] * self.block[2]
+
+    @property
+    def nthreads(self) -> int:
+        return self.nblocks * self.block_size
+
+    def warps_per_block(self, warp_size: int) -> int:
+        return -(-self.block_size // warp_size)
+
+
+@record(frozen=True)
 class Capabilities:
     """What a machine offers, as the outer interpreter and the host words see it.
     Each backend states its own; GRID, THREADS, SHARED: and recursive calls are
-    checked against these, never against another machine's numbers."""
+    checked against these, never against another machine's numbers. The
+    optional features (the flags below `keeps_tiles`) say which of Backend's
+    optional members do something on this machine."""
 
     warp_size: int = 32
     max_block_threads: int = 1024  # threads in one block
@@ -307,6 +333,30 @@ class Capabilities:
     recursion_max: int = L.RECURSION_MAX  # nested calls of recursive words per thread
     tile_shapes: tuple[tuple[int, int, int], ...] = ((16, 16, 16), (32, 8, 16), (8, 32, 16))
     keeps_tiles: bool = True  # the tile stack persists between lines
+    arch: str = ""  # the GPU architecture its kernels are built for ("sm_90"); "" where there is none
+    host_memory: bool = False  # device memory is host memory (arrays are limited by the host's)
+    races: bool = False  # a race detector checks checked launches (set_race_checks, race_exempt, race_report)
+    element_types: bool = False  # float words and tile ops are checked against arrays' element types
+    access_trace: bool = False  # a launch can record its memory accesses (start_trace, take_trace)
+    external_memory: bool = False  # other libraries' device arrays can be used in place (register_external)
+
+
+def fill_context(ctx: np.ndarray, *, allocs: int, n_allocs: int, out: int, out_cap: int, base_addr: int,
+                 abort: int, shared_size: int, recursion_max: int, steps: int) -> np.ndarray:
+    """A launch's context record (layout.py: CTX_*), the same on every backend: zeroed, then the
+    allocation table, the output buffer, BASE, the abort flag, the shared window, the recursion
+    limit and the launch's step pool. Backends add their own slots after this."""
+    ctx[:] = 0
+    ctx[L.CTX_ALLOCS] = allocs
+    ctx[L.CTX_N_ALLOCS] = n_allocs
+    ctx[L.CTX_OUT] = out
+    ctx[L.CTX_OUT_CAP] = out_cap
+    ctx[L.CTX_BASE_ADDR] = base_addr
+    ctx[L.CTX_ABORT] = abort
+    ctx[L.CTX_SHARED_SIZE] = shared_size
+    ctx[L.CTX_RECURSION_MAX] = recursion_max
+    ctx[L.CTX_STEPS_MAX] = max(int(steps), 1)  # the launch's pool: every thread's loops draw from it
+    return ctx
 
 
 @record
@@ -321,10 +371,15 @@ class LaunchResult:
 
 
 class Backend(ABC):
+    """What the session needs from a machine at run time. Every member a backend
+    must have is here; the optional ones do nothing (or refuse) unless its
+    `caps` says the machine has the feature."""
+
     name: str
     target: Target
     caps: Capabilities = Capabilities()
 
+    # ---- memory ------------------------------------------------------------------------------------
     @abstractmethod
     def alloc(self, nbytes: int) -> int: ...
 
@@ -338,8 +393,39 @@ class Backend(ABC):
     def write(self, addr: int, data: np.ndarray | bytes) -> None: ...
 
     @abstractmethod
-    def set_shape(self, grid: tuple[int, int, int], block: tuple[int, int, int]) -> None:
-        """Allocate thread records and zeroed stack state for a launch shape."""
+    def allocation_sizes(self) -> dict[int, int]:
+        """The user's allocations (ARRAY, ALLOCATE, data space, f.kernel's arrays): address -> bytes."""
+
+    def allocation_base(self, addr: int, nbytes: int) -> int | None:
+        """The address of the user allocation that holds [addr, addr+nbytes), or None."""
+        return next((b for b, n in self.allocation_sizes().items() if b <= addr and addr + nbytes <= b + n), None)
+
+    def allocation_view(self, addr: int, nbytes: int) -> np.ndarray | None:
+        """[addr, addr+nbytes) as a writable host array without a copy, where device memory is
+        host memory (caps.host_memory); None elsewhere."""
+        return None
+
+    def register_external(self, addr: int, nbytes: int) -> None:
+        """Another library's device array at addr, used in place (caps.external_memory)."""
+        raise ForthError(f"the {self.name} backend cannot use another library's device memory in place")
+
+    # ---- shared memory -------------------------------------------------------------------------------
+    def set_shared(self, nbytes: int) -> int:
+        """Make room for nbytes of shared memory per block (SHARED:); returns the address of the
+        region the host sees (0 where blocks' shared memory is on the device only)."""
+        return 0
+
+    def shared_base(self) -> int:
+        return 0
+
+    def shared_regions(self) -> list[int]:
+        """Every shared-memory region a block may have used, for naming addresses in errors."""
+        return []
+
+    # ---- stacks and tiles between launches ----------------------------------------------------------
+    @abstractmethod
+    def set_shape(self, shape: LaunchShape) -> None:
+        """Make the thread records and empty stacks of a launch shape current."""
 
     @abstractmethod
     def get_state(self) -> np.ndarray:
@@ -348,19 +434,10 @@ class Backend(ABC):
     @abstractmethod
     def set_state(self, state: np.ndarray) -> None: ...
 
-    @abstractmethod
-    def compile(self, module: "llvm.ModuleRef", kernel: str, suspends: bool, heavy: bool) -> object:
-        """Compile a kernel module (tileforth/core/compile/compiler.py: the kernel, the helpers and
-        the words it reaches, linked; the backend takes it over); returns a
-        handle for launch()."""
-
-    def release(self, handle: object) -> None:
-        """Forget a compiled kernel that will not be launched again (the
-        session's kernel cache evicted it)."""
-
-    @abstractmethod
-    def launch(self, handle: object, base_addr: int, shared_bytes: int, steps: int, sites: object = None) -> LaunchResult:
-        """Run a kernel over the launch shape; `sites` describes warp operations."""
+    def state_buffer(self) -> np.ndarray | None:
+        """The stack state itself, where it is host memory (StackState.live then works on it without
+        a copy); None where the host must work on copies (get_state, set_state)."""
+        return None
 
     @abstractmethod
     def get_tiles(self) -> list: ...
@@ -376,11 +453,58 @@ class Backend(ABC):
     def truncate_tiles(self, depth: int) -> None:
         """Drop tiles above the static depth a kernel ended with."""
 
-    def shared_base(self) -> int:
-        return 0
+    # ---- compile and launch ----------------------------------------------------------------------
+    @abstractmethod
+    def compile(self, module: "llvm.ModuleRef", kernel: str, suspends: bool, heavy: bool,
+                shape: LaunchShape) -> object:
+        """Compile a kernel module (tileforth/core/compile/compiler.py: the kernel, the helpers and
+        the words it reaches, linked; the backend takes it over) for launches of `shape`; returns
+        a handle for launch()."""
+
+    def release(self, handle: object) -> None:
+        """Forget a compiled kernel that will not be launched again (the
+        session's kernel cache evicted it)."""
+
+    @abstractmethod
+    def launch(self, handle: object, shape: LaunchShape, base_addr: int, shared_bytes: int, steps: int,
+               sites: object = None) -> LaunchResult:
+        """Run a kernel over `shape` (the shape set_shape made current); `sites` describes warp operations."""
 
     def abort(self) -> None:
         """Ask the running line to stop at its next loop back-edge (Ctrl-C)."""
 
     def reset_abort(self) -> None:
         """Clear the abort flag (at the start of a line)."""
+
+    def close(self) -> None:
+        """Give back what the backend holds (a GPU context, device memory)."""
+
+    # ---- optional checks: the race detector, element types, the access trace -----------------------
+    def set_race_checks(self, on: bool) -> None:
+        """Race-check the launches that follow (caps.races; checked sessions turn it on)."""
+
+    def race_exempt(self, addr: int) -> None:
+        """Threads share the memory at addr on purpose (HLD's area): never report a race there."""
+
+    def race_report(self, aux: int) -> object:
+        """The race detector's record packed in an E_RACE error's aux (caps.races)."""
+        raise ForthError(f"the {self.name} backend has no race detector")
+
+    def set_element_type(self, addr: int, dtype: np.dtype) -> None:
+        """The element type of the allocation at addr (caps.element_types); its metadata names it."""
+
+    def element_type(self, addr: int) -> np.dtype | None:
+        """The element type set for the allocation at addr, or None."""
+        return None
+
+    def start_trace(self, cap: int) -> None:
+        """Record up to `cap` memory accesses of each launch that follows (caps.access_trace)."""
+        raise ForthError(f"the {self.name} backend cannot trace memory accesses")
+
+    def stop_trace(self) -> None:
+        """No more tracing."""
+
+    def take_trace(self) -> tuple[np.ndarray, int]:
+        """The last traced launch's records (races.py's layout) and how many did not fit; the
+        backend forgets them."""
+        return np.zeros((0, 4), np.int64), 0

@@ -82,7 +82,7 @@ def i_bracket_then(f: "Forth", tok: Token) -> None:
 
 
 def w_tiles_kept(f: "Forth", tok: Token) -> None:
-    f.push_uniform(-1 if getattr(f.backend, "keeps_tiles", True) else 0)
+    f.push_uniform(-1 if f.backend.caps.keeps_tiles else 0)
 
 
 CONDITIONAL_WORDS: list[Immediate] = [

@@ -32,7 +32,7 @@ def array_bytes_max(backend) -> int:
     """The most bytes one array may have: the host's physical memory on the
     cpu backend (its arrays are host memory, and numpy would map more lazily,
     then be killed when it is touched), otherwise DEVICE_ARRAY_MAX."""
-    return host_memory_bytes() if getattr(backend, "name", "") == "cpu" else DEVICE_ARRAY_MAX
+    return host_memory_bytes() if backend.caps.host_memory else DEVICE_ARRAY_MAX
 
 
 def host_memory_bytes() -> int:
@@ -107,9 +107,7 @@ def export_memory(f: "Forth"):
                     name, n = f"{entry.name}_{n}", n + 1
                 taken.add(name.upper())
                 arrays[addr] = (name, math.prod(shape) * et.size)
-    sizes = getattr(f.backend, "_sizes", None)  # the cpu backend's allocations; the cuda backend's: allocs
-    if sizes is None:
-        sizes = {a: rec.size for a, rec in getattr(f.backend, "allocs", {}).items()}
+    sizes = f.backend.allocation_sizes()
     others = {a: ("PAD" if a == f.pad_addr else "memory the session allocated", int(n))
               for a, n in dict(sizes).items() if a not in arrays and a != f.data_addr}
     here = min(f.here, f.data_space_size)
@@ -247,7 +245,7 @@ def _reshape(f: "Forth", grid: tuple[int, int, int], block: tuple[int, int, int]
         raise ForthError(f"{word} keeps the tile stack only when every warp holds the same tiles; drop them "
                          "first (TDROP)")
     row = st.raw[0].copy()
-    f.backend.set_shape(grid, block)
+    f.set_launch_shape(grid, block)
     new = StackState.live(f.backend)
     new.fill(row)  # thread 0's stacks on every thread of the new shape (only the cells they use)
     new.save(f.backend)
@@ -257,12 +255,12 @@ def _reshape(f: "Forth", grid: tuple[int, int, int], block: tuple[int, int, int]
 
 def w_grid(f: "Forth", tok: Token) -> None:
     grid = _shape(f, "GRID")
-    _reshape(f, grid, f.backend.block, "GRID")
+    _reshape(f, grid, f.launch_shape[1], "GRID")
 
 
 def w_block(f: "Forth", tok: Token) -> None:
     block = _shape(f, "THREADS")
-    _reshape(f, f.backend.grid, block, "THREADS")
+    _reshape(f, f.launch_shape[0], block, "THREADS")
 
 
 def _typed(f: "Forth", tok: Token, dims: int, word: str) -> None:
@@ -275,8 +273,8 @@ def _typed(f: "Forth", tok: Token, dims: int, word: str) -> None:
     if min(shape) < 1:
         raise ForthError(f"{word} needs positive sizes, got {shape}")
     addr = alloc_array(f, shape, et, word)
-    if hasattr(f.backend, "elem_types"):  # the cpu backend checks tile loads against it (the metadata names it)
-        f.backend.elem_types[addr] = np.dtype(et.dtype, metadata={"name": name.text, "shape": shape})
+    # checked tile loads and float words compare their type with it (the metadata names it)
+    f.backend.set_element_type(addr, np.dtype(et.dtype, metadata={"name": name.text, "shape": shape}))
     _define(f, Constant(name.text, addr, help=f"( -- addr ) {'x'.join(map(str, shape))} {et.name} array",
                         array=(addr, shape, et)))
 

@@ -14,11 +14,11 @@ when there is no hook, or it returns None or fails, the record's plain text
 """
 from __future__ import annotations
 
-import importlib
 import re
 from typing import TYPE_CHECKING, Any
 
 from ..compile.state import StackState
+from ... import registry
 from ..errors import ForthError
 from ..front.dictionary import Colon, Constant, HostWord
 from ..front.reader import Token
@@ -114,8 +114,8 @@ def warps(f: "Forth") -> int:
 
 def _warps_alike(f: "Forth", n: int) -> bool | None:
     """Whether every warp holds the same tiles (None: not compared)."""
-    get = getattr(getattr(f, "backend", None), "get_tiles", None)
-    if n <= 1 or n > MAX_WARPS_COMPARED or get is None:
+    get = f.backend.get_tiles
+    if n <= 1 or n > MAX_WARPS_COMPARED:
         return None
     try:
         data = get()
@@ -315,7 +315,7 @@ def w_help(f: "Forth", tok: Token) -> None:
 def ir_text(f: "Forth", word: Colon) -> tuple[str, str]:
     """(a comment saying what is shown, the IR)."""
     from ..front.tree import Call
-    target = f.backend.target.name if hasattr(f.backend.target, "name") else f.backend_name
+    target = f.backend.target.name
     if word.suspends:
         km = f.compiler.kernel([Call(word, word.pos)], holes=True)
         return (f"; {word.name} reaches a suspend point (BARRIER or a warp operation), so it is inlined "
@@ -332,7 +332,7 @@ def w_see_ir(f: "Forth", tok: Token) -> None:
 
 def w_see_ptx(f: "Forth", tok: Token) -> None:
     word = _colon(f, tok, word_name(f, tok, "SEE-PTX square"))
-    arch = getattr(f, "ptx_arch", None) or "sm_80"
+    arch = f.ptx_arch
     try:
         ptx = f.ptx(word.name, arch)
     except ForthError:
@@ -350,19 +350,8 @@ def w_see_ptx(f: "Forth", tok: Token) -> None:
 
 def _ptxas_note(ptx: str, arch: str) -> str:
     """The kernel's resources as ptxas -v reports them (as `tileforth compile --verbose`), or why not."""
-    ptx_mod = importlib.import_module("tileforth.backends.cuda.ptx")  # core names backends only by name
-    assemble, ptxas_path = ptx_mod.assemble, ptx_mod.ptxas_path
-    if ptxas_path() is None:
-        return "// ptxas not found (pip install nvidia-cuda-nvcc): no register and spill report"
-    try:
-        info = assemble(ptx, arch)[1]
-    except ForthError as exc:
-        return "// " + str(exc).splitlines()[0]
-    except Exception as exc:  # noqa: BLE001 - ptxas did not run (timeout, OS error): the PTX is still shown
-        return f"// ptxas could not run: {exc}"
-    entry = re.search(r"\.entry\s+([\w$]+)", ptx)
-    item = info.get(entry.group(1)) if entry else None
-    return f"// ptxas -v ({arch}): {item.summary()}" if item else "// ptxas -v reported no entry"
+    note = registry.exporter("ptxas_note")
+    return note(ptx, arch) if note is not None else "// no ptxas report: no exporter 'ptxas_note' is registered"
 
 
 INSPECT_GROUP = "Inspection (host words)"

@@ -24,7 +24,7 @@ from ..compile.compiler import Compiler
 from ..compile.primitives import TABLE as PRIMS
 from ..compile.primitives import Primitive
 from ..compile.state import Snapshot, StackState, differing
-from ..compile.target import Backend
+from ..compile.target import Backend, LaunchShape
 from ..compile.tiles import Tile, TileConfig
 from ..errors import ForthError, SourcePos
 from ..front.dictionary import Colon, Constant, HostWord, Immediate
@@ -149,6 +149,7 @@ class Forth:
             raise ForthError(f"this process's float stack is f{L.FLOAT_BITS}: an f{float_bits} session needs "
                              f"TILEFORTH_FLOAT=f{float_bits} set before tileforth is imported (in a new process)")
         self.backend = load_backend(backend)
+        self.shape = LaunchShape()  # the backend starts with it (1 1 1 GRID 32 1 1 THREADS)
         self.checked = checked
         self.step_budget = DEFAULT_STEPS
         # names a front end acts on itself, not dictionary words (name -> where): the unknown-word error says so
@@ -169,8 +170,7 @@ class Forth:
         self.pad_addr = self.backend.alloc(PAD_BYTES)  # PAD: scratch memory outside data space, as the standard wants
         self.shared_bytes = 0
         self.write_cell(self.base_addr, 10)
-        if hasattr(self.backend, "races"):
-            self.backend.races.on = checked  # the emulator's race detector runs in checked mode
+        self.backend.set_race_checks(checked)  # a race detector (the emulator's) runs in checked mode
         self.compiler = Compiler(self.backend.target, self.sites, self.strings, checked, lambda: self.base_addr,
                                  lambda: self.tokens.table())
         self.colon: Colon | None = None
@@ -208,7 +208,7 @@ class Forth:
         # where REFILL gets the line after the source f.eval was given (None: REFILL there is false): a
         # program that feeds a file line by line hands over its next line
         self.more_input: Callable[[], str | None] | None = None
-        self.ptx_arch: str = getattr(self.backend, "arch", None) or "sm_80"  # for SEE-PTX
+        self.ptx_arch: str = self.backend.caps.arch or "sm_80"  # for SEE-PTX
         self._install()
         if prelude:
             with open(PRELUDE, encoding="utf-8") as fh:
@@ -236,9 +236,7 @@ class Forth:
                 self.files.close_all()
         finally:
             self._release_kernels()
-            close = getattr(self.backend, "close", None)
-            if close is not None:
-                close()
+            self.backend.close()
 
     def __enter__(self) -> "Forth":
         """`with Forth() as f:` closes the session when the block ends (close), however it ends."""
@@ -253,7 +251,13 @@ class Forth:
 
     @property
     def launch_shape(self) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
-        return self.backend.grid, self.backend.block
+        return self.shape.grid, self.shape.block
+
+    def set_launch_shape(self, grid: tuple[int, int, int], block: tuple[int, int, int]) -> None:
+        """The launch shape of the lines that follow, with empty stacks (GRID and THREADS check it first)."""
+        shape = LaunchShape(tuple(grid), tuple(block))
+        self.backend.set_shape(shape)
+        self.shape = shape
 
     @property
     def compiling(self) -> bool:
@@ -338,11 +342,12 @@ class Forth:
         temps: list[tuple[int, np.ndarray]] = []
         backs: list[Callable[[], None]] = []  # cpu: device arrays run on host copies, written back after
         for a in args:
-            if hasattr(a, "__cuda_array_interface__") and not hasattr(self.backend, "register_external"):
+            external = self.backend.caps.external_memory
+            if hasattr(a, "__cuda_array_interface__") and not external:
                 from .devarrays import host_copy
                 a, back = host_copy(a)
                 backs.append(back)
-            if hasattr(a, "__cuda_array_interface__") and hasattr(self.backend, "register_external"):
+            if hasattr(a, "__cuda_array_interface__") and external:
                 iface = a.__cuda_array_interface__
                 ptr = int(iface["data"][0])
                 nbytes = int(np.prod(iface["shape"])) * np.dtype(iface["typestr"]).itemsize
@@ -351,10 +356,10 @@ class Forth:
             elif isinstance(a, np.ndarray):
                 addr = self.backend.alloc(a.nbytes)
                 self.backend.write(addr, np.ascontiguousarray(a))
-                if hasattr(self.backend, "elem_types"):  # checked float words compare their type with it
-                    self.backend.elem_types[addr] = np.dtype(a.dtype, metadata={
+                if self.backend.caps.element_types:  # checked float words compare their type with it
+                    self.backend.set_element_type(addr, np.dtype(a.dtype, metadata={
                         "name": f"argument {len(cells) + len(floats) + 1} of {word.name} (a {a.dtype} array)",
-                        "shape": a.shape})
+                        "shape": a.shape}))
                 temps.append((addr, a))
                 cells.append(addr)
             elif isinstance(a, (float, np.floating)):
@@ -369,7 +374,7 @@ class Forth:
         snap = self._snapshot()
         self.backend.reset_abort()
         try:
-            self.backend.set_shape(grid, block)
+            self.set_launch_shape(grid, block)
             self.push_uniform(*cells)
             if floats:
                 st = StackState.live(self.backend)
@@ -717,15 +722,15 @@ class Forth:
         if all(type(n) in (Lit, FLit) for n in nodes):  # only literals (`16 1 1 THREADS`, `5 ,`): no kernel
             self._push_literals(nodes)
             return
-        key = (self.backend.grid, self.backend.block, self.checked, tuple(self.tiles), len(self.tokens),
-               _tree_key(nodes))
+        shape = self.shape
+        key = (shape, self.checked, tuple(self.tiles), len(self.tokens), _tree_key(nodes))
         kernel = self.kcache.pop(key, None)
         timing: dict[str, float] = {}
         t0 = time.perf_counter()
         if kernel is None:
-            km = self.compiler.kernel(nodes, self.tiles, block=self.backend.block)
+            km = self.compiler.kernel(nodes, self.tiles, block=shape.block)
             t1 = time.perf_counter()
-            kernel = self.backend.compile(km.module, km.name, km.suspends, km.heavy)
+            kernel = self.backend.compile(km.module, km.name, km.suspends, km.heavy, shape)
             kernel.tiles_out = list(km.tiles_out)
             timing["ir"] = t1 - t0
             while len(self.kcache) >= KERNEL_CACHE:  # the least recently used kernel goes
@@ -733,11 +738,11 @@ class Forth:
         self.kcache[key] = kernel  # (re)inserted last: the dict's order is the order of use
         t2 = time.perf_counter()
         timing["compile"] = t2 - t0
-        res = self.backend.launch(kernel, self.base_addr, self.shared_bytes, self.step_budget, self.sites)
+        res = self.backend.launch(kernel, shape, self.base_addr, self.shared_bytes, self.step_budget, self.sites)
         t3 = time.perf_counter()
         timing["run"] = t3 - t2
         self.out_parts.append(format_output(res.output, self.strings, res.output_dropped,
-                                            shape=(self.backend.grid, self.backend.block)))
+                                            shape=(shape.grid, shape.block)))
         timing["read"] = time.perf_counter() - t3
         self.last_timing = timing
         for k in ("compile", "run", "read"):
@@ -748,7 +753,7 @@ class Forth:
             raise launch_error(self, res.error)
         self.tiles = list(kernel.tiles_out)
         self.backend.truncate_tiles(len(self.tiles))
-        if self.tiles and not getattr(self.backend, "keeps_tiles", True):
+        if self.tiles and not self.backend.caps.keeps_tiles:
             raise ForthError(f"on the {self.backend.name} backend the tile stack lives in registers and must be "
                              "empty at the end of a line: store or drop the tiles (TSTORE, TDROP) on the same line")
 
@@ -785,7 +790,7 @@ class Forth:
             self.write_cell(self.base_addr, base)
         self.skipping = skipping
         if shape != self.launch_shape:
-            self.backend.set_shape(*shape)
+            self.set_launch_shape(*shape)
         state.restore(self.backend)
         self.tiles, self.tile_config = tiles, cfg
         if tile_data is None:  # no tiles then (a tile stack with no static entries holds none in any warp)

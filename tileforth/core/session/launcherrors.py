@@ -95,7 +95,7 @@ def launch_error(f: "Forth", err: tuple[int, int, int, int, int]) -> ForthError:
 def _race_message(f: "Forth", addr: int, aux: int, thread: int, where: str, token: str | None,
                   site: int = -1) -> str:
     """The race detector's report (tileforth/backends/cpu/races.py): where, who, in which order, and the fix."""
-    r = f.backend.races.unpack(aux)
+    r = f.backend.race_report(aux)
     if r["type"]:
         return _type_message(f, addr, r["access"], r["array"], f"{token or 'a float word'}{where}")
     first = _access(f, r["first_thread"], r["first_kind"], r["first_site"])
@@ -132,7 +132,7 @@ def _type_message(f: "Forth", addr: int, access: str, array: str, who: str) -> s
     """A float word on an array of another float type (checked mode, the emulator)."""
     be = f.backend
     base = be.allocation_base(addr, 1)
-    meta = getattr(be.elem_types.get(base), "metadata", None) or {}
+    meta = getattr(be.element_type(base) if base is not None else None, "metadata", None) or {}
     name = meta.get("name") or _address_name(f, addr)
     words = {"float16": "HF@ HF!", "bfloat16": "BF@ BF!", "float32": "SF@ SF!", "float64": "DF@ DF!"}
     return (f"{name} holds {array} values, but {who} accesses it as {access}: use "
@@ -140,7 +140,7 @@ def _type_message(f: "Forth", addr: int, access: str, array: str, who: str) -> s
 
 
 def _same_block(f: "Forth", t1: int, t2: int) -> bool:
-    bs = int(np.prod(f.backend.block))
+    bs = int(np.prod(f.launch_shape[1]))
     return t1 // bs == t2 // bs
 
 

@@ -170,8 +170,7 @@ def i_c_quote(f: "Forth", tok: Token) -> None:
 
 def i_hld(f: "Forth", tok: Token) -> None:
     area = _session_alloc(f, "_hold_area", HOLD_BYTES + 8)
-    if hasattr(f.backend, "races"):  # threads share it on purpose (see HLD's help): not race-checked
-        f.backend.races.exempt.add(area)
+    f.backend.race_exempt(area)  # threads share it on purpose (see HLD's help): not race-checked
     f.append(Lit(area + HOLD_BYTES, tok.pos, "global"))
 
 
