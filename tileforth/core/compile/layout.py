@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from ..front.reader import FLOAT_BITS  # 32 or 64: the float stack's width (TILEFORTH_FLOAT)
 
+WARP_SIZE = 32  # threads in a warp, on every NVIDIA GPU so far (a backend states its own: Capabilities)
 DS_MAX = 128  # data stack cells per thread
 FS_MAX = 64  # float stack entries per thread (f32, or f64 in the f64 mode)
 FLOAT_BYTES = FLOAT_BITS // 8  # a float on the float stack and in memory (F@ F! FLOATS)

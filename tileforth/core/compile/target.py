@@ -324,7 +324,7 @@ class Capabilities:
     optional features (the flags below `keeps_tiles`) say which of Backend's
     optional members do something on this machine."""
 
-    warp_size: int = 32
+    warp_size: int = L.WARP_SIZE
     max_block_threads: int = 1024  # threads in one block
     max_block: tuple[int, int, int] = (1024, 1024, 64)  # per axis
     max_grid: tuple[int, int, int] = (2**31 - 1, 65535, 65535)  # per axis

@@ -17,6 +17,7 @@ are in SHAPES; the table checks itself when the module is imported.
 from __future__ import annotations
 
 from ..errors import ForthError, SourcePos
+from . import layout as L
 from ..records import record
 
 SHAPES: dict[tuple[int, int, int], dict[str, int]] = {
@@ -28,7 +29,7 @@ SHAPES: dict[tuple[int, int, int], dict[str, int]] = {
 IN_TYPES = ("f16", "bf16")
 ACC_TYPES = ("f32", "f16")
 MAX_TILES = 8  # tile-stack entries per warp (they are registers on the GPU)
-WARP = 32
+WARP = L.WARP_SIZE  # a fragment is spread over the lanes of one warp
 
 
 def _check_table() -> None:

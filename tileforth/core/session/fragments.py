@@ -21,9 +21,8 @@ from __future__ import annotations
 
 import functools
 
+from ..compile.tiles import WARP
 from ..lazy import np
-
-WARP = 32
 
 # kind -> (block rows, block cols, registers per lane, (lane, i) -> (row, col))
 BLOCKS = {

@@ -109,7 +109,7 @@ def session_base(f: Any) -> int:
 def warps(f: "Forth") -> int:
     """How many warps the launch has."""
     (gx, gy, gz), (bx, by, bz) = f.launch_shape
-    return gx * gy * gz * -(-(bx * by * bz) // fragments.WARP)
+    return gx * gy * gz * -(-(bx * by * bz) // f.backend.caps.warp_size)
 
 
 def _warps_alike(f: "Forth", n: int) -> bool | None:
