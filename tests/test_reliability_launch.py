@@ -217,7 +217,7 @@ def test_literals_that_overflow_a_stack_are_the_same_error_as_in_a_kernel():
 
 def test_the_kernel_cache_keeps_the_most_recently_used_and_releases_the_rest(monkeypatch):
     """Issue 10 item 7, in part: a session does not keep every distinct line's kernel."""
-    from tileforth.core.session import interpreter
+    from tileforth.core.session import device as interpreter  # the kernel cache is the device's
     monkeypatch.setattr(interpreter, "KERNEL_CACHE", 4)
     f = Forth(backend="cpu")
     released = []
@@ -236,7 +236,7 @@ def test_full_jit_engines_are_closed_when_their_kernels_are_released(monkeypatch
     engine every ENGINE_KERNELS kernels and closes a full one once its kernels
     have left the cache; the kernels that stay keep working."""
     from tileforth.backends.cpu import backend as cpu
-    from tileforth.core.session import interpreter
+    from tileforth.core.session import device as interpreter  # the kernel cache is the device's
     monkeypatch.setattr(interpreter, "KERNEL_CACHE", 3)
     monkeypatch.setattr(cpu, "ENGINE_KERNELS", 2)
     f = Forth(backend="cpu")

@@ -8,7 +8,7 @@ import sys
 import pytest
 
 from tileforth.core import Forth, ForthError
-from tileforth.core.session.interpreter import DEFAULT_STEPS
+from tileforth.core.session.device import DEFAULT_STEPS
 
 CLI = [sys.executable, "-m", "tileforth.repl.cli", "--backend", "cpu"]
 NAMES = ("SET-STEP-BUDGET", "--steps")

@@ -23,9 +23,8 @@ from ..compile.codegen import Sites
 from ..compile.compiler import Compiler
 from ..compile.primitives import TABLE as PRIMS
 from ..compile.primitives import Primitive
-from ..compile.state import Snapshot, StackState, differing
-from ..compile.target import Backend, LaunchShape
-from ..compile.tiles import Tile, TileConfig
+from ..compile.state import StackState, differing
+from ..compile.tiles import Tile
 from ..errors import ForthError, SourcePos
 from ..front.dictionary import Colon, Constant, HostWord, Immediate
 from ..front.effects import body_effect
@@ -33,24 +32,22 @@ from ..front.reader import Reader, Token, parse_double, parse_float, parse_integ
 from ..front.tree import Begin, Call, Do, FLit, HostOp, If, Lit, LocalGet, Node, Prim, Recurse, Visitor
 from ..lazy import np
 from ..records import record
+from .device import DEFAULT_STEPS, Device, DeviceSnapshot, load_backend
 from .eltypes import ELTYPES
 from .hostexec import device_ok, run_host
 from .hostwords import CLOSERS, OPENERS, Frame, definition_text
 from .launcherrors import divergence_error, launch_error, word_at
 from .output import format_output
 from .output import ranges as _ranges
+from .parts import Builder, DataSnapshot, DataSpace, HostIO, InputSnapshot, TextInput, Views
 from .textin import InputBuffer, note_in, sync_in
 from .tokens import Tokens
+from .wordlists import Dictionary, DictionarySnapshot
 from .words import HOST_WORDS, IMMEDIATES
 
 if TYPE_CHECKING:
     from .reference import Entry
 
-DATA_SPACE = 1 << 20
-PAD_BYTES = 128
-STATE_OFFSET = 8  # the STATE cell, after BASE at the start of data space
-DEFAULT_STEPS = 1 << 26
-KERNEL_CACHE = 512  # compiled kernels a session keeps (least recently used go first)
 PRELUDE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "prelude.fth")
 _DOT_S = PRIMS[".S"]
 _EXECUTE = PRIMS["EXECUTE"]
@@ -68,40 +65,12 @@ class TileView:
     values: np.ndarray
 
 
-def load_backend(name: str) -> Backend:
-    """A new backend by its name in the table of backends (tileforth/registry.py), or with
-    "auto" the first of the backends "auto" may choose that starts."""
-    if name == "auto":
-        why: list[str] = []
-        for entry in registry.auto_order():
-            try:
-                return entry.create()
-            except ForthError as err:
-                why.append(f"{entry.name}: {err.message}")
-        raise ForthError("no backend could start (" + "; ".join(why) + ")" if why else
-                         f"no backend is registered for 'auto': use {_backend_choices()}")
-    entry = registry.backend_entry(name)
-    if entry is None:
-        raise ForthError(f"unknown backend {name!r}: use {_backend_choices()}")
-    return entry.create()
-
-
-def _backend_choices() -> str:
-    return ", ".join(repr(n) for n in registry.backend_choices())
-
-
 def exporter(name: str) -> Callable[..., Any]:
     """An exporter from the table (tileforth/registry.py): core names what it needs, never a module."""
     fn = registry.exporter(name)
     if fn is None:
         raise ForthError(f"no exporter {name!r} is registered: import tileforth (its top package registers them)")
     return fn
-
-
-def _release_kernels(backend: Backend, kcache: dict) -> None:
-    for kernel in kcache.values():
-        backend.release(kernel)
-    kcache.clear()
 
 
 def unknown_word_message(name: str, prompt_words: dict[str, str] | None = None) -> str:
@@ -139,8 +108,93 @@ class Collector:
         pass
 
 
+class _Part:
+    """A name of the `Forth` façade that is an attribute of one of its parts (read and set there)."""
+
+    def __init__(self, part: str, name: str | None = None) -> None:
+        self.part, self.name = part, name
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = self.name or name
+
+    def __get__(self, obj: Any, owner: type | None = None) -> Any:
+        if obj is None:
+            return self
+        return getattr(getattr(obj, self.part), self.name)
+
+    def __set__(self, obj: Any, value: Any) -> None:
+        setattr(getattr(obj, self.part), self.name, value)
+
+
+@record(frozen=True)
+class SessionSnapshot:
+    """What a failed line restores, part by part (the definition being built is abandoned)."""
+
+    device: DeviceSnapshot
+    words: DictionarySnapshot
+    space: DataSnapshot
+    text: InputSnapshot
+
+
 class Forth:
-    """A tileforth session: dictionary, launch shape, stacks on the device."""
+    """A tileforth session: the façade over its parts.
+
+        device   the backend, the launch shape, the kernel cache, the tile stack (device.py)
+        words    the dictionary: word lists, search order, current, last defined (wordlists.py)
+        space    data space, BASE, STATE, PAD, shared memory, the heap (parts.py)
+        builder  the definition being compiled, its control frames, the line's segment
+        text     the text interpreter's input: readers, SOURCE/>IN, REFILL, [IF] skipping
+        io       files, blocks, included files
+        views    how the inspection words show things
+
+    Each part owns its state and its snapshot; the names below the parts are
+    the façade's, each kept by one part."""
+
+    # the façade's names for the parts' state (host words read and set them through it)
+    backend = _Part("device")
+    checked = _Part("device")
+    step_budget = _Part("device")
+    kcache = _Part("device")
+    tiles = _Part("device")
+    tile_config = _Part("device")
+    last_timing = _Part("device")
+    shape = _Part("device")
+    dict = _Part("words", "forth")
+    wordlists = _Part("words")
+    order = _Part("words")
+    current = _Part("words")
+    last_defined = _Part("words")
+    shadowed = _Part("words")
+    data_addr = _Part("space")
+    data_space_size = _Part("space")
+    base_addr = _Part("space")
+    here = _Part("space")
+    pad_addr = _Part("space")
+    shared_bytes = _Part("space")
+    heap = _Part("space")
+    colon = _Part("builder")
+    interpreting = _Part("builder")
+    interp_floor = _Part("builder")
+    frames = _Part("builder")
+    colon_text = _Part("builder")
+    colon_start = _Part("builder")
+    segment = _Part("builder")
+    segment_uses_base = _Part("builder")
+    reader = _Part("text")
+    line_reader = _Part("text")
+    input = _Part("text")
+    more_input = _Part("text")
+    skipping = _Part("text")
+    comment_open = _Part("text")
+    files = _Part("io")
+    blocks = _Part("io")
+    included = _Part("io")
+    substitutions = _Part("io")
+    display = _Part("views")
+    dot_s_shows_all = _Part("views")
+    view_warp = _Part("views")
+    profiling = _Part("views")
+    last_profile = _Part("views")
 
     def __init__(self, backend: str = "cpu", checked: bool = True, prelude: bool = True,
                  float_bits: int | None = None) -> None:
@@ -148,66 +202,26 @@ class Forth:
             # the float stack's width is the process's (layout.FLOAT_BITS), chosen before tileforth is imported
             raise ForthError(f"this process's float stack is f{L.FLOAT_BITS}: an f{float_bits} session needs "
                              f"TILEFORTH_FLOAT=f{float_bits} set before tileforth is imported (in a new process)")
-        self.backend = load_backend(backend)
-        self.shape = LaunchShape()  # the backend starts with it (1 1 1 GRID 32 1 1 THREADS)
-        self.checked = checked
-        self.step_budget = DEFAULT_STEPS
+        self.device = Device(load_backend(backend), checked)
+        self.words = Dictionary()
+        self.space = DataSpace(self.device)
+        self.builder = Builder()
+        self.text = TextInput()
+        self.io = HostIO()
+        self.views = Views()
         # names a front end acts on itself, not dictionary words (name -> where): the unknown-word error says so
         self.prompt_words: dict[str, str] = {}
         self.sites = Sites()
         self.strings: list[str] = []
-        self.dict: dict[str, Any] = {}  # FORTH-WORDLIST (wid 1); WORDLIST makes more (syswords.py)
-        self.wordlists: list[dict[str, Any]] = [self.dict]  # wid i+1 is wordlists[i]
-        self.order: list[int] = [1]  # the search order, first searched first
-        self.current = 1  # the word list new definitions go into
-        self.kcache: dict[tuple, object] = {}
-        # the kernels go back to the backend when the session does (backends share their JIT engines)
-        self._release_kernels = weakref.finalize(self, _release_kernels, self.backend, self.kcache)
-        self.data_addr = self.backend.alloc(DATA_SPACE)
-        self.data_space_size = DATA_SPACE
-        self.base_addr = self.data_addr
-        self.here = 64
-        self.pad_addr = self.backend.alloc(PAD_BYTES)  # PAD: scratch memory outside data space, as the standard wants
-        self.shared_bytes = 0
-        self.write_cell(self.base_addr, 10)
-        self.backend.set_race_checks(checked)  # a race detector (the emulator's) runs in checked mode
         self.compiler = Compiler(self.backend.target, self.sites, self.strings, checked, lambda: self.base_addr,
                                  lambda: self.tokens.table())
-        self.colon: Colon | None = None
-        self.interpreting = False  # `[` inside a definition: words run until `]`
-        self.interp_floor = 0  # the definition's open control structures at `[` (paused until `]`)
-        self._state_written = 0  # the value of the STATE cell in data space
         self.tokens = Tokens(self._node_for)  # execution tokens (tokens.py)
-        self.last_defined: Any = None  # what IMMEDIATE marks, DOES> changes
-        self.frames: list[Frame] = []
-        self.input: InputBuffer | None = None  # SOURCE, >IN and WORD's memory (textin.py), made when first used
-        self.included: set[str] = set()  # files INCLUDED so far (REQUIRE includes a file once)
-        self.heap: dict[int, int] = {}  # ALLOCATE's blocks: address -> size (heapwords.py)
-        self.substitutions: dict[bytes, bytes] = {}  # REPLACES: name -> text, for SUBSTITUTE
-        self.files: Any = None  # the open files of the file words (filewords.FileTable), made on first use
-        self.blocks: Any = None  # the block file and buffers (blockwords.BlockStore), made on first use
-        self.segment: list[Node] = []
-        self.segment_uses_base = False
         self.out_parts: list[str] = []
-        self.last_timing: dict[str, float] = {}
         self.line_timing: dict[str, float] = {}
         self.warnings: list[str] = []  # notes for the user from the last line (e.g. "redefined X")
-        self.tile_config = TileConfig()
         self._reference: dict[str, "Entry"] | None = None
         self.collector: Collector | None = None  # gathers a body's code instead of running it
         self.on_segment: Callable[[list[Node], list[Tile]], None] | None = None  # e.g. also compile to PTX
-        self.tiles: list[Tile] = []  # the tile stack's static shape (the data is per warp, in the backend)
-        # inspection words (tileforth/core/inspect.py): a front end may render their views itself (None: plain text)
-        self.display: Callable[[str, object], str | None] | None = None
-        self.dot_s_shows_all = False  # the REPL sets it: `.S` outside definitions shows every stack
-        self.skipping = None  # a false [IF] skipping words, also across lines (tileforth/core/session/conditional.py)
-        self.shadowed: dict[int, tuple[Any, Any]] = {}  # id(word) -> (word, the word of its name it hides)
-        self.colon_text: list[str] = []  # an open definition's lines from earlier f.evals (_keep_colon_text)
-        self.comment_open: SourcePos | None = None  # a `(` whose `)` is on a later line (i_paren)
-        self.line_reader: Reader | None = None  # the reader of the source f.eval was given
-        # where REFILL gets the line after the source f.eval was given (None: REFILL there is false): a
-        # program that feeds a file line by line hands over its next line
-        self.more_input: Callable[[], str | None] | None = None
         self.ptx_arch: str = self.backend.caps.arch or "sm_80"  # for SEE-PTX
         self._install()
         if prelude:
@@ -230,13 +244,9 @@ class Forth:
         after writing the UPDATEd block buffers to the block file and closing
         the files the file words left open."""
         try:
-            if self.blocks is not None:
-                self.blocks.close(self)
-            if self.files is not None:
-                self.files.close_all()
+            self.io.close(self)
         finally:
-            self._release_kernels()
-            self.backend.close()
+            self.device.close()
 
     def __enter__(self) -> "Forth":
         """`with Forth() as f:` closes the session when the block ends (close), however it ends."""
@@ -255,9 +265,7 @@ class Forth:
 
     def set_launch_shape(self, grid: tuple[int, int, int], block: tuple[int, int, int]) -> None:
         """The launch shape of the lines that follow, with empty stacks (GRID and THREADS check it first)."""
-        shape = LaunchShape(tuple(grid), tuple(block))
-        self.backend.set_shape(shape)
-        self.shape = shape
+        self.device.set_shape(grid, block)
 
     @property
     def compiling(self) -> bool:
@@ -270,11 +278,7 @@ class Forth:
 
     def lookup(self, key: str) -> Any:
         """The entry named `key` (upper case) in the search order, or None."""
-        for wid in self.order:
-            entry = self.wordlists[wid - 1].get(key)
-            if entry is not None:
-                return entry
-        return None
+        return self.words.lookup(key)
 
     def eval(self, src: str, source: str | None = None, *, line: int = 1, spanning: bool = False) -> str:
         """Interpret Forth source; returns what it printed. Raises ForthError
@@ -421,7 +425,7 @@ class Forth:
         for et in ELTYPES:
             self.dict[et.name] = Constant(et.name, et.code, help=f"( -- type ) the {et.name} element type")
         self.dict["BASE"] = Constant("BASE", self.base_addr, help="( -- addr ) the number base variable")
-        self.dict["STATE"] = Constant("STATE", self.data_addr + STATE_OFFSET,
+        self.dict["STATE"] = Constant("STATE", self.space.state_addr,
                                       help="( -- addr ) true while a definition is being compiled")
 
     # ---- the outer interpreter ---------------------------------------------------
@@ -706,12 +710,10 @@ class Forth:
 
     # ---- running a segment -------------------------------------------------------
     def flush_segment(self) -> None:
-        state = -1 if self.compile_state else 0
-        if state != self._state_written:  # STATE, as device code reads it
-            self.write_cell(self.data_addr + STATE_OFFSET, state)
-            self._state_written = state
-        nodes, self.segment = self.segment, []
-        self.segment_uses_base = False
+        self.space.write_state(-1 if self.compile_state else 0)  # STATE, as device code reads it
+        builder = self.builder
+        nodes, builder.segment = builder.segment, []
+        builder.segment_uses_base = False
         if not nodes:
             return
         if self.collector is not None:  # a body gathered as one kernel (a kernel file's): don't run
@@ -722,40 +724,21 @@ class Forth:
         if all(type(n) in (Lit, FLit) for n in nodes):  # only literals (`16 1 1 THREADS`, `5 ,`): no kernel
             self._push_literals(nodes)
             return
-        shape = self.shape
-        key = (shape, self.checked, tuple(self.tiles), len(self.tokens), _tree_key(nodes))
-        kernel = self.kcache.pop(key, None)
-        timing: dict[str, float] = {}
-        t0 = time.perf_counter()
-        if kernel is None:
-            km = self.compiler.kernel(nodes, self.tiles, block=shape.block)
-            t1 = time.perf_counter()
-            kernel = self.backend.compile(km.module, km.name, km.suspends, km.heavy, shape)
-            kernel.tiles_out = list(km.tiles_out)
-            timing["ir"] = t1 - t0
-            while len(self.kcache) >= KERNEL_CACHE:  # the least recently used kernel goes
-                self.backend.release(self.kcache.pop(next(iter(self.kcache))))
-        self.kcache[key] = kernel  # (re)inserted last: the dict's order is the order of use
-        t2 = time.perf_counter()
-        timing["compile"] = t2 - t0
-        res = self.backend.launch(kernel, shape, self.base_addr, self.shared_bytes, self.step_budget, self.sites)
+        device = self.device
+        res, tiles_out = device.launch(nodes, self.compiler, (len(self.tokens), _tree_key(nodes)), self.base_addr,
+                                       self.shared_bytes, self.sites)
         t3 = time.perf_counter()
-        timing["run"] = t3 - t2
         self.out_parts.append(format_output(res.output, self.strings, res.output_dropped,
-                                            shape=(shape.grid, shape.block)))
+                                            shape=self.launch_shape))
+        timing = device.last_timing
         timing["read"] = time.perf_counter() - t3
-        self.last_timing = timing
         for k in ("compile", "run", "read"):
             self.line_timing[k] = self.line_timing.get(k, 0.0) + timing[k]
         if res.divergence is not None:
             raise divergence_error(self, *res.divergence)
         if res.error[0]:
             raise launch_error(self, res.error)
-        self.tiles = list(kernel.tiles_out)
-        self.backend.truncate_tiles(len(self.tiles))
-        if self.tiles and not self.backend.caps.keeps_tiles:
-            raise ForthError(f"on the {self.backend.name} backend the tile stack lives in registers and must be "
-                             "empty at the end of a line: store or drop the tiles (TSTORE, TDROP) on the same line")
+        device.end_tiles(tiles_out)
 
     def _push_literals(self, nodes: list[Node]) -> None:
         """A segment of literals pushes them from the host, as its kernel would:
@@ -771,46 +754,30 @@ class Forth:
         st.push(cells)
         st.fpush(floats)
         st.save(self.backend)
-        self.last_timing = {"compile": 0.0, "run": 0.0, "read": 0.0}
+        self.device.last_timing = {"compile": 0.0, "run": 0.0, "read": 0.0}
 
     # ---- state: snapshots and host access to the stacks -----------------------------
-    def _snapshot(self) -> tuple:
-        return (Snapshot.take(self.backend), [dict(w) for w in self.wordlists], list(self.order), self.current,
-                self.here, self.shared_bytes, self.launch_shape,
-                list(self.tiles), self.backend.get_tiles() if self.tiles else None, self.tile_config, self.base(),
-                copy.copy(self.skipping), self.comment_open)
+    def _snapshot(self) -> SessionSnapshot:
+        return SessionSnapshot(self.device.snapshot(), self.words.snapshot(), self.space.snapshot(),
+                               self.text.snapshot())
 
-    def _restore(self, snap: tuple) -> None:
-        """Back to the state before the failed line; an open definition is
-        abandoned, as in gforth. BASE (a cell in device memory, which a failed
-        line otherwise keeps) and a false [IF]'s skipping come back too."""
-        state, wordlists, order, current, here, shared, shape, tiles, tile_data, cfg, base, skipping, comment = snap
-        self.comment_open = comment
-        if self.base() != base:
-            self.write_cell(self.base_addr, base)
-        self.skipping = skipping
-        if shape != self.launch_shape:
-            self.set_launch_shape(*shape)
-        state.restore(self.backend)
-        self.tiles, self.tile_config = tiles, cfg
-        if tile_data is None:  # no tiles then (a tile stack with no static entries holds none in any warp)
-            self.backend.truncate_tiles(0)
-        else:
-            self.backend.set_tiles(tile_data)
-        self.wordlists, self.order, self.current = wordlists, order, current
-        self.dict = wordlists[0]
-        self.here, self.shared_bytes = here, shared
-        self.colon, self.frames, self.segment, self.interpreting = None, [], [], False
-        self.segment_uses_base = False
+    def _restore(self, snap: SessionSnapshot) -> None:
+        """Back to the state before the failed line, part by part; an open definition is
+        abandoned, as in gforth."""
+        self.text.restore(snap.text)
+        self.space.restore(snap.space)
+        self.device.restore(snap.device)
+        self.words.restore(snap.words)
+        self.builder.abandon()
 
     def base(self) -> int:
-        return self.read_cell(self.base_addr)
+        return self.space.base()
 
     def read_cell(self, addr: int) -> int:
-        return int(self.backend.read(addr, 8).view(np.int64)[0])
+        return self.space.read_cell(addr)
 
     def write_cell(self, addr: int, value: int) -> None:
-        self.backend.write(addr, np.array([value], np.int64))
+        self.space.write_cell(addr, value)
 
     def read_bytes(self, addr: int, n: int) -> bytes:
         """n bytes of memory from addr (none when n <= 0): a string given as c-addr u."""
@@ -866,20 +833,12 @@ class Forth:
         only between definitions, and `HERE 1 ALLOT  HERE 1 , CONSTANT x`
         leaves x aligned, so that `x @` works on a GPU too."""
         self.here = (self.here + 7) & ~7
-        key = entry.name.upper()
-        target = self.wordlists[self.current - 1]
-        shadowed = target.pop(key, None)  # the newest word last (TRAVERSE-WORDLIST goes newest first)
-        if shadowed is not None:
-            if not getattr(entry, "prelude", False):
-                self.warnings.append(f"redefined {entry.name}")
-            self.shadowed[id(entry)] = (entry, shadowed)
-        target[key] = entry
-        self.last_defined = entry
+        if self.words.add(entry) is not None and not getattr(entry, "prelude", False):
+            self.warnings.append(f"redefined {entry.name}")
 
     def hidden_by(self, entry: Any) -> Any:
         """The word of the same name that `entry` hid when it was defined, or None."""
-        word, hidden = self.shadowed.get(id(entry), (None, None))
-        return hidden if word is entry else None
+        return self.words.hidden_by(entry)
 
     # ---- definitions -------------------------------------------------------------
     def make_word(self, name: str, body: list[Node], **fields: Any) -> Colon:

@@ -70,19 +70,17 @@ class _Ring:
 
 
 def _session_alloc(f: "Forth", attr: str, nbytes: int) -> int:
-    """A per-session allocation of its own, made on first use."""
-    addr = getattr(f, attr, None)
+    """A per-session allocation of its own, made on first use (kept in data space's areas)."""
+    addr = f.space.areas.get(attr)
     if addr is None:
-        addr = f.backend.alloc(nbytes)
-        setattr(f, attr, addr)
+        addr = f.space.areas[attr] = f.backend.alloc(nbytes)
     return addr
 
 
 def _ring(f: "Forth") -> _Ring:
-    ring = getattr(f, "_string_ring", None)
+    ring = f.space.areas.get("string_ring")
     if ring is None:
-        ring = _Ring(f.backend.alloc(STRING_RING), STRING_RING)
-        f._string_ring = ring
+        ring = f.space.areas["string_ring"] = _Ring(f.backend.alloc(STRING_RING), STRING_RING)
     return ring
 
 

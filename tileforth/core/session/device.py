@@ -1,0 +1,158 @@
+"""The session's machine: the one part of a session that holds the backend.
+
+`Device` owns what lives on the machine or describes a launch there: the
+backend, the launch shape, the kernel cache, the tile stack (its static
+shape here, its data in the backend), the step budget, and what the last
+launches cost. It compiles a segment (or finds it in the cache) and launches
+it; it takes and restores its own snapshot (the stacks, the shape, the
+tiles). The session (interpreter.py) turns what a launch left into output
+and errors.
+"""
+from __future__ import annotations
+
+import time
+import weakref
+from typing import TYPE_CHECKING, Callable
+
+from ... import registry
+from ..compile.state import Snapshot
+from ..compile.target import Backend, LaunchResult, LaunchShape
+from ..compile.tiles import Tile, TileConfig
+from ..errors import ForthError
+from ..records import record
+
+if TYPE_CHECKING:
+    from ..compile.compiler import Compiler
+    from ..front.tree import Node
+
+DEFAULT_STEPS = 1 << 26
+KERNEL_CACHE = 512  # compiled kernels a session keeps (least recently used go first)
+
+
+def load_backend(name: str) -> Backend:
+    """A new backend by its name in the table of backends (tileforth/registry.py), or with
+    "auto" the first of the backends "auto" may choose that starts."""
+    if name == "auto":
+        why: list[str] = []
+        for entry in registry.auto_order():
+            try:
+                return entry.create()
+            except ForthError as err:
+                why.append(f"{entry.name}: {err.message}")
+        raise ForthError("no backend could start (" + "; ".join(why) + ")" if why else
+                         f"no backend is registered for 'auto': use {backend_choices()}")
+    entry = registry.backend_entry(name)
+    if entry is None:
+        raise ForthError(f"unknown backend {name!r}: use {backend_choices()}")
+    return entry.create()
+
+
+def backend_choices() -> str:
+    return ", ".join(repr(n) for n in registry.backend_choices())
+
+
+def _release_kernels(backend: Backend, kcache: dict) -> None:
+    for kernel in kcache.values():
+        backend.release(kernel)
+    kcache.clear()
+
+
+@record(frozen=True)
+class DeviceSnapshot:
+    """What Device.restore puts back: the stacks, the launch shape and the tile stack."""
+
+    stacks: Snapshot
+    shape: LaunchShape
+    tiles: tuple[Tile, ...]
+    tile_data: list | None  # every warp's tiles (None: no static tiles, so no warp holds one)
+    tile_config: TileConfig
+
+
+class Device:
+    """The backend and everything of the session that belongs to the machine."""
+
+    def __init__(self, backend: Backend, checked: bool) -> None:
+        self.backend = backend
+        self.checked = checked
+        self.shape = LaunchShape()  # every backend starts with it (1 1 1 GRID 32 1 1 THREADS)
+        self.kcache: dict[tuple, object] = {}
+        # the kernels go back to the backend when the session does (backends share their JIT engines)
+        self._release = weakref.finalize(self, _release_kernels, backend, self.kcache)
+        self.tiles: list[Tile] = []  # the tile stack's static shape (the data is per warp, in the backend)
+        self.tile_config = TileConfig()
+        self.step_budget = DEFAULT_STEPS
+        self.last_timing: dict[str, float] = {}
+        # called with each launch's result, after it (PROFILE collects its trace so)
+        self.launch_hooks: list[Callable[[LaunchResult], None]] = []
+        backend.set_race_checks(checked)  # a race detector (the emulator's) runs in checked mode
+
+    @property
+    def caps(self):
+        return self.backend.caps
+
+    def set_shape(self, grid: tuple[int, int, int], block: tuple[int, int, int]) -> None:
+        """The launch shape of the lines that follow, with empty stacks."""
+        shape = LaunchShape(tuple(grid), tuple(block))
+        self.backend.set_shape(shape)
+        self.shape = shape
+
+    def launch(self, nodes: list["Node"], compiler: "Compiler", key: tuple, base_addr: int,
+               shared_bytes: int, sites: object) -> tuple[LaunchResult, list[Tile]]:
+        """Compile `nodes` (or take them from the cache under `key`, the segment's structure
+        with what else changes its code) and launch them over the shape; returns what the
+        launch left and the tile stack the kernel ends with."""
+        shape = self.shape
+        key = (shape, self.checked, tuple(self.tiles), *key)
+        kernel = self.kcache.pop(key, None)
+        timing: dict[str, float] = {}
+        t0 = time.perf_counter()
+        if kernel is None:
+            km = compiler.kernel(nodes, self.tiles, block=shape.block)
+            t1 = time.perf_counter()
+            kernel = self.backend.compile(km.module, km.name, km.suspends, km.heavy, shape)
+            kernel.tiles_out = list(km.tiles_out)
+            timing["ir"] = t1 - t0
+            while len(self.kcache) >= KERNEL_CACHE:  # the least recently used kernel goes
+                self.backend.release(self.kcache.pop(next(iter(self.kcache))))
+        self.kcache[key] = kernel  # (re)inserted last: the dict's order is the order of use
+        t2 = time.perf_counter()
+        timing["compile"] = t2 - t0
+        res = self.backend.launch(kernel, shape, base_addr, shared_bytes, self.step_budget, sites)
+        timing["run"] = time.perf_counter() - t2
+        self.last_timing = timing
+        for hook in list(self.launch_hooks):
+            hook(res)
+        return res, list(kernel.tiles_out)
+
+    def end_tiles(self, tiles: list[Tile]) -> None:
+        """The tile stack a launch ended with: its static shape here, its data cut to it."""
+        self.tiles = list(tiles)
+        self.backend.truncate_tiles(len(self.tiles))
+        if self.tiles and not self.caps.keeps_tiles:
+            raise ForthError(f"on the {self.backend.name} backend the tile stack lives in registers and must be "
+                             "empty at the end of a line: store or drop the tiles (TSTORE, TDROP) on the same line")
+
+    def snapshot(self) -> DeviceSnapshot:
+        return DeviceSnapshot(Snapshot.take(self.backend), self.shape, tuple(self.tiles),
+                              self.backend.get_tiles() if self.tiles else None, self.tile_config)
+
+    def restore(self, snap: DeviceSnapshot) -> None:
+        if snap.shape != self.shape:
+            self.backend.set_shape(snap.shape)
+            self.shape = snap.shape
+        snap.stacks.restore(self.backend)
+        self.tiles, self.tile_config = list(snap.tiles), snap.tile_config
+        if snap.tile_data is None:  # no tiles then (a tile stack with no static entries holds none in any warp)
+            self.backend.truncate_tiles(0)
+        else:
+            self.backend.set_tiles(snap.tile_data)
+
+    def release_kernels(self) -> None:
+        self._release()
+
+    def close(self) -> None:
+        """The compiled kernels go back to the backend, then the backend closes (a GPU context)."""
+        try:
+            self._release()
+        finally:
+            self.backend.close()
