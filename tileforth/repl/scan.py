@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import re
 
-from tileforth.core.compile.primitives import Primitive
+from tileforth.core.compile.primitive import Primitive
 from tileforth.core.front.dictionary import Colon, Constant, HostWord, Immediate
 from tileforth.core.front.reader import Reader, parse_double, parse_float, parse_integer
 from tileforth.core.front.tree import Prim

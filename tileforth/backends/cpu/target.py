@@ -16,10 +16,10 @@ from typing import TYPE_CHECKING, Callable
 
 from llvmlite import ir
 from tileforth.core.compile import layout as L
-from tileforth.core.compile.codegen import I1, I8, I64, PTR, Env, c64, declare
+from tileforth.core.compile.codegen import I1, I8, I64, PTR, Env, c64, declare, finish_state, state_env
 from tileforth.core.compile.target import BodyEmitter, Target
 from tileforth.core.compile.tileops import TileOp
-from tileforth.core.compile.warpgen import WarpOp
+from tileforth.core.compile.tileops import WarpOp
 from tileforth.core.records import record
 
 from . import races
@@ -188,7 +188,7 @@ class CpuTarget(Target):
             mem = b.call(decl["malloc"], [size])
             b.store(b.ptrtoint(mem, I64), b.gep(thr, [c64(L.T_FRAME)], source_etype=I64))
             hdl = b.call(decl["llvm.coro.begin"], [cid, mem])
-        env, stp = self.state_env(b, ctx, thr, coroutine=suspends)
+        env, stp = state_env(b, ctx, thr, coroutine=suspends)
         _stack_limit(b, thr)
         fail_bb = fn.append_basic_block("fail")
         g = make_gen(fn, env, fail_bb)
@@ -206,7 +206,7 @@ class CpuTarget(Target):
         emit_body(g)
         final_bb = fn.append_basic_block("final") if suspends else None
         if not g.b.block.is_terminated:
-            self.finish_state(g, stp)
+            finish_state(g, stp)
             if suspends:
                 g.b.branch(final_bb)
             else:

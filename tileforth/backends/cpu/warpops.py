@@ -23,7 +23,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import struct
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import ml_dtypes
 import numpy as np
@@ -31,7 +31,7 @@ from tileforth.core.compile import layout as L
 from tileforth.core.compile.tilegen import CheckedLoad, CheckedStore
 from tileforth.core.compile.tileops import Add, Copy, Fill, Load, Mma, Perm, Scale, Store, TileOp, Zero
 from tileforth.core.compile.tiles import ACC_TYPES, IN_TYPES, WARP, Tile, elem_bytes
-from tileforth.core.compile.warpgen import Shuffle, SyncWarp, Vote, WarpOp
+from tileforth.core.compile.tileops import Shuffle, SyncWarp, Vote, WarpOp
 from tileforth.core.errors import ForthError
 from tileforth.core.session.eltypes import ELTYPES
 from tileforth.core.session.output import ranges
@@ -42,7 +42,8 @@ from .scheduler import RUN_DIVERGENT
 if TYPE_CHECKING:
     from tileforth.core.compile.codegen import Sites
 
-    from .backend import CpuBackend
+# the cpu backend (backend.py), whose launches call this module: named, not imported (it imports this)
+CpuBackend = Any
 
 # what one warp op costs the launch's step pool (ctx[CTX_STEPS_USED]), in loop iterations: a round
 # trip to the host takes about as long as a few thousand iterations of compiled code, so a runaway

@@ -5,16 +5,11 @@ checks (ptx.py) work on machines without a GPU, and the host side of the
 backend (backend.py: contexts, memory, launches, lost contexts) is tested
 without one against a stand-in driver (tests/standin/pycuda).
 """
-
-
-NEEDS_PYCUDA = "the cuda backend needs PyCUDA: pip install -e '.[cuda]' (or use backend='cpu')"
+from .requires import require_pycuda
 
 
 def create():
-    import importlib.util
-    if importlib.util.find_spec("pycuda") is None:  # before the backend's modules load (--backend auto, no GPU)
-        from tileforth.core.errors import ForthError
-        raise ForthError(NEEDS_PYCUDA)
+    require_pycuda()  # before the backend's modules load (--backend auto, no GPU)
     from .backend import CudaBackend
     return CudaBackend()
 

@@ -76,7 +76,7 @@ from tileforth.core.compile.target import (
 from tileforth.core.errors import ForthError
 from tileforth.core.records import record
 
-from . import NEEDS_PYCUDA
+from .requires import NEEDS_PYCUDA
 from .ptx import device_arch, module_to_ptx, parse_ptxas_log, target_machine
 from .target import NvptxTarget
 

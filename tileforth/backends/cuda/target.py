@@ -27,11 +27,25 @@ from typing import TYPE_CHECKING, Callable
 
 from llvmlite import ir
 from tileforth.core.compile import layout as L
-from tileforth.core.compile.codegen import F16, F32, FLOAT, I8, I32, I64, PTR, Env, c64, declare, fconvert
+from tileforth.core.compile.codegen import (
+    F16,
+    F32,
+    FLOAT,
+    I8,
+    I32,
+    I64,
+    PTR,
+    Env,
+    c64,
+    declare,
+    fconvert,
+    finish_state,
+    state_env,
+)
 from tileforth.core.compile.target import STATIC_SHARED_BYTES, BodyEmitter, Target, float_suffix
 from tileforth.core.compile.tileops import Add, Copy, Fill, Load, Mma, Perm, Scale, Store, TileOp, Zero
 from tileforth.core.compile.tiles import SHAPES, Hole, Tile, elem_bytes, resolve
-from tileforth.core.compile.warpgen import ActiveMask, Shuffle, SyncWarp, Vote, WarpOp
+from tileforth.core.compile.tileops import ActiveMask, Shuffle, SyncWarp, Vote, WarpOp
 from tileforth.core.errors import ForthError
 from tileforth.core.records import field, record
 
@@ -380,14 +394,14 @@ class NvptxTarget(Target):
                             sreg("ntid", "x")), sreg("tid", "x"))
         linear = b.add(b.mul(block, bsize), local)
         thr = b.gep(thrs, [b.mul(linear, c64(L.THR_SLOTS))], source_etype=I64)
-        env, stp = self.state_env(b, ctx, thr)
+        env, stp = state_env(b, ctx, thr)
         fail_bb = fn.append_basic_block("fail")
         ir.IRBuilder(fail_bb).ret_void()
         g = make_gen(fn, env, fail_bb)
         g.b.position_at_end(entry)
         emit_body(g)
         if not g.b.block.is_terminated:
-            self.finish_state(g, stp)
+            finish_state(g, stp)
             g.b.ret_void()
         return fn
 

@@ -159,6 +159,28 @@ class Env:
         return self
 
 
+def state_env(b: ir.IRBuilder, ctx: ir.Value, thr: ir.Value, coroutine: bool = False) -> tuple[Env, ir.Value]:
+    """The stacks of the thread whose record is `thr`, for a kernel entry (a target's
+    define_kernel): the arrays stay in its state buffer, the depths are copied into allocas
+    (registers); also the address of its state."""
+    stp = b.inttoptr(b.load(b.gep(thr, [c64(L.T_STATE)], source_etype=I64), typ=I64), PTR)
+    ds = b.gep(stp, [c64(L.S_DS)], source_etype=I8)
+    fs = b.gep(stp, [c64(L.S_FS)], source_etype=I8)
+    dsp = b.alloca(I64, name="dsp")
+    fsp = b.alloca(I64, name="fsp")
+    b.store(b.load(b.gep(stp, [c64(L.S_DSP)], source_etype=I8), typ=I64), dsp)
+    b.store(b.load(b.gep(stp, [c64(L.S_FSP)], source_etype=I8), typ=I64), fsp)
+    return Env(ctx, thr, ds, dsp, fs, fsp).add_registers(b, coroutine), stp
+
+
+def finish_state(g: "Gen", stp: ir.Value) -> None:
+    """At the end of a line's body: depths back to the state buffer, the thread DONE."""
+    g.flush()
+    for depth, off in ((g.env.dsp, L.S_DSP), (g.env.fsp, L.S_FSP)):
+        g.b.store(g.b.load(depth, typ=I64), g.b.gep(stp, [c64(off)], source_etype=I8))
+    g.b.store(c64(L.ST_DONE), g.b.gep(g.env.thr, [c64(L.T_STATUS)], source_etype=I64))
+
+
 @record(eq=False)
 class LoopFrame:
     """An open DO loop: its index and limit, where LEAVE goes, and the stacks at entry."""

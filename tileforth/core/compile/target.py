@@ -13,7 +13,7 @@ the single-threaded emulator.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Any, Callable, Protocol
 
 from llvmlite import ir
 
@@ -25,9 +25,8 @@ from . import layout as L
 if TYPE_CHECKING:
     import llvmlite.binding as llvm
 
-    from .codegen import Env, Gen
     from .tileops import TileOp
-    from .warpgen import WarpOp
+    from .tileops import WarpOp
 
 HELPERS_IR = f"""
 define void @tf_fail(ptr %ctx, ptr %thr, i64 %code, i64 %site, i64 %addr, i64 %aux) {{
@@ -157,6 +156,24 @@ done:
 }}
 """
 
+class Gen(Protocol):
+    """What a target's methods are given: the generator of the function being built
+    (codegen.Gen is the one; this interface, which codegen imports, does not import it).
+    Only the members the interface's own code uses are named here."""
+
+    b: ir.IRBuilder
+    env: Any
+    tstate: object
+
+    def intrinsic(self, name: str, ret: ir.Type, args: list[ir.Type]) -> ir.Function: ...
+
+    def flush(self) -> None: ...
+
+    def in_allocation(self, addr: ir.Value, size: ir.Value) -> ir.Value: ...
+
+
+Env = Any  # codegen.Env: the stacks and registers of the function being built
+
 BodyEmitter = Callable[["Gen"], None]
 
 
@@ -226,30 +243,6 @@ class Target(ABC):
         stack's, codegen.FLOAT) as an LLVM intrinsic."""
         ty = args[0].type
         return g.b.call(g.intrinsic(f"llvm.{name}.{float_suffix(ty)}", ty, [ty] * len(args)), args)
-
-    def state_env(self, b: ir.IRBuilder, ctx: ir.Value, thr: ir.Value,
-                  coroutine: bool = False) -> tuple["Env", ir.Value]:
-        """The stacks of the thread whose record is `thr`: the arrays stay in
-        its state buffer, the depths are copied into allocas (registers)."""
-        from .codegen import Env
-        i8, i64 = ir.IntType(8), ir.IntType(64)
-        stp = b.inttoptr(b.load(b.gep(thr, [ir.Constant(i64, L.T_STATE)], source_etype=i64), typ=i64),
-                         ir.PointerType())
-        ds = b.gep(stp, [ir.Constant(i64, L.S_DS)], source_etype=i8)
-        fs = b.gep(stp, [ir.Constant(i64, L.S_FS)], source_etype=i8)
-        dsp = b.alloca(i64, name="dsp")
-        fsp = b.alloca(i64, name="fsp")
-        b.store(b.load(b.gep(stp, [ir.Constant(i64, L.S_DSP)], source_etype=i8), typ=i64), dsp)
-        b.store(b.load(b.gep(stp, [ir.Constant(i64, L.S_FSP)], source_etype=i8), typ=i64), fsp)
-        return Env(ctx, thr, ds, dsp, fs, fsp).add_registers(b, coroutine), stp
-
-    def finish_state(self, g: "Gen", stp: ir.Value) -> None:
-        """At the end of a line's body: depths back to the state buffer, thread DONE."""
-        i8, i64 = ir.IntType(8), ir.IntType(64)
-        g.flush()
-        for depth, off in ((g.env.dsp, L.S_DSP), (g.env.fsp, L.S_FSP)):
-            g.b.store(g.b.load(depth, typ=i64), g.b.gep(stp, [ir.Constant(i64, off)], source_etype=i8))
-        g.b.store(ir.Constant(i64, L.ST_DONE), self.thr_slot(g, L.T_STATUS))
 
     def function_state(self) -> object:
         """What this target keeps for one function while it is generated

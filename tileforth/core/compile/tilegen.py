@@ -28,7 +28,7 @@ from .tiles import MAX_TILES, Hole, Tile, TileConfig, notation, resolve, tile_er
 if TYPE_CHECKING:
     from ..front.tree import Prim
     from .codegen import Gen
-    from .primitives import Registry
+    from .primitive import Registry
 
 NO_DATA = Effect(True)
 

@@ -1,4 +1,5 @@
-"""The warp-collective tile operations a target must implement (`Target.tile_op`).
+"""The warp-collective operations a target must implement: tile operations (`Target.tile_op`) and,
+at the end, the shuffles, votes and warp barrier of warpgen.py (`Target.warp_op`).
 
 Tile words (tilegen.py) check the tile stack at compile time and then ask the
 target for one of these. Positions index the warp's tile stack (0 = the
@@ -97,3 +98,45 @@ class Add(TileOp):
     dst: int
     src: int
     tile: Tile
+
+
+# ---- warp operations (warpgen.py's words): `Target.warp_op` -----------------------------------------
+SHUFFLE_MODES = ("idx", "up", "down", "xor")
+VOTE_MODES = ("ballot", "any", "all")
+
+
+@record(frozen=True)
+class WarpOp:
+    """One warp-collective operation; `word` names it in errors. `operands` i64
+    values come with it (they may differ between lanes), `results` go back."""
+    word: str
+    operands: ClassVar[int] = 0
+    results: ClassVar[int] = 1
+    collective: ClassVar[bool] = True  # every lane of the warp must take part (a full mask)
+
+
+@record(frozen=True)
+class Shuffle(WarpOp):
+    """x' = x of the source lane; operands: x (its low `bits` bits matter), the lane operand."""
+    mode: str = "idx"  # SHUFFLE_MODES
+    bits: int = 64  # 64: a cell or an f64; 32: an f32
+    operands: ClassVar[int] = 2
+
+
+@record(frozen=True)
+class Vote(WarpOp):
+    """operand: the predicate (0 or 1); result: ballot's mask (zero-extended), or any/all's Forth flag."""
+    mode: str = "ballot"  # VOTE_MODES
+    operands: ClassVar[int] = 1
+
+
+@record(frozen=True)
+class ActiveMask(WarpOp):
+    """result: the mask of the lanes executing it together (zero-extended); no synchronisation."""
+    collective: ClassVar[bool] = False
+
+
+@record(frozen=True)
+class SyncWarp(WarpOp):
+    """Wait until every lane of the warp arrives."""
+    results: ClassVar[int] = 0

@@ -28,59 +28,18 @@ tileforth/core/compile/primitives.py, like the tile words.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING
 
 from llvmlite import ir
 
-from ..records import record
 from . import layout as L
 from .codegen import FLOAT, FLOAT_INT, I64, float_bits
+from .tileops import ActiveMask, Shuffle, SyncWarp, Vote
 
 if TYPE_CHECKING:
     from ..front.tree import Prim
     from .codegen import Gen
-    from .primitives import Emit, Registry
-
-SHUFFLE_MODES = ("idx", "up", "down", "xor")
-VOTE_MODES = ("ballot", "any", "all")
-
-
-@record(frozen=True)
-class WarpOp:
-    """One warp-collective operation; `word` names it in errors. `operands` i64
-    values come with it (they may differ between lanes), `results` go back."""
-    word: str
-    operands: ClassVar[int] = 0
-    results: ClassVar[int] = 1
-    collective: ClassVar[bool] = True  # every lane of the warp must take part (a full mask)
-
-
-@record(frozen=True)
-class Shuffle(WarpOp):
-    """x' = x of the source lane; operands: x (its low `bits` bits matter), the lane operand."""
-    mode: str = "idx"  # SHUFFLE_MODES
-    bits: int = 64  # 64: a cell or an f64; 32: an f32
-    operands: ClassVar[int] = 2
-
-
-@record(frozen=True)
-class Vote(WarpOp):
-    """operand: the predicate (0 or 1); result: ballot's mask (zero-extended), or any/all's Forth flag."""
-    mode: str = "ballot"  # VOTE_MODES
-    operands: ClassVar[int] = 1
-
-
-@record(frozen=True)
-class ActiveMask(WarpOp):
-    """result: the mask of the lanes executing it together (zero-extended); no synchronisation."""
-    collective: ClassVar[bool] = False
-
-
-@record(frozen=True)
-class SyncWarp(WarpOp):
-    """Wait until every lane of the warp arrives."""
-    results: ClassVar[int] = 0
-
+    from .primitive import Emit, Registry
 
 def _shuffle(mode: str, word: str) -> "Emit":
     def emit(g: "Gen", n: "Prim") -> None:

@@ -7,55 +7,13 @@ runtime depth checks everywhere.
 """
 from __future__ import annotations
 
-from ..records import record
+from .stackeffect import Effect
 from .tree import Begin, Call, Do, DropFlag, Exit, FLit, If, Leave, Lit, LocalsDef, LocalSet, Prim, Recurse, Visitor
-
-
-@record(frozen=True)
-class Effect:
-    """A word's stack effect: the items it needs (dneed, fneed) and the change
-    of depth it makes (dnet, fnet) on the data and float stacks; not static:
-    the depth it leaves depends on the data."""
-
-    static: bool
-    dneed: int = 0
-    dnet: int = 0
-    fneed: int = 0
-    fnet: int = 0
-    # items needed on EVERY path (None: all of dneed/fneed). A caller checks
-    # only these before a call; deeper items that only some paths use are
-    # checked inside the word, on those paths (`: w IF 0 * THEN ;` needs one
-    # item when the flag is false).
-    dsure: int | None = None
-    fsure: int | None = None
-
-    @property
-    def dmust(self) -> int:
-        return self.dneed if self.dsure is None else self.dsure
-
-    @property
-    def fmust(self) -> int:
-        return self.fneed if self.fsure is None else self.fsure
-
-    def notation(self) -> str:
-        if not self.static:
-            return "( dynamic )"
-        def side(need: int, net: int, letter: str) -> str:
-            ins = " ".join(f"{letter}{i + 1}" for i in range(need))
-            outs = " ".join(f"{letter}'{i + 1}" for i in range(need + net))
-            return f"{ins} -- {outs}".strip()
-        text = f"( {side(self.dneed, self.dnet, 'x')} )"
-        if self.fneed or self.fnet:
-            text += f" ( F: {side(self.fneed, self.fnet, 'r')} )"
-        return text
-
 
 DYNAMIC = Effect(False)
 
-
 class _Dynamic(Exception):
     pass
-
 
 class _State:
     """Depths relative to entry, the lowest depths reached on some path
@@ -91,7 +49,6 @@ class _State:
             raise _Dynamic
         self.take(e.dneed, e.fneed, e.dmust, e.fmust)
         self.give(e.dneed + e.dnet, e.fneed + e.fnet)
-
 
 class _Walker(Visitor):
     def __init__(self) -> None:
@@ -229,13 +186,11 @@ class _Walker(Visitor):
         st.d, st.f = after_cond
         return True
 
-
 def _copy(st: _State) -> _State:
     c = _State()
     c.d, c.f, c.dmin, c.fmin = st.d, st.f, st.dmin, st.fmin
     c.dsmin, c.fsmin = st.dsmin, st.fsmin
     return c
-
 
 def body_effect(nodes) -> Effect:
     w = _Walker()

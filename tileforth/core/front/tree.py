@@ -14,14 +14,36 @@ method in each pass that must handle it.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable, ClassVar, Protocol, Union
+from typing import Callable, ClassVar, Protocol, Union
 
 from ..errors import SourcePos
 from ..records import field, record
 
-if TYPE_CHECKING:
-    from .dictionary import Colon
-    from .effects import Effect
+from .stackeffect import Effect
+
+
+class Definition(Protocol):
+    """What the tree's passes ask of a colon definition (dictionary.py's Colon is the one; the tree,
+    which comes first, does not import it)."""
+
+    name: str
+    uid: int
+    body: list["Node"]
+    effect: Effect
+
+    @property
+    def host(self) -> bool: ...
+
+    @property
+    def suspends(self) -> bool: ...
+
+    @property
+    def uses_base(self) -> bool: ...
+
+    @property
+    def small(self) -> bool: ...
+
+    def inline_size(self, suspending: bool = False) -> int: ...
 
 
 class PrimitiveWord(Protocol):
@@ -34,7 +56,7 @@ class PrimitiveWord(Protocol):
     @property
     def suspends(self) -> bool: ...
 
-    def effect_of(self, node: "Prim") -> "Effect": ...
+    def effect_of(self, node: "Prim") -> Effect: ...
 
 
 class NodeBase:
@@ -73,7 +95,7 @@ class Prim(NodeBase):
 class Call(NodeBase):
     """A call of a colon definition."""
 
-    word: "Colon"
+    word: Definition
     pos: SourcePos | None = None
 
 
@@ -156,7 +178,7 @@ class Exit(NodeBase):
 class Recurse(NodeBase):
     """RECURSE: a call of the definition being compiled."""
 
-    word: "Colon"
+    word: Definition
     pos: SourcePos | None = None
 
 

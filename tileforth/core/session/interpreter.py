@@ -22,7 +22,7 @@ from ..compile import layout as L
 from ..compile.codegen import Sites
 from ..compile.compiler import Compiler
 from ..compile.primitives import TABLE as PRIMS
-from ..compile.primitives import Primitive
+from ..compile.primitive import Primitive
 from ..compile.state import StackState, differing
 from ..compile.tiles import Tile
 from ..errors import ForthError, SourcePos

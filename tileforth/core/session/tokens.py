@@ -12,7 +12,8 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from ..compile import layout as L
-from ..compile.primitives import LOOP_WORDS, RSTACK_WORDS, Primitive
+from ..compile.primitive import Primitive
+from ..compile.primitives import LOOP_WORDS, RSTACK_WORDS
 from ..errors import ForthError
 from ..front.dictionary import Colon, Constant
 from ..front.effects import body_effect
