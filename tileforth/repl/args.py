@@ -3,6 +3,8 @@ tests can check its scan against them without loading a session's modules. Impor
 argparse (~5 ms): resident.py, which every run of the command loads first, takes the names below."""
 from __future__ import annotations
 
+from tileforth import registry
+
 STACK_MODES = ("each", "end", "none")
 KERNEL_COMMANDS = ("compile", "run")  # the command's subcommands, for kernel files
 # what resident.py's scan needs to tell a file from an option's value without argparse (tests/test_resident.py
@@ -51,7 +53,7 @@ def parser():
     p.add_argument("files", nargs="*", metavar="FILE", help="Forth source to run, line by line")
     p.add_argument("-e", dest="sources", action="append", default=[], metavar="SOURCE",
                    help="run SOURCE after the files (may be repeated)")
-    p.add_argument("--backend", choices=("cpu", "cuda", "auto"), default="auto",
+    p.add_argument("--backend", choices=registry.backend_choices(), default="auto",
                    help="where lines run: cpu emulator, cuda GPU, or auto (cuda if present)")
     p.add_argument("--stacks", choices=STACK_MODES, default=None,
                    help="show the stacks after each line, at the end only if not empty, "

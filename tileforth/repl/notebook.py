@@ -46,6 +46,8 @@ import shlex
 import numpy as np
 from rich.console import Console
 from rich.text import Text
+
+from tileforth import registry
 from tileforth.core.records import field, record
 
 from ..core.session.output import format_numbers
@@ -71,7 +73,7 @@ class _Parser(argparse.ArgumentParser):
 
 def _parser(prog: str) -> _Parser:
     p = _Parser(prog=prog, add_help=False)
-    p.add_argument("--backend", choices=("cpu", "cuda", "auto"), default=None)
+    p.add_argument("--backend", choices=registry.backend_choices(), default=None)
     p.add_argument("--grid", type=int, nargs="+", metavar="N", default=None)
     p.add_argument("--threads", "--block", dest="threads", type=int, nargs="+", metavar="N", default=None)
     p.add_argument("--new", action="store_true")
@@ -411,8 +413,8 @@ _SESSIONS: dict[int, Notebook] = {}  # id(shell) -> its session: one per kernel
 def default_backend() -> str:
     """The backend of a session no option names: $TILEFORTH_BACKEND, else auto."""
     name = os.environ.get("TILEFORTH_BACKEND", "auto").strip().lower() or "auto"
-    if name not in ("cpu", "cuda", "auto"):
-        raise ValueError(f"TILEFORTH_BACKEND={name}: say cpu, cuda or auto")
+    if name not in registry.backend_choices():
+        raise ValueError(f"TILEFORTH_BACKEND={name}: say one of {', '.join(registry.backend_choices())}")
     return name
 
 

@@ -17,6 +17,8 @@ import argparse
 import io
 import sys
 
+from tileforth import registry
+
 from .cli import run_lines
 from .display import Display
 from .session import Session
@@ -45,7 +47,7 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python -m tileforth.repl.transcript",
                                 description="Print a Forth file as typed at the prompt, with its output.")
     p.add_argument("file")
-    p.add_argument("--backend", choices=("cpu", "cuda", "auto"), default="cpu")
+    p.add_argument("--backend", choices=registry.backend_choices(), default="cpu")
     args = p.parse_args(argv)
     with open(args.file, encoding="utf-8") as fh:
         lines = fh.read().splitlines()
