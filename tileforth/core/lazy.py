@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import importlib
 import types
+from typing import TYPE_CHECKING
 
 
 class _Lazy(types.ModuleType):
@@ -31,6 +32,11 @@ class _Lazy(types.ModuleType):
         return value
 
 
-np = _Lazy("numpy")
-ml_dtypes = _Lazy("ml_dtypes")
-llvm = _Lazy("llvmlite.binding")
+if TYPE_CHECKING:  # a type checker sees the modules they stand for (np.ndarray in annotations)
+    import llvmlite.binding as llvm
+    import ml_dtypes
+    import numpy as np
+else:
+    np = _Lazy("numpy")
+    ml_dtypes = _Lazy("ml_dtypes")
+    llvm = _Lazy("llvmlite.binding")

@@ -70,18 +70,19 @@ def server_args(argv):
     """`tileforth serve [--foreground]` and `tileforth server [status | stop]` (argv[0] is serve or server)."""
     import argparse
 
-    common = dict(formatter_class=argparse.RawDescriptionHelpFormatter, epilog=SERVER_HELP.split("\n\n", 1)[1])
-    if argv[0] == "serve":
-        p = argparse.ArgumentParser(prog="tileforth serve", description="Start a resident server in the "
-                                    "background (none if one is running for this tileforth) and say which.", **common)
+    serve = argv[0] == "serve"
+    p = argparse.ArgumentParser(
+        prog=f"tileforth {argv[0]}", formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=SERVER_HELP.split("\n\n", 1)[1],
+        description="Start a resident server in the background (none if one is running for this tileforth) and "
+                    "say which." if serve else "Show or stop this user's resident servers.")
+    if serve:
         p.add_argument("--foreground", action="store_true",
                        help="serve in this process until idle (Ctrl-C or SIGTERM stops it), as "
                             "`python -m tileforth.repl.server` does")
-        return p.parse_args(argv[1:])
-    p = argparse.ArgumentParser(prog="tileforth server", description="Show or stop this user's resident servers.",
-                                **common)
-    p.add_argument("action", nargs="?", choices=("status", "stop"), default="status",
-                   help="status (the default): each server's process, socket, age and memory; stop: stop them all")
+    else:
+        p.add_argument("action", nargs="?", choices=("status", "stop"), default="status",
+                       help="status (the default): each server's process, socket, age and memory; stop: stop them all")
     return p.parse_args(argv[1:])
 
 

@@ -201,6 +201,8 @@ class Relay:
             self._send(signum)
 
     def _send(self, signum: int) -> None:
+        if self.pid is None:
+            return
         try:
             os.kill(self.pid, signum)
         except OSError:  # it has just ended

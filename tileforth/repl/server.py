@@ -293,7 +293,7 @@ def receive(conn: socket.socket) -> dict | None:
     sys.argv = [request["argv0"], *request["argv"]]
     sys.stdin, sys.stdout, sys.stderr = (_stream(fd, old) for fd, old in zip(rendezvous.FDS, (
         sys.__stdin__, sys.__stdout__, sys.__stderr__)))
-    sys.__stdin__, sys.__stdout__, sys.__stderr__ = sys.stdin, sys.stdout, sys.stderr
+    sys.__stdin__, sys.__stdout__, sys.__stderr__ = sys.stdin, sys.stdout, sys.stderr  # type: ignore[misc]
     return request
 
 
