@@ -1,9 +1,11 @@
-"""The resident server behind the `tileforth` command (tileforth/repl/resident.py, tileforth/repl/server.py): a run
-through it prints, fails and exits exactly as the same run in a fresh process (the reference:
-TILEFORTH_SERVER=0, the command without a server), with the caller's working folder,
-environment, stdin and signals; a server serves only its own key, one per key, stops when idle
-or when its socket is removed, and a first run starts one. Each server runs in a private folder
-(XDG_RUNTIME_DIR) of the test's own."""
+"""The resident server behind the `tileforth` command (tileforth/repl/resident.py, tileforth/repl/server.py): it is
+opt-in, so a plain run leaves no process behind; `tileforth serve`, `tileforth server status` and
+`tileforth server stop` start, show and stop one; a run through it prints, fails and exits
+exactly as the same run in a fresh process (the reference: TILEFORTH_SERVER=0, the command
+without a server), with the caller's working folder, environment, stdin and signals; a server
+serves only its own key, one per key, forks with one thread, stops when idle or when its socket
+is removed, and with TILEFORTH_SERVER=1 a first run starts one. Each server runs in a private
+folder (XDG_RUNTIME_DIR) of the test's own."""
 from __future__ import annotations
 
 import fcntl
@@ -17,7 +19,7 @@ import time
 from pathlib import Path
 
 import pytest
-from tileforth.repl import resident, server
+from tileforth.repl import rendezvous, resident, server, serverctl
 from tileforth.repl.args import FLAG_OPTIONS, VALUE_OPTIONS, parse_args, parser
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -25,9 +27,12 @@ COMMAND = [sys.executable, "-c", "from tileforth.repl.resident import entry; ent
 SERVER = [sys.executable, "-P", "-m", "tileforth.repl.server"]
 
 
-def environment(folder: Path, mode: str, **extra: str) -> dict:
+def environment(folder: Path, mode: str | None, **extra: str) -> dict:
+    """The environment of a run in `folder`, with TILEFORTH_SERVER=mode (None: unset, the default)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("TILEFORTH_SERVER")}
-    env.update(XDG_RUNTIME_DIR=str(folder), TILEFORTH_SERVER=mode, **extra)
+    env.update(XDG_RUNTIME_DIR=str(folder), **extra)
+    if mode is not None:
+        env["TILEFORTH_SERVER"] = mode
     return env
 
 
@@ -46,7 +51,7 @@ def wait_for(predicate, seconds: float, what: str):
 
 
 def start_server(folder: Path, **extra: str) -> subprocess.Popen:
-    proc = subprocess.Popen(SERVER, env=environment(folder, "on", **extra), stdin=subprocess.DEVNULL,
+    proc = subprocess.Popen(SERVER, env=environment(folder, "1", **extra), stdin=subprocess.DEVNULL,
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     wait_for(lambda: socket_file(folder) or proc.poll() is not None, 120, "the server's socket")
     assert proc.poll() is None, proc.stderr.read()
@@ -68,7 +73,7 @@ def served(tmp_path_factory):
     stop(proc)
 
 
-def command(folder: Path, mode: str, args: list[str], *, stdin: str | None = None, cwd: Path | None = None,
+def command(folder: Path, mode: str | None, args: list[str], *, stdin: str | None = None, cwd: Path | None = None,
             **extra: str) -> subprocess.CompletedProcess:
     return subprocess.run(COMMAND + args, env=environment(folder, mode, **extra), input=stdin, cwd=cwd,
                           capture_output=True, text=True, timeout=300)
@@ -126,7 +131,7 @@ def test_the_child_runs_in_the_callers_folder(served, tmp_path):
 
 
 def test_the_child_takes_the_callers_descriptors_folder_environment_umask_limits_and_arguments(tmp_path):
-    """server.receive in a forked process, fed by resident.send_message as a client sends: what the
+    """server.receive in a forked process, fed by rendezvous.send_message as a client sends: what the
     child then has is what the client had (the environment whole, not the server's)."""
     client, server_end = socket.socketpair()
     r, w = os.pipe()
@@ -150,7 +155,7 @@ def test_the_child_takes_the_callers_descriptors_folder_environment_umask_limits
 
     request = {"argv": ["-e", "1 ."], "argv0": "tf", "cwd": str(tmp_path), "env": {"ONLY": "this"}, "umask": 0o027,
                "limits": {"RLIMIT_CPU": [7, resource.getrlimit(resource.RLIMIT_CPU)[1]]}}
-    resident.send_message(client, json.dumps(request).encode(), (stdin_r, out_w, out_w))
+    rendezvous.send_message(client, json.dumps(request).encode(), (stdin_r, out_w, out_w))
     for fd in (stdin_r, out_w, r):
         os.close(fd)
     with os.fdopen(out_r) as fh:
@@ -258,7 +263,7 @@ def test_a_folder_whose_socket_path_is_too_long_for_an_address_still_serves(tmp_
 
 def test_one_server_per_key(served):
     folder, _ = served
-    second = subprocess.run(SERVER, env=environment(folder, "on"), capture_output=True, text=True, timeout=120)
+    second = subprocess.run(SERVER, env=environment(folder, "1"), capture_output=True, text=True, timeout=120)
     assert second.returncode == 0 and second.stderr == ""  # it found the lock taken and stopped
     assert len(socket_file(folder)) == 1
 
@@ -270,7 +275,8 @@ def test_no_server_and_only_is_an_error(tmp_path):
 
 
 def test_a_first_run_starts_a_server_that_stops_when_its_socket_goes(tmp_path):
-    run = command(tmp_path, "on", ["--backend", "cpu", "-e", "6 7 * ."])
+    """TILEFORTH_SERVER=1: the opt-in that starts a server from a run (the run itself runs here)."""
+    run = command(tmp_path, "1", ["--backend", "cpu", "-e", "6 7 * ."])
     assert (run.returncode, run.stdout) == (0, "42 \n")  # run here
     (sock,) = wait_for(lambda: socket_file(tmp_path), 120, "the server started by the first run")
     served = command(tmp_path, "only", ["--backend", "cpu", "-e", "6 7 * ."])
@@ -297,13 +303,156 @@ def test_an_idle_server_stops_and_removes_its_socket(tmp_path):
     assert list(tmp_path.glob("tileforth-*/*.lock")) == []  # its lock file too: a key makes one
 
 
+MARK = "TFTEST_MARK"  # in the environment of a test's runs, and so of every process they start (not TILEFORTH_*: the key)
+
+
+def marked(mark: str) -> list[int]:
+    """The live processes (zombies aside) whose environment holds MARK=mark: a run's children, and
+    the detached processes it or they started, wherever they were moved in the process tree."""
+    want = f"{MARK}={mark}".encode()
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            if _state(int(entry)) in "ZX":
+                continue
+            if want in Path(f"/proc/{entry}/environ").read_bytes().split(b"\0"):
+                found.append(int(entry))
+        except (OSError, IndexError):
+            pass
+    return found
+
+
+def test_a_run_leaves_no_process_behind(tmp_path):
+    """issue 24: the server is opt-in. `tileforth -e "1 ."` is a plain process: when it has exited no
+    process it started is left (looked for by a mark in the environment, which a detached server
+    would inherit), and no socket. The same look finds what TILEFORTH_SERVER=1 leaves (a server),
+    and `tileforth server stop` ends it."""
+    mark = f"run-{os.getpid()}-{time.monotonic_ns()}"
+    for args in (["-e", "1 ."], ["-e", "1 .", "-e", "NOPE"]):
+        run = command(tmp_path, None, ["--backend", "cpu", *args], **{MARK: mark})
+        assert run.stdout == "1 \n" and run.returncode == (0 if len(args) == 2 else 1)
+        assert marked(mark) == []
+    time.sleep(1)
+    assert marked(mark) == [] and socket_file(tmp_path) == []
+
+    run = command(tmp_path, "1", ["--backend", "cpu", "-e", "1 ."], **{MARK: mark})
+    assert (run.returncode, run.stdout) == (0, "1 \n")
+    (pid,) = wait_for(lambda: marked(mark), 60, "the server TILEFORTH_SERVER=1 starts")
+    assert b"tileforth.repl.server" in Path(f"/proc/{pid}/cmdline").read_bytes()
+    wait_for(lambda: socket_file(tmp_path), 120, "its socket")
+    stopped = command(tmp_path, None, ["server", "stop"])
+    assert (stopped.returncode, stopped.stdout) == (0, f"tileforth server: stopped process {pid}\n")
+    assert marked(mark) == [] and socket_file(tmp_path) == []
+
+
+def test_serve_status_and_stop(tmp_path):
+    """`tileforth serve` starts a server in the background and says which; a second says it is already
+    there; `tileforth server status` shows it (exit status 0) or none (1); runs go through it while it
+    runs (TILEFORTH_SERVER unset); `tileforth server stop` lets a run in progress end, then stops it
+    and waits for it: its socket and lock file go with it."""
+    up = command(tmp_path, None, ["serve"], TILEFORTH_SERVER_IDLE="600")
+    assert up.returncode == 0, up.stderr
+    pid = int(up.stdout.split("process ", 1)[1].split()[0])
+    try:
+        assert up.stdout.startswith(f"tileforth server: process {pid} serves this tileforth")
+        assert b"tileforth.repl.server" in Path(f"/proc/{pid}/cmdline").read_bytes()
+        again = command(tmp_path, None, ["serve"])
+        assert again.returncode == 0 and f"process {pid} already serves this tileforth" in again.stdout
+        shown = command(tmp_path, None, ["server", "status"])
+        assert shown.returncode == 0, shown.stdout
+        assert shown.stdout.startswith(f"tileforth server: process {pid} serves this tileforth")
+        assert "0 runs in progress" in shown.stdout and "stops after 600 s without a run" in shown.stdout
+
+        spin = ["--backend", "cpu", "--steps", "0", "-e", ": spin BEGIN AGAIN ; spin"]
+        proc = subprocess.Popen(COMMAND + spin, env=environment(tmp_path, None), stdout=subprocess.DEVNULL,
+                                stderr=subprocess.PIPE, text=True)
+        (child,) = wait_for(lambda: children(pid), 60, "the server's child running the unset-mode run")
+        assert "1 run in progress" in command(tmp_path, None, ["server", "status"]).stdout
+        stopper = subprocess.Popen(COMMAND + ["server", "stop"], env=environment(tmp_path, None),
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        wait_for(lambda: not socket_file(tmp_path), 30, "the stopping server to take no more runs")
+        time.sleep(0.5)
+        assert stopper.poll() is None and proc.poll() is None and Path(f"/proc/{child}").exists()
+        proc.send_signal(signal.SIGINT)  # the run ends as a run does: the server is still there to say how
+        assert proc.wait(timeout=60) == 130, proc.stderr.read()
+        out, err = stopper.communicate(timeout=60)
+        assert (stopper.returncode, out, err) == (0, f"tileforth server: stopped process {pid}\n", "")
+        assert list((tmp_path / f"tileforth-{os.getuid()}").glob("*.lock")) == []
+        gone = command(tmp_path, None, ["server", "status"])
+        assert (gone.returncode, gone.stdout) == (1, "tileforth server: none is running; `tileforth serve` starts one\n")
+        assert command(tmp_path, None, ["server", "stop"]).stdout == "tileforth server: none is running\n"
+    finally:
+        if serverctl.is_server(pid):
+            os.kill(pid, signal.SIGKILL)
+
+
+def test_server_commands_have_their_help_and_refuse_a_bad_one(tmp_path):
+    for args in (["serve", "--help"], ["server", "--help"], ["--help"]):
+        run = command(tmp_path, None, args)
+        assert run.returncode == 0 and "Fork after threads" in run.stdout, args
+    bad = command(tmp_path, None, ["server", "restart"])
+    assert bad.returncode == 2 and "invalid choice: 'restart'" in bad.stderr
+    assert socket_file(tmp_path) == []
+
+
+def test_serve_in_the_foreground_serves_until_idle(tmp_path):
+    """`tileforth serve --foreground` is the server itself (`python -m tileforth.repl.server`), in this process."""
+    proc = subprocess.Popen(COMMAND + ["serve", "--foreground"], env=environment(tmp_path, None, TILEFORTH_SERVER_IDLE="2"),
+                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        wait_for(lambda: socket_file(tmp_path), 120, "the foreground server's socket")
+        run = command(tmp_path, "only", ["--backend", "cpu", "-e", "6 7 * ."])
+        assert (run.returncode, run.stdout) == (0, "42 \n")
+        out, err = proc.communicate(timeout=60)
+        assert proc.returncode == 0 and f"tileforth server: process {proc.pid} serves" in err
+    finally:
+        proc.kill()
+    assert socket_file(tmp_path) == []
+
+
+def test_an_unknown_tileforth_server_value_is_refused(tmp_path):
+    run = command(tmp_path, "sometimes", ["--backend", "cpu", "-e", "1 ."])
+    assert run.returncode == 2 and run.stdout == ""
+    assert "TILEFORTH_SERVER='sometimes' is not a setting; set it to 1" in run.stderr
+
+
+def test_the_server_forks_with_one_thread(served):
+    """The fork-after-threads hazard (server.py's docstring): numpy's BLAS starts threads at import; a
+    serving server has one thread (its fork handlers ran once), and fork_hazard, checked before each
+    fork, names a second thread (here a Python one) as the reason not to fork."""
+    _, proc = served
+    assert len(os.listdir(f"/proc/{proc.pid}/task")) == 1
+    code = """
+import threading
+from tileforth.repl import server
+print(server.fork_hazard(cuda=True))
+ready = threading.Event()
+t = threading.Thread(target=ready.wait)
+t.start()
+print(server.fork_hazard())
+ready.set()
+t.join()
+import time
+end = time.monotonic() + 10
+while server.fork_hazard() and time.monotonic() < end:  # the thread's task outlives join() a moment
+    time.sleep(0.01)
+print(server.fork_hazard())
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True).stdout
+    first, threaded, after = out.splitlines()
+    assert (first, after) == ("None", "None")
+    assert threaded.startswith("the server has 2 threads, and a process of more than one thread may not fork")
+
+
 def test_the_log_is_begun_again_when_full(tmp_path, monkeypatch):
     """start_server appends the server's messages to server.log, which starts over past LOG_BYTES."""
     monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path))
     monkeypatch.setenv("TILEFORTH_SERVER_IDLE", "1")
-    log = Path(resident.folder()) / "server.log"
-    log.write_bytes(b"x" * (resident.LOG_BYTES + 1))
-    resident.start_server()
+    log = Path(rendezvous.folder()) / "server.log"
+    log.write_bytes(b"x" * (rendezvous.LOG_BYTES + 1))
+    rendezvous.start_server()
     wait_for(lambda: b"serves" in log.read_bytes(), 120, "the server's first message")
     assert log.stat().st_size < 1000 and not log.read_bytes().startswith(b"x")
     wait_for(lambda: not socket_file(tmp_path), 60, "the idle server to stop")
@@ -312,9 +461,9 @@ def test_the_log_is_begun_again_when_full(tmp_path, monkeypatch):
 def test_a_folder_others_can_open_is_not_used(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path))
     private = tmp_path / f"tileforth-{os.getuid()}"
-    assert resident.folder() == str(private) and private.stat().st_mode & 0o777 == 0o700
+    assert rendezvous.folder() == str(private) and private.stat().st_mode & 0o777 == 0o700
     private.chmod(0o755)
-    assert resident.folder() is None
+    assert rendezvous.folder() is None
 
 
 ARGVS = [
@@ -354,22 +503,22 @@ def test_the_scans_option_names_are_the_parsers():
 
 # last: these change a source file's time for a moment, which a running server takes for an edit
 def test_the_key_follows_the_sources_and_the_environment(monkeypatch):
-    first = resident.key()
-    assert resident.key() == first
+    first = rendezvous.key()
+    assert rendezvous.key() == first
     monkeypatch.setenv("TILEFORTH_CACHE_DIR", "elsewhere")
-    assert resident.key() != first
+    assert rendezvous.key() != first
     monkeypatch.delenv("TILEFORTH_CACHE_DIR")
     monkeypatch.setenv("TILEFORTH_SERVER_IDLE", "5")  # the server's own settings are not in it
     monkeypatch.setenv("HOME", "/nowhere")  # nor variables read only at run time
-    assert resident.key() == first
+    assert rendezvous.key() == first
     source = Path(resident.__file__)
     st = source.stat()
     try:
         os.utime(source, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000))
-        assert resident.key() != first  # an edited source: a new server
+        assert rendezvous.key() != first  # an edited source: a new server
     finally:
         os.utime(source, ns=(st.st_atime_ns, st.st_mtime_ns))
-    assert resident.key() == first
+    assert rendezvous.key() == first
 
 
 def test_a_server_stops_when_a_source_file_changes(tmp_path):
@@ -388,7 +537,7 @@ def test_a_server_stops_when_a_source_file_changes(tmp_path):
     assert socket_file(tmp_path) == []
 
 
-@pytest.mark.parametrize("mode", ["off", "on"])
+@pytest.mark.parametrize("mode", ["off", "1"])
 def test_a_command_without_stdout_or_in_a_removed_folder_still_runs(served, tmp_path, mode):
     """`tileforth -e ... >&-` writes nowhere and exits 0, as gforth does (Python makes sys.stdout None);
     without stderr an error still exits 1; a folder removed under the command: the run goes on there
@@ -431,10 +580,10 @@ def test_the_prompt_runs_in_the_command_itself(served):
 @pytest.mark.parametrize("name", ["tileforth", "tileforth.core", "tileforth.backends", "tileforth.repl",
                                   "numpy", "llvmlite", "rich", "prompt_toolkit", "ml_dtypes", "no_such_module"])
 def test_find_spec_is_importlibs(name):
-    """resident.find_spec (the key's, without importing importlib.util) finds what importlib does."""
+    """rendezvous.find_spec (the key's, without importing importlib.util) finds what importlib does."""
     import importlib.util
 
-    mine, ref = resident.find_spec(name), importlib.util.find_spec(name)
+    mine, ref = rendezvous.find_spec(name), importlib.util.find_spec(name)
     assert (mine is None) == (ref is None)
     if ref is not None:
         assert (mine.name, mine.origin, mine.submodule_search_locations) == \
@@ -444,7 +593,7 @@ def test_find_spec_is_importlibs(name):
 def test_a_source_file_gone_while_the_key_is_made_is_left_out(monkeypatch):
     """An editor that saves by replacing a file can remove it between the listing and the stat: the
     key is made without it (it differs, so the next run starts a new server), never a traceback."""
-    first = resident.key()
+    first = rendezvous.key()
     real = os.stat
 
     def vanishing(path, *args, **kwargs):
@@ -452,5 +601,5 @@ def test_a_source_file_gone_while_the_key_is_made_is_left_out(monkeypatch):
             raise FileNotFoundError(path)
         return real(path, *args, **kwargs)
 
-    monkeypatch.setattr(resident.os, "stat", vanishing)
-    assert resident.key() != first
+    monkeypatch.setattr(rendezvous.os, "stat", vanishing)
+    assert rendezvous.key() != first

@@ -102,14 +102,18 @@ def test_scheduler_cache_off(tmp_path):
 
 
 def test_benchmark_prints_both_figures():
+    """The main figure is the command without a server (issue 24: the default), then through one."""
     script = Path(__file__).resolve().parents[1] / "benchmarks" / "startup.py"
     run = subprocess.run([sys.executable, str(script), "--runs", "1"], capture_output=True, text=True, timeout=600)
     assert run.returncode == 0, run.stdout + run.stderr
     assert "(whole process)" in run.stdout and "target ≤ 150 ms" in run.stdout
-    assert "through the resident server" in run.stdout and "without a server (TILEFORTH_SERVER=0)" in run.stdout
-    assert "a first run, which also starts the server" in run.stdout
+    lines = run.stdout.splitlines()
+    main = next(i for i, line in enumerate(lines) if "(whole process)" in line and "tileforth -e" in line)
+    assert "without a server (the default: a plain process, nothing left running)" in lines[main + 1]
+    assert "through a resident server (`tileforth serve`)" in lines[main + 2] and "target ≤ 150 ms" in lines[main + 2]
+    assert "a first run, which also starts one (TILEFORTH_SERVER=1)" in run.stdout
     assert "import tileforth.core" in run.stdout and "target ≤ 60 ms" in run.stdout
-    assert "pygments, prompt_toolkit, IPython, nbclient, nbformat: -" in run.stdout
+    assert "ml_dtypes, rich, pygments, prompt_toolkit, IPython, nbclient, nbformat: -" in run.stdout
 
 
 def test_importing_core_loads_neither_numpy_nor_llvm():
@@ -124,7 +128,47 @@ f = Forth(backend="cpu")
 f.eval("2 3 * 1 1 1 THREADS")
 print(f.data_stack(), [m for m in heavy if m in sys.modules])
 """
-    assert python(code).stdout.splitlines() == ["[]", "[6] ['numpy', 'ml_dtypes', 'llvmlite.binding']"]
+    assert python(code).stdout.splitlines() == ["[]", "[6] ['numpy', 'llvmlite.binding']"]
+
+
+COMMAND = [sys.executable, "-X", "importtime", "-c", "from tileforth.repl.resident import entry; entry()"]
+
+
+def test_a_line_loads_ml_dtypes_only_at_its_first_bf16_word():
+    """ml_dtypes (bfloat16 for numpy) takes about a second to import on a small machine: the command's
+    whole process (-X importtime lists every module it imports) leaves it out of `tileforth -e "1 2 + ."`,
+    while a bf16 word (compiled code) and a bf16 tile product (the emulator reads bf16 memory with numpy:
+    that loads it) give numpy's values (ml_dtypes in this process
+    is the reference)."""
+    import ml_dtypes
+    import numpy as np
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TILEFORTH_SERVER")}
+    env.update(TILEFORTH_SERVER="0", TILEFORTH_CACHE_DIR="off")
+
+    def run(*sources: str) -> tuple[str, list[str]]:
+        args = [a for s in sources for a in ("-e", s)]
+        done = subprocess.run(COMMAND + ["--backend", "cpu", *args], capture_output=True, text=True, timeout=300,
+                              env=env, check=True)
+        imported = {line.rsplit("|", 1)[1].strip() for line in done.stderr.splitlines()
+                    if line.startswith("import time:") and "|" in line}
+        return done.stdout, {m.split(".")[0] for m in imported} | imported  # with each module's top package
+
+    out, imported = run("1 2 + .")
+    assert out == "3 \n"
+    assert "tileforth.backends.cpu.backend" in imported and "numpy" in imported  # the list is the whole path
+    assert "ml_dtypes" not in imported
+
+    out, _ = run("1 BF16 ARRAY a  1.01e a BF!  a BF@ F.")  # compiled code rounds it: no ml_dtypes needed
+    assert float(out) == float(ml_dtypes.bfloat16(1.01))
+
+    third = np.full((16, 16), 1 / 3, dtype=np.float32).astype(ml_dtypes.bfloat16).astype(np.float32)
+    out, imported = run("1 1 1 GRID 32 1 1 THREADS  BF16 TILE-IN  16 16 BF16 MATRIX H  16 16 F32 MATRIX C",
+                        ": third 256 TID-X DO  1e 3e F/  H I 2 * + BF!  32 +LOOP ; third",
+                        "TZERO  H 16 TLOAD-A  H 16 TLOAD-B  TMMA  C 16 TSTORE",
+                        "1 1 1 THREADS  C 17 4 * + SF@ F.")  # C[1][1]
+    assert "ml_dtypes" in imported
+    assert np.float32(out) == (third @ third)[1, 1]
 
 
 def test_a_lazy_module_imports_on_first_use_and_is_the_module_then():

@@ -25,7 +25,9 @@ a class never instantiated (most views, the profile's records) pays nothing.
   compares its fields is not hashable unless frozen, when its hash is its fields';
 - frozen=True: setting or deleting an attribute raises FrozenInstanceError.
 
-A subclass's fields follow its bases'. Methods a class defines itself are kept. The
+A subclass's fields follow its bases'. Methods a class defines itself are kept. `record` is
+declared with typing.dataclass_transform (PEP 681), so mypy, pyright and editors read each
+record's __init__ from its fields, as they do a dataclass's. The
 functions fields(), replace() and asdict() are dataclasses' own, for records. What is
 left out: InitVar, KW_ONLY, slots, order, field options other than the default. A field's
 name may not be a property of its class (its value lives in the instance's __dict__).
@@ -33,7 +35,9 @@ name may not be a property of its class (its value lives in the instance's __dic
 from __future__ import annotations
 
 import reprlib
-from typing import Any, Callable
+from typing import Any, Callable, TypeVar, dataclass_transform, overload
+
+_T = TypeVar("_T")
 
 MISSING: Any = type("MISSING", (), {"__repr__": lambda self: "MISSING"})()
 
@@ -60,7 +64,16 @@ def field(*, default: Any = MISSING, default_factory: Callable[[], Any] = MISSIN
     return Field(default, default_factory)
 
 
-def record(cls: type | None = None, /, *, frozen: bool = False, eq: bool = True):
+@overload
+def record(cls: type[_T], /) -> type[_T]: ...
+
+
+@overload
+def record(*, frozen: bool = False, eq: bool = True) -> Callable[[type[_T]], type[_T]]: ...
+
+
+@dataclass_transform(field_specifiers=(field, Field))  # type checkers and editors see the constructors
+def record(cls: type | None = None, /, *, frozen: bool = False, eq: bool = True) -> Any:
     """The class decorator: see the module's documentation."""
     def wrap(c: type) -> type:
         return _process(c, frozen, eq)
@@ -105,7 +118,7 @@ def _is_classvar(annotation) -> bool:
     return text.startswith(("ClassVar", "typing.ClassVar", "t.ClassVar"))
 
 
-def _process(cls: type, frozen: bool, eq: bool) -> type:
+def _process(cls: Any, frozen: bool, eq: bool) -> type:  # Any: it writes the class's methods
     inherited: dict[str, Field] = {}
     for base in reversed(cls.__mro__[1:]):
         for f in base.__dict__.get("__record_fields__", ()):
@@ -136,7 +149,7 @@ def _process(cls: type, frozen: bool, eq: bool) -> type:
         if isinstance(getattr(cls, f.name, None), property):
             raise TypeError(f"{cls.__name__}: the field {f.name!r} is also a property of the class")
     cls.__record_fields__ = table
-    cls.__match_args__ = tuple(f.name for f in table)
+    cls.__match_args__ = tuple(f.name for f in table)  # type: ignore[misc]  # (mypy guards the name)
     body = cls.__dict__
     if "__init__" not in body:
         cls.__init__ = _init(cls, table, hasattr(cls, "__post_init__"), frozen)
@@ -153,7 +166,7 @@ def _process(cls: type, frozen: bool, eq: bool) -> type:
     return cls
 
 
-def _init(cls: type, table: tuple[Field, ...], post: bool, frozen: bool):
+def _init(cls: Any, table: tuple[Field, ...], post: bool, frozen: bool):
     """The class's __init__: on its first call it compiles the class's own (as dataclasses does at
     once), puts it in the class's place, and runs it. A class never made pays nothing."""
     def __init__(self, *args, **kwargs) -> None:

@@ -7,6 +7,7 @@ from tileforth import registry
 
 STACK_MODES = ("each", "end", "none")
 KERNEL_COMMANDS = ("compile", "run")  # the command's subcommands, for kernel files
+SERVER_COMMANDS = ("serve", "server")  # and for the resident server (tileforth/repl/server.py: command)
 # what resident.py's scan needs to tell a file from an option's value without argparse (tests/test_resident.py
 # checks them against parser()): the options that take a value, and the flags
 VALUE_OPTIONS = ("-e", "--backend", "--stacks", "--steps", "--arch")
@@ -16,14 +17,39 @@ FLAG_OPTIONS = ("--echo", "--timing", "--no-timing", "--unchecked")
 USAGE = """tileforth [options] [FILE ...] [-e SOURCE ...]
        tileforth compile FILE [-o OUT] [--arch SM] [--python OUT.py]
        tileforth run FILE [--param NAME=VALUE ...] [--grid X,Y,Z] [--block X,Y,Z] [--output-param NAME]
-                          [--save NAME=FILE.npy]"""
+                          [--save NAME=FILE.npy]
+       tileforth serve [--foreground]
+       tileforth server [status | stop]"""
+
+SERVER_HELP = """\
+the resident server, opt-in (docs/repl.md, "The resident server"):
+  serve                          start one in the background; runs go through it while it runs
+  server status                  show this user's servers (exit status 1: none for this tileforth)
+  server stop                    stop them (runs in progress end first)
+
+A server is a tileforth process with Python, numpy, LLVM and tileforth loaded and warmed up. For
+each run that does not open the prompt it forks a fresh copy of itself, which takes over the
+command's stdin, stdout, stderr, folder, environment and signals: a short run skips most of its
+start-up and prints what it would without it. It stops after 15 minutes without a run
+(TILEFORTH_SERVER_IDLE, in seconds) or when a source file changes, and holds about 100 MiB until
+then. Without `serve` none is started and none is left: each run is a plain process.
+TILEFORTH_SERVER=1 starts one at the first run; TILEFORTH_SERVER=0 never uses one.
+
+Fork after threads: POSIX lets a process with more than one thread fork only to exec, since
+another thread may hold a lock (malloc's, a library's) that the copy never sees released. The
+server forks without exec, so it keeps to one thread: numpy's BLAS threads are stopped by their
+own fork handler, which the server runs once before it serves; before each fork it checks that
+it has one thread, and at its start that no CUDA library is loaded (a CUDA context does not
+survive a fork); otherwise it stops serving, and runs go on without it."""
 
 EPILOG = """\
 With no FILE and no -e: the prompt on a terminal, otherwise lines from stdin.
 
 subcommands, for kernel files (\\! kernel, \\! param, \\! shared header lines, then Forth):
   compile FILE -o OUT.ptx        write the kernel's PTX (`tileforth compile --help`: its options)
-  run FILE --param NAME=VALUE    run the kernel once and print its outputs (`tileforth run --help`)"""
+  run FILE --param NAME=VALUE    run the kernel once and print its outputs (`tileforth run --help`)
+
+""" + SERVER_HELP
 
 
 def _steps(text: str) -> int:
@@ -40,6 +66,26 @@ _steps.__name__ = "steps"
 
 def parse_args(argv):
     return parser().parse_args(argv)
+
+
+def server_args(argv):
+    """`tileforth serve [--foreground]` and `tileforth server [status | stop]` (argv[0] is serve or server)."""
+    import argparse
+
+    serve = argv[0] == "serve"
+    p = argparse.ArgumentParser(
+        prog=f"tileforth {argv[0]}", formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=SERVER_HELP.split("\n\n", 1)[1],
+        description="Start a resident server in the background (none if one is running for this tileforth) and "
+                    "say which." if serve else "Show or stop this user's resident servers.")
+    if serve:
+        p.add_argument("--foreground", action="store_true",
+                       help="serve in this process until idle (Ctrl-C or SIGTERM stops it), as "
+                            "`python -m tileforth.repl.server` does")
+    else:
+        p.add_argument("action", nargs="?", choices=("status", "stop"), default="status",
+                       help="status (the default): each server's process, socket, age and memory; stop: stop them all")
+    return p.parse_args(argv[1:])
 
 
 def parser():

@@ -30,7 +30,7 @@ from typing import Iterable
 
 from tileforth.core.session.syswords import set_step_budget
 
-from .args import KERNEL_COMMANDS, parse_args
+from .args import KERNEL_COMMANDS, SERVER_COMMANDS, parse_args
 from .display import Display
 from .session import ABORT_REPEAT_S, Bye, Session
 
@@ -87,6 +87,10 @@ def _main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     if argv and argv[0] in KERNEL_COMMANDS:
         return kernel_command(argv)
+    if argv and argv[0] in SERVER_COMMANDS:  # tileforth serve, tileforth server status|stop
+        from .serverctl import command
+
+        return command(argv)
     args = parse_args(argv)
     display = Display.standard()
     try:

@@ -1,30 +1,35 @@
-"""The `tileforth` command's front door: hand the run to a resident server, or run it here.
+"""The `tileforth` command's front door: run here, or hand the run to a resident server.
 
-Most of `tileforth -e "1 2 + ."` is spent before the line: the interpreter, numpy and LLVM's
-shared library (about 150 ms on a small machine), then tileforth's own modules and its JIT.
-A resident server (tileforth/repl/server.py) has all of that loaded once. For each run it forks a
-child, a copy of itself, that takes this process's stdin, stdout and stderr, its working
+By default a run is a plain process: it loads Python's modules, runs and exits, and leaves
+nothing behind. Most of `tileforth -e "1 2 + ."` is spent before the line: the interpreter,
+numpy and LLVM's shared library, then tileforth's own modules and its JIT. A resident server
+(tileforth/repl/server.py), which the user starts, has all of that loaded once. For each run it
+forks a child, a copy of itself, that takes this process's stdin, stdout and stderr, its working
 folder, environment, umask, resource limits and arguments, runs `cli.main` as this process
 would, and exits; its exit status becomes this process's (a child killed by a signal kills
 this process by the same signal). Ctrl-C and other stop signals sent to this process are
 passed on to it, and Ctrl-Z stops both (`fg` continues both). Every run starts from the same
 fresh state, so a run through the server prints and returns exactly what it would here.
 
-    - The server is used for runs that do not open the prompt: files, -e sources, lines on
-      stdin, `tileforth compile` and `tileforth run`. The prompt runs here.
-    - The first run has no server to use: it runs here, then starts one in the background.
-      The server stops after TILEFORTH_SERVER_IDLE seconds (default 900) without a run.
-    - TILEFORTH_SERVER=0 never uses or starts one; TILEFORTH_SERVER=only uses one or fails
-      (exit status 2), and never runs here.
-    - `python -m tileforth.repl.server` starts one in the foreground (Ctrl-C or SIGTERM stops it).
+    - A server is opt-in: `tileforth serve` starts one in the background, `tileforth server
+      status` shows it and `tileforth server stop` stops it (serverctl.py). While one is
+      running for this tileforth, runs that do not open the prompt go through it: files, -e
+      sources, lines on stdin, `tileforth compile` and `tileforth run`. The prompt runs here.
+    - TILEFORTH_SERVER (rendezvous.mode): unset, runs use a running server and start none (the check is
+      one listing of the user's folder: no socket, no more); 1 also starts one when none is
+      running (that run runs here); 0 never uses one; `only` uses one or fails (exit status 2),
+      and never runs here (what the tests and benchmarks/startup.py use to know which path
+      they measure). Another value is an error.
+    - A server stops after TILEFORTH_SERVER_IDLE seconds (default 900) without a run.
     - A server serves only clients that would run the same code: its socket's name is a
       digest of the Python, the files of tileforth and its dependencies, and the
-      environment variables read when they are imported (`key`). Edit a source file and
-      the next run starts a new server; the old one stops when idle.
+      environment variables read when they are imported (rendezvous.key). Edit a source file and
+      the server stops; `tileforth serve` starts a new one.
     - The socket lives in a folder only the user can open ($XDG_RUNTIME_DIR or the
       temporary folder, `tileforth-UID`); the server also checks the caller's user id.
 
-This module imports nothing heavy: it is what every run of the command loads first.
+This module imports nothing heavy: it is what every run of the command loads first (with
+rendezvous.py, where the client and the server meet, and args.py's names).
 """
 from __future__ import annotations
 
@@ -33,121 +38,10 @@ import os
 import struct
 import sys
 
-from .args import FLAG_OPTIONS, KERNEL_COMMANDS, VALUE_OPTIONS
+from .args import FLAG_OPTIONS, KERNEL_COMMANDS, SERVER_COMMANDS, VALUE_OPTIONS
+from .rendezvous import FDS, REPLY, folder, key, may_be_serving, mode, recv_exact, send_message, socket_path, start_server
 
-PROTOCOL = 1
-FDS = (0, 1, 2)  # stdin, stdout, stderr: the child uses them as its own
 START_TIMEOUT_S = 10.0  # how long a client waits for its child to start before running here
-IDLE_DEFAULT_S = 900.0
-LOG_BYTES = 1 << 20  # server.log is begun again past this size
-# environment variables read while the server imports and warms up: a client whose values
-# differ needs a server of its own (the rest of the environment is the child's, set per run)
-KEY_ENV_PREFIXES = ("PYTHON", "TILEFORTH_", "NUMPY", "OPENBLAS", "OMP_", "MKL", "LLVM", "LANG", "LC_")
-# tileforth's packages (every file is in the key) and the dependencies the server imports
-OWN_PACKAGES = ("tileforth", "tileforth.core", "tileforth.backends", "tileforth.repl")
-DEPENDENCIES = ("numpy", "ml_dtypes", "llvmlite", "rich", "prompt_toolkit")
-
-
-def mode(env=os.environ) -> str:
-    """TILEFORTH_SERVER: "off" (0, no, false: never a server), "only" (a server or an error: what
-    benchmarks/startup.py and the tests use, to know which path they measure), else "on"."""
-    value = env.get("TILEFORTH_SERVER", "on").strip().lower()
-    return "off" if value in ("0", "no", "off", "false") else "only" if value == "only" else "on"
-
-
-def idle_seconds(env=os.environ) -> float:
-    try:
-        return max(1.0, float(env.get("TILEFORTH_SERVER_IDLE", IDLE_DEFAULT_S)))
-    except ValueError:
-        return IDLE_DEFAULT_S
-
-
-def folder() -> str | None:
-    """The user's private folder for the socket, made if missing; None if it is not private
-    (another user's, or open to others): then no server is used."""
-    base = os.environ.get("XDG_RUNTIME_DIR") or os.environ.get("TMPDIR") or "/tmp"
-    path = os.path.join(base, f"tileforth-{os.getuid()}")
-    try:
-        os.mkdir(path, 0o700)
-    except FileExistsError:
-        pass
-    except OSError:
-        return None
-    try:
-        st = os.lstat(path)
-    except OSError:
-        return None
-    import stat
-
-    if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.getuid() or st.st_mode & 0o077:
-        return None
-    return path
-
-
-def key() -> str:
-    """A digest of what the server would run: the Python, every file of tileforth's
-    packages (path, size, modification time), where each dependency is imported from
-    (with its folder's modification time), and the environment read at import."""
-    try:
-        from _blake2 import blake2b  # hashlib loads OpenSSL's library first (~3 ms)
-    except ImportError:  # pragma: no cover - a Python built without it
-        from hashlib import blake2b
-
-    h = blake2b(digest_size=12)
-    # the interpreter by its file and its environment: `python`, `python3` and the console script's
-    # `python3.11` are one interpreter (a venv's python is a link to its base's, so sys.prefix tells them apart)
-    h.update(f"{PROTOCOL}\0{os.path.realpath(sys.executable)}\0{sys.prefix}\0{sys.version}\0".encode())
-    folders = []
-    for name in OWN_PACKAGES:
-        spec = find_spec(name)
-        folders += list(spec.submodule_search_locations or []) if spec else [f"missing {name}"]
-    for path in folders:
-        for root, dirs, files in os.walk(path):
-            dirs[:] = sorted(d for d in dirs if d != "__pycache__")
-            for name in sorted(files):
-                if name.endswith((".py", ".fth")):
-                    try:
-                        st = os.stat(os.path.join(root, name))
-                    except OSError:  # gone since the listing (an editor saving it): the next key differs
-                        continue
-                    h.update(f"{root}/{name}\0{st.st_size}\0{st.st_mtime_ns}\0".encode())
-    for name in DEPENDENCIES:
-        spec = find_spec(name)
-        origin = spec.origin if spec and spec.origin else f"missing {name}"
-        try:
-            mtime = os.stat(os.path.dirname(origin)).st_mtime_ns
-        except OSError:
-            mtime = 0
-        h.update(f"{origin}\0{mtime}\0".encode())
-    for var in sorted(os.environ):
-        if var.startswith(KEY_ENV_PREFIXES) and not var.startswith("TILEFORTH_SERVER"):
-            h.update(f"{var}={os.environ[var]}\0".encode())
-    return h.hexdigest()
-
-
-def find_spec(name: str):
-    """importlib.util.find_spec without importing importlib.util (~4 ms): the module's spec from
-    the import system's finders, its package's first (a loaded module: its own spec)."""
-    module = sys.modules.get(name)
-    if module is not None:
-        return module.__spec__
-    parent, _, _ = name.rpartition(".")
-    path = None
-    if parent:
-        spec = find_spec(parent)
-        if spec is None or spec.submodule_search_locations is None:
-            return None
-        path = spec.submodule_search_locations
-    for finder in sys.meta_path:
-        find = getattr(finder, "find_spec", None)
-        spec = find(name, path) if find is not None else None
-        if spec is not None:
-            return spec
-    return None
-
-
-def socket_path(where: str, digest: str) -> str:
-    return os.path.join(where, f"{digest}.sock")
 
 
 def opens_prompt(argv: list[str]) -> bool | None:
@@ -175,34 +69,6 @@ def opens_prompt(argv: list[str]) -> bool | None:
             batch = True
         i += 1
     return not batch
-
-
-# ---- messages: a 4-byte length, then that many bytes --------------------------------------
-def send_message(sock, payload: bytes, fds: tuple[int, ...] = ()) -> None:
-    """On a socket (socket.socket or _socket.socket): payload's length, payload, and the descriptors."""
-    data = struct.pack("!I", len(payload)) + payload
-    if fds:
-        rights = struct.pack(f"{len(fds)}i", *fds)
-        sent = sock.sendmsg([data], [(_socket.SOL_SOCKET, _socket.SCM_RIGHTS, rights)])
-        data = data[sent:]
-    if data:
-        sock.sendall(data)
-
-
-def recv_exact(sock, n: int) -> bytes:
-    chunks, got = [], 0
-    while got < n:
-        chunk = sock.recv(n - got)
-        if not chunk:
-            raise EOFError("the connection closed")
-        chunks.append(chunk)
-        got += len(chunk)
-    return b"".join(chunks)
-
-
-# the server's replies: "P" and the child's process id (it waits for "G" before it runs),
-# then "X" and the exit status once the child has ended
-REPLY = struct.Struct("!ci")
 
 
 def run_through_server(argv: list[str]) -> int | None:
@@ -277,7 +143,7 @@ def _hand_over(sock, path: str, argv: list[str], relay: "Relay") -> int | None:
             continue
         except (OSError, EOFError):
             print("tileforth: error: the resident server went away during the run; run again (or set "
-                  "TILEFORTH_SERVER=0 to run without it)", file=sys.stderr)
+                  "TILEFORTH_SERVER=0 to run without one)", file=sys.stderr)
             return 1
         if tag == b"X":
             return status if status >= 0 else _die_as_child(-status)
@@ -335,6 +201,8 @@ class Relay:
             self._send(signum)
 
     def _send(self, signum: int) -> None:
+        if self.pid is None:
+            return
         try:
             os.kill(self.pid, signum)
         except OSError:  # it has just ended
@@ -371,31 +239,22 @@ def _die_as_child(signum: int) -> int:
     return 128 + signum
 
 
-def start_server() -> None:
-    """Start a server in the background for the next runs (its own session, no terminal);
-    it writes what goes wrong to server.log next to its socket."""
-    where = folder()
-    if where is None:
-        return
-    import subprocess
-
-    path = os.path.join(where, "server.log")
-    try:
-        full = os.path.getsize(path) > LOG_BYTES
-    except OSError:
-        full = False
-    with open(path, "wb" if full else "ab") as log:  # begun again when full
-        subprocess.Popen([sys.executable, "-P", "-m", "tileforth.repl.server"], stdin=subprocess.DEVNULL,
-                         stdout=log, stderr=log, start_new_session=True, close_fds=True)
-
-
 def entry() -> None:
     """The `tileforth` console script."""
     argv = sys.argv[1:]
+    if argv[:1] and argv[0] in SERVER_COMMANDS:  # serve, server status|stop: never through a server
+        from .serverctl import command
+
+        sys.exit(command(argv))
+    how = mode()
+    if how is None:
+        print(f"tileforth: error: TILEFORTH_SERVER={os.environ['TILEFORTH_SERVER']!r} is not a setting; set it to "
+              "1 (use a resident server, starting one when none is running), 0 (never use one), or unset it "
+              "(use one only while `tileforth serve` has one running)", file=sys.stderr)
+        sys.exit(2)
     prompt = opens_prompt(argv)
     terminal = prompt is not False and sys.stdin.isatty() and sys.stdout.isatty()
-    how = mode()
-    if how == "off" or terminal or prompt is None:
+    if how == "off" or terminal or prompt is None or (how == "auto" and not may_be_serving()):
         from .cli import entry as here
 
         here()
@@ -403,7 +262,8 @@ def entry() -> None:
     status = run_through_server(argv)
     if status is None and how == "only":
         print("tileforth: error: TILEFORTH_SERVER=only, but no resident server is running for this Python, "
-              "tileforth and environment; start one with `python -m tileforth.repl.server`", file=sys.stderr)
+              "tileforth and environment; start one with `python -m tileforth.repl.server` (in the foreground) "
+              "or `tileforth serve` (in the background)", file=sys.stderr)
         status = 2
     elif status is None:
         from .cli import main
@@ -412,8 +272,9 @@ def entry() -> None:
         import gc
 
         gc.freeze()  # cli.entry's reason: no last collection of everything at exit
-        try:
-            start_server()
-        except OSError:
-            pass
+        if how == "on":
+            try:
+                start_server()
+            except OSError:
+                pass
     sys.exit(status)

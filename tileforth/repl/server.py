@@ -1,24 +1,33 @@
-"""The resident server behind the `tileforth` command (tileforth/repl/resident.py says why and when).
+"""The resident server behind the `tileforth` command (tileforth/repl/resident.py says why and when;
+tileforth/repl/serverctl.py holds `tileforth serve` and `tileforth server status|stop`).
 
-    python -m tileforth.repl.server     serve until idle (what a first run starts, in the background)
+    python -m tileforth.repl.server    serve here until idle (what `tileforth serve` starts, in the background)
 
-It takes its socket's lock first (one server per key: a second one stops at once), imports
-what a run needs and warms it up (a cpu session runs a line and is closed, so the JIT's
-shared engines and the scheduler exist), freezes its objects for the garbage collector
-(children then do not copy them page by page), and waits. For each client it forks a
-child, which:
+It takes its socket's lock first (one server per key: a second one stops at once), imports what
+a run needs and warms it up (a cpu session runs a line and is closed, so the JIT's shared engines and the
+scheduler exist), freezes its objects for the garbage collector (children then do not copy them
+page by page), writes its process id and start into the lock file (what `tileforth server
+status` reads), and waits. For each client it forks a child, which:
     - checks the client's user id, takes its stdin/stdout/stderr, working folder,
       environment, umask, resource limits and arguments;
     - sends its process id and waits for the client's go (a client that gave up gets no run);
     - runs `cli.main` as the command would, then the exit functions, and exits with its status.
 The server reaps its children and sends each client its child's exit status (killed by a
-signal: minus its number, and the client ends itself by the same signal). A client that goes away takes its child with it (SIGKILL), as
-closing a terminal would. The server stops after TILEFORTH_SERVER_IDLE seconds without a
-client, on SIGTERM, when its socket file is removed or replaced, or when its key has changed (a
-source file edited: checked every STALE_CHECK_S while idle), so old servers do not pile up.
+signal: minus its number, and the client ends itself by the same signal). A client that goes away
+takes its child with it (SIGKILL), as closing a terminal would. The server stops after
+TILEFORTH_SERVER_IDLE seconds without a client, when its socket file is removed or replaced, or
+when its key has changed (a source file edited: checked every STALE_CHECK_S while idle), so old
+servers do not pile up; on SIGTERM (`tileforth server stop`) it takes no more runs, lets those in
+progress end, and stops.
 
-Nothing here touches a GPU: a child that runs on the cuda backend makes its own context
-after the fork (a CUDA context does not survive one).
+Fork without exec is safe only in a process of one thread (POSIX: the copy has only the forking
+thread, and a lock another thread held stays held in it for ever). The server starts no thread;
+numpy's BLAS (OpenBLAS) starts worker threads at import and stops them in its own fork handler
+(pthread_atfork), so the server forks once, a child that exits at once, before it serves, and
+from then on has one thread, since it multiplies no matrix. `fork_hazard` checks that before
+each fork and that no CUDA library is loaded (a CUDA context does not survive a fork: a child
+that runs on the cuda backend makes its own) at its start: a server that finds either stops,
+and the runs go on without it.
 """
 from __future__ import annotations
 
@@ -32,9 +41,35 @@ import struct
 import sys
 import time
 
-from . import resident
+from . import rendezvous
 
 STALE_CHECK_S = 2.0
+
+
+def threads() -> int:
+    """How many threads this process has (Linux: /proc; the server needs SO_PEERCRED, Linux's, anyway)."""
+    return len(os.listdir("/proc/self/task"))
+
+
+def fork_hazard(*, cuda: bool = False) -> str | None:
+    """Why forking this process now would be unsafe, as a sentence; None if it is safe: one thread and,
+    with `cuda`, no CUDA driver library mapped."""
+    try:
+        n = threads()
+    except OSError:
+        return "this system has no /proc/self/task to count the server's threads with"
+    if n != 1:
+        return (f"the server has {n} threads, and a process of more than one thread may not fork without exec "
+                "(another thread may hold a lock the copy would wait on for ever)")
+    if cuda:
+        try:
+            with open("/proc/self/maps", "rb") as fh:
+                mapped = b"libcuda.so" in fh.read()
+        except OSError:
+            mapped = False
+        if mapped or any(m in sys.modules for m in ("pycuda.driver", "cupy")):
+            return "a CUDA library is loaded in the server, and a CUDA context does not survive a fork"
+    return None
 
 
 class Server:
@@ -75,7 +110,9 @@ class Server:
 
     def serve(self) -> None:
         last = time.monotonic()
-        while not self.stopping:
+        while not self.stopping or self.clients:  # stopping: the runs in progress end first
+            if self.stopping:
+                self.stop_listening()
             events = self.selector.select(timeout=min(STALE_CHECK_S, self.idle_s))
             for sel_key, _ in events:
                 if sel_key.data == "accept":
@@ -90,8 +127,18 @@ class Server:
             self.reap()
             if self.clients:
                 last = time.monotonic()
-            elif time.monotonic() - last >= self.idle_s or not self.socket_is_ours() or self.stale():
+            elif self.stopping or time.monotonic() - last >= self.idle_s or not self.socket_is_ours() \
+                    or self.stale():
                 break
+
+    def stop_listening(self) -> None:
+        """No more runs: the socket removed (a client then runs the command itself), the listener closed."""
+        if self.listener.fileno() < 0:
+            return
+        self.selector.unregister(self.listener)
+        if self.socket_is_ours():
+            os.unlink(self.path)
+        self.listener.close()
 
     def stale(self) -> bool:
         """Whether what it serves has changed (an edited source, another dependency): the next run
@@ -100,7 +147,7 @@ class Server:
         if now - self.checked < STALE_CHECK_S:
             return False
         self.checked = now
-        return resident.key() != self.digest
+        return rendezvous.key() != self.digest
 
     def socket_is_ours(self) -> bool:
         try:
@@ -112,6 +159,13 @@ class Server:
         try:
             conn, _ = self.listener.accept()
         except OSError:
+            return
+        hazard = fork_hazard()
+        if hazard is not None:  # the client gets no child: it runs the command itself
+            conn.close()
+            print(f"tileforth server: process {os.getpid()} stops: {hazard}", file=sys.stderr, flush=True)
+            self.stopping = True
+            self.stop_listening()
             return
         pid = os.fork()
         if pid == 0:  # the child: the signals as a fresh process has them, the server's descriptors closed
@@ -156,7 +210,7 @@ class Server:
                 continue
             code = os.waitstatus_to_exitcode(status)
             try:
-                conn.sendall(resident.REPLY.pack(b"X", code))  # -N: killed by signal N
+                conn.sendall(rendezvous.REPLY.pack(b"X", code))  # -N: killed by signal N
             except OSError:
                 pass
             try:
@@ -166,7 +220,7 @@ class Server:
             conn.close()
 
     def close(self) -> None:
-        if self.socket_is_ours():
+        if self.listener.fileno() >= 0 and self.socket_is_ours():
             os.unlink(self.path)
         self.listener.close()
 
@@ -178,8 +232,8 @@ def child(conn: socket.socket) -> None:
         request = receive(conn)
         if request is None:
             os._exit(1)
-        conn.sendall(resident.REPLY.pack(b"P", os.getpid()))
-        if resident.recv_exact(conn, 1) != b"G":
+        conn.sendall(rendezvous.REPLY.pack(b"P", os.getpid()))
+        if rendezvous.recv_exact(conn, 1) != b"G":
             os._exit(1)
         from .cli import main
 
@@ -214,15 +268,15 @@ def receive(conn: socket.socket) -> dict | None:
     _, uid, _ = struct.unpack("3i", creds)
     if uid != os.getuid():
         return None
-    head, fds, _, _ = socket.recv_fds(conn, 4096, len(resident.FDS))
-    if len(head) < 4 or len(fds) != len(resident.FDS):
+    head, fds, _, _ = socket.recv_fds(conn, 4096, len(rendezvous.FDS))
+    if len(head) < 4 or len(fds) != len(rendezvous.FDS):
         return None
     size = struct.unpack("!I", head[:4])[0]
     body = head[4:]
     if len(body) < size:
-        body += resident.recv_exact(conn, size - len(body))
+        body += rendezvous.recv_exact(conn, size - len(body))
     request = json.loads(body)
-    for target, fd in zip(resident.FDS, fds):
+    for target, fd in zip(rendezvous.FDS, fds):
         os.dup2(fd, target)
         os.close(fd)
     os.chdir(request["cwd"])
@@ -237,9 +291,9 @@ def receive(conn: socket.socket) -> dict | None:
         except (ValueError, OSError, AttributeError):
             pass
     sys.argv = [request["argv0"], *request["argv"]]
-    sys.stdin, sys.stdout, sys.stderr = (_stream(fd, old) for fd, old in zip(resident.FDS, (
+    sys.stdin, sys.stdout, sys.stderr = (_stream(fd, old) for fd, old in zip(rendezvous.FDS, (
         sys.__stdin__, sys.__stdout__, sys.__stderr__)))
-    sys.__stdin__, sys.__stdout__, sys.__stderr__ = sys.stdin, sys.stdout, sys.stderr
+    sys.__stdin__, sys.__stdout__, sys.__stderr__ = sys.stdin, sys.stdout, sys.stderr  # type: ignore[misc]
     return request
 
 
@@ -259,6 +313,7 @@ def warm_up() -> None:
     import importlib
 
     for name in ("tileforth.repl.cli", "tileforth.repl.views", "rich.console", "tileforth.core.session.kernelfile",
+                 "ml_dtypes",  # a plain run leaves it to the first bf16 dtype (about a second): here it is paid once
                  "tileforth.backends.cuda.ptx"):  # the last makes PTX only: no GPU is touched
         importlib.import_module(name)
     from .session import Session
@@ -269,22 +324,33 @@ def warm_up() -> None:
     del session
     gc.collect()
     gc.freeze()
+    pid = os.fork()  # the fork handlers run once: OpenBLAS's stops its worker threads (module docstring)
+    if pid == 0:
+        os._exit(0)
+    os.waitpid(pid, 0)
 
 
 def main() -> int:
-    where = resident.folder()
+    where = rendezvous.folder()
     if where is None:
         print("tileforth server: no private folder for the socket", file=sys.stderr)
         return 1
-    digest = resident.key()
-    lock = open(os.path.join(where, f"{digest}.lock"), "w")
+    digest = rendezvous.key()
+    # opened without truncating it: a running server's record stays until this one holds the lock
+    lock = open(os.path.join(where, f"{digest}.lock"), "a+")  # (a+: writes go to its end, 0 once truncated)
     try:
         fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError:
         return 0  # one is already serving this key
     warm_up()
-    server = Server(resident.socket_path(where, digest), resident.idle_seconds(), lock, digest)
+    hazard = fork_hazard(cuda=True)
+    if hazard is not None:
+        print(f"tileforth server: not serving: {hazard}", file=sys.stderr, flush=True)
+        _drop_lock(lock)
+        return 1
+    server = Server(rendezvous.socket_path(where, digest), rendezvous.idle_seconds(), lock, digest)
     server.listen()
+    _record(lock, server)
     print(f"tileforth server: process {os.getpid()} serves {server.path}; it stops after {server.idle_s:g} s "
           "without a run", file=sys.stderr, flush=True)
     try:
@@ -295,6 +361,16 @@ def main() -> int:
         server.close()
         _drop_lock(lock)
     return 0
+
+
+def _record(lock, server: Server) -> None:
+    """What `tileforth server status` says of this server, in its lock file (JSON)."""
+    lock.seek(0)
+    lock.truncate()
+    json.dump({"pid": os.getpid(), "started": time.time(), "idle_s": server.idle_s, "socket": server.path,
+               "key": server.digest, "python": sys.executable,
+               "tileforth": os.path.dirname(os.path.dirname(os.path.abspath(__file__)))}, lock)
+    lock.flush()
 
 
 def _drop_lock(lock) -> None:

@@ -25,7 +25,6 @@ import ctypes
 import struct
 from typing import TYPE_CHECKING, Any
 
-import ml_dtypes
 import numpy as np
 from tileforth.core.compile import layout as L
 from tileforth.core.compile.tilegen import CheckedLoad, CheckedStore
@@ -33,7 +32,7 @@ from tileforth.core.compile.tileops import Add, Copy, Fill, Load, Mma, Perm, Sca
 from tileforth.core.compile.tiles import ACC_TYPES, IN_TYPES, WARP, Tile, elem_bytes
 from tileforth.core.compile.tileops import Shuffle, SyncWarp, Vote, WarpOp
 from tileforth.core.errors import ForthError
-from tileforth.core.session.eltypes import ELTYPES
+from tileforth.core.session.eltypes import BY_NAME, ELTYPES
 from tileforth.core.session.output import ranges
 
 from .races import READ, STORE_VALUE, WRITE
@@ -50,7 +49,13 @@ CpuBackend = Any
 # loop of tile ops stops, with the default budget, as soon as a runaway loop of arithmetic does
 WARP_OP_STEPS = 1024
 
-_MEM_DTYPE = {"f16": np.dtype(np.float16), "bf16": np.dtype(ml_dtypes.bfloat16), "f32": np.dtype(np.float32)}
+
+def _mem_dtype(tile_type: str) -> np.dtype:
+    """A tile's element type in memory ("f16", "bf16", "f32") as its numpy dtype, from the element-type
+    table: ml_dtypes (about a second to import on a small machine) is loaded at the first bf16 tile."""
+    return BY_NAME[tile_type.upper()].dtype
+
+
 _ACC_DTYPE = {"f32": np.float32, "f16": np.float16}
 
 
@@ -381,7 +386,7 @@ class WarpOps:
                 return None
             one = False
         lines = np.arange(outer) * stride[:, None]  # a tile is `outer` lines (rows, or columns) of `lead` elements
-        dtype = _MEM_DTYPE[t.dtype]
+        dtype = _mem_dtype(t.dtype)
         parts = []
         for kk in (k,) if one else np.unique(k):
             base, size = int(table[kk, 0]), int(table[kk, 1] - table[kk, 0])
@@ -582,7 +587,7 @@ class WarpOps:
         names the array). Untyped memory (CREATE ALLOT, VARIABLE) is not checked."""
         base = self.be.allocation_base(addr, elem_bytes(t.dtype))
         have = self.be.elem_types.get(base) if base is not None else None
-        want = _MEM_DTYPE[t.dtype]
+        want = _mem_dtype(t.dtype)
         if have is None or have == want:
             return
         meta = have.metadata or {}
@@ -612,7 +617,7 @@ class WarpOps:
              row: int = -1) -> np.ndarray:
         view, idx = self._index(t, addr, stride, site, word, typed)
         self._race_one(t, addr, stride, row, READ, site)
-        mem = view.view(_MEM_DTYPE[t.dtype])[idx]
+        mem = view.view(_mem_dtype(t.dtype))[idx]
         if t.kind == "acc":
             return mem.astype(_ACC_DTYPE[t.dtype])
         return mem.astype(np.float32)  # exact: f16 and bf16 values are f32 values
@@ -620,8 +625,8 @@ class WarpOps:
     def store(self, t: Tile, value: np.ndarray, addr: int, stride: int, site: int, typed: bool = False,
               row: int = -1) -> None:
         view, idx = self._index(t, addr, stride, site, "TSTORE", typed)
-        mem = view.view(_MEM_DTYPE[t.dtype])
-        new = value.astype(_MEM_DTYPE[t.dtype])
+        mem = view.view(_mem_dtype(t.dtype))
+        new = value.astype(_mem_dtype(t.dtype))
         self._race_one(t, addr, stride, row, WRITE, site, new, mem[idx])
         mem[idx] = new
 
