@@ -20,7 +20,7 @@ from llvmlite import ir
 
 from ..errors import ForthError
 from ..front.effects import DYNAMIC, Effect
-from .primitive import Emit, Primitive, Registry
+from .primitive import Emit, Registry
 from . import floatwords, tilegen, warpgen, xtgen
 from . import layout as L
 from .codegen import F16, F32, F64, FLOAT, I8, I16, I32, I64, I128, c64, fconvert, float_bits

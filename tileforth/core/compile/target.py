@@ -13,7 +13,7 @@ the single-threaded emulator.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import TYPE_CHECKING, Any, Callable, Protocol
+from typing import TYPE_CHECKING, Any, Callable
 
 from llvmlite import ir
 
@@ -156,22 +156,10 @@ done:
 }}
 """
 
-class Gen(Protocol):
-    """What a target's methods are given: the generator of the function being built
-    (codegen.Gen is the one; this interface, which codegen imports, does not import it).
-    Only the members the interface's own code uses are named here."""
-
-    b: ir.IRBuilder
-    env: Any
-    tstate: object
-
-    def intrinsic(self, name: str, ret: ir.Type, args: list[ir.Type]) -> ir.Function: ...
-
-    def flush(self) -> None: ...
-
-    def in_allocation(self, addr: ir.Value, size: ir.Value) -> ir.Value: ...
-
-
+# codegen.Gen, the generator of the function being built, and its Env: what a target's methods are
+# given. Named, not imported: codegen imports this interface (a target's own module imports codegen and
+# annotates with the real classes).
+Gen = Any
 Env = Any  # codegen.Env: the stacks and registers of the function being built
 
 BodyEmitter = Callable[["Gen"], None]
@@ -460,7 +448,7 @@ class Backend(ABC):
 
     @abstractmethod
     def launch(self, handle: object, shape: LaunchShape, base_addr: int, shared_bytes: int, steps: int,
-               sites: object = None) -> LaunchResult:
+               sites: Any = None) -> LaunchResult:
         """Run a kernel over `shape` (the shape set_shape made current); `sites` describes warp operations."""
 
     def abort(self) -> None:

@@ -14,7 +14,7 @@ method in each pass that must handle it.
 """
 from __future__ import annotations
 
-from typing import Callable, ClassVar, Protocol, Union
+from typing import Any, Callable, ClassVar, Protocol, Union
 
 from ..errors import SourcePos
 from ..records import field, record
@@ -22,28 +22,9 @@ from ..records import field, record
 from .stackeffect import Effect
 
 
-class Definition(Protocol):
-    """What the tree's passes ask of a colon definition (dictionary.py's Colon is the one; the tree,
-    which comes first, does not import it)."""
-
-    name: str
-    uid: int
-    body: list["Node"]
-    effect: Effect
-
-    @property
-    def host(self) -> bool: ...
-
-    @property
-    def suspends(self) -> bool: ...
-
-    @property
-    def uses_base(self) -> bool: ...
-
-    @property
-    def small(self) -> bool: ...
-
-    def inline_size(self, suspending: bool = False) -> int: ...
+# a colon definition (dictionary.py's Colon): what Call and Recurse name. Named, not imported: the
+# dictionary's entries hold trees, so dictionary.py imports this module.
+Definition = Any
 
 
 class PrimitiveWord(Protocol):

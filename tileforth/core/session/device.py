@@ -41,10 +41,10 @@ def load_backend(name: str) -> Backend:
                 why.append(f"{entry.name}: {err.message}")
         raise ForthError("no backend could start (" + "; ".join(why) + ")" if why else
                          f"no backend is registered for 'auto': use {backend_choices()}")
-    entry = registry.backend_entry(name)
-    if entry is None:
+    named = registry.backend_entry(name)
+    if named is None:
         raise ForthError(f"unknown backend {name!r}: use {backend_choices()}")
-    return entry.create()
+    return named.create()
 
 
 def backend_choices() -> str:
@@ -92,7 +92,7 @@ class Device:
 
     def set_shape(self, grid: tuple[int, int, int], block: tuple[int, int, int]) -> None:
         """The launch shape of the lines that follow, with empty stacks."""
-        shape = LaunchShape(tuple(grid), tuple(block))
+        shape = LaunchShape((grid[0], grid[1], grid[2]), (block[0], block[1], block[2]))
         self.backend.set_shape(shape)
         self.shape = shape
 

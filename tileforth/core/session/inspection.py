@@ -14,7 +14,6 @@ when there is no hook, or it returns None or fails, the record's plain text
 """
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING, Any
 
 from ..compile.state import StackState

@@ -9,12 +9,11 @@ restores the snapshot taken before it, so the session keeps its state.
 """
 from __future__ import annotations
 
-import copy
+import builtins  # `dict` in Forth's body is the façade's name for FORTH-WORDLIST
 import math
 import os
 import struct
 import time
-import weakref
 from typing import TYPE_CHECKING, Any, Callable
 
 from ... import registry
@@ -25,14 +24,14 @@ from ..compile.primitives import TABLE as PRIMS
 from ..compile.primitive import Primitive
 from ..compile.state import StackState, differing
 from ..compile.tiles import Tile
-from ..errors import ForthError, SourcePos
+from ..errors import ForthError
 from ..front.dictionary import Colon, Constant, HostWord, Immediate
 from ..front.effects import body_effect
 from ..front.reader import Reader, Token, parse_double, parse_float, parse_integer, wrap64
 from ..front.tree import Begin, Call, Do, FLit, HostOp, If, Lit, LocalGet, Node, Prim, Recurse, Visitor
 from ..lazy import np
 from ..records import record
-from .device import DEFAULT_STEPS, Device, DeviceSnapshot, load_backend
+from .device import Device, DeviceSnapshot, load_backend
 from .eltypes import ELTYPES
 from .hostexec import device_ok, run_host
 from .hostwords import CLOSERS, OPENERS, Frame, definition_text
@@ -40,7 +39,7 @@ from .launcherrors import divergence_error, launch_error, word_at
 from .output import format_output
 from .output import ranges as _ranges
 from .parts import Builder, DataSnapshot, DataSpace, HostIO, InputSnapshot, TextInput, Views
-from .textin import InputBuffer, note_in, sync_in
+from .textin import note_in, sync_in
 from .tokens import Tokens
 from .wordlists import Dictionary, DictionarySnapshot
 from .words import HOST_WORDS, IMMEDIATES
@@ -111,7 +110,7 @@ class Collector:
 class _Part:
     """A name of the `Forth` façade that is an attribute of one of its parts (read and set there)."""
 
-    def __init__(self, part: str, name: str | None = None) -> None:
+    def __init__(self, part: str, name: str = "") -> None:
         self.part, self.name = part, name
 
     def __set_name__(self, owner: type, name: str) -> None:
@@ -229,7 +228,7 @@ class Forth:
                 self.eval(fh.read(), source="prelude.fth")
 
     # ---- public API ----------------------------------------------------------
-    def reference(self) -> dict[str, "Entry"]:
+    def reference(self) -> builtins.dict[str, "Entry"]:
         """The reference entry of every built-in word, by name (HELP, SEE)."""
         from .reference import entries  # read when HELP or SEE first needs it (the prelude's text, the tables)
         if self._reference is None:
@@ -313,7 +312,7 @@ class Forth:
         (cells as .u64, then floats as .f32, after a context pointer)."""
         return exporter("word_ptx")(self, word, arch)
 
-    def profile(self) -> dict | None:
+    def profile(self) -> builtins.dict | None:
         """The last PROFILE's figures as data: per load/store site and per launch
         (tileforth/core/session/accessprofile.py); None before the first PROFILE."""
         from .accessprofile import last
@@ -703,7 +702,7 @@ class Forth:
         return self.printed()
 
     @property
-    def _local_names(self) -> dict[str, int]:
+    def _local_names(self) -> builtins.dict[str, int]:
         if not self.compile_state:
             return {}
         return {n: i for i, n in enumerate(self.colon.locals)}
