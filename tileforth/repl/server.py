@@ -258,8 +258,8 @@ def warm_up() -> None:
     import gc
     import importlib
 
-    for name in ("tileforth.repl.cli", "tileforth.repl.views", "rich.console", "tileforth.core.session.kernelfile",
-                 "tileforth.backends.cuda.ptx"):  # the last makes PTX only: no GPU is touched
+    for name in ("tileforth.repl.cli", "tileforth.repl.views", "rich.console", "tileforth.export.kernelfile",
+                 "tileforth.export.kernels"):  # the last makes PTX only: no GPU is touched
         importlib.import_module(name)
     from .session import Session
 
