@@ -85,7 +85,8 @@ def test_no_import_cycle_runs_through_export():
 
 def test_the_checker_sees_imports_in_functions_under_type_checking_and_relative():
     probe = PACKAGE / "backends" / "cuda" / "probe.py"
-    src = ("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from tileforth.core.session.interpreter import Forth\n"
+    src = ("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
+           "    from tileforth.core.session.interpreter import Forth\n"
            "def f():\n    from ...export import kernels\n    from .ptx import assemble\n")
     found = imports(probe, src)
     assert {"tileforth.core.session.interpreter", "tileforth.export.kernels", "tileforth.backends.cuda.ptx"} <= found

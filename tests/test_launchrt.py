@@ -135,7 +135,7 @@ def test_launch_shapes(rt):
             rt._shape(bad, "grid")
 
 
-def test_prepare_binds_by_name_and_takes_a_size_from_its_arrays(drv, rt):
+def test_prepare_binds_by_name_and_takes_a_size_from_its_arrays(drv, rt):  # noqa: F811 - the fixture
     give(rt, SAXPY.read_text())
     x, y = DeviceArray(drv, np.arange(10), np.float32), DeviceArray(drv, np.arange(10), np.float32)
     values = rt._bind((x,), {"y": DLPackArray(y), "A": 0.5})
@@ -150,7 +150,8 @@ def test_prepare_binds_by_name_and_takes_a_size_from_its_arrays(drv, rt):
 
 # ---- launches through each stand-in driver ------------------------------------------------------------
 
-def test_a_launch_through_each_driver_computes_and_reads_the_record(side, rt, monkeypatch):  # rt closes first
+def test_a_launch_through_each_driver_computes_and_reads_the_record(side, rt, monkeypatch):  # noqa: F811
+    # (side before rt: rt is closed first, before the driver's checks)
     text = SAXPY.read_text()
     give(rt, text)
     simulate(monkeypatch, side, text)

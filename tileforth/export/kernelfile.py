@@ -63,7 +63,8 @@ _COMMENT = re.compile(r"(\\(\s.*)?|\(\s[^)]*\)\s*)\Z")  # `\ ...` or `( ... )` o
 class Param:
     name: str
     eltype: ElType
-    count: int | str | tuple | None  # elements: a number or an integer scalar's name (1-D), the dims (more); None: a scalar
+    # elements: a number or an integer scalar's name (1-D), the dims (more); None: a scalar
+    count: int | str | tuple | None
     pos: SourcePos
     dims: tuple = ()  # each dimension, a number or an integer scalar's name, outermost first; () for a scalar
 
