@@ -102,7 +102,7 @@ def check_gemm_kernel_file() -> str:
     """Run the run-time-K kernel file once on the emulator (64³) against numpy."""
     import numpy as np
     from tileforth.core import Forth
-    from tileforth.core.session.kernelfile import parse_kernel_file, run_kernel_file
+    from tileforth.export.kernelfile import parse_kernel_file, run_kernel_file
     rng = np.random.default_rng(1)
     a = rng.integers(-3, 4, (64, 64)).astype(np.float16)
     b = rng.integers(-3, 4, (64, 64)).astype(np.float16)
@@ -226,7 +226,8 @@ def main(argv=None) -> int:
     runs = args.runs or (5 if args.quick else 20)
     nv_runs = 1 if args.quick else 5
 
-    from tileforth.backends.cuda.ptx import kernel_file_ptx, ptxas, word_ptx
+    from tileforth.backends.cuda.ptx import ptxas
+    from tileforth.export.kernels import kernel_file_ptx, word_ptx
     from tileforth.core import Forth
 
     nvcc = nvcc_path()

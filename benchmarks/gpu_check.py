@@ -79,7 +79,8 @@ def _seconds_per_call(cuda, launch, reps: int) -> float:
 
 
 def _time_gemm(cuda, dev, n: int, reps: int) -> bool:
-    from tileforth.backends.cuda.ptx import ptxas, ptxas_path, word_ptx
+    from tileforth.backends.cuda.ptx import ptxas, ptxas_path
+    from tileforth.export.kernels import word_ptx
     from tileforth.core import Forth
 
     arch = device_arch(dev)

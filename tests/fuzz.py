@@ -333,7 +333,7 @@ def run_program(prog: dict) -> dict:
     for name, data in prog.get("files", {}).items():
         Path(name).write_bytes(base64.b64decode(data) if isinstance(data, str) else data)
     if prog["kind"] == "kernel":
-        from tileforth.core.session.kernelfile import parse_kernel_file, parse_param_values, run_kernel_file
+        from tileforth.export.kernelfile import parse_kernel_file, parse_param_values, run_kernel_file
         f = None
         try:
             spec = parse_kernel_file(prog["text"], "k.fth")

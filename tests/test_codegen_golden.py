@@ -22,11 +22,10 @@ from collections import Counter
 
 import llvmlite.binding as llvm
 import pytest
-
-from tileforth.backends.cuda.ptx import segment_ptx
 from tileforth.core import Forth
 from tileforth.core.compile import layout as L
 from tileforth.core.front.effects import DYNAMIC
+from tileforth.export.kernels import segment_ptx
 
 ARCH = "sm_90"
 HELPER_FNS = ("tf_fail", "tf_poll", "tf_addr_scan", "tf_out", "tf_race", "tf_race_conflict")
@@ -353,9 +352,8 @@ def test_the_passes_over_the_tree_share_one_visitor():
     dispatch through tree.Visitor's table: every node type has an entry in
     each, and a visit_ method for a type that does not exist is refused."""
     from tileforth.core.compile import codegen
-    from tileforth.core.front import effects
+    from tileforth.core.front import effects, tree
     from tileforth.core.session import interpreter
-    from tileforth.core.front import tree
     for cls in (codegen.Gen, effects._Walker, interpreter._TreeKey):
         assert issubclass(cls, tree.Visitor)
         assert set(cls._visit_table) == set(tree.NODE_TYPES)

@@ -16,10 +16,11 @@ from pathlib import Path
 import pytest
 from test_ptx import TILED
 from test_sass import KERNEL_FILE_TILED, TILED_CU
-from tileforth.backends.cuda.ptx import assemble, kernel_file_ptx, parse_ptxas_log, ptxas_path, word_ptx
+from tileforth.backends.cuda.ptx import assemble, parse_ptxas_log, ptxas_path
 from tileforth.core import Forth
 from tileforth.core.compile import layout as L
-from tileforth.core.session.kernelfile import is_kernel_file, parse_kernel_file
+from tileforth.export.kernelfile import is_kernel_file, parse_kernel_file
+from tileforth.export.kernels import kernel_file_ptx, word_ptx
 
 ROOT = Path(__file__).resolve().parents[1]
 DEMOS = ROOT / "demos"

@@ -6,10 +6,11 @@ import re
 from pathlib import Path
 
 import pytest
-from tileforth.backends.cuda.ptx import _compiler, kernel_file_ptx, ptxas, ptxas_path, word_ptx
+from tileforth.backends.cuda.ptx import ptxas, ptxas_path
 from tileforth.core import Forth, ForthError
 from tileforth.core.front.dictionary import Colon
 from tileforth.core.session.hostwords import export_memory
+from tileforth.export.kernels import kernel_file_ptx, nvptx_compiler, word_ptx
 
 ROOT = Path(__file__).resolve().parents[1]
 DEMOS = sorted((ROOT / "demos").glob("*.fth"))
@@ -36,7 +37,7 @@ def entry_params(ptx: str) -> list[str]:
 
 
 def export_params(f: Forth, word: str) -> list[tuple[str, str]]:
-    comp = _compiler(f, "sm_80", checked=False)
+    comp = nvptx_compiler(f, "sm_80", checked=False)
     comp.inline_all, comp.count_steps = True, False
     return comp.export(f.dict[word.upper()], "k", export_memory(f)).params
 

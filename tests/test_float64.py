@@ -136,7 +136,8 @@ def test_ptxas_accepts_an_f64_float_word():
         pytest.skip("ptxas (nvidia-cuda-nvcc wheel) not installed")
     out = run_f64("""
 from tileforth.core import Forth
-from tileforth.backends.cuda.ptx import ptxas, word_ptx
+from tileforth.backends.cuda.ptx import ptxas
+from tileforth.export.kernels import word_ptx
 f = Forth(float_bits=64)
 f.eval("4 F32 ARRAY xs : m ( F: r -- r ) FSIN FSQRT xs SF@ F* FDUP xs SF! 1e FATAN2 F>D D>F ;")
 ptx = word_ptx(f, "m", "sm_80")

@@ -13,11 +13,16 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
-from tileforth.backends.cuda.ptx import kernel_file_ptx, ptxas, ptxas_path
+from tileforth.backends.cuda.ptx import ptxas, ptxas_path
 from tileforth.core import Forth, ForthError
-from tileforth.core.session.kernelfile import (format_array, is_kernel_file, parse_kernel_file,
-                                       parse_param_values, run_kernel_file)
+from tileforth.export.kernelfile import (
+    format_array,
+    is_kernel_file,
+    parse_kernel_file,
+    parse_param_values,
+    run_kernel_file,
+)
+from tileforth.export.kernels import kernel_file_ptx
 
 ROOT = Path(__file__).resolve().parents[1]
 SAXPY = ROOT / "demos" / "saxpy.fth"

@@ -9,9 +9,10 @@ from pathlib import Path
 import ml_dtypes
 import numpy as np
 import pytest
-from tileforth.backends.cuda.ptx import kernel_file_ptx, ptxas, ptxas_path
+from tileforth.backends.cuda.ptx import ptxas, ptxas_path
 from tileforth.core import Forth, ForthError
-from tileforth.core.session.kernelfile import parse_kernel_file, run_kernel_file
+from tileforth.export.kernelfile import parse_kernel_file, run_kernel_file
+from tileforth.export.kernels import kernel_file_ptx
 
 needs_ptxas = pytest.mark.skipif(ptxas_path() is None, reason="ptxas (nvidia-cuda-nvcc wheel) not installed")
 

@@ -1,4 +1,4 @@
-"""Launchers (`tileforth compile FILE --python out.py`, tileforth/core/session/launcher.py) against the
+"""Launchers (`tileforth compile FILE --python out.py`, tileforth/export/launcher.py) against the
 stand-in drivers: PyCUDA (tests/standin/pycuda, as tests/test_cuda_backend_host.py), CuPy
 (tests/standin/cupy) and cuda-python (tests/standin/cuda/bindings/driver.py), with
 `__cuda_array_interface__` and DLPack stand-ins over their device memory. Kernels do not run on
@@ -22,12 +22,13 @@ import ml_dtypes
 import numpy as np
 import pytest
 from standins import standins
-from tileforth.backends.cuda.launcher import kernel_file_launcher
-from tileforth.backends.cuda.ptx import kernel_file_ptx, ptxas_path
+from tileforth.backends.cuda.ptx import ptxas_path
 from tileforth.core import Forth
 from tileforth.core.compile import layout as L
-from tileforth.core.session.kernelfile import parse_kernel_file, run_kernel_file
-from tileforth.core.session.launcher import FORMATS, launcher_source
+from tileforth.export.kernelfile import parse_kernel_file, run_kernel_file
+from tileforth.export.kernels import kernel_file_ptx
+from tileforth.export.launcher import kernel_file_launcher, launcher_source
+from tileforth.export.launchrt import FORMATS
 
 ROOT = Path(__file__).resolve().parents[1]
 SAXPY = ROOT / "demos" / "saxpy.fth"
@@ -605,7 +606,7 @@ def _torch_standin(drv):
 
 def test_the_struct_formats_match_the_ptx_parameters():
     """Each declared type is packed as wide as the entry's parameter (.u32 for i32, .f64 for f64 ...)."""
-    from tileforth.core.session.launcher import FORMATS
+    from tileforth.export.launchrt import FORMATS
     text = "\\! kernel w\n" + "".join(f"\\! param S{t} {t}\n" for t in TYPES) + "0 DROP\n"
     ptx = kernel_file_ptx(text, "sm_80")
     params = re.search(r"\.entry w\((.*?)\)", ptx, re.S).group(1)
@@ -619,7 +620,7 @@ def test_the_launchers_messages_are_the_repls_where_they_should_be():
     whose wording does not depend on the session (stack depths, alignment, division, interrupt)
     must say the same, word for word, for the same error record."""
     from tileforth.core.compile import layout as L
-    from tileforth.core.session.launcher import MESSAGES
+    from tileforth.export.launcher import MESSAGES
     from tileforth.core.session.launcherrors import launch_error
 
     f = Forth(backend="cpu")

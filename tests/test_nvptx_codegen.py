@@ -11,10 +11,11 @@ import re
 
 import pytest
 import sass
-from tileforth.backends.cuda.ptx import ptxas, ptxas_path, segment_ptx, word_ptx
+from tileforth.backends.cuda.ptx import ptxas, ptxas_path
 from tileforth.core import Forth, ForthError
 from tileforth.core.compile import layout as L
 from tileforth.core.records import replace
+from tileforth.export.kernels import segment_ptx, word_ptx
 
 pytestmark = pytest.mark.skipif(ptxas_path() is None, reason="ptxas (nvidia-cuda-nvcc wheel) not installed")
 ARCH = "sm_90"

@@ -8,11 +8,11 @@ import re
 from pathlib import Path
 
 import pytest
-
 from tileforth.backends.cuda import target as nvptx
-from tileforth.backends.cuda.ptx import ptxas, ptxas_path, segment_ptx, word_ptx
+from tileforth.backends.cuda.ptx import ptxas, ptxas_path
 from tileforth.core import Forth
-from tileforth.core.session.kernelfile import is_kernel_file
+from tileforth.export.kernelfile import is_kernel_file
+from tileforth.export.kernels import segment_ptx, word_ptx
 
 pytestmark = pytest.mark.skipif(ptxas_path() is None, reason="ptxas (nvidia-cuda-nvcc wheel) not installed")
 DEMOS = Path(__file__).resolve().parents[1] / "demos"

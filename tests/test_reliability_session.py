@@ -275,7 +275,7 @@ def test_checked_mode_refuses_the_address_unchecked_mode_would_crash_on(s):
 
 def test_a_kernel_file_array_larger_than_the_backend_allows_is_refused():
     """An i64 size can ask for more than any array may have: refused before anything is allocated."""
-    from tileforth.core.session.kernelfile import parse_kernel_file, run_kernel_file
+    from tileforth.export.kernelfile import parse_kernel_file, run_kernel_file
     spec = parse_kernel_file("\\! kernel big\n\\! param N i64\n\\! param X f32[N]\nGLOBAL-ID DROP\n")
     f = Forth(backend="cpu")
     with pytest.raises(ForthError, match=r"X is f32\[N\] with 100,000,000,000,000 elements, 400,000,000,000,000 "

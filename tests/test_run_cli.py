@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from tileforth.core import Forth, ForthError
-from tileforth.core.session.kernelfile import parse_kernel_file, run_kernel_file
+from tileforth.export.kernelfile import parse_kernel_file, run_kernel_file
 
 ROOT = Path(__file__).resolve().parents[1]
 SAXPY = ROOT / "demos" / "saxpy.fth"

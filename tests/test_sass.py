@@ -10,11 +10,10 @@ then nvdisasm or cuobjdump; no GPU needed).
 from __future__ import annotations
 
 import pytest
-
 import sass
 from test_ptx import TILED
-from tileforth.backends.cuda.ptx import kernel_file_ptx, word_ptx
 from tileforth.core import Forth
+from tileforth.export.kernels import kernel_file_ptx, word_ptx
 
 ARCH = "sm_90"
 

@@ -19,11 +19,11 @@ from typing import Callable
 
 import numpy as np
 import pytest
-
 from forthtest import raises
 from test_float64 import run_f64
-from tileforth.backends.cuda.ptx import ptxas, ptxas_path, segment_ptx, word_ptx
+from tileforth.backends.cuda.ptx import ptxas, ptxas_path
 from tileforth.core import Forth
+from tileforth.export.kernels import segment_ptx, word_ptx
 
 ARCHS = ("sm_80", "sm_90")
 needs_ptxas = pytest.mark.skipif(ptxas_path() is None, reason="ptxas (nvidia-cuda-nvcc wheel) not installed")
@@ -244,7 +244,8 @@ def test_fatomic_add_in_the_f64_mode():
     """The float stack is f64 there; memory stays f32: r is rounded to f32, old widened."""
     out = run_f64("""
 from tileforth.core import Forth
-from tileforth.backends.cuda.ptx import word_ptx, ptxas_path, ptxas
+from tileforth.backends.cuda.ptx import ptxas_path, ptxas
+from tileforth.export.kernels import word_ptx
 f = Forth(float_bits=64)
 f.eval("1 1 1 GRID 1 1 1 THREADS  1 F32 ARRAY s  0.1e s FATOMIC+ FDROP  0.1e s FATOMIC+")
 out["old"] = f.float_stack()

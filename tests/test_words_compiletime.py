@@ -283,10 +283,11 @@ def test_plus_to():  # Forth-2012 +TO (gforth 0.7.3 lacks it)
 
 
 def test_execute_compiles_for_the_gpu():
-    from tileforth.backends.cuda.ptx import ptxas, ptxas_path, word_ptx
+    from tileforth.backends.cuda.ptx import ptxas, ptxas_path
+    from tileforth.export.kernels import word_ptx
     if ptxas_path() is None:
         pytest.skip("ptxas (nvidia-cuda-nvcc wheel) not installed")
-    from tileforth.backends.cuda.ptx import segment_ptx
+    from tileforth.export.kernels import segment_ptx
     f = fresh()
     f.eval(": sq DUP * ; : cube DUP DUP * * ; : k ( n -- m ) DUP 3 MOD 1 AND IF ['] sq ELSE ['] cube THEN EXECUTE ;")
     lines = []
@@ -432,7 +433,8 @@ def test_n_to_r_and_n_r_from():
         f.eval("1 5 NTR")
     with pytest.raises(ForthError, match="NR> needs what N>R put on the return stack"):
         f.eval(": bad 1 >R NR> ;")
-    from tileforth.backends.cuda.ptx import ptxas, ptxas_path, segment_ptx
+    from tileforth.backends.cuda.ptx import ptxas, ptxas_path
+    from tileforth.export.kernels import segment_ptx
     if ptxas_path() is not None:
         f.eval(": MIX_UP 2 CS-ROLL ; IMMEDIATE  : PT7 IF 1 IF 2 IF 3 MIX_UP THEN 4 THEN 5 THEN 6 ; "
                ": [1CS-ROLL] 1 CS-ROLL ; IMMEDIATE : PT8 >R AHEAD 111 BEGIN 222 [1CS-ROLL] THEN 333 R> 1- >R "

@@ -14,11 +14,11 @@ import re
 
 import numpy as np
 import pytest
-
 from forthtest import raises
 from test_float64 import run_f64
-from tileforth.backends.cuda.ptx import ptxas, ptxas_path, segment_ptx, word_ptx
+from tileforth.backends.cuda.ptx import ptxas, ptxas_path
 from tileforth.core import Forth, ForthError
+from tileforth.export.kernels import segment_ptx, word_ptx
 
 WARP = 32
 ARCHS = ("sm_80", "sm_90")
@@ -159,7 +159,8 @@ def test_float_shuffle_in_the_f64_mode():
     """The float stack is f64 there: all 64 bits move (two 32-bit shuffles on nvptx)."""
     out = run_f64("""
 from tileforth.core import Forth
-from tileforth.backends.cuda.ptx import word_ptx, ptxas_path, ptxas
+from tileforth.backends.cuda.ptx import ptxas_path, ptxas
+from tileforth.export.kernels import word_ptx
 f = Forth(backend="cpu")
 f.eval("1 1 1 GRID 64 1 1 THREADS  GLOBAL-ID S>F 3e F/ 1 FSHFL-XOR  GLOBAL-ID S>F 7e F/ 3 FSHFL-DOWN")
 out["floats"] = f.float_stack(lane=None)

@@ -1,7 +1,7 @@
 """tileforth: an interactive Forth for NVIDIA GPUs.
 
 The code lives in the subpackages, each the folder of its name:
-tileforth.core, tileforth.backends and tileforth.repl.  This package only makes
+tileforth.core, tileforth.backends, tileforth.export and tileforth.repl.  This package only makes
 `%load_ext tileforth` work in IPython and Jupyter: the `%%forth` cell magic
 and `f = %forth_session` (tileforth/repl/notebook.py).  IPython is imported only when
 the extension is loaded.
@@ -21,7 +21,7 @@ def _loader(module: str, name: str):
     return lambda: getattr(import_module(module), name)
 
 
-register_exporter("word_ptx", _loader("tileforth.backends.cuda.ptx", "word_ptx"))
+register_exporter("word_ptx", _loader("tileforth.export.kernels", "word_ptx"))
 register_exporter("ptxas_note", _loader("tileforth.backends.cuda.ptx", "ptxas_note"))
 
 

@@ -18,7 +18,6 @@ session goes on; stdin's exit status is then 1 if any line failed.
 
 from __future__ import annotations
 
-import argparse
 import gc
 import os
 import signal
@@ -216,7 +215,7 @@ def _read(name: str, display: Display) -> list[str] | None:
     text = read_source(name, display)
     if text is None:
         return None
-    from tileforth.core.session.kernelfile import is_kernel_file
+    from tileforth.export.kernelfile import is_kernel_file
 
     if is_kernel_file(text):
         display.fatal(f"error: {name} is a kernel file (\\! header lines): run it with `tileforth run {name} "
@@ -225,186 +224,32 @@ def _read(name: str, display: Display) -> list[str] | None:
     return text.splitlines()
 
 
-# ---- kernel files: `tileforth compile` and `tileforth run` -----------------------------------
-SUMMARY_ELEMENTS = 256  # kernelfile.SUMMARY_ELEMENTS: larger arrays print summarised
-
-
-def kernel_args(argv):
-    p = argparse.ArgumentParser(prog="tileforth", description="Kernel files (\\! kernel, \\! param, "
-                                "\\! shared header lines, then Forth): compile to PTX or run once.")
-    sub = p.add_subparsers(dest="command", required=True)
-    c = sub.add_parser("compile", help="write the kernel's PTX")
-    c.add_argument("file", metavar="FILE")
-    c.add_argument("-o", dest="out", default="-", metavar="OUT", help="the PTX file (default -: stdout)")
-    c.add_argument("--arch", default="sm_80", help="GPU architecture: sm_75 sm_80 sm_86 sm_89 sm_90 "
-                   "(default sm_80)")
-    c.add_argument("--python", default=None, metavar="OUT.py",
-                   help="also write a Python module that launches the kernel with CuPy, PyCUDA or cuda-python "
-                        "(whichever is installed): a function with the kernel's parameters by name, taking CuPy "
-                        "arrays, PyTorch tensors or any __cuda_array_interface__/DLPack object (without -o, only "
-                        "the module is written)")
-    c.add_argument("--unchecked", action="store_true",
-                   help="no context parameter: the entry takes only the kernel's parameters and never touches a "
-                        "context record (an error ends the thread, output is dropped), so any CUDA host code can "
-                        "launch it as is (docs/kernel-files.md, \"The ABI\")")
-    c.add_argument("--cubin", action="store_true",
-                   help="write a cubin for --arch (ptxas from the nvidia-cuda-nvcc wheel) instead of PTX: to -o, "
-                        "or FILE's name with .cubin in the current folder")
-    c.add_argument("--verbose", action="store_true",
-                   help="print each kernel's registers, stack frame, spills and shared memory (ptxas -v) on stderr")
-    r = sub.add_parser("run", help="run the kernel once and print the outputs")
-    r.add_argument("file", metavar="FILE")
-    r.add_argument("--backend", choices=("cpu", "cuda", "auto"), default="auto",
-                   help="cpu emulator, cuda GPU, or auto (cuda if present)")
-    r.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
-                   help="a parameter: NAME=v1,v2,... or NAME=@file.npy (arrays; missing values are 0), "
-                        "NAME=value (scalars)")
-    r.add_argument("--grid", type=_triple, default=None, metavar="X,Y,Z",
-                   help="blocks (default: the file's \\! grid, else 1,1,1)")
-    r.add_argument("--block", type=_triple, default=None, metavar="X,Y,Z",
-                   help="threads per block (default: the file's \\! block, else 32,1,1)")
-    r.add_argument("--output-param", action="append", default=[], metavar="NAME",
-                   help="print this array after the run (may be repeated); an array of more than "
-                        f"{SUMMARY_ELEMENTS} elements prints its first and last values (--save writes them all)")
-    r.add_argument("--save", action="append", default=[], metavar="NAME=FILE.npy",
-                   help="write this array to a .npy file after the run (may be repeated; bf16 as f32)")
-    return p.parse_args(argv)
-
-
-def _triple(text: str) -> tuple[int, int, int]:
-    try:
-        parts = [int(t) for t in text.replace("x", ",").split(",") if t.strip()]
-    except ValueError:
-        parts = []
-    if not 1 <= len(parts) <= 3 or min(parts) < 1:
-        raise argparse.ArgumentTypeError(f"{text!r}: write X,Y,Z with positive numbers, e.g. 64,1,1")
-    return tuple(parts + [1] * (3 - len(parts)))
-
-
+# ---- kernel files: `tileforth compile` and `tileforth run` (tileforth/export/commands.py) ---------
 def kernel_command(argv) -> int:
-    from tileforth.core import ForthError
+    from tileforth.export.commands import kernel_command as run
 
-    from .session import LineResult
-
-    args = kernel_args(argv)
-    display = Display.standard()
-    text = read_source(args.file, display)
-    if text is None:
-        return 2
-    try:
-        if args.command == "compile":
-            return _compile(args, text, display)
-        return _run(args, text, display)
-    except ForthError as err:
-        display.output(err.output)
-        where = f"{args.file}:{err.line}" if err.line else args.file
-        display.error(LineResult(error=err, where=where, source_line=err.source_line))
-        return 1
+    return run(argv, KernelConsole(Display.standard()))
 
 
-def _compile(args, text: str, display: Display) -> int:
-    from tileforth.backends.cuda.ptx import kernel_file_ptx
+class KernelConsole:
+    """The terminal as tileforth.export.commands sees it (its Console): this Display."""
 
-    if args.python:
-        status = _write_launcher(args, text, display)
-        if status or args.out == "-":  # --python without -o: only the module
-            return status
-    ptx = kernel_file_ptx(text, args.arch, args.file, unchecked=args.unchecked)
-    out: str | bytes = ptx
-    if args.cubin or args.verbose:
-        from tileforth.backends.cuda.ptx import assemble
+    def __init__(self, display: Display) -> None:
+        self.display = display
 
-        cubin, info = assemble(ptx, args.arch)
-        if args.verbose:
-            for item in info.values():
-                print(f"{args.file}: {args.arch}: {item.summary()}", file=sys.stderr, flush=True)
-        if args.cubin:
-            out = cubin
-            if args.out == "-":  # a cubin is binary: never to the terminal
-                args.out = os.path.splitext(os.path.basename(args.file))[0] + ".cubin"
-    if args.out == "-":
-        sys.stdout.write(ptx)
-        return 0
-    try:
-        with open(args.out, "wb" if isinstance(out, bytes) else "w", **({} if isinstance(out, bytes) else
-                                                                         {"encoding": "utf-8"})) as fh:
-            fh.write(out)
-    except OSError as e:
-        display.fatal(f"error: cannot write {args.out}: {e.strerror or e}; check that its folder exists "
-                      "and is writable")
-        return 2
-    return 0
+    def read(self, name: str) -> str | None:
+        return read_source(name, self.display)
 
+    def output(self, text: str) -> None:
+        self.display.output(text)
 
-def _write_launcher(args, text: str, display: Display) -> int:
-    from tileforth.backends.cuda.launcher import kernel_file_launcher
+    def fatal(self, message: str) -> None:
+        self.display.fatal(message)
 
-    image = None
-    if args.cubin:  # the module carries the cubin instead of the PTX
-        from tileforth.backends.cuda.ptx import assemble, kernel_file_ptx
+    def error(self, err, where: str) -> None:
+        from .session import LineResult
 
-        image, _ = assemble(kernel_file_ptx(text, args.arch, args.file, unchecked=args.unchecked), args.arch)
-    source = kernel_file_launcher(text, args.arch, args.file, unchecked=args.unchecked, image=image,
-                                  command=f"tileforth compile {args.file} --python {args.python}")
-    try:
-        with open(args.python, "w", encoding="utf-8") as fh:
-            fh.write(source)
-    except OSError as e:
-        display.fatal(f"error: cannot write {args.python}: {e.strerror or e}; check that its folder exists "
-                      "and is writable")
-        return 2
-    return 0
-
-
-def _run(args, text: str, display: Display) -> int:
-    import ml_dtypes
-    import numpy as np
-    from tileforth.core import Forth, ForthError
-    from tileforth.core.session.kernelfile import (
-        format_array,
-        parse_kernel_file,
-        parse_param_values,
-        run_kernel_file,
-    )
-
-    spec = parse_kernel_file(text, args.file)
-    values = parse_param_values(spec, args.param)
-    arrays = ", ".join(q.name for q in spec.params if q.count is not None) or "none"
-
-    def array_param(option: str, name: str):
-        p = spec.param(name)
-        if p is None or p.count is None:
-            raise ForthError(f"{option} {name}: not an array parameter of kernel {spec.name} (its arrays: {arrays})")
-        return p
-
-    outputs = [(n.strip(), array_param("--output-param", n.strip()))
-               for arg in args.output_param for n in arg.split(",") if n.strip()]
-    saves = []
-    for arg in args.save:
-        name, eq, path = arg.partition("=")
-        if not eq or not name.strip() or not path.strip():
-            raise ForthError(f"--save {arg!r}: write NAME=FILE.npy, e.g. --save Y=y.npy")
-        saves.append((name.strip(), array_param("--save", name.strip()), path.strip()))
-    try:
-        forth = Forth(backend=args.backend)
-    except Exception as e:  # no GPU for --backend cuda, or a broken install
-        display.fatal(f"error: cannot start the {args.backend} backend: {e}")
-        return 2
-    out = run_kernel_file(forth, spec, values, args.grid, args.block, cli=True)
-    display.output(out)
-    for name, p in outputs:  # the name as the user wrote it
-        print(format_array(name, forth.array(p.name), summary=SUMMARY_ELEMENTS), flush=True)
-    for name, p, path in saves:
-        arr = forth.array(p.name)
-        if arr.dtype == np.dtype(ml_dtypes.bfloat16):
-            arr = arr.astype(np.float32)  # as SAVE-NPY: numpy's own files have no bf16
-        try:
-            np.save(path, arr, allow_pickle=False)
-        except OSError as e:
-            display.fatal(f"error: cannot write {path}: {e.strerror or e}; check that its folder exists and is "
-                          "writable")
-            return 2
-    return 0
+        self.display.error(LineResult(error=err, where=where, source_line=err.source_line))
 
 
 def _quiet_broken_pipe() -> int:

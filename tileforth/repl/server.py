@@ -312,9 +312,9 @@ def warm_up() -> None:
     import gc
     import importlib
 
-    for name in ("tileforth.repl.cli", "tileforth.repl.views", "rich.console", "tileforth.core.session.kernelfile",
+    for name in ("tileforth.repl.cli", "tileforth.repl.views", "rich.console", "tileforth.export.kernelfile",
                  "ml_dtypes",  # a plain run leaves it to the first bf16 dtype (about a second): here it is paid once
-                 "tileforth.backends.cuda.ptx"):  # the last makes PTX only: no GPU is touched
+                 "tileforth.export.kernels"):  # the last makes PTX only: no GPU is touched
         importlib.import_module(name)
     from .session import Session
 

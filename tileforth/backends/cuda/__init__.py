@@ -3,7 +3,9 @@
 PyCUDA is imported only when a cuda session starts; PTX generation and ptxas
 checks (ptx.py) work on machines without a GPU, and the host side of the
 backend (backend.py: contexts, memory, launches, lost contexts) is tested
-without one against a stand-in driver (tests/standin/pycuda).
+without one against a stand-in driver (tests/standin/pycuda). A session's
+words and kernel files are exported as PTX by tileforth/export/ (kernels.py),
+a client of ptx.py: nothing here imports the session.
 """
 from .requires import require_pycuda
 
@@ -13,9 +15,3 @@ def create():
     from .backend import CudaBackend
     return CudaBackend()
 
-
-def word_ptx(forth, word: str, arch: str = "sm_80") -> str:
-    """The PTX of a colon definition launched as a kernel (see ptx.word_ptx);
-    works on any session, with or without a GPU."""
-    from .ptx import word_ptx as make
-    return make(forth, word, arch)

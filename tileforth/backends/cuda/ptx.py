@@ -1,9 +1,17 @@
 """PTX from the per-thread IR: llvmlite's NVPTX target machine, libdevice,
 and ptxas (from the nvidia-cuda-nvcc wheel) to validate and measure it.
 
+It knows modules, not sessions: a module's IR to PTX (module_to_ptx, with
+libdevice linked in when the module calls it), PTX to a cubin and its
+resources (assemble, ptxas, parse_ptxas_log: also the driver JIT's log), the
+architectures this LLVM targets (ARCHS, device_arch) and where libdevice and
+ptxas are. A session's words and kernel files become PTX in
+tileforth/export/kernels.py, which builds on these.
+
 Two cost levels (anchors.md: NVPTX codegen at opt 3 grows superlinearly with
-kernel length): REPL lines use a cheap code generator; exported kernels and
-benchmarks get the full O3 pipeline and opt-3 code generation.
+kernel length): `heavy=False` is the REPL's cheap code generation (opt 1);
+exported kernels and benchmarks get the full O3 pipeline and opt-3 code
+generation.
 """
 from __future__ import annotations
 
@@ -13,18 +21,12 @@ import shutil
 import subprocess
 import tempfile
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import llvmlite.binding as llvm
-from tileforth.core.compile.compiler import Compiler
 from tileforth.core.errors import ForthError
-from tileforth.core.front.dictionary import Colon
 from tileforth.core.records import record, replace
 
 from .target import NvptxTarget
-
-if TYPE_CHECKING:
-    from tileforth.core.session.interpreter import Forth
 
 # every architecture LLVM 22's NVPTX back end knows from Turing on (wmma needs sm_70+, bf16 sm_80+);
 # the cuda backend compiles for the device's exact sm_XX, never a stand-in for it
@@ -106,92 +108,6 @@ def module_to_ptx(module: llvm.ModuleRef | str, arch: str = "sm_80", heavy: bool
     pb = llvm.create_pass_builder(tm, pto)
     pb.getModulePassManager().run(mod, pb)
     return tm.emit_assembly(mod)
-
-
-def _compiler(forth: "Forth", arch: str, checked: bool, context: bool = True) -> Compiler:
-    tm = target_machine(arch, 3)
-    target = NvptxTarget(arch, str(tm.target_data))
-    target.shared_bytes = forth.shared_bytes
-    target.context = context
-    return Compiler(target, forth.sites, forth.strings, checked, lambda: forth.base_addr,
-                    forth.tokens.table)
-
-
-def word_ptx(forth: "Forth", name: str, arch: str = "sm_80", heavy: bool = True, unchecked: bool = False) -> str:
-    """The PTX of a word launched as a kernel: its inputs, then the arrays it
-    names, then `out`/`fout` for its results are parameters (Compiler.export).
-    heavy=False: the REPL's cheaper code generation (opt 1), for quick looks.
-    unchecked=True: no context parameter (docs/kernel-files.md, "The ABI")."""
-    word = forth.dict.get(name.upper())
-    if not isinstance(word, Colon):
-        raise ForthError(f"{name} is not a colon definition: only words defined with : can be kernels")
-    comp = _compiler(forth, arch, checked=False, context=not unchecked)
-    comp.inline_all = True
-    comp.count_steps = False
-    kname = re_kernel_name(word.name)
-    from tileforth.core.session.hostwords import export_memory
-    km = comp.export(word, kname, export_memory(forth))  # portable: arrays and results are parameters
-    if unchecked:
-        return module_to_ptx(_without_context(km.module), arch, heavy=heavy)
-    return module_to_ptx(km.module, arch, heavy=heavy)
-
-
-def kernel_file_ptx(text: str, arch: str = "sm_80", source: str = "<kernel>", unchecked: bool = False) -> str:
-    """The PTX of a kernel file (tileforth/core/session/kernelfile.py): `.entry NAME` with a
-    context pointer, then the parameters in header order (arrays .u64
-    pointers, scalars with their declared type: i32 is .u32, f32 .f32).
-    unchecked=True: no context pointer, only the parameters; the kernel never
-    touches a context (an error ends the thread, output is dropped). The body is read
-    with this target's compiler, so its definitions are checked for it at `;`."""
-    from tileforth.core import Forth
-    from tileforth.core.session.kernelfile import (
-        check_names,
-        declare_params_for_export,
-        declare_shared,
-        parse_kernel_file,
-        read_body,
-    )
-    spec = parse_kernel_file(text, source)
-    forth = Forth()  # cpu: only its dictionary is used, nothing runs
-    check_names(forth, spec)
-    declare_shared(forth, spec)
-    declare_params_for_export(forth, spec)
-    comp = _compiler(forth, arch, checked=False, context=not unchecked)
-    comp.inline_all = True
-    comp.count_steps = False
-    forth.compiler = comp
-    nodes = read_body(forth, spec)
-    km = comp.kernel_file(spec.name, nodes, spec.param_types)
-    return module_to_ptx(_without_context(km.module) if unchecked else km.module, arch, heavy=True)
-
-
-# an --unchecked export's runtime helpers: its context record is private to each thread (target.py,
-# `context`), so recording an error or output there would be lost work; these bodies do nothing
-_UNCHECKED_HELPERS = {"tf_fail": "ret void", "tf_out": "ret void", "tf_poll": "ret i1 1",
-                      "tf_addr_scan": "ret { i64, i64 } zeroinitializer"}
-
-
-def _without_context(module: llvm.ModuleRef) -> str:
-    """The module's IR with the helpers that write the context record (errors,
-    output, the step pool) emptied: an error ends the thread, output is
-    dropped, and O3 removes the private record, which nothing reads any more
-    (but a recursive word's depth counter)."""
-    text = str(module)
-    for name, body in _UNCHECKED_HELPERS.items():
-        text, n = re.subn(rf"^(define [^\n]*@{name}\([^\n]*\{{)\n.*?^}}\n", rf"\1\n  {body}\n}}\n", text,
-                          count=1, flags=re.M | re.S)
-    return text
-
-
-def re_kernel_name(name: str) -> str:
-    clean = re.sub(r"[^A-Za-z0-9_]", "_", name)
-    return clean if clean[:1].isalpha() or clean[:1] == "_" else "k_" + clean
-
-
-def segment_ptx(forth: "Forth", nodes: list, tiles: list, arch: str = "sm_80", heavy: bool = False) -> str:
-    """The PTX the cuda backend runs for one segment of a REPL line (stacks in the state buffer)."""
-    km = _compiler(forth, arch, checked=True).kernel(nodes, tiles, block=forth.backend.block)
-    return module_to_ptx(km.module, arch, heavy=heavy or km.heavy)
 
 
 @record(frozen=True)

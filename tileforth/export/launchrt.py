@@ -1,180 +1,21 @@
-"""Launchers: a kernel file as a small Python module of its own (`tileforth compile FILE --python out.py`).
+"""The runtime of a launcher module (`tileforth compile FILE --python out.py`).
 
-    launcher_source(spec, image, ...) -> str      the module's text
+tileforth/export/launcher.py writes a launcher as this module's code, copied
+out, with the kernel's own values (its name, parameters, PTX or cubin, error
+sites and messages) in place of the block marked "the kernel" below, a
+docstring of its own and one function named after the kernel that calls
+`_launch` (or `_bind`, then `_launch`). So the module is ordinary Python that
+is imported, linted and tested here (tests/test_launchrt.py, with the
+stand-in drivers of tests/standin), and it must stay one that a user can run
+alone: it imports the standard library and numpy, never tileforth, and loads
+its driver (CuPy, PyCUDA or cuda-python) when it first launches.
 
-The module it writes imports numpy and, when it first launches, whichever
-driver is installed: CuPy (`RawModule`), PyCUDA, or cuda-python
-(`cuda.bindings.driver`, what `cuda.core` is built on). It never imports
-tileforth: the PTX (or cubin), the parameters, the error messages and the
-source positions of the kernel's words are written into it. It exposes one
-function named after the kernel, with the kernel's parameters by name:
-
-    saxpy(X, Y, A, N=None, *, grid=None, block=(256, 1, 1), stream=None)
-
-Arrays are any `__cuda_array_interface__` object (CuPy, PyTorch, numba),
-any DLPack object on a CUDA device, or a numpy array (copied in and back);
-their element type and size are checked against the header (`f32[N]`: a
-float32 array of N elements; a size parameter not given is taken from its
-arrays). Scalars are checked against their declared type's range. The call
-waits for the device before and after the launch; an error that the kernel
-records in its context record (the entry's first parameter) is raised as
-`KernelError`, with the message the REPL gives.
+    use(name=None)           choose the driver (the first that imports, or TILEFORTH_LAUNCHER_DRIVER's)
+    close()                  free what the module allocated and release the primary context
+    KernelError              an error the kernel recorded in its context record, with its source position
+    _launch(values, grid, block, stream)    one launch: arguments checked, arrays copied, the record read
 """
 from __future__ import annotations
-
-import base64
-import textwrap
-
-from ..compile import layout as L
-from .eltypes import ElType
-from .kernelfile import KernelSpec
-from .launcherrors import THROW_MEANINGS
-
-# what the REPL says for each error code (launcherrors.launch_error); {where} is " in WORD" or "",
-# {thr} "thread N"; the launcher fills them in
-MESSAGES = {
-    L.E_UNDERFLOW: "data stack underflow{where}: {thr} has too few items; push the inputs first",
-    L.E_OVERFLOW: f"data stack overflow{{where}}: {{thr}} has more than {L.DS_MAX} items; drop what you no longer need",
-    L.E_FUNDERFLOW: "float stack underflow{where}: {thr} has too few floats; push them first",
-    L.E_FOVERFLOW: f"float stack overflow{{where}}: {{thr}} has more than {L.FS_MAX} floats",
-    L.E_BAD_ADDR: "bad address ${addr:x}{where} ({thr}, {aux} bytes): it is outside every allocation; use an "
-                  "address from a parameter or from shared memory",
-    L.E_ALIGN: "misaligned address ${addr:x}{where} ({thr}): a {aux}-byte access needs an address that is a "
-               "multiple of {aux} (see ALIGNED)",
-    L.E_DIV0: "division by zero{where} ({thr}); check the divisor first",
-    L.E_STEPS: "{thr} ran too many loop iterations and calls{where} without finishing: the loop or recursion "
-               "looks infinite",
-    L.E_LAUNCH_STEPS: "the launch ran too many loop iterations{where} without finishing ({thr} was running): "
-                      "the loop looks infinite",
-    L.E_ABORT: "interrupted",
-    L.E_BAD_XT: "EXECUTE of an execution token the device cannot run{where} ({thr}, token {aux})",
-    L.E_RECURSION: "recursion deeper than {aux} calls{where} ({thr}), the limit of an exported kernel; is the "
-                   "base case missing?",
-    L.E_STACK: "recursion{where} used up the stack the device allows ({thr}, {aux} calls deep: its frames are "
-               "large); is the base case missing? If not, keep fewer values on the stacks in each call",
-}
-
-# the declared types: struct format (as PyCUDA's prepare takes it), numpy name, integer range
-FORMATS = {"i8": "b", "i16": "h", "i32": "i", "i64": "q", "f16": "e", "bf16": "H", "f32": "f", "f64": "d"}
-
-
-def launcher_source(spec: KernelSpec, image: str | bytes, *, context: bool = True,
-                    sites: list[tuple[str, str, int, int, str]] = (), strings: list[str] = (),
-                    recursion_max: int = 256, throw_meanings: dict[int, str] | None = None,
-                    command: str = "") -> str:
-    """The launcher module for `spec` and its compiled `image` (PTX text, or cubin bytes).
-    context=False: an --unchecked export (no context parameter). sites: (word, source, line,
-    col, line text) for each error site the kernel may record; strings: ABORT" texts."""
-    if throw_meanings is None:
-        throw_meanings = THROW_MEANINGS
-    params = [(p.name, _type(p.eltype), p.count) for p in spec.params]
-    if isinstance(image, bytes):
-        image_text = f"base64.b64decode({_wrapped(base64.b64encode(image).decode())})"
-        kind = "cubin"
-    else:
-        image_text = "r'''" + image.replace("'''", "' ''") + "'''"
-        kind = "ptx"
-    made_by = command or f"tileforth compile {spec.source} --python"
-    consts = "\n".join([
-        f"KERNEL = {spec.name!r}",
-        f"PARAMS = {params!r}  # (name, type, elements: a number, a size parameter's name, or None for a scalar)",
-        f"CONTEXT = {context!r}  # the entry's first parameter is the context record",
-        f"CONTEXT_SLOTS = {L.CTX_SLOTS + L.THR_SLOTS}",
-        f"ERROR_SLOTS = ({L.CTX_ERR_CODE}, {L.CTX_ERR_SITE}, {L.CTX_ERR_THREAD}, {L.CTX_ERR_ADDR}, "
-        f"{L.CTX_ERR_AUX})  # code, site, thread, address, aux",
-        f"RECURSION_SLOT, RECURSION_MAX = {L.CTX_RECURSION_MAX}, {recursion_max}",
-        f"E_THROW = {L.E_THROW}",
-        f"MESSAGES = {MESSAGES!r}",
-        f"THROW_MEANINGS = {dict(throw_meanings)!r}",
-        f"SITES = {list(sites)!r}  # (word, file, line, column, line text) by site number",
-        f"STRINGS = {list(strings)!r}",
-        f"FORMATS = {FORMATS!r}",
-        f"IMAGE_KIND = {kind!r}",
-    ])
-    doc = _docstring(spec, context, made_by)
-    signature = _signature(spec)
-    header = HEADER.replace("import ctypes", "import base64\nimport ctypes") if kind == "cubin" else HEADER
-    return (f'{doc}\n{header}\n{consts}\nIMAGE = {image_text}\n\n{RUNTIME}\n\n'
-            f'{signature}\n')
-
-
-def _type(et: ElType) -> str:
-    return et.name.lower()
-
-
-def _wrapped(b64: str) -> str:
-    lines = textwrap.wrap(b64, 100)
-    return "(\n" + "\n".join(f"    {line!r}" for line in lines) + ")"
-
-
-def _describe(spec: KernelSpec) -> list[str]:
-    out = []
-    for p in spec.params:
-        t = _type(p.eltype)
-        if p.count is None:
-            out.append(f"    {p.name}: {t} scalar")
-        else:
-            out.append(f"    {p.name}: {t}[{p.count}] array ({FORMATS_NP[t]}, {p.count} elements)")
-    return out
-
-
-FORMATS_NP = {"i8": "int8", "i16": "int16", "i32": "int32", "i64": "int64", "f16": "float16",
-              "bf16": "bfloat16", "f32": "float32", "f64": "float64"}
-
-
-def _docstring(spec: KernelSpec, context: bool, made_by: str) -> str:
-    lines = [f"Launcher for kernel {spec.name} (written by `{made_by}`; do not edit).", "",
-             f"    {_call(spec)}", "", *_describe(spec), "",
-             "Arrays: any __cuda_array_interface__ or DLPack object on a CUDA device (CuPy, PyTorch, numba),",
-             "or a numpy array (copied to the device and back). A size parameter left out is taken from its",
-             "arrays. grid defaults to one thread per element of the first array; the call waits for the",
-             "device before and after the launch. Drivers: CuPy, PyCUDA or cuda-python, the first installed",
-             "(use(\"pycuda\") or TILEFORTH_LAUNCHER_DRIVER chooses one)."]
-    if context:
-        lines.append("An error the kernel records (its context record) is raised as KernelError.")
-    else:
-        lines.append("An --unchecked export: an error ends its thread and is not reported.")
-    return '"""' + "\n".join(lines).replace('"""', "'''").replace("\\", "\\\\") + '\n"""'
-
-
-def _py_name(name: str) -> str | None:
-    import keyword
-    if name.isidentifier() and not keyword.iskeyword(name) and name not in _RESERVED:
-        return name
-    return None
-
-
-_RESERVED = {"grid", "block", "stream", "np", "KERNEL", "PARAMS"}
-
-
-def _sizes(spec: KernelSpec) -> set[str]:
-    return {p.count.upper() for p in spec.params if isinstance(p.count, str)}
-
-
-def _call(spec: KernelSpec) -> str:
-    sizes = _sizes(spec)
-    args = [p.name + ("=None" if p.name.upper() in sizes else "") for p in spec.params]
-    return f"{spec.name}({', '.join(args + ['*', 'grid=None', 'block=(256, 1, 1)', 'stream=None'])})"
-
-
-def _signature(spec: KernelSpec) -> str:
-    names = [_py_name(p.name) for p in spec.params]
-    fname = spec.name if _py_name(spec.name) and not spec.name.startswith("_") else "kernel"
-    if all(names) and len({n.lower() for n in names}) == len(names):
-        sizes = _sizes(spec)
-        args = [n + ("=None" if n.upper() in sizes else "") for n in names]
-        head = ", ".join(args + ["*", "grid=None", "block=(256, 1, 1)", "stream=None"])
-        body = f"    return _launch(({', '.join(names)},), grid, block, stream)"
-    else:  # names that are not Python identifiers: by position, or as keywords through **values
-        head = "*args, grid=None, block=(256, 1, 1), stream=None, **values"
-        body = "    return _launch(_bind(args, values), grid, block, stream)"
-    text = f"def {fname}({head}):\n    {_call(spec)!r}\n{body}\n"
-    if fname != spec.name:
-        text += f"\n\nglobals()[{spec.name!r}] = {fname}\n"
-    return text
-
-
-HEADER = '''from __future__ import annotations
 
 import ctypes
 import os
@@ -182,9 +23,25 @@ import os
 import numpy as np
 
 __all__ = ["KernelError", "use", "close"]
-'''
 
-RUNTIME = r'''
+# ---- the kernel: its values (tileforth/export/launcher.py writes these for each kernel) ----
+KERNEL = "kernel"
+PARAMS: list = []  # (name, type, elements: a number, a size parameter's name, or None for a scalar)
+CONTEXT = True  # the entry's first parameter is the context record
+CONTEXT_SLOTS = 0
+ERROR_SLOTS: tuple = ()  # code, site, thread, address, aux
+RECURSION_SLOT = 0  # the context record's slot of the recursion limit
+RECURSION_MAX = 0  # the limit written there
+E_THROW = 0
+MESSAGES: dict = {}  # error code -> message ({where}: " in WORD" or "", {thr}: "thread N")
+THROW_MEANINGS: dict = {}  # THROW code -> what it means (Forth-2012 table 9.1)
+SITES: list = []  # (word, file, line, column, line text) by site number
+STRINGS: list = []  # ABORT" texts by number
+IMAGE_KIND = "ptx"  # or "cubin"
+IMAGE: str | bytes = ""  # the PTX text, or the cubin's bytes
+# ---- end of the kernel ----
+
+
 class KernelError(RuntimeError):
     """An error the kernel recorded: code, site, thread, addr, aux as in its context record;
     word, file, line, column: where in the source (None when unknown)."""
@@ -216,8 +73,13 @@ def _error(record):
 
 
 # ---- arguments --------------------------------------------------------------------------------------
-_NP = {"i8": "int8", "i16": "int16", "i32": "int32", "i64": "int64", "f16": "float16", "bf16": "bfloat16",
-       "f32": "float32", "f64": "float64"}
+# each declared type: its struct format (as PyCUDA's prepare takes it; bf16 as its 16 bits) and numpy name
+FORMATS = {"i8": "b", "i16": "h", "i32": "i", "i64": "q", "f16": "e", "bf16": "H", "f32": "f", "f64": "d"}
+NUMPY_TYPES = {"i8": "int8", "i16": "int16", "i32": "int32", "i64": "int64", "f16": "float16",
+               "bf16": "bfloat16", "f32": "float32", "f64": "float64"}
+# a struct format (and "P", a device address) as the numpy scalar type that CuPy and cuda-python are given
+_ARG_TYPES = {"b": np.int8, "h": np.int16, "i": np.int32, "q": np.int64, "e": np.float16, "H": np.uint16,
+              "f": np.float32, "d": np.float64, "P": np.uint64}
 _DL_CODES = {0: "int", 1: "uint", 2: "float", 4: "bfloat", 5: "complex", 6: "bool"}
 _DL_CUDA = (2, 3, 13)  # kDLCUDA, kDLCUDAHost, kDLCUDAManaged
 
@@ -278,7 +140,7 @@ class _Array:
             t = _DLTensor.from_address(get(self.capsule, b"dltensor"))
             shape = tuple(t.shape[i] for i in range(t.ndim))
             itemsize = t.dtype.bits // 8
-            self.type = f"{_DL_CODES.get(t.dtype.code, 'code%d-' % t.dtype.code)}{t.dtype.bits}"
+            self.type = f"{_DL_CODES.get(t.dtype.code, f'code{t.dtype.code}-')}{t.dtype.bits}"
             if t.dtype.lanes != 1:
                 self.type += f"x{t.dtype.lanes}"
             self.ptr = int(t.data or 0) + int(t.byte_offset)
@@ -356,9 +218,10 @@ def _prepare(values):
         if v is None:
             raise TypeError(f"{KERNEL}: missing array {name} ({ty}[{count}])")
         a = arrays[name.upper()] = _Array(name, v)
-        if a.type != _NP[ty]:
-            raise TypeError(f"{KERNEL}: {name} is {ty}[{count}]: pass an array of {_NP[ty]}, not {a.type}; convert "
-                            f"it first (numpy/CuPy: x.astype('{_NP[ty]}'), PyTorch: x.to(torch.{_NP[ty]}))")
+        want = NUMPY_TYPES[ty]
+        if a.type != want:
+            raise TypeError(f"{KERNEL}: {name} is {ty}[{count}]: pass an array of {want}, not {a.type}; convert "
+                            f"it first (numpy/CuPy: x.astype('{want}'), PyTorch: x.to(torch.{want}))")
     for (name, ty, count) in PARAMS:  # sizes: given, or taken from the arrays they size
         if count is None:
             continue
@@ -463,7 +326,8 @@ class _PyCuda:
             fmt, values = "P" + fmt, [int(ctx)] + values
         fn.prepare(fmt)
         self.drv.Context.synchronize()  # what other streams wrote to the arguments is done
-        if isinstance(stream, getattr(self.drv, "Stream", ())):  # other streams: the context is synchronized around the launch
+        # a PyCUDA stream: launched on it; another library's stream: the synchronizations around order it
+        if isinstance(stream, getattr(self.drv, "Stream", ())):
             fn.prepared_async_call(grid, block, stream, *values)
         else:
             fn.prepared_call(grid, block, *values)
@@ -523,9 +387,7 @@ class _CuPy:
 
     def launch(self, grid, block, stream, args):
         _, fn, ctx = self.state()
-        np_types = {"b": np.int8, "h": np.int16, "i": np.int32, "q": np.int64, "e": np.float16, "H": np.uint16,
-                    "f": np.float32, "d": np.float64, "P": np.uint64}
-        values = [np_types[f](v) for f, v in args]
+        values = [_ARG_TYPES[f](v) for f, v in args]
         if CONTEXT:
             ctx.set(_record())
             values.insert(0, np.uint64(ctx.data.ptr))
@@ -606,9 +468,7 @@ class _CudaPython:
 
     def launch(self, grid, block, stream, args):
         _, fn, ctx = self.state()
-        np_types = {"b": np.int8, "h": np.int16, "i": np.int32, "q": np.int64, "e": np.float16, "H": np.uint16,
-                    "f": np.float32, "d": np.float64, "P": np.uint64}
-        boxes = [np.array([v], np_types[f]) for f, v in args]
+        boxes = [np.array([v], _ARG_TYPES[f]) for f, v in args]
         if CONTEXT:
             rec = _record()
             self.ok(self.cu.cuMemcpyHtoD(ctx, rec.ctypes.data, rec.nbytes))
@@ -699,4 +559,3 @@ def _launch(values, grid, block, stream):
         drv.leave(pushed)
     if record is not None and int(record[0]) != 0:
         raise _error(record)
-'''

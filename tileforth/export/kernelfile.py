@@ -24,7 +24,7 @@ strides, and NAME[] ( i0 .. i<d-1> -- addr ), the address of an element.
 
     parse_kernel_file(text) -> KernelSpec       the header checked, the body kept
     run_kernel_file(session, spec, values, ...) one launch on the session's backend
-    backends.cuda.ptx.kernel_file_ptx(text)     the same body as a PTX kernel
+    export.kernels.kernel_file_ptx(text)        the same body as a PTX kernel
 """
 from __future__ import annotations
 
@@ -32,19 +32,26 @@ import re
 import sys
 from pathlib import Path
 
-from ..compile.layout import FLOAT_BITS
-from ..compile.target import STATIC_SHARED_BYTES
-from ..errors import ForthError, SourcePos
-from ..front.dictionary import Constant, HostWord
-from ..front.effects import body_effect
-from ..front.reader import Token, parse_float, parse_integer, to_f32
-from ..front.tree import Node
-from ..lazy import ml_dtypes, np
-from ..records import field, record
-from .datawords import read_npy
-from .eltypes import BY_NAME, ElType
-from .hostwords import CLOSERS, DEVICE_ARRAY_MAX, OPENERS, array_bytes_max, check_shape, host_memory_bytes
-from .interpreter import Collector, Forth
+from tileforth.core.compile.layout import FLOAT_BITS
+from tileforth.core.compile.target import STATIC_SHARED_BYTES
+from tileforth.core.errors import ForthError, SourcePos
+from tileforth.core.front.dictionary import Constant, HostWord
+from tileforth.core.front.effects import body_effect
+from tileforth.core.front.reader import Token, parse_float, parse_integer, to_f32
+from tileforth.core.front.tree import Node
+from tileforth.core.lazy import ml_dtypes, np
+from tileforth.core.records import field, record
+from tileforth.core.session.datawords import read_npy
+from tileforth.core.session.eltypes import BY_NAME, ElType
+from tileforth.core.session.hostwords import (
+    CLOSERS,
+    DEVICE_ARRAY_MAX,
+    OPENERS,
+    array_bytes_max,
+    check_shape,
+    host_memory_bytes,
+)
+from tileforth.core.session.interpreter import Collector, Forth
 
 TYPE_NAMES = " ".join(t.lower() for t in BY_NAME)
 _KERNEL_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
@@ -56,7 +63,8 @@ _COMMENT = re.compile(r"(\\(\s.*)?|\(\s[^)]*\)\s*)\Z")  # `\ ...` or `( ... )` o
 class Param:
     name: str
     eltype: ElType
-    count: int | str | tuple | None  # elements: a number or an integer scalar's name (1-D), the dims (more); None: a scalar
+    # elements: a number or an integer scalar's name (1-D), the dims (more); None: a scalar
+    count: int | str | tuple | None
     pos: SourcePos
     dims: tuple = ()  # each dimension, a number or an integer scalar's name, outermost first; () for a scalar
 
