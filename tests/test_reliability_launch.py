@@ -172,7 +172,7 @@ def test_ramp_and_fill_build_no_wide_temporaries(eltype):
     first: 8x the array for 1-byte types. The values are those conversions'."""
     import tracemalloc
 
-    from tileforth.core.session.eltypes import BY_NAME
+    from tileforth.core.compile.eltypes import BY_NAME
 
     n = 1 << 20
     dtype = BY_NAME[eltype].dtype

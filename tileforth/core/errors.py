@@ -60,3 +60,19 @@ class Bye(Exception):
     def __init__(self, output: str = "") -> None:
         super().__init__("BYE")
         self.output = output
+
+
+def ranges(ids: list[int]) -> str:
+    """Thread numbers as messages and output show them: [0,1,2,5] -> '0-2, 5'."""
+    if not ids:
+        return ""
+    parts = []
+    start = prev = ids[0]
+    for i in ids[1:] + [None]:
+        if i is not None and i == prev + 1:
+            prev = i
+            continue
+        parts.append(f"{start}" if start == prev else f"{start}-{prev}")
+        if i is not None:
+            start = prev = i
+    return ", ".join(parts)

@@ -42,7 +42,7 @@ from tileforth.core.front.tree import Node
 from tileforth.core.lazy import ml_dtypes, np
 from tileforth.core.records import field, record
 from tileforth.core.session.datawords import read_npy
-from tileforth.core.session.eltypes import BY_NAME, ElType
+from tileforth.core.compile.eltypes import BY_NAME, ElType
 from tileforth.core.session.hostwords import (
     CLOSERS,
     DEVICE_ARRAY_MAX,

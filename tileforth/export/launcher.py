@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from tileforth.core.compile import layout as L
-from tileforth.core.session.eltypes import ElType
+from tileforth.core.compile.eltypes import ElType
 from tileforth.core.session.launcherrors import THROW_MEANINGS
 
 from . import launchrt

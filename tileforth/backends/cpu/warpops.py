@@ -32,8 +32,8 @@ from tileforth.core.compile.tileops import Add, Copy, Fill, Load, Mma, Perm, Sca
 from tileforth.core.compile.tiles import ACC_TYPES, IN_TYPES, WARP, Tile, elem_bytes
 from tileforth.core.compile.tileops import Shuffle, SyncWarp, Vote, WarpOp
 from tileforth.core.errors import ForthError
-from tileforth.core.session.eltypes import BY_NAME, ELTYPES
-from tileforth.core.session.output import ranges
+from tileforth.core.compile.eltypes import BY_NAME, ELTYPES
+from tileforth.core.errors import ranges
 
 from .races import READ, STORE_VALUE, WRITE
 from .scheduler import RUN_DIVERGENT

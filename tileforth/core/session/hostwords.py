@@ -20,7 +20,7 @@ from ..front.reader import Reader, Token
 from ..front.tree import Begin, Break, Do, Exit, HostOp, If, Jump, Label, Leave, Lit, LocalsDef, Node, Prim, Recurse
 from ..lazy import np
 from ..records import field, record, replace
-from .eltypes import BY_CODE
+from ..compile.eltypes import BY_CODE
 
 if TYPE_CHECKING:
     from .interpreter import Forth

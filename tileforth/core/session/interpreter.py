@@ -32,7 +32,7 @@ from ..front.tree import Begin, Call, Do, FLit, HostOp, If, Lit, LocalGet, Node,
 from ..lazy import np
 from ..records import record
 from .device import Device, DeviceSnapshot, load_backend
-from .eltypes import ELTYPES
+from ..compile.eltypes import ELTYPES
 from .hostexec import device_ok, run_host
 from .hostwords import CLOSERS, OPENERS, Frame, definition_text
 from .launcherrors import divergence_error, launch_error, word_at

@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 import struct
 
+from ..errors import ranges
 from ..compile import layout as L
 from ..lazy import np
 
@@ -392,20 +393,4 @@ def block_list(ids: list[int], per_block: int) -> str:
     parts = [f"b{ranges(bs)}{desc}" for bs, desc in merged]
     if len(parts) > LISTED_IDS // 2:
         return ", ".join(parts[:LISTED_IDS // 4]) + f", … ({len(ids)} threads)"
-    return ", ".join(parts)
-
-
-def ranges(ids: list[int]) -> str:
-    """[0,1,2,5] -> '0-2, 5'"""
-    if not ids:
-        return ""
-    parts = []
-    start = prev = ids[0]
-    for i in ids[1:] + [None]:
-        if i is not None and i == prev + 1:
-            prev = i
-            continue
-        parts.append(f"{start}" if start == prev else f"{start}-{prev}")
-        if i is not None:
-            start = prev = i
     return ", ".join(parts)

@@ -13,7 +13,7 @@ from typing import Iterable
 
 from ..compile.primitives import TABLE
 from ..records import record
-from .eltypes import ELTYPES
+from ..compile.eltypes import ELTYPES
 from .words import HOST_WORDS, IMMEDIATES
 from .wordsets import DIFFERENT, REFUSED, status
 
