@@ -5,7 +5,8 @@ import inspect
 from pathlib import Path
 
 from tileforth.core import Forth
-from tileforth.core.compile.primitives import REGISTRY, TABLE, Primitive, Registry, cells, floats, stacks
+from tileforth.core.compile.primitive import Primitive, Registry
+from tileforth.core.compile.primitives import REGISTRY, TABLE, cells, floats, stacks
 from tileforth.core.front.tree import Prim
 
 CORE = Path(__file__).resolve().parents[1] / "tileforth" / "core"
