@@ -9,7 +9,7 @@ import pytest
 from tileforth.backends.cuda.ptx import _compiler, kernel_file_ptx, ptxas, ptxas_path, word_ptx
 from tileforth.core import Forth, ForthError
 from tileforth.core.front.dictionary import Colon
-from tileforth.core.session.hostwords import export_memory
+from tileforth.core.session.words.arrays import export_memory
 
 ROOT = Path(__file__).resolve().parents[1]
 DEMOS = sorted((ROOT / "demos").glob("*.fth"))

@@ -14,7 +14,7 @@ import gforth
 import pytest
 from forthtest import ONE_THREAD
 from tileforth.core import Forth, ForthError
-from tileforth.core.session import blockwords
+from tileforth.core.session.words import blocks as blockwords
 
 gforth_only = pytest.mark.skipif(not gforth.available(), reason="gforth is not installed")
 

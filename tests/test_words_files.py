@@ -13,7 +13,7 @@ import gforth
 import pytest
 from forthtest import ONE_THREAD
 from tileforth.core import Forth, ForthError
-from tileforth.core.session import filewords
+from tileforth.core.session.words import files as filewords
 
 gforth_only = pytest.mark.skipif(not gforth.available(), reason="gforth is not installed")
 
