@@ -1,4 +1,4 @@
-"""The FILE and FILE-EXT words (tileforth/core/session/filewords.py, issue 11): files on
+"""The FILE and FILE-EXT words (tileforth/core/session/words/files.py, issue 11): files on
 the host, against gforth 0.7.3. Each program runs in a directory of its own
 under tmp_path (`{d}` in it is that directory), once in gforth and once in
 tileforth; what it prints, the stack it leaves and the files it leaves must

@@ -46,26 +46,12 @@ if TYPE_CHECKING:
 
 
 BYTES = 1024  # a block
-
-
 LINE = 64  # characters per line of a block (C/L): LIST shows 16 of them, `\` skips to the end of one
-
-
 BUFFERS = 8  # block buffers per session
-
-
 MAX_BLOCK = (1 << 21) - 1  # the last block number (a block file of at most 2 GiB, as gforth's block-limit)
-
-
 DEFAULT_FILE = b"blocks.fb"
-
-
 IOR_READ, IOR_WRITE, IOR_BLOCK = -33, -34, -35  # Forth-2012 table 9.1: block read / write exception, invalid block
-
-
 BLANKS = b" " * BYTES
-
-
 GROUP = "Blocks (host words)"
 
 

@@ -64,7 +64,7 @@ def w_buffer(f: "Forth", tok: Token) -> None:
     _define(f, Constant(name.text, addr, help="( -- addr ) a buffer"))
 
 
-# ---- immediate words: definitions, control structures, parsing ---------------------------
+# ---- colon definitions -------------------------------------------------------------------
 @immediate(":", "( -- )", "Start a colon definition.", ": square DUP * ;", wordset="CORE",
            parses=Parse(NEW, INTERPRETING, defines="colon"))
 def i_colon(f: "Forth", tok: Token, named: bool = True) -> None:
@@ -124,7 +124,7 @@ def w_immediate(f: "Forth", tok: Token) -> None:
     last.immediate = True
 
 
-# ---- defining words ----------------------------------------------------------------------
+# ---- :NONAME, DOES>, >BODY, VALUE, DEFER, SYNONYM, MARKER ----------------------------------------
 @immediate(":NONAME", "( -- )", "Start a definition without a name; ; leaves its xt.",
            ":NONAME 2 * ; 21 SWAP EXECUTE . \\ 42", wordset="CORE-EXT")
 def i_noname(f: "Forth", tok: Token) -> None:

@@ -48,17 +48,9 @@ if TYPE_CHECKING:
 
 
 IOR_NUMBER, IOR_POSITION, IOR_IO, IOR_NO_FILE = -24, -36, -37, -38  # Forth-2012 table 9.1
-
-
 R_O, R_W, W_O, BIN = 0, 2, 4, 1  # gforth's values
-
-
 CELL_MASK = (1 << 64) - 1
-
-
 MAX_IO = 1 << 31  # bytes one READ-FILE or WRITE-FILE may move (more: ior -24)
-
-
 GROUP = "Files (host words)"
 
 

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from ..interpreter import Forth
 
 
-# ---- launch shape, arrays, shared memory --------------------------------------------------
+# ---- the launch shape, shared memory ------------------------------------------------------
 def _shape(f: "Forth", word: str) -> tuple[int, int, int]:
     x, y, z = f.pop_uniform(3, word)
     if min(x, y, z) < 1:

@@ -21,8 +21,6 @@ if TYPE_CHECKING:
 
 
 IOR_ALLOCATE, IOR_FREE, IOR_RESIZE = -59, -60, -61  # Forth-2012 table 9.1
-
-
 HEAP_MAX = 1 << 34  # bytes one ALLOCATE may ask for before it answers with an ior
 
 

@@ -44,11 +44,7 @@ if TYPE_CHECKING:
 
 
 STRING_RING = 1 << 16  # bytes of the transient ring for strings typed at the prompt
-
-
 HOLD_BYTES = 256  # the pictured numeric output area (the standard asks for 2*64+2 at least)
-
-
 COUNTED_MAX = 255  # a counted string's length is one byte
 
 

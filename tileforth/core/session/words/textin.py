@@ -24,8 +24,6 @@ if TYPE_CHECKING:
 
 
 INPUT_BYTES = 1 << 16  # the input buffer: the longest line SOURCE can show, then the >IN cell and WORD's buffer
-
-
 WORD_BYTES = 256
 
 
@@ -293,7 +291,7 @@ def w_restore_input(f: "Forth", tok: Token) -> None:
 @host("SOURCE-ID", "( -- 0 | -1 )", "0 when the input is the user's, -1 in EVALUATE.", "SOURCE-ID . \\ 0",
       wordset="CORE-EXT")
 def w_source_id(f: "Forth", tok: Token) -> None:
-    """-1 in EVALUATE, the file id in INCLUDE-FILE (filewords.py sets it), else 0."""
+    """-1 in EVALUATE, the file id in INCLUDE-FILE (files.py sets it), else 0."""
     r = f.reader
     f.push_uniform(-1 if getattr(r, "addr", None) is not None else getattr(r, "source_id", None) or 0)
 
