@@ -13,7 +13,12 @@ immediate word and built-in constant declared once, and each declaration true.
 """
 from __future__ import annotations
 
+import ast
+from pathlib import Path
+
 import pytest
+
+import tileforth
 
 from tileforth.core import Forth
 from tileforth.core.front.dictionary import NEW, RUNTIME, HostWord, Immediate
@@ -38,6 +43,18 @@ def test_the_dictionary_holds_every_row_and_no_other_host_or_immediate_word():
     kinds = (HostWord, Immediate)
     assert {k for k, e in f.dict.items() if isinstance(e, kinds)} == {w.name.upper() for w in WORD_ROWS}
     assert f.dict["BASE"].value == f.base_addr and f.dict["F32"].value == 6
+
+
+def test_host_and_immediate_words_are_made_only_by_the_table():
+    """One way to declare a word: no module but words/table.py makes a HostWord
+    or an Immediate (the REPL's WORDS is the table's, with another function)."""
+    root = Path(tileforth.__file__).parent
+    makers = []
+    for path in sorted(root.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", None) in ("HostWord", "Immediate"):
+                makers.append(str(path.relative_to(root)))
+    assert set(makers) == {"core/session/words/table.py"}
 
 
 def test_a_name_is_declared_once():

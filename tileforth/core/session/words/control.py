@@ -1,7 +1,14 @@
 """Control structures (Forth-2012 6.1, 6.2, 15.6.2): IF ELSE THEN, BEGIN UNTIL
 AGAIN WHILE REPEAT, DO ?DO LOOP +LOOP LEAVE, EXIT RECURSE, CASE OF ENDOF
 ENDCASE, AHEAD, CS-PICK CS-ROLL. The open ones are `Frame`s on the session's
-control-flow stack (Forth.frames) while code is built."""
+control-flow stack (Forth.frames) while code is built.
+
+Each immediate word here declares `control`: the entries it adds to the
+control-flow stack as the standard counts them (an opener one, WHILE and OF
+one more, an orig; REPEAT takes two, its BEGIN's dest and a WHILE's orig, so
+BEGIN .. WHILE .. WHILE .. REPEAT .. ELSE .. THEN stays open until its THEN;
+ELSE, LEAVE, EXIT and RECURSE 0). The REPL's scanner counts with it whether a
+structure typed at the prompt is still open (tileforth/repl/scan.py)."""
 from __future__ import annotations
 
 import itertools
