@@ -9,7 +9,7 @@ import pytest
 from tileforth.backends.cuda.ptx import ptxas, ptxas_path
 from tileforth.core import Forth, ForthError
 from tileforth.core.front.dictionary import Colon
-from tileforth.core.session.hostwords import export_memory
+from tileforth.core.session.words.arrays import export_memory
 from tileforth.export.kernels import kernel_file_ptx, nvptx_compiler, word_ptx
 
 ROOT = Path(__file__).resolve().parents[1]

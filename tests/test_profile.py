@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from tileforth.core.records import replace
 from tileforth.core import Forth, ForthError
 from tileforth.core.session import accessprofile as profile
 from tileforth.repl import views as rviews
@@ -137,7 +138,7 @@ def test_profile_needs_a_checked_session():
 
 def test_profile_needs_the_emulator():
     f = Forth(backend="cpu")
-    del f.backend.trace_cap  # as a backend that does not trace
+    f.backend.caps = replace(f.backend.caps, access_trace=False)  # as a backend that does not trace
     with pytest.raises(ForthError, match="emulator only.*cpu backend"):
         f.eval("PROFILE{")
 

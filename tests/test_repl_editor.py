@@ -547,6 +547,14 @@ def test_lexer_knows_words_defined_in_the_same_text():
     assert styles(s, "( one\ntwo ) 1", row=1) == [("comment", "two )"), ("number", "1")]
 
 
+def test_lexer_colours_the_name_a_2value_defines():
+    """2VALUE reads the name of a new word, as its declaration in the word table says (the
+    scanner's own list of defining words once lacked it and coloured `pair` unknown)."""
+    s = Session.start("cpu")
+    assert styles(s, "1 2 2VALUE pair  pair") == [
+        ("number", "1"), ("number", "2"), ("host", "2VALUE"), ("defined", "pair"), ("colon", "pair")]
+
+
 @pytest.mark.parametrize("text, complete", [
     ("2 3 +", True), (": sq", False), (": sq DUP *", False), (": sq DUP * ;", True), ("1 IF", False),
     ("1 IF 2 ELSE", False), ("1 IF 2 THEN", True), ("BEGIN 1 UNTIL", True), ("10 0 DO", False),

@@ -20,6 +20,23 @@ from __future__ import annotations
 
 import pytest
 from test_repl_editor import Typist, wait_until
+from tileforth.core.front.dictionary import (
+    COMMENT,
+    COMPILING,
+    FILE,
+    INTERPRETING,
+    LOCALS,
+    NAME,
+    NEW,
+    READ,
+    RUNS,
+    RUNTIME,
+    TEXT,
+    WORD,
+    HostWord,
+    Immediate,
+)
+from tileforth.core.session.words import WORDS
 from tileforth.repl import editor
 from tileforth.repl.scan import scan, underflow
 from tileforth.repl.session import Session
@@ -234,3 +251,81 @@ def test_two_whiles_wait_for_the_then(typist):
     wait_until(lambda: typist.repl.entries > n, what="the loop")
     assert typist.err.getvalue() == ""
     assert typist.forth.data_stack() == [100]  # 10 counts down to 5, where the second WHILE leaves
+
+
+# ------------------------------------------------------------------ the word table's parsing words
+# The scanner knows what a word reads only from its declaration in the word table
+# (tileforth/core/session/words/table.py); tests/test_wordtable.py holds the declarations to
+# what the interpreter reads. Each parsing word of the table is scanned here as it declares.
+
+PARSING = [w for w in WORDS.of(HostWord) + WORDS.of(Immediate) if w.parses is not None]
+IDS = [w.name for w in PARSING]
+
+
+def test_two_value_names_its_pair():
+    s = Session.start("cpu")
+    assert spans("1 2 2VALUE pair", s) == [("number", "1"), ("number", "2"), ("host", "2VALUE"), ("defined", "pair")]
+    later = spans("1 2 2VALUE pair  pair . .", s)[4]
+    assert s.run_line("1 2 2VALUE pair").error is None
+    assert later == spans("pair", s)[0] == ("colon", "pair")  # as the dictionary's pair is, once it runs
+
+
+@pytest.mark.parametrize("row", PARSING, ids=IDS)
+def test_the_scanner_reads_what_each_parsing_word_declares(row):
+    w, spec = row.name, row.parses
+    pre, post = (": t ", " ;") if spec.when == COMPILING else ("", "")
+    s = Session.start("cpu")
+    if spec.reads == NEW:
+        old = " DUP" if spec.then is not None else ""  # SYNONYM new old
+        got = spans(f"{w} zz9{old} zz9", s)
+        assert got[1] == ("defined", "zz9")
+        assert got[-1] == ("colon" if spec.defines == "colon" else "constant" if spec.defines else "primitive", "zz9")
+    elif spec.reads == NAME:
+        file = " x.npy" if spec.then is not None else ""  # LOAD-NPY xs data.npy
+        got = spans(f"{w} ({file} 1", s)
+        assert got[1] == ("immediate", "(") and ("number", "1") in got  # a name, not a comment
+        if spec.then is not None:
+            assert got[2] == ("string", "x.npy")
+        if spec.same_line:  # a name only on its line: on the next, ( is a comment
+            rows = editor.EditorState(s).scan(f"{w}\n( a )").spans
+            assert (1, 0, 5, "comment") in rows
+    elif spec.reads in (FILE, WORD):
+        assert spans(f"{w} ( 1", s)[1:] == [("string", "("), ("number", "1")]
+    elif spec.reads == TEXT:
+        body = f"a\\{spec.end} ( : b{spec.end}" if spec.escapes else f"a ( : b{spec.end}"
+        assert spans(f"{w} {body} 1", s) == [("string", f"{w} {body}"), ("number", "1")]
+    elif spec.reads == COMMENT and spec.end:
+        assert spans(f"{w} a : b{spec.end} 1", s) == [("comment", f"{w} a : b{spec.end}"), ("number", "1")]
+        if spec.lines:
+            assert complete(f"{w} a", s) is False and complete(f"{w} a\n: b{spec.end}", s) is True
+    elif spec.reads == COMMENT:
+        assert spans(f"{w} a : b", s) == [("comment", f"{w} a : b")] and complete(f"{w} : b", s) is True
+    elif spec.reads == LOCALS:
+        got = spans(f"{pre}{w} a b {spec.end} a{post}", s)
+        assert [t for k, t in got if k == "local"] == ["a", "b", "a"]
+        assert [t for k, t in spans(f"{w} a b {spec.end}", s) if k == "local"] == []  # at the prompt: none
+    else:  # RUNTIME: where it stops only running tells; the scanner reads nothing
+        assert spec.reads == RUNTIME and ("comment", "( a )") in spans(f"{w} ( a )", s)
+
+
+@pytest.mark.parametrize("row", [w for w in PARSING if w.parses.when in (RUNS, INTERPRETING)],
+                         ids=[w.name for w in PARSING if w.parses.when in (RUNS, INTERPRETING)])
+def test_a_word_that_reads_when_it_runs_is_compiled_into_a_definition(row):
+    """Inside a definition (or, for a host word, an open control structure)
+    it reads nothing now: the `;` after it ends the definition."""
+    text = f": t {row.name} ;"
+    assert complete(text) is True and spans(text)[-1] == ("immediate", ";")
+    if row.parses.when == RUNS:
+        assert complete(f"1 IF {row.name} THEN") is True
+
+
+READ_NOW = [w for w in PARSING if w.parses.when == READ and w.parses.reads != RUNTIME]
+
+
+@pytest.mark.parametrize("row", READ_NOW, ids=[w.name for w in READ_NOW])
+def test_a_word_that_reads_as_it_is_read_reads_inside_a_definition_too(row):
+    spec = row.parses
+    text = {TEXT: f": t {row.name} ;{spec.end} ;", COMMENT: f": t {row.name} ;{spec.end}\n;"}.get(
+        spec.reads, f": t {row.name} ; ;")  # the first ; is what it reads
+    assert complete(text) is True
+    assert complete(text.rpartition(";")[0]) is False

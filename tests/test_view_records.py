@@ -30,7 +30,7 @@ def imports(path: pathlib.Path) -> set[str]:
     return names
 
 
-@pytest.mark.parametrize("module", ["views.py", "inspection.py", "output.py"])
+@pytest.mark.parametrize("module", ["views.py", "words/inspection.py", "output.py"])
 def test_core_presentation_imports_no_terminal_library_and_no_repl(module):
     names = imports(CORE / module)
     assert not any(n.split(".")[0] == "rich" or "repl" in n for n in names), names

@@ -1,4 +1,4 @@
-"""The BLOCK and BLOCK-EXT words (tileforth/core/session/blockwords.py): blocks on the
+"""The BLOCK and BLOCK-EXT words (tileforth/core/session/words/blocks.py): blocks on the
 host, against gforth 0.7.3. Each program names its block file with
 OPEN-BLOCKS in a directory of its own under tmp_path (`{d}` in it), runs once
 in gforth and once in tileforth (one thread), and must print the same, leave
@@ -14,7 +14,7 @@ import gforth
 import pytest
 from forthtest import ONE_THREAD
 from tileforth.core import Forth, ForthError
-from tileforth.core.session import blockwords
+from tileforth.core.session.words import blocks as blockwords
 
 gforth_only = pytest.mark.skipif(not gforth.available(), reason="gforth is not installed")
 

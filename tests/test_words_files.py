@@ -1,4 +1,4 @@
-"""The FILE and FILE-EXT words (tileforth/core/session/filewords.py, issue 11): files on
+"""The FILE and FILE-EXT words (tileforth/core/session/words/files.py, issue 11): files on
 the host, against gforth 0.7.3. Each program runs in a directory of its own
 under tmp_path (`{d}` in it is that directory), once in gforth and once in
 tileforth; what it prints, the stack it leaves and the files it leaves must
@@ -13,7 +13,7 @@ import gforth
 import pytest
 from forthtest import ONE_THREAD
 from tileforth.core import Forth, ForthError
-from tileforth.core.session import filewords
+from tileforth.core.session.words import files as filewords
 
 gforth_only = pytest.mark.skipif(not gforth.available(), reason="gforth is not installed")
 

@@ -1,4 +1,4 @@
-"""Float text in and out (tileforth/core/session/floathost.py, tileforth/core/compile/floatwords.py,
+"""Float text in and out (tileforth/core/session/words/floats.py, tileforth/core/compile/floatwords.py,
 tileforth/core/session/output.py): >FLOAT REPRESENT F. FS. FE. PRECISION SET-PRECISION,
 and the sfloat/dfloat address words, against gforth where it has them.
 

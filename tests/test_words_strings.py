@@ -4,7 +4,7 @@
     12345. <# #S #> TYPE          \\ 12345
     -5 6 .R                       \\     -5
 
-Strings live in device memory (tileforth/core/session/strings.py), so every word here
+Strings live in device memory (tileforth/core/session/words/strings.py), so every word here
 runs on the device. Addresses differ between the two Forths, so the programs
 consume them (TYPE, NIP, differences) before the stacks are compared. Words
 that write memory run in a one-thread session (the `f1` fixture), as in gforth.

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, TextIO
 
 from tileforth.core.records import record
 
-from ..core.session.inspection import stacks_record
+from ..core.session.words.inspection import stacks_record
 
 if TYPE_CHECKING:
     from rich.console import Console

@@ -382,7 +382,7 @@ class Notebook:
             result.notes.append(f"(inside the definition of {_open_name(forth)}: the next cell may go on; "
                                 "end it with ;)")
         elif stacks and not self._ended_with_stacks(result, last_output):
-            from ..core.session.inspection import stacks_record
+            from ..core.session.words.inspection import stacks_record
 
             result.stacks = stacks_record(forth)
         return result
@@ -394,7 +394,7 @@ class Notebook:
             pass
         if m is None or last_output[m.end():].strip() or self._views[int(m.group(1))][0] != "stacks":
             return False
-        from ..core.session.inspection import stacks_record
+        from ..core.session.words.inspection import stacks_record
 
         return plain_view("stacks", self._views[int(m.group(1))][1]) == plain_view("stacks", stacks_record(self.forth))
 

@@ -16,46 +16,40 @@ defined (a name being defined), local, comment, string, unknown.
 
 Nothing here runs code or changes the session; the walk only reads the
 dictionary, so a word defined earlier in the same text is known by name.
+What a word reads after its name, and whether it counts in a control
+structure, is what its entry in the dictionary declares (`parses` and
+`control`, from the word table: tileforth/core/session/words/table.py), so a
+new parsing word is scanned as the interpreter reads it without an edit here;
+the words that shape the text (`:` `:NONAME` `;` `DOES>` `[` `]`) and the
+number base (HEX DECIMAL) are the walk's own.
 """
 
 from __future__ import annotations
 
 import re
 
-from tileforth.core.compile.primitive import Primitive
-from tileforth.core.front.dictionary import Colon, Constant, HostWord, Immediate
+from tileforth.core.compile.primitive import Primitive, parse_effect
+from tileforth.core.front.dictionary import (
+    COMMENT,
+    COMPILING,
+    FILE,
+    INTERPRETING,
+    LOCALS,
+    NAME,
+    NEW,
+    READ,
+    RUNS,
+    TEXT,
+    WORD,
+    Colon,
+    Constant,
+    HostWord,
+    Immediate,
+    Parse,
+)
 from tileforth.core.front.reader import Reader, parse_double, parse_float, parse_integer
 from tileforth.core.front.tree import Prim
 from tileforth.core.records import field, record
-
-# control structures, as the standard's control-flow stack counts them: each
-# opener adds an entry, WHILE and OF add one (an orig), REPEAT takes two (its
-# BEGIN's dest and a WHILE's orig), so BEGIN .. WHILE .. WHILE .. REPEAT ..
-# ELSE .. THEN stays open until its THEN
-CONTROL_DELTA = {"IF": 1, "BEGIN": 1, "DO": 1, "?DO": 1, "CASE": 1, "OF": 1, "WHILE": 1,
-                 "THEN": -1, "UNTIL": -1, "AGAIN": -1, "LOOP": -1, "+LOOP": -1, "ENDOF": -1, "ENDCASE": -1,
-                 "REPEAT": -2}
-OPENERS = {k for k, d in CONTROL_DELTA.items() if d > 0}
-CLOSERS = {k for k, d in CONTROL_DELTA.items() if d < 0}
-CONTROL = set(CONTROL_DELTA) | {"ELSE", "LEAVE", "EXIT", "RECURSE"}
-# host words that read the next token as the name of a new word (when they
-# run: inside a definition or an open control structure they are compiled,
-# and read their name when that code runs)
-DEFINERS = {"CONSTANT", "FCONSTANT", "2CONSTANT", "VARIABLE", "2VARIABLE", "FVARIABLE", "VALUE", "FVALUE",
-            "DEFER", "MARKER", "SYNONYM", "CREATE", "BUFFER:", "ARRAY", "MATRIX", "SHARED:"}
-# host words that read the next token as the name of an existing word (as DEFINERS: when they run)
-NAMERS = {"SEE", "SEE-PTX", "HELP", "'", "FORGET",
-          "SEE-IR", ".M", "ZEROS", "AFILL", "RAMP", "IDENTITY", "RANDOM", "LOAD-NPY", "SAVE-NPY"}
-# ... of those, the ones that take a name only from the same line (alone, HELP is a summary)
-SAME_LINE = {"SEE", "SEE-PTX", "SEE-IR", "HELP", ".M", "ZEROS", "AFILL", "RAMP", "IDENTITY", "RANDOM",
-             "LOAD-NPY", "SAVE-NPY"}
-# host words that read the next token as a file name
-FILE_NAMERS = {"INCLUDE", "REQUIRE"}
-# immediate words that read the next token as the name of an existing word, always (also in a definition)
-IMMEDIATE_NAMERS = {"[']", "POSTPONE", "[COMPILE]", "TO", "+TO", "IS", "ACTION-OF", "[DEFINED]", "[UNDEFINED]"}
-# immediate words that read the next token as text (its first character)
-CHARS = {"CHAR", "[CHAR]"}
-
 
 @record(frozen=True)
 class Effect:
@@ -67,14 +61,6 @@ class Effect:
     fnet: int = 0
     tneed: int = 0
     tnet: int = 0
-
-
-# immediate words that read text up to a delimiter on the same line (S\" with
-# its escapes: \" does not end it), and what they leave when they run at the prompt
-STRINGS: dict[str, tuple[str, Effect | None]] = {
-    '."': ('"', Effect()), ".(": (")", None), 'S"': ('"', Effect(dnet=2)), 'S\\"': ('"', Effect(dnet=2)),
-    'C"': ('"', Effect(dnet=1)), 'ABORT"': ('"', Effect(dneed=1, dnet=-1)),
-}
 
 
 @record(frozen=True)
@@ -101,6 +87,9 @@ class Scan:
 
 
 _TILE_GROUP = re.compile(r"\(\s*T:\s*([^()]*?)\)")
+
+
+NO_PARSE = Parse("")  # an entry that reads nothing after its name
 
 
 def tile_counts(effect_text: str) -> tuple[int, int] | None:
@@ -151,8 +140,29 @@ def kind_of(entry) -> str:
     if isinstance(entry, HostWord):
         return "host"
     if isinstance(entry, Immediate):
-        return "control" if entry.name.upper() in CONTROL else "immediate"
+        return "control" if entry.control is not None else "immediate"
     return "unknown"
+
+
+_QUOTED = re.compile(r'"[^"]*"')
+
+
+def parsing_effect(entry) -> Effect:
+    """What a word that reads text leaves when it runs at the prompt (S" C" CHAR ABORT"),
+    from its stack effect without the text it reads (`( "text" -- c-addr u )`)."""
+    ins, outs, fins, fouts = parse_effect(_QUOTED.sub("", entry.effect))
+    return Effect(ins, outs - ins, fins, fouts - fins)
+
+
+def reads_now(spec: Parse, compile_state: bool, open_control: int) -> bool:
+    """Does a word that declares `spec` read its text where it is (Parse.when)?"""
+    if spec.when == RUNS:  # a host word runs now only outside definitions and open control structures
+        return not compile_state and not open_control
+    if spec.when == INTERPRETING:
+        return not compile_state
+    if spec.when == COMPILING:
+        return compile_state
+    return spec.when == READ
 
 
 def number_effect(text: str, base: int) -> Effect | None:
@@ -253,24 +263,26 @@ def scan(text: str, dictionary: dict, base: int = 10, *, compiling: bool = False
         # the words that run now leave what they leave; inside a definition or
         # an open control structure they are compiled
         at_top = not out.open_definition and not out.open_control
-        if key == "(" and immediate:
-            _, found = reader.parse_until(")", multiline=True)
-            out.open_comment = not found
-            span_to(row, col, "comment")
+        spec = getattr(entry, "parses", None)  # what the word reads after its name (its declaration)
+        now = spec is not None and reads_now(spec, compile_state, out.open_control)
+        spec = spec if spec is not None else NO_PARSE  # (read only where `now`)
+        if now and spec.reads == COMMENT:
+            if spec.end:
+                _, found = reader.parse_until(spec.end, multiline=spec.lines)
+                if spec.lines:
+                    out.open_comment = not found
+                span_to(row, col, "comment")
+            else:
+                reader.skip_line()
+                span(row, col, len(reader.lines[row]), "comment")
             continue
-        if key == "\\" and immediate:
-            reader.skip_line()
-            span(row, col, len(reader.lines[row]), "comment")
-            continue
-        if key in STRINGS and immediate:
-            delim, effect = STRINGS[key]
-            if key == 'S\\"':
+        if now and spec.reads == TEXT:
+            if spec.escapes:
                 skip_escaped(reader)
             else:
-                reader.parse_until(delim)  # on this line: without its delimiter the line fails
+                reader.parse_until(spec.end)  # on this line: without its delimiter the line fails
             span_to(row, col, "string")
-            if key != ".(":  # .( prints as it is read, also in a definition
-                item(tok, effect if at_top else None)
+            item(tok, parsing_effect(entry) if at_top and immediate else None)
             continue
         if entry is None:
             if key in defined:
@@ -289,18 +301,12 @@ def scan(text: str, dictionary: dict, base: int = 10, *, compiling: bool = False
         kind = kind_of(entry)
         span(row, col, end, kind)
         if immediate and key in (":", ":NONAME"):
-            item(tok, None)
             if out.open_definition:
+                item(tok, None)
                 continue  # `: def : POSTPONE ; ;`: compiled, it reads its name when def runs
             out.open_definition, interp = True, False
             out.open_control = 0
-            locals_.clear()
-            if key == ":":
-                name = reader.next_token()
-                if name is not None:
-                    span_tok(name, "defined")
-                    defined[name.key] = "colon"
-            continue
+            locals_.clear()  # then `:` reads its name as it declares
         if immediate and key == ";":
             item(tok, None)
             out.open_definition, interp = False, False
@@ -316,12 +322,15 @@ def scan(text: str, dictionary: dict, base: int = 10, *, compiling: bool = False
             if out.open_definition:
                 interp = key == "["
             continue
-        if immediate and key in ("{:", "{") and compile_state:
+        if immediate and entry.control is not None:
+            out.open_control = max(0, out.open_control + entry.control)
             item(tok, None)
-            close = ":}" if key == "{:" else "}"
+            continue
+        if now and spec.reads == LOCALS:  # {: a b | c -- d :}  { a -- b }  LOCALS| a b |
+            item(tok, None)
             part = "in"
             while (t := reader.next_token()) is not None:
-                if t.text == close:
+                if t.text == spec.end:
                     span_tok(t, "immediate")
                     break
                 if t.text == "--":
@@ -334,49 +343,27 @@ def scan(text: str, dictionary: dict, base: int = 10, *, compiling: bool = False
                 if part != "out":
                     locals_.add(t.key)
             continue
-        if immediate and key == "LOCALS|" and compile_state:
-            item(tok, None)
-            while (t := reader.next_token()) is not None:
-                if t.text == "|":
-                    span_tok(t, "immediate")
+        if now and spec.reads in (NEW, NAME, FILE, WORD):
+            item(tok, parsing_effect(entry) if at_top and immediate and spec.reads == WORD else None)
+            new = None
+            for part_spec in spec.sequence():  # SYNONYM new old, LOAD-NPY xs data.npy
+                nxt = next_on_line(tok) if part_spec.same_line else reader.next_token()
+                if nxt is None:
                     break
-                span_tok(t, "local")
-                locals_.add(t.key)
-            continue
-        if immediate and kind == "control" and key in CONTROL_DELTA:
-            out.open_control = max(0, out.open_control + CONTROL_DELTA[key])
-            item(tok, None)
-            continue
-        if immediate and key in CHARS:
-            item(tok, Effect(dnet=1) if at_top and key == "CHAR" else None)
-            nxt = reader.next_token()
-            if nxt is not None:
-                span_tok(nxt, "string")
-            continue
-        if immediate and key in IMMEDIATE_NAMERS:
-            item(tok, None)
-            nxt = reader.next_token()
-            if nxt is not None:
-                local = key in ("TO", "+TO") and nxt.key in locals_ and compile_state
-                span_tok(nxt, "local" if local else name_kind(nxt))
+                if part_spec.reads == NEW:
+                    span_tok(nxt, "defined")
+                    new = nxt.key
+                    if part_spec.defines:
+                        defined[new] = part_spec.defines
+                elif part_spec.reads == NAME:
+                    named = "local" if nxt.key in locals_ and compile_state else name_kind(nxt)
+                    span_tok(nxt, named)
+                    if new is not None and new not in defined:  # SYNONYM: the new name is what the old one is
+                        defined[new] = named
+                else:  # FILE, WORD: text
+                    span_tok(nxt, "string")
             continue
         runs_now = not compile_state and not out.open_control
-        if isinstance(entry, HostWord) and runs_now and key in DEFINERS | NAMERS | FILE_NAMERS:
-            item(tok, None)
-            nxt = next_on_line(tok) if key in SAME_LINE else reader.next_token()
-            if nxt is not None:
-                if key in DEFINERS:
-                    span_tok(nxt, "defined")
-                    defined[nxt.key] = "constant"
-                    if key == "SYNONYM":  # SYNONYM new old
-                        old = reader.next_token()
-                        if old is not None:
-                            span_tok(old, name_kind(old))
-                elif key in FILE_NAMERS:
-                    span_tok(nxt, "string")
-                else:
-                    span_tok(nxt, name_kind(nxt))
-            continue
         if key in ("HEX", "DECIMAL") and runs_now:
             base = 16 if key == "HEX" else 10
         inside = out.open_definition or out.open_control or kind == "control"

@@ -44,7 +44,7 @@ from rich.text import Text
 from tileforth.core.records import record
 
 from ..core.compile.layout import FLOAT_DTYPE
-from ..core.session.inspection import session_base, stacks_record
+from ..core.session.words.inspection import session_base, stacks_record
 from ..core.session.output import format_int, format_value  # noqa: F401  (numbers are formatted there only)
 from ..core.session.views import WIDTH as PLAIN_WIDTH
 from ..core.session.views import Stacks, View, tile_label, tile_stats, tile_summary

@@ -25,7 +25,7 @@ import textwrap
 from typing import ClassVar
 
 from tileforth.core.front.dictionary import HostWord
-from tileforth.core.records import field, record
+from tileforth.core.records import field, record, replace
 from tileforth.core.session.views import WIDTH, Lines, View
 
 USER_HEADING = "your words, newest first:"
@@ -79,18 +79,18 @@ def word_list(forth, builtin: dict[str, object]) -> WordList:
 
 def install(forth) -> None:
     """Put the REPL's WORDS into `forth`'s dictionary (its position and help stay)."""
-    from tileforth.core.session.inspection import show
+    from tileforth.core.session.words.inspection import show
 
     old = forth.dict.get("WORDS")
-    if old is None or getattr(old, "repl", False):
+    if not isinstance(old, HostWord) or getattr(old, "repl", False):
         return
 
     def w_words(f, tok) -> None:
         show(f, word_list(f, builtin))
 
-    word = HostWord("WORDS", getattr(old, "effect", "( -- )"), "List the dictionary: your words first, "
-                    "newest first, then the built-in words by group.", w_words, "WORDS",
-                    group=getattr(old, "group", ""))
+    # the table's WORDS (its effect, group, word set) with the REPL's list
+    word = replace(old, fn=w_words, help="List the dictionary: your words first, newest first, then the "
+                   "built-in words by group.")
     word.repl = True  # the REPL's own: installed once
     forth.dict["WORDS"] = word
     builtin = dict(forth.dict)

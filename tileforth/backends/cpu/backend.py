@@ -597,8 +597,8 @@ class CpuBackend(Backend):
     def stop_trace(self) -> None:
         self.trace_cap = 0
 
-    def take_trace(self) -> tuple[np.ndarray, int]:
-        got = (self.trace, self.trace_dropped)
+    def take_trace(self) -> tuple[np.ndarray, int, np.ndarray | None]:
+        got = (self.trace, self.trace_dropped, self.thr[:, L.T_EPOCH].copy())
         self.trace, self.trace_dropped = np.zeros((0, 4), np.int64), 0
         return got
 

@@ -29,7 +29,7 @@ stack and in memory: FLOATS FLOAT+ FALIGNED count 4, SF@ SF! are F@ F!):
   DFLOATS DFLOAT+ DFALIGNED count 8 (DF@ DF! store an f64).
 * PRECISION is a session setting kept in a cell of data space's reserved
   first 64 bytes (BASE is at 0, STATE at 8): PRECISION_OFFSET. The host word
-  SET-PRECISION (tileforth/core/session/floathost.py) writes it between launches, so
+  SET-PRECISION (tileforth/core/session/words/floats.py) writes it between launches, so
   every thread of a launch sees one value; the primitive PRECISION and
   F. FS. FE. read it, and these send it with each record (aux) for the host
   to format the number with (tileforth/core/session/output.py). Fresh data space
@@ -42,7 +42,7 @@ stack and in memory: FLOATS FLOAT+ FALIGNED count 4, SF@ SF! are F@ F!):
 
 Host words of the word set (FALIGN SFALIGN DFALIGN move HERE; FVARIABLE
 FCONSTANT FLITERAL FVALUE parse or compile; >FLOAT and REPRESENT convert
-text in memory: tileforth/core/session/floathost.py) are not device primitives and live
+text in memory: tileforth/core/session/words/floats.py) are not device primitives and live
 elsewhere.
 """
 from __future__ import annotations

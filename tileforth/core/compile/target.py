@@ -485,7 +485,7 @@ class Backend(ABC):
     def stop_trace(self) -> None:
         """No more tracing."""
 
-    def take_trace(self) -> tuple[np.ndarray, int]:
-        """The last traced launch's records (races.py's layout) and how many did not fit; the
-        backend forgets them."""
-        return np.zeros((0, 4), np.int64), 0
+    def take_trace(self) -> tuple[np.ndarray, int, np.ndarray | None]:
+        """The last traced launch's records (races.py's layout), how many did not fit, and each
+        thread's barrier epoch at its end (None where not kept); the backend forgets the records."""
+        return np.zeros((0, 4), np.int64), 0, None

@@ -15,7 +15,7 @@ that says why.
 
 THROW (and ABORT, ABORT") ends the launch with error E_THROW and the code:
 the host turns it into a ForthError with the code's standard meaning, which
-CATCH (a host word, tileforth/core/session/compiletime.py) catches.
+CATCH (a host word, tileforth/core/session/words/compiling.py) catches.
 """
 from __future__ import annotations
 

@@ -129,6 +129,51 @@ class Constant:
         return "shared" if self.shared is not None else "constant"
 
 
+# ---- how a word reads the source after it ------------------------------------------------
+# What it reads (Parse.reads):
+NEW = "new"  # the next word: the name of a word it defines (CONSTANT, CREATE, :)
+NAME = "name"  # the next word: the name of an existing word (', SEE, POSTPONE, TO)
+FILE = "file"  # the next word: a file name (INCLUDE)
+WORD = "word"  # the next word, as text (CHAR, PARSE-NAME)
+TEXT = "text"  # text up to a delimiter on the same line (S" ." .( ABORT")
+COMMENT = "comment"  # a comment: up to a delimiter, or to the end of the line (( \)
+LOCALS = "locals"  # names of locals, up to a closing word ({: ... :})
+RUNTIME = "runtime"  # input only running it finds: a delimiter from the stack (WORD PARSE), another line
+# (REFILL), a saved position (RESTORE-INPUT), words skipped by a flag ([IF])
+# When it reads it (Parse.when):
+RUNS = "runs"  # when the word runs: at the prompt, or inside [ ]; compiled into a definition or an open
+# control structure, it reads when that code runs (every host word)
+READ = "read"  # as the word is read, also inside a definition (POSTPONE, S", comments)
+INTERPRETING = "interpreting"  # as it is read outside a definition; inside one it is compiled (: CHAR)
+COMPILING = "compiling"  # only inside a definition ({: and the other locals)
+
+
+@record(frozen=True)
+class Parse:
+    """What a word reads from the source after its name, and when: the
+    interpreter's word does the reading, the REPL's scanner (tileforth/repl/scan.py)
+    reads the same text from this declaration without running anything."""
+
+    reads: str  # NEW NAME FILE WORD TEXT COMMENT LOCALS RUNTIME
+    when: str = ""  # RUNS READ INTERPRETING COMPILING ("": a host word's RUNS, an immediate word's READ)
+    end: str = ""  # TEXT, COMMENT: the character that ends it ("": the line's end); LOCALS: the closing word
+    same_line: bool = False  # NAME, FILE: only a name on the same line (alone the word does something else)
+    escapes: bool = False  # TEXT: a backslash escapes the next character, so \" does not end it (S\")
+    lines: bool = False  # COMMENT: it goes on over the next lines until its delimiter
+    defines: str = "constant"  # NEW: the kind of word the name becomes (as the scanner colours it later);
+    # "": the kind of the existing word named next (SYNONYM)
+    then: "Parse | None" = None  # what it reads after that (SYNONYM new old, LOAD-NPY xs data.npy)
+
+    def sequence(self) -> list["Parse"]:
+        """This item and the ones it reads after it, in order."""
+        out: list[Parse] = []
+        item: Parse | None = self
+        while item is not None:
+            out.append(item)
+            item = item.then
+        return out
+
+
 @record(eq=False)
 class HostWord:
     """A word that runs on the host between launches."""
@@ -140,6 +185,9 @@ class HostWord:
     example: str = ""
     compiled: str | None = None  # Forth source compiled instead inside definitions
     group: str = ""  # the section of the word reference (default: host words)
+    wordset: str = ""  # the Forth-2012 word set that defines it (wordsets.py), or "" for tileforth's own
+    parses: Parse | None = None  # what it reads from the source after its name
+    refuses: str = ""  # there only to refuse, for this reason (KEY): not counted in its word set
 
     @property
     def kind(self) -> str:
@@ -155,6 +203,11 @@ class Immediate:
     help: str
     fn: Callable
     example: str = ""
+    group: str = ""  # the section of the word reference (default: control structures, definitions, parsing)
+    wordset: str = ""  # the Forth-2012 word set that defines it (wordsets.py), or "" for tileforth's own
+    parses: Parse | None = None  # what it reads from the source after its name
+    control: int | None = None  # a control-structure word: the entries it adds to the control-flow stack
+    # (IF 1, THEN -1, REPEAT -2; ELSE, LEAVE, EXIT 0); None: not one
 
     @property
     def kind(self) -> str:

@@ -32,7 +32,7 @@ No caches and no timing are modelled, and requests follow the emulator's
 order of execution (docs/simt.md, "Memory-access analysis").  Tile loads and
 stores (TLOAD-A …, TSTORE) run on the host and are not traced.
 
-The words make a `Profile` view record (laid out here; tileforth/repl/profileview.py
+The words (words/profiling.py) make a `Profile` view record (laid out here; tileforth/repl/profileview.py
 draws it as a rich table); `last(f)` is the last profile as plain data.
 """
 from __future__ import annotations
@@ -40,13 +40,8 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from ..compile import layout as L
-from ..errors import ForthError
-from ..front.dictionary import HostWord
-from ..front.reader import Token
 from ..lazy import np
 from ..records import asdict, field, record
-from .inspection import INSPECT_GROUP, show, word_name
 from .launcherrors import word_at
 from .views import WIDTH, Lines, Span, View
 
@@ -350,105 +345,31 @@ class Profile(View):
 
 # ---- the words ---------------------------------------------------------------------------------
 class Recorder:
-    """Turns the trace on for every launch of a session's backend and keeps each launch's figures."""
+    """Turns the trace on for every launch of a session's device and keeps each launch's figures
+    (a launch hook of the session's Device: called after every launch, also one that failed)."""
 
     def __init__(self, f: "Forth") -> None:
         self.f = f
         self.be = f.backend
         self.launches: list[LaunchProfile] = []
-        self._launch = None
 
     def start(self) -> None:
-        be, inner = self.be, self.be.launch
-
-        def launch(*args: Any, **kw: Any) -> Any:
-            be.trace = np.zeros((0, 4), np.int64)
-            be.trace_dropped = 0
-            try:
-                return inner(*args, **kw)
-            finally:
-                self._collect()
-
-        self._launch = inner
-        self._own = be.__dict__.get("launch")  # a wrapper of the instance's own, put back by stop
-        be.trace_cap = TRACE_CAP
-        be.launch = launch
+        self.be.start_trace(TRACE_CAP)
+        self.f.device.launch_hooks.append(self._collect)
 
     def stop(self) -> None:
-        be = self.be
-        be.trace_cap = 0
-        if self._launch is not None:
-            if self._own is not None:
-                be.launch = self._own
-            else:
-                del be.launch  # the wrapper goes; the class's method is seen again
-            self._launch = None
+        self.be.stop_trace()
+        if self._collect in self.f.device.launch_hooks:
+            self.f.device.launch_hooks.remove(self._collect)
 
     def _collect(self) -> None:
-        be, f = self.be, self.f
-        thr = getattr(be, "thr", None)
-        epochs = thr[:, L.T_EPOCH].copy() if thr is not None else None
-        self.launches.append(analyse(be.trace, grid=tuple(be.grid), block=tuple(be.block),
-                                     shared_addr=int(getattr(be, "shared_addr", 0) or 0),
+        f = self.f
+        records, dropped, epochs = self.be.take_trace()
+        (grid, block) = f.launch_shape
+        shared = self.be.shared_regions()[0] if f.shared_bytes else 0
+        self.launches.append(analyse(records, grid=grid, block=block, shared_addr=int(shared),
                                      shared_bytes=f.shared_bytes, sites=f.sites.entries,
-                                     dropped=int(be.trace_dropped), epochs=epochs))
-
-
-def _check(f: "Forth", tok: Token) -> None:
-    word = tok.text.upper()
-    if not f.checked:
-        raise ForthError(f"{word} needs a checked session: the memory accesses are traced by the checks, which "
-                         "this session was started without (--unchecked, Forth(checked=False)); start one "
-                         "without --unchecked", tok.pos, tok.text)
-    if not hasattr(f.backend, "trace_cap"):
-        raise ForthError(f"{word} works on the emulator only: the {f.backend.name} backend does not trace memory "
-                         "accesses; profile on the cpu backend (tileforth --backend cpu, Forth(backend=\"cpu\"))",
-                         tok.pos, tok.text)
-
-
-def _finish(f: "Forth", rec: Recorder, title: str) -> None:
-    view = Profile(title, rec.launches)
-    f.last_profile = view
-    show(f, view)
-
-
-def w_profile(f: "Forth", tok: Token) -> None:
-    _check(f, tok)
-    if getattr(f, "profiling", None) is not None:
-        raise ForthError("PROFILE inside PROFILE{ … }PROFILE: every launch there is profiled already; use the "
-                         "word alone, or end the bracket with }PROFILE first", tok.pos, tok.text)
-    name = word_name(f, tok, "PROFILE my-word")
-    entry = f.lookup(name.key)
-    if entry is None:
-        raise ForthError(f"PROFILE: unknown word {name.text}; define it first (WORDS lists the dictionary)",
-                         name.pos, name.text)
-    rec = Recorder(f)
-    rec.start()
-    try:
-        f.run_entry(entry, name)
-    finally:
-        rec.stop()
-    _finish(f, rec, f"PROFILE {name.text}")
-
-
-def w_profile_open(f: "Forth", tok: Token) -> None:
-    _check(f, tok)
-    if getattr(f, "profiling", None) is not None:
-        raise ForthError("PROFILE{ is open already: end it with }PROFILE before starting another",
-                         tok.pos, tok.text)
-    rec = Recorder(f)
-    rec.start()
-    f.profiling = rec
-
-
-def w_profile_close(f: "Forth", tok: Token) -> None:
-    rec = getattr(f, "profiling", None)
-    if rec is None:
-        raise ForthError("}PROFILE without PROFILE{: put PROFILE{ before the lines to profile",
-                         tok.pos, tok.text)
-    rec.stop()
-    f.profiling = None
-    _finish(f, rec, "PROFILE{ … }PROFILE")
+                                     dropped=int(dropped), epochs=epochs))
 
 
 def last(f: "Forth") -> dict[str, Any] | None:
@@ -457,17 +378,3 @@ def last(f: "Forth") -> dict[str, Any] | None:
     (Forth.profile() returns it.)"""
     view = getattr(f, "last_profile", None)
     return view.data() if view is not None else None
-
-
-PROFILE_EXAMPLE = "64 1 1 THREADS  64 F32 ARRAY xs  : rd TID-X 4 * xs + SF@ FDROP ;  PROFILE rd"
-PROFILE_WORDS: list[HostWord] = [
-    HostWord("PROFILE", "( -- )", "Run the word named next on the current launch, as a line would, and show "
-             "for each load and store in it (the emulator, checked mode): requests per warp, active lanes, "
-             "32 byte sectors per request (global memory) and bank conflicts (shared memory), as Nsight Compute "
-             "counts them, and the BARRIERs each block passed. Tile loads and stores are not counted.",
-             w_profile, PROFILE_EXAMPLE, group=INSPECT_GROUP),
-    HostWord("PROFILE{", "( -- )", "Profile every launch until }PROFILE, across lines, as PROFILE does one word.",
-             w_profile_open, "PROFILE{ 1 DROP }PROFILE", group=INSPECT_GROUP),
-    HostWord("}PROFILE", "( -- )", "End PROFILE{ and show the figures of the launches since.",
-             w_profile_close, "PROFILE{ }PROFILE", group=INSPECT_GROUP),
-]

@@ -82,8 +82,8 @@ class Device:
         self.tile_config = TileConfig()
         self.step_budget = DEFAULT_STEPS
         self.last_timing: dict[str, float] = {}
-        # called with each launch's result, after it (PROFILE collects its trace so)
-        self.launch_hooks: list[Callable[[LaunchResult], None]] = []
+        # called after each launch, also one that raised (PROFILE collects its trace so)
+        self.launch_hooks: list[Callable[[], None]] = []
         backend.set_race_checks(checked)  # a race detector (the emulator's) runs in checked mode
 
     @property
@@ -117,11 +117,13 @@ class Device:
         self.kcache[key] = kernel  # (re)inserted last: the dict's order is the order of use
         t2 = time.perf_counter()
         timing["compile"] = t2 - t0
-        res = self.backend.launch(kernel, shape, base_addr, shared_bytes, self.step_budget, sites)
+        try:
+            res = self.backend.launch(kernel, shape, base_addr, shared_bytes, self.step_budget, sites)
+        finally:
+            for hook in list(self.launch_hooks):
+                hook()
         timing["run"] = time.perf_counter() - t2
         self.last_timing = timing
-        for hook in list(self.launch_hooks):
-            hook(res)
         return res, list(kernel.tiles_out)
 
     def end_tiles(self, tiles: list[Tile]) -> None:

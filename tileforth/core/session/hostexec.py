@@ -53,7 +53,7 @@ if TYPE_CHECKING:
     from .interpreter import Forth
 
 
-# what every step-budget error says (syswords.py has the words, tileforth/repl/cli.py the option)
+# what every step-budget error says (words/system.py has the words, tileforth/repl/cli.py the option)
 RAISE_BUDGET = "if it is not, raise the step budget: `n SET-STEP-BUDGET` or `tileforth --steps n`, 0 for none"
 
 

@@ -32,17 +32,17 @@ from ..front.tree import Begin, Call, Do, FLit, HostOp, If, Lit, LocalGet, Node,
 from ..lazy import np
 from ..records import record
 from .device import Device, DeviceSnapshot, load_backend
-from ..compile.eltypes import ELTYPES
 from .hostexec import device_ok, run_host
-from .hostwords import CLOSERS, OPENERS, Frame, definition_text
+from .words import WORDS
+from .words.control import CLOSERS, OPENERS, Frame
+from .words.definitions import definition_text
 from .launcherrors import divergence_error, launch_error, word_at
 from .output import format_output
 from .output import ranges as _ranges
 from .parts import Builder, DataSnapshot, DataSpace, HostIO, InputSnapshot, TextInput, Views
-from .textin import note_in, sync_in
 from .tokens import Tokens
 from .wordlists import Dictionary, DictionarySnapshot
-from .words import HOST_WORDS, IMMEDIATES
+from .words.textin import note_in, sync_in
 
 if TYPE_CHECKING:
     from .reference import Entry
@@ -417,15 +417,8 @@ class Forth:
         for name, p in PRIMS.items():
             if not name.startswith("("):  # internal primitives have no name in the dictionary
                 self.dict[name] = p
-        for w in HOST_WORDS:
-            self.dict[w.name] = w
-        for w in IMMEDIATES:
-            self.dict[w.name] = w
-        for et in ELTYPES:
-            self.dict[et.name] = Constant(et.name, et.code, help=f"( -- type ) the {et.name} element type")
-        self.dict["BASE"] = Constant("BASE", self.base_addr, help="( -- addr ) the number base variable")
-        self.dict["STATE"] = Constant("STATE", self.space.state_addr,
-                                      help="( -- addr ) true while a definition is being compiled")
+        # every host word, immediate word and constant (words/table.py); BASE and STATE are this session's cells
+        WORDS.install(self.dict, BASE=self.base_addr, STATE=self.space.state_addr)
 
     # ---- the outer interpreter ---------------------------------------------------
     def _eval(self, source: str, source_name: str | None = None, spanning: bool = False, first_line: int = 1) -> str:

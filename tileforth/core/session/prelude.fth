@@ -254,7 +254,7 @@
 \
 \ A string is two cells, ( c-addr u ): the address of its first byte and
 \ its length; a counted string ( c-addr ) keeps its length in the byte before
-\ the text, which COUNT unpacks. S" and S\" (tileforth/core/session/strings.py) put a
+\ the text, which COUNT unpacks. S" and S\" (tileforth/core/session/words/strings.py) put a
 \ literal's bytes in device memory when the line is read, so every word here
 \ reads and writes strings with C@ and C! on the device, in each thread.
 \ TYPE prints byte by byte with EMIT; the host decodes UTF-8 among the bytes.

@@ -1,5 +1,6 @@
 """The language reference, generated from the same tables the compiler uses
-(primitives, host and immediate words, the prelude), so it cannot drift;
+(the primitives' registry, the word table of host words, immediate words and
+constants: words/table.py, the prelude), so it cannot drift;
 it ends with the Forth-2012 word sets (tileforth/core/session/wordsets.py) against a
 session's dictionary.
 
@@ -13,8 +14,8 @@ from typing import Iterable
 
 from ..compile.primitives import TABLE
 from ..records import record
-from ..compile.eltypes import ELTYPES
-from .words import HOST_WORDS, IMMEDIATES
+from ..front.dictionary import HostWord, Immediate
+from .words import WORDS, BuiltinConstant
 from .wordsets import DIFFERENT, REFUSED, status
 
 PRELUDE = Path(__file__).with_name("prelude.fth")
@@ -57,16 +58,8 @@ def prelude_entries(text: str | None = None) -> list[Entry]:
 
 def entries() -> list[Entry]:
     out = [Entry(p.name, p.effect, p.help, p.example, p.group) for p in TABLE.values() if not p.name.startswith("(")]
-    out += [Entry(w.name, w.effect, w.help, w.example, "Control structures, definitions and parsing words")
-            for w in IMMEDIATES]
-    out += [Entry(w.name, w.effect, w.help, w.example, w.group or "Host words (run between launches)")
-            for w in HOST_WORDS]
-    out += [Entry(t.name, "( -- type )", f"The {t.name} element type ({t.dtype}, {t.size} bytes) for ARRAY "
-                  "and MATRIX.", f"8 {t.name} ARRAY xs", "Element types") for t in ELTYPES]
-    out += [Entry("BASE", "( -- addr )", "The number-base variable (input and output).", "BASE @ .",
-                  "Constants and variables"),
-            Entry("STATE", "( -- addr )", "The compile-state variable: true while a definition is compiled "
-                  "(not inside [ ]).", ": s STATE @ ; IMMEDIATE : t s LITERAL ; t . \\ -1", "Constants and variables")]
+    for kind in (Immediate, HostWord, BuiltinConstant):  # the word table's rows, each kind in its sections
+        out += [Entry(w.name, w.effect, w.help, w.example, w.group) for w in WORDS.of(kind)]
     out += prelude_entries()
     return out
 

@@ -1,6 +1,6 @@
 """What the inspection words show, as data, and its one layout.
 
-An inspection word (tileforth/core/session/inspection.py) reads the session and makes a
+An inspection word (tileforth/core/session/words/inspection.py) reads the session and makes a
 *view record*: plain data, no text yet (compared by identity: most records
 hold numpy arrays, whose == compares elements).
 
@@ -27,7 +27,7 @@ it looks:
     "code"                 a line of source, IR or PTX
 
 Numbers are formatted by tileforth/core/session/output.py only.  This module imports nothing
-of the session: records are built by tileforth/core/session/inspection.py.
+of the session: records are built by tileforth/core/session/words/inspection.py.
 """
 from __future__ import annotations
 

@@ -10,7 +10,12 @@ removed (#TIB CONVERT EXPECT QUERY SPAN TIB) are not in them.
 so the table of docs/words.md (tileforth/core/session/reference.py) stays true as
 words are added. Two kinds of name are not counted as present although the
 dictionary has them: a name tileforth uses for something else (DIFFERENT,
-none at present), and a word that is there only to refuse with a reason (KEY).
+none at present), and a word that is there only to refuse with a reason (KEY:
+its declaration in the word table says so, words/table.py). Each host word,
+immediate word and constant of the word table names the word set that defines
+it (`wordset`: the first of these lists that has it, or "gforth" or
+"tileforth" for a word of neither); tests/test_wordsets.py holds the
+declarations to these lists.
 
 Each set may carry a note for the words that cannot make sense on a GPU
 (`cannot`) and what tileforth offers instead (`instead`); tests check that
@@ -20,7 +25,9 @@ from __future__ import annotations
 
 from typing import Iterable
 
+from ..front.dictionary import HostWord
 from ..records import record
+from .words import WORDS
 
 
 @record(frozen=True)
@@ -40,10 +47,9 @@ def _words(text: str) -> tuple[str, ...]:
 # Names the dictionary has with another meaning than the standard's: not counted as present.
 DIFFERENT: dict[str, str] = {}
 
-# Words in the dictionary only to refuse with a reason: not counted as present.
-REFUSED = {
-    "KEY": "there is no keyboard in a launch",
-}
+# Words in the dictionary only to refuse with a reason (declared so in the word table, words/table.py:
+# `refuses`): not counted as present.
+REFUSED: dict[str, str] = {w.name: w.refuses for w in WORDS if isinstance(w, HostWord) and w.refuses}
 
 WORDSETS: list[WordSet] = [
     WordSet("CORE", "6.1", _words(r"""

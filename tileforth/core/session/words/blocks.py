@@ -32,17 +32,18 @@ import os
 from collections import OrderedDict
 from typing import TYPE_CHECKING
 
-from ..errors import ForthError, SourcePos
-from ..front.dictionary import HostWord
-from ..front.reader import Reader, Token
-from ..lazy import np
-from ..records import record
+from ...errors import ForthError, SourcePos
+from ...front.reader import Reader, Token
+from ...lazy import np
+from ...records import record
+from ..hostexec import RAISE_BUDGET
 from . import textin
-from .filewords import _path
-from .hostexec import RAISE_BUDGET
+from .files import _path
+from .table import host
 
 if TYPE_CHECKING:
-    from .interpreter import Forth
+    from ..interpreter import Forth
+
 
 BYTES = 1024  # a block
 LINE = 64  # characters per line of a block (C/L): LIST shows 16 of them, `\` skips to the end of one
@@ -51,8 +52,10 @@ MAX_BLOCK = (1 << 21) - 1  # the last block number (a block file of at most 2 Gi
 DEFAULT_FILE = b"blocks.fb"
 IOR_READ, IOR_WRITE, IOR_BLOCK = -33, -34, -35  # Forth-2012 table 9.1: block read / write exception, invalid block
 BLANKS = b" " * BYTES
-
 GROUP = "Blocks (host words)"
+
+
+_HOST = "A host word, so a definition that uses it runs on the host."
 
 
 @record(eq=False)
@@ -262,37 +265,54 @@ def load(f: "Forth", blk: int, word: str) -> None:
 
 
 # ---- the words ------------------------------------------------------------------------------
+@host("BLOCK", "( u -- a-addr )", "The address of block u's 1024-byte buffer, read from the block file if "
+      "no buffer holds it (blanks past the end of the file); the least recently used buffer is reassigned, "
+      "written back first if UPDATEd. " + _HOST, "1 BLOCK 1 BLOCK = . \\ -1", wordset="BLOCK", group=GROUP)
 def w_block(f: "Forth", tok: Token) -> None:
     (blk,) = f.pop_uniform(1, "BLOCK")
     f.push_uniform(store(f).buffer(f, blk, "BLOCK", read=True))
 
 
+@host("BUFFER", "( u -- a-addr )", "As BLOCK, but a buffer newly assigned to block u is not read: its "
+      "contents are left as they were. " + _HOST, "2 BUFFER 2 BLOCK = . \\ -1", wordset="BLOCK", group=GROUP)
 def w_buffer(f: "Forth", tok: Token) -> None:
     (blk,) = f.pop_uniform(1, "BUFFER")
     f.push_uniform(store(f).buffer(f, blk, "BUFFER", read=False))
 
 
+@host("UPDATE", "( -- )", "Mark the buffer BLOCK or BUFFER gave last as changed, so that it is written "
+      "back (SAVE-BUFFERS, FLUSH, or when it is reassigned).", "1 BLOCK DROP UPDATE", wordset="BLOCK", group=GROUP)
 def w_update(f: "Forth", tok: Token) -> None:
     store(f).update()
 
 
+@host("SAVE-BUFFERS", "( -- )", "Write every UPDATEd buffer to the block file (created then); the buffers "
+      "stay assigned.", "SAVE-BUFFERS", wordset="BLOCK", group=GROUP)
 def w_save_buffers(f: "Forth", tok: Token) -> None:
     store(f).save(f)
 
 
+@host("FLUSH", "( -- )", "SAVE-BUFFERS, then EMPTY-BUFFERS.", "FLUSH", wordset="BLOCK", group=GROUP)
 def w_flush(f: "Forth", tok: Token) -> None:
     store(f).flush(f)
 
 
+@host("EMPTY-BUFFERS", "( -- )", "Unassign every block buffer; UPDATEd ones are not written.", "EMPTY-BUFFERS",
+      wordset="BLOCK-EXT", group=GROUP)
 def w_empty_buffers(f: "Forth", tok: Token) -> None:
     store(f).empty()
 
 
+@host("LOAD", "( i*x u -- j*x )", "Interpret block u (BLK holds u meanwhile): its 1024 characters are the "
+      "input; `\\` skips to the end of a 64-character line and REFILL goes on to the next block. " + _HOST, "1 LOAD",
+      wordset="BLOCK", group=GROUP)
 def w_load(f: "Forth", tok: Token) -> None:
     (blk,) = f.pop_uniform(1, "LOAD")
     load(f, blk, "LOAD")
 
 
+@host("THRU", "( i*x u1 u2 -- j*x )", "LOAD blocks u1 to u2 in turn. " + _HOST, "1 2 THRU", wordset="BLOCK-EXT",
+      group=GROUP)
 def w_thru(f: "Forth", tok: Token) -> None:
     first, last = f.pop_uniform(2, "THRU")
     if last - first >= f.step_budget:  # a host loop: bounded as the others are (hostexec.py)
@@ -302,14 +322,20 @@ def w_thru(f: "Forth", tok: Token) -> None:
         load(f, blk, "THRU")
 
 
+@host("BLK", "( -- a-addr )", "The cell holding the number of the block being interpreted (0 when the "
+      "input is not a block).", "BLK @ . \\ 0", wordset="BLOCK", group=GROUP)
 def w_blk(f: "Forth", tok: Token) -> None:
     f.push_uniform(store(f).blk_cell)
 
 
+@host("SCR", "( -- a-addr )", "The cell holding the number of the block LIST showed last.", "SCR @ . \\ 0",
+      wordset="BLOCK-EXT", group=GROUP)
 def w_scr(f: "Forth", tok: Token) -> None:
     f.push_uniform(store(f).scr_cell)
 
 
+@host("LIST", "( u -- )", "Show block u as 16 numbered lines of 64 characters (as gforth does) and store u "
+      "in SCR.", "3 LIST", wordset="BLOCK-EXT", group=GROUP)
 def w_list(f: "Forth", tok: Token) -> None:
     """As gforth shows a block: a heading, then 16 numbered lines of 64 characters."""
     (blk,) = f.pop_uniform(1, "LIST")
@@ -323,6 +349,10 @@ def w_list(f: "Forth", tok: Token) -> None:
     f.print_text("".join(lines))
 
 
+@host("OPEN-BLOCKS", "( c-addr u -- )", "Use the named file as the block file (gforth's word): the buffers "
+      "of the file in use are written back and emptied first. The default is blocks.fb in the current "
+      "directory; the file is created when a block is first written.", 'S" my.fb" OPEN-BLOCKS', wordset="gforth",
+      group=GROUP)
 def w_open_blocks(f: "Forth", tok: Token) -> None:
     """Write back and empty the buffers of the file in use, then use the named one."""
     addr, n = f.pop_uniform(2, "OPEN-BLOCKS")
@@ -335,36 +365,3 @@ def w_open_blocks(f: "Forth", tok: Token) -> None:
     blocks.flush(f)
     blocks.close_file()
     blocks.path = os.path.abspath(name)
-
-
-_HOST = "A host word, so a definition that uses it runs on the host."
-
-HOST_WORDS: list[HostWord] = [
-    HostWord("BLOCK", "( u -- a-addr )", "The address of block u's 1024-byte buffer, read from the block file if "
-             "no buffer holds it (blanks past the end of the file); the least recently used buffer is reassigned, "
-             "written back first if UPDATEd. " + _HOST, w_block, "1 BLOCK 1 BLOCK = . \\ -1", group=GROUP),
-    HostWord("BUFFER", "( u -- a-addr )", "As BLOCK, but a buffer newly assigned to block u is not read: its "
-             "contents are left as they were. " + _HOST, w_buffer, "2 BUFFER 2 BLOCK = . \\ -1", group=GROUP),
-    HostWord("UPDATE", "( -- )", "Mark the buffer BLOCK or BUFFER gave last as changed, so that it is written "
-             "back (SAVE-BUFFERS, FLUSH, or when it is reassigned).", w_update, "1 BLOCK DROP UPDATE", group=GROUP),
-    HostWord("SAVE-BUFFERS", "( -- )", "Write every UPDATEd buffer to the block file (created then); the buffers "
-             "stay assigned.", w_save_buffers, "SAVE-BUFFERS", group=GROUP),
-    HostWord("FLUSH", "( -- )", "SAVE-BUFFERS, then EMPTY-BUFFERS.", w_flush, "FLUSH", group=GROUP),
-    HostWord("EMPTY-BUFFERS", "( -- )", "Unassign every block buffer; UPDATEd ones are not written.",
-             w_empty_buffers, "EMPTY-BUFFERS", group=GROUP),
-    HostWord("LOAD", "( i*x u -- j*x )", "Interpret block u (BLK holds u meanwhile): its 1024 characters are the "
-             "input; `\\` skips to the end of a 64-character line and REFILL goes on to the next block. " + _HOST,
-             w_load, "1 LOAD", group=GROUP),
-    HostWord("THRU", "( i*x u1 u2 -- j*x )", "LOAD blocks u1 to u2 in turn. " + _HOST, w_thru, "1 2 THRU",
-             group=GROUP),
-    HostWord("BLK", "( -- a-addr )", "The cell holding the number of the block being interpreted (0 when the "
-             "input is not a block).", w_blk, "BLK @ . \\ 0", group=GROUP),
-    HostWord("SCR", "( -- a-addr )", "The cell holding the number of the block LIST showed last.", w_scr,
-             "SCR @ . \\ 0", group=GROUP),
-    HostWord("LIST", "( u -- )", "Show block u as 16 numbered lines of 64 characters (as gforth does) and store u "
-             "in SCR.", w_list, "3 LIST", group=GROUP),
-    HostWord("OPEN-BLOCKS", "( c-addr u -- )", "Use the named file as the block file (gforth's word): the buffers "
-             "of the file in use are written back and emptied first. The default is blocks.fb in the current "
-             "directory; the file is created when a block is first written.", w_open_blocks,
-             'S" my.fb" OPEN-BLOCKS', group=GROUP),
-]

@@ -28,19 +28,25 @@ there, which send the number to the host in each thread's own record.
 """
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
-from ..errors import ForthError
-from ..front.dictionary import Immediate
-from ..front.reader import Token
-from ..front.tree import Lit
+from ...compile.primitives import TABLE as PRIMS
+from ...errors import ForthError
+from ...front.reader import Token
+from ...front.tree import Lit, Prim
+from ...lazy import np
+from .compiling import _compiling
+from .table import host, immediate, text
 
 if TYPE_CHECKING:
-    from .interpreter import Forth
+    from ..interpreter import Forth
+
 
 STRING_RING = 1 << 16  # bytes of the transient ring for strings typed at the prompt
 HOLD_BYTES = 256  # the pictured numeric output area (the standard asks for 2*64+2 at least)
 COUNTED_MAX = 255  # a counted string's length is one byte
+
 
 ESCAPES = {"a": b"\a", "b": b"\b", "e": b"\x1b", "f": b"\f", "l": b"\n", "m": b"\r\n", "n": b"\n",
            "q": b'"', "r": b"\r", "t": b"\t", "v": b"\v", "z": b"\0", '"': b'"', "\\": b"\\"}
@@ -146,18 +152,27 @@ def unescape(f: "Forth", tok: Token) -> bytes:
     raise ForthError(f'{tok.text} needs a closing " on the same line, e.g. `{tok.text} a\\tb"`', tok.pos, tok.text)
 
 
+@immediate('S"', '( "text" -- c-addr u )', 'The text up to the next " as a string in device memory (UTF-8 '
+           "bytes): inside a definition in data space, at the prompt in a transient 64 KiB ring (valid until "
+           "that much more prompt text). Read-only.", 'S" hello" TYPE \\ hello', wordset="CORE", parses=text('"'))
 def i_s_quote(f: "Forth", tok: Token) -> None:
     data = _text(f, tok).encode()
     f.append(Lit(place(f, data, tok), tok.pos, "global"))
     f.append(Lit(len(data), tok.pos))
 
 
+@immediate('S\\"', '( "text" -- c-addr u )', 'S" with escapes: \\a \\b \\e \\f \\l \\m (CR LF) \\n \\q \\r \\t '
+           '\\v \\z (NUL) \\" \\\\ and \\xHH (a byte in hex).', 'S\\" a\\x42\\qc\\q" TYPE \\ aB"c"',
+           wordset="CORE-EXT", parses=text('"', escapes=True))
 def i_s_backslash_quote(f: "Forth", tok: Token) -> None:
     data = unescape(f, tok)
     f.append(Lit(place(f, data, tok), tok.pos, "global"))
     f.append(Lit(len(data), tok.pos))
 
 
+@immediate('C"', '( "text" -- c-addr )', "The text up to the next \" as a counted string (a length byte, "
+           "then at most 255 bytes); COUNT gives c-addr u. Stored like S\"'s.",
+           ': hi C" hello" COUNT TYPE ; hi \\ hello', wordset="CORE-EXT", parses=text('"'))
 def i_c_quote(f: "Forth", tok: Token) -> None:
     data = _text(f, tok).encode()
     if len(data) > COUNTED_MAX:
@@ -166,25 +181,80 @@ def i_c_quote(f: "Forth", tok: Token) -> None:
     f.append(Lit(place(f, bytes([len(data)]) + data, tok), tok.pos, "global"))
 
 
+@immediate('ABORT"', '( flag "text" -- )', 'If flag is not 0, end with exception -2 and the text as its message.',
+           ': f ABORT" no!" ; 0 f', wordset="CORE", parses=text('"'))
+def i_abort_quote(f: "Forth", tok: Token) -> None:
+    text, found = f.reader.parse_until('"')
+    if not found:
+        raise ForthError('ABORT" needs a closing " on the same line', tok.pos, tok.text)
+    f.strings.append(text)
+    f.append(Prim(PRIMS['(ABORT")'], tok.pos, arg=len(f.strings) - 1))
+
+
+@immediate("SLITERAL", "( c-addr u -- )", "Compile a string (taken from the stack now) into the definition.",
+           ': f [ S" abc" ] SLITERAL ; f TYPE \\ abc', wordset="STRING")
+def i_sliteral(f: "Forth", tok: Token) -> None:
+    _compiling(f, tok)
+    addr, n = f.pop_uniform(2, "SLITERAL")
+    data = f.read_bytes(addr, n)
+    f.append(Lit(place(f, data, tok), tok.pos))
+    f.append(Lit(len(data), tok.pos))
+
+
+# ---- text substitution (STRING-EXT) -------------------------------------------------------
+@host("REPLACES", "( c-addr1 u1 c-addr2 u2 -- )", "Let SUBSTITUTE replace %name% (name: string 2) with string 1.",
+      'S" world" S" who" REPLACES', wordset="STRING-EXT", group="Memory (heap)")
+def w_replaces(f: "Forth", tok: Token) -> None:
+    a1, n1, a2, n2 = f.pop_uniform(4, "REPLACES")
+    f.substitutions[f.read_bytes(a2, n2).upper()] = f.read_bytes(a1, n1)
+
+
+_NAME = re.compile(rb"%([^%]*)%")
+
+
+@host("SUBSTITUTE", "( c-addr1 u1 c-addr2 u2 -- c-addr2 u3 n )", "Copy string 1 into the buffer "
+      "c-addr2 u2, replacing each %name% given by REPLACES (and %% by %); n: how many, or negative if it "
+      "does not fit.", 'S" Forth" S" lang" REPLACES S" hello %lang%" PAD 84 SUBSTITUTE . TYPE \\ 1 hello Forth',
+      wordset="STRING-EXT", group="Memory (heap)")
+def w_substitute(f: "Forth", tok: Token) -> None:
+    a1, n1, a2, n2 = f.pop_uniform(4, "SUBSTITUTE")
+    subs = f.substitutions
+    count = 0
+
+    def repl(m: re.Match) -> bytes:
+        nonlocal count
+        name = m.group(1)
+        if not name:
+            return b"%"  # %% is one %
+        if name.upper() in subs:
+            count += 1
+            return subs[name.upper()]
+        return m.group(0)  # an unknown name stays as it was
+    out = _NAME.sub(repl, f.read_bytes(a1, n1))
+    if len(out) > n2:
+        f.push_uniform(a2, 0, -78)  # the result does not fit the buffer (ior: ambiguous, negative)
+        return
+    if out:
+        f.backend.write(a2, np.frombuffer(out, np.uint8))
+    f.push_uniform(a2, len(out), count)
+
+
+@host("UNESCAPE", "( c-addr1 u1 c-addr2 -- c-addr2 u2 )", "Copy a string doubling each %, so SUBSTITUTE "
+      "leaves it as it is.", 'S" 100%" PAD UNESCAPE TYPE \\ 100%%', wordset="STRING-EXT", group="Memory (heap)")
+def w_unescape(f: "Forth", tok: Token) -> None:
+    a1, n1, a2 = f.pop_uniform(3, "UNESCAPE")
+    out = f.read_bytes(a1, n1).replace(b"%", b"%%")
+    if out:
+        f.backend.write(a2, np.frombuffer(out, np.uint8))
+    f.push_uniform(a2, len(out))
+
+
+@immediate("HLD", "( -- addr )", "The hold pointer of pictured numeric output (<# HOLD #>): a cell holding "
+           "the address of the last character held; the 256-byte area ends at HLD. One area per session, "
+           "shared by all threads: fine on the emulator, where threads run one at a time between "
+           "BARRIERs; on a GPU threads would race, so print with . or .R there.", "<# 65 HOLD HLD @ C@ EMIT \\ A",
+           wordset="gforth")
 def i_hld(f: "Forth", tok: Token) -> None:
     area = _session_alloc(f, "_hold_area", HOLD_BYTES + 8)
     f.backend.race_exempt(area)  # threads share it on purpose (see HLD's help): not race-checked
     f.append(Lit(area + HOLD_BYTES, tok.pos, "global"))
-
-
-IMMEDIATES: list[Immediate] = [
-    Immediate('S"', '( "text" -- c-addr u )', 'The text up to the next " as a string in device memory (UTF-8 '
-              "bytes): inside a definition in data space, at the prompt in a transient 64 KiB ring (valid until "
-              "that much more prompt text). Read-only.", i_s_quote, 'S" hello" TYPE \\ hello'),
-    Immediate('S\\"', '( "text" -- c-addr u )', 'S" with escapes: \\a \\b \\e \\f \\l \\m (CR LF) \\n \\q \\r \\t '
-              '\\v \\z (NUL) \\" \\\\ and \\xHH (a byte in hex).', i_s_backslash_quote,
-              'S\\" a\\x42\\qc\\q" TYPE \\ aB"c"'),
-    Immediate('C"', '( "text" -- c-addr )', "The text up to the next \" as a counted string (a length byte, "
-              "then at most 255 bytes); COUNT gives c-addr u. Stored like S\"'s.", i_c_quote,
-              ': hi C" hello" COUNT TYPE ; hi \\ hello'),
-    Immediate("HLD", "( -- addr )", "The hold pointer of pictured numeric output (<# HOLD #>): a cell holding "
-              "the address of the last character held; the 256-byte area ends at HLD. One area per session, "
-              "shared by all threads: fine on the emulator, where threads run one at a time between "
-              "BARRIERs; on a GPU threads would race, so print with . or .R there.", i_hld,
-              "<# 65 HOLD HLD @ C@ EMIT \\ A"),
-]

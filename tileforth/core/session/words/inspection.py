@@ -16,14 +16,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..compile.state import StackState
-from ... import registry
-from ..errors import ForthError
-from ..front.dictionary import Colon, Constant, HostWord
-from ..front.reader import Token
-from ..lazy import np
-from . import fragments
-from .views import (
+from .... import registry
+from ...compile.state import StackState
+from ...errors import ForthError
+from ...front.dictionary import Colon, Constant
+from ...front.reader import Token
+from ...lazy import np
+from .. import fragments
+from ..views import (
     Definition,
     Fragments,
     HelpEntry,
@@ -36,10 +36,13 @@ from .views import (
     TileValues,
     View,
 )
+from .table import NAME_ON_LINE, host
 
 if TYPE_CHECKING:
-    from .interpreter import Forth
+    from ..interpreter import Forth
 
+
+INSPECT_GROUP = "Inspection (host words)"
 MAX_WARPS_COMPARED = 4096  # beyond this a stack view does not say whether the warps hold the same tiles
 
 
@@ -151,10 +154,15 @@ def stacks_record(f: "Forth", cls: type[Stacks] = Stacks) -> Stacks:
     return cls(st.dsp, st.ds, st.fsp, st.fs, session_base(f), tiles, n, alike, w)
 
 
+@host(".STACKS", "( -- )", "Show every stack: data and float (entries that differ between threads as "
+      "their range) and the tile stack. At the prompt of the REPL `.S` does this too.", "1 2 .STACKS",
+      wordset="tileforth", group=INSPECT_GROUP)
 def w_stacks(f: "Forth", tok: Token) -> None:
     show(f, stacks_record(f))
 
 
+@host(".LANES", "( -- )", "Show each thread's data stack (and float stack), threads with equal stacks on one row.",
+      "TID-X .LANES", wordset="tileforth", group=INSPECT_GROUP)
 def w_lanes(f: "Forth", tok: Token) -> None:
     show(f, stacks_record(f, Lanes))
 
@@ -167,11 +175,16 @@ def _top_tile(f: "Forth", word: str):
     return tiles[-1], len(tiles)
 
 
+@host(".TILE", "( -- )", "Show every value of the top tile, with its kind, shape and type.", "2e TFILL .TILE",
+      wordset="tileforth", group=INSPECT_GROUP)
 def w_tile(f: "Forth", tok: Token) -> None:
     t, depth = _top_tile(f, ".TILE")
     show(f, TileValues(t, depth, warps(f), viewed_warp(f)))
 
 
+@host(".FRAG", "( -- )", "Show which lane holds which element of the top tile, in the documented "
+      "mma.sync m16n8k16 layout (wmma's own is unspecified).", "TZERO .FRAG", wordset="tileforth",
+      group=INSPECT_GROUP)
 def w_frag(f: "Forth", tok: Token) -> None:
     t, depth = _top_tile(f, ".FRAG")
     rows, cols = t.shape
@@ -181,6 +194,10 @@ def w_frag(f: "Forth", tok: Token) -> None:
                       fragments.describe(t.kind, rows, cols), viewed_warp(f)))
 
 
+@host("VIEW-WARP", "( n -- )", "Make .TILE, .FRAG, .S and the stacks shown after each line show the "
+      "tiles of warp n of the launch (warps count through block 0, then block 1, and so on; 0 at the "
+      "start). A launch made smaller than that shows warp 0 again.", "2 1 1 GRID  1 VIEW-WARP  TZERO .TILE",
+      wordset="tileforth", group=INSPECT_GROUP)
 def w_view_warp(f: "Forth", tok: Token) -> None:
     (w,) = f.pop_uniform(1, "VIEW-WARP")
     n = warps(f)
@@ -211,6 +228,9 @@ def matrix_record(f: "Forth", name: str, values: np.ndarray, et) -> Matrix:
     return Matrix(name, np.asarray(values), et.name, et.is_float, 10 if et.is_float else f.base())
 
 
+@host(".M", "( addr -- ) or ( -- )", "Show an array or matrix: every number when small, a summary and "
+      "the corners when large. Takes the address of an array on the stack, or a name after it.",
+      "4 F32 ARRAY xs  RAMP xs  .M xs", wordset="tileforth", parses=NAME_ON_LINE, group=INSPECT_GROUP)
 def w_dot_m(f: "Forth", tok: Token) -> None:
     if _top_is_array(f):
         (addr,) = f.pop_uniform(1, ".M")
@@ -256,6 +276,9 @@ def colon_notes(e: Colon) -> list[str]:
     return out
 
 
+@host("SEE", "( -- )", "Show a colon definition's source and its inferred data, float and tile "
+      "effects (other words: their reference entry).", ": sq DUP * ;  SEE sq", wordset="PROGRAMMING-TOOLS",
+      parses=NAME_ON_LINE, group=INSPECT_GROUP)
 def w_see(f: "Forth", tok: Token) -> None:
     name = word_name(f, tok, "SEE square")
     e = f.dict.get(name.key)
@@ -300,6 +323,8 @@ SEE-IR word     the LLVM IR of a word;  SEE-PTX word  its PTX
 ZEROS AFILL RAMP IDENTITY RANDOM LOAD-NPY SAVE-NPY  fill and move arrays"""
 
 
+@host("HELP", "( -- )", "Show a word's stack effect, meaning and an example; alone, a summary of the "
+      "inspection words.", "HELP DUP", wordset="tileforth", parses=NAME_ON_LINE, group=INSPECT_GROUP)
 def w_help(f: "Forth", tok: Token) -> None:
     nxt = next_on_line(f, tok)
     if nxt is None:
@@ -313,7 +338,7 @@ def w_help(f: "Forth", tok: Token) -> None:
 
 def ir_text(f: "Forth", word: Colon) -> tuple[str, str]:
     """(a comment saying what is shown, the IR)."""
-    from ..front.tree import Call
+    from ...front.tree import Call
     target = f.backend.target.name
     if word.suspends:
         km = f.compiler.kernel([Call(word, word.pos)], holes=True)
@@ -323,12 +348,16 @@ def ir_text(f: "Forth", word: Colon) -> tuple[str, str]:
     return f"; {word.name}: LLVM IR for the {target} target", f.compiler.word_ir(word).rstrip()
 
 
+@host("SEE-IR", "( -- )", "Show the LLVM IR generated for a colon definition.", ": sq DUP * ;  SEE-IR sq",
+      wordset="tileforth", parses=NAME_ON_LINE, group=INSPECT_GROUP)
 def w_see_ir(f: "Forth", tok: Token) -> None:
     word = _colon(f, tok, word_name(f, tok, "SEE-IR square"))
     note, text = ir_text(f, word)
     show(f, IRCode(word.name, note, text))
 
 
+@host("SEE-PTX", "( -- )", "Show the PTX of a colon definition launched as a kernel (Forth.ptx_arch, "
+      "default sm_80).", ": sq DUP * ;  SEE-PTX sq", wordset="tileforth", parses=NAME_ON_LINE, group=INSPECT_GROUP)
 def w_see_ptx(f: "Forth", tok: Token) -> None:
     word = _colon(f, tok, word_name(f, tok, "SEE-PTX square"))
     arch = f.ptx_arch
@@ -353,31 +382,19 @@ def _ptxas_note(ptx: str, arch: str) -> str:
     return note(ptx, arch) if note is not None else "// no ptxas report: no exporter 'ptxas_note' is registered"
 
 
-INSPECT_GROUP = "Inspection (host words)"
-INSPECT_WORDS: list[HostWord] = [
-    HostWord(".STACKS", "( -- )", "Show every stack: data and float (entries that differ between threads as "
-             "their range) and the tile stack. At the prompt of the REPL `.S` does this too.", w_stacks,
-             "1 2 .STACKS", group=INSPECT_GROUP),
-    HostWord(".LANES", "( -- )", "Show each thread's data stack (and float stack), threads with equal stacks "
-             "on one row.", w_lanes, "TID-X .LANES", group=INSPECT_GROUP),
-    HostWord(".TILE", "( -- )", "Show every value of the top tile, with its kind, shape and type.", w_tile,
-             "2e TFILL .TILE", group=INSPECT_GROUP),
-    HostWord("VIEW-WARP", "( n -- )", "Make .TILE, .FRAG, .S and the stacks shown after each line show the "
-             "tiles of warp n of the launch (warps count through block 0, then block 1, and so on; 0 at the "
-             "start). A launch made smaller than that shows warp 0 again.", w_view_warp,
-             "2 1 1 GRID  1 VIEW-WARP  TZERO .TILE", group=INSPECT_GROUP),
-    HostWord(".FRAG", "( -- )", "Show which lane holds which element of the top tile, in the documented "
-             "mma.sync m16n8k16 layout (wmma's own is unspecified).", w_frag, "TZERO .FRAG", group=INSPECT_GROUP),
-    HostWord(".M", "( addr -- ) or ( -- )", "Show an array or matrix: every number when small, a summary and "
-             "the corners when large. Takes the address of an array on the stack, or a name after it.",
-             w_dot_m, "4 F32 ARRAY xs  RAMP xs  .M xs", group=INSPECT_GROUP),
-    HostWord("SEE", "( -- )", "Show a colon definition's source and its inferred data, float and tile "
-             "effects (other words: their reference entry).", w_see, ": sq DUP * ;  SEE sq",
-             group=INSPECT_GROUP),
-    HostWord("SEE-IR", "( -- )", "Show the LLVM IR generated for a colon definition.", w_see_ir,
-             ": sq DUP * ;  SEE-IR sq", group=INSPECT_GROUP),
-    HostWord("SEE-PTX", "( -- )", "Show the PTX of a colon definition launched as a kernel (Forth.ptx_arch, "
-             "default sm_80).", w_see_ptx, ": sq DUP * ;  SEE-PTX sq", group=INSPECT_GROUP),
-    HostWord("HELP", "( -- )", "Show a word's stack effect, meaning and an example; alone, a summary of the "
-             "inspection words.", w_help, "HELP DUP", group=INSPECT_GROUP),
-]
+@host("WORDS", "( -- )", "List the dictionary.", "WORDS", wordset="PROGRAMMING-TOOLS")
+def w_words(f: "Forth", tok: Token) -> None:
+    f.print_text(" ".join(sorted(f.dict)) + "\n")
+
+
+@host("DUMP", "( addr u -- )", "Print u bytes from addr in hex and as text.", 'S" hi" DUMP',
+      wordset="PROGRAMMING-TOOLS", group="Memory (heap)")
+def w_dump(f: "Forth", tok: Token) -> None:
+    addr, n = f.pop_uniform(2, "DUMP")
+    data = f.read_bytes(addr, n)
+    lines = []
+    for off in range(0, len(data), 16):
+        chunk = data[off:off + 16]
+        text = "".join(chr(c) if 32 <= c < 127 else "." for c in chunk)
+        lines.append(f"{addr + off:012X}: {' '.join(f'{c:02X}' for c in chunk):<47}  {text}\n")
+    f.print_text("".join(lines))

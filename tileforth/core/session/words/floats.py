@@ -35,8 +35,8 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from ..compile import layout as L
-from ..compile.floatwords import (
+from ...compile import layout as L
+from ...compile.floatwords import (
     DFLOAT_BYTES,
     FLOAT_BYTES,
     PRECISION_DEFAULT,
@@ -44,19 +44,66 @@ from ..compile.floatwords import (
     PRECISION_OFFSET,
     SFLOAT_BYTES,
 )
-from ..compile.state import StackState, differing
-from ..errors import ForthError
-from ..front.dictionary import HostWord
-from ..front.reader import Token
-from ..lazy import np
-from .output import float_digits, float_of
+from ...compile.primitives import TABLE as PRIMS
+from ...compile.state import StackState, differing
+from ...errors import ForthError
+from ...front.dictionary import Constant
+from ...front.reader import Token
+from ...front.tree import Lit, Prim
+from ...lazy import np
+from ..output import float_digits, float_of
+from .compiling import _compiling
+from .dataspace import _align, _allot
+from .definitions import _define
+from .table import NEW, NEW_NAME, Parse, host, immediate
+from .textin import _name
 
 if TYPE_CHECKING:
     from decimal import Decimal
 
-    from .interpreter import Forth
+    from ..interpreter import Forth
+
+
+@host("FCONSTANT", "( F: r -- )", "Define a word that pushes the float r.", "3.14e FCONSTANT pi", wordset="FLOATING",
+      parses=NEW_NAME)
+def w_fconstant(f: "Forth", tok: Token) -> None:
+    name = _name(f, tok)
+    r = f.pop_uniform_float("FCONSTANT")
+    _define(f, Constant(name.text, r, is_float=True, help="( F: -- r ) a float constant"))
+
+
+@host("FVARIABLE", '( "name" -- )', "Define a float (f32) variable.", "FVARIABLE x  1.5e x F!  x F@ F. \\ 1.5",
+      wordset="FLOATING", parses=NEW_NAME)
+def w_fvariable(f: "Forth", tok: Token) -> None:
+    name = _name(f, tok)
+    _align(f)
+    addr = _allot(f, 8)
+    f.write_cell(addr, 0)
+    f.define(Constant(name.text, addr, help="( -- addr ) a float variable (f32)"))
+
+
+@host("FVALUE", '( F: r "name" -- )', "Define a word that pushes the float r; change it with TO.",
+      "1.5e FVALUE x  2.5e TO x  x F. \\ 2.5", wordset="FLOATING-EXT", parses=Parse(NEW, defines="colon"))
+def w_fvalue(f: "Forth", tok: Token) -> None:
+    r = f.pop_uniform_float("FVALUE")
+    name = _name(f, tok)
+    _align(f)
+    addr = _allot(f, 8)
+    f.backend.write(addr, np.array([r, 0], L.FLOAT_DTYPE)[:8 // L.FLOAT_BYTES])  # one float in a cell
+    f.define(f.make_word(name.text, [Lit(addr, name.pos), Prim(PRIMS["F@"], name.pos)], body_addr=addr,
+                         data_kind="fvalue"))
+
+
+@immediate("FLITERAL", "( F: r -- )", "Compile a float (taken from the float stack now).",
+           ": f [ 2e FSQRT ] FLITERAL ; f F. \\ 1.4142135", wordset="FLOATING")
+def i_fliteral(f: "Forth", tok: Token) -> None:
+    from ...front.tree import FLit
+    _compiling(f, tok)
+    f.append(FLit(f.pop_uniform_float("FLITERAL"), tok.pos))
+
 
 REPRESENT_MAX = 1 << 16  # the longest buffer REPRESENT fills
+
 
 # Forth-2012 12.6.1.0558's convertible string: <significand>[<exponent>]
 # (sign, significand, the exponent's sign after E or D, a sign alone as the marker, exponent digits);
@@ -125,6 +172,10 @@ def parse_float(text: bytes) -> float | None:
     return _nearest(Decimal(f"{sign}{significand.rstrip('.') or '0'}E{exponent}"))
 
 
+@host(">FLOAT", "( c-addr u -- true | false ) ( F: -- r | )", "Convert a string to a float: its nearest "
+      "f32 and true, or false if it is not a number (`1`, `1.5`, `.5e-3`, `+1.E+2`, `1D5`, `1+5`; "
+      "blanks only: 0). Blanks around the number make it false.", 'S" 1.5e-3" >FLOAT . F. \\ -1 0.0015',
+      wordset="FLOATING", group="Floats")
 def w_to_float(f: "Forth", tok: Token) -> None:
     addr, n = f.pop_uniform(2, ">FLOAT")
     text = f.read_bytes(addr, n)
@@ -153,6 +204,10 @@ def represent(r: float, u: int) -> tuple[bytes, int, bool, bool]:
     return digits.encode(), n, negative, True
 
 
+@host("REPRESENT", "( c-addr u -- n flag1 flag2 ) ( F: r -- )", "Write u significant digits of r at c-addr "
+      "(|r| = 0.ddd * 10^n), its sign flag1 and flag2 true; for inf and NaN flag2 is false. Digits as FS. "
+      "shows them: the f32's shortest digits padded with zeros, else rounded to u.",
+      "-1.5e PAD 4 REPRESENT . . . PAD 4 TYPE \\ -1 -1 1 1500", wordset="FLOATING", group="Floats")
 def w_represent(f: "Forth", tok: Token) -> None:
     st = StackState.load(f.backend)
     if st.short(2) is not None or st.short(1, floats=True) is not None:
@@ -174,6 +229,10 @@ def w_represent(f: "Forth", tok: Token) -> None:
     st.save(f.backend)
 
 
+@host("SET-PRECISION", "( u -- )", f"Set the significant digits of F. FS. FE. (kept in 1..{PRECISION_MAX}; "
+      f"default {PRECISION_DEFAULT}): FS. and FE. show u digits, F. at most u (the shortest that give the "
+      "f32 back, if no more). A session setting, the same for every thread.",
+      "3 SET-PRECISION 2e FSQRT F. 1e 3e F/ FS. \\ 1.41 3.33E-1", wordset="FLOATING-EXT", group="Floats")
 def w_set_precision(f: "Forth", tok: Token) -> None:
     (u,) = f.pop_uniform(1, "SET-PRECISION")
     f.write_cell(f.base_addr + PRECISION_OFFSET, min(max(u & (1 << 64) - 1, 1), PRECISION_MAX))
@@ -185,23 +244,9 @@ def _align_here(size: int):
     return fn
 
 
-HOST_WORDS: list[HostWord] = [
-    HostWord(">FLOAT", "( c-addr u -- true | false ) ( F: -- r | )", "Convert a string to a float: its nearest "
-             "f32 and true, or false if it is not a number (`1`, `1.5`, `.5e-3`, `+1.E+2`, `1D5`, `1+5`; "
-             "blanks only: 0). Blanks around the number make it false.", w_to_float,
-             'S" 1.5e-3" >FLOAT . F. \\ -1 0.0015', group="Floats"),
-    HostWord("REPRESENT", "( c-addr u -- n flag1 flag2 ) ( F: r -- )", "Write u significant digits of r at c-addr "
-             "(|r| = 0.ddd * 10^n), its sign flag1 and flag2 true; for inf and NaN flag2 is false. Digits as FS. "
-             "shows them: the f32's shortest digits padded with zeros, else rounded to u.", w_represent,
-             "-1.5e PAD 4 REPRESENT . . . PAD 4 TYPE \\ -1 -1 1 1500", group="Floats"),
-    HostWord("SET-PRECISION", "( u -- )", f"Set the significant digits of F. FS. FE. (kept in 1..{PRECISION_MAX}; "
-             f"default {PRECISION_DEFAULT}): FS. and FE. show u digits, F. at most u (the shortest that give the "
-             "f32 back, if no more). A session setting, the same for every thread.", w_set_precision,
-             "3 SET-PRECISION 2e FSQRT F. 1e 3e F/ FS. \\ 1.41 3.33E-1", group="Floats"),
-    HostWord("FALIGN", "( -- )", f"Align HERE for a float ({FLOAT_BYTES} bytes).", _align_here(FLOAT_BYTES),
-             "1 C, FALIGN HERE 4 MOD . \\ 0", group="Floats"),
-    HostWord("SFALIGN", "( -- )", f"Align HERE for an sfloat ({SFLOAT_BYTES} bytes, an f32).",
-             _align_here(SFLOAT_BYTES), "1 C, SFALIGN HERE 4 MOD . \\ 0", group="Floats"),
-    HostWord("DFALIGN", "( -- )", f"Align HERE for a dfloat ({DFLOAT_BYTES} bytes, an f64).",
-             _align_here(DFLOAT_BYTES), "1 C, DFALIGN HERE 8 MOD . \\ 0", group="Floats"),
-]
+host("FALIGN", "( -- )", f"Align HERE for a float ({FLOAT_BYTES} bytes).", "1 C, FALIGN HERE 4 MOD . \\ 0",
+     fn=_align_here(FLOAT_BYTES), wordset="FLOATING", group="Floats")
+host("SFALIGN", "( -- )", f"Align HERE for an sfloat ({SFLOAT_BYTES} bytes, an f32).",
+     "1 C, SFALIGN HERE 4 MOD . \\ 0", fn=_align_here(SFLOAT_BYTES), wordset="FLOATING-EXT", group="Floats")
+host("DFALIGN", "( -- )", f"Align HERE for a dfloat ({DFLOAT_BYTES} bytes, an f64).",
+     "1 C, DFALIGN HERE 8 MOD . \\ 0", fn=_align_here(DFLOAT_BYTES), wordset="FLOATING-EXT", group="Floats")

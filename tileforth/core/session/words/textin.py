@@ -1,35 +1,27 @@
-"""The text interpreter's input, as Forth words see it (Forth-2012 6.1 and 11):
+"""The text interpreter's input, as Forth words see it (Forth-2012 6.1, 6.2):
+what reads the source after a word (the comments `(` and `\\`, the printed
+text of `."` and `.(`, CHAR [CHAR], WORD PARSE PARSE-NAME), where the input is
+(SOURCE >IN REFILL SAVE-INPUT RESTORE-INPUT SOURCE-ID) and what feeds it
+(EVALUATE; KEY and ACCEPT, which have no keyboard in a launch).
 
-    SOURCE  >IN  WORD  PARSE  PARSE-NAME  REFILL  SOURCE-ID
-    EVALUATE  INCLUDED  INCLUDE  REQUIRED  REQUIRE
-
-The interpreter reads its input with a `Reader` (tileforth/core/front/reader.py); these
-words show the reader's current line to Forth code as memory: SOURCE copies
-the line into the session's input buffer (host memory the device can read:
-a string given to EVALUATE is shown at its own address instead), and `>IN`
-is a cell holding the reader's offset in it. The offset is written when
-`>IN` is taken and read back before the next word is read, so `0 >IN !`
-rescans the line as in any Forth. All of them run on the host.
-
-While a block is interpreted (LOAD, blockwords.py) the reader is a
-`BlockReader`: SOURCE is the block's buffer, REFILL goes on to the next
-block, SAVE-INPUT saves the block number, and BLK (a cell the block words
-keep) holds the block's number; EVALUATE and INCLUDED set it to 0 while
-they run.
-"""
+SOURCE is the line being interpreted, copied into a buffer in device memory
+when first asked for (INPUT_BYTES), with the >IN cell and WORD's buffer after
+it; the interpreter reads >IN back before each word (sync_in) and writes it
+after (note_in), so Forth code may move it."""
 from __future__ import annotations
 
-import os
 from typing import TYPE_CHECKING
 
-from ..errors import ForthError
-from ..front.dictionary import HostWord
-from ..front.reader import Reader, Token
-from ..lazy import np
-from .hostwords import _name
+from ...compile.primitives import TABLE as PRIMS
+from ...errors import ForthError
+from ...front.reader import Reader, Token
+from ...front.tree import HostOp, Lit, Prim
+from ...lazy import np
+from .table import INTERPRETING, NEXT_WORD, RUNTIME_INPUT, WORD, Parse, comment, host, immediate, text
 
 if TYPE_CHECKING:
-    from .interpreter import Forth
+    from ..interpreter import Forth
+
 
 INPUT_BYTES = 1 << 16  # the input buffer: the longest line SOURCE can show, then the >IN cell and WORD's buffer
 WORD_BYTES = 256
@@ -116,11 +108,77 @@ def offset(f: "Forth") -> int:
     return r.col + 1 if r.col < len(line) and not r.past_delimiter else r.col
 
 
+def _name(f: "Forth", tok: Token) -> Token:
+    nxt = f.reader.next_token()
+    if nxt is None:
+        raise ForthError(f"{tok.text} needs a name after it, e.g. `{tok.text} foo`", tok.pos, tok.text)
+    return nxt
+
+
+@immediate("(", "( -- )", "Comment up to ).", "( this is a comment )", wordset="CORE",
+           parses=comment(")", lines=True))
+def i_paren(f: "Forth", tok: Token) -> None:
+    """A comment up to `)`. Read from a file or fed line by line to f.eval, it
+    goes on over the next lines (Forth-2012 11.6.1.0080); EVALUATE's string
+    and an INCLUDEd file must close their own."""
+    _, found = f.reader.parse_until(")", multiline=True)
+    if found:
+        return
+    if f.reader is f.line_reader:
+        f.comment_open = tok.pos
+        return
+    raise ForthError("( comment is not closed: add )", tok.pos, "(")
+
+
+@immediate("\\", "( -- )", "Comment to the end of the line.", "\\ a comment", wordset="CORE-EXT", parses=comment())
+def i_backslash(f: "Forth", tok: Token) -> None:
+    f.reader.skip_line()
+
+
+@immediate('."', "( -- )", 'Print text up to " (when the code runs).', '." hello"', wordset="CORE", parses=text('"'))
+def i_dot_quote(f: "Forth", tok: Token) -> None:
+    text, found = f.reader.parse_until('"')
+    if not found:
+        raise ForthError('." needs a closing " on the same line', tok.pos, tok.text)
+    f.strings.append(text)
+    f.append(Prim(PRIMS['."'], tok.pos, arg=len(f.strings) - 1))
+
+
+@immediate(".(", "( -- )", "Print text up to ) immediately.", ".( compiling...)", wordset="CORE-EXT",
+           parses=text(")"))
+def i_dot_paren(f: "Forth", tok: Token) -> None:
+    text, found = f.reader.parse_until(")")
+    f.print_text(text)
+
+
+@immediate("[CHAR]", "( -- char )", "CHAR inside a definition.", ": a [CHAR] A ;", wordset="CORE", parses=NEXT_WORD)
+def i_char(f: "Forth", tok: Token) -> None:
+    """[CHAR], and CHAR outside definitions: the character of the next word, now."""
+    t = _name(f, tok)
+    f.append(Lit(ord(t.text[0]), tok.pos))
+
+
+@immediate("CHAR", "( -- char )", "The code of the first character of the next word (inside a definition: "
+           "the word after the definition's name when it runs; [CHAR] reads it as it compiles).", "CHAR A .",
+           wordset="CORE", parses=Parse(WORD, INTERPRETING))
+def i_char_word(f: "Forth", tok: Token) -> None:
+    """CHAR: inside a definition it reads its word when the definition runs
+    (`: MARK CHAR HOLD ; IMMEDIATE`), as the standard's CHAR does."""
+    if not f.compile_state:
+        i_char(f, tok)
+        return
+    f.append(HostOp("CHAR", lambda f, n: f.push_uniform(ord(_name(f, Token("CHAR", n.pos)).text[0])), None,
+                    tok.pos))
+
+
+@host("SOURCE", "( -- c-addr u )", "The line being interpreted.", "SOURCE NIP 0> . \\ -1", wordset="CORE")
 def w_source(f: "Forth", tok: Token) -> None:
     addr, n, _ = source(f)
     f.push_uniform(addr, n)
 
 
+@host(">IN", "( -- addr )", "The cell holding the offset of the next character to read in SOURCE.",
+      ">IN @ 0> . \\ -1", wordset="CORE")
 def w_to_in(f: "Forth", tok: Token) -> None:
     buf = _buffer(f)
     source(f)
@@ -150,17 +208,24 @@ def _parse(f: "Forth", delim: str, skip_leading: bool) -> tuple[int, int]:
     return start, i - start
 
 
+@host("PARSE", '( char "ccc<char>" -- c-addr u )', "Parse text up to char.", "CHAR ) PARSE abc) TYPE \\ abc",
+      wordset="CORE-EXT", parses=RUNTIME_INPUT)
 def w_parse(f: "Forth", tok: Token) -> None:
     (c,) = f.pop_uniform(1, "PARSE")
     start, n = _parse(f, chr(c & 0xFF), skip_leading=False)
     f.push_uniform(source(f)[0] + start, n)
 
 
+@host("PARSE-NAME", '( "<spaces>name" -- c-addr u )', "Parse the next word.", "PARSE-NAME hello TYPE \\ hello",
+      wordset="CORE-EXT", parses=NEXT_WORD)
 def w_parse_name(f: "Forth", tok: Token) -> None:
     start, n = _parse(f, " ", skip_leading=True)
     f.push_uniform(source(f)[0] + start, n)
 
 
+@host("WORD", '( char "<chars>ccc<char>" -- c-addr )', "Parse a word delimited by char into a counted "
+      "string (leading delimiters skipped).", "BL WORD hello COUNT TYPE \\ hello", wordset="CORE",
+      parses=RUNTIME_INPUT)
 def w_word(f: "Forth", tok: Token) -> None:
     (c,) = f.pop_uniform(1, "WORD")
     start, n = _parse(f, chr(c & 0xFF), skip_leading=True)
@@ -170,6 +235,8 @@ def w_word(f: "Forth", tok: Token) -> None:
     f.push_uniform(buf.word_buf)
 
 
+@host("REFILL", "( -- flag )", "Go on to the next line of the source; false at its end.", "REFILL DROP",
+      wordset="CORE-EXT", parses=RUNTIME_INPUT)
 def w_refill(f: "Forth", tok: Token) -> None:
     r = f.reader
     if block_of(r):
@@ -189,11 +256,15 @@ def w_refill(f: "Forth", tok: Token) -> None:
     f.push_uniform(-1)
 
 
+@host("SAVE-INPUT", "( -- x1 x2 2 )", "Save the position in the input, for RESTORE-INPUT.", "SAVE-INPUT DROP 2DROP",
+      wordset="CORE-EXT")
 def w_save_input(f: "Forth", tok: Token) -> None:
     r = f.reader
     f.push_uniform(block_of(r) or r.row, offset(f), 2)  # in a block: the block, else the line
 
 
+@host("RESTORE-INPUT", "( x1 x2 2 -- flag )", "Go back to a position SAVE-INPUT saved in the same "
+      "source; false on success.", "SAVE-INPUT RESTORE-INPUT DROP", wordset="CORE-EXT", parses=RUNTIME_INPUT)
 def w_restore_input(f: "Forth", tok: Token) -> None:
     (n,) = f.pop_uniform(1, "RESTORE-INPUT")
     if n != 2:
@@ -217,8 +288,10 @@ def w_restore_input(f: "Forth", tok: Token) -> None:
     f.push_uniform(0)
 
 
+@host("SOURCE-ID", "( -- 0 | -1 )", "0 when the input is the user's, -1 in EVALUATE.", "SOURCE-ID . \\ 0",
+      wordset="CORE-EXT")
 def w_source_id(f: "Forth", tok: Token) -> None:
-    """-1 in EVALUATE, the file id in INCLUDE-FILE (filewords.py sets it), else 0."""
+    """-1 in EVALUATE, the file id in INCLUDE-FILE (files.py sets it), else 0."""
     r = f.reader
     f.push_uniform(-1 if getattr(r, "addr", None) is not None else getattr(r, "source_id", None) or 0)
 
@@ -248,6 +321,8 @@ def interpret(f: "Forth", reader: Reader) -> None:
         show_blk(f, saved)
 
 
+@host("EVALUATE", "( c-addr u -- )", "Interpret a string as if it were typed.", 'S" 2 3 +" EVALUATE . \\ 5',
+      wordset="CORE")
 def w_evaluate(f: "Forth", tok: Token) -> None:
     addr, n = f.pop_uniform(2, "EVALUATE")
     if n < 0:
@@ -258,42 +333,8 @@ def w_evaluate(f: "Forth", tok: Token) -> None:
     interpret(f, reader)
 
 
-def _include(f: "Forth", path_text: str, word: str, once: bool) -> None:
-    from pathlib import Path  # imported by the first INCLUDE (import tileforth.core stays lean)
-
-    path = Path(os.path.expanduser(path_text))
-    key = str(path.resolve())
-    if once and key in f.included:
-        return
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ForthError(f"{word}: cannot read {path_text}: {getattr(exc, 'strerror', None) or exc}") from None
-    f.included.add(key)
-    interpret(f, Reader(text, str(path)))
-
-
-def _string(f: "Forth", word: str) -> str:
-    addr, n = f.pop_uniform(2, word)
-    return f.read_bytes(addr, n).decode("utf-8", "replace")
-
-
-def w_included(f: "Forth", tok: Token) -> None:
-    _include(f, _string(f, "INCLUDED"), "INCLUDED", once=False)
-
-
-def w_required(f: "Forth", tok: Token) -> None:
-    _include(f, _string(f, "REQUIRED"), "REQUIRED", once=True)
-
-
-def w_include(f: "Forth", tok: Token) -> None:
-    _include(f, _name(f, tok).text, "INCLUDE", once=False)
-
-
-def w_require(f: "Forth", tok: Token) -> None:
-    _include(f, _name(f, tok).text, "REQUIRE", once=True)
-
-
+@host("ACCEPT", "( c-addr +n -- +n )", "Read a line of at most n characters into c-addr: the next line "
+      "a program feeding lines hands over (Forth.more_input); there is no keyboard in a launch.", "", wordset="CORE")
 def w_accept(f: "Forth", tok: Token) -> None:
     """ACCEPT reads the next line of the user input device: what a program
     feeding lines hands over through Forth.more_input (the standard runner
@@ -315,36 +356,5 @@ def _no_keyboard(name: str):
     return fn
 
 
-HOST_WORDS: list[HostWord] = [
-    HostWord("SOURCE", "( -- c-addr u )", "The line being interpreted.", w_source, "SOURCE NIP 0> . \\ -1"),
-    HostWord(">IN", "( -- addr )", "The cell holding the offset of the next character to read in SOURCE.", w_to_in,
-             ">IN @ 0> . \\ -1"),
-    HostWord("WORD", '( char "<chars>ccc<char>" -- c-addr )', "Parse a word delimited by char into a counted "
-             "string (leading delimiters skipped).", w_word, "BL WORD hello COUNT TYPE \\ hello"),
-    HostWord("PARSE", '( char "ccc<char>" -- c-addr u )', "Parse text up to char.", w_parse,
-             "CHAR ) PARSE abc) TYPE \\ abc"),
-    HostWord("PARSE-NAME", '( "<spaces>name" -- c-addr u )', "Parse the next word.", w_parse_name,
-             "PARSE-NAME hello TYPE \\ hello"),
-    HostWord("REFILL", "( -- flag )", "Go on to the next line of the source; false at its end.", w_refill,
-             "REFILL DROP"),
-    HostWord("SAVE-INPUT", "( -- x1 x2 2 )", "Save the position in the input, for RESTORE-INPUT.", w_save_input,
-             "SAVE-INPUT DROP 2DROP"),
-    HostWord("RESTORE-INPUT", "( x1 x2 2 -- flag )", "Go back to a position SAVE-INPUT saved in the same "
-             "source; false on success.", w_restore_input, "SAVE-INPUT RESTORE-INPUT DROP"),
-    HostWord("SOURCE-ID", "( -- 0 | -1 )", "0 when the input is the user's, -1 in EVALUATE.", w_source_id,
-             "SOURCE-ID . \\ 0"),
-    HostWord("EVALUATE", "( c-addr u -- )", "Interpret a string as if it were typed.", w_evaluate,
-             'S" 2 3 +" EVALUATE . \\ 5'),
-    HostWord("INCLUDED", "( c-addr u -- )", "Interpret the file whose name is the string.", w_included,
-             'S" lib.fth" INCLUDED'),
-    HostWord("INCLUDE", '( "name" -- )', "Interpret the file named next.", w_include, "INCLUDE lib.fth"),
-    HostWord("REQUIRED", "( c-addr u -- )", "INCLUDED, unless the file was included already.", w_required,
-             'S" lib.fth" REQUIRED'),
-    HostWord("REQUIRE", '( "name" -- )', "INCLUDE, unless the file was included already.", w_require,
-             "REQUIRE lib.fth"),
-    HostWord("KEY", "( -- char )", "Not available: there is no keyboard in a launch (an error says what to do).",
-             _no_keyboard("KEY"), ""),
-    HostWord("ACCEPT", "( c-addr +n -- +n )", "Read a line of at most n characters into c-addr: the next line "
-             "a program feeding lines hands over (Forth.more_input); there is no keyboard in a launch.",
-             w_accept, ""),
-]
+host("KEY", "( -- char )", "Not available: there is no keyboard in a launch (an error says what to do).", "",
+     fn=_no_keyboard("KEY"), wordset="CORE", refuses="there is no keyboard in a launch")

@@ -35,23 +35,26 @@ import itertools
 import os
 from typing import TYPE_CHECKING
 
-from ..errors import ForthError
-from ..front.dictionary import HostWord
-from ..front.reader import Reader, Token
-from ..lazy import np
-from ..records import record
+from ...errors import ForthError
+from ...front.reader import Reader, Token
+from ...lazy import np
+from ...records import record
 from . import textin
+from .table import FILE_NAME, host
+from .textin import _name, interpret
 
 if TYPE_CHECKING:
-    from .interpreter import Forth
+    from ..interpreter import Forth
+
 
 IOR_NUMBER, IOR_POSITION, IOR_IO, IOR_NO_FILE = -24, -36, -37, -38  # Forth-2012 table 9.1
-
 R_O, R_W, W_O, BIN = 0, 2, 4, 1  # gforth's values
 CELL_MASK = (1 << 64) - 1
 MAX_IO = 1 << 31  # bytes one READ-FILE or WRITE-FILE may move (more: ior -24)
-
 GROUP = "Files (host words)"
+
+
+_HOST = "A host word: files live on the host, so a definition using it is host-level."
 
 
 @record(eq=False)
@@ -112,6 +115,8 @@ def _fam(value: int):
     return fn
 
 
+@host("BIN", "( fam1 -- fam2 )", "The binary form of a file access method (files are always binary "
+      "here: the bytes are the data).", "R/O BIN . \\ 1", wordset="FILE", compiled=f"{BIN} OR", group=GROUP)
 def w_bin(f: "Forth", tok: Token) -> None:
     (fam,) = f.pop_uniform(1, "BIN")
     f.push_uniform(fam | BIN)
@@ -140,14 +145,21 @@ def _open(f: "Forth", word: str, create: bool) -> None:
     f.push_uniform(_table(f).add(OpenFile(raw, name, fam)), 0)
 
 
+@host("CREATE-FILE", "( c-addr u fam -- fileid ior )", "Create the file named by the string (emptied if it "
+      "is there) and open it. " + _HOST, 'S" out.txt" W/O CREATE-FILE THROW CLOSE-FILE THROW', wordset="FILE",
+      group=GROUP)
 def w_create_file(f: "Forth", tok: Token) -> None:
     _open(f, "CREATE-FILE", create=True)
 
 
+@host("OPEN-FILE", "( c-addr u fam -- fileid ior )", "Open the file named by the string; ior -38 if it "
+      "is not there. " + _HOST, 'S" no-such-file" R/O OPEN-FILE . DROP \\ -38', wordset="FILE", group=GROUP)
 def w_open_file(f: "Forth", tok: Token) -> None:
     _open(f, "OPEN-FILE", create=False)
 
 
+@host("CLOSE-FILE", "( fileid -- ior )", "Close an open file. " + _HOST, "0 CLOSE-FILE . \\ -37", wordset="FILE",
+      group=GROUP)
 def w_close_file(f: "Forth", tok: Token) -> None:
     (fid,) = f.pop_uniform(1, "CLOSE-FILE")
     entry = _table(f).open.pop(fid, None)
@@ -162,6 +174,8 @@ def w_close_file(f: "Forth", tok: Token) -> None:
     f.push_uniform(0)
 
 
+@host("DELETE-FILE", "( c-addr u -- ior )", "Delete the file named by the string. " + _HOST,
+      'S" no-such-file" DELETE-FILE . \\ -38', wordset="FILE", group=GROUP)
 def w_delete_file(f: "Forth", tok: Token) -> None:
     addr, n = f.pop_uniform(2, "DELETE-FILE")
     try:
@@ -172,6 +186,8 @@ def w_delete_file(f: "Forth", tok: Token) -> None:
     f.push_uniform(0)
 
 
+@host("RENAME-FILE", "( c-addr1 u1 c-addr2 u2 -- ior )", "Rename file 1 to name 2. " + _HOST,
+      'S" old.txt" S" new.txt" RENAME-FILE DROP', wordset="FILE-EXT", group=GROUP)
 def w_rename_file(f: "Forth", tok: Token) -> None:
     a1, n1, a2, n2 = f.pop_uniform(4, "RENAME-FILE")
     try:
@@ -182,6 +198,8 @@ def w_rename_file(f: "Forth", tok: Token) -> None:
     f.push_uniform(0)
 
 
+@host("FILE-STATUS", "( c-addr u -- x ior )", "Whether the named file is there (ior 0); x: the fam it "
+      "can be opened with. " + _HOST, 'S" no-such-file" FILE-STATUS . DROP \\ -38', wordset="FILE-EXT", group=GROUP)
 def w_file_status(f: "Forth", tok: Token) -> None:
     """x: the fam the file could be opened with (R/O, W/O or R/W), as gforth does."""
     addr, n = f.pop_uniform(2, "FILE-STATUS")
@@ -194,6 +212,8 @@ def w_file_status(f: "Forth", tok: Token) -> None:
 
 
 # ---- reading and writing ------------------------------------------------------------------
+@host("READ-FILE", "( c-addr u1 fileid -- u2 ior )", "Read up to u1 bytes into memory; u2: how many "
+      "(0 at the end of the file). " + _HOST, "PAD 10 0 READ-FILE . . \\ -37 0", wordset="FILE", group=GROUP)
 def w_read_file(f: "Forth", tok: Token) -> None:
     addr, n, fid = f.pop_uniform(3, "READ-FILE")
     entry = _file(f, fid)
@@ -224,6 +244,9 @@ def _line(data: bytes, u1: int) -> tuple[int, int]:
     return u2, u2
 
 
+@host("READ-LINE", "( c-addr u1 fileid -- u2 flag ior )", "Read the next line (up to u1 characters, its "
+      "LF or CR LF not counted) into memory; flag false at the end of the file. " + _HOST,
+      "PAD 80 0 READ-LINE . . . \\ -37 0 0", wordset="FILE", group=GROUP)
 def w_read_line(f: "Forth", tok: Token) -> None:
     addr, n, fid = f.pop_uniform(3, "READ-LINE")
     entry = _file(f, fid)
@@ -267,14 +290,20 @@ def _write(f: "Forth", word: str, end: bytes) -> None:
     f.push_uniform(0)
 
 
+@host("WRITE-FILE", "( c-addr u fileid -- ior )", "Write u bytes from memory to the file. " + _HOST,
+      'S" data" 0 WRITE-FILE . \\ -37', wordset="FILE", group=GROUP)
 def w_write_file(f: "Forth", tok: Token) -> None:
     _write(f, "WRITE-FILE", b"")
 
 
+@host("WRITE-LINE", "( c-addr u fileid -- ior )", "Write the string and a line feed to the file. " + _HOST,
+      'S" a line" 0 WRITE-LINE . \\ -37', wordset="FILE", group=GROUP)
 def w_write_line(f: "Forth", tok: Token) -> None:
     _write(f, "WRITE-LINE", b"\n")
 
 
+@host("FLUSH-FILE", "( fileid -- ior )", "Write what is buffered for the file (nothing is: files are "
+      "unbuffered here). " + _HOST, "0 FLUSH-FILE . \\ -37", wordset="FILE-EXT", group=GROUP)
 def w_flush_file(f: "Forth", tok: Token) -> None:
     """The files are unbuffered: FLUSH-FILE only checks the file id (and asks the system to write)."""
     (fid,) = f.pop_uniform(1, "FLUSH-FILE")
@@ -291,6 +320,8 @@ def w_flush_file(f: "Forth", tok: Token) -> None:
 
 
 # ---- positions and sizes (ud: two cells, the high one on top; always 0 here) --------------
+@host("FILE-POSITION", "( fileid -- ud ior )", "The offset of the next byte read or written. " + _HOST,
+      "0 FILE-POSITION . 2DROP \\ -37", wordset="FILE", group=GROUP)
 def w_file_position(f: "Forth", tok: Token) -> None:
     (fid,) = f.pop_uniform(1, "FILE-POSITION")
     entry = _file(f, fid)
@@ -304,6 +335,8 @@ def w_file_position(f: "Forth", tok: Token) -> None:
     f.push_uniform(pos, 0, 0)
 
 
+@host("FILE-SIZE", "( fileid -- ud ior )", "The size of the file in bytes. " + _HOST, "0 FILE-SIZE . 2DROP \\ -37",
+      wordset="FILE", group=GROUP)
 def w_file_size(f: "Forth", tok: Token) -> None:
     (fid,) = f.pop_uniform(1, "FILE-SIZE")
     entry = _file(f, fid)
@@ -333,6 +366,8 @@ def _file_and_offset(f: "Forth", word: str, too_far: int) -> tuple[OpenFile, int
     return entry, offset
 
 
+@host("REPOSITION-FILE", "( ud fileid -- ior )", "Move the file position to ud. " + _HOST,
+      "0 0 0 REPOSITION-FILE . \\ -37", wordset="FILE", group=GROUP)
 def w_reposition_file(f: "Forth", tok: Token) -> None:
     got = _file_and_offset(f, "REPOSITION-FILE", IOR_POSITION)
     if got is None:
@@ -346,6 +381,8 @@ def w_reposition_file(f: "Forth", tok: Token) -> None:
     f.push_uniform(0)
 
 
+@host("RESIZE-FILE", "( ud fileid -- ior )", "Make the file ud bytes long (cut, or grown with zeros). " + _HOST,
+      "0 0 0 RESIZE-FILE . \\ -37", wordset="FILE", group=GROUP)
 def w_resize_file(f: "Forth", tok: Token) -> None:
     got = _file_and_offset(f, "RESIZE-FILE", IOR_NUMBER)
     if got is None:
@@ -360,6 +397,8 @@ def w_resize_file(f: "Forth", tok: Token) -> None:
 
 
 # ---- source from an open file -------------------------------------------------------------
+@host("INCLUDE-FILE", "( i*x fileid -- j*x )", "Interpret the rest of the open file, then close it. " + _HOST,
+      'S" lib.fth" R/O OPEN-FILE THROW INCLUDE-FILE', wordset="FILE", group=GROUP)
 def w_include_file(f: "Forth", tok: Token) -> None:
     """Interpret the rest of the file (from its position), then close it."""
     (fid,) = f.pop_uniform(1, "INCLUDE-FILE")
@@ -378,50 +417,53 @@ def w_include_file(f: "Forth", tok: Token) -> None:
     textin.interpret(f, reader)
 
 
-_HOST = "A host word: files live on the host, so a definition using it is host-level."
+def _include(f: "Forth", path_text: str, word: str, once: bool) -> None:
+    from pathlib import Path  # imported by the first INCLUDE (import tileforth.core stays lean)
 
-HOST_WORDS: list[HostWord] = [
-    HostWord("R/O", "( -- fam )", "The file access method read-only (0).", _fam(R_O), "R/O . \\ 0",
-             compiled=str(R_O), group=GROUP),
-    HostWord("R/W", "( -- fam )", "The file access method read-write (2).", _fam(R_W), "R/W . \\ 2",
-             compiled=str(R_W), group=GROUP),
-    HostWord("W/O", "( -- fam )", "The file access method write-only (4).", _fam(W_O), "W/O . \\ 4",
-             compiled=str(W_O), group=GROUP),
-    HostWord("BIN", "( fam1 -- fam2 )", "The binary form of a file access method (files are always binary "
-             "here: the bytes are the data).", w_bin, "R/O BIN . \\ 1", compiled=f"{BIN} OR", group=GROUP),
-    HostWord("CREATE-FILE", "( c-addr u fam -- fileid ior )", "Create the file named by the string (emptied if it "
-             "is there) and open it. " + _HOST, w_create_file,
-             'S" out.txt" W/O CREATE-FILE THROW CLOSE-FILE THROW', group=GROUP),
-    HostWord("OPEN-FILE", "( c-addr u fam -- fileid ior )", "Open the file named by the string; ior -38 if it "
-             "is not there. " + _HOST, w_open_file, 'S" no-such-file" R/O OPEN-FILE . DROP \\ -38', group=GROUP),
-    HostWord("CLOSE-FILE", "( fileid -- ior )", "Close an open file. " + _HOST, w_close_file,
-             "0 CLOSE-FILE . \\ -37", group=GROUP),
-    HostWord("DELETE-FILE", "( c-addr u -- ior )", "Delete the file named by the string. " + _HOST,
-             w_delete_file, 'S" no-such-file" DELETE-FILE . \\ -38', group=GROUP),
-    HostWord("RENAME-FILE", "( c-addr1 u1 c-addr2 u2 -- ior )", "Rename file 1 to name 2. " + _HOST,
-             w_rename_file, 'S" old.txt" S" new.txt" RENAME-FILE DROP', group=GROUP),
-    HostWord("FILE-STATUS", "( c-addr u -- x ior )", "Whether the named file is there (ior 0); x: the fam it "
-             "can be opened with. " + _HOST, w_file_status, 'S" no-such-file" FILE-STATUS . DROP \\ -38',
-             group=GROUP),
-    HostWord("READ-FILE", "( c-addr u1 fileid -- u2 ior )", "Read up to u1 bytes into memory; u2: how many "
-             "(0 at the end of the file). " + _HOST, w_read_file, "PAD 10 0 READ-FILE . . \\ -37 0", group=GROUP),
-    HostWord("READ-LINE", "( c-addr u1 fileid -- u2 flag ior )", "Read the next line (up to u1 characters, its "
-             "LF or CR LF not counted) into memory; flag false at the end of the file. " + _HOST, w_read_line,
-             "PAD 80 0 READ-LINE . . . \\ -37 0 0", group=GROUP),
-    HostWord("WRITE-FILE", "( c-addr u fileid -- ior )", "Write u bytes from memory to the file. " + _HOST,
-             w_write_file, 'S" data" 0 WRITE-FILE . \\ -37', group=GROUP),
-    HostWord("WRITE-LINE", "( c-addr u fileid -- ior )", "Write the string and a line feed to the file. " + _HOST,
-             w_write_line, 'S" a line" 0 WRITE-LINE . \\ -37', group=GROUP),
-    HostWord("FLUSH-FILE", "( fileid -- ior )", "Write what is buffered for the file (nothing is: files are "
-             "unbuffered here). " + _HOST, w_flush_file, "0 FLUSH-FILE . \\ -37", group=GROUP),
-    HostWord("FILE-POSITION", "( fileid -- ud ior )", "The offset of the next byte read or written. " + _HOST,
-             w_file_position, "0 FILE-POSITION . 2DROP \\ -37", group=GROUP),
-    HostWord("REPOSITION-FILE", "( ud fileid -- ior )", "Move the file position to ud. " + _HOST,
-             w_reposition_file, "0 0 0 REPOSITION-FILE . \\ -37", group=GROUP),
-    HostWord("FILE-SIZE", "( fileid -- ud ior )", "The size of the file in bytes. " + _HOST, w_file_size,
-             "0 FILE-SIZE . 2DROP \\ -37", group=GROUP),
-    HostWord("RESIZE-FILE", "( ud fileid -- ior )", "Make the file ud bytes long (cut, or grown with zeros). "
-             + _HOST, w_resize_file, "0 0 0 RESIZE-FILE . \\ -37", group=GROUP),
-    HostWord("INCLUDE-FILE", "( i*x fileid -- j*x )", "Interpret the rest of the open file, then close it. "
-             + _HOST, w_include_file, 'S" lib.fth" R/O OPEN-FILE THROW INCLUDE-FILE', group=GROUP),
-]
+    path = Path(os.path.expanduser(path_text))
+    key = str(path.resolve())
+    if once and key in f.included:
+        return
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ForthError(f"{word}: cannot read {path_text}: {getattr(exc, 'strerror', None) or exc}") from None
+    f.included.add(key)
+    interpret(f, Reader(text, str(path)))
+
+
+def _string(f: "Forth", word: str) -> str:
+    addr, n = f.pop_uniform(2, word)
+    return f.read_bytes(addr, n).decode("utf-8", "replace")
+
+
+@host("INCLUDED", "( c-addr u -- )", "Interpret the file whose name is the string.", 'S" lib.fth" INCLUDED',
+      wordset="FILE")
+def w_included(f: "Forth", tok: Token) -> None:
+    _include(f, _string(f, "INCLUDED"), "INCLUDED", once=False)
+
+
+@host("REQUIRED", "( c-addr u -- )", "INCLUDED, unless the file was included already.", 'S" lib.fth" REQUIRED',
+      wordset="FILE-EXT")
+def w_required(f: "Forth", tok: Token) -> None:
+    _include(f, _string(f, "REQUIRED"), "REQUIRED", once=True)
+
+
+@host("INCLUDE", '( "name" -- )', "Interpret the file named next.", "INCLUDE lib.fth", wordset="FILE-EXT",
+      parses=FILE_NAME)
+def w_include(f: "Forth", tok: Token) -> None:
+    _include(f, _name(f, tok).text, "INCLUDE", once=False)
+
+
+@host("REQUIRE", '( "name" -- )', "INCLUDE, unless the file was included already.", "REQUIRE lib.fth",
+      wordset="FILE-EXT", parses=FILE_NAME)
+def w_require(f: "Forth", tok: Token) -> None:
+    _include(f, _name(f, tok).text, "REQUIRE", once=True)
+
+
+host("R/O", "( -- fam )", "The file access method read-only (0).", "R/O . \\ 0", fn=_fam(R_O), wordset="FILE",
+     compiled=str(R_O), group=GROUP)
+host("R/W", "( -- fam )", "The file access method read-write (2).", "R/W . \\ 2", fn=_fam(R_W), wordset="FILE",
+     compiled=str(R_W), group=GROUP)
+host("W/O", "( -- fam )", "The file access method write-only (4).", "W/O . \\ 4", fn=_fam(W_O), wordset="FILE",
+     compiled=str(W_O), group=GROUP)

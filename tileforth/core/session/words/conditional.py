@@ -16,12 +16,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..errors import ForthError
-from ..front.dictionary import HostWord, Immediate
-from ..front.reader import Token
+from ...errors import ForthError
+from ...front.reader import Token
+from .table import NAME_NEXT, RUNTIME_INPUT, immediate
+from .textin import _name
 
 if TYPE_CHECKING:
-    from .interpreter import Forth
+    from ..interpreter import Forth
 
 
 def _at_prompt(f: "Forth", tok: Token) -> None:
@@ -65,6 +66,9 @@ def _skip(f: "Forth", stop_at_else: bool) -> None:
     f.skipping = state
 
 
+@immediate("[IF]", "( flag -- )", "At the prompt: interpret what follows if flag is non-zero, else skip "
+           "to the matching [ELSE] or [THEN] (across lines).", "1 [IF] 2 . [ELSE] 3 . [THEN] \\ 2",
+           wordset="PROGRAMMING-TOOLS-EXT", parses=RUNTIME_INPUT)
 def i_bracket_if(f: "Forth", tok: Token) -> None:
     _at_prompt(f, tok)
     (flag,) = f.pop_uniform(1, "[IF]")  # after the words before [IF], which compute it
@@ -72,26 +76,23 @@ def i_bracket_if(f: "Forth", tok: Token) -> None:
         _skip(f, stop_at_else=True)
 
 
+@immediate("[ELSE]", "( -- )", "The other branch of [IF].", "0 [IF] 2 . [ELSE] 3 . [THEN] \\ 3",
+           wordset="PROGRAMMING-TOOLS-EXT", parses=RUNTIME_INPUT)
 def i_bracket_else(f: "Forth", tok: Token) -> None:
     _at_prompt(f, tok)
     _skip(f, stop_at_else=False)  # reached after the true branch: skip the false one
 
 
+@immediate("[THEN]", "( -- )", "End [IF] ... [ELSE].", "1 [IF] 2 . [THEN] \\ 2", wordset="PROGRAMMING-TOOLS-EXT")
 def i_bracket_then(f: "Forth", tok: Token) -> None:
     pass
 
 
-def w_tiles_kept(f: "Forth", tok: Token) -> None:
-    f.push_uniform(-1 if f.backend.caps.keeps_tiles else 0)
-
-
-CONDITIONAL_WORDS: list[Immediate] = [
-    Immediate("[IF]", "( flag -- )", "At the prompt: interpret what follows if flag is non-zero, else skip "
-              "to the matching [ELSE] or [THEN] (across lines).", i_bracket_if, "1 [IF] 2 . [ELSE] 3 . [THEN] \\ 2"),
-    Immediate("[ELSE]", "( -- )", "The other branch of [IF].", i_bracket_else, "0 [IF] 2 . [ELSE] 3 . [THEN] \\ 3"),
-    Immediate("[THEN]", "( -- )", "End [IF] ... [ELSE].", i_bracket_then, "1 [IF] 2 . [THEN] \\ 2"),
-]
-TILES_KEPT = HostWord("TILES-KEPT?", "( -- flag )", "True when the tile stack survives the end of a line (the "
-                      "cpu emulator); false where tiles live in registers and must be stored or dropped on the "
-                      "line that made them (the cuda backend).", w_tiles_kept, "TILES-KEPT? .",
-                      group="Host words (run between launches)")
+@immediate("[DEFINED]", '( "name" -- flag )', "True if the word named next is defined.", "[DEFINED] DUP . \\ -1",
+           wordset="PROGRAMMING-TOOLS-EXT", parses=NAME_NEXT)
+@immediate("[UNDEFINED]", '( "name" -- flag )', "True if the word named next is not defined.",
+           "[UNDEFINED] DUP . \\ 0", wordset="PROGRAMMING-TOOLS-EXT", parses=NAME_NEXT)
+def i_defined(f: "Forth", tok: Token) -> None:
+    name = _name(f, tok)
+    found = f.lookup(name.key) is not None
+    f.push_uniform(-1 if found == (tok.key == "[DEFINED]") else 0)

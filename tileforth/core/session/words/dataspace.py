@@ -1,0 +1,79 @@
+"""Data space (Forth-2012 6.1, 6.2): HERE , C, ALLOT ALIGN PAD UNUSED, and the
+number base, its first cell (BASE, HEX, DECIMAL)."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ...errors import ForthError
+from ...front.reader import Token
+from .table import constant, host
+
+if TYPE_CHECKING:
+    from ..interpreter import Forth
+
+
+def _align(f: "Forth") -> None:
+    f.here = (f.here + 7) & ~7
+
+
+def _allot(f: "Forth", n: int) -> int:
+    if f.here + n > f.data_space_size or f.here + n < 64:
+        raise ForthError(f"data space exhausted: {n} bytes do not fit ({f.data_space_size - f.here} left); "
+                         "use ARRAY for large buffers")
+    addr = f.data_addr + f.here
+    f.here += n
+    return addr
+
+
+@host("ALLOT", "( n -- )", "Reserve n bytes of data space.", "CREATE t 16 ALLOT", wordset="CORE")
+def w_allot(f: "Forth", tok: Token) -> None:
+    (n,) = f.pop_uniform(1, "ALLOT")
+    _allot(f, n)
+
+
+@host(",", "( x -- )", "Store a cell at HERE and advance it.", "CREATE t 1 , 2 ,", wordset="CORE")
+def w_comma(f: "Forth", tok: Token) -> None:
+    (x,) = f.pop_uniform(1, ",")
+    addr = _allot(f, 8)
+    f.write_cell(addr, x)
+
+
+@host("C,", "( char -- )", "Store a byte at HERE and advance it.", "CREATE s 65 C,", wordset="CORE")
+def w_ccomma(f: "Forth", tok: Token) -> None:
+    (x,) = f.pop_uniform(1, "C,")
+    addr = _allot(f, 1)
+    f.backend.write(addr, bytes([x & 0xFF]))
+
+
+@host("HERE", "( -- addr )", "The next free data-space address.", "HERE .", wordset="CORE")
+def w_here(f: "Forth", tok: Token) -> None:
+    f.push_uniform(f.data_addr + f.here)
+
+
+@host("ALIGN", "( -- )", "Align HERE to a cell boundary.", "1 C, ALIGN", wordset="CORE")
+def w_align(f: "Forth", tok: Token) -> None:
+    _align(f)
+
+
+@host("HEX", "( -- )", "Set BASE to 16.", "HEX FF DECIMAL . \\ 255", wordset="CORE-EXT", compiled="16 BASE !")
+def w_hex(f: "Forth", tok: Token) -> None:
+    f.write_cell(f.base_addr, 16)
+
+
+@host("DECIMAL", "( -- )", "Set BASE to 10.", "DECIMAL", wordset="CORE", compiled="10 BASE !")
+def w_decimal(f: "Forth", tok: Token) -> None:
+    f.write_cell(f.base_addr, 10)
+
+
+@host("PAD", "( -- addr )", "A scratch area of 84 bytes in data space.", "PAD 84 ERASE", wordset="CORE-EXT")
+def w_pad(f: "Forth", tok: Token) -> None:
+    f.push_uniform(f.pad_addr)
+
+
+@host("UNUSED", "( -- u )", "The bytes of data space left.", "UNUSED 0> . \\ -1", wordset="CORE-EXT")
+def w_unused(f: "Forth", tok: Token) -> None:
+    f.push_uniform(f.data_space_size - f.here)
+
+
+constant("BASE", "( -- addr )", "The number-base variable (input and output).", "BASE @ .", wordset="CORE",
+         group="Constants and variables")  # its address is the session's (Forth._install)

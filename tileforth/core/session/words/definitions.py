@@ -1,0 +1,304 @@
+"""Colon definitions and defining words (Forth-2012 6.1, 6.2, 15.6.2): : ;
+:NONAME DOES> IMMEDIATE, CONSTANT VARIABLE CREATE BUFFER: >BODY, VALUE TO +TO,
+DEFER IS ACTION-OF DEFER@ DEFER!, SYNONYM and MARKER."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ...compile.primitives import TABLE as PRIMS
+from ...errors import ForthError, SourcePos
+from ...front.dictionary import Colon, Constant
+from ...front.reader import Reader, Token
+from ...front.tree import Call, HostOp, Lit, LocalGet, LocalSet, Prim
+from ...lazy import np
+from ..hostexec import EXIT
+from .compiling import _compiling, _entry
+from .dataspace import _align, _allot
+from .table import INTERPRETING, NAME_NEXT, NEW, NEW_NAME, Parse, host, immediate
+from .textin import _name
+
+if TYPE_CHECKING:
+    from ..interpreter import Forth
+
+
+def _define(f: "Forth", entry) -> None:
+    f.define(entry)
+
+
+# ---- defining words ----------------------------------------------------------------
+@host("CONSTANT", "( x -- )", "Define a word that pushes x.", "42 CONSTANT answer", wordset="CORE", parses=NEW_NAME)
+def w_constant(f: "Forth", tok: Token) -> None:
+    name = _name(f, tok)
+    (v,) = f.pop_uniform(1, "CONSTANT")
+    _define(f, Constant(name.text, v, help="( -- x ) a constant"))
+
+
+@host("VARIABLE", "( -- )", "Define a cell variable in data space; the name pushes its address.",
+      "VARIABLE v  5 v !  v @ .", wordset="CORE", parses=NEW_NAME)
+def w_variable(f: "Forth", tok: Token) -> None:
+    name = _name(f, tok)
+    _align(f)
+    addr = _allot(f, 8)
+    f.write_cell(addr, 0)
+    _define(f, Constant(name.text, addr, help="( -- addr ) a variable"))
+
+
+@host("CREATE", "( -- )", "Define a name that pushes the current data-space address.",
+      "CREATE t 1 , 2 ,  t CELL+ @ .", wordset="CORE", parses=NEW_NAME)
+def w_create(f: "Forth", tok: Token) -> None:
+    name = _name(f, tok)
+    _align(f)
+    _define(f, Constant(name.text, f.data_addr + f.here, help="( -- addr ) created data", created=True))
+
+
+@host("BUFFER:", "( u -- )", "Define a zeroed buffer of u bytes in data space.", "64 BUFFER: buf", wordset="CORE-EXT",
+      parses=NEW_NAME)
+def w_buffer(f: "Forth", tok: Token) -> None:
+    name = _name(f, tok)
+    (n,) = f.pop_uniform(1, "BUFFER:")
+    if n < 0:
+        raise ForthError(f"BUFFER: needs a size of 0 or more bytes, got {n}, e.g. `64 BUFFER: {name.text}`")
+    _align(f)
+    addr = _allot(f, n)
+    f.backend.write(addr, np.zeros(n, np.uint8))
+    _define(f, Constant(name.text, addr, help="( -- addr ) a buffer"))
+
+
+# ---- colon definitions -------------------------------------------------------------------
+@immediate(":", "( -- )", "Start a colon definition.", ": square DUP * ;", wordset="CORE",
+           parses=Parse(NEW, INTERPRETING, defines="colon"))
+def i_colon(f: "Forth", tok: Token, named: bool = True) -> None:
+    if f.compile_state and named:  # `: def-word : POSTPONE ; ;` -- `:` runs when def-word does
+        f.append(HostOp(":", lambda f, n: i_colon(f, Token(":", n.pos)), None, tok.pos))
+        return
+    if f.colon is not None:
+        raise ForthError(f"`{tok.text}` inside the definition of {f.colon.name}: finish it with ; first",
+                         tok.pos, tok.text)
+    if f.frames:
+        raise ForthError(f"`{tok.text}` cannot start inside an open control structure", tok.pos, tok.text)
+    name = _name(f, tok) if named else tok
+    f.colon = Colon(name.text, [], name.pos, source=name.pos.text, prelude=f.reader.name == "prelude.fth",
+                    anonymous=not named)
+    f.colon_start = (f.reader, tok.pos)
+    f.colon_text = []
+
+
+def definition_text(f: "Forth", reader: Reader, end: SourcePos | None = None) -> list[str] | None:
+    """The open definition's lines as read so far through `reader`, up to
+    `end` (or the end of the source): from its `:` in this source, or after
+    the lines kept from earlier f.eval calls (Forth.colon_text, a file fed line
+    by line); None when neither holds (a definition begun inside EVALUATE)."""
+    stop = None if end is None else end.line - reader.first_line + 1
+    start_reader, start = getattr(f, "colon_start", (None, None))
+    if start_reader is reader and start is not None:
+        first = start.line - reader.first_line
+        # one slice (lines[:stop][first:] is lines[first:stop] when first >= 0): no copy of the lines before
+        kept, lines = [], reader.lines[first:stop] if first >= 0 else reader.lines[:stop][first:]
+    elif f.colon_text and reader is f.line_reader:
+        kept, start, lines = f.colon_text, None, reader.lines[:stop]
+    else:
+        return None
+    if end is not None:
+        lines[-1] = lines[-1][:end.col]
+    if start is not None:
+        lines[0] = lines[0][start.col - 1:]
+    return kept + lines
+
+
+@immediate(";", "( -- )", "End a colon definition.", ": square DUP * ;", wordset="CORE")
+def i_semicolon(f: "Forth", tok: Token) -> None:
+    if f.colon is None:
+        raise ForthError("; without a matching `:`", tok.pos, ";")
+    text = definition_text(f, f.reader, tok.pos)  # the definition's own text, for SEE
+    if text is not None:
+        f.colon.source = "\n".join(text)
+    f.finish_definition(tok)
+
+
+@host("IMMEDIATE", "( -- )", "Make the last definition immediate: it runs when a definition that "
+      "uses it is compiled.", ": [five] 5 ; IMMEDIATE", wordset="CORE")
+def w_immediate(f: "Forth", tok: Token) -> None:
+    last = f.last_defined
+    if not isinstance(last, (Colon, Constant)):
+        raise ForthError("IMMEDIATE marks the last definition (: CONSTANT VARIABLE CREATE ...); define one first")
+    last.immediate = True
+
+
+# ---- :NONAME, DOES>, >BODY, VALUE, DEFER, SYNONYM, MARKER ----------------------------------------
+@immediate(":NONAME", "( -- )", "Start a definition without a name; ; leaves its xt.",
+           ":NONAME 2 * ; 21 SWAP EXECUTE . \\ 42", wordset="CORE-EXT")
+def i_noname(f: "Forth", tok: Token) -> None:
+    i_colon(f, Token(":NONAME", tok.pos), named=False)
+
+
+@immediate("DOES>", "( -- )", "In a defining word: what the words it CREATEs do, with their data address.",
+           ": const CREATE , DOES> @ ;  7 const seven  seven . \\ 7", wordset="CORE")
+def i_does(f: "Forth", tok: Token) -> None:
+    _compiling(f, tok)
+    outer = f.colon
+    does = Colon(f"{outer.name} DOES>", [], tok.pos, anonymous=True, source=outer.source, prelude=outer.prelude)
+    f.append(HostOp("DOES>", _run_does, does, tok.pos))
+    f.finish_definition(tok)
+    f.colon = does
+    f.colon_start = (f.reader, tok.pos)
+    f.colon_text = []
+
+
+def _run_does(f: "Forth", node: HostOp) -> object:
+    """DOES> as its defining word runs: the word CREATE made last gets the
+    code after DOES>, called with its data address; the defining word ends."""
+    last = f.last_defined
+    addr = last.body_addr if isinstance(last, Colon) else (last.value if getattr(last, "created", False) else None)
+    if addr is None:
+        raise ForthError("DOES> changes the word CREATE made last, but the last word defined was not made by "
+                         "CREATE; call CREATE first in the defining word", node.pos, "DOES>")
+    word = f.make_word(last.name, [Lit(addr, node.pos), Call(node.arg, node.pos)], body_addr=addr,
+                       immediate=last.immediate)
+    for wordlist in f.wordlists:  # the word list CREATE put it in
+        if wordlist.get(word.name.upper()) is last:
+            wordlist[word.name.upper()] = word
+    f.last_defined = word
+    return EXIT
+
+
+@host(">BODY", "( xt -- addr )", "The data address of a word made by CREATE.", "CREATE t 7 , ' t >BODY @ . \\ 7",
+      wordset="CORE")
+def w_to_body(f: "Forth", tok: Token) -> None:
+    (xt,) = f.pop_uniform(1, ">BODY")
+    entry = f.tokens.entry_of(xt, ">BODY")
+    addr = entry.body_addr if isinstance(entry, Colon) else (entry.value if getattr(entry, "created", False)
+                                                             else None)
+    if addr is None:
+        raise ForthError(f">BODY: {entry.name} has no data field; >BODY takes the token of a word made by "
+                         "CREATE (or VALUE, DEFER)")
+    f.push_uniform(addr)
+
+
+def _data_word(f: "Forth", tok: Token, value: int, kind: str, tail: list[str]) -> None:
+    name = _name(f, tok)
+    _align(f)
+    addr = _allot(f, 8)
+    f.write_cell(addr, value)
+    f.define(f.make_word(name.text, [Lit(addr, name.pos)] + [Prim(PRIMS[w], name.pos) for w in tail],
+                         body_addr=addr, data_kind=kind))
+
+
+@host("VALUE", '( x "name" -- )', "Define a word that pushes x; change it with TO.", "5 VALUE v  7 TO v  v . \\ 7",
+      wordset="CORE-EXT", parses=Parse(NEW, defines="colon"))
+def w_value(f: "Forth", tok: Token) -> None:
+    (v,) = f.pop_uniform(1, "VALUE")
+    _data_word(f, tok, v, "value", ["@"])
+
+
+@host("DEFER", '( "name" -- )', "Define a word that runs the word it is set to with IS.", "DEFER act  ' DUP IS act",
+      wordset="CORE-EXT", parses=Parse(NEW, defines="colon"))
+def w_defer(f: "Forth", tok: Token) -> None:
+    _data_word(f, tok, 0, "defer", ["@", "EXECUTE"])
+
+
+def _data_of(f: "Forth", tok: Token, kinds: tuple[str, ...], what: str) -> tuple[int, Token]:
+    entry, name = _entry(f, tok, tok.text.upper())
+    if not isinstance(entry, Colon) or entry.data_kind not in kinds:
+        raise ForthError(f"{tok.text.upper()} {name.text}: {name.text} is not {what}", name.pos, name.text)
+    return entry.body_addr, name
+
+
+def _store_into(kinds: tuple[str, ...], what: str, words: tuple[str, ...]):
+    """TO, +TO, IS, ACTION-OF: the data cell of the word named next, then
+    `words` (compiled into a definition, or run by the line)."""
+    def fn(f: "Forth", tok: Token) -> None:
+        addr, name = _data_of(f, tok, kinds, what)
+        f.append(Lit(addr, name.pos))
+        for w in words:
+            f.append(Prim(PRIMS[w], tok.pos))
+    return fn
+
+
+@host("DEFER@", "( xt1 -- xt2 )", "The token a DEFER word runs.", "DEFER a ' DUP IS a ' a DEFER@ ' DUP = . \\ -1",
+      wordset="CORE-EXT")
+def w_defer_fetch(f: "Forth", tok: Token) -> None:
+    (xt,) = f.pop_uniform(1, "DEFER@")
+    f.push_uniform(f.read_cell(_defer_cell(f, xt, "DEFER@")))
+
+
+@host("DEFER!", "( xt2 xt1 -- )", "Set the DEFER word of xt1 to run xt2.", "DEFER a ' DUP ' a DEFER!",
+      wordset="CORE-EXT")
+def w_defer_store(f: "Forth", tok: Token) -> None:
+    new, xt = f.pop_uniform(2, "DEFER!")
+    f.write_cell(_defer_cell(f, xt, "DEFER!"), new)
+
+
+def _defer_cell(f: "Forth", xt: int, word: str) -> int:
+    entry = f.tokens.entry_of(xt, word)
+    if not isinstance(entry, Colon) or entry.data_kind != "defer":
+        raise ForthError(f"{word}: {entry.name} is not a DEFER word")
+    return entry.body_addr
+
+
+def _local(f: "Forth", tok: Token) -> bool:
+    """TO or +TO of a local (the name after it is one): compiled, True."""
+    name = f.reader.peek_token()
+    if name is None or not f.compile_state or name.key not in f._local_names:
+        return False
+    f.reader.next_token()
+    index = f._local_names[name.key]
+    if tok.key == "+TO":
+        f.append(LocalGet(index, name.key, name.pos))
+        f.append(Prim(PRIMS["+"], tok.pos))
+    f.append(LocalSet(index, name.key, name.pos))
+    return True
+
+
+@immediate("+TO", '( n "name" -- )', "Add n to the VALUE (or local) named next.",
+           "1 1 1 THREADS  5 VALUE v  2 +TO v  v . \\ 7", wordset="gforth", parses=NAME_NEXT)
+def i_plus_to(f: "Forth", tok: Token) -> None:
+    if not _local(f, tok):
+        _store_into(("value",), "a VALUE", ("+!",))(f, tok)
+
+
+@immediate("TO", '( x "name" -- ) or ( F: r "name" -- )', "Store in the VALUE (or FVALUE) named next.",
+           "5 VALUE v  7 TO v  v . \\ 7", wordset="CORE-EXT", parses=NAME_NEXT)
+def i_to(f: "Forth", tok: Token) -> None:
+    if _local(f, tok):
+        return
+    entry, name = _entry(f, tok, tok.text.upper())
+    kind = getattr(entry, "data_kind", "")
+    store = {"value": "!", "fvalue": "F!", "2value": "2!"}.get(kind)
+    if store is None:
+        raise ForthError(f"TO {name.text}: {name.text} is not a VALUE, 2VALUE or FVALUE", name.pos, name.text)
+    f.append(Lit(entry.body_addr, name.pos))
+    f.append(Prim(PRIMS[store], tok.pos))
+
+
+@host("SYNONYM", '( "new" "old" -- )', "Define new as another name of old.", "SYNONYM twice 2* 5 twice . \\ 10",
+      wordset="PROGRAMMING-TOOLS-EXT", parses=Parse(NEW, defines="", then=NAME_NEXT))
+def w_synonym(f: "Forth", tok: Token) -> None:
+    new = _name(f, tok)
+    entry, _ = _entry(f, tok, "SYNONYM")
+    f.wordlists[f.current - 1][new.key] = entry
+    f.last_defined = entry
+
+
+@host("MARKER", '( "name" -- )', "Define name: running it forgets it and every word defined after it.",
+      "MARKER undo : tmp 1 ; undo", wordset="CORE-EXT", parses=Parse(NEW, defines="colon"))
+def w_marker(f: "Forth", tok: Token) -> None:
+    name = _name(f, tok)
+    saved = ([dict(w) for w in f.wordlists], list(f.order), f.current, f.here, len(f.tokens))
+
+    def forget(f: "Forth", node: HostOp) -> None:
+        wordlists, order, current, here, tokens = saved
+        for mine, then in zip(f.wordlists, wordlists):  # the same dicts (FORTH-WORDLIST is f.dict)
+            mine.clear()
+            mine.update(then)
+        del f.wordlists[len(wordlists):]
+        f.order, f.current, f.here = list(order), current, here
+        f.tokens.forget(tokens)
+    f.define(Colon(name.text, [HostOp(name.text, forget, None, name.pos)], name.pos))
+
+
+immediate("IS", '( xt "name" -- )', "Set the DEFER word named next to run xt.",
+          "DEFER act  ' DUP IS act  4 act . . \\ 4 4", fn=_store_into(("defer",), "a DEFER word", ("!",)),
+          wordset="CORE-EXT", parses=NAME_NEXT)
+immediate("ACTION-OF", '( "name" -- xt )', "The token the DEFER word named next runs.",
+          "DEFER act  ' DUP IS act  ACTION-OF act ' DUP = . \\ -1",
+          fn=_store_into(("defer",), "a DEFER word", ("@",)), wordset="CORE-EXT", parses=NAME_NEXT)

@@ -1,0 +1,89 @@
+"""The launch shape (tileforth's own words): GRID and THREADS set the blocks
+and the threads per block that every line runs on, SHARED: declares
+per-block shared memory."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ...compile.state import StackState, differing_warps
+from ...compile.target import Capabilities
+from ...errors import ForthError
+from ...front.dictionary import Constant
+from ...front.reader import Token
+from .definitions import _define
+from .table import NEW_NAME, host
+from .textin import _name
+
+if TYPE_CHECKING:
+    from ..interpreter import Forth
+
+
+# ---- the launch shape, shared memory ------------------------------------------------------
+def _shape(f: "Forth", word: str) -> tuple[int, int, int]:
+    x, y, z = f.pop_uniform(3, word)
+    if min(x, y, z) < 1:
+        raise ForthError(f"{word} needs three positive sizes ( x y z -- ), e.g. `4 1 1 {word}`")
+    return x, y, z
+
+
+def check_shape(caps: Capabilities, grid: tuple[int, int, int], block: tuple[int, int, int], word: str,
+                backend: str) -> None:
+    """A launch shape the backend's machine can run, or a ForthError that says which limit it breaks."""
+    for what, shape, limits in (("block", block, caps.max_block), ("grid", grid, caps.max_grid)):
+        for axis, n, most in zip("xyz", shape, limits):
+            if n > most:
+                raise ForthError(f"{word}: a {what} has at most {most} along {axis} on the {backend} backend "
+                                 f"(asked for {n})")
+    threads = block[0] * block[1] * block[2]
+    if threads > caps.max_block_threads:
+        raise ForthError(f"{word}: a block has at most {caps.max_block_threads} threads on the {backend} backend "
+                         f"({'x'.join(map(str, block))} is {threads})")
+    if grid[0] * grid[1] * grid[2] * threads > caps.max_threads:
+        raise ForthError(f"{word}: at most {caps.max_threads} threads in one launch on the {backend} backend")
+
+
+def _reshape(f: "Forth", grid: tuple[int, int, int], block: tuple[int, int, int], word: str) -> None:
+    check_shape(f.backend.caps, grid, block, word, f.backend.name)
+    st = StackState.live(f.backend)
+    if not st.uniform():
+        raise ForthError(f"{word} keeps the stacks only when every thread has the same stacks; clear the "
+                         "stacks that differ first (CLEARSTACK empties them all)")
+    tiles = f.backend.get_tiles() if f.tiles else []  # no static tiles: no warp holds one
+    if differing_warps(tiles):  # bit for bit: a NaN tile is the same tile
+        raise ForthError(f"{word} keeps the tile stack only when every warp holds the same tiles; drop them "
+                         "first (TDROP)")
+    row = st.raw[0].copy()
+    f.set_launch_shape(grid, block)
+    new = StackState.live(f.backend)
+    new.fill(row)  # thread 0's stacks on every thread of the new shape (only the cells they use)
+    new.save(f.backend)
+    if tiles:  # backends that keep no tiles between lines (cuda) have none to copy
+        f.backend.set_tiles([tiles[0]] * len(f.backend.get_tiles()))
+
+
+@host("GRID", "( x y z -- )", "Set the number of blocks of the launch shape.", "4 1 1 GRID", wordset="tileforth")
+def w_grid(f: "Forth", tok: Token) -> None:
+    grid = _shape(f, "GRID")
+    _reshape(f, grid, f.launch_shape[1], "GRID")
+
+
+@host("THREADS", "( x y z -- )", "Set the threads per block of the launch shape.", "256 1 1 THREADS",
+      wordset="tileforth")
+def w_block(f: "Forth", tok: Token) -> None:
+    block = _shape(f, "THREADS")
+    _reshape(f, f.launch_shape[0], block, "THREADS")
+
+
+@host("SHARED:", "( n -- )", "Declare n bytes of per-block shared memory; the name pushes its address.",
+      "1024 SHARED: tile", wordset="tileforth", parses=NEW_NAME)
+def w_shared(f: "Forth", tok: Token) -> None:
+    name = _name(f, tok)
+    (n,) = f.pop_uniform(1, "SHARED:")
+    off = (f.shared_bytes + 31) & ~31
+    most = f.backend.caps.shared_bytes
+    if n < 1 or off + n > most:
+        raise ForthError(f"SHARED: {n} bytes do not fit: a block has {most} bytes of shared memory on the "
+                         f"{f.backend.name} backend ({most - off} left)")
+    f.shared_bytes = off + n
+    f.backend.set_shared(f.shared_bytes)
+    _define(f, Constant(name.text, off, help=f"( -- addr ) {n} bytes of per-block shared memory", shared=off))
