@@ -10,7 +10,7 @@
 # (/usr/local/cuda), else .whl/cuda.
 #
 # Reads: ROOT WORK PYBASE VENV WHEELS OFFLINE STANDIN, and TF_INSTALL=0 (no venv: PYBASE as it is),
-# TF_BUILD_PYCUDA=0, TF_BUILD_TIMEOUT (PyCUDA's build, default 170 s), TF_SHIM=0.
+# TF_BUILD_PYCUDA=0, TF_BUILD_TIMEOUT (PyCUDA's build, default 140 s), TF_SHIM=0.
 # Writes: $WORK/facts (KEY=value lines), $WORK/python (the interpreter for phase B), $WORK/extra_path and
 # $WORK/extra_bin (what phase B adds to PYTHONPATH and PATH).
 set -x
@@ -108,10 +108,11 @@ else
     fi
     echo "### cuda root $cuda_root, include dirs $inc, libcuda in $libdir"
     # a plain `setup.py build` (no pip, no wheel package needed), its sources compiled in parallel
-    # (build_pycuda.py), then the build directory on the path
+    # (build_pycuda.py) on all cores but two (phase A's timings run meanwhile), then the build directory on the path
+    jobs=$(nproc); [ "$jobs" -gt 4 ] && jobs=$((jobs - 2))
     if (cd "$src" && "$PY" configure.py --cuda-root="$cuda_root" ${inc:+--cuda-inc-dir="$inc"} \
           --cudadrv-lib-dir="$libdir" --no-cuda-enable-curand $stub_flags \
-        && timeout "${TF_BUILD_TIMEOUT:-170}" "$PY" "$HERE/build_pycuda.py" -j "$(nproc)"); then
+        && timeout "${TF_BUILD_TIMEOUT:-140}" "$PY" "$HERE/build_pycuda.py" -j "$jobs"); then
       d=$(ls -d "$src"/build/lib*/pycuda 2>/dev/null | head -1)
       if [ -n "$d" ]; then
         dirname "$d" >> "$WORK/extra_path"

@@ -5,7 +5,8 @@ B's steps; every step cut to its budget (plan.py) and to what is left of TF_BUDG
 written as each step ends, to $WORK/summary.txt and $OUT/summary.txt; $OUT gets at most 8 files.
 
 Knobs (environment): TF_BUDGET (seconds, default plan.BUDGET), TF_STANDIN (a dry run against
-tests/standin), TF_STEPS (only these steps; the others are SKIP), TF_WORK (scratch, default a new
+tests/standin), TF_STEPS (only these steps, the others SKIP; the install runs too when one of them is
+in phase B), TF_WORK (scratch, default a new
 /tmp/tf-devcheck.*), TF_PYTHON (phase A's interpreter and the venv's base, default python3),
 TF_WHEELS (default ./.whl), TF_OFFLINE (1/0; default 1 when the wheels are there), TF_INSTALL=0 (no
 venv), TF_VENV, TF_BUILD_PYCUDA=0, TF_BUILD_TIMEOUT, TF_SHIM=0, TF_DC_ARTIFACTS (default
@@ -237,8 +238,8 @@ def sysinfo(r: Run) -> None:
 
 def start_install(r: Run) -> tuple[subprocess.Popen | None, float]:
     step = plan.BY_NAME["install"]
-    if r.only and "install" not in r.only:
-        return None, 0.0
+    if r.only and "install" not in r.only and not any(plan.BY_NAME[n].phase == "B" for n in r.only):
+        return None, 0.0  # no phase-B step wants it
     wheels = os.environ.get("TF_WHEELS") or (str(ROOT / ".whl") if (ROOT / ".whl").is_dir() else "")
     env = r.env(extra={"ROOT": str(ROOT), "WORK": str(r.work), "PYBASE": r.pybase, "STANDIN": r.standin,
                        "VENV": os.environ.get("TF_VENV") or str(r.work / "venv"), "WHEELS": wheels,
@@ -252,7 +253,7 @@ def start_install(r: Run) -> tuple[subprocess.Popen | None, float]:
 def finish_install(r: Run, proc: subprocess.Popen | None, until: float, started: float) -> tuple[str, list[str], str]:
     """Wait for the install; its summary line. Returns (phase B's python, its extra path, a tag for results)."""
     if proc is None:
-        r.summary.add("install", "SKIP", 0, "not in TF_STEPS: phase B runs on TF_PYTHON as it is")
+        r.summary.add("install", "SKIP", 0, "not in TF_STEPS, and no phase-B step is")
         return r.pybase, [str(ROOT)], ""
     late = False
     try:

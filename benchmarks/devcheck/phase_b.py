@@ -255,7 +255,7 @@ def instrumented(f):
         except (AttributeError, TypeError):
             print(f"  ({getattr(owner, '__name__', type(owner).__name__)}.{name} cannot be wrapped: {part} is not "
                   "split out)", flush=True)
-    passes = type(llvm.create_pass_builder(B.target_machine("sm_90", 1),
+    passes = type(llvm.create_pass_builder(B.target_machine(f.backend.arch, 1),
                                            llvm.create_pipeline_tuning_options(1)).getModulePassManager())
     patch(passes, "run", "ir passes")
     patch(llvm.TargetMachine, "emit_assembly", "nvptx emit")
@@ -420,6 +420,38 @@ def _alignment(rep: Report) -> bool:
     return ok
 
 
+def _limits(rep: Report) -> bool:
+    """Recursion just inside the backend's limit works and just past it is a ForthError naming recursion;
+    demos/gemm.fth's gemm2 (56 registers) at 1024 threads runs or is a ForthError naming THREADS."""
+    from pathlib import Path
+
+    from tileforth.core import ForthError
+    f = _forth()
+    ok = True
+    try:
+        lim = f.backend.caps.recursion_max
+        f.eval("1 1 1 GRID 32 1 1 THREADS : down ( n -- n ) DUP IF 1- RECURSE THEN ;")
+        for depth in (lim - 2, lim + 1):
+            try:
+                f.eval(f"{depth} down DROP")
+                got = "runs"
+            except ForthError as exc:
+                got = "ForthError naming recursion" if "recursion" in str(exc).lower() else first_line(exc)
+            rep.note(f"recursion {depth} deep (limit {lim}): {got}")
+            ok &= got == ("runs" if depth < lim else "ForthError naming recursion")
+        try:
+            f.eval((Path(__file__).resolve().parents[2] / "demos" / "gemm.fth").read_text(), source="gemm.fth")
+            f.eval("NN 32 / MM 32 / 1 GRID 1024 1 1 THREADS gemm2")
+            got = "runs"
+        except ForthError as exc:
+            got = "ForthError naming THREADS" if "THREADS" in str(exc) else first_line(exc)
+        rep.note(f"gemm2 at 1024 threads: {got}")
+        ok &= got in ("runs", "ForthError naming THREADS") and _alive(f)
+    finally:
+        _close(f)
+    return ok
+
+
 def _loop_cost(rep: Report) -> None:
     """The cost of one iteration of a REPL loop on one warp, and of the launch-wide step budget."""
     f = _forth()
@@ -434,9 +466,10 @@ def _loop_cost(rep: Report) -> None:
 
 
 def cases(rep: Report) -> None:
-    """REPL lines on cuda that pytest -m gpu does not cover: interop, alignment errors, a loop's cost."""
+    """REPL lines on cuda that pytest -m gpu does not cover: interop, alignment errors, limits, a loop's cost."""
     ok = _interop(rep)
     ok &= _alignment(rep)
+    ok &= _limits(rep)
     _loop_cost(rep)
     rep.verdict(ok)
 

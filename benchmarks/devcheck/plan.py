@@ -48,8 +48,9 @@ STEPS = [
          "launch, read-back"),
     Step("gpu_check", "B", 30, "benchmarks/gpu_check.py: the 4096^3 GEMM export through PyCUDA against "
          "torch.matmul"),
-    Step("cases", "B", 30, "REPL lines on cuda against the emulator that pytest -m gpu does not cover: CuPy/torch "
-         "arrays through f.kernel, misaligned and tile-alignment errors, the cost of a loop iteration"),
+    Step("cases", "B", 30, "REPL lines on cuda that pytest -m gpu does not cover: CuPy/torch arrays through "
+         "f.kernel, misaligned and tile-alignment errors, recursion at its limit, gemm2 at 1024 threads, the cost "
+         "of a loop iteration"),
     Step("pytest_gpu", "B", 45, "pytest -m gpu: the programs, errors and demos on cuda against the emulator"),
 ]
 BY_NAME = {s.name: s for s in STEPS}
