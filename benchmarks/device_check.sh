@@ -7,7 +7,7 @@
 # Here first: `bash benchmarks/fetch_wheels.sh` fills ./.whl (git-ignored) with the wheels, PyCUDA's sdist and
 # the artifacts phase A loads (.whl/devcheck, built by benchmarks/devcheck/build_artifacts.py). Then, with the
 # device tool:
-#   run(command="bash benchmarks/device_check.sh", carry=[".whl"], timeout_s=480)
+#   run(command="bash benchmarks/device_check.sh", carry=[".whl"], timeout_s=450)
 # $OUT/summary.txt is written step by step (a run cut by its limit still reports); $OUT also gets results.json,
 # sysinfo.log, install.log, phase_a.log, phase_b.log, pytest_gpu.log and logs.tar.gz.
 #

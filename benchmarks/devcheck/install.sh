@@ -10,7 +10,8 @@
 # (/usr/local/cuda), else .whl/cuda.
 #
 # Reads: ROOT WORK PYBASE VENV WHEELS OFFLINE STANDIN, and TF_INSTALL=0 (no venv: PYBASE as it is),
-# TF_BUILD_PYCUDA=0, TF_BUILD_TIMEOUT (PyCUDA's build, default 140 s), TF_SHIM=0.
+# TF_BUILD_PYCUDA=0, TF_BUILD_TIMEOUT (PyCUDA's build, default 140 s), TF_SHIM=0, TF_CACHE (where PyCUDA
+# is built, default build/devcheck-cache, git-ignored: a second run on a machine still warm uses that build).
 # Writes: $WORK/facts (KEY=value lines), $WORK/python (the interpreter for phase B), $WORK/extra_path and
 # $WORK/extra_bin (what phase B adds to PYTHONPATH and PATH).
 set -x
@@ -72,9 +73,19 @@ if [ -n "$STANDIN" ]; then
 elif "$PY" -c 'import pycuda.driver' 2>/dev/null; then
   echo "PYCUDA=real" >> "$WORK/facts"
 else
-  sdist=""; src=$WORK/pycuda-src; inc=""; libdir=$WORK/cudalib; stub_flags=""
+  # the build goes to a cache that a second run on the same (still warm) machine finds: TF_CACHE
+  cache=${TF_CACHE:-$ROOT/build/devcheck-cache}; src=$cache/pycuda-build
+  sdist=""; inc=""; libdir=$cache/cudalib; stub_flags=""
   [ -n "$WHEELS" ] && sdist=$(ls "$WHEELS"/pycuda-*.tar.gz 2>/dev/null | tail -1)
-  if [ -n "$sdist" ] && [ "${TF_BUILD_PYCUDA:-1}" != 0 ]; then
+  stamp="$(basename "${sdist:-none}") $("$PY" -c 'import sys; print(sys.version.split()[0])')"
+  d=$(ls -d "$src"/build/lib*/pycuda 2>/dev/null | head -1)
+  if [ -n "$d" ] && [ "$(cat "$src/.built" 2>/dev/null)" = "$stamp" ] \
+     && PYTHONPATH="$(dirname "$d")${PYTHONPATH:+:$PYTHONPATH}" "$PY" -c 'import pycuda.driver'; then
+    echo "### PyCUDA built by an earlier run: $d"
+    dirname "$d" >> "$WORK/extra_path"
+    echo "PYCUDA_BUILT=cached($stamp)" >> "$WORK/facts"
+    export PYTHONPATH="$(dirname "$d")${PYTHONPATH:+:$PYTHONPATH}"
+  elif [ -n "$sdist" ] && [ "${TF_BUILD_PYCUDA:-1}" != 0 ]; then
     echo "### building PyCUDA from $sdist"
     rm -rf "$src"; mkdir -p "$src" "$libdir"
     tar xzf "$sdist" -C "$src" --strip-components=1
@@ -115,6 +126,7 @@ else
         && timeout "${TF_BUILD_TIMEOUT:-140}" "$PY" "$HERE/build_pycuda.py" -j "$jobs"); then
       d=$(ls -d "$src"/build/lib*/pycuda 2>/dev/null | head -1)
       if [ -n "$d" ]; then
+        echo "$stamp" > "$src/.built"
         dirname "$d" >> "$WORK/extra_path"
         echo "PYCUDA_BUILT=$(basename "$sdist")" >> "$WORK/facts"
         export PYTHONPATH="$(dirname "$d")${PYTHONPATH:+:$PYTHONPATH}"
