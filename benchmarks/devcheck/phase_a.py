@@ -176,8 +176,8 @@ def gemm(rep: Report) -> None:
                 args = [u64(ops.ptrs["a"]), u64(ops.ptrs["bt" if g.transposed_b else "b"]), u64(ops.ptrs["c"]),
                         u64(n)]
 
-                def launch() -> None:
-                    d.launch(fn, g.grid(n), g.block(), args)
+                def launch(fn=fn, grid=g.grid(n), block=g.block(), args=args) -> None:
+                    d.launch(fn, grid, block, args)
                 launch()
                 d.sync()
                 good, err = ops.check()
