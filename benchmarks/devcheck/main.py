@@ -232,7 +232,8 @@ def sysinfo(r: Run) -> None:
         r.summary.add("sysinfo", "INFO", secs, f"GPU {gpu.strip()}; {brief}")
     else:
         r.summary.add("sysinfo", "SKIP" if r.standin else "FAIL", secs,
-                      f"no GPU (nvidia-smi: none){' [STAND-IN run]' if r.standin else ''}; {brief}")
+                      f"no GPU (nvidia-smi: none){' [STAND-IN run]' if r.standin else ''}; {brief}"
+                      + ("; (the stand-in drivers have no package metadata)" if r.standin else ""))
     r.flush()
 
 
