@@ -2,7 +2,7 @@
 # Fill ./.whl with what the GPU machine may lack to install `.[cuda,test]` OFFLINE, for
 # benchmarks/device_check.sh (which finds it there; the device tool carries it: carry [".whl"]).
 #
-#   bash benchmarks/fetch_wheels.sh            (a few minutes: downloads, then xz-packs llvmlite)
+#   bash benchmarks/fetch_wheels.sh            (a few minutes: downloads, xz-packs llvmlite, builds the artifacts)
 #
 # The device tool carries at most 64 MiB (working tree included), so .whl must stay under 60 MiB
 # (TF_WHEELS_LIMIT_MIB); the script measures it and fails when it is over. What goes in:
@@ -20,13 +20,18 @@
 #                    13.0, the H200 machine's driver) and libdevice.10.bc: enough to build PyCUDA
 #                    and to use FEXP/FSIN on a machine with a driver but no CUDA toolkit.
 #   cuda/ptxas.xz    only with TF_FETCH_PTXAS=1 (about 11 MiB): ptxas for the tests that assemble PTX.
+#   devcheck/        the cubins, PTX and launchers phase A of the device check loads (about 170 KiB),
+#                    built by benchmarks/devcheck/build_artifacts.py with the ptxas of CUDA
+#                    TF_CUDA_HEADERS (downloaded for that, not carried unless TF_FETCH_PTXAS=1).
 #
-# Left out, because a CUDA machine has them or they do not fit: numpy (16 MiB a wheel; the GPU
-# image has numpy 2.x; TF_FETCH_NUMPY=1 adds it) and nvidia-cuda-nvcc with nvidia-nvvm (47 + 75 MiB
-# as wheels). Without the nvcc wheel pip cannot satisfy the test extra's `nvidia-cuda-nvcc`, so
-# device_check.sh installs the other requirements and tileforth with --no-deps; ptxas then comes
-# from the machine's CUDA toolkit (/usr/local/cuda/bin) or cuda/ptxas.xz, and where neither exists
-# the tests that need ptxas (tests/test_ptx.py) are skipped there.
+# Left out, because a CUDA machine has them or they do not fit (benchmarks/devcheck/wheels.py):
+# numpy (16 MiB a wheel; the GPU image has numpy 2.x; TF_FETCH_NUMPY=1 adds it), nvidia-cuda-nvcc
+# with nvidia-nvvm (47 + 75 MiB as wheels), and the notebook test extra (ipython, ipykernel,
+# nbclient, nbformat and theirs, 16 MiB: tests/test_notebook.py skips without them). Without the
+# nvcc wheel pip cannot satisfy the test extra's `nvidia-cuda-nvcc`, so the device check installs
+# the other requirements and tileforth with --no-deps; ptxas then comes from the machine's CUDA
+# toolkit (/usr/local/cuda/bin) or cuda/ptxas.xz, and where neither exists the tests that need
+# ptxas (tests/test_ptx.py) are skipped there.
 #
 # Knobs: TF_WHEELS (default ./.whl), TF_FETCH_PYVERS, TF_FETCH_LLVMLITE, TF_FETCH_PTXAS,
 #        TF_FETCH_NUMPY, TF_CUDA_HEADERS, TF_PYCUDA_VERSION (default: the newest), TF_WHEELS_LIMIT_MIB,
@@ -63,18 +68,8 @@ PYCUDA_REQS=$(tar xzf "$SDIST" -O --wildcards '*/PKG-INFO' 2>/dev/null | sed -n 
 [ -n "$PYCUDA_REQS" ] || PYCUDA_REQS="pytools>=2011.2 platformdirs>=2.2.0 mako"
 echo "   $(basename "$SDIST"); its requirements: $PYCUDA_REQS"
 
-REQS=$("$PY" - <<'EOF'
-import re, tomllib
-p = tomllib.load(open("pyproject.toml", "rb"))
-reqs = list(p["project"]["dependencies"])
-for extra in ("test", "cuda"):
-    reqs += p["project"].get("optional-dependencies", {}).get(extra, [])
-reqs += p.get("build-system", {}).get("requires", [])
-skip = {"pycuda", "nvidia-cuda-nvcc", "llvmlite", "numpy"}  # each handled on its own below
-name = lambda r: re.split(r"[<>=!~;\[ ]", r, 1)[0].lower().replace("_", "-")
-print(" ".join(r.replace(" ", "") for r in reqs if name(r) not in skip))
-EOF
-)
+# tileforth's requirements (and its test and cuda extras) less what is not carried: benchmarks/devcheck/wheels.py
+REQS=$("$PY" benchmarks/devcheck/wheels.py fetch "$ROOT" | tr '\n' ' ')
 LLVMLITE_REQ=$("$PY" -c 'import tomllib; print(next(r for r in tomllib.load(open("pyproject.toml","rb"))["project"]["dependencies"] if r.startswith("llvmlite")).replace(" ", ""))')
 EXTRA="wheel"
 [ "${TF_FETCH_NUMPY:-0}" = 1 ] && EXTRA="$EXTRA numpy>=1.26"
@@ -123,12 +118,18 @@ cp "$LD" "$TMP/bits/nvvm/libdevice/"
 grep -m1 '#define CUDA_VERSION' "$TMP/bits/include/cuda.h" | sed 's/^/   /'
 tar -C "$TMP/bits" -cf - . | xz -9 > "$DEST/cuda/cuda-$CUDA_VER-headers.tar.xz"
 
-if [ "${TF_FETCH_PTXAS:-0}" = 1 ]; then
-  say "ptxas (nvidia-cuda-nvcc==$CUDA_VER.*), xz-packed"
-  pip_dl --no-deps --python-version 3.12 -d "$TMP/nvcc" "nvidia-cuda-nvcc==$CUDA_VER.*"
-  "$PY" -c 'import sys, zipfile; z = zipfile.ZipFile(sys.argv[1]); n = next(n for n in z.namelist() if n.endswith("/bin/ptxas")); sys.stdout.buffer.write(z.read(n))' \
-    "$(ls "$TMP/nvcc"/nvidia_cuda_nvcc-*.whl | tail -1)" | xz -9 -T0 > "$DEST/cuda/ptxas.xz"
-fi
+# ---- ptxas of the GPU machine's CUDA: it assembles the artifacts (and travels only with TF_FETCH_PTXAS=1) ----
+say "ptxas (nvidia-cuda-nvcc==$CUDA_VER.*)"
+pip_dl --no-deps --python-version 3.12 -d "$TMP/nvcc" "nvidia-cuda-nvcc==$CUDA_VER.*"
+"$PY" -c 'import sys, zipfile; z = zipfile.ZipFile(sys.argv[1]); n = next(n for n in z.namelist() if n.endswith("/bin/ptxas")); sys.stdout.buffer.write(z.read(n))' \
+  "$(ls "$TMP/nvcc"/nvidia_cuda_nvcc-*.whl | tail -1)" > "$TMP/ptxas"
+chmod +x "$TMP/ptxas"
+if [ "${TF_FETCH_PTXAS:-0}" = 1 ]; then xz -9 -T0 -c "$TMP/ptxas" > "$DEST/cuda/ptxas.xz"; fi
+
+# ---- the artifacts phase A of the device check loads (cubins and PTX), built here with that ptxas ----------
+say "device-check artifacts (benchmarks/devcheck/build_artifacts.py)"
+PYTHONPATH="$ROOT${PYTHONPATH:+:$PYTHONPATH}" "$PY" benchmarks/devcheck/build_artifacts.py --out "$DEST/devcheck" \
+  --ptxas "$TMP/ptxas" | sed 's/^/   /'
 
 # ---- the manifest, and the size --------------------------------------------------------------------
 {

@@ -388,3 +388,32 @@ def test_a_lost_context_another_library_holds_is_reset_for_every_holder(f, drv):
     np.testing.assert_array_equal(f.array("xs"), [4, 5])
     f.eval("3 4 +")  # the next line launches in the fresh context (the stand-in runs no kernels)
     assert drv.launches[-1].context == f.backend._primary.context.handle and drv.context_stack() == []
+
+
+OTHERS_LOST = ("another library in this process held the GPU context too, so it was reset for every holder: the GPU "
+               "memory of the other libraries (PyTorch tensors, CuPy arrays) was lost")
+
+
+def test_the_message_says_when_other_libraries_lost_their_gpu_memory(f, drv):
+    """A reset for every holder (cuDevicePrimaryCtxReset) frees what PyTorch or CuPy allocated in
+    the primary context too: the user must hear it. Where tileforth was the only holder (a plain
+    release and retain), nobody else lost anything, and the message does not say so."""
+    f.eval("1 2 + DROP")
+    drv.inject("launch", 700)
+    with pytest.raises(ForthError) as alone:
+        f.eval("1 2 +")
+    assert drv.stats["primary_hard_resets"] == 0 and LOST in str(alone.value)
+    assert OTHERS_LOST not in str(alone.value)
+    holder = drv.Device(0).retain_primary_context()  # PyTorch's or CuPy's reference
+    holder.push()
+    theirs = drv.mem_alloc(64)  # a tensor of theirs
+    drv.Context.pop()
+    drv.inject("launch", 700)
+    try:
+        with pytest.raises(ForthError) as shared:
+            f.eval("1 2 +")
+        assert drv.stats["primary_hard_resets"] == 1 and LOST in str(shared.value)
+        assert OTHERS_LOST in str(shared.value)
+        assert int(theirs) not in [a for a, _, _ in drv.allocations()]  # their memory is indeed gone
+    finally:
+        holder.detach()

@@ -1,7 +1,8 @@
 """A stand-in for CuPy, for tests on machines without a GPU: the few calls a launcher module
 (`tileforth compile --python`) makes -- ndarray (over device memory that is host buffers:
 see standin_device.py), zeros/empty/asarray/asnumpy, RawModule(path=...).get_function and
-launching the function, cuda.Device().synchronize, cuda.ExternalStream. Kernels do not run:
+launching the function (a PTX module, or a cubin for the device's sm_XY),
+cuda.Device().synchronize, cuda.ExternalStream. Kernels do not run:
 a launch reads its arguments as the device would, records them (`launches`) and calls the
 test's `on_launch` hooks.
 
@@ -174,19 +175,27 @@ class RawModule:
         if path is None:
             raise NotImplementedError("cupy stand-in: RawModule(path=...) only (no NVRTC)")
         data = open(path, "rb").read()  # noqa: SIM115
-        if data[:4] == b"\x7fELF":
-            raise NotImplementedError("cupy stand-in: loads PTX only (a cubin's parameters are not read)")
-        self.ptx = data.split(b"\0", 1)[0].decode()
-        if ".entry" not in self.ptx:
-            raise cuda.CUDADriverError("CUDA_ERROR_INVALID_IMAGE: device kernel image is invalid")
-        ok, log = _sd.assemble(self.ptx, f"sm_{''.join(map(str, cuda.COMPUTE_CAPABILITY))}")
-        if not ok:
-            raise cuda.CUDADriverError(f"CUDA_ERROR_INVALID_PTX: a PTX JIT compilation failed\n{log}")
+        self.entries = None  # a cubin's {entry: parameters}
+        if data[:4] == _sd.ELF_MAGIC:
+            info = _sd.cubin_entries(data)
+            if info is None:
+                raise cuda.CUDADriverError("CUDA_ERROR_INVALID_IMAGE: device kernel image is invalid")
+            if info[0] != cuda.COMPUTE_CAPABILITY[0] * 10 + cuda.COMPUTE_CAPABILITY[1]:
+                raise cuda.CUDADriverError("CUDA_ERROR_NO_BINARY_FOR_GPU: no kernel image is available for "
+                                           "execution on the device")
+            self.ptx, self.entries = "", info[1]
+        else:
+            self.ptx = data.split(b"\0", 1)[0].decode()
+            if ".entry" not in self.ptx:
+                raise cuda.CUDADriverError("CUDA_ERROR_INVALID_IMAGE: device kernel image is invalid")
+            ok, log = _sd.assemble(self.ptx, _sd.jit_arch(self.ptx, cuda.COMPUTE_CAPABILITY))
+            if not ok:
+                raise cuda.CUDADriverError(f"CUDA_ERROR_INVALID_PTX: a PTX JIT compilation failed\n{log}")
         self.device = cuda.Device().id
         modules_loaded[0] += 1
 
     def get_function(self, name: str) -> Function:
-        params = _sd.entry_params(self.ptx, name)
+        params = _sd.entry_params(self.ptx, name) if self.entries is None else self.entries.get(name)
         if params is None:
             raise cuda.CUDADriverError("CUDA_ERROR_NOT_FOUND: named symbol not found")
         return Function(self, name, params)

@@ -93,6 +93,9 @@ STICKY = ("an illegal memory access was encountered", "the launch timed out and 
           "operation not supported on global/shared address space", "invalid program counter",
           "unspecified launch failure")
 TOO_MANY_RESOURCES = "too many resources requested for launch"
+# the note when the primary context had to be reset for every holder (_reset_primary)
+RESET_FOR_ALL = ("another library in this process held the GPU context too, so it was reset for every holder: the GPU "
+                 "memory of the other libraries (PyTorch tensors, CuPy arrays) was lost; create their arrays again")
 
 
 def _driver():
@@ -281,6 +284,7 @@ class _Primary:
             if self.dead():
                 raise ForthError("the GPU context was lost and even a reset of the device's primary context left it "
                                  "unusable: restart the session (or use --backend cpu)")
+        notes = [RESET_FOR_ALL] if dead else []
         recs = sorted((rec for res in self.users for rec in res.allocs.values()), key=lambda r: r.addr)
         zeroed = 0
         with self.active():
@@ -304,8 +308,9 @@ class _Primary:
             for res in self.users:
                 res.make_abort_flag()
                 res.table_dirty = True
-        return [f"{zeroed} allocation(s) over {SHADOW_MAX >> 20} MiB had no host copy and were zeroed"] if zeroed \
-            else []
+        if zeroed:
+            notes.append(f"{zeroed} allocation(s) over {SHADOW_MAX >> 20} MiB had no host copy and were zeroed")
+        return notes
 
     def _alloc_at(self, addr: int, size: int, pads: list):
         """An allocation at `addr` (the driver hands out addresses in order; holes are padded)."""

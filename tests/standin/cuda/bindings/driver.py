@@ -15,10 +15,14 @@ cuMemcpyHtoD/DtoH move bytes with ctypes, after checking the device range lies i
 allocation of the current context (else INVALID_VALUE). Kernels do not run: cuLaunchKernel
 reads kernelParams (the address of an array of pointers, one per parameter) as the device
 would, each parameter as wide as the PTX entry declares it, records the launch (`launches`)
-and calls the test's `on_launch` hooks. Modules: PTX only (assembled with ptxas as the JIT).
+and calls the test's `on_launch` hooks. Modules: PTX (assembled with ptxas as the JIT, for
+sm_90a when the PTX targets it) or a cubin for the device's sm_XY (its entries' parameters read
+from the ELF, standin_device.cubin_entries); cuModuleLoadDataEx checks its JIT options (a list
+of CUjit_option and one value each; CU_JIT_OPTIMIZATION_LEVEL 0-4). Events time the host's
+wall clock between their records; cuMemsetD8, device attributes and names as the driver.
 
 Test hooks (not cuda-python): launches, on_launch, memory, view(ptr, nbytes), primary_refs(),
-context_stack(), allocations().
+context_stack(), allocations(), loads (each module load: (kind, jit options)).
 """
 from __future__ import annotations
 
@@ -26,6 +30,7 @@ import ctypes
 import enum
 import itertools
 import threading
+import time
 
 import standin_device as _sd
 
@@ -38,6 +43,7 @@ class CUresult(enum.IntEnum):
     CUDA_ERROR_INVALID_DEVICE = 101
     CUDA_ERROR_INVALID_IMAGE = 200
     CUDA_ERROR_INVALID_CONTEXT = 201
+    CUDA_ERROR_NO_BINARY_FOR_GPU = 209
     CUDA_ERROR_INVALID_PTX = 218
     CUDA_ERROR_INVALID_HANDLE = 400
     CUDA_ERROR_NOT_FOUND = 500
@@ -46,14 +52,52 @@ class CUresult(enum.IntEnum):
 
 _TEXT = {0: b"no error", 1: b"invalid argument", 2: b"out of memory", 3: b"initialization error",
          101: b"invalid device ordinal", 200: b"device kernel image is invalid", 201: b"invalid device context",
+         209: b"no kernel image is available for execution on the device",
          218: b"a PTX JIT compilation failed", 400: b"invalid resource handle", 500: b"named symbol not found",
          700: b"an illegal memory access was encountered"}
 _OK = CUresult.CUDA_SUCCESS
 
+class CUjit_option(enum.IntEnum):  # noqa: N801 - the driver's names
+    CU_JIT_MAX_REGISTERS = 0
+    CU_JIT_THREADS_PER_BLOCK = 1
+    CU_JIT_WALL_TIME = 2
+    CU_JIT_INFO_LOG_BUFFER = 3
+    CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES = 4
+    CU_JIT_ERROR_LOG_BUFFER = 5
+    CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6
+    CU_JIT_OPTIMIZATION_LEVEL = 7
+    CU_JIT_TARGET_FROM_CUCONTEXT = 8
+    CU_JIT_TARGET = 9
+    CU_JIT_FALLBACK_STRATEGY = 10
+    CU_JIT_GENERATE_DEBUG_INFO = 11
+    CU_JIT_LOG_VERBOSE = 12
+    CU_JIT_CACHE_MODE = 14
+
+
+class CUdevice_attribute(enum.IntEnum):  # noqa: N801
+    CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK = 1
+    CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK = 8
+    CU_DEVICE_ATTRIBUTE_WARP_SIZE = 10
+    CU_DEVICE_ATTRIBUTE_CLOCK_RATE = 13
+    CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT = 16
+    CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75
+    CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76
+    CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN = 97
+
+
+class CUfunction_attribute(enum.IntEnum):  # noqa: N801
+    CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK = 0
+    CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES = 1
+    CU_FUNC_ATTRIBUTE_NUM_REGS = 4
+
+
 launches: list[_sd.Launch] = []
 on_launch: list = []  # hooks: hook(launch), called after each launch is recorded (its context current)
+loads: list[tuple[str, dict]] = []  # each module loaded: ("ptx" or "cubin", {CUjit_option: value})
 memory = _sd.Memory()
 COMPUTE_CAPABILITY = (9, 0)
+NAME = b"stand-in H200"
+ATTRIBUTES = {1: 1024, 8: 49152, 10: 32, 13: 1_980_000, 16: 132, 97: 232448}
 
 
 class _Handle:
@@ -118,8 +162,12 @@ _contexts: dict[int, _Ctx] = {}
 
 
 class _Module:
-    def __init__(self, ctx: _Ctx, ptx: str) -> None:
+    def __init__(self, ctx: _Ctx, ptx: str, entries: dict | None = None) -> None:
         self.ctx, self.ptx, self.handle, self.loaded = ctx, ptx, next(_handles), True
+        self.entries = entries  # a cubin's {entry: parameters}; None: read them from the PTX
+
+    def params(self, name: str) -> list | None:
+        return _sd.entry_params(self.ptx, name) if self.entries is None else self.entries.get(name)
 
 
 def _stack() -> list[_Ctx]:
@@ -197,6 +245,23 @@ def cuDeviceGet(ordinal: int):  # noqa: N802
     if ordinal != 0:
         return (CUresult.CUDA_ERROR_INVALID_DEVICE, None)
     return (_OK, CUdevice(ordinal))
+
+
+def cuDeviceGetAttribute(attrib, dev):  # noqa: N802
+    if not _initialized[0]:
+        return (CUresult.CUDA_ERROR_NOT_INITIALIZED, None)
+    if not isinstance(dev, CUdevice):
+        raise TypeError("Argument 'dev' is not instance of type (expected <class 'CUdevice'>)")
+    code = int(attrib)
+    if code in (75, 76):
+        return (_OK, COMPUTE_CAPABILITY[code - 75])
+    return (_OK, ATTRIBUTES[code]) if code in ATTRIBUTES else (CUresult.CUDA_ERROR_INVALID_VALUE, None)
+
+
+def cuDeviceGetName(length: int, dev):  # noqa: N802
+    if not _initialized[0]:
+        return (CUresult.CUDA_ERROR_NOT_INITIALIZED, None)
+    return (_OK, NAME[:max(int(length) - 1, 0)])
 
 
 def cuDevicePrimaryCtxRetain(dev):  # noqa: N802
@@ -314,32 +379,78 @@ def cuMemcpyDtoH(dstHost, srcDevice, ByteCount: int):  # noqa: N802, N803
     return (_OK,)
 
 
+def cuMemsetD8(dstDevice, uc: int, N: int):  # noqa: N802, N803
+    err, ctx = _need()
+    if err:
+        return (err,)
+    dst = _device_range(ctx, _address(dstDevice), N)
+    if dst is None:
+        return (CUresult.CUDA_ERROR_INVALID_VALUE,)
+    dst[:] = int(uc) & 0xFF
+    return (_OK,)
+
+
 # ---- modules and launches ----------------------------------------------------------------------------
 
-def cuModuleLoadData(image):  # noqa: N802
+def _image(image) -> bytes:
+    """The image's bytes, as the driver finds them: a cubin by its ELF header's sizes, PTX up to its NUL."""
+    if isinstance(image, (bytes, bytearray)):
+        return bytes(image)
+    if isinstance(image, int):
+        head = ctypes.string_at(image, 64)
+        if head[:4] == _sd.ELF_MAGIC:  # the section headers end the file
+            shoff = int.from_bytes(head[0x28:0x30], "little")
+            entsize, count = int.from_bytes(head[0x3A:0x3C], "little"), int.from_bytes(head[0x3C:0x3E], "little")
+            return ctypes.string_at(image, shoff + entsize * count)
+        return ctypes.string_at(image)  # PTX: NUL-terminated text
+    try:
+        return bytes(memoryview(image).cast("B"))
+    except TypeError:
+        raise TypeError(f"Argument 'image' is not an address or a buffer: {type(image).__name__}") from None
+
+
+def _load(image, options: dict):
     err, ctx = _need()
     if err:
         return (err, None)
-    if isinstance(image, (bytes, bytearray)):
-        data = bytes(image)
-    elif isinstance(image, int):
-        data = ctypes.string_at(image, 4)
-        if data == b"\x7fELF":
-            return (CUresult.CUDA_ERROR_INVALID_IMAGE, None)  # the stand-in reads PTX only
-        data = ctypes.string_at(image)  # PTX: NUL-terminated text
+    data = _image(image)
+    if data[:4] == _sd.ELF_MAGIC:
+        info = _sd.cubin_entries(data)
+        if info is None:
+            return (CUresult.CUDA_ERROR_INVALID_IMAGE, None)
+        if info[0] != COMPUTE_CAPABILITY[0] * 10 + COMPUTE_CAPABILITY[1]:
+            return (CUresult.CUDA_ERROR_NO_BINARY_FOR_GPU, None)
+        loads.append(("cubin", options))
+        mod = _Module(ctx, "", info[1])
     else:
-        raise TypeError(f"Argument 'image' is not an address or a buffer: {type(image).__name__}")
-    if data[:4] == b"\x7fELF":
-        return (CUresult.CUDA_ERROR_INVALID_IMAGE, None)
-    ptx = data.split(b"\0", 1)[0].decode()
-    if ".entry" not in ptx:
-        return (CUresult.CUDA_ERROR_INVALID_IMAGE, None)
-    ok, _log = _sd.assemble(ptx, f"sm_{COMPUTE_CAPABILITY[0]}{COMPUTE_CAPABILITY[1]}")
-    if not ok:
-        return (CUresult.CUDA_ERROR_INVALID_PTX, None)
-    mod = _Module(ctx, ptx)
+        ptx = data.split(b"\0", 1)[0].decode()
+        if ".entry" not in ptx:
+            return (CUresult.CUDA_ERROR_INVALID_IMAGE, None)
+        ok, _log = _sd.assemble(ptx, _sd.jit_arch(ptx, COMPUTE_CAPABILITY))
+        if not ok:
+            return (CUresult.CUDA_ERROR_INVALID_PTX, None)
+        loads.append(("ptx", options))
+        mod = _Module(ctx, ptx)
     _modules[mod.handle] = mod
     return (_OK, CUmodule(mod.handle))
+
+
+def cuModuleLoadData(image):  # noqa: N802
+    return _load(image, {})
+
+
+def cuModuleLoadDataEx(image, numOptions: int, options, optionValues):  # noqa: N802, N803
+    options, values = list(options or []), list(optionValues or [])
+    if numOptions != len(options) or len(values) != len(options):
+        return (CUresult.CUDA_ERROR_INVALID_VALUE, None)
+    for opt in options:
+        if not isinstance(opt, CUjit_option):
+            raise TypeError("Argument 'options' is not instance of type (expected list[CUjit_option])")
+    chosen = dict(zip(options, values))
+    level = chosen.get(CUjit_option.CU_JIT_OPTIMIZATION_LEVEL, 4)
+    if not isinstance(level, int) or not 0 <= level <= 4:
+        return (CUresult.CUDA_ERROR_INVALID_VALUE, None)
+    return _load(image, chosen)
 
 
 def cuModuleUnload(hmod):  # noqa: N802
@@ -363,7 +474,7 @@ def cuModuleGetFunction(hmod, name: bytes):  # noqa: N802
     mod = _modules.get(int(hmod)) if isinstance(hmod, CUmodule) else None
     if mod is None:
         return (CUresult.CUDA_ERROR_INVALID_HANDLE, None)
-    params = _sd.entry_params(mod.ptx, name.decode() if isinstance(name, bytes) else str(name))
+    params = mod.params(name.decode() if isinstance(name, bytes) else str(name))
     if params is None:
         return (CUresult.CUDA_ERROR_NOT_FOUND, None)
     h = next(_handles)
@@ -397,4 +508,61 @@ def cuLaunchKernel(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockD
     launches.append(launch)
     for hook in list(on_launch):
         hook(launch)
+    return (_OK,)
+
+
+def cuFuncGetAttribute(attrib, hfunc):  # noqa: N802
+    err, _ = _need()
+    if err:
+        return (err, None)
+    if int(hfunc) not in _functions:
+        return (CUresult.CUDA_ERROR_INVALID_HANDLE, None)
+    return (_OK, {0: 1024, 1: 0, 4: 32}.get(int(attrib), 0))
+
+
+# ---- events: the host's wall clock between records -------------------------------------------------------
+
+class CUevent(_Handle):
+    pass
+
+
+_events: dict[int, float | None] = {}
+
+
+def cuEventCreate(Flags: int):  # noqa: N802, N803
+    err, _ = _need()
+    if err:
+        return (err, None)
+    h = next(_handles)
+    _events[h] = None
+    return (_OK, CUevent(h))
+
+
+def cuEventRecord(hEvent, hStream):  # noqa: N802, N803
+    err, _ = _need()
+    if err:
+        return (err,)
+    if not isinstance(hEvent, CUevent) or int(hEvent) not in _events:
+        return (CUresult.CUDA_ERROR_INVALID_HANDLE,)
+    _events[int(hEvent)] = time.perf_counter()
+    return (_OK,)
+
+
+def cuEventSynchronize(hEvent):  # noqa: N802, N803
+    if not isinstance(hEvent, CUevent) or int(hEvent) not in _events:
+        return (CUresult.CUDA_ERROR_INVALID_HANDLE,)
+    return (_OK,)
+
+
+def cuEventElapsedTime(hStart, hEnd):  # noqa: N802, N803
+    t0, t1 = _events.get(int(hStart)), _events.get(int(hEnd))
+    if t0 is None or t1 is None:
+        return (CUresult.CUDA_ERROR_INVALID_HANDLE, None)
+    return (_OK, (t1 - t0) * 1e3)
+
+
+def cuEventDestroy(hEvent):  # noqa: N802, N803
+    if int(hEvent) not in _events:
+        return (CUresult.CUDA_ERROR_INVALID_HANDLE,)
+    del _events[int(hEvent)]
     return (_OK,)
