@@ -70,7 +70,7 @@ def registers(log: str) -> dict[str, int]:
 
 
 def gemm_ptx(name: str, dtype: str, arch: str) -> str:
-    from tileforth.backends.cuda.ptx import word_ptx
+    from tileforth.export.kernels import word_ptx
     from tileforth.core import Forth
     f = Forth(backend="cpu")  # only its dictionary: the kernel runs on the GPU
     f.eval(kernels.gemm_source(name, dtype))
@@ -79,7 +79,7 @@ def gemm_ptx(name: str, dtype: str, arch: str) -> str:
 
 def line_ptx(setup: str, line: str, arch: str) -> str:
     """The PTX the cuda backend loads for `line` (one segment): segment_ptx of what the interpreter hands it."""
-    from tileforth.backends.cuda.ptx import segment_ptx
+    from tileforth.export.kernels import segment_ptx
     from tileforth.core import Forth
     f = Forth(backend="cpu")
     if setup:
