@@ -13,7 +13,7 @@ DOCS = Path(__file__).resolve().parents[1] / "docs" / "words.md"
 
 
 def test_docs_words_md_is_generated_from_the_tables():
-    assert DOCS.read_text() == markdown(Forth().dict), "run: python -m tileforth.core.session.reference > docs/words.md"
+    assert DOCS.read_text() == markdown(Forth().dict), "run: python -m tileforth.repl.wordsdoc > docs/words.md"
 
 
 def test_every_dictionary_word_is_documented():

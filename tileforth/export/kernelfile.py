@@ -41,16 +41,11 @@ from tileforth.core.front.reader import Token, parse_float, parse_integer, to_f3
 from tileforth.core.front.tree import Node
 from tileforth.core.lazy import ml_dtypes, np
 from tileforth.core.records import field, record
-from tileforth.core.session.datawords import read_npy
 from tileforth.core.compile.eltypes import BY_NAME, ElType
-from tileforth.core.session.hostwords import (
-    CLOSERS,
-    DEVICE_ARRAY_MAX,
-    OPENERS,
-    array_bytes_max,
-    check_shape,
-    host_memory_bytes,
-)
+from tileforth.core.session.building import CLOSERS, OPENERS
+from tileforth.core.session.words.arraydata import read_npy
+from tileforth.core.session.words.arrays import DEVICE_ARRAY_MAX, array_bytes_max, host_memory_bytes
+from tileforth.core.session.words.launch import check_shape
 from tileforth.core.session.interpreter import Collector, Forth
 
 TYPE_NAMES = " ".join(t.lower() for t in BY_NAME)

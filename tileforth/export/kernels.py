@@ -21,7 +21,7 @@ from tileforth.backends.cuda.target import NvptxTarget
 from tileforth.core.compile.compiler import Compiler, KernelModule
 from tileforth.core.errors import ForthError
 from tileforth.core.front.dictionary import Colon
-from tileforth.core.session.hostwords import export_memory
+from tileforth.core.session.words.arrays import export_memory
 
 from .kernelfile import (
     KernelSpec,

@@ -27,7 +27,7 @@ import threading
 from contextlib import contextmanager
 from typing import Iterable
 
-from tileforth.core.session.syswords import set_step_budget
+from tileforth.core.session.words.system import set_step_budget
 
 from .args import KERNEL_COMMANDS, SERVER_COMMANDS, parse_args
 from .display import Display

@@ -46,7 +46,7 @@ from .launcherrors import word_at
 from .views import WIDTH, Lines, Span, View
 
 if TYPE_CHECKING:
-    from .interpreter import Forth
+    from .api import Session as Forth
 
 TRACE_CAP = 4 << 20  # records a profiled launch keeps (32 bytes each, zero pages until written)
 WARP = 32

@@ -50,7 +50,7 @@ from ..front.tree import (
 
 if TYPE_CHECKING:
     from ..front.dictionary import Colon
-    from .interpreter import Forth
+    from .api import Session as Forth
 
 
 # what every step-budget error says (words/system.py has the words, tileforth/repl/cli.py the option)

@@ -33,16 +33,15 @@ from ..lazy import np
 from ..records import record
 from .device import Device, DeviceSnapshot, load_backend
 from .hostexec import device_ok, run_host
-from .words import WORDS
-from .words.control import CLOSERS, OPENERS, Frame
-from .words.definitions import definition_text
+from .words.table import WORDS
+from .building import CLOSERS, OPENERS, Frame, definition_text
 from .launcherrors import divergence_error, launch_error, word_at
 from .output import format_output
 from .output import ranges as _ranges
 from .parts import Builder, DataSnapshot, DataSpace, HostIO, InputSnapshot, TextInput, Views
 from .tokens import Tokens
 from .wordlists import Dictionary, DictionarySnapshot
-from .words.textin import note_in, sync_in
+from .inputpos import note_in, sync_in
 
 if TYPE_CHECKING:
     from .reference import Entry
@@ -315,8 +314,8 @@ class Forth:
     def profile(self) -> builtins.dict | None:
         """The last PROFILE's figures as data: per load/store site and per launch
         (tileforth/core/session/accessprofile.py); None before the first PROFILE."""
-        from .accessprofile import last
-        return last(self)
+        view = self.views.last_profile
+        return view.data() if view is not None else None
 
     def kernel(self, word: str) -> Callable[..., None]:
         """A Python callable that runs `word` over a grid: arguments are its

@@ -26,7 +26,7 @@ from .hostexec import RAISE_BUDGET
 from .output import ranges as _ranges
 
 if TYPE_CHECKING:
-    from .interpreter import Forth
+    from .api import Session as Forth
 
 THROW_CODES = {L.E_UNDERFLOW: -4, L.E_OVERFLOW: -3, L.E_FUNDERFLOW: -45, L.E_FOVERFLOW: -44, L.E_BAD_ADDR: -9,
                L.E_ALIGN: -23, L.E_DIV0: -10, L.E_RECURSION: -5, L.E_STACK: -5,

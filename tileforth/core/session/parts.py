@@ -91,7 +91,7 @@ class Builder:
         self.colon: "Colon | None" = None
         self.interpreting = False  # `[` inside a definition: words run until `]`
         self.interp_floor = 0  # the definition's open control structures at `[` (paused until `]`)
-        self.frames: list[Any] = []  # hostwords.Frame: the open control structures
+        self.frames: list[Any] = []  # building.Frame: the open control structures
         self.colon_text: list[str] = []  # an open definition's lines from earlier f.evals
         self.colon_start: "tuple[Reader | None, SourcePos | None]" = (None, None)  # where `:` was read
         self.segment: list["Node"] = []

@@ -27,7 +27,7 @@ from typing import Iterable
 
 from ..front.dictionary import HostWord
 from ..records import record
-from .words import WORDS
+from .words.table import WORDS
 
 
 @record(frozen=True)

@@ -15,45 +15,16 @@ import itertools
 from typing import TYPE_CHECKING
 
 from ...compile.primitives import TABLE as PRIMS
-from ...errors import ForthError, SourcePos
+from ...errors import ForthError
 from ...front.dictionary import Colon
 from ...front.reader import Token
 from ...front.tree import Begin, Break, Do, Exit, If, Jump, Label, Leave, Lit, Node, Prim, Recurse
-from ...records import field, record, replace
+from ...records import replace
+from ..building import CLOSERS, OPENERS, Frame
 from .table import host, immediate
 
 if TYPE_CHECKING:
     from ..interpreter import Forth
-
-
-@record
-class Frame:
-    """An open control structure while code is being built."""
-
-    kind: str  # if else begin while while2 do case of endof, dest rest (CS-PICK), orig fdest (jumps: CS-ROLL)
-    pos: SourcePos
-    a: list[Node] = field(default_factory=list)
-    b: list[Node] = field(default_factory=list)
-    query: bool = False
-    exit: list[Node] = field(default_factory=list)  # a WHILE's exit path, after REPEAT or ELSE (see i_repeat)
-    exiting: bool = False
-    label: int = 0  # orig, fdest: the Label their jumps go to (their `a` is the list the jumps are in)
-
-    def items(self) -> list[Node]:
-        if self.exiting:
-            return self.exit
-        return self.b if self.kind in ("else", "while", "endof") else self.a
-
-
-CLOSERS = {"if": "THEN", "else": "THEN", "begin": "UNTIL, AGAIN or WHILE ... REPEAT", "while": "REPEAT",
-           "while2": "REPEAT ... THEN",
-           "do": "LOOP or +LOOP", "case": "ENDCASE", "of": "ENDOF", "endof": "ENDCASE",
-           "dest": "UNTIL", "rest": "the loop's UNTIL or AGAIN", "orig": "THEN", "fdest": "UNTIL, AGAIN or REPEAT"}
-
-
-OPENERS = {"if": "IF", "else": "ELSE", "begin": "BEGIN", "while": "WHILE", "while2": "WHILE", "do": "DO",
-           "case": "CASE", "of": "OF", "endof": "OF", "dest": "CS-PICK", "rest": "a jump back made with CS-PICK",
-           "orig": "IF or AHEAD", "fdest": "BEGIN"}
 
 
 def _open(kind: str):

@@ -6,14 +6,15 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ...compile.primitives import TABLE as PRIMS
-from ...errors import ForthError, SourcePos
+from ...errors import ForthError
 from ...front.dictionary import Colon, Constant
-from ...front.reader import Reader, Token
+from ...front.reader import Token
 from ...front.tree import Call, HostOp, Lit, LocalGet, LocalSet, Prim
 from ...lazy import np
 from ..hostexec import EXIT
 from .compiling import _compiling, _entry
 from .dataspace import _align, _allot
+from ..building import definition_text
 from .table import INTERPRETING, NAME_NEXT, NEW, NEW_NAME, Parse, host, immediate
 from .textin import _name
 
@@ -81,28 +82,6 @@ def i_colon(f: "Forth", tok: Token, named: bool = True) -> None:
                     anonymous=not named)
     f.colon_start = (f.reader, tok.pos)
     f.colon_text = []
-
-
-def definition_text(f: "Forth", reader: Reader, end: SourcePos | None = None) -> list[str] | None:
-    """The open definition's lines as read so far through `reader`, up to
-    `end` (or the end of the source): from its `:` in this source, or after
-    the lines kept from earlier f.eval calls (Forth.colon_text, a file fed line
-    by line); None when neither holds (a definition begun inside EVALUATE)."""
-    stop = None if end is None else end.line - reader.first_line + 1
-    start_reader, start = getattr(f, "colon_start", (None, None))
-    if start_reader is reader and start is not None:
-        first = start.line - reader.first_line
-        # one slice (lines[:stop][first:] is lines[first:stop] when first >= 0): no copy of the lines before
-        kept, lines = [], reader.lines[first:stop] if first >= 0 else reader.lines[:stop][first:]
-    elif f.colon_text and reader is f.line_reader:
-        kept, start, lines = f.colon_text, None, reader.lines[:stop]
-    else:
-        return None
-    if end is not None:
-        lines[-1] = lines[-1][:end.col]
-    if start is not None:
-        lines[0] = lines[0][start.col - 1:]
-    return kept + lines
 
 
 @immediate(";", "( -- )", "End a colon definition.", ": square DUP * ;", wordset="CORE")

@@ -17,6 +17,7 @@ from ...errors import ForthError
 from ...front.reader import Reader, Token
 from ...front.tree import HostOp, Lit, Prim
 from ...lazy import np
+from ..inputpos import note_in, offset, sync_in  # noqa: F401 - >IN's words use them
 from .table import INTERPRETING, NEXT_WORD, RUNTIME_INPUT, WORD, Parse, comment, host, immediate, text
 
 if TYPE_CHECKING:
@@ -74,38 +75,6 @@ def source(f: "Forth") -> tuple[int, int, str]:
             f.backend.write(buf.addr, np.frombuffer(data, np.uint8))
         buf.shown = (r, r.row)
     return buf.addr, len(data), line
-
-
-def sync_in(f: "Forth") -> None:
-    """Before the interpreter reads on, while `>IN` is in use on this line: a
-    value Forth code stored there moves the reader."""
-    buf = f.input
-    if buf is None or buf.live is None:
-        return
-    r, row = buf.live
-    if r is not f.reader or r.row != row:
-        buf.live = None
-        return
-    f.flush_segment()
-    col = int(f.backend.read(buf.in_cell, 8).view(np.int64)[0])
-    if col != buf.written:
-        r.col = max(0, col)
-        r.past_delimiter = True
-
-
-def note_in(f: "Forth") -> None:
-    """After the interpreter read a word, while `>IN` is in use: the cell follows the reader."""
-    buf = f.input
-    if buf is not None and buf.live is not None and buf.live[0] is f.reader:
-        buf.written = offset(f)
-        f.write_cell(buf.in_cell, buf.written)
-
-
-def offset(f: "Forth") -> int:
-    """>IN: the reader stops at the blank after a word; the standard's offset is past it."""
-    r = f.reader
-    line = r.lines[r.row] if r.row < len(r.lines) else ""
-    return r.col + 1 if r.col < len(line) and not r.past_delimiter else r.col
 
 
 def _name(f: "Forth", tok: Token) -> Token:
