@@ -20,7 +20,7 @@ import ml_dtypes
 import numpy as np
 import pytest
 from tileforth.core import Forth, ForthError
-from tileforth.repl import views
+from tileforth.repl import render as views
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "tiles.md"
 FENCE = re.compile(r"^```([\w-]+)\n(.*?)^```\s*$", re.MULTILINE | re.DOTALL)

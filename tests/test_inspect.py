@@ -22,7 +22,7 @@ from rich.console import Console
 
 from tileforth.core import Forth, ForthError
 from tileforth.core.session.reference import entries
-from tileforth.repl import views as rviews
+from tileforth.repl import render as rviews
 from tileforth.repl.display import Display
 
 WARP = 32
@@ -568,7 +568,7 @@ def test_view_tile_values_are_heat_coloured(f):
     _, lines = render("tile", view, colour=True, color_system="truecolor")
     styles = {str(span.style) for line in lines for span in line.spans if " on #" in str(span.style)}
     # every value is 2.0: the most positive colour of the palette
-    from tileforth.repl import views
+    from tileforth.repl import render as views
     assert {s.split(" on ")[1] for s in styles} == {views.PALETTE[-2]}
 
 

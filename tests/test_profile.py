@@ -14,7 +14,7 @@ import pytest
 from tileforth.core.records import replace
 from tileforth.core import Forth, ForthError
 from tileforth.core.session import accessprofile as profile
-from tileforth.repl import views as rviews
+from tileforth.repl import render as rviews
 
 SETUP = "32 1 1 THREADS  4096 F32 ARRAY xs  4224 SHARED: sh"
 

@@ -27,7 +27,7 @@ import numpy as np
 import pytest
 from rich.console import Console
 from tileforth.core import Forth
-from tileforth.repl import views
+from tileforth.repl import render as views
 from tileforth.repl.display import Display
 from tileforth.repl.prompt import _toolbar
 from tileforth.repl.session import Session

@@ -8,8 +8,8 @@ the same numbers the inputs are built from, not copied from the program.
 import numpy as np
 import pytest
 
-from tileforth.repl import views
-from tileforth.repl.views import Glyphs, caret_line, fit_line, stack_entries, summarize
+from tileforth.repl import render as views
+from tileforth.repl.render import Glyphs, caret_line, fit_line, stack_entries, summarize
 
 ELL, DASH, TIMES = "…", "–", "×"
 

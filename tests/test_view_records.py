@@ -15,7 +15,7 @@ from tileforth.core import Forth
 
 from tileforth.core.session import output
 from tileforth.core.session import views as records
-from tileforth.repl import views as rviews
+from tileforth.repl import render as rviews
 
 CORE = pathlib.Path(records.__file__).parent
 

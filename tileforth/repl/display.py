@@ -53,9 +53,9 @@ class Display:
 
     @cached_property
     def glyphs(self):
-        from . import views
+        from . import render
 
-        return views.Glyphs.for_encoding(getattr(self.out, "encoding", None))
+        return render.Glyphs.for_encoding(getattr(self.out, "encoding", None))
 
     @classmethod
     def standard(cls) -> "Display":
@@ -63,9 +63,9 @@ class Display:
 
     @property
     def width(self) -> int:
-        from . import views
+        from . import render
 
-        return min(self.out_console.width, views.WIDTH)
+        return min(self.out_console.width, render.WIDTH)
 
     def echo(self, line: str) -> None:
         """A source line as typed at the prompt (`tileforth --echo`): `> line`,
@@ -87,9 +87,9 @@ class Display:
 
     def stacks(self, forth) -> None:
         """The data and float stacks, then the tile stack if not empty."""
-        from . import views
+        from . import render
 
-        lines = views.render_stack_view(stacks_record(forth), width=self.width, glyphs=self.glyphs,
+        lines = render.render_stack_view(stacks_record(forth), width=self.width, glyphs=self.glyphs,
                                         colour=self.colour)
         for line in lines:
             self.out_console.print(line)
@@ -106,11 +106,11 @@ class Display:
         do).  `.S` shows the same stack view as after a line, colour or not."""
         from rich.console import Console
 
-        from . import views
+        from . import render
 
-        if kind not in ("stacks", *views.OWN_LAYOUT) and not self.colour:
+        if kind not in ("stacks", *render.OWN_LAYOUT) and not self.colour:
             return None
-        lines = views.render(kind, view, width=self.width, colour=self.colour, glyphs=self.glyphs)
+        lines = render.render(kind, view, width=self.width, colour=self.colour, glyphs=self.glyphs)
         buf = io.StringIO()
         con = Console(file=buf, width=self.width, highlight=False, soft_wrap=True,
                       force_terminal=self.colour, no_color=not self.colour,
@@ -123,9 +123,9 @@ class Display:
         return text
 
     def _stacks_plain(self, forth) -> str:
-        from . import views
+        from . import render
 
-        lines = views.render_stack_view(stacks_record(forth), width=self.width, glyphs=self.glyphs, colour=False)
+        lines = render.render_stack_view(stacks_record(forth), width=self.width, glyphs=self.glyphs, colour=False)
         return "\n".join(line.plain for line in lines)
 
     def stacks_after(self, forth, output: str) -> None:
@@ -153,7 +153,7 @@ class Display:
         `located` adds "file:line:col:"; at the prompt the line is in view
         (but not a failing word's definition: where that is, is always said).
         """
-        from . import views
+        from . import render
 
         where = result.where if located or result.running else None
         self.out.flush()
@@ -165,7 +165,7 @@ class Display:
             self.err.write("".join(traceback.format_exception(type(e), e, e.__traceback__)))
         else:
             self.err_console.print(
-                views.render_error(result.error, where=where,
+                render.render_error(result.error, where=where,
                                    source_line=result.source_line, running=result.running if located else None))
         self.err.flush()
 

@@ -29,7 +29,7 @@ Options of `%%forth` (and of `%forth_session`):
     --new                       a fresh session (on the same backend unless --backend says otherwise)
     --no-stacks                 leave out the stacks after the cell
 
-The session and the views are the REPL's own (tileforth/repl/session.py, tileforth/repl/views.py);
+The session and the views are the REPL's own (tileforth/repl/session.py, tileforth/repl/render.py);
 core knows nothing of this module.  IPython is imported only by
 `load_ipython_extension`, so the module itself imports without it.
 """
@@ -52,7 +52,7 @@ from tileforth.core.records import field, record
 
 from ..core.session.output import format_numbers
 from ..core.session.views import WIDTH, tile_label, tile_stats
-from . import views
+from . import render
 from .session import Bye, LineResult, Session
 
 MARK = "\ue000"  # a private-use character around a view's number in the line's output
@@ -147,7 +147,7 @@ def _error_text(result: LineResult) -> Text:
         text.append("internal error (a bug in tileforth, please report it): ", style="bold red")
         text.append(f"{type(e).__name__}: {e}")
         return text
-    return views.render_error(result.error, where=result.where, source_line=result.source_line,
+    return render.render_error(result.error, where=result.where, source_line=result.source_line,
                               running=result.running)
 
 
@@ -160,8 +160,8 @@ def plain_error(result: LineResult) -> str:
 
 def plain_view(kind: str, view) -> str:
     """A view as the REPL prints it without a terminal (Display.inspect_view)."""
-    if kind in ("stacks", *views.OWN_LAYOUT):
-        lines = views.render(kind, view, width=WIDTH, colour=False)
+    if kind in ("stacks", *render.OWN_LAYOUT):
+        lines = render.render(kind, view, width=WIDTH, colour=False)
         return "".join(line.plain.rstrip() + "\n" for line in lines)
     return view.plain()
 
@@ -204,7 +204,7 @@ def heat_table(values, *, is_float: bool = True, base: int = 10, numbers: bool =
         row_labels = [str(r * cols) for r in range(rows)]
         col_labels = [f"+{c}" for c in range(cols)]
     rows, cols = v.shape
-    levels = views.tile_levels(v.astype(np.float64)) if v.size else v
+    levels = render.tile_levels(v.astype(np.float64)) if v.size else v
     out = [TABLE.format(cls=cls, size=11 if numbers else 9)]
     if caption:
         out.append(f'<caption style="text-align:left;font-weight:bold">{html.escape(caption)}</caption>')
@@ -217,7 +217,7 @@ def heat_table(values, *, is_float: bool = True, base: int = 10, numbers: bool =
             if text == "":  # past the end of a vector
                 cells.append("<td></td>")
                 continue
-            bg = views.PALETTE[int(levels[r, c])]
+            bg = render.PALETTE[int(levels[r, c])]
             title = f"({r},{c}) {text}"
             if numbers:
                 cells.append(f'<td title="{title}" style="background:{bg};color:{_contrast(bg)};padding:1px 4px;'
@@ -243,7 +243,7 @@ def lane_table(lanes: np.ndarray, block: tuple[int, int]) -> str:
         cells = [HEAD.format(r)]
         for c in range(cols):
             lane = int(lanes[r, c])
-            bg = views.lane_colour(lane)
+            bg = render.lane_colour(lane)
             left = "2px solid #555" if c and c % bc == 0 else "1px solid #fff"
             top = "2px solid #555" if r and r % br == 0 else "1px solid #fff"
             cells.append(f'<td title="({r},{c}) lane {lane}" style="background:{bg};color:#000;padding:1px 4px;'
@@ -263,7 +263,7 @@ def _tile_panel(t) -> str:
 
 def _note_lines(view, keep) -> list[Text]:
     """The record's own lines whose first span's tag is in `keep`, styled."""
-    return [line for line, raw in zip(views.styled(view), view.lines(HTML_WIDTH)) if raw and raw[0][1] in keep]
+    return [line for line, raw in zip(render.styled(view), view.lines(HTML_WIDTH)) if raw and raw[0][1] in keep]
 
 
 def html_view(kind: str, view) -> str:
@@ -271,7 +271,7 @@ def html_view(kind: str, view) -> str:
     arrays, rich's HTML for the rest."""
     try:
         if kind == "stacks":
-            out = _rich_html(views.stack_lines(view, width=HTML_WIDTH))
+            out = _rich_html(render.stack_lines(view, width=HTML_WIDTH))
             if view.tiles:
                 head = Text()
                 head.append("tiles", style="bold cyan")
@@ -295,7 +295,7 @@ def html_view(kind: str, view) -> str:
             shape = "x".join(map(str, v.shape))
             return heat_table(v, is_float=view.is_float, base=base,
                               caption=f"{view.name}: {shape} {view.eltype.lower()}")
-        return _rich_html(views.render(kind, view, width=HTML_WIDTH, colour=True))
+        return _rich_html(render.render(kind, view, width=HTML_WIDTH, colour=True))
     except Exception:  # a view never fails the cell: its plain text will do
         return PRE.format(code=html.escape(plain_view(kind, view).rstrip("\n")))
 

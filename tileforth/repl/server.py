@@ -312,7 +312,7 @@ def warm_up() -> None:
     import gc
     import importlib
 
-    for name in ("tileforth.repl.cli", "tileforth.repl.views", "rich.console", "tileforth.export.kernelfile",
+    for name in ("tileforth.repl.cli", "tileforth.repl.render", "rich.console", "tileforth.export.kernelfile",
                  "ml_dtypes",  # a plain run leaves it to the first bf16 dtype (about a second): here it is paid once
                  "tileforth.export.kernels"):  # the last makes PTX only: no GPU is touched
         importlib.import_module(name)

@@ -38,7 +38,7 @@ class Session:
     arch: str = "sm_80"  # the GPU architecture that words showing PTX (SEE-PTX) compile for
 
     def __post_init__(self) -> None:
-        from .words import install
+        from .listing import install
 
         install(self.forth)  # WORDS: the user's words first, then the built-ins by group
 

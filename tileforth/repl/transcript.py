@@ -22,7 +22,7 @@ from tileforth import registry
 from .cli import run_lines
 from .display import Display
 from .session import Session
-from .views import Glyphs
+from .render import Glyphs
 
 WIDTH = 80
 

@@ -5,7 +5,7 @@ in BASE, as `.` prints it), `format_float` (F.'s shortest digits),
 `format_fs` (FS. and FE.), `float_digits` (their digits, and REPRESENT's),
 `format_f32` (a float-stack entry in a view), `format_numbers` (the cells of
 a matrix or tile view, rounded alike).  The inspection views (tileforth/core/session/views.py)
-and the REPL's (tileforth/repl/views.py) use these.
+and the REPL's (tileforth/repl/render.py) use these.
 
 Each output record is (thread, kind, aux, value). Threads that printed the
 same text are shown once; when threads differ, each group is shown with its

@@ -16,7 +16,7 @@ hold numpy arrays, whose == compares elements).
 `record.lines(width)` lays a record out once, as lines of spans
 `(text, tag)`; `record.plain()` is their text, which is what `Forth.eval`
 returns.  A front end renders the same lines with styles chosen by tag
-(tileforth/repl/views.py), or draws the record's data its own way (the REPL's stack
+(tileforth/repl/render.py), or draws the record's data its own way (the REPL's stack
 summary, a large matrix as a heat map).  Tags say what a span is, never how
 it looks:
 

@@ -8,7 +8,7 @@ code generated for a word, and the reference entry of any word.
 
 Each word reads the session and makes a view record (tileforth/core/session/views.py): data,
 no text.  `show` hands it to the front end's hook `Forth.display(kind,
-record) -> str | None` (the REPL renders it with colour, tileforth/repl/views.py);
+record) -> str | None` (the REPL renders it with colour, tileforth/repl/render.py);
 when there is no hook, or it returns None or fails, the record's plain text
 (`record.plain()`) is the word's output, which is what `Forth.eval` returns.
 """

@@ -625,7 +625,7 @@ def matrix_heatmap(view, glyphs: Glyphs, width: int) -> list[Text]:
 
 
 def _see_lines(view, width: int):
-    from .words import definition_lines
+    from .listing import definition_lines
 
     return definition_lines(view)
 
