@@ -605,7 +605,7 @@ class CpuBackend(Backend):
     # ---- launching ----------------------------------------------------------
     def launch(self, handle: CpuKernel, shape: LaunchShape, base_addr: int, shared_bytes: int, steps: int,
                sites: "Sites | None" = None) -> LaunchResult:
-        if shape != self.shape:
+        if shape is not self.shape and shape != self.shape:
             raise ValueError(f"launch over {shape}, but the stacks are {self.shape}'s: set_shape first")
         thr = self.thr
         shared = self.shared_base()  # first: making the region rebuilds the allocation table

@@ -667,7 +667,7 @@ class CudaBackend(Backend):
 
     def launch(self, handle: CudaKernel, shape: LaunchShape, base_addr: int, shared_bytes: int, steps: int,
                sites: object = None) -> LaunchResult:
-        if shape != self.shape:
+        if shape is not self.shape and shape != self.shape:
             raise ValueError(f"launch over {shape}, but the stacks are {self.shape}'s: set_shape first")
         self._check_block(handle, shape)
         if shared_bytes > self.caps.shared_bytes:

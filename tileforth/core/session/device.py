@@ -102,7 +102,7 @@ class Device:
         with what else changes its code) and launch them over the shape; returns what the
         launch left and the tile stack the kernel ends with."""
         shape = self.shape
-        key = (shape, self.checked, tuple(self.tiles), *key)
+        key = (shape.grid, shape.block, self.checked, tuple(self.tiles), *key)
         kernel = self.kcache.pop(key, None)
         timing: dict[str, float] = {}
         t0 = time.perf_counter()

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import builtins  # `dict` in Forth's body is the façade's name for FORTH-WORDLIST
 import math
+from operator import attrgetter
 import os
 import struct
 import time
@@ -107,21 +108,19 @@ class Collector:
 
 
 class _Part:
-    """A name of the `Forth` façade that is an attribute of one of its parts (read and set there)."""
+    """A name of the `Forth` façade that is an attribute of one of its parts: when the class is
+    made it becomes a property reading and setting it there (its getter is operator.attrgetter,
+    so a read costs about what an attribute's does)."""
 
     def __init__(self, part: str, name: str = "") -> None:
         self.part, self.name = part, name
 
-    def __set_name__(self, owner: type, name: str) -> None:
-        self.name = self.name or name
+    def __set_name__(self, owner: type, facade: str) -> None:
+        part, target = self.part, self.name or facade
 
-    def __get__(self, obj: Any, owner: type | None = None) -> Any:
-        if obj is None:
-            return self
-        return getattr(getattr(obj, self.part), self.name)
-
-    def __set__(self, obj: Any, value: Any) -> None:
-        setattr(getattr(obj, self.part), self.name, value)
+        def set_(obj: Any, value: Any) -> None:
+            setattr(getattr(obj, part), target, value)
+        setattr(owner, facade, property(attrgetter(f"{part}.{target}"), set_, doc=f"the {part} part's {target}"))
 
 
 @record(frozen=True)

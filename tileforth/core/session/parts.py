@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Callable
 
+from ..lazy import np
 from ..records import record
 
 if TYPE_CHECKING:
@@ -56,11 +57,9 @@ class DataSpace:
         self.write_cell(self.base_addr, 10)
 
     def read_cell(self, addr: int) -> int:
-        from ..lazy import np
         return int(self._backend.read(addr, 8).view(np.int64)[0])
 
     def write_cell(self, addr: int, value: int) -> None:
-        from ..lazy import np
         self._backend.write(addr, np.array([value], np.int64))
 
     def base(self) -> int:
