@@ -5,6 +5,8 @@ too). Read from the source with `ast`.
     tileforth/core       imports neither tileforth.repl, tileforth.backends nor tileforth.export,
                          in any form, not even by a string naming one of their modules
     tileforth/backends   imports nothing from tileforth.core.session, tileforth.export, tileforth.repl
+    tileforth/export     a client of the session and the nvptx target: imports no front end (repl, rich,
+                         prompt_toolkit)
     the whole package    has no import cycle (a module's own package __init__ aside: Python runs it
                          first, but no module names it)
 """
@@ -125,6 +127,27 @@ def test_backends_import_nothing_from_the_session_or_export():
     bad = [(a, b) for a, deps in graph().items() if a.startswith("tileforth.backends") for b in deps
            if b.startswith(banned) or b == "tileforth.core"]
     assert bad == []
+
+
+def test_export_imports_no_front_end():
+    bad = [(a, b) for a, deps in graph().items() if a.startswith("tileforth.export") for b in deps
+           if b.startswith("tileforth.repl")]
+    assert bad == []
+    outside = [(name, m) for name, path in modules().items() if name.startswith("tileforth.export")
+               for m in external_imports(path) if m.split(".")[0] in ("rich", "prompt_toolkit")]
+    assert outside == []
+
+
+def external_imports(path: Path) -> set[str]:
+    """The absolute module names a file imports, anywhere in its code."""
+    tree = ast.parse(path.read_text())
+    out: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            out.add(node.module)
+    return out
 
 
 def test_the_checker_sees_every_kind_of_import():
