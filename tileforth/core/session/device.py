@@ -71,6 +71,9 @@ class DeviceSnapshot:
 class Device:
     """The backend and everything of the session that belongs to the machine."""
 
+    __slots__ = ("backend", "checked", "shape", "kcache", "_release", "tiles", "tile_config", "step_budget",
+                 "last_timing", "launch_hooks", "__weakref__")
+
     def __init__(self, backend: Backend, checked: bool) -> None:
         self.backend = backend
         self.checked = checked

@@ -152,6 +152,11 @@ class Forth:
     Each part owns its state and its snapshot; the names below the parts are
     the façade's, each kept by one part."""
 
+    # what a session holds itself: nothing can be added to it from outside (a part declares new state)
+    __slots__ = ("device", "words", "space", "builder", "text", "io", "views", "prompt_words", "sites", "strings",
+                 "compiler", "tokens", "out_parts", "line_timing", "warnings", "_reference", "collector",
+                 "on_segment", "ptx_arch", "__weakref__")
+
     # the façade's names for the parts' state (host words read and set them through it)
     backend = _part("device")
     checked = _part("device")

@@ -41,6 +41,9 @@ class DataSpace:
     what `,` ALLOT CREATE ... put there up to HERE), PAD, the per-block shared memory that
     SHARED: lays out, ALLOCATE's heap, and areas the session makes for itself on first use."""
 
+    __slots__ = ("_backend", "data_addr", "data_space_size", "base_addr", "state_addr", "here", "pad_addr",
+                 "shared_bytes", "heap", "areas", "state_written")
+
     def __init__(self, device: "Device") -> None:
         be = device.backend
         self._backend = be
@@ -86,6 +89,9 @@ class Builder:
     """What is being built: the colon definition (None outside one), its open control
     structures, `[ ... ]` inside it, and the segment of device code the line gathers."""
 
+    __slots__ = ("colon", "interpreting", "interp_floor", "frames", "colon_text", "colon_start", "segment",
+                 "segment_uses_base")
+
     def __init__(self) -> None:
         self.colon: "Colon | None" = None
         self.interpreting = False  # `[` inside a definition: words run until `]`
@@ -113,6 +119,8 @@ class TextInput:
     the source f.eval was given), SOURCE/>IN's buffer, where REFILL gets the next line, the
     false branch of an [IF] being skipped, and a `(` whose `)` is on a later line."""
 
+    __slots__ = ("reader", "line_reader", "input", "more_input", "skipping", "comment_open")
+
     def __init__(self) -> None:
         self.reader: "Reader | None" = None
         self.line_reader: "Reader | None" = None
@@ -136,6 +144,8 @@ class HostIO:
     (blockwords.BlockStore), each made on first use; the files INCLUDED so far; REPLACES's
     substitutions."""
 
+    __slots__ = ("files", "blocks", "included", "substitutions")
+
     def __init__(self) -> None:
         self.files: Any = None
         self.blocks: Any = None
@@ -156,6 +166,8 @@ class Views:
     """How the session shows itself: the front end's renderer of inspection views (None:
     plain text), whether `.S` at the prompt shows every stack, the warp the tile views show
     (VIEW-WARP), the PROFILE{ … }PROFILE recorder while one is open, and the last profile."""
+
+    __slots__ = ("display", "dot_s_shows_all", "view_warp", "profiling", "last_profile")
 
     def __init__(self) -> None:
         self.display: Callable[[str, object], str | None] | None = None

@@ -20,6 +20,8 @@ class DictionarySnapshot:
 
 
 class Dictionary:
+    __slots__ = ("forth", "wordlists", "order", "current", "last_defined", "shadowed")
+
     def __init__(self) -> None:
         self.forth: dict[str, Any] = {}  # FORTH-WORDLIST (wid 1)
         self.wordlists: list[dict[str, Any]] = [self.forth]  # wid i+1 is wordlists[i]
