@@ -121,7 +121,9 @@ def test_mypy_sees_a_records_constructor(tmp_path):
     source = tmp_path / "uses_records.py"
     source.write_text(RECORDS)
     errors, report = mypy(str(source))
-    flagged = {int(where.rsplit(":", 1)[1]) for _, where in errors}
+    # (mypy follows the imports into tileforth and may report the package's own known errors too: only this file's)
+    flagged = {int(where.rsplit(":", 1)[1]) for _, where in errors
+               if Path(where.rsplit(":", 1)[0]).name == source.name}
     marked = {i for i, line in enumerate(RECORDS.splitlines(), 1) if "# error" in line}
     assert flagged == marked, report
 
