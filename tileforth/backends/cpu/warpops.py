@@ -48,6 +48,8 @@ CpuBackend = Any
 # trip to the host takes about as long as a few thousand iterations of compiled code, so a runaway
 # loop of tile ops stops, with the default budget, as soon as a runaway loop of arithmetic does
 WARP_OP_STEPS = 1024
+# the most bytes a tile's lines may span (far beyond any allocation; below where int64 arithmetic wraps)
+SPAN_MAX = 1 << 48
 
 
 def _mem_dtype(tile_type: str) -> np.dtype:
@@ -371,6 +373,8 @@ class WarpOps:
         lead, outer = (cols, rows) if t.layout == "row" else (rows, cols)
         if ((addr & 31) | ((stride * esize) & 15)).any() or int(stride.min()) < lead:
             return None
+        if ((outer - 1) * int(stride.max()) + lead) * esize > SPAN_MAX:  # (Python ints: no wrap-around)
+            return None  # reaches past any allocation: the warp-by-warp path says so
         span = ((outer - 1) * stride + lead) * esize
         table = self.be.alloc_table
         ends = addr + span
@@ -569,10 +573,15 @@ class WarpOps:
             raise self.error(site, f"{word}: stride {stride} elements = {stride * esize} bytes is not a multiple "
                              "of 16 bytes{where}; pad the rows of the matrix to a multiple of "
                              f"{16 // esize} elements", word)
+        outer = rows if t.layout == "row" else cols
+        span = ((outer - 1) * stride + lead) * esize  # Python ints: a huge stride cannot wrap around
+        if span > SPAN_MAX:
+            raise self.error(site, f"{word}: the tile at ${addr & (2**64 - 1):x} ({rows}x{cols} {t.dtype}, "
+                             f"stride {stride}) spans {span:,} bytes, past every allocation" + "{where}; "
+                             "the stride is the row length of the matrix in memory, in elements", word)
         i = np.arange(rows)[:, None]
         j = np.arange(cols)[None, :]
         idx = i * stride + j if t.layout == "row" else j * stride + i
-        span = (int(idx.max()) + 1) * esize
         if typed and self.be.elem_types:  # before the bounds: a tile of the wrong type is often too long too
             self._check_type(t, addr, site, word)
         view = self.be.allocation_view(addr, span)

@@ -2,7 +2,7 @@
 
 An execution token is a number the session hands out (`'`, `[']`, `:NONAME`,
 DEFER); the session's table says which word each names. Device code calls
-`tf_execute(ctx, thr, ds, dsp, fs, fsp, xt)`, which each kernel module
+`tf_execute(ctx, thr, ds, dsp, fs, fsp, xt, site)`, which each kernel module
 defines when it is assembled (tileforth/core/compile/compiler.py): a `switch` over
 every token handed out so far, each case a call of the word's function. A
 switch rather than a function pointer because both targets take it as it
@@ -33,13 +33,13 @@ if TYPE_CHECKING:
     from .codegen import Gen
 
 DISPATCH = "tf_execute"
-DISPATCH_FNTY = ir.FunctionType(I1, [PTR] * 6 + [I64])
+DISPATCH_FNTY = ir.FunctionType(I1, [PTR] * 6 + [I64, I64])  # ..., the token, the EXECUTE's site
 
 
 def _execute(g: "Gen", n: "Prim") -> None:
     xt = g.pop(1)[0]
     g.flush()
-    g.counted_call(g.intrinsic(DISPATCH, I1, list(DISPATCH_FNTY.args)), [xt])
+    g.counted_call(g.intrinsic(DISPATCH, I1, list(DISPATCH_FNTY.args)), [xt, c64(g.site())])
     g.forget_sp()
     g.dguar = g.fguar = 0
 
@@ -63,9 +63,12 @@ def _abort_quote(g: "Gen", n: "Prim") -> None:
 
 def define_dispatch(module: ir.Module, table: list[tuple[int, "Colon | None", int]],
                     word_fn: Callable[["Colon"], ir.Function], fail: ir.Function) -> None:
-    """Define tf_execute in `module`: table rows are (xt, word or None, why not)."""
+    """Define tf_execute in `module`: table rows are (xt, word or None, why not). A word of a static
+    effect is compiled trusting its caller to have checked its inputs (codegen.Gen.call), so the
+    switch checks them, as a call would: too few items fail at the EXECUTE with E_UNDERFLOW or
+    E_FUNDERFLOW, with the stacks as they were."""
     fn = ir.Function(module, DISPATCH_FNTY, DISPATCH)  # external until linked: it resolves the declarations
-    ctx, thr, ds, dsp, fs, fsp, xt = fn.args
+    ctx, thr, ds, dsp, fs, fsp, xt, site = fn.args
     b = ir.IRBuilder(fn.append_basic_block("entry"))
     bad = fn.append_basic_block("bad")
     sw = b.switch(xt, bad)
@@ -77,12 +80,19 @@ def define_dispatch(module: ir.Module, table: list[tuple[int, "Colon | None", in
         case = fn.append_basic_block(f"x{token}")
         sw.add_case(ir.Constant(I64, token), case)
         b.position_at_end(case)
+        eff = word.effect
+        for depth, need, code in ((dsp, eff.dmust, L.E_UNDERFLOW), (fsp, eff.fmust, L.E_FUNDERFLOW)):
+            if eff.static and need > 0:
+                short = b.icmp_signed("<", b.load(depth, typ=I64), c64(need))
+                with b.if_then(short, likely=False):
+                    b.call(fail, [ctx, thr, c64(code), site, c64(0), c64(need)])
+                    b.ret(ir.Constant(I1, 0))
         b.ret(b.call(word_fn(word), [ctx, thr, ds, dsp, fs, fsp]))
     b.position_at_end(bad)
     why = c64(L.XT_UNKNOWN)
     for token, reason in refused.items():  # tokens the device knows but cannot run: say why
         why = b.select(b.icmp_unsigned("==", xt, c64(token)), c64(reason), why)
-    b.call(fail, [ctx, thr, c64(L.E_BAD_XT), c64(0), why, xt])
+    b.call(fail, [ctx, thr, c64(L.E_BAD_XT), site, why, xt])
     b.ret(ir.Constant(I1, 0))
 
 
