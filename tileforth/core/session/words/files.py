@@ -101,7 +101,17 @@ def _ior(exc: BaseException) -> int:
 
 
 def _path(f: "Forth", addr: int, n: int) -> bytes:
-    return os.path.expanduser(f.read_bytes(addr, n))
+    """A file name given as c-addr u (a leading ~ is the home folder)."""
+    name = f.read_bytes(addr, n)
+    _no_nul(name)
+    return os.path.expanduser(name)
+
+
+def _no_nul(name: bytes | str) -> None:
+    """The system's file names cannot hold a NUL byte: say so, at the word that was given one."""
+    if "\0" in (os.fsdecode(name) if isinstance(name, bytes) else name):
+        raise ForthError(f"the file name {os.fsdecode(name)!r} holds a NUL byte, which no file name can; "
+                         "build the name without CHAR 0 (or 0 C,)")
 
 
 def _ud(lo: int, hi: int) -> int:
@@ -420,6 +430,7 @@ def w_include_file(f: "Forth", tok: Token) -> None:
 def _include(f: "Forth", path_text: str, word: str, once: bool) -> None:
     from pathlib import Path  # imported by the first INCLUDE (import tileforth.core stays lean)
 
+    _no_nul(path_text)
     path = Path(os.path.expanduser(path_text))
     key = str(path.resolve())
     if once and key in f.included:
