@@ -121,7 +121,7 @@ def w_compile_comma(f: "Forth", tok: Token) -> None:
 
 
 # ---- execution tokens --------------------------------------------------------------------
-@host("'", '( "name" -- xt )', "The execution token of the word named next.", "' DUP EXECUTE", wordset="CORE",
+@host("'", '( "name" -- xt )', "The execution token of the word named next.", "5 ' DUP EXECUTE . . \\ 5 5", wordset="CORE",
       parses=NAME_NEXT)
 def w_tick(f: "Forth", tok: Token) -> None:
     entry, _ = _entry(f, tok, "'")
