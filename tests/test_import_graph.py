@@ -30,9 +30,9 @@ def modules() -> dict[str, Path]:
     return {module_name(p): p for p in PACKAGE.rglob("*.py")}
 
 
-def imports(name: str, path: Path, source: str | None = None, known: set[str] | None = None) -> set[str]:
-    """Every module of the package that `name` imports, wherever the import is. `from a import b`
-    counts as an import of a.b when a.b is a module, else of a."""
+def imported_names(name: str, path: Path, source: str | None = None, known: set[str] | None = None) -> set[str]:
+    """The absolute names of every module `name` imports, wherever the import is, inside the
+    package or not. `from a import b` counts as an import of a.b when a.b is a module, else of a."""
     known = set(modules()) if known is None else known
     tree = ast.parse(path.read_text() if source is None else source)
     package = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
@@ -50,7 +50,13 @@ def imports(name: str, path: Path, source: str | None = None, known: set[str] | 
             out.update(subs)
             if len(subs) < len(node.names):
                 out.add(base_name)
-    return {m for m in out if m in known and m != name}
+    return out
+
+
+def imports(name: str, path: Path, source: str | None = None, known: set[str] | None = None) -> set[str]:
+    """Every module of the package that `name` imports, wherever the import is."""
+    known = set(modules()) if known is None else known
+    return {m for m in imported_names(name, path, source, known) if m in known and m != name}
 
 
 def graph() -> dict[str, set[str]]:
@@ -134,20 +140,8 @@ def test_export_imports_no_front_end():
            if b.startswith("tileforth.repl")]
     assert bad == []
     outside = [(name, m) for name, path in modules().items() if name.startswith("tileforth.export")
-               for m in external_imports(path) if m.split(".")[0] in ("rich", "prompt_toolkit")]
+               for m in imported_names(name, path) if m.split(".")[0] in ("rich", "prompt_toolkit")]
     assert outside == []
-
-
-def external_imports(path: Path) -> set[str]:
-    """The absolute module names a file imports, anywhere in its code."""
-    tree = ast.parse(path.read_text())
-    out: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            out.update(a.name for a in node.names)
-        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
-            out.add(node.module)
-    return out
 
 
 def test_the_checker_sees_every_kind_of_import():

@@ -352,7 +352,7 @@ class CpuBackend(Backend):
         pb.getModulePassManager().run(mod, pb)
 
     def compile(self, module: llvm.ModuleRef, kernel: str, suspends: bool, heavy: bool,
-                shape: LaunchShape | None = None) -> CpuKernel:
+                shape: LaunchShape) -> CpuKernel:
         mod = module
         try:
             mod.verify()

@@ -607,11 +607,11 @@ class CudaBackend(Backend):
 
     # ---- compile and launch -----------------------------------------------------------
     def compile(self, module: object, kernel: str, suspends: bool, heavy: bool,
-                shape: LaunchShape | None = None) -> CudaKernel:
+                shape: LaunchShape) -> CudaKernel:
         handle = CudaKernel(module_to_ptx(module, self.arch, heavy=heavy), kernel, suspends)
         with self._device("loading a kernel"):
             self._load(handle)
-        self._check_block(handle, shape or self.shape)
+        self._check_block(handle, shape)
         return handle
 
     def _load(self, handle: CudaKernel) -> None:

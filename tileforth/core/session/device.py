@@ -89,13 +89,11 @@ class Device:
         self.launch_hooks: list[Callable[[], None]] = []
         backend.set_race_checks(checked)  # a race detector (the emulator's) runs in checked mode
 
-    @property
-    def caps(self):
-        return self.backend.caps
-
     def set_shape(self, grid: tuple[int, int, int], block: tuple[int, int, int]) -> None:
         """The launch shape of the lines that follow, with empty stacks."""
-        shape = LaunchShape((grid[0], grid[1], grid[2]), (block[0], block[1], block[2]))
+        self._use(LaunchShape((grid[0], grid[1], grid[2]), (block[0], block[1], block[2])))
+
+    def _use(self, shape: LaunchShape) -> None:
         self.backend.set_shape(shape)
         self.shape = shape
 
@@ -133,7 +131,7 @@ class Device:
         """The tile stack a launch ended with: its static shape here, its data cut to it."""
         self.tiles = list(tiles)
         self.backend.truncate_tiles(len(self.tiles))
-        if self.tiles and not self.caps.keeps_tiles:
+        if self.tiles and not self.backend.caps.keeps_tiles:
             raise ForthError(f"on the {self.backend.name} backend the tile stack lives in registers and must be "
                              "empty at the end of a line: store or drop the tiles (TSTORE, TDROP) on the same line")
 
@@ -143,17 +141,13 @@ class Device:
 
     def restore(self, snap: DeviceSnapshot) -> None:
         if snap.shape != self.shape:
-            self.backend.set_shape(snap.shape)
-            self.shape = snap.shape
+            self._use(snap.shape)
         snap.stacks.restore(self.backend)
         self.tiles, self.tile_config = list(snap.tiles), snap.tile_config
         if snap.tile_data is None:  # no tiles then (a tile stack with no static entries holds none in any warp)
             self.backend.truncate_tiles(0)
         else:
             self.backend.set_tiles(snap.tile_data)
-
-    def release_kernels(self) -> None:
-        self._release()
 
     def close(self) -> None:
         """The compiled kernels go back to the backend, then the backend closes (a GPU context)."""

@@ -352,8 +352,8 @@ class Forth:
         floats: list[float] = []
         temps: list[tuple[int, np.ndarray]] = []
         backs: list[Callable[[], None]] = []  # cpu: device arrays run on host copies, written back after
+        external = self.backend.caps.external_memory
         for a in args:
-            external = self.backend.caps.external_memory
             if hasattr(a, "__cuda_array_interface__") and not external:
                 from .devarrays import host_copy
                 a, back = host_copy(a)
@@ -367,10 +367,10 @@ class Forth:
             elif isinstance(a, np.ndarray):
                 addr = self.backend.alloc(a.nbytes)
                 self.backend.write(addr, np.ascontiguousarray(a))
-                if self.backend.caps.element_types:  # checked float words compare their type with it
-                    self.backend.set_element_type(addr, np.dtype(a.dtype, metadata={
-                        "name": f"argument {len(cells) + len(floats) + 1} of {word.name} (a {a.dtype} array)",
-                        "shape": a.shape}))
+                # checked float words and tile ops compare their type with it (the metadata names it)
+                self.backend.set_element_type(addr, np.dtype(a.dtype, metadata={
+                    "name": f"argument {len(cells) + len(floats) + 1} of {word.name} (a {a.dtype} array)",
+                    "shape": a.shape}))
                 temps.append((addr, a))
                 cells.append(addr)
             elif isinstance(a, (float, np.floating)):

@@ -41,12 +41,12 @@ class DataSpace:
     what `,` ALLOT CREATE ... put there up to HERE), PAD, the per-block shared memory that
     SHARED: lays out, ALLOCATE's heap, and areas the session makes for itself on first use."""
 
-    __slots__ = ("_backend", "data_addr", "data_space_size", "base_addr", "state_addr", "here", "pad_addr",
+    __slots__ = ("_device", "data_addr", "data_space_size", "base_addr", "state_addr", "here", "pad_addr",
                  "shared_bytes", "heap", "areas", "state_written")
 
     def __init__(self, device: "Device") -> None:
         be = device.backend
-        self._backend = be
+        self._device = device  # (the device holds the backend: data space reaches memory through it)
         self.data_addr = be.alloc(DATA_SPACE)
         self.data_space_size = DATA_SPACE
         self.base_addr = self.data_addr
@@ -60,10 +60,10 @@ class DataSpace:
         self.write_cell(self.base_addr, 10)
 
     def read_cell(self, addr: int) -> int:
-        return int(self._backend.read(addr, 8).view(np.int64)[0])
+        return int(self._device.backend.read(addr, 8).view(np.int64)[0])
 
     def write_cell(self, addr: int, value: int) -> None:
-        self._backend.write(addr, np.array([value], np.int64))
+        self._device.backend.write(addr, np.array([value], np.int64))
 
     def base(self) -> int:
         return self.read_cell(self.base_addr)
