@@ -1,8 +1,7 @@
-"""The f64 float-stack mode (issue 11): TILEFORTH_FLOAT=f64, chosen before
-tileforth is imported, makes the float stack, float literals, F@ F! (8 bytes),
-the math functions, the conversions and the output f64.  The mode is the
-process's, so each check runs in a child process; this process stays f32
-(the default, which the other float tests check as they are).
+"""The f64 float stack (issue 11): a session made with float_bits=64 (or, as the default of new
+sessions, TILEFORTH_FLOAT=f64) has an f64 float stack, float literals, F@ F! (8 bytes), math
+functions, conversions and output. The width is the session's (its Machine, issue 24): an f64
+session and f32 sessions live side by side in this process.
 """
 
 from __future__ import annotations
@@ -11,26 +10,29 @@ import json
 import math
 import os
 import struct
-import subprocess
-import sys
 
+import numpy as np
 import pytest
 
 import gforth
 from tileforth.core import Forth, ForthError
-from tileforth.core.compile import layout as L
-
-_MARK = "<<F64-RESULT>>"
-f32_process = pytest.mark.skipif(L.FLOAT_BITS != 32, reason="checks the default (f32) process")
 
 
-def run_f64(script: str, timeout: float = 120) -> dict:
-    """Run `script` (Python that sets the dict `out`) in a child process in the f64 mode."""
-    code = "import json\nout = {}\n" + script + f"\nprint({_MARK!r} + json.dumps(out))\n"
-    env = dict(os.environ, TILEFORTH_FLOAT="f64")
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=timeout, env=env)
-    assert _MARK in proc.stdout, proc.stderr[-3000:]
-    return json.loads(proc.stdout.split(_MARK, 1)[1])
+
+def run_f64(script: str) -> dict:
+    """Run `script` (Python that sets the dict `out`) here, beside this process's f32 sessions, with
+    TILEFORTH_FLOAT=f64: the sessions it makes are f64 (the variable is read when a session starts)."""
+    out: dict = {}
+    was = os.environ.get("TILEFORTH_FLOAT")
+    os.environ["TILEFORTH_FLOAT"] = "f64"
+    try:
+        exec(script, {"out": out})
+    finally:
+        if was is None:
+            del os.environ["TILEFORTH_FLOAT"]
+        else:
+            os.environ["TILEFORTH_FLOAT"] = was
+    return json.loads(json.dumps(out))  # what a child process would have sent back
 
 
 # lines whose output gforth (f64, PRECISION 15) prints the same
@@ -46,9 +48,8 @@ GFORTH_LINES = [
 def f64_results() -> dict:
     script = f"""
 from tileforth.core import Forth
-from tileforth.core.compile import layout as L
 f = Forth(float_bits=64)
-out["bits"] = L.FLOAT_BITS
+out["bits"] = f.machine.float_bits
 f.eval("15 SET-PRECISION")
 out["lines"] = [f.eval(line) for line in {GFORTH_LINES!r}]
 f.eval("17 SET-PRECISION")
@@ -77,17 +78,30 @@ out["math"] = vals
     return run_f64(script)
 
 
-@f32_process
-def test_the_child_runs_in_the_f64_mode_and_this_process_stays_f32(f64_results):
+def test_an_f64_session_beside_f32_sessions(f64_results):
     assert f64_results["bits"] == 64
-    assert L.FLOAT_BITS == 32 and L.FLOAT_BYTES == 4
-    assert Forth(float_bits=32).eval("1e 3e F/ F. 1 FLOATS .") == "0.33333334 4 "
+    f32 = Forth()
+    assert f32.machine.float_bits == 32 and f32.eval("1e 3e F/ F. 1 FLOATS .") == "0.33333334 4 "
+    f64 = Forth(float_bits=64)
+    assert f64.eval("1e 3e F/ F. 1 FLOATS .") == "0.3333333333333333 8 "
+    assert f32.eval("1e 3e F/ F. PRECISION .") == "0.33333334 9 "  # each keeps its own width
+    f32.eval("2e FSQRT")
+    f64.eval("2e FSQRT")
+    assert f32.float_stack() == [float(np.float32(math.sqrt(2)))] and f64.float_stack() == [math.sqrt(2)]
 
 
-@f32_process
-def test_an_f64_session_in_an_f32_process_is_refused():
-    with pytest.raises(ForthError, match="TILEFORTH_FLOAT=f64"):
-        Forth(float_bits=64)
+def test_tileforth_float_is_read_when_a_session_starts(monkeypatch):
+    monkeypatch.setenv("TILEFORTH_FLOAT", "f64")
+    assert Forth().eval("1 FLOATS .") == "8 "  # no new process: the variable is read by the session
+    assert Forth(float_bits=32).eval("1 FLOATS .") == "4 "  # an explicit width wins
+    monkeypatch.setenv("TILEFORTH_FLOAT", "f16")
+    with pytest.raises(ForthError, match="write f32 or f64"):
+        Forth()
+
+
+def test_a_float_width_other_than_32_or_64_is_refused():
+    with pytest.raises(ForthError, match="f32 or f64"):
+        Forth(float_bits=16)
 
 
 def test_output_matches_gforth(f64_results):

@@ -14,6 +14,7 @@ from tileforth.core.compile.target import LaunchShape
 from tileforth.core import Forth, ForthError
 from tileforth.core.compile import layout as L
 from tileforth.core.compile.state import Snapshot, StackState
+from tileforth.core.compile.machine import DEFAULT
 from tileforth.core.session.output import format_output, render_records, thread_texts
 
 BIG = "64 1 1 GRID 1024 1 1 THREADS"  # 65,536 threads
@@ -181,8 +182,10 @@ def test_live_view_is_the_cpu_buffer():
 class _CopyingBackend:
     """A backend that keeps its state elsewhere (as the cuda backend does): only get/set_state."""
 
+    machine = DEFAULT
+
     def __init__(self, threads):
-        self.state = np.zeros((threads, L.STATE_BYTES), np.uint8)
+        self.state = np.zeros((threads, self.machine.state_bytes), np.uint8)
         self.sets = 0
 
     def get_state(self):

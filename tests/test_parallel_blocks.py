@@ -14,6 +14,7 @@ import pytest
 from tileforth.backends.cpu import backend as cpu_backend
 from tileforth.core import Forth, ForthError
 from tileforth.core.compile import layout as L
+from tileforth.core.compile.machine import Machine
 
 DEMOS = Path(__file__).resolve().parents[1] / "demos"
 
@@ -42,9 +43,9 @@ ERRORS = {
 }
 
 
-def session(workers: int, monkeypatch) -> Forth:
+def session(workers: int, monkeypatch, machine: Machine | None = None) -> Forth:
     monkeypatch.setattr(cpu_backend, "PARALLEL_THREADS", 0)
-    f = Forth(backend="cpu")
+    f = Forth(backend="cpu", machine=machine)
     f.backend.workers = workers
     return f
 
@@ -98,7 +99,7 @@ def test_the_step_pool_is_the_launchs_whatever_the_workers(monkeypatch):
     500,000 steps: 1,048,576 in all, more than the pool, though a quarter of the threads (what one
     of 4 workers runs) draws less. The launch fails alike with 1 and 4 workers; with a pool of
     2,000,000 it passes alike."""
-    from tileforth.core.compile import layout as L
+    from tileforth.core.compile.machine import Machine
     assert 64 * L.POLL_EVERY < 500_000 < 256 * L.POLL_EVERY < 2_000_000
     program = "8 1 1 GRID 32 1 1 THREADS : spin 0 5000 0 DO 1+ LOOP ; spin"
     for workers in (1, 4):
@@ -116,9 +117,8 @@ def test_the_step_pool_is_the_launchs_whatever_the_workers(monkeypatch):
 def test_the_output_cap_drops_the_same_records(monkeypatch):
     outs = []
     for workers in (1, 4):
-        f = session(workers, monkeypatch)
-        monkeypatch.setattr(L, "OUT_CAP", 1000)
-        f.backend.out = np.zeros((1000, 4), np.int64)
+        f = session(workers, monkeypatch, Machine(out_cap=1000))
+        assert f.backend.out.shape == (1000, 4)  # the session's output buffer holds 1000 records
         outs.append(f.eval("4 1 1 GRID 64 1 1 THREADS : many 10 0 DO GLOBAL-ID . LOOP ; many"))
     assert outs[0] == outs[1]
     assert "dropped" in outs[0] or "more" in outs[0]

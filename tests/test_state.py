@@ -8,21 +8,29 @@ import numpy as np
 import pytest
 
 from tileforth.core.compile import layout as L
+from tileforth.core.compile.machine import Machine
 from tileforth.core.compile.state import (StackState, as_rows, buffer_bytes, differing, new_buffer,
                                   record_addresses)
 
 
+# the default machine's layout, as docs/architecture.md and machine.py describe it: the depths, 128 cells,
+# then 64 f32s (written out here, not read from the code under test)
+DS_MAX, FS_MAX = 128, 64
+S_FS = 16 + 8 * DS_MAX  # 1040
+STATE_BYTES = S_FS + 4 * FS_MAX  # 1296
+
+
 def hand_buffer(stacks: list[tuple[list[int], list[float]]]) -> np.ndarray:
     """A state buffer written byte by byte: one (cells, floats) per thread."""
-    raw = np.zeros((len(stacks), L.STATE_BYTES), np.uint8)
+    raw = np.zeros((len(stacks), STATE_BYTES), np.uint8)
     for t, (cells, floats) in enumerate(stacks):
-        row = bytearray(L.STATE_BYTES)
+        row = bytearray(STATE_BYTES)
         struct.pack_into("<q", row, L.S_DSP, len(cells))
         struct.pack_into("<q", row, L.S_FSP, len(floats))
         for i, c in enumerate(cells):
             struct.pack_into("<q", row, L.S_DS + 8 * i, c)
         for i, x in enumerate(floats):
-            struct.pack_into("<f", row, L.S_FS + 4 * i, x)
+            struct.pack_into("<f", row, S_FS + 4 * i, x)
         raw[t] = np.frombuffer(bytes(row), np.uint8)
     return raw
 
@@ -33,7 +41,7 @@ def read_back(raw: np.ndarray, t: int) -> tuple[list[int], list[float]]:
     (d,) = struct.unpack_from("<q", row, L.S_DSP)
     (fd,) = struct.unpack_from("<q", row, L.S_FSP)
     cells = [struct.unpack_from("<q", row, L.S_DS + 8 * i)[0] for i in range(d)]
-    floats = [struct.unpack_from("<f", row, L.S_FS + 4 * i)[0] for i in range(fd)]
+    floats = [struct.unpack_from("<f", row, S_FS + 4 * i)[0] for i in range(fd)]
     return cells, floats
 
 
@@ -45,8 +53,8 @@ def test_fields_are_views_at_the_layout_offsets():
     st = StackState(raw)
     assert st.threads == 4
     assert st.dsp.tolist() == [3, 2, 0, 2] and st.fsp.tolist() == [1, 0, 3, 1]
-    assert st.ds.shape == (4, L.DS_MAX) and st.ds.dtype == np.int64
-    assert st.fs.shape == (4, L.FS_MAX) and st.fs.dtype == np.float32
+    assert st.ds.shape == (4, DS_MAX) and st.ds.dtype == np.int64
+    assert st.fs.shape == (4, FS_MAX) and st.fs.dtype == np.float32
     assert np.shares_memory(st.ds, raw) and np.shares_memory(st.fs, raw) and np.shares_memory(st.dsp, raw)
     st.ds[1, 0] = 99  # writes land at S_DS of row 1
     assert struct.unpack_from("<q", raw[1].tobytes(), L.S_DS)[0] == 99
@@ -99,7 +107,7 @@ def test_ftop_and_fdrop():
 def test_uniform_ignores_slots_above_the_depth_and_compares_floats_by_bits():
     raw = hand_buffer([([1, 2], [1.0]), ([1, 2], [1.0])])
     raw[1, L.S_DS + 8 * 5] = 77  # garbage above the depth
-    raw[1, L.S_FS + 4 * 9] = 77
+    raw[1, S_FS + 4 * 9] = 77
     assert StackState(raw).uniform()
     assert not StackState(hand_buffer([([1, 2], []), ([1, 3], [])])).uniform()
     assert not StackState(hand_buffer([([1, 2], []), ([1], [])])).uniform()
@@ -148,21 +156,23 @@ def test_differing_lists_threads_unlike_thread_0():
 
 
 def test_buffers_and_addresses():
-    assert new_buffer(3).shape == (3, L.STATE_BYTES) and not new_buffer(3).any()
-    assert buffer_bytes(5) == 5 * L.STATE_BYTES
-    assert record_addresses(1000, 3).tolist() == [1000, 1000 + L.STATE_BYTES, 1000 + 2 * L.STATE_BYTES]
+    assert new_buffer(3).shape == (3, STATE_BYTES) and not new_buffer(3).any()
+    assert buffer_bytes(5) == 5 * STATE_BYTES
+    assert record_addresses(1000, 3).tolist() == [1000, 1000 + STATE_BYTES, 1000 + 2 * STATE_BYTES]
     flat = hand_buffer(STACKS).reshape(-1)
     assert StackState(as_rows(flat, 4)).data_rows() == [c for c, _ in STACKS]
 
 
 def test_rejects_what_is_not_a_state_buffer():
     with pytest.raises(ValueError):
-        StackState(np.zeros((2, L.STATE_BYTES), np.int64))
+        StackState(np.zeros((2, STATE_BYTES), np.int64))
     with pytest.raises(ValueError):
         StackState(np.zeros((2, 8), np.uint8))
 
 
 class FakeBackend:
+    machine = Machine()
+
     def __init__(self, raw):
         self.raw = raw
 
@@ -183,3 +193,21 @@ def test_load_is_a_copy_until_saved():
     assert StackState(be.raw).dsp.tolist() == [3, 2, 0, 2]
     st.save(be)
     assert StackState(be.raw).dsp.tolist() == [2, 1, -1, 1]
+
+
+def test_a_machine_lays_out_the_state_it_is_given():
+    """An f64 session's floats are 8 bytes, a smaller data stack moves the float stack down: each
+    field still reads what was written at the offsets the layout describes."""
+    m = Machine(float_bits=64, ds_max=10, fs_max=3)
+    assert (m.s_fs, m.state_bytes) == (16 + 80, 16 + 80 + 24)
+    row = bytearray(m.state_bytes)
+    struct.pack_into("<qq", row, 0, 2, 3)
+    struct.pack_into("<qq", row, 16, 7, -8)
+    struct.pack_into("<ddd", row, 96, 1 / 3, -0.0, 1e300)
+    st = StackState(np.frombuffer(bytes(row), np.uint8).reshape(1, -1).copy(), m)
+    assert st.data(0) == [7, -8] and st.floats(0) == [1 / 3, -0.0, 1e300] and st.fs.dtype == np.float64
+    assert st.ds.shape == (1, 10) and st.fs.shape == (1, 3)
+    assert new_buffer(2, m).shape == (2, 120) and buffer_bytes(2, m) == 240
+    assert record_addresses(0, 3, m).tolist() == [0, 120, 240]
+    with pytest.raises(ValueError, match="120"):
+        StackState(new_buffer(1), m)  # a default machine's buffer is not this machine's

@@ -26,8 +26,8 @@ class ToyBackend(CpuBackend):
     caps = replace(CpuBackend.caps, max_block_threads=64, max_block=(64, 64, 64), max_threads=4096)
 
 
-def create():
-    return ToyBackend()
+def create(machine):
+    return ToyBackend(machine)
 
 
 register_backend(BackendEntry("toy", create, "a small emulated machine", auto={auto}))

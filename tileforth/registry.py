@@ -9,7 +9,9 @@ entry, made by that package or at run time:
 
     register_backend(BackendEntry("toy", create=make_toy, description="...", auto=None))
 
-`create()` returns a `tileforth.core.compile.target.Backend`; `auto` orders
+`create(machine)` returns a `tileforth.core.compile.target.Backend` for a session's machine
+settings (`tileforth.core.compile.machine.Machine`: the float type, the stacks' capacities), which
+it keeps as `backend.machine` and gives its target; `auto` orders
 the backends `"auto"` tries, highest first (None: "auto" never picks it).
 
 Exporters are functions registered by name (`register_exporter("word_ptx",
@@ -27,7 +29,7 @@ class BackendEntry(NamedTuple):
     """One backend: its name, how to make one, and whether "auto" may choose it."""
 
     name: str
-    create: Callable[[], Any]
+    create: Callable[[Any], Any]  # create(machine) -> a Backend for those settings
     description: str = ""
     auto: int | None = None  # "auto" tries backends by this, highest first; None: never
 

@@ -11,8 +11,8 @@ from tileforth.registry import BackendEntry, register_backend
 
 
 def _creator(package: str):
-    def create():
-        return import_module(f"{__name__}.{package}").create()
+    def create(machine):
+        return import_module(f"{__name__}.{package}").create(machine)
     return create
 
 

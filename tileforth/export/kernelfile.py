@@ -32,7 +32,6 @@ import re
 import sys
 from pathlib import Path
 
-from tileforth.core.compile.layout import FLOAT_BITS
 from tileforth.core.compile.target import STATIC_SHARED_BYTES
 from tileforth.core.errors import ForthError, SourcePos
 from tileforth.core.front.dictionary import Constant, HostWord
@@ -455,16 +454,16 @@ def _scalar(p: Param, text: str) -> int | float:
     return v
 
 
-def scalar_value(p: Param, v: int | float) -> int | float:
+def scalar_value(p: Param, v: int | float, float_bits: int = 32) -> int | float:
     """What the body sees of a scalar given as v, as an exported kernel does:
     an integer wrapped to its declared width and sign-extended to a cell, a
-    float rounded to its declared type, then to the float stack's."""
+    float rounded to its declared type, then to the float stack's (float_bits wide)."""
     if not p.eltype.is_float:
         bits = p.eltype.size * 8
         v = int(v) & ((1 << bits) - 1)
         return v - (1 << bits) if v >> (bits - 1) else v
     v = float(np.asarray(v, dtype=np.float64).astype(p.eltype.dtype).astype(np.float64))
-    return v if FLOAT_BITS == 64 else to_f32(v)
+    return v if float_bits == 64 else to_f32(v)
 
 
 def _given(spec: KernelSpec, values: dict, cli: bool) -> dict[str, Value]:
@@ -628,7 +627,7 @@ def run_kernel_file(f: Forth, spec: KernelSpec, values: dict[str, Value],
                 data[:flat.size] = flat.astype(data.dtype)
                 f.set_array(p.name, data)
         elif p.kind == "float":
-            v = scalar_value(p, values[key])
+            v = scalar_value(p, values[key], f.machine.float_bits)
             f.dict[key] = Constant(p.name, v, is_float=True, help=f"( F: -- r ) kernel parameter {p.name}")
         else:
             v = scalar_value(p, values[key])

@@ -45,7 +45,7 @@ def nvptx_compiler(forth: Forth, arch: str, *, checked: bool, context: bool = Tr
     context parameter). export=True: an exported kernel (every word inlined,
     no step counting)."""
     tm = target_machine(arch, 3)
-    target = NvptxTarget(arch, str(tm.target_data))
+    target = NvptxTarget(arch, str(tm.target_data), forth.machine)  # the session's float type and stacks
     target.shared_bytes = forth.shared_bytes
     target.context = context
     comp = Compiler(target, forth.sites, forth.strings, checked, lambda: forth.base_addr, forth.tokens.table)

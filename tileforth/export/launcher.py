@@ -37,6 +37,7 @@ from typing import Any
 
 from tileforth.core.compile import layout as L
 from tileforth.core.compile.eltypes import ElType
+from tileforth.core.compile.machine import DEFAULT  # kernel files are compiled for the default machine
 from tileforth.core.session.launcherrors import THROW_MEANINGS
 
 from . import launchrt
@@ -49,9 +50,10 @@ RECURSION_MAX = 256  # the depth limit the launcher writes into the context reco
 # {thr} "thread N"; the launcher fills them in
 MESSAGES = {
     L.E_UNDERFLOW: "data stack underflow{where}: {thr} has too few items; push the inputs first",
-    L.E_OVERFLOW: f"data stack overflow{{where}}: {{thr}} has more than {L.DS_MAX} items; drop what you no longer need",
+    L.E_OVERFLOW: f"data stack overflow{{where}}: {{thr}} has more than {DEFAULT.ds_max} items; drop what you no "
+                  "longer need",
     L.E_FUNDERFLOW: "float stack underflow{where}: {thr} has too few floats; push them first",
-    L.E_FOVERFLOW: f"float stack overflow{{where}}: {{thr}} has more than {L.FS_MAX} floats",
+    L.E_FOVERFLOW: f"float stack overflow{{where}}: {{thr}} has more than {DEFAULT.fs_max} floats",
     L.E_BAD_ADDR: "bad address ${addr:x}{where} ({thr}, {aux} bytes): it is outside every allocation; use an "
                   "address from a parameter or from shared memory",
     L.E_ALIGN: "misaligned address ${addr:x}{where} ({thr}): a {aux}-byte access needs an address that is a "

@@ -43,7 +43,6 @@ import numpy as np
 from rich.text import Text
 from tileforth.core.records import record
 
-from ..core.compile.layout import FLOAT_DTYPE
 from ..core.session.words.inspection import session_base, stacks_record
 from ..core.session.output import format_int, format_value  # noqa: F401  (numbers are formatted there only)
 from ..core.session.views import WIDTH as PLAIN_WIDTH
@@ -118,7 +117,9 @@ def _period(vals: np.ndarray) -> int | None:
 def summarize(values: Sequence, *, is_float: bool = False, glyphs: Glyphs = UNICODE,
               base: int = 10) -> str:
     """One stack entry across threads, as a short string (see module doc)."""
-    vals = np.asarray(values, dtype=FLOAT_DTYPE if is_float else np.int64)  # the float stack's width
+    vals = np.asarray(values) if is_float else np.asarray(values, dtype=np.int64)
+    if is_float and vals.dtype.kind != "f":
+        vals = vals.astype(np.float32)  # floats keep their width (the session's: f32, or f64); others are f32
     n = len(vals)
     fmt = lambda v: format_value(v, is_float=is_float, base=base)  # noqa: E731
     if n == 0:

@@ -14,6 +14,8 @@ import llvmlite.binding as llvm
 import numpy as np
 from tileforth.core.buffers import zeroed
 from tileforth.core.compile import layout as L
+from tileforth.core.compile.machine import DEFAULT as DEFAULT_MACHINE
+from tileforth.core.compile.machine import Machine
 from tileforth.core.compile import state as S
 from tileforth.core.compile.codegen import HELPERS
 from tileforth.core.compile.target import HELPERS_IR, Backend, Capabilities, LaunchResult, LaunchShape, fill_context
@@ -309,9 +311,10 @@ class CpuBackend(Backend):
     name = "cpu"
     caps = Capabilities(host_memory=True, races=True, element_types=True, access_trace=True)
 
-    def __init__(self) -> None:
+    def __init__(self, machine: Machine = DEFAULT_MACHINE) -> None:
+        self.machine = machine  # the session's settings: the float type, the stacks' and the output's capacities
         self.rt = runtime()  # its engines and scheduler are made when the first kernel is compiled
-        self.target = CpuTarget(llvm.get_process_triple(), self.rt.target_data)
+        self.target = CpuTarget(llvm.get_process_triple(), self.rt.target_data, machine)
         self.target.compile_word = self.compile_word
         self._buffers: dict[int, np.ndarray] = {}
         self._sizes: dict[int, int] = {}
@@ -324,7 +327,7 @@ class CpuBackend(Backend):
         self.trace_dropped = 0
         self.ctx = np.zeros(L.CTX_SLOTS, np.int64)
         self.abort_flag = np.zeros(1, np.int64)
-        self.out = zeroed((L.OUT_CAP, L.OUT_SLOTS), np.int64)
+        self.out = zeroed((self.machine.out_cap, L.OUT_SLOTS), np.int64)
         self.alloc_table = np.zeros((0, 2), np.int64)
         self.shared_addr = 0
         self.shared_size = 0
@@ -526,7 +529,7 @@ class CpuBackend(Backend):
         bs = block[0] * block[1] * block[2]
         nb = grid[0] * grid[1] * grid[2]
         n = nb * bs
-        state = S.new_buffer(n)
+        state = S.new_buffer(n, self.machine)
         t = np.arange(bs)
         first = np.zeros((bs, L.THR_SLOTS), np.int64)  # block 0's records
         first[:, L.T_TID] = t % block[0]
@@ -544,7 +547,7 @@ class CpuBackend(Backend):
         blocks[:, :, L.T_BID + 2] = (b // (grid[0] * grid[1]))[:, None]
         blocks[:, :, L.T_BSTART] = (b * bs)[:, None]
         thr[:, L.T_LINEAR] += thr[:, L.T_BSTART]
-        thr[:, L.T_STATE] = S.record_addresses(state.ctypes.data, n)
+        thr[:, L.T_STATE] = S.record_addresses(state.ctypes.data, n, self.machine)
         return state, thr
 
     def get_tiles(self) -> list[list[np.ndarray]]:
@@ -613,7 +616,7 @@ class CpuBackend(Backend):
         for w in range(1, len(chunks)):  # the other workers' shared regions: made before the table is read
             self._worker_shared(w)
         ctx = fill_context(self.ctx, allocs=self.alloc_table.ctypes.data, n_allocs=len(self.alloc_table),
-                           out=self.out.ctypes.data, out_cap=L.OUT_CAP, base_addr=base_addr,
+                           out=self.out.ctypes.data, out_cap=self.machine.out_cap, base_addr=base_addr,
                            abort=self.abort_flag.ctypes.data, shared_size=shared_bytes,
                            recursion_max=self.caps.recursion_max, steps=steps)
         ctx[L.CTX_SHARED] = shared
@@ -639,8 +642,8 @@ class CpuBackend(Backend):
         if self.trace_cap:
             n = int(ctx[L.CTX_TRACE_LEN])
             self.trace, self.trace_dropped = buf[:min(n, self.trace_cap)], max(0, n - self.trace_cap)
-        return LaunchResult(error=tuple(int(x) for x in ctx[:5]), output=out[:min(n_out, L.OUT_CAP)].copy(),
-                            output_dropped=max(0, n_out - L.OUT_CAP), divergence=divergence)
+        return LaunchResult(error=tuple(int(x) for x in ctx[:5]), output=out[:min(n_out, self.machine.out_cap)].copy(),
+                            output_dropped=max(0, n_out - self.machine.out_cap), divergence=divergence)
 
     # ---- blocks on all cores -------------------------------------------------
     def _chunks(self) -> list[tuple[int, int]]:
@@ -687,7 +690,7 @@ class CpuBackend(Backend):
             c = ctx.copy()
             if w:
                 c[L.CTX_SHARED] = self._worker_shared(w)
-                o = zeroed((L.OUT_CAP, L.OUT_SLOTS), np.int64)
+                o = zeroed((self.machine.out_cap, L.OUT_SLOTS), np.int64)
                 c[L.CTX_OUT] = o.ctypes.data
             else:
                 o = self.out
@@ -708,7 +711,7 @@ class CpuBackend(Backend):
                 break
         else:
             self._pool_spent(ctxs, chunks, merged)
-        lens = [min(int(c[L.CTX_OUT_LEN]), L.OUT_CAP) for c in ctxs]
+        lens = [min(int(c[L.CTX_OUT_LEN]), self.machine.out_cap) for c in ctxs]
         out = np.concatenate([o[:n] for o, n in zip(outs, lens)]) if len(outs) > 1 else outs[0]
         total = sum(int(c[L.CTX_OUT_LEN]) for c in ctxs)
         return merged, out, total, divergence

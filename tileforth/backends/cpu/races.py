@@ -69,10 +69,11 @@ FLOAT_CODES = {"float16": 1, "bfloat16": 2, "float32": 3, "float64": 4}
 FLOAT_NAMES = {v: k for k, v in FLOAT_CODES.items()}
 
 
-def float_code(word: str) -> int:
-    """The float type a memory word reads or writes (F@ SF! DF@ HF! BF@ FATOMIC+), 0 for the others."""
+def float_code(word: str, float_bits: int) -> int:
+    """The float type a memory word reads or writes (F@ SF! DF@ HF! BF@ FATOMIC+), 0 for the others;
+    F@ F! move the float stack's type (float_bits wide)."""
     prefix = {"FATOMIC+": "SF"}.get(word, word[:-1])
-    name = {"F": f"float{L.FLOAT_BITS}", "SF": "float32", "DF": "float64", "HF": "float16", "BF": "bfloat16"}
+    name = {"F": f"float{float_bits}", "SF": "float32", "DF": "float64", "HF": "float16", "BF": "bfloat16"}
     return FLOAT_CODES[name[prefix]] if prefix in name else 0
 
 

@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING, Callable
 
 from llvmlite import ir
 from tileforth.core.compile import layout as L
+from tileforth.core.compile.machine import DEFAULT as DEFAULT_MACHINE
+from tileforth.core.compile.machine import Machine
 from tileforth.core.compile.codegen import I1, I8, I64, PTR, Env, c64, declare, finish_state, state_env
 from tileforth.core.compile.target import BodyEmitter, Target
 from tileforth.core.compile.tileops import TileOp
@@ -78,9 +80,10 @@ class CpuTarget(Target):
     name = "cpu"
     links_helpers = False  # HELPERS_IR is compiled once, with the scheduler (backend.py: _Runtime.sched)
 
-    def __init__(self, triple: str, data_layout: str) -> None:
+    def __init__(self, triple: str, data_layout: str, machine: Machine = DEFAULT_MACHINE) -> None:
         self.triple = triple
         self.data_layout = data_layout
+        self.machine = machine
 
     def function_state(self) -> CpuFunction:
         return CpuFunction()
@@ -116,7 +119,7 @@ class CpuTarget(Target):
             bits = bits if bits.type == I64 else g.b.zext(bits, I64)
         base = g.b.load(g.env.range_lo, typ=I64)  # the allocation the range check found (its header: races.py)
         ok = g.b.call(g.helper("tf_race"), [g.env.ctx, g.env.thr, addr, base,
-                                            c64(size | races.float_code(word) << 8), c64(code | g.site() << 2), bits])
+                                            c64(size | races.float_code(word, self.machine.float_bits) << 8), c64(code | g.site() << 2), bits])
         g.check_ok(g.b.trunc(ok, I1))  # 0: the helper recorded a race (E_RACE) or a float type mismatch
 
     def mem_fence(self, g: "Gen") -> None:
@@ -188,7 +191,7 @@ class CpuTarget(Target):
             mem = b.call(decl["malloc"], [size])
             b.store(b.ptrtoint(mem, I64), b.gep(thr, [c64(L.T_FRAME)], source_etype=I64))
             hdl = b.call(decl["llvm.coro.begin"], [cid, mem])
-        env, stp = state_env(b, ctx, thr, coroutine=suspends)
+        env, stp = state_env(b, ctx, thr, self.machine, coroutine=suspends)
         _stack_limit(b, thr)
         fail_bb = fn.append_basic_block("fail")
         g = make_gen(fn, env, fail_bb)

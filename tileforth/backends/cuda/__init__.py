@@ -7,11 +7,13 @@ without one against a stand-in driver (tests/standin/pycuda). A session's
 words and kernel files are exported as PTX by tileforth/export/ (kernels.py),
 a client of ptx.py: nothing here imports the session.
 """
+from tileforth.core.compile.machine import DEFAULT, Machine
+
 from .requires import require_pycuda
 
 
-def create():
+def create(machine: Machine = DEFAULT):
     require_pycuda()  # before the backend's modules load (--backend auto, no GPU)
     from .backend import CudaBackend
-    return CudaBackend()
+    return CudaBackend(machine=machine)
 

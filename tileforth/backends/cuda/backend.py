@@ -64,6 +64,8 @@ from typing import Iterator
 
 import numpy as np
 from tileforth.core.compile import layout as L
+from tileforth.core.compile.machine import DEFAULT as DEFAULT_MACHINE
+from tileforth.core.compile.machine import Machine
 from tileforth.core.compile import state as S
 from tileforth.core.compile.target import (
     STATIC_SHARED_BYTES,
@@ -402,14 +404,15 @@ def stack_plan(kernel: str, ptx: str, log: str, own_frame: int, depth_max: int =
 class CudaBackend(Backend):
     name = "cuda"
 
-    def __init__(self, device: int = 0) -> None:
+    def __init__(self, device: int = 0, machine: Machine = DEFAULT_MACHINE) -> None:
+        self.machine = machine  # the session's settings: the float type, the stacks' and the output's capacities
         self.cuda = cuda = _driver()
         primary = _Primary.get(cuda, device)
         dev = primary.device
         self.device_name = dev.name()
         self.arch = device_arch(*dev.compute_capability())  # exactly the device's sm_XY, or a ForthError
         self.caps = self._capabilities(dev)
-        self.target = NvptxTarget(self.arch, str(target_machine(self.arch, 3).target_data))
+        self.target = NvptxTarget(self.arch, str(target_machine(self.arch, 3).target_data), machine)
         self._primary = primary
         self._res = res = _Resources(primary)
         primary.acquire(res)
@@ -421,7 +424,7 @@ class CudaBackend(Backend):
                 res.make_abort_flag()
             self.ctx_host = np.zeros(L.CTX_SLOTS + L.THR_SLOTS, np.int64)
             self.ctx_dev = self._raw(self.ctx_host.nbytes, keep=False)
-            self.out_dev = self._raw(L.OUT_CAP * L.OUT_SLOTS * 8, keep=False)
+            self.out_dev = self._raw(self.machine.out_cap * L.OUT_SLOTS * 8, keep=False)
             self.table_dev = self._raw(TABLE_CAP * 16, keep=False)
             self.shared_size = 0
             self.set_shape(LaunchShape())
@@ -573,16 +576,17 @@ class CudaBackend(Backend):
         self.state_dev = self.thr_dev = 0
         self.shape, self.grid, self.block = shape, grid, block
         self.nblocks, self.block_size, self.nthreads = nb, bs, nb * bs
-        self.state_dev = self._raw(S.buffer_bytes(self.nthreads))
+        self.state_dev = self._raw(S.buffer_bytes(self.nthreads, self.machine))
         lin = np.arange(self.nthreads)
         thr = np.zeros((self.nthreads, L.THR_SLOTS), np.int64)
         thr[:, L.T_LINEAR] = lin
-        thr[:, L.T_STATE] = S.record_addresses(self.state_dev, self.nthreads)
+        thr[:, L.T_STATE] = S.record_addresses(self.state_dev, self.nthreads, self.machine)
         self.thr_host = thr
         self.thr_dev = self._raw(thr.nbytes, keep=False)
 
     def get_state(self) -> np.ndarray:
-        return S.as_rows(self.read(self.state_dev, S.buffer_bytes(self.nthreads)), self.nthreads)
+        flat = self.read(self.state_dev, S.buffer_bytes(self.nthreads, self.machine))
+        return S.as_rows(flat, self.nthreads, self.machine)
 
     def set_state(self, state: np.ndarray) -> None:
         self.write(self.state_dev, np.ascontiguousarray(state, np.uint8))
@@ -687,7 +691,7 @@ class CudaBackend(Backend):
                 res.table_dirty = False
             self._ensure_stack(handle)
             ctx = fill_context(self.ctx_host, allocs=self.table_dev, n_allocs=self._n_allocs, out=self.out_dev,
-                               out_cap=L.OUT_CAP, base_addr=base_addr, abort=res.abort_dev,
+                               out_cap=self.machine.out_cap, base_addr=base_addr, abort=res.abort_dev,
                                shared_size=shared_bytes, recursion_max=handle.depth, steps=steps)
             cuda.memcpy_htod(self.ctx_dev, ctx)
             thr = self.thr_host
@@ -703,11 +707,11 @@ class CudaBackend(Backend):
             cuda.Context.synchronize()  # the primary context, current here
             cuda.memcpy_dtoh(ctx, self.ctx_dev)
             n_out = int(ctx[L.CTX_OUT_LEN])
-            out = np.empty((min(n_out, L.OUT_CAP), L.OUT_SLOTS), np.int64)
+            out = np.empty((min(n_out, self.machine.out_cap), L.OUT_SLOTS), np.int64)
             if len(out):
                 cuda.memcpy_dtoh(out, self.out_dev)
         return LaunchResult(error=tuple(int(x) for x in ctx[:5]), output=out,
-                            output_dropped=max(0, n_out - L.OUT_CAP))
+                            output_dropped=max(0, n_out - self.machine.out_cap))
 
     def reset_abort(self) -> None:
         if self._res.abort_host is not None:

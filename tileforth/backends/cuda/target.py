@@ -27,10 +27,11 @@ from typing import TYPE_CHECKING, Callable
 
 from llvmlite import ir
 from tileforth.core.compile import layout as L
+from tileforth.core.compile.machine import DEFAULT as DEFAULT_MACHINE
+from tileforth.core.compile.machine import Machine
 from tileforth.core.compile.codegen import (
     F16,
     F32,
-    FLOAT,
     I8,
     I32,
     I64,
@@ -40,6 +41,7 @@ from tileforth.core.compile.codegen import (
     declare,
     fconvert,
     finish_state,
+    float_type,
     state_env,
 )
 from tileforth.core.compile.target import STATIC_SHARED_BYTES, BodyEmitter, Target, float_suffix
@@ -125,7 +127,8 @@ class NvptxTarget(Target):
     name = "nvptx"
     triple = "nvptx64-nvidia-cuda"
 
-    def __init__(self, arch: str = "sm_80", data_layout: str = "") -> None:
+    def __init__(self, arch: str = "sm_80", data_layout: str = "", machine: Machine = DEFAULT_MACHINE) -> None:
+        self.machine = machine
         self.arch = arch
         self.sm = int(arch.removeprefix("sm_"))
         self.data_layout = data_layout
@@ -394,7 +397,7 @@ class NvptxTarget(Target):
                             sreg("ntid", "x")), sreg("tid", "x"))
         linear = b.add(b.mul(block, bsize), local)
         thr = b.gep(thrs, [b.mul(linear, c64(L.THR_SLOTS))], source_etype=I64)
-        env, stp = state_env(b, ctx, thr)
+        env, stp = state_env(b, ctx, thr, self.machine)
         fail_bb = fn.append_basic_block("fail")
         ir.IRBuilder(fail_bb).ret_void()
         g = make_gen(fn, env, fail_bb)
@@ -416,7 +419,7 @@ class NvptxTarget(Target):
         def push_inputs(g: "Gen", fn: ir.Function) -> None:
             first = 1 if self.context else 0
             g.push(*fn.args[first:first + nd])
-            g.fpush(*(fconvert(g.b, r, FLOAT) for r in fn.args[first + nd:]))
+            g.fpush(*(fconvert(g.b, r, g.float_t) for r in fn.args[first + nd:]))
         return self._private_stack_kernel(module, name, [I64] * nd + [F32] * nf, make_gen, emit_body, push_inputs)
 
     def define_kernel_file(self, module: ir.Module, name: str, params: list[str],
@@ -432,7 +435,7 @@ class NvptxTarget(Target):
     def param(self, g: "Gen", index: int, kind: str) -> ir.Value:
         if g.tstate.params is None:
             # a definition checked on its own at `;`: the parameter exists only in the kernel
-            return ir.Constant(FLOAT, 0.0) if kind == "float" else c64(0)
+            return ir.Constant(g.float_t, 0.0) if kind == "float" else c64(0)
         arg = g.fn.args[index + (1 if self.context else 0)]
         if kind == "ptr":
             return g.b.ptrtoint(arg, I64)
@@ -441,7 +444,7 @@ class NvptxTarget(Target):
             return arg if arg.type == I64 else g.b.sext(arg, I64)
         if declared == "bf16":  # bf16 bits -> f32
             arg = g.b.bitcast(g.b.shl(g.b.zext(arg, I32), ir.Constant(I32, 16)), F32)
-        return fconvert(g.b, arg, FLOAT)
+        return fconvert(g.b, arg, g.float_t)
 
     def _private_stack_kernel(self, module: ir.Module, name: str, param_types: list[ir.Type],
                               make_gen: Callable, emit_body: BodyEmitter, prologue: Callable) -> ir.Function:
@@ -460,8 +463,9 @@ class NvptxTarget(Target):
                              ir.FunctionType(ir.VoidType(), [PTR, I8, I64, ir.IntType(1)]))
             b.call(memset, [ctx, ir.Constant(I8, 0), c64(slots * 8), ir.Constant(ir.IntType(1), 0)])
             b.store(c64(UNCHECKED_RECURSION_MAX), b.gep(ctx, [c64(L.CTX_RECURSION_MAX)], source_etype=I64))
-        ds = b.alloca(I64, size=c64(L.DS_MAX), name="ds")
-        fs = b.alloca(FLOAT, size=c64(L.FS_MAX), name="fs")
+        m = self.machine
+        ds = b.alloca(I64, size=c64(m.ds_max), name="ds")
+        fs = b.alloca(float_type(m), size=c64(m.fs_max), name="fs")
         dsp = b.alloca(I64, name="dsp")
         fsp = b.alloca(I64, name="fsp")
         b.store(c64(0), dsp)

@@ -52,20 +52,25 @@ from .tiles import detailed, resolve, same_stack
 
 if TYPE_CHECKING:
     from ..front.dictionary import Colon
+    from .machine import Machine
     from .target import Target
     from .tileops import TileOp
 
 I1, I8, I16, I32, I64 = ir.IntType(1), ir.IntType(8), ir.IntType(16), ir.IntType(32), ir.IntType(64)
 I128 = ir.IntType(128)
 F16, F32, F64 = ir.HalfType(), ir.FloatType(), ir.DoubleType()
-FLOAT = F64 if L.FLOAT_BITS == 64 else F32  # the float stack's type (layout.FLOAT_BITS); FLOAT_INT: its bits
-FLOAT_INT = ir.IntType(L.FLOAT_BITS)
+
+
+def float_type(m: "Machine") -> ir.Type:
+    """The float stack's type of a session's machine (f32, or f64)."""
+    return F64 if m.float_bits == 64 else F32
 
 
 def float_bits(b: ir.IRBuilder, v: ir.Value) -> ir.Value:
     """A float-stack value's bits as a cell (an output record's value): zero-extended f32 bits, or the f64's."""
-    bits = b.bitcast(v, FLOAT_INT)
-    return bits if L.FLOAT_BITS == 64 else b.zext(bits, I64)
+    if isinstance(v.type, ir.DoubleType):
+        return b.bitcast(v, I64)
+    return b.zext(b.bitcast(v, I32), I64)
 
 
 def fconvert(b: ir.IRBuilder, v: ir.Value, ty: ir.Type) -> ir.Value:
@@ -159,13 +164,14 @@ class Env:
         return self
 
 
-def state_env(b: ir.IRBuilder, ctx: ir.Value, thr: ir.Value, coroutine: bool = False) -> tuple[Env, ir.Value]:
+def state_env(b: ir.IRBuilder, ctx: ir.Value, thr: ir.Value, m: "Machine",
+              coroutine: bool = False) -> tuple[Env, ir.Value]:
     """The stacks of the thread whose record is `thr`, for a kernel entry (a target's
     define_kernel): the arrays stay in its state buffer, the depths are copied into allocas
     (registers); also the address of its state."""
     stp = b.inttoptr(b.load(b.gep(thr, [c64(L.T_STATE)], source_etype=I64), typ=I64), PTR)
     ds = b.gep(stp, [c64(L.S_DS)], source_etype=I8)
-    fs = b.gep(stp, [c64(L.S_FS)], source_etype=I8)
+    fs = b.gep(stp, [c64(m.s_fs)], source_etype=I8)
     dsp = b.alloca(I64, name="dsp")
     fsp = b.alloca(I64, name="fsp")
     b.store(b.load(b.gep(stp, [c64(L.S_DSP)], source_etype=I8), typ=I64), dsp)
@@ -301,8 +307,10 @@ class Gen(Visitor):
         self.inline_suspending = inline_suspending
         self.entry_bb = fn.blocks[0]
         self.b = ir.IRBuilder()
-        self.dstack = CachedStack(I64, env.ds, env.dsp, L.DS_MAX, L.E_UNDERFLOW, L.E_OVERFLOW)
-        self.fstack = CachedStack(FLOAT, env.fs, env.fsp, L.FS_MAX, L.E_FUNDERFLOW, L.E_FOVERFLOW)
+        self.machine = m = target.machine  # the session's settings: the float type, the stacks' capacities
+        self.float_t = float_type(m)  # the float stack's type
+        self.dstack = CachedStack(I64, env.ds, env.dsp, m.ds_max, L.E_UNDERFLOW, L.E_OVERFLOW)
+        self.fstack = CachedStack(self.float_t, env.fs, env.fsp, m.fs_max, L.E_FUNDERFLOW, L.E_FOVERFLOW)
         self.scope = Scope("<line>")
         self.pos: SourcePos | None = None
         self.word_name = "<line>"
@@ -520,7 +528,7 @@ class Gen(Visitor):
         self.push(self.tag(c64(n.value), n.space))
 
     def visit_FLit(self, n: FLit) -> None:
-        self.fpush(ir.Constant(FLOAT, n.value))
+        self.fpush(ir.Constant(self.float_t, n.value))
 
     def visit_Call(self, n: Call) -> None:
         self.call(n.word)

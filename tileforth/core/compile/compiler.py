@@ -282,7 +282,7 @@ class Compiler:
 
     def _key(self) -> tuple:
         """What a word's code depends on besides its body."""
-        return (self.target.name, self.checked, self.base_addr(), self.inline_all)
+        return (self.target.name, self.target.machine, self.checked, self.base_addr(), self.inline_all)
 
     def word_module(self, word: Colon) -> tuple[llvm.ModuleRef, list[Colon]]:
         """`word` as a function in a module of its own, parsed, and the words it
@@ -463,7 +463,7 @@ def _store_results(g: Gen, first: int, rd: int, rf: int) -> None:
     """The results left on the stacks go to the output parameters: `out`
     (cells) and `fout` (floats, the float stack's type), thread t's i-th
     result (the deepest first) at [t * count + i]."""
-    from .codegen import FLOAT, I64, c64
+    from .codegen import I64, c64
     b = g.b
     sreg = functools.partial(g.target.sreg, g)
     block = b.add(b.mul(b.add(b.mul(sreg("bid.z"), sreg("gdim.y")), sreg("bid.y")), sreg("gdim.x")), sreg("bid.x"))
@@ -471,7 +471,7 @@ def _store_results(g: Gen, first: int, rd: int, rf: int) -> None:
     local = b.add(b.mul(b.add(b.mul(sreg("tid.z"), sreg("bdim.y")), sreg("tid.y")), sreg("bdim.x")), sreg("tid.x"))
     t = b.add(b.mul(block, size), local)
     cells, floats = g.pop(rd), g.fpop(rf)
-    for values, ty, count, arg in ((cells, I64, rd, first), (floats, FLOAT, rf, first + (rd > 0))):
+    for values, ty, count, arg in ((cells, I64, rd, first), (floats, g.float_t, rf, first + (rd > 0))):
         if not count:
             continue
         base = g.fn.args[arg + (1 if getattr(g.target, "context", True) else 0)]  # after ctx, when there is one

@@ -1,7 +1,8 @@
 """The FLOATING and FLOATING-EXT words of Forth 2012 on the f32 float stack.
 
-(With TILEFORTH_FLOAT=f64 the float stack is f64 instead: codegen.FLOAT is the one
-name for its type, layout.FLOAT_BYTES its size; what follows says f32 for it.)
+(A session made with float_bits=64 has an f64 float stack instead: the generator's
+`g.float_t` is the one name for its type, `g.machine.float_bytes` its size, and
+`g.machine.precision` PRECISION's default; what follows says f32 for it.)
 
 Added to the primitive registry by an explicit `install(REGISTRY)` at the end
 of tileforth/core/compile/primitives.py (this module cannot import primitives.py: the
@@ -53,18 +54,15 @@ from llvmlite import ir
 
 from ..front.effects import Effect
 from . import layout as L
-from .codegen import F32, FLOAT, FLOAT_INT, I64, I128, c64, fconvert, float_bits
+from .codegen import F32, I64, I128, c64, fconvert, float_bits
 
 if TYPE_CHECKING:
     from ..front.tree import Prim
     from .codegen import Gen
 
-FLOAT_BYTES = L.FLOAT_BYTES  # a float in memory is the float stack's type (F@ F!): f32, or f64 in the f64 mode
 SFLOAT_BYTES = 4  # SF@ SF! store an f32
 DFLOAT_BYTES = 8  # DF@ DF! store an f64
 PRECISION_OFFSET = 56  # PRECISION's cell: the last of data space's reserved 64 bytes (0 there: the default)
-# FLT_DECIMAL_DIG: 9 significant digits tell every f32 apart (DBL_DECIMAL_DIG, 17, every f64)
-PRECISION_DEFAULT = 17 if L.FLOAT_BITS == 64 else 9
 PRECISION_MAX = 64  # SET-PRECISION (a host word) keeps u in 1..PRECISION_MAX
 
 
@@ -108,12 +106,13 @@ def _f_to_d(g: "Gen", a: list, f: list) -> tuple[list, list]:
     shifts; beyond the i128 range it saturates, NaN gives 0 (as fptosi.sat)."""
     b = g.b
     r = f[0]
-    ib = FLOAT_INT
-    mbits, bias = (52, 1023) if L.FLOAT_BITS == 64 else (23, 127)  # mantissa bits, exponent bias
+    width = g.machine.float_bits
+    ib = ir.IntType(width)
+    mbits, bias = (52, 1023) if width == 64 else (23, 127)  # mantissa bits, exponent bias
     bits = b.bitcast(r, ib)
-    exp = b.and_(b.lshr(bits, ir.Constant(ib, mbits)), ir.Constant(ib, (1 << (L.FLOAT_BITS - 1 - mbits)) - 1))
-    small = b.fcmp_ordered("<", _fabs(g, r), ir.Constant(FLOAT, 2.0**63))
-    via64 = b.sext(b.call(g.intrinsic(f"llvm.fptosi.sat.i64.f{L.FLOAT_BITS}", I64, [FLOAT]), [r]), I128)
+    exp = b.and_(b.lshr(bits, ir.Constant(ib, mbits)), ir.Constant(ib, (1 << (width - 1 - mbits)) - 1))
+    small = b.fcmp_ordered("<", _fabs(g, r), ir.Constant(g.float_t, 2.0**63))
+    via64 = b.sext(b.call(g.intrinsic(f"llvm.fptosi.sat.i64.f{width}", I64, [g.float_t]), [r]), I128)
     mant = b.zext(b.or_(b.and_(bits, ir.Constant(ib, (1 << mbits) - 1)), ir.Constant(ib, 1 << mbits)), I128)
     fits = b.icmp_unsigned("<", exp, ir.Constant(ib, bias + 127))  # |r| < 2^127
     # exponent >= bias + mbits: an integer, the mantissa shifted left (below, |r| < 2^63 took via64)
@@ -144,11 +143,12 @@ def _d_to_f(g: "Gen", a: list, f: list) -> tuple[list, list]:
     top = b.trunc(b.lshr(m, sh128), I64)
     lost = b.and_(m, b.sub(b.shl(_i128(1), sh128), _i128(1)))
     v = b.or_(top, b.zext(b.icmp_unsigned("!=", lost, _i128(0)), I64))
-    ib = FLOAT_INT
-    mbits, bias = (52, 1023) if L.FLOAT_BITS == 64 else (23, 127)  # 2^sh's bits: (sh + bias) << mbits
-    sh_i = b.trunc(sh, ib) if L.FLOAT_BITS == 32 else sh
-    scale = b.bitcast(b.shl(b.add(sh_i, ir.Constant(ib, bias)), ir.Constant(ib, mbits)), FLOAT)
-    r = b.fmul(b.uitofp(v, FLOAT), scale)
+    width = g.machine.float_bits
+    ib = ir.IntType(width)
+    mbits, bias = (52, 1023) if width == 64 else (23, 127)  # 2^sh's bits: (sh + bias) << mbits
+    sh_i = b.trunc(sh, ib) if width == 32 else sh
+    scale = b.bitcast(b.shl(b.add(sh_i, ir.Constant(ib, bias)), ir.Constant(ib, mbits)), g.float_t)
+    r = b.fmul(b.uitofp(v, g.float_t), scale)
     return [], [b.select(neg, b.fneg(r), r)]
 
 
@@ -156,10 +156,10 @@ def _approx(g: "Gen", a: list, f: list) -> tuple[list, list]:
     """F~ ( F: r1 r2 r3 -- ) ( -- flag ), the standard's three cases."""
     b = g.b
     r1, r2, r3 = f
-    zero = ir.Constant(FLOAT, 0.0)
+    zero = ir.Constant(g.float_t, 0.0)
     diff = _fabs(g, b.fsub(r1, r2))
     absolute = b.fcmp_ordered("<", diff, r3)
-    identical = b.icmp_unsigned("==", b.bitcast(r1, FLOAT_INT), b.bitcast(r2, FLOAT_INT))
+    identical = b.icmp_unsigned("==", float_bits(b, r1), float_bits(b, r2))
     scale = b.fmul(_fabs(g, r3), b.fadd(_fabs(g, r1), _fabs(g, r2)))
     relative = b.fcmp_ordered("<", diff, scale)
     flag = b.select(b.fcmp_ordered(">", r3, zero), absolute,
@@ -180,7 +180,7 @@ def _addr_op(fn: Callable[["Gen", ir.Value], ir.Value]) -> Callable:
 
 
 def _sf_fetch(g: "Gen", a: list, f: list) -> tuple[list, list]:
-    return [], [fconvert(g.b, g.b.load(g.mem_ptr(a[0], SFLOAT_BYTES, "SF@"), typ=F32), FLOAT)]
+    return [], [fconvert(g.b, g.b.load(g.mem_ptr(a[0], SFLOAT_BYTES, "SF@"), typ=F32), g.float_t)]
 
 
 def _sf_store(g: "Gen", a: list, f: list) -> tuple[list, list]:
@@ -195,7 +195,7 @@ def _precision_ptr(g: "Gen") -> ir.Value:
 def _precision(g: "Gen") -> ir.Value:
     """PRECISION: the cell's value, the default where it holds 0 (fresh data space)."""
     v = g.b.load(_precision_ptr(g), typ=I64)
-    return g.b.select(g.b.icmp_signed("==", v, c64(0)), c64(PRECISION_DEFAULT), v)
+    return g.b.select(g.b.icmp_signed("==", v, c64(0)), c64(g.machine.precision), v)
 
 
 def _float_printer(kind: int) -> Callable:
@@ -207,8 +207,12 @@ def _float_printer(kind: int) -> Callable:
     return _pure(op)
 
 
+def _align_to(g: "Gen", x: ir.Value, size: int) -> ir.Value:
+    return g.b.and_(g.b.add(x, c64(size - 1)), c64(-size))
+
+
 def _aligned(size: int) -> Callable:
-    return _addr_op(lambda g, x: g.b.and_(g.b.add(x, c64(size - 1)), c64(-size)))
+    return _addr_op(lambda g, x: _align_to(g, x, size))
 
 
 # unary functions: (word, target math name, help, example)
@@ -250,7 +254,7 @@ def install(registry) -> None:
     prim("FDEPTH", "( -- +n )", "The number of floats on the float stack (of this thread).",
          "1e 2e FDEPTH . \\ 2", _fdepth, static_effect=lambda n: Effect(True, 0, 1, 0, 0))
     prim("F0>", "( -- flag ) ( F: r -- )", "True if r is greater than zero.", "1e F0> . \\ -1",
-         _pure(lambda g, a, f: ([g.flag(g.b.fcmp_ordered(">", f[0], ir.Constant(FLOAT, 0.0)))], [])))
+         _pure(lambda g, a, f: ([g.flag(g.b.fcmp_ordered(">", f[0], ir.Constant(g.float_t, 0.0)))], [])))
     prim("F~", "( -- flag ) ( F: r1 r2 r3 -- )", "Approximately equal: |r1-r2| < r3 if r3 > 0; identical "
          "encodings if r3 = 0 (0e and -0e differ); |r1-r2| < |r3|*(|r1|+|r2|) if r3 < 0.",
          "1e 1.05e 0.1e F~ . \\ -1", _pure(_approx))
@@ -259,15 +263,15 @@ def install(registry) -> None:
     prim("D>F", "( d -- ) ( F: -- r )", "Convert a double-cell number to the nearest float.",
          "5 0 D>F F. \\ 5.", _pure(_d_to_f))
     prim("FLOATS", "( n1 -- n2 )",
-         f"The size in bytes of n1 floats (a float in memory is an f{L.FLOAT_BITS}: {FLOAT_BYTES} bytes).",
-         f"3 FLOATS . \\ {3 * FLOAT_BYTES}", _pure(lambda g, a, f: ([g.b.mul(a[0], c64(FLOAT_BYTES))], [])))
-    prim("FLOAT+", "( f-addr1 -- f-addr2 )", f"Add the size of a float ({FLOAT_BYTES} bytes) to an address.",
-         f"100 FLOAT+ . \\ {100 + FLOAT_BYTES}", _addr_op(lambda g, x: g.b.add(x, c64(FLOAT_BYTES))))
+         "The size in bytes of n1 floats (a float in memory is the float stack's type: an f32, 4 bytes; "
+         "8 in an f64 session).", "3 FLOATS . \\ 12",
+         _pure(lambda g, a, f: ([g.b.mul(a[0], c64(g.machine.float_bytes))], [])))
+    prim("FLOAT+", "( f-addr1 -- f-addr2 )", "Add the size of a float (4 bytes; 8 in an f64 session) to an "
+         "address.", "100 FLOAT+ . \\ 104", _addr_op(lambda g, x: g.b.add(x, c64(g.machine.float_bytes))))
     prim("FALIGNED", "( addr -- f-addr )",
-         f"The first float-aligned (multiple of {FLOAT_BYTES}) address at or above addr.",
-         "5 FALIGNED . \\ 8", _aligned(FLOAT_BYTES))
-    for prefix, size, what in (("SF", SFLOAT_BYTES, "an sfloat (an f32, as a float)" if FLOAT_BYTES == 4
-                                else "an sfloat (an f32)"),
+         "The first float-aligned (a multiple of 4; of 8 in an f64 session) address at or above addr.",
+         "5 FALIGNED . \\ 8", _addr_op(lambda g, x: _align_to(g, x, g.machine.float_bytes)))
+    for prefix, size, what in (("SF", SFLOAT_BYTES, "an sfloat (an f32)"),
                                ("DF", DFLOAT_BYTES, "a dfloat (an f64, as DF@ DF! store)")):
         addr = prefix.lower() + "-addr"
         prim(f"{prefix}LOATS", "( n1 -- n2 )", f"The size in bytes of n1 {prefix.lower()[0]}floats ({size} bytes "
@@ -277,8 +281,8 @@ def install(registry) -> None:
              f"100 {prefix}LOAT+ . \\ {100 + size}", _addr_op(lambda g, x, size=size: g.b.add(x, c64(size))))
         prim(f"{prefix}ALIGNED", f"( addr -- {addr} )", f"The first address at or above addr aligned for "
              f"{what}: a multiple of {size}.", f"9 {prefix}ALIGNED . \\ {9 + (-9) % size}", _aligned(size))
-    prim("PRECISION", "( -- u )", f"The number of significant digits F. FS. FE. print (default "
-         f"{PRECISION_DEFAULT}: enough to tell every f32 apart).", f"PRECISION . \\ {PRECISION_DEFAULT}",
+    prim("PRECISION", "( -- u )", "The number of significant digits F. FS. FE. print (default 9: enough to "
+         "tell every f32 apart; 17 in an f64 session).", "PRECISION . \\ 9",
          _pure(lambda g, a, f: ([_precision(g)], [])))
     prim("FS.", "( F: r -- )", "Print r in scientific notation with PRECISION significant digits, then a space: "
          "one digit before the point, the exponent after E.", "1234.5e FS. \\ 1.23450000E3",

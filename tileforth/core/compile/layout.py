@@ -1,4 +1,5 @@
-"""Shared memory layouts between the compiler, the host and the backends.
+"""Shared memory layouts between the compiler, the host and the backends (the fixed slots;
+what a session's settings size, the stacks and the output buffer, is in machine.py).
 
 All records are arrays of 64-bit slots so the host can view them with numpy.
 
@@ -11,14 +12,7 @@ All records are arrays of 64-bit slots so the host can view them with numpy.
 """
 from __future__ import annotations
 
-from ..front.reader import FLOAT_BITS  # 32 or 64: the float stack's width (TILEFORTH_FLOAT)
-
 WARP_SIZE = 32  # threads in a warp, on every NVIDIA GPU so far (a backend states its own: Capabilities)
-DS_MAX = 128  # data stack cells per thread
-FS_MAX = 64  # float stack entries per thread (f32, or f64 in the f64 mode)
-FLOAT_BYTES = FLOAT_BITS // 8  # a float on the float stack and in memory (F@ F! FLOATS)
-FLOAT_DTYPE = f"<f{FLOAT_BYTES}"  # its numpy type; FLOAT_BITS_DTYPE: an integer of its width
-FLOAT_BITS_DTYPE = f"<i{FLOAT_BYTES}"
 POLL_EVERY = 4096  # loop iterations between two looks at the abort flag and the budget (a power of 2)
 RECURSION_MAX = 2000  # the cpu backend's default depth limit; each backend states its own (Capabilities)
 
@@ -61,10 +55,9 @@ THR_SLOTS = 36
 # thread status
 ST_RUN, ST_BARRIER, ST_WARP, ST_DONE, ST_ERROR = 0, 1, 2, 3, 4
 
-# stack state (in bytes)
+# stack state (in bytes): the depths, then the data stack; where the float stack starts and how big a
+# thread's state is follow from the session's machine (machine.py: Machine.s_fs, state_bytes)
 S_DSP, S_FSP, S_DS = 0, 8, 16
-S_FS = S_DS + DS_MAX * 8
-STATE_BYTES = S_FS + FS_MAX * FLOAT_BYTES
 
 # error codes
 E_UNDERFLOW, E_OVERFLOW, E_FUNDERFLOW, E_FOVERFLOW = 1, 2, 3, 4
@@ -82,4 +75,3 @@ OUT_INT_R, OUT_UINT_R = 7, 8  # .R U.R: aux = width << 8 | base (a base of 256 o
 OUT_FLOAT_S, OUT_FLOAT_E = 9, 10  # FS. FE. (and F.'s OUT_FLOAT): aux = PRECISION (F.'s 0: the shortest digits)
 OUT_WIDTH_MAX = 1 << 16  # .R U.R pad to at most this many characters
 OUT_SLOTS = 4
-OUT_CAP = 1 << 16  # output records a launch keeps (the rest are counted as dropped)

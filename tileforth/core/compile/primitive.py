@@ -37,7 +37,9 @@ class Primitive:
     tile_word: bool = False  # works on the tile stack; its node's arg is the TileConfig in force when compiled
     address_arith: str = ""  # "sum" / "difference": an address plus/minus an offset stays in its memory
     takes_literal: bool = False  # a literal count just before it becomes the node's arg (PICK ROLL TROLL)
-    literal_max: int = 0  # with takes_literal: the largest count the stack it works on can hold
+    # with takes_literal: the largest count the stack it works on can hold (None: the data stack's, which is
+    # the session's setting, Machine.ds_max - 1)
+    literal_max: int | None = None
 
     def __post_init__(self) -> None:
         self.ins, self.outs, self.fins, self.fouts = parse_effect(self.effect)

@@ -23,7 +23,7 @@ from ..front.effects import DYNAMIC, Effect
 from .primitive import Emit, Registry
 from . import floatwords, tilegen, warpgen, xtgen
 from . import layout as L
-from .codegen import F16, F32, F64, FLOAT, I8, I16, I32, I64, I128, c64, fconvert, float_bits
+from .codegen import F16, F32, F64, I8, I16, I32, I64, I128, c64, fconvert, float_bits
 
 if TYPE_CHECKING:
     from ..front.tree import Prim
@@ -114,7 +114,7 @@ def _depth_operand(g: "Gen", count: bool = False) -> tuple[ir.Value, ir.Value]:
 
 
 @prim("PICK", "( xu ... x0 u -- xu ... x0 xu )", "Copy the u-th cell below u to the top (0 PICK is DUP).",
-      "1 2 3 2 PICK . \\ 1", static_effect=_pick_effect, takes_literal=True, literal_max=L.DS_MAX - 1)
+      "1 2 3 2 PICK . \\ 1", static_effect=_pick_effect, takes_literal=True)
 def _pick(g: "Gen", n: "Prim") -> None:
     if n.arg is not None:
         k = int(n.arg)
@@ -128,7 +128,7 @@ def _pick(g: "Gen", n: "Prim") -> None:
 
 
 @prim("ROLL", "( xu xu-1 ... x0 u -- xu-1 ... x0 xu )", "Move the u-th cell to the top (1 ROLL is SWAP).",
-      "1 2 3 2 ROLL . \\ 1", static_effect=_roll_effect, takes_literal=True, literal_max=L.DS_MAX - 1)
+      "1 2 3 2 ROLL . \\ 1", static_effect=_roll_effect, takes_literal=True)
 def _roll(g: "Gen", n: "Prim") -> None:
     if n.arg is not None:
         k = int(n.arg)
@@ -248,7 +248,7 @@ def _copy_cells(g: "Gen", dst: ir.Value, src: ir.Value, count: ir.Value) -> None
       "same definition to bring back.", ": f N>R -1 NR> ; 1 2 2 f . . . . \\ 2 2 1 -1", dynamic=True)
 def _n_to_r(g: "Gen", n: "Prim") -> None:
     sp, count = _depth_operand(g, count=True)
-    cells = g.alloca(ir.ArrayType(I64, L.DS_MAX), "nr")
+    cells = g.alloca(ir.ArrayType(I64, g.machine.ds_max), "nr")
     base = g.b.sub(sp, count)
     _copy_cells(g, g.b.bitcast(cells, I64.as_pointer()), g.b.gep(g.env.ds, [base], source_etype=I64), count)
     g.dstack.sp_val, g.dstack.dirty, g.dguar = base, True, 0
@@ -270,7 +270,7 @@ def _n_r_from(g: "Gen", n: "Prim") -> None:
     count = g.b.load(slot, typ=I64)
     g.flush()
     sp = g._dsp()
-    g.fail_if(g.b.icmp_signed(">", g.b.add(sp, count), c64(L.DS_MAX - 1)), L.E_OVERFLOW)
+    g.fail_if(g.b.icmp_signed(">", g.b.add(sp, count), c64(g.machine.ds_max - 1)), L.E_OVERFLOW)
     _copy_cells(g, g.b.gep(g.env.ds, [sp], source_etype=I64), g.b.bitcast(cells, I64.as_pointer()), count)
     g.dstack.sp_val, g.dstack.dirty, g.dguar = g.b.add(sp, count), True, 0
     g.push(count)
@@ -503,7 +503,7 @@ prim("U<", "( u1 u2 -- flag )", "Unsigned less than.", "-1 1 U< . \\ 0",
      cells(lambda g, a, b: [g.flag(g.b.icmp_unsigned("<", a, b))]))
 
 group("Floats")
-# ---- floats (FLOAT: f32, or f64 in the f64 mode) ----------------------------------
+# ---- floats (the float stack's type g.float_t: f32, or f64 in an f64 session) -----------
 def _intr(g: "Gen", name: str, *args: ir.Value) -> ir.Value:
     return g.target.math(g, name, list(args))
 
@@ -523,7 +523,7 @@ for _name, _fn, _ex in (("FSQRT", "sqrt", "2e FSQRT F."), ("FEXP", "exp", "1e FE
                         ("FLN", "log", "1e FLN F. \\ 0."), ("FSIN", "sin", "0e FSIN F. \\ 0."),
                         ("FCOS", "cos", "0e FCOS F. \\ 1."), ("FLOOR", "floor", "-1.5e FLOOR F. \\ -2."),
                         ("FROUND", "roundeven", "2.5e FROUND F. \\ 2.")):
-    prim(_name, "( F: r1 -- r2 )", f"{_fn} of a float (f{L.FLOAT_BITS}).", _ex,
+    prim(_name, "( F: r1 -- r2 )", f"{_fn} of a float.", _ex,
           floats(lambda g, a, fn=_fn: [_intr(g, fn, a)]))
 prim("FDUP", "( F: r -- r r )", "Duplicate the top float.", "1e FDUP F+ F. \\ 2.", floats(lambda g, r: [r, r]))
 prim("FDROP", "( F: r -- )", "Discard the top float.", "1e 2e FDROP F. \\ 1.", floats(lambda g, r: []))
@@ -532,11 +532,11 @@ prim("FSWAP", "( F: r1 r2 -- r2 r1 )", "Exchange the top two floats.", "1e 2e FS
 prim("FOVER", "( F: r1 r2 -- r1 r2 r1 )", "Copy the second float to the top.", "1e 2e FOVER F. \\ 1.",
      floats(lambda g, r1, r2: [r1, r2, r1]))
 prim("S>F", "( n -- ) ( F: -- r )", "Convert a cell to a float.", "3 S>F F. \\ 3.",
-     stacks(lambda g, a, f: ([], [g.b.sitofp(a[0], FLOAT)])))
+     stacks(lambda g, a, f: ([], [g.b.sitofp(a[0], g.float_t)])))
 
 
 def _f_to_s(g: "Gen", a: list, f: list) -> tuple[list, list]:
-    fn = g.intrinsic(f"llvm.fptosi.sat.i64.f{L.FLOAT_BITS}", I64, [FLOAT])
+    fn = g.intrinsic(f"llvm.fptosi.sat.i64.f{g.machine.float_bits}", I64, [g.float_t])
     return [g.b.call(fn, [f[0]])], []
 
 
@@ -590,31 +590,34 @@ _int_mem("I16", I16, 2, True, "a signed 16-bit integer (2-byte aligned)")
 _int_mem("I32", I32, 4, True, "a signed 32-bit integer (4-byte aligned)")
 
 
-def _float_mem(name: str, size: int, what: str, load_cv: Callable, store_cv: Callable, ty: ir.Type,
+def _float_mem(name: str, size: int | None, what: str, load_cv: Callable, store_cv: Callable, ty: ir.Type | None,
                eltype: str) -> None:
-    """name@ and name! for what (an array of `eltype` holds such values: the examples use one)."""
+    """name@ and name! for what (an array of `eltype` holds such values: the examples use one); a size
+    and type of None: the float stack's own (F@ F!)."""
     def fetch(g: "Gen", a: list, f: list) -> tuple[list, list]:
-        return [], [load_cv(g, g.b.load(g.mem_ptr(a[0], size, name + "@"), typ=ty))]
+        n = size or g.machine.float_bytes
+        return [], [load_cv(g, g.b.load(g.mem_ptr(a[0], n, name + "@"), typ=ty or g.float_t))]
 
     def store(g: "Gen", a: list, f: list) -> tuple[list, list]:
-        g.mem_store(store_cv(g, f[0]), a[0], size, name + "!")
+        g.mem_store(store_cv(g, f[0]), a[0], size or g.machine.float_bytes, name + "!")
         return [], []
 
-    prim(name + "@", "( addr -- ) ( F: -- r )", f"Fetch {what}, converted to f{L.FLOAT_BITS}.",
+    prim(name + "@", "( addr -- ) ( F: -- r )", f"Fetch {what}, converted to the float stack's type.",
          f"1 {eltype} ARRAY a  a {name}@ F. \\ 0.",
          stacks(fetch))
     prim(name + "!", "( addr -- ) ( F: r -- )", f"Store r as {what}.",
          f"1 {eltype} ARRAY a  1.5e a {name}!  a {name}@ F. \\ 1.5", stacks(store))
 
 
-_float_mem("F", L.FLOAT_BYTES, f"an f{L.FLOAT_BITS} ({L.FLOAT_BYTES}-byte aligned)", lambda g, v: v, lambda g, v: v,
-           FLOAT, f"F{L.FLOAT_BITS}")
-_float_mem("DF", 8, "an f64 (8-byte aligned)", lambda g, v: fconvert(g.b, v, FLOAT), lambda g, v: fconvert(g.b, v, F64),
+_float_mem("F", None, "a float of the float stack's type (an f32, 4-byte aligned; an f64 in an f64 session)",
+           lambda g, v: v, lambda g, v: v, None, "F32")
+_float_mem("DF", 8, "an f64 (8-byte aligned)", lambda g, v: fconvert(g.b, v, g.float_t),
+           lambda g, v: fconvert(g.b, v, F64),
            F64, "F64")
-_float_mem("HF", 2, "an f16 (2-byte aligned, round to nearest even)", lambda g, v: fconvert(g.b, v, FLOAT),
+_float_mem("HF", 2, "an f16 (2-byte aligned, round to nearest even)", lambda g, v: fconvert(g.b, v, g.float_t),
            lambda g, v: fconvert(g.b, v, F16), F16, "F16")
 _float_mem("BF", 2, "a bf16 (2-byte aligned, round to nearest even)",
-           lambda g, v: fconvert(g.b, _from_bf16(g, v), FLOAT),
+           lambda g, v: fconvert(g.b, _from_bf16(g, v), g.float_t),
            lambda g, v: _to_bf16(g, fconvert(g.b, v, F32)), I16, "BF16")
 
 
@@ -720,7 +723,7 @@ _atomic_words("I32-", I32, 4, "the I32 (32 bits)", "1 1 1 THREADS 1 I32 ARRAY v 
 def _fatomic_add(g: "Gen", a: list, f: list) -> tuple[list, list]:
     ptr = g.mem_ptr(a[0], 4, "FATOMIC+")
     old = g.b.atomic_rmw("fadd", ptr, fconvert(g.b, f[0], F32), ATOMIC_ORDER)
-    return [], [fconvert(g.b, old, FLOAT)]
+    return [], [fconvert(g.b, old, g.float_t)]
 
 
 prim("FATOMIC+", "( addr -- ) ( F: r -- old )", "Add r (rounded to f32) to the f32 at addr, atomically (atomicAdd "

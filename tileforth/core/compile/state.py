@@ -1,11 +1,11 @@
 """A typed view of the stack state buffer, the one place the host decodes it.
 
 A backend keeps one record per thread (layout.py), `get_state()` gives them
-as an array of shape (threads, STATE_BYTES) uint8, and `set_state()` takes
-one back:
+as an array of shape (threads, m.state_bytes) uint8, and `set_state()` takes
+one back; `m` is the session's Machine (machine.py), which the backend holds:
 
-    offset  S_DSP   S_FSP   S_DS              S_FS
-            dsp i64 fsp i64 ds[DS_MAX] i64    fs[FS_MAX] f32 (f64 in the f64 mode: layout.FLOAT_DTYPE)
+    offset  S_DSP   S_FSP   S_DS                 m.s_fs
+            dsp i64 fsp i64 ds[m.ds_max] i64     fs[m.fs_max] f32 (f64 in an f64 session: m.float_dtype)
 
 `StackState` wraps such an array with numpy views of its fields, so code
 reads `st.dsp`, `st.ds[lane, :n]` or `st.top(2)` instead of byte offsets.
@@ -31,62 +31,65 @@ from typing import TYPE_CHECKING, Sequence
 from ..buffers import zeroed
 from ..lazy import np
 from . import layout as L
+from .machine import DEFAULT, Machine
 
 if TYPE_CHECKING:
     from .target import Backend
 
-# the i64 fields are read through one int64 view of each row (StackState.__init__)
-assert L.S_DSP % 8 == L.S_FSP % 8 == L.S_DS % 8 == L.STATE_BYTES % 8 == 0
+# the i64 fields are read through one int64 view of each row (StackState.__init__; state_bytes is one too)
+assert L.S_DSP % 8 == L.S_FSP % 8 == L.S_DS % 8 == 0
 
 
-def new_buffer(threads: int) -> np.ndarray:
+def new_buffer(threads: int, m: Machine = DEFAULT) -> np.ndarray:
     """A zeroed state buffer for `threads` threads (empty stacks)."""
-    return zeroed((threads, L.STATE_BYTES), np.uint8)
+    return zeroed((threads, m.state_bytes), np.uint8)
 
 
-def buffer_bytes(threads: int) -> int:
+def buffer_bytes(threads: int, m: Machine = DEFAULT) -> int:
     """The size of the state buffer of `threads` threads."""
-    return threads * L.STATE_BYTES
+    return threads * m.state_bytes
 
 
-def record_addresses(base: int, threads: int) -> np.ndarray:
+def record_addresses(base: int, threads: int, m: Machine = DEFAULT) -> np.ndarray:
     """The address of each thread's record in a buffer that starts at `base`."""
-    return base + np.arange(threads, dtype=np.int64) * L.STATE_BYTES
+    return base + np.arange(threads, dtype=np.int64) * m.state_bytes
 
 
-def as_rows(flat: np.ndarray, threads: int) -> np.ndarray:
+def as_rows(flat: np.ndarray, threads: int, m: Machine = DEFAULT) -> np.ndarray:
     """A flat byte copy of the buffer (as read from device memory) as one row per thread."""
-    return flat.reshape(threads, L.STATE_BYTES)
+    return flat.reshape(threads, m.state_bytes)
 
 
 class StackState:
     """The stacks of every thread of a launch, as numpy views of one state buffer.
 
-    dsp, fsp  (threads,) int64         depths of the data and float stacks
-    ds        (threads, DS_MAX) int64  data stack cells, bottom first
-    fs        (threads, FS_MAX) float  float stack entries, bottom first (layout.FLOAT_DTYPE)
-    raw       (threads, STATE_BYTES) uint8, the buffer itself
+    dsp, fsp  (threads,) int64           depths of the data and float stacks
+    ds        (threads, m.ds_max) int64  data stack cells, bottom first
+    fs        (threads, m.fs_max) float  float stack entries, bottom first (m.float_dtype)
+    raw       (threads, m.state_bytes) uint8, the buffer itself
+    m         the session's Machine, which lays the buffer out
     """
 
-    __slots__ = ("raw", "dsp", "fsp", "ds", "fs")
+    __slots__ = ("raw", "dsp", "fsp", "ds", "fs", "m")
 
-    def __init__(self, raw: np.ndarray) -> None:
-        if raw.dtype != np.uint8 or raw.ndim != 2 or raw.shape[1] != L.STATE_BYTES:
-            raise ValueError(f"a state buffer is (threads, {L.STATE_BYTES}) uint8, not {raw.shape} {raw.dtype}")
+    def __init__(self, raw: np.ndarray, m: Machine = DEFAULT) -> None:
+        if raw.dtype != np.uint8 or raw.ndim != 2 or raw.shape[1] != m.state_bytes:
+            raise ValueError(f"a state buffer is (threads, {m.state_bytes}) uint8, not {raw.shape} {raw.dtype}")
+        self.m = m
         if raw.strides[1] != 1 or raw.strides[0] % 8:
             raw = np.ascontiguousarray(raw)
         self.raw = raw
         cells = raw.view(np.int64)  # the i64 fields, indexed in cells (offsets are multiples of 8)
         self.dsp = cells[:, L.S_DSP // 8]
         self.fsp = cells[:, L.S_FSP // 8]
-        self.ds = cells[:, L.S_DS // 8:L.S_DS // 8 + L.DS_MAX]
-        self.fs = raw[:, L.S_FS:L.S_FS + L.FLOAT_BYTES * L.FS_MAX].view(L.FLOAT_DTYPE)
+        self.ds = cells[:, L.S_DS // 8:L.S_DS // 8 + m.ds_max]
+        self.fs = raw[:, m.s_fs:m.s_fs + m.float_bytes * m.fs_max].view(m.float_dtype)
 
     # ---- to and from a backend ---------------------------------------------------
     @classmethod
     def load(cls, backend: "Backend") -> "StackState":
         """A copy of the backend's stacks (changes reach it only through save)."""
-        return cls(backend.get_state())
+        return cls(backend.get_state(), backend.machine)
 
     @classmethod
     def live(cls, backend: "Backend") -> "StackState":
@@ -96,7 +99,7 @@ class StackState:
         (a no-op for the buffer itself): write nothing before the checks that
         may refuse the change."""
         raw = backend.state_buffer()
-        return cls(raw) if raw is not None else cls(backend.get_state())
+        return cls(raw if raw is not None else backend.get_state(), backend.machine)
 
     def save(self, backend: "Backend") -> None:
         if backend.state_buffer() is self.raw:
@@ -104,8 +107,8 @@ class StackState:
         backend.set_state(self.raw)
 
     @classmethod
-    def empty(cls, threads: int) -> "StackState":
-        return cls(new_buffer(threads))
+    def empty(cls, threads: int, m: Machine = DEFAULT) -> "StackState":
+        return cls(new_buffer(threads, m), m)
 
     @property
     def threads(self) -> int:
@@ -154,7 +157,7 @@ class StackState:
         # the i64 slots from the depths to thread 0's top cell, then its floats'
         # bits: equal slots are equal depths and cells, equal bits equal floats
         head = self.raw.view(np.int64)[:, :L.S_DS // 8 + int(self.dsp[0])]
-        bits = self.fs.view(L.FLOAT_BITS_DTYPE)[:, :int(self.fsp[0])]
+        bits = self.fs.view(self.m.float_bits_dtype)[:, :int(self.fsp[0])]
         return bool((head == head[0]).all() and (bits == bits[0]).all())
 
     # ---- writing (in the buffer; save() hands it back) -------------------------------
@@ -166,39 +169,39 @@ class StackState:
 
     def push(self, values: Sequence[int] | np.ndarray) -> None:
         """Push the same cells (already wrapped to int64) on every thread's data
-        stack (each must have room: dsp + len(values) <= DS_MAX)."""
+        stack (each must have room: dsp + len(values) <= m.ds_max)."""
         _push_all(self.ds, self.dsp, np.asarray(values, np.int64))
 
     def fpush(self, values: Sequence[float]) -> None:
         """Push the same floats (rounded to the float type) on every thread's float stack
-        (each must have room: fsp + len(values) <= FS_MAX)."""
-        _push_all(self.fs, self.fsp, np.asarray(values, L.FLOAT_DTYPE))
+        (each must have room: fsp + len(values) <= m.fs_max)."""
+        _push_all(self.fs, self.fsp, np.asarray(values, self.m.float_dtype))
 
     def set_floats(self, values: Sequence[float]) -> None:
         """Every thread's float stack becomes exactly `values` (bottom first)."""
         self.fsp[:] = len(values)
-        self.fs[:, :len(values)] = np.asarray(values, L.FLOAT_DTYPE)
+        self.fs[:, :len(values)] = np.asarray(values, self.m.float_dtype)
 
     def broadcast(self, lane: int, threads: int) -> "StackState":
         """A new state of `threads` threads, each with the stacks of `lane`."""
-        return StackState(np.broadcast_to(self.raw[lane], (threads, L.STATE_BYTES)).copy())
+        return StackState(np.broadcast_to(self.raw[lane], (threads, self.m.state_bytes)).copy(), self.m)
 
     def depths(self) -> tuple[int, int]:
         """The deepest data and float stacks of any thread (clipped to the stacks' size)."""
         if not self.threads:
             return 0, 0
-        return (min(max(int(self.dsp.max()), 0), L.DS_MAX), min(max(int(self.fsp.max()), 0), L.FS_MAX))
+        return (min(max(int(self.dsp.max()), 0), self.m.ds_max), min(max(int(self.fsp.max()), 0), self.m.fs_max))
 
     def live_spans(self, d: int, f: int) -> tuple[slice, slice]:
         """The byte columns of each record that hold the depths and `d` data cells,
         and `f` floats: all that counts in stacks no deeper than those."""
-        return slice(0, L.S_DS + 8 * d), slice(L.S_FS, L.S_FS + L.FLOAT_BYTES * f)
+        return slice(0, L.S_DS + 8 * d), slice(self.m.s_fs, self.m.s_fs + self.m.float_bytes * f)
 
     def fill(self, row: np.ndarray) -> None:
-        """Every thread's stacks become those of one record `row` (STATE_BYTES uint8),
+        """Every thread's stacks become those of one record `row` (m.state_bytes uint8),
         writing only the columns they use, so an empty stack writes nothing
         into a state that is empty already (a fresh launch shape)."""
-        probe = StackState(row.reshape(1, L.STATE_BYTES))
+        probe = StackState(row.reshape(1, self.m.state_bytes), self.m)
         d, f = probe.depths()
         if d == f == 0 and not (self.dsp.any() or self.fsp.any()):
             return
@@ -210,7 +213,7 @@ class Snapshot:
     """What a line may change of the stacks, copied before it runs, to restore when
     it fails: each thread's depths and the cells below the deepest stack (slots
     above a depth don't count), not the whole buffer: an empty stack costs 16
-    bytes a thread instead of STATE_BYTES."""
+    bytes a thread instead of the whole state."""
 
     __slots__ = ("threads", "head", "floats")
 

@@ -21,6 +21,8 @@ from ..errors import ForthError
 from ..lazy import np
 from ..records import record
 from . import layout as L
+from .machine import DEFAULT as DEFAULT_MACHINE
+from .machine import Machine
 
 if TYPE_CHECKING:
     import llvmlite.binding as llvm
@@ -176,6 +178,7 @@ class Target(ABC):
     name: str
     triple: str
     data_layout: str = ""
+    machine: Machine = DEFAULT_MACHINE  # the session's settings (machine.py): float type, stack capacities
     # compile_word(module, name): compile a word's module (its function `name`, everything else internal)
     # once and make `name` a symbol that later kernels' declarations find; None: words are linked into
     # every kernel that reaches them (nvptx: a PTX module is whole)
@@ -228,7 +231,7 @@ class Target(ABC):
 
     def math(self, g: "Gen", name: str, args: list[ir.Value]) -> ir.Value:
         """A math function (sqrt, exp, sin, maxnum, ...) of f32 or f64 arguments (their type: the float
-        stack's, codegen.FLOAT) as an LLVM intrinsic."""
+        stack's, Gen.float_t) as an LLVM intrinsic."""
         ty = args[0].type
         return g.b.call(g.intrinsic(f"llvm.{name}.{float_suffix(ty)}", ty, [ty] * len(args)), args)
 
@@ -359,6 +362,7 @@ class Backend(ABC):
     name: str
     target: Target
     caps: Capabilities = Capabilities()
+    machine: Machine = DEFAULT_MACHINE  # the session's settings (machine.py), given when the backend is made
 
     # ---- memory ------------------------------------------------------------------------------------
     @abstractmethod
@@ -410,7 +414,7 @@ class Backend(ABC):
 
     @abstractmethod
     def get_state(self) -> np.ndarray:
-        """A copy of every thread's stack state, shape (threads, STATE_BYTES) uint8."""
+        """A copy of every thread's stack state, shape (threads, machine.state_bytes) uint8."""
 
     @abstractmethod
     def set_state(self, state: np.ndarray) -> None: ...

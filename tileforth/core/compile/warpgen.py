@@ -32,8 +32,7 @@ from typing import TYPE_CHECKING
 
 from llvmlite import ir
 
-from . import layout as L
-from .codegen import FLOAT, FLOAT_INT, I64, float_bits
+from .codegen import I64, float_bits
 from .tileops import ActiveMask, Shuffle, SyncWarp, Vote
 
 if TYPE_CHECKING:
@@ -52,9 +51,10 @@ def _fshuffle(mode: str, word: str) -> "Emit":
     def emit(g: "Gen", n: "Prim") -> None:
         (b,) = g.pop(1)
         (r,) = g.fpop(1)
-        out = g.target.warp_op(g, Shuffle(word, mode, L.FLOAT_BITS), [float_bits(g.b, r), b])
-        bits = out if FLOAT_INT == I64 else g.b.trunc(out, FLOAT_INT)
-        g.fpush(g.b.bitcast(bits, FLOAT))
+        width = g.machine.float_bits
+        out = g.target.warp_op(g, Shuffle(word, mode, width), [float_bits(g.b, r), b])
+        bits = out if width == 64 else g.b.trunc(out, ir.IntType(width))
+        g.fpush(g.b.bitcast(bits, g.float_t))
     return emit
 
 

@@ -6,23 +6,11 @@ reader is a cursor over the whole source rather than a token list.
 from __future__ import annotations
 
 import math
-import os
 import re
 import struct
 
 from ..errors import SourcePos
 from ..records import fields, record
-
-# The float stack's width in bits, chosen once per process before tileforth is
-# imported: TILEFORTH_FLOAT=f64 makes it f64 (the precision the standard's
-# floating-point suites assume); f32, the GPU's fast type, is the default.
-# Every other module reads it through tileforth/core/compile/layout.py (FLOAT_BITS).
-_FLOAT_MODES = {"": 32, "f32": 32, "32": 32, "f64": 64, "64": 64}
-try:
-    FLOAT_BITS = _FLOAT_MODES[os.environ.get("TILEFORTH_FLOAT", "").strip().lower()]
-except KeyError:
-    raise ImportError(f"TILEFORTH_FLOAT={os.environ['TILEFORTH_FLOAT']!r}: write f32 or f64") from None
-
 
 _WORD = re.compile(r"\S+")  # a blank-delimited word: blanks are what str.isspace says
 
@@ -184,10 +172,10 @@ def parse_double(text: str, base: int) -> int | None:
     return None
 
 
-def parse_float(text: str) -> float | None:
+def parse_float(text: str, float_bits: int = 32) -> float | None:
     """Float literal: mantissa with an exponent (`1e3`, `0e`, `-2.5e-1`) or a
     mantissa with a '.' followed by digits (`3.14`).  The value is the float the
-    float stack holds (f32, or f64 in the f64 mode) (IEEE round to nearest: beyond f32, `1e39`, is inf, as
+    float stack holds (f32, or f64 with float_bits=64) (IEEE round to nearest: beyond f32, `1e39`, is inf, as
     it is in a definition; below, `1e-50`, is 0)."""
     t = text.lower()
     mant, e, exp = t.partition("e")
@@ -208,7 +196,7 @@ def parse_float(text: str) -> float | None:
     if (whole and not whole.isdigit()) or (frac and not frac.isdigit()):
         return None
     try:
-        return to_float(float(f"{sign}{whole or '0'}.{frac or '0'}e{exp if e else '0'}"))
+        return to_float(float(f"{sign}{whole or '0'}.{frac or '0'}e{exp if e else '0'}"), float_bits)
     except ValueError:
         return None
 
@@ -221,9 +209,9 @@ def to_f32(x: float) -> float:
         return math.copysign(math.inf, x)
 
 
-def to_float(x: float) -> float:
-    """x rounded to the float stack's type (f32, or f64: a Python float already is one)."""
-    return x if FLOAT_BITS == 64 else to_f32(x)
+def to_float(x: float, float_bits: int = 32) -> float:
+    """x rounded to a float stack's type (f32, or f64: a Python float already is one)."""
+    return x if float_bits == 64 else to_f32(x)
 
 
 def _is_signed_digits(s: str) -> bool:

@@ -34,6 +34,7 @@ class Session(Protocol):
     checked: bool
     # the façade's names of the parts' state that these modules use
     backend: Any
+    machine: Any  # the session's settings (compile/machine.py: Machine)
     dict: builtins.dict[str, Any]
     step_budget: int
     shared_bytes: int

@@ -15,6 +15,8 @@ import weakref
 from typing import TYPE_CHECKING, Callable
 
 from ... import registry
+from ..compile.machine import DEFAULT as DEFAULT_MACHINE
+from ..compile.machine import Machine
 from ..compile.state import Snapshot
 from ..compile.target import Backend, LaunchResult, LaunchShape
 from ..compile.tiles import Tile, TileConfig
@@ -29,14 +31,14 @@ DEFAULT_STEPS = 1 << 26
 KERNEL_CACHE = 512  # compiled kernels a session keeps (least recently used go first)
 
 
-def load_backend(name: str) -> Backend:
-    """A new backend by its name in the table of backends (tileforth/registry.py), or with
-    "auto" the first of the backends "auto" may choose that starts."""
+def load_backend(name: str, machine: Machine = DEFAULT_MACHINE) -> Backend:
+    """A new backend for a session's machine settings, by its name in the table of backends
+    (tileforth/registry.py), or with "auto" the first of the backends "auto" may choose that starts."""
     if name == "auto":
         why: list[str] = []
         for entry in registry.auto_order():
             try:
-                return entry.create()
+                return entry.create(machine)
             except ForthError as err:
                 why.append(f"{entry.name}: {err.message}")
         raise ForthError("no backend could start (" + "; ".join(why) + ")" if why else
@@ -44,7 +46,7 @@ def load_backend(name: str) -> Backend:
     named = registry.backend_entry(name)
     if named is None:
         raise ForthError(f"unknown backend {name!r}: use {backend_choices()}")
-    return named.create()
+    return named.create(machine)
 
 
 def backend_choices() -> str:
@@ -88,6 +90,11 @@ class Device:
         # called after each launch, also one that raised (PROFILE collects its trace so)
         self.launch_hooks: list[Callable[[], None]] = []
         backend.set_race_checks(checked)  # a race detector (the emulator's) runs in checked mode
+
+    @property
+    def machine(self) -> Machine:
+        """The session's settings (machine.py): the backend was made for them."""
+        return self.backend.machine
 
     def set_shape(self, grid: tuple[int, int, int], block: tuple[int, int, int]) -> None:
         """The launch shape of the lines that follow, with empty stacks."""

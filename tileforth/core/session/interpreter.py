@@ -21,6 +21,7 @@ from ... import registry
 from ..compile import layout as L
 from ..compile.codegen import Sites
 from ..compile.compiler import Compiler
+from ..compile.machine import Machine
 from ..compile.primitives import TABLE as PRIMS
 from ..compile.primitive import Primitive
 from ..compile.state import StackState, differing
@@ -159,6 +160,7 @@ class Forth:
 
     # the façade's names for the parts' state (host words read and set them through it)
     backend = _part("device")
+    machine = _part("device")
     checked = _part("device")
     step_budget = _part("device")
     kcache = _part("device")
@@ -204,12 +206,14 @@ class Forth:
     last_profile = _part("views")
 
     def __init__(self, backend: str = "cpu", checked: bool = True, prelude: bool = True,
-                 float_bits: int | None = None) -> None:
-        if float_bits is not None and float_bits != L.FLOAT_BITS:
-            # the float stack's width is the process's (layout.FLOAT_BITS), chosen before tileforth is imported
-            raise ForthError(f"this process's float stack is f{L.FLOAT_BITS}: an f{float_bits} session needs "
-                             f"TILEFORTH_FLOAT=f{float_bits} set before tileforth is imported (in a new process)")
-        self.device = Device(load_backend(backend), checked)
+                 float_bits: int | None = None, machine: Machine | None = None) -> None:
+        # the session's settings (machine.py): float_bits=64, or TILEFORTH_FLOAT=f64 as the default, gives an
+        # f64 float stack; `machine` sets the stacks' capacities too
+        if machine is None:
+            machine = Machine.from_env(float_bits)
+        elif float_bits is not None and float_bits != machine.float_bits:
+            raise ForthError(f"float_bits={float_bits} but the machine given is f{machine.float_bits}: give one")
+        self.device = Device(load_backend(backend, machine), checked)
         self.words = Dictionary()
         self.space = DataSpace(self.device)
         self.builder = Builder()
@@ -589,12 +593,12 @@ class Forth:
             items = self._items() if entry.takes_literal else None
             if items and isinstance(items[-1], Lit) and items[-1].value >= 0:
                 count = items[-1].value
-                if count > entry.literal_max:
+                most = self.machine.ds_max - 1 if entry.literal_max is None else entry.literal_max
+                if count > most:
                     what = "tile stack holds" if entry.tile_word else "data stack holds"
                     unit = "tiles per warp" if entry.tile_word else "cells"
                     raise ForthError(f"{entry.name}: the count {count} reaches beyond the stack: the {what} "
-                                     f"{entry.literal_max + 1} {unit}, so use a count from 0 to "
-                                     f"{entry.literal_max}", tok.pos, tok.text)
+                                     f"{most + 1} {unit}, so use a count from 0 to {most}", tok.pos, tok.text)
                 return Prim(entry, tok.pos, arg=items.pop().value)
             if entry.tile_word:  # tile words keep the settings of now
                 return Prim(entry, tok.pos, arg=self.tile_config)
@@ -651,7 +655,7 @@ class Forth:
             self.append(Lit(d >> 64, tok.pos))  # the high cell (d is a signed 128-bit value)
             return
         if base == 10:
-            f = parse_float(tok.text)
+            f = parse_float(tok.text, self.machine.float_bits)
             if f is not None:
                 self.append(FLit(f, tok.pos))
                 return
@@ -729,7 +733,7 @@ class Forth:
                                        self.shared_bytes, self.sites)
         t3 = time.perf_counter()
         self.out_parts.append(format_output(res.output, self.strings, res.output_dropped,
-                                            shape=self.launch_shape))
+                                            shape=self.launch_shape, float_bits=self.machine.float_bits))
         timing = device.last_timing
         timing["read"] = time.perf_counter() - t3
         for k in ("compile", "run", "read"):
@@ -746,7 +750,8 @@ class Forth:
         cells = [n.value for n in nodes if type(n) is Lit]
         floats = [n.value for n in nodes if type(n) is FLit]
         st = StackState.live(self.backend)
-        for depth, room, code, lits in ((st.dsp, L.DS_MAX, L.E_OVERFLOW, cells), (st.fsp, L.FS_MAX, L.E_FOVERFLOW, floats)):
+        m = self.machine
+        for depth, room, code, lits in ((st.dsp, m.ds_max, L.E_OVERFLOW, cells), (st.fsp, m.fs_max, L.E_FOVERFLOW, floats)):
             over = np.flatnonzero(depth + len(lits) > room)
             if over.size:
                 first = next(n for n in nodes if type(n) is (Lit if code == L.E_OVERFLOW else FLit))
@@ -810,7 +815,7 @@ class Forth:
             raise ForthError(f"float stack underflow: {word} needs a float on the float stack"
                              + (f", e.g. {example}" if example else "; push one first"))
         top = st.ftop()
-        if differing(top.view(L.FLOAT_BITS_DTYPE)):
+        if differing(top.view(self.machine.float_bits_dtype)):
             raise ForthError(f"{word} needs the same float in every thread; it runs once on the host")
         st.fdrop(1)
         st.save(self.backend)
@@ -821,8 +826,8 @@ class Forth:
         after the device code waiting in the line's segment has run."""
         self.flush_segment()
         st = StackState.live(self.backend)
-        if (st.dsp + len(values) > L.DS_MAX).any():
-            raise ForthError(f"data stack overflow: more than {L.DS_MAX} items")
+        if (st.dsp + len(values) > self.machine.ds_max).any():
+            raise ForthError(f"data stack overflow: more than {self.machine.ds_max} items")
         st.push([wrap64(v) for v in values])
         st.save(self.backend)
 

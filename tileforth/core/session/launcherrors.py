@@ -61,10 +61,10 @@ def launch_error(f: "Forth", err: tuple[int, int, int, int, int]) -> ForthError:
     thr = f"thread {thread}"
     msgs = {
         L.E_UNDERFLOW: f"data stack underflow{where}: {thr} has too few items; push the inputs first",
-        L.E_OVERFLOW: f"data stack overflow{where}: {thr} has more than {L.DS_MAX} items; drop what "
+        L.E_OVERFLOW: f"data stack overflow{where}: {thr} has more than {f.machine.ds_max} items; drop what "
                       "you no longer need",
         L.E_FUNDERFLOW: f"float stack underflow{where}: {thr} has too few floats; push them first",
-        L.E_FOVERFLOW: f"float stack overflow{where}: {thr} has more than {L.FS_MAX} floats",
+        L.E_FOVERFLOW: f"float stack overflow{where}: {thr} has more than {f.machine.fs_max} floats",
         L.E_BAD_ADDR: f"bad address ${addr & (2**64 - 1):x}{where} ({thr}, {aux} bytes): it is outside "
                       "every allocation; use an address from ARRAY, MATRIX, VARIABLE, CREATE or SHARED:",
         L.E_ALIGN: f"misaligned address ${addr & (2**64 - 1):x}{where} ({thr}): a {aux}-byte access "

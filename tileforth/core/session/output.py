@@ -55,14 +55,17 @@ def nonfinite(x: float) -> str | None:
     return None
 
 
-def float_of(x) -> np.floating:
-    """x as the float stack's type (f32, or f64 with TILEFORTH_FLOAT=f64), whose bits its records carry."""
-    return np.dtype(L.FLOAT_DTYPE).type(x)
+def float_of(x, float_bits: int = 32) -> np.floating:
+    """x as a float stack's type (f32, or f64 in an f64 session), whose bits its records carry; a numpy
+    float keeps its own type."""
+    if isinstance(x, np.floating):
+        return x
+    return np.float64(x) if float_bits == 64 else np.float32(x)
 
 
-def _f32(bits: int) -> np.floating:
-    """A float from the bits of an output record (the float stack's type; the name says f32, its default)."""
-    if L.FLOAT_BITS == 64:
+def _from_bits(bits: int, float_bits: int) -> np.floating:
+    """A float from the bits of an output record (the float stack's type: float_bits wide)."""
+    if float_bits == 64:
         return np.float64(struct.unpack("<d", struct.pack("<Q", bits & 0xFFFFFFFFFFFFFFFF))[0])
     return np.float32(struct.unpack("<f", struct.pack("<I", bits & 0xFFFFFFFF))[0])
 
@@ -89,11 +92,11 @@ def float_digits(x: float, p: int) -> tuple[str, int]:
     return digits.ljust(p, "0"), n
 
 
-def format_float(bits: int, precision: int = 0) -> str:
+def format_float(bits: int, precision: int = 0, float_bits: int = 32) -> str:
     """gforth-style F.: shortest round-trip digits of the f32, with a '.'; when a
     precision p > 0 is fewer digits than those, the f32 rounded to p significant
     digits (trailing zeros after the point dropped, as gforth does)."""
-    x = _f32(bits)
+    x = _from_bits(bits, float_bits)
     special = nonfinite(x)
     if special is not None:
         return "NaN" if special == "nan" else special  # gforth's spelling
@@ -109,12 +112,12 @@ def format_float(bits: int, precision: int = 0) -> str:
     return np.format_float_positional(x, unique=True, trim=".")
 
 
-def format_fs(bits: int, precision: int, engineering: bool = False) -> str:
+def format_fs(bits: int, precision: int, engineering: bool = False, float_bits: int = 32) -> str:
     """FS. (scientific: d.ddd) or FE. (engineering: 1 to 3 digits before the point,
     an exponent that is a multiple of 3) with `precision` significant digits, gforth's
     form: `1.50000000E0`, `333.E-3`; more digits before the point than the precision
     are zeros (`12345e` at 1 digit: `10.E3`). Not finite: inf, -inf, NaN as F. prints."""
-    x = _f32(bits)
+    x = _from_bits(bits, float_bits)
     special = nonfinite(x)
     if special is not None:
         return "NaN" if special == "nan" else special
@@ -130,7 +133,8 @@ def format_fs(bits: int, precision: int, engineering: bool = False) -> str:
 
 
 def format_f32(x: float) -> str:
-    """A float-stack entry in a view: the shortest text that round-trips the f32."""
+    """A float-stack entry in a view: the shortest text that round-trips it (a numpy float of its own
+    type, f32 or f64; a Python float as an f32)."""
     x = float_of(x)
     return nonfinite(x) or str(x)
 
@@ -193,7 +197,7 @@ def _bytes_text(run: list[int]) -> str:
     return "".join(chr(ord(c) - 0xDC00) if 0xDC80 <= ord(c) <= 0xDCFF else c for c in text)
 
 
-def render_records(records: np.ndarray, strings: list[str]) -> str:
+def render_records(records: np.ndarray, strings: list[str], float_bits: int = 32) -> str:
     parts: list[str] = []
     run: list[int] = []  # EMITted bytes not yet decoded
     for _, kind, aux, value in records:
@@ -212,9 +216,9 @@ def render_records(records: np.ndarray, strings: list[str]) -> str:
             text = format_int(value, aux & 0xFF, unsigned=kind == L.OUT_UINT_R)
             parts.append(text.rjust(aux >> 8))
         elif kind == L.OUT_FLOAT:
-            parts.append(format_float(value, aux) + " ")
+            parts.append(format_float(value, aux, float_bits) + " ")
         elif kind in (L.OUT_FLOAT_S, L.OUT_FLOAT_E):
-            parts.append(format_fs(value, aux, engineering=kind == L.OUT_FLOAT_E) + " ")
+            parts.append(format_fs(value, aux, kind == L.OUT_FLOAT_E, float_bits) + " ")
         elif kind == L.OUT_CHAR:
             parts.append(_char(value))
         elif kind == L.OUT_STR:
@@ -232,7 +236,8 @@ RUN_MIN = 3  # threads in a row whose output steps arithmetically: one line
 
 
 def format_output(records: np.ndarray, strings: list[str], dropped: int = 0, *,
-                  shape: tuple | None = None, max_lines: int | None = MAX_OUTPUT_LINES) -> str:
+                  shape: tuple | None = None, max_lines: int | None = MAX_OUTPUT_LINES,
+                  float_bits: int = 32) -> str:
     """A launch's output records as text: printed once when every thread
     printed the same, else one line per group of threads with the same
     output, in thread order.
@@ -242,10 +247,10 @@ def format_output(records: np.ndarray, strings: list[str], dropped: int = 0, *,
     become one line (`[threads 0-255] 0 1 2 … 255`), and what is still more
     than `max_lines` lines ends with a `… N more lines` line.  `shape`, the
     launch's (grid, block): with more than one block threads are labelled
-    by block and thread (`b1 t31`, `b0-3 t0-15`)."""
+    by block and thread (`b1 t31`, `b0-3 t0-15`). Float records are `float_bits` wide (the session's)."""
     if len(records) == 0:
         return ""
-    texts = thread_texts(records, strings)
+    texts = thread_texts(records, strings, float_bits)
     distinct = set(texts.values()) if isinstance(texts, dict) else {texts}
     if len(distinct) == 1:
         text = distinct.pop()
@@ -256,7 +261,7 @@ def format_output(records: np.ndarray, strings: list[str], dropped: int = 0, *,
     return text
 
 
-def thread_texts(records: np.ndarray, strings: list[str]) -> dict[int, str] | str:
+def thread_texts(records: np.ndarray, strings: list[str], float_bits: int = 32) -> dict[int, str] | str:
     """Each thread's output as text (thread -> text), or the one text every thread
     printed when all printed the same records. Vectorised over threads: records
     are grouped by thread with numpy, and each distinct sequence of records is
@@ -273,7 +278,7 @@ def thread_texts(records: np.ndarray, strings: list[str]) -> dict[int, str] | st
     if (counts == k).all():
         rows = body.reshape(len(ids), k * (L.OUT_SLOTS - 1))
         if (rows == rows[0]).all():  # every thread printed the same records
-            return render_records(records[:k], strings)
+            return render_records(records[:k], strings, float_bits)
     texts: dict[int, str] = {}
     for c in np.unique(counts).tolist():  # threads that printed c records: their distinct sequences
         sel = np.flatnonzero(counts == c)
@@ -283,7 +288,8 @@ def thread_texts(records: np.ndarray, strings: list[str]) -> dict[int, str] | st
             texts.update(zip(ids[sel].tolist(), [f"{v} " for v in rows[:, 2].tolist()]))
             continue
         _, first, inverse = np.unique(rows, axis=0, return_index=True, return_inverse=True)
-        rendered = [render_records(records[starts[sel[i]]:starts[sel[i]] + c], strings) for i in first.tolist()]
+        rendered = [render_records(records[starts[sel[i]]:starts[sel[i]] + c], strings, float_bits)
+                    for i in first.tolist()]
         texts.update(zip(ids[sel].tolist(), [rendered[i] for i in inverse.reshape(-1).tolist()]))
     return texts
 

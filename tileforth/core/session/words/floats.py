@@ -35,11 +35,8 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from ...compile import layout as L
 from ...compile.floatwords import (
     DFLOAT_BYTES,
-    FLOAT_BYTES,
-    PRECISION_DEFAULT,
     PRECISION_MAX,
     PRECISION_OFFSET,
     SFLOAT_BYTES,
@@ -72,14 +69,14 @@ def w_fconstant(f: "Forth", tok: Token) -> None:
     _define(f, Constant(name.text, r, is_float=True, help="( F: -- r ) a float constant"))
 
 
-@host("FVARIABLE", '( "name" -- )', "Define a float (f32) variable.", "FVARIABLE x  1.5e x F!  x F@ F. \\ 1.5",
+@host("FVARIABLE", '( "name" -- )', "Define a float variable (a cell: room for an f32, or an f64).", "FVARIABLE x  1.5e x F!  x F@ F. \\ 1.5",
       wordset="FLOATING", parses=NEW_NAME)
 def w_fvariable(f: "Forth", tok: Token) -> None:
     name = _name(f, tok)
     _align(f)
     addr = _allot(f, 8)
     f.write_cell(addr, 0)
-    f.define(Constant(name.text, addr, help="( -- addr ) a float variable (f32)"))
+    f.define(Constant(name.text, addr, help="( -- addr ) a float variable"))
 
 
 @host("FVALUE", '( F: r "name" -- )', "Define a word that pushes the float r; change it with TO.",
@@ -89,7 +86,8 @@ def w_fvalue(f: "Forth", tok: Token) -> None:
     name = _name(f, tok)
     _align(f)
     addr = _allot(f, 8)
-    f.backend.write(addr, np.array([r, 0], L.FLOAT_DTYPE)[:8 // L.FLOAT_BYTES])  # one float in a cell
+    m = f.machine
+    f.backend.write(addr, np.array([r, 0], m.float_dtype)[:8 // m.float_bytes])  # one float in a cell
     f.define(f.make_word(name.text, [Lit(addr, name.pos), Prim(PRIMS["F@"], name.pos)], body_addr=addr,
                          data_kind="fvalue"))
 
@@ -141,16 +139,16 @@ def _nearest_f32(value: Decimal) -> float:
     return -float(r) if neg else float(r)
 
 
-def _nearest(value: Decimal) -> float:
-    """The float-stack value nearest to an exact decimal: the f32's, or in the f64 mode
+def _nearest(value: Decimal, float_bits: int) -> float:
+    """The float-stack value nearest to an exact decimal: the f32's, or in an f64 session
     Python's float (correctly rounded, inf beyond the range, a signed 0 below)."""
-    if L.FLOAT_BITS == 64:
+    if float_bits == 64:
         return float(value)
     return _nearest_f32(value)
 
 
-def parse_float(text: bytes) -> float | None:
-    """>FLOAT's conversion: the f32 value of a convertible string, or None."""
+def parse_float(text: bytes, float_bits: int = 32) -> float | None:
+    """>FLOAT's conversion: the value (f32, or f64 with float_bits=64) of a convertible string, or None."""
     if text.strip(b" ") == b"":
         return 0.0
     try:
@@ -169,7 +167,7 @@ def parse_float(text: bytes) -> float | None:
         significand = "0" + significand
     from decimal import Decimal  # imported on first use: start-up does not need it
 
-    return _nearest(Decimal(f"{sign}{significand.rstrip('.') or '0'}E{exponent}"))
+    return _nearest(Decimal(f"{sign}{significand.rstrip('.') or '0'}E{exponent}"), float_bits)
 
 
 @host(">FLOAT", "( c-addr u -- true | false ) ( F: -- r | )", "Convert a string to a float: its nearest "
@@ -179,20 +177,21 @@ def parse_float(text: bytes) -> float | None:
 def w_to_float(f: "Forth", tok: Token) -> None:
     addr, n = f.pop_uniform(2, ">FLOAT")
     text = f.read_bytes(addr, n)
-    r = parse_float(text)
+    r = parse_float(text, f.machine.float_bits)
     if r is None:
         f.push_uniform(0)
         return
     st = StackState.load(f.backend)
-    if (st.fsp + 1 > L.FS_MAX).any():
-        raise ForthError(f"float stack overflow: more than {L.FS_MAX} floats")
+    if (st.fsp + 1 > f.machine.fs_max).any():
+        raise ForthError(f"float stack overflow: more than {f.machine.fs_max} floats")
     st.fpush([r])
     st.save(f.backend)
     f.push_uniform(-1)
 
 
 def represent(r: float, u: int) -> tuple[bytes, int, bool, bool]:
-    """REPRESENT of the f32 r into u characters: (text, n, negative, valid)."""
+    """REPRESENT of r (a float of the float stack's type: an f32 for a Python float) into u
+    characters: (text, n, negative, valid)."""
     x = float_of(r)
     if np.isnan(x) or np.isinf(x):
         word = b"nan" if np.isnan(x) else b"inf"
@@ -213,14 +212,14 @@ def w_represent(f: "Forth", tok: Token) -> None:
     if st.short(2) is not None or st.short(1, floats=True) is not None:
         raise ForthError("stack underflow: REPRESENT needs c-addr u on the data stack and r on the float stack")
     cells, top = st.top(2), st.ftop()
-    lanes = sorted(set(differing(cells)) | set(differing(top.view(L.FLOAT_BITS_DTYPE))))
+    lanes = sorted(set(differing(cells)) | set(differing(top.view(f.machine.float_bits_dtype))))
     if lanes:
         raise ForthError(f"REPRESENT needs the same c-addr u and r in every thread, but threads {lanes[:8]} differ "
                          "from thread 0; it runs once on the host")
     addr, u = (int(v) for v in cells[0])
     if not 0 <= u <= REPRESENT_MAX:
         raise ForthError(f"REPRESENT: a buffer of {u} characters (0 to {REPRESENT_MAX})")
-    text, n, negative, valid = represent(float(top[0]), u)
+    text, n, negative, valid = represent(top[0], u)  # its own type: f32, or f64
     if text:
         f.backend.write(addr, np.frombuffer(text, np.uint8))
     st.drop(2)
@@ -230,7 +229,7 @@ def w_represent(f: "Forth", tok: Token) -> None:
 
 
 @host("SET-PRECISION", "( u -- )", f"Set the significant digits of F. FS. FE. (kept in 1..{PRECISION_MAX}; "
-      f"default {PRECISION_DEFAULT}): FS. and FE. show u digits, F. at most u (the shortest that give the "
+      "default 9, 17 in an f64 session): FS. and FE. show u digits, F. at most u (the shortest that give the "
       "f32 back, if no more). A session setting, the same for every thread.",
       "3 SET-PRECISION 2e FSQRT F. 1e 3e F/ FS. \\ 1.41 3.33E-1", wordset="FLOATING-EXT", group="Floats")
 def w_set_precision(f: "Forth", tok: Token) -> None:
@@ -238,14 +237,16 @@ def w_set_precision(f: "Forth", tok: Token) -> None:
     f.write_cell(f.base_addr + PRECISION_OFFSET, min(max(u & (1 << 64) - 1, 1), PRECISION_MAX))
 
 
-def _align_here(size: int):
+def _align_here(size: int | None):
+    """Align HERE to `size` bytes (None: a float of the session's float stack)."""
     def fn(f: "Forth", tok: Token) -> None:
-        f.here = (f.here + size - 1) & -size
+        n = size or f.machine.float_bytes
+        f.here = (f.here + n - 1) & -n
     return fn
 
 
-host("FALIGN", "( -- )", f"Align HERE for a float ({FLOAT_BYTES} bytes).", "1 C, FALIGN HERE 4 MOD . \\ 0",
-     fn=_align_here(FLOAT_BYTES), wordset="FLOATING", group="Floats")
+host("FALIGN", "( -- )", "Align HERE for a float (4 bytes; 8 in an f64 session).", "1 C, FALIGN HERE 4 MOD . \\ 0",
+     fn=_align_here(None), wordset="FLOATING", group="Floats")
 host("SFALIGN", "( -- )", f"Align HERE for an sfloat ({SFLOAT_BYTES} bytes, an f32).",
      "1 C, SFALIGN HERE 4 MOD . \\ 0", fn=_align_here(SFLOAT_BYTES), wordset="FLOATING-EXT", group="Floats")
 host("DFALIGN", "( -- )", f"Align HERE for a dfloat ({DFLOAT_BYTES} bytes, an f64).",
