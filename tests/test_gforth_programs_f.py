@@ -122,6 +122,52 @@ def test_an_error_starts_its_line_on_stderr_after_the_output(tmp_path):
         assert g.stdout == t.stdout  # gforth too ends the output's line when the error comes
 
 
+def test_on_a_terminal_the_last_line_is_ended():
+    """Into a pipe the output is the program's exactly; on a terminal the run's last line is ended,
+    so the shell's prompt starts a line of its own."""
+    import io
+
+    from tileforth.repl.display import Display
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    for out, ended in ((Terminal(), "1 2 \n"), (io.StringIO(), "1 2 ")):
+        d = Display(out, io.StringIO())
+        d.program_output("1 ")
+        d.program_output("2 ")
+        d.end_run()
+        assert out.getvalue() == ended
+
+
+def test_on_a_pty_the_command_ends_the_last_line():
+    import os
+    import pty
+
+    primary, secondary = pty.openpty()
+    try:
+        r = subprocess.run(CLI + ["-e", "1 .", "-e", "2 ."], stdout=secondary, stderr=subprocess.PIPE,
+                           stdin=subprocess.DEVNULL, timeout=300)
+        os.close(secondary)
+        secondary = -1
+        data = b""
+        while True:
+            try:
+                chunk = os.read(primary, 4096)
+            except OSError:  # the pty's other side is closed: all was read
+                break
+            if not chunk:
+                break
+            data += chunk
+    finally:
+        os.close(primary)
+        if secondary != -1:
+            os.close(secondary)
+    assert r.returncode == 0, r.stderr
+    assert data.replace(b"\r\n", b"\n") == b"1 2 \n"
+
+
 def test_stdin_still_shows_the_stacks_after_each_line():
     """Lines read from stdin show the stacks after each line, as at the prompt: on a line of their own."""
     r = subprocess.run(CLI, input="1 .\n2\n", capture_output=True, text=True, timeout=300)

@@ -113,6 +113,7 @@ def _main(argv=None) -> int:
         with ctrl_c_stops_lines(session.forth):
             status = _batch(args, session, display)
         if status is not None:
+            display.end_run()
             return status
         if sys.stdin.isatty() and sys.stdout.isatty():
             from .prompt import interact
@@ -124,7 +125,8 @@ def _main(argv=None) -> int:
             return run_lines(session, display, sys.stdin, stop_on_error=False,
                              stacks=args.stacks or "each", echo=args.echo)
     except Bye as bye:
-        sys.stdout.write(bye.output)  # what the line printed before BYE
+        display.program_output(bye.output)  # what the line printed before BYE
+        display.end_run()
         return 0
     except KeyboardInterrupt:
         return 130

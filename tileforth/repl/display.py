@@ -91,6 +91,13 @@ class Display:
             self.out.flush()
             self._mid_line = not text.endswith("\n")
 
+    def end_run(self) -> None:
+        """A file or -e run is over: on a terminal its last line is ended (the shell's prompt starts
+        a line of its own); into a pipe or a file the output stays exactly the program's."""
+        isatty = getattr(self.out, "isatty", None)
+        if self._mid_line and isatty is not None and isatty():
+            self.fresh_line()
+
     def fresh_line(self) -> None:
         """End the line program_output left open, if it did."""
         if self._mid_line:
