@@ -239,6 +239,11 @@ def test_see_keeps_the_text_of_words_made_by_words():
     f.eval(": foo 1 2 end-def", source="p.fth", line=4)
     see = f.eval("see foo")
     assert "1 2 end-def" in see and "postpone" not in see
+    f.eval(": bar 3", source="p.fth", line=5)
+    f.eval("4 end-def 5", source="p.fth", line=6)  # the text after the end is not the definition's
+    see = f.eval("see bar")
+    assert ": bar 3" in see and "4 end-def" in see and "5" not in see.split("end-def", 1)[1]
+    assert f.eval("bar . . .") == "4 3 5 "
 
 
 # ---- F6: `]` run by a word ------------------------------------------------------------------------
