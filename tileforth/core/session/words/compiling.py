@@ -54,7 +54,7 @@ def i_right_bracket(f: "Forth", tok: Token) -> None:
     """`]`: back to compiling. Not immediate in the standard: in a definition being compiled it
     is compiled, and runs when that word does (`: ]x ] ;` used inside `[ ... ]`, `]L`)."""
     if f.compile_state:
-        f.append(HostOp("]", lambda f, n: i_right_bracket(f, Token("]", n.pos)), None, tok.pos))
+        f.append(HostOp("]", lambda f, n: i_right_bracket(f, tok), None, tok.pos))
         return
     if f.colon is None:
         raise ForthError("] without [ : it goes back to compiling inside a definition", tok.pos, tok.text)

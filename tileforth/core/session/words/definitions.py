@@ -72,7 +72,7 @@ def i_colon(f: "Forth", tok: Token, named: bool = True, running: bool = False) -
     """`:` (and :NONAME, not `named`) read from the text, or `running`: compiled into a word
     (`: def-word : POSTPONE ; ;`, `: mk :NONAME ... POSTPONE ; ;`) that now runs."""
     if f.compile_state and not running:  # `:` or :NONAME runs when the word being defined does
-        f.append(HostOp(tok.text.upper(), _colon_later, named, tok.pos))
+        f.append(HostOp(tok.text.upper(), _colon_later, (named, tok), tok.pos))
         return
     if f.colon is not None:
         raise ForthError(f"`{tok.text}` inside the definition of {f.colon.name}: finish it with ; first",
@@ -88,8 +88,9 @@ def i_colon(f: "Forth", tok: Token, named: bool = True, running: bool = False) -
 
 
 def _colon_later(f: "Forth", node: HostOp) -> None:
-    """A `:` or :NONAME compiled into a word, as that word runs (node.arg: named)."""
-    i_colon(f, Token(node.name, node.pos), named=node.arg, running=True)
+    """A `:` or :NONAME compiled into a word, as that word runs (node.arg: named, and the token)."""
+    arg: tuple[bool, Token] = node.arg  # type: ignore[assignment]
+    i_colon(f, arg[1], named=arg[0], running=True)
 
 
 @immediate(";", "( -- )", "End a colon definition.", ": square DUP * ;", wordset="CORE")
