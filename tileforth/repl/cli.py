@@ -37,16 +37,24 @@ from .session import ABORT_REPEAT_S, Bye, Session
 def run_lines(session: Session, display: Display, lines: Iterable[str], *,
               stop_on_error: bool, stacks: str, echo: bool = False) -> int:
     """Run lines; return 0, or 1 after a failed line.  `echo`: print each
-    line first, as typed at the prompt (`> line`; a blank line as it is)."""
+    line first, as typed at the prompt (`> line`; a blank line as it is).
+
+    With no stacks shown (and no echo) the output is the program's, as it printed it: no
+    newline is added after a line (gforth's output, also when it is built over lines), and
+    notes (`redefined X`) go to stderr, as gforth's do."""
     status = 0
+    raw = stacks == "none" and not echo
     for lineno, text in enumerate(lines, start=1):
         text = text.rstrip("\r\n")
         if echo:
             display.echo(text)
         result = session.run_line(text, lineno)  # BYE raises Bye: main ends the run
-        display.output(result.output)
+        if raw:
+            display.program_output(result.output)
+        else:
+            display.output(result.output)
         for note in result.warnings:
-            display.note(note)
+            display.note(note, stderr=not echo)
         if result.error is not None:
             display.forget_stacks_shown()
             display.error(result)
@@ -105,6 +113,7 @@ def _main(argv=None) -> int:
         with ctrl_c_stops_lines(session.forth):
             status = _batch(args, session, display)
         if status is not None:
+            display.end_run()
             return status
         if sys.stdin.isatty() and sys.stdout.isatty():
             from .prompt import interact
@@ -116,7 +125,8 @@ def _main(argv=None) -> int:
             return run_lines(session, display, sys.stdin, stop_on_error=False,
                              stacks=args.stacks or "each", echo=args.echo)
     except Bye as bye:
-        sys.stdout.write(bye.output)  # what the line printed before BYE
+        display.program_output(bye.output)  # what the line printed before BYE
+        display.end_run()
         return 0
     except KeyboardInterrupt:
         return 130

@@ -41,6 +41,7 @@ class Display:
 
     def __post_init__(self) -> None:
         self._stacks_shown: tuple[str, str] | None = None  # the last `.S` view: (its text, the stacks then)
+        self._mid_line = False  # program output written as is (program_output) did not end its line
 
     # made when first used (each may be replaced: tests and transcripts set their own)
     @cached_property
@@ -70,13 +71,38 @@ class Display:
     def echo(self, line: str) -> None:
         """A source line as typed at the prompt (`tileforth --echo`): `> line`,
         a blank line as it is."""
+        self.fresh_line()
         self.out.write(f"> {line}\n" if line.strip() else "\n")
         self.out.flush()
 
     def output(self, text: str) -> None:
         """What the line printed, then a newline so the stacks start fresh."""
         if text:
+            self.fresh_line()
             self.out.write(text if text.endswith("\n") else text + "\n")
+            self.out.flush()
+
+    def program_output(self, text: str) -> None:
+        """What the line printed, exactly: a file or -e run with no stacks shown prints what the
+        program prints, as gforth does (`1 .` then `2 .` on the next line: `1 2 `). What this
+        display writes next on stdout (stacks, a note, an error) starts on a fresh line."""
+        if text:
+            self.out.write(text)
+            self.out.flush()
+            self._mid_line = not text.endswith("\n")
+
+    def end_run(self) -> None:
+        """A file or -e run is over: on a terminal its last line is ended (the shell's prompt starts
+        a line of its own); into a pipe or a file the output stays exactly the program's."""
+        isatty = getattr(self.out, "isatty", None)
+        if self._mid_line and isatty is not None and isatty():
+            self.fresh_line()
+
+    def fresh_line(self) -> None:
+        """End the line program_output left open, if it did."""
+        if self._mid_line:
+            self._mid_line = False
+            self.out.write("\n")
             self.out.flush()
 
     @property
@@ -91,6 +117,7 @@ class Display:
 
         lines = render.render_stack_view(stacks_record(forth), width=self.width, glyphs=self.glyphs,
                                         colour=self.colour)
+        self.fresh_line()
         for line in lines:
             self.out_console.print(line)
         self.out.flush()
@@ -143,7 +170,15 @@ class Display:
     def forget_stacks_shown(self) -> None:
         self._stacks_shown = None
 
-    def note(self, message: str) -> None:
+    def note(self, message: str, *, stderr: bool = False) -> None:
+        """A note for the user (`redefined X`): at the prompt among the output; `stderr`: on
+        standard error, out of the program's output (a file run's, as gforth's)."""
+        if stderr:
+            self.out.flush()
+            self.err_console.print(message, style="dim", markup=False)
+            self.err.flush()
+            return
+        self.fresh_line()
         self.out_console.print(message, style="dim", markup=False)
         self.out.flush()
 
@@ -156,6 +191,7 @@ class Display:
         from . import render
 
         where = result.where if located or result.running else None
+        self.fresh_line()  # the error starts a line of its own (gforth too ends stdout's line)
         self.out.flush()
         if result.internal:
             e = result.error
@@ -170,6 +206,7 @@ class Display:
         self.err.flush()
 
     def fatal(self, message: str) -> None:
+        self.fresh_line()
         self.out.flush()
         self.err_console.print(f"tileforth: {message}", style="bold red", markup=False)
         self.err.flush()

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..errors import SourcePos
-from ..front.reader import Reader
+from ..front.reader import Reader, Token
 from ..front.tree import Node
 from ..records import field, record
 
@@ -63,8 +63,23 @@ def definition_text(f: "Forth", reader: Reader, end: SourcePos | None = None) ->
         kept, start, lines = f.colon_text, None, reader.lines[:stop]
     else:
         return None
+    if not lines:  # pragma: no cover - an end before the start (read_end keeps them in order)
+        return None
     if end is not None:
         lines[-1] = lines[-1][:end.col]
     if start is not None:
         lines[0] = lines[0][start.col - 1:]
     return kept + lines
+
+
+def read_end(reader: Reader, tok: Token) -> SourcePos:
+    """Where the definition that `tok` (a `;`) ends ends in `reader`'s text, as
+    definition_text's `end`: the token itself when it was just read from that text,
+    else (a `;` compiled with POSTPONE, run by a word) what has been read so far."""
+    pos = tok.pos
+    if (pos.source == reader.name and pos.line == reader.first_line + reader.row
+            and pos.col - 1 + len(tok.text) == reader.col):
+        return pos
+    row = min(reader.row, len(reader.lines) - 1)
+    col = reader.col if row == reader.row else len(reader.lines[row])
+    return SourcePos(reader.first_line + row, col, reader.lines[row], reader.name)

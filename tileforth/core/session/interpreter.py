@@ -685,7 +685,10 @@ class Forth:
         items.append(node)
 
     def print_text(self, text: str) -> None:
-        """Add text to the line's output (what eval returns)."""
+        """Add text to the line's output (what eval returns), after what the device code waiting
+        in the line's segment prints: output is in program order (`3 . .( c) 4 .` prints `3 c4 `),
+        whichever word prints it, on the host or on the device."""
+        self.flush_segment()
         self.out_parts.append(text)
 
     def printed(self) -> str:

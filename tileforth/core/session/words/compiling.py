@@ -51,6 +51,11 @@ def i_left_bracket(f: "Forth", tok: Token) -> None:
 
 @immediate("]", "( -- )", "Compile again after [.", ": f [ 2 3 + ] LITERAL ; f . \\ 5", wordset="CORE")
 def i_right_bracket(f: "Forth", tok: Token) -> None:
+    """`]`: back to compiling. Not immediate in the standard: in a definition being compiled it
+    is compiled, and runs when that word does (`: ]x ] ;` used inside `[ ... ]`, `]L`)."""
+    if f.compile_state:
+        f.append(HostOp("]", lambda f, n: i_right_bracket(f, tok), None, tok.pos))
+        return
     if f.colon is None:
         raise ForthError("] without [ : it goes back to compiling inside a definition", tok.pos, tok.text)
     f.flush_segment()
@@ -76,7 +81,8 @@ def _into_definition(f: "Forth", word: str) -> Iterator[None]:
     try:
         yield
     finally:
-        f.interpreting = saved
+        if not f.interpreting:  # unless the word itself stopped compiling (a POSTPONEd `[`)
+            f.interpreting = saved
 
 
 def _compile_later(f: "Forth", node: HostOp) -> None:

@@ -14,7 +14,7 @@ from ...lazy import np
 from ..hostexec import EXIT
 from .compiling import _compiling, _entry
 from .dataspace import _align, _allot
-from ..building import definition_text
+from ..building import definition_text, read_end
 from .table import INTERPRETING, NAME_NEXT, NEW, NEW_NAME, Parse, host, immediate
 from .textin import _name
 
@@ -68,9 +68,11 @@ def w_buffer(f: "Forth", tok: Token) -> None:
 # ---- colon definitions -------------------------------------------------------------------
 @immediate(":", "( -- )", "Start a colon definition.", ": square DUP * ;", wordset="CORE",
            parses=Parse(NEW, INTERPRETING, defines="colon"))
-def i_colon(f: "Forth", tok: Token, named: bool = True) -> None:
-    if f.compile_state and named:  # `: def-word : POSTPONE ; ;` -- `:` runs when def-word does
-        f.append(HostOp(":", lambda f, n: i_colon(f, Token(":", n.pos)), None, tok.pos))
+def i_colon(f: "Forth", tok: Token, named: bool = True, running: bool = False) -> None:
+    """`:` (and :NONAME, not `named`) read from the text, or `running`: compiled into a word
+    (`: def-word : POSTPONE ; ;`, `: mk :NONAME ... POSTPONE ; ;`) that now runs."""
+    if f.compile_state and not running:  # `:` or :NONAME runs when the word being defined does
+        f.append(HostOp(tok.text.upper(), _colon_later, (named, tok), tok.pos))
         return
     if f.colon is not None:
         raise ForthError(f"`{tok.text}` inside the definition of {f.colon.name}: finish it with ; first",
@@ -80,15 +82,22 @@ def i_colon(f: "Forth", tok: Token, named: bool = True) -> None:
     name = _name(f, tok) if named else tok
     f.colon = Colon(name.text, [], name.pos, source=name.pos.text, prelude=f.reader.name == "prelude.fth",
                     anonymous=not named)
-    f.colon_start = (f.reader, tok.pos)
+    # SEE's text: from the `:` read here; a word that runs `:` leaves the line its name is on
+    f.colon_start = (None, None) if running else (f.reader, tok.pos)
     f.colon_text = []
+
+
+def _colon_later(f: "Forth", node: HostOp) -> None:
+    """A `:` or :NONAME compiled into a word, as that word runs (node.arg: named, and the token)."""
+    arg: tuple[bool, Token] = node.arg  # type: ignore[assignment]
+    i_colon(f, arg[1], named=arg[0], running=True)
 
 
 @immediate(";", "( -- )", "End a colon definition.", ": square DUP * ;", wordset="CORE")
 def i_semicolon(f: "Forth", tok: Token) -> None:
     if f.colon is None:
         raise ForthError("; without a matching `:`", tok.pos, ";")
-    text = definition_text(f, f.reader, tok.pos)  # the definition's own text, for SEE
+    text = definition_text(f, f.reader, read_end(f.reader, tok))  # the definition's own text, for SEE
     if text is not None:
         f.colon.source = "\n".join(text)
     f.finish_definition(tok)

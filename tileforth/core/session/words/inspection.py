@@ -60,6 +60,7 @@ def show(f: "Forth", view: View) -> None:
         text = view.plain()
     if text and not text.endswith("\n"):
         text += "\n"
+    f.flush_segment()  # what the device code before the view prints comes first
     before = f.printed()
     if before and not before.endswith("\n"):
         text = "\n" + text
