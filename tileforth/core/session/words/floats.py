@@ -82,6 +82,14 @@ def w_fvariable(f: "Forth", tok: Token) -> None:
     f.define(Constant(name.text, addr, help="( -- addr ) a float variable (f32)"))
 
 
+@host("F,", "( F: r -- )", "Store a float at HERE and advance it by a float (1 FLOATS), without aligning "
+      "first (gforth's).", "FALIGN HERE 2.5e F,  F@ F. \\ 2.5", wordset="gforth")
+def w_f_comma(f: "Forth", tok: Token) -> None:
+    r = f.pop_uniform_float("F,", "1.5e F,")
+    addr = _allot(f, L.FLOAT_BYTES)
+    f.backend.write(addr, np.array([r], L.FLOAT_DTYPE))
+
+
 @host("FVALUE", '( F: r "name" -- )', "Define a word that pushes the float r; change it with TO.",
       "1.5e FVALUE x  2.5e TO x  x F. \\ 2.5", wordset="FLOATING-EXT", parses=Parse(NEW, defines="colon"))
 def w_fvalue(f: "Forth", tok: Token) -> None:
