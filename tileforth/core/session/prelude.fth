@@ -485,10 +485,6 @@
 \ True if d1 is greater than d2, signed (gforth's).
 \ e.g. 2 0 1 0 D> . \ -1
 
-: HEX.     ( u -- )  [CHAR] $ EMIT  BASE @ >R HEX 0 U.R SPACE R> BASE ! ;
-\ Print u unsigned in hexadecimal after a $ (gforth's); BASE is left as it was.
-\ e.g. 255 HEX. \ $FF
-
 : PI       ( F: -- r )  3.14159265358979e ;
 \ The float nearest to pi (gforth's).
 \ e.g. PI F. \ 3.1415927
