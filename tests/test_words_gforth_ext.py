@@ -227,6 +227,6 @@ def test_the_numbers_that_differ_by_nature_mean_what_they_say(f):
 @pytest.mark.skipif(not TTESTER.exists(), reason="gforth's test files are not installed")
 def test_the_standards_ttester_loads_with_its_float_part(f):
     """ttester.fs asks ENVIRONMENT? for FLOATING (and FLOATING-EXT) and defines its float words only then."""
-    program = f"include {TTESTER}  T{{ 1 2 + -> 3 }}T  T{{ 1.5e 2e F+ -> 3.5e }}T " \
-              'S" REL-NEAR" FORTH-WORDLIST SEARCH-WORDLIST NIP .'
+    program = (f"include {TTESTER}  T{{ 1 2 + -> 3 }}T  T{{ 1.5e 2e F+ -> 3.5e }}T "
+               'S" REL-NEAR" FORTH-WORDLIST SEARCH-WORDLIST NIP .')
     check_output(f, program)

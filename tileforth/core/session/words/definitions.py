@@ -290,10 +290,11 @@ def w_latestxt(f: "Forth", tok: Token) -> None:
       "MARKER undo : tmp 1 ; undo", wordset="CORE-EXT", parses=Parse(NEW, defines="colon"))
 def w_marker(f: "Forth", tok: Token) -> None:
     name = _name(f, tok)
-    saved = ([dict(w) for w in f.wordlists], list(f.order), f.current, f.here, len(f.tokens))
+    saved = ([dict(w) for w in f.wordlists], list(f.order), f.current, f.here, len(f.tokens), dict(f.words.names))
 
     def forget(f: "Forth", node: HostOp) -> None:
-        wordlists, order, current, here, tokens = saved
+        wordlists, order, current, here, tokens, names = saved
+        f.words.names = dict(names)  # the vocabularies' names go with their word lists
         for mine, then in zip(f.wordlists, wordlists):  # the same dicts (FORTH-WORDLIST is f.dict)
             mine.clear()
             mine.update(then)
