@@ -14,7 +14,7 @@ takes from the stacks."""
 from __future__ import annotations
 
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Iterator
+from typing import TYPE_CHECKING, Iterator, cast
 
 from ...compile.state import StackState
 from ...errors import ForthError
@@ -140,7 +140,8 @@ def _literals(f: "Forth", t: Token) -> list[tuple[str, int | float]] | None:
 
 def _compile_literals_later(f: "Forth", node: HostOp) -> None:
     with _into_definition(f, node.name):
-        for kind, v in node.arg:
+        literals = cast("list[tuple[str, int | float]]", node.arg)  # what _literals read
+        for kind, v in literals:
             f.append(Lit(int(v), node.pos) if kind == "cell" else FLit(float(v), node.pos))
 
 

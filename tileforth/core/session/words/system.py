@@ -26,7 +26,7 @@ ENVIRONMENT = {  # what ENVIRONMENT? answers (Forth-2012 table 3.5 and x.3), hon
 # The word-set queries (obsolescent in Forth-2012, answered by gforth and looked for by ttester.fs and
 # other real programs): each name, the word sets of wordsets.py it stands for. An -EXT query stands for
 # the set and its extensions, as Forth-94 says.
-WORDSET_QUERIES = {
+WORDSET_QUERIES: dict[str, tuple[str, ...]] = {
     "CORE": ("CORE",), "DOUBLE": ("DOUBLE",), "EXCEPTION": ("EXCEPTION",), "FACILITY": ("FACILITY",),
     "FILE": ("FILE",), "FLOATING": ("FLOATING",), "LOCALS": ("LOCALS",), "MEMORY-ALLOC": ("MEMORY",),
     "TOOLS": ("PROGRAMMING-TOOLS",), "SEARCH-ORDER": ("SEARCH",), "STRING": ("STRING",), "BLOCK": ("BLOCK",),

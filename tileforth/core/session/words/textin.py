@@ -90,8 +90,8 @@ def _name(f: "Forth", tok: Token) -> Token:
 
 def _defines(tok: Token) -> bool:
     """`tok` is a word that defines a new name (its declaration reads one: `:` CREATE CONSTANT ...)."""
-    row = WORDS.rows.get(tok.key)
-    return row is not None and row.parses is not None and row.parses.reads == NEW
+    parses = getattr(WORDS.rows.get(tok.key), "parses", None)
+    return parses is not None and parses.reads == NEW
 
 
 @immediate("(", "( -- )", "Comment up to ).", "( this is a comment )", wordset="CORE",
