@@ -26,6 +26,7 @@ from tileforth.core.front.dictionary import (
     FILE,
     INTERPRETING,
     LOCALS,
+    POSTPONED,
     NAME,
     NEW,
     READ,
@@ -304,6 +305,11 @@ def test_the_scanner_reads_what_each_parsing_word_declares(row):
         got = spans(f"{pre}{w} a b {spec.end} a{post}", s)
         assert [t for k, t in got if k == "local"] == ["a", "b", "a"]
         assert [t for k, t in spans(f"{w} a b {spec.end}", s) if k == "local"] == []  # at the prompt: none
+    elif spec.reads == POSTPONED:  # ]] words [[: coloured as the words they are, none of them run now
+        got = spans(f": t {w} DUP ; IF 1 {spec.end} ;", s)
+        assert got[2:] == [("immediate", w), ("primitive", "DUP"), ("immediate", ";"), ("control", "IF"),
+                           ("number", "1"), ("immediate", spec.end), ("immediate", ";")]
+        assert complete(f": t {w} IF ; {spec.end} ;", s) is True and complete(f": t {w} ; ;", s) is False
     else:  # RUNTIME: where it stops only running tells; the scanner reads nothing
         assert spec.reads == RUNTIME and ("comment", "( a )") in spans(f"{w} ( a )", s)
 
@@ -325,7 +331,7 @@ READ_NOW = [w for w in PARSING if w.parses.when == READ and w.parses.reads != RU
 @pytest.mark.parametrize("row", READ_NOW, ids=[w.name for w in READ_NOW])
 def test_a_word_that_reads_as_it_is_read_reads_inside_a_definition_too(row):
     spec = row.parses
-    text = {TEXT: f": t {row.name} ;{spec.end} ;", COMMENT: f": t {row.name} ;{spec.end}\n;"}.get(
-        spec.reads, f": t {row.name} ; ;")  # the first ; is what it reads
+    text = {TEXT: f": t {row.name} ;{spec.end} ;", COMMENT: f": t {row.name} ;{spec.end}\n;",
+            POSTPONED: f": t {row.name} ; {spec.end} ;"}.get(spec.reads, f": t {row.name} ; ;")  # the first ;: what it reads
     assert complete(text) is True
     assert complete(text.rpartition(";")[0]) is False

@@ -378,11 +378,12 @@ def test_the_search_order_starts_with_forth_only():  # gforth's starts with more
 def test_marker_forgets_word_lists_and_tokens():
     f = fresh()
     f.eval("MARKER undo : keep 1 ;")
-    xts = len(f.tokens)
-    f.eval("WORDLIST SET-CURRENT : hidden 2 ; FORTH-WORDLIST SET-CURRENT : tokme 4 ; ' tokme DROP")
-    assert len(f.wordlists) == 2 and len(f.tokens) == xts + 1
+    xts, lists = len(f.tokens), len(f.wordlists)  # FORTH-WORDLIST, ROOT's and ENVIRONMENT-WORDLIST's
+    f.eval("VOCABULARY v WORDLIST SET-CURRENT : hidden 2 ; FORTH-WORDLIST SET-CURRENT : tokme 4 ; ' tokme DROP")
+    assert len(f.wordlists) == lists + 2 and len(f.tokens) == xts + 1
     f.eval("undo")
-    assert len(f.wordlists) == 1 and f.current == 1 and len(f.tokens) == xts
+    assert len(f.wordlists) == lists and f.current == 1 and len(f.tokens) == xts
+    assert f.eval("WORDLIST >ORDER ORDER PREVIOUS") == "wid4 FORTH  (definitions go into FORTH)\n"  # not v
     assert "KEEP" not in f.dict and "TOKME" not in f.dict
     assert f.eval(": again 3 ; again .") == "3 "
 

@@ -37,6 +37,7 @@ from tileforth.core.front.dictionary import (
     LOCALS,
     NAME,
     NEW,
+    POSTPONED,
     READ,
     RUNS,
     TEXT,
@@ -342,6 +343,15 @@ def scan(text: str, dictionary: dict, base: int = 10, *, compiling: bool = False
                 span_tok(t, "comment" if part == "out" else "local")
                 if part != "out":
                     locals_.add(t.key)
+            continue
+        if now and spec.reads == POSTPONED:  # ]] DUP * [[: words (and numbers) compiled later, not run now
+            item(tok, None)
+            while (t := reader.next_token()) is not None:
+                if t.key == spec.end:
+                    span_tok(t, "immediate")
+                    break
+                known = t.key in dictionary or t.key in defined
+                span_tok(t, name_kind(t) if known else "number" if number_effect(t.text, base) else "unknown")
             continue
         if now and spec.reads in (NEW, NAME, FILE, WORD):
             item(tok, parsing_effect(entry) if at_top and immediate and spec.reads == WORD else None)

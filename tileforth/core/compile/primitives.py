@@ -786,6 +786,16 @@ prim(".", "( n -- )", "Print n in the current BASE, then a space.", "42 . \\ 42"
 prim("U.", "( u -- )", "Print u unsigned, then a space.", "-1 U.", _printer(L.OUT_UINT, _base, lambda g, a, f: a[0]))
 
 
+def _hex_dot(g: "Gen", a: list, f: list) -> tuple[list, list]:
+    _out(g, L.OUT_CHAR, c64(0), c64(ord("$")))
+    _out(g, L.OUT_UINT, c64(16), a[0])
+    return [], []
+
+
+prim("HEX.", "( u -- )", "Print u unsigned in hexadecimal after a $, then a space (gforth's); BASE is not "
+     "touched.", "255 HEX. \\ $FF", stacks(_hex_dot))
+
+
 def _width_base(g: "Gen", width: ir.Value) -> ir.Value:
     """.R's aux: the width (clamped to 0..OUT_WIDTH_MAX) above the base's low byte (0 when BASE >= 256)."""
     w = g.b.select(g.b.icmp_signed("<", width, c64(0)), c64(0), width)

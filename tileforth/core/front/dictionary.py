@@ -138,6 +138,7 @@ WORD = "word"  # the next word, as text (CHAR, PARSE-NAME)
 TEXT = "text"  # text up to a delimiter on the same line (S" ." .( ABORT")
 COMMENT = "comment"  # a comment: up to a delimiter, or to the end of the line (( \)
 LOCALS = "locals"  # names of locals, up to a closing word ({: ... :})
+POSTPONED = "postponed"  # words, each postponed (not run), up to a closing word (gforth's ]] ... [[)
 RUNTIME = "runtime"  # input only running it finds: a delimiter from the stack (WORD PARSE), another line
 # (REFILL), a saved position (RESTORE-INPUT), words skipped by a flag ([IF])
 # When it reads it (Parse.when):
@@ -154,9 +155,9 @@ class Parse:
     interpreter's word does the reading, the REPL's scanner (tileforth/repl/scan.py)
     reads the same text from this declaration without running anything."""
 
-    reads: str  # NEW NAME FILE WORD TEXT COMMENT LOCALS RUNTIME
+    reads: str  # NEW NAME FILE WORD TEXT COMMENT LOCALS POSTPONED RUNTIME
     when: str = ""  # RUNS READ INTERPRETING COMPILING ("": a host word's RUNS, an immediate word's READ)
-    end: str = ""  # TEXT, COMMENT: the character that ends it ("": the line's end); LOCALS: the closing word
+    end: str = ""  # TEXT, COMMENT: the character that ends it ("": the line's end); LOCALS POSTPONED: the closing word
     same_line: bool = False  # NAME, FILE: only a name on the same line (alone the word does something else)
     escapes: bool = False  # TEXT: a backslash escapes the next character, so \" does not end it (S\")
     lines: bool = False  # COMMENT: it goes on over the next lines until its delimiter

@@ -834,6 +834,16 @@ class Forth:
         st.push([wrap64(v) for v in values])
         st.save(self.backend)
 
+    def push_uniform_float(self, *values: float) -> None:
+        """Push floats on every thread's float stack (rounded to its type), after the device code
+        waiting in the line's segment has run."""
+        self.flush_segment()
+        st = StackState.live(self.backend)
+        if (st.fsp + len(values) > self.machine.fs_max).any():
+            raise ForthError(f"float stack overflow: more than {self.machine.fs_max} floats")
+        st.fpush(list(values))
+        st.save(self.backend)
+
     def define(self, entry: Any) -> None:
         """Add a word; redefining one is allowed (earlier words keep the old
         one) and noted, as gforth does. A new word aligns HERE, as gforth's

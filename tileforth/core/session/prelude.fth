@@ -452,3 +452,39 @@
 : DFFIELD: ( n1 "name" -- n2 )  DFALIGNED 1 DFLOATS +FIELD ;
 \ An f64 field (aligned).
 \ e.g. 1 DFFIELD: df . \ 16
+
+\ ---- gforth's common words -----------------------------------------------------------
+\
+\ Words beyond the standard that gforth has and real programs use.
+
+: CELL     ( -- 8 )  8 ;
+\ The size of a cell in bytes (gforth's; 1 CELLS).
+\ e.g. CELL . \ 8
+
+: FLOAT    ( -- u )  1 FLOATS ;
+\ The size of a float in bytes, as gforth's FLOAT (1 FLOATS: 4 for f32, 8 in the f64 mode).
+\ e.g. FLOAT 1 FLOATS = . \ -1
+
+: NOOP     ( -- )  ;
+\ Do nothing (gforth's; a token for a vector that does nothing).
+\ e.g. 1 NOOP . \ 1
+
+: BOUNDS   ( addr u -- addr+u addr )  OVER + SWAP ;
+\ The limits of a region for ?DO: its end and its start (gforth's).
+\ e.g. 100 10 BOUNDS . . \ 100 110
+
+: STR=     ( c-addr1 u1 c-addr2 u2 -- flag )  COMPARE 0= ;
+\ True if the two strings are equal (gforth's).
+\ e.g. S" abc" S" abc" STR= . \ -1
+
+: D<>      ( xd1 xd2 -- flag )  D= 0= ;
+\ True if the double-cell numbers differ (gforth's).
+\ e.g. 1 0 2 0 D<> . \ -1
+
+: D>       ( d1 d2 -- flag )  2SWAP D< ;
+\ True if d1 is greater than d2, signed (gforth's).
+\ e.g. 2 0 1 0 D> . \ -1
+
+: PI       ( F: -- r )  3.14159265358979e ;
+\ The float nearest to pi (gforth's).
+\ e.g. PI F. \ 3.1415927

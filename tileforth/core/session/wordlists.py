@@ -1,7 +1,9 @@
 """The session's dictionary: its word lists, the search order and where new words go.
 
-`Dictionary` owns the word lists (FORTH-WORDLIST is wid 1, WORDLIST makes
-more), the search order (first searched first), the word list definitions go
+`Dictionary` owns the word lists (FORTH-WORDLIST is wid 1, gforth's ROOT
+vocabulary wid 2, ENVIRONMENT-WORDLIST wid 3, WORDLIST makes more), the names
+of the vocabularies (ORDER shows them), the name NEXTNAME gave the next
+definition, the search order (first searched first), the word list definitions go
 into, the last word defined (IMMEDIATE and DOES> change it) and which word
 each redefinition hid. A failed line restores its snapshot.
 """
@@ -17,14 +19,22 @@ class DictionarySnapshot:
     wordlists: tuple[dict, ...]
     order: tuple[int, ...]
     current: int
+    names: tuple[tuple[int, str], ...] = ()
+
+
+FORTH_WORDLIST, ROOT_WORDLIST, ENVIRONMENT_WORDLIST = 1, 2, 3  # the word lists every session has
 
 
 class Dictionary:
-    __slots__ = ("forth", "wordlists", "order", "current", "last_defined", "shadowed")
+    __slots__ = ("forth", "wordlists", "order", "current", "last_defined", "shadowed", "names", "next_name")
 
     def __init__(self) -> None:
         self.forth: dict[str, Any] = {}  # FORTH-WORDLIST (wid 1)
-        self.wordlists: list[dict[str, Any]] = [self.forth]  # wid i+1 is wordlists[i]
+        # wid i+1 is wordlists[i]: FORTH-WORDLIST, ROOT's (filled when ROOT runs), ENVIRONMENT-WORDLIST's
+        self.wordlists: list[dict[str, Any]] = [self.forth, {}, {}]
+        self.names: dict[int, str] = {FORTH_WORDLIST: "FORTH", ROOT_WORDLIST: "ROOT",
+                                      ENVIRONMENT_WORDLIST: "ENVIRONMENT"}  # the vocabularies' names
+        self.next_name: str | None = None  # NEXTNAME's name for the next word defined
         self.order: list[int] = [1]  # the search order, first searched first
         self.current = 1  # the word list new definitions go into
         self.last_defined: Any = None  # what IMMEDIATE marks, DOES> changes
@@ -56,9 +66,11 @@ class Dictionary:
         return hidden if word is entry else None
 
     def snapshot(self) -> DictionarySnapshot:
-        return DictionarySnapshot(tuple(dict(w) for w in self.wordlists), tuple(self.order), self.current)
+        return DictionarySnapshot(tuple(dict(w) for w in self.wordlists), tuple(self.order), self.current,
+                                  tuple(self.names.items()))
 
     def restore(self, snap: DictionarySnapshot) -> None:
         self.wordlists = [dict(w) for w in snap.wordlists]
         self.forth = self.wordlists[0]
         self.order, self.current = list(snap.order), snap.current
+        self.names, self.next_name = dict(snap.names), None

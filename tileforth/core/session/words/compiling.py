@@ -14,13 +14,13 @@ takes from the stacks."""
 from __future__ import annotations
 
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Iterator
+from typing import TYPE_CHECKING, Iterator, cast
 
 from ...compile.state import StackState
 from ...errors import ForthError
-from ...front.dictionary import Colon, Immediate, is_immediate
-from ...front.reader import Token
-from ...front.tree import Call, HostOp, Lit
+from ...front.dictionary import POSTPONED, Colon, Immediate, Parse, is_immediate
+from ...front.reader import Token, parse_double, parse_float, parse_integer, wrap64
+from ...front.tree import Call, FLit, HostOp, Lit
 from .table import NAME_NEXT, constant, host, immediate
 from .textin import _name
 
@@ -107,6 +107,10 @@ def _run_immediate_later(f: "Forth", node: HostOp) -> None:
 def i_postpone(f: "Forth", tok: Token) -> None:
     _compiling(f, tok)
     entry, name = _entry(f, tok, tok.text.upper())
+    _postpone(f, tok, entry, name)
+
+
+def _postpone(f: "Forth", tok: Token, entry, name: Token) -> None:
     if isinstance(entry, Immediate):  # its compile-time action, when the word being defined runs
         f.append(HostOp(f"POSTPONE {entry.name}", _run_immediate_later, entry, name.pos))
     elif isinstance(entry, Colon) and entry.immediate:
@@ -115,6 +119,63 @@ def i_postpone(f: "Forth", tok: Token) -> None:
         f.compile_entry(entry, name)
     else:  # compiled into the definition that is open when the word being defined runs
         f.append(HostOp(f"POSTPONE {entry.name}", _compile_later, entry, name.pos))
+
+
+@immediate("]L", "( x -- )", "End [ ... ] and compile x, taken from the stack (gforth's; `] LITERAL`).",
+           ": f [ 6 7 * ]L ; f . \\ 42", wordset="gforth")
+def i_right_bracket_literal(f: "Forth", tok: Token) -> None:
+    if f.colon is None or not f.interpreting:
+        raise ForthError("]L ends a [ ... ] inside a definition: use it after [", tok.pos, tok.text)
+    i_right_bracket(f, tok)
+    (v,) = f.pop_uniform(1, "]L")
+    f.append(Lit(v, tok.pos))
+
+
+def _literals(f: "Forth", t: Token) -> list[tuple[str, int | float]] | None:
+    """What a number in ]] ... [[ compiles, as the interpreter reads it: its cells or its float."""
+    base = f.base()
+    v = parse_integer(t.text, base)
+    if v is not None:
+        return [("cell", wrap64(v))]
+    d = parse_double(t.text, base)
+    if d is not None:
+        return [("cell", wrap64(d)), ("cell", d >> 64)]
+    r = parse_float(t.text) if base == 10 else None
+    return None if r is None else [("float", r)]
+
+
+def _compile_literals_later(f: "Forth", node: HostOp) -> None:
+    with _into_definition(f, node.name):
+        literals = cast("list[tuple[str, int | float]]", node.arg)  # what _literals read
+        for kind, v in literals:
+            f.append(Lit(int(v), node.pos) if kind == "cell" else FLit(float(v), node.pos))
+
+
+@immediate("]]", "( -- )", "Postpone every word up to [[ (gforth's): the definition being built compiles "
+           "them into the one open when it runs; a number there is compiled as a literal.",
+           ": sq ]] DUP * [[ ; IMMEDIATE  : f sq ; 4 f . \\ 16", wordset="gforth",
+           parses=Parse(POSTPONED, end="[["))
+def i_postpone_all(f: "Forth", tok: Token) -> None:
+    _compiling(f, tok)
+    while (t := f.reader.next_token()) is not None:
+        if t.key == "[[":
+            return
+        entry = f.lookup(t.key)
+        if entry is not None:
+            _postpone(f, t, entry, t)
+            continue
+        lits = _literals(f, t)
+        if lits is None:
+            raise ForthError(f"]] {t.text}: {t.text} is not defined and is not a number; define it first",
+                             t.pos, t.text)
+        f.append(HostOp(f"POSTPONE {t.text}", _compile_literals_later, lits, t.pos))
+    raise ForthError("]] without [[: end the words to postpone with [[ (on the same line)", tok.pos, tok.text)
+
+
+@immediate("[[", "( -- )", "End ]] ... (gforth's): alone it is an error.", ": sq ]] DUP * [[ ; IMMEDIATE",
+           wordset="gforth")
+def i_end_postpone_all(f: "Forth", tok: Token) -> None:
+    raise ForthError("[[ without ]]: it ends the words ]] postpones", tok.pos, tok.text)
 
 
 @host("COMPILE,", "( xt -- )", "Compile the word of xt into the definition being built.",

@@ -1,12 +1,13 @@
-"""Data space (Forth-2012 6.1, 6.2): HERE , C, ALLOT ALIGN PAD UNUSED, and the
-number base, its first cell (BASE, HEX, DECIMAL)."""
+"""Data space (Forth-2012 6.1, 6.2): HERE , C, ALLOT ALIGN PAD UNUSED, gforth's
+S, and ," (a counted string at HERE), and the number base, its first cell
+(BASE, HEX, DECIMAL)."""
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
 from ...errors import ForthError
 from ...front.reader import Token
-from .table import constant, host
+from .table import constant, host, text
 
 if TYPE_CHECKING:
     from ..interpreter import Forth
@@ -43,6 +44,32 @@ def w_ccomma(f: "Forth", tok: Token) -> None:
     (x,) = f.pop_uniform(1, "C,")
     addr = _allot(f, 1)
     f.backend.write(addr, bytes([x & 0xFF]))
+
+
+def _counted_comma(f: "Forth", data: bytes, tok: Token) -> None:
+    """Store a counted string at HERE and align HERE after it, as gforth's S, and ," do."""
+    if len(data) > 255:
+        raise ForthError(f"{tok.text}: a counted string holds at most 255 characters ({len(data)} here)",
+                         tok.pos, tok.text)
+    addr = _allot(f, len(data) + 1)
+    f.backend.write(addr, bytes([len(data)]) + data)
+    _align(f)
+
+
+@host("S,", "( c-addr u -- )", "Store the string as a counted string at HERE, then align HERE (gforth's).",
+      'CREATE s  S" abc" S,  s COUNT TYPE \\ abc', wordset="gforth")
+def w_s_comma(f: "Forth", tok: Token) -> None:
+    addr, n = f.pop_uniform(2, "S,")
+    _counted_comma(f, f.read_bytes(addr, n), tok)
+
+
+@host(',"', '( "text<quote>" -- )', "Store the text up to \" as a counted string at HERE, then align HERE "
+      "(gforth's).", 'CREATE s ," abc"  s COUNT TYPE \\ abc', wordset="gforth", parses=text('"'))
+def w_quote_comma(f: "Forth", tok: Token) -> None:
+    body, found = f.reader.parse_until('"')
+    if not found:
+        raise ForthError(',": the text has no closing " on its line: add it', tok.pos, tok.text)
+    _counted_comma(f, body.encode("latin-1", "replace"), tok)
 
 
 @host("HERE", "( -- addr )", "The next free data-space address.", "HERE .", wordset="CORE")

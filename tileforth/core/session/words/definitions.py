@@ -267,14 +267,43 @@ def w_synonym(f: "Forth", tok: Token) -> None:
     f.last_defined = entry
 
 
+@host("ALIAS", '( xt "name" -- )', "Define name as another name of the word of xt (gforth's; SYNONYM by token).",
+      "' 2* ALIAS twice  5 twice . \\ 10", wordset="gforth", parses=Parse(NEW, defines="colon"))  # the scanner cannot know xt: a word
+def w_alias(f: "Forth", tok: Token) -> None:
+    (xt,) = f.pop_uniform(1, "ALIAS")
+    entry = f.tokens.entry_of(xt, "ALIAS")
+    new = _name(f, tok)
+    f.wordlists[f.current - 1][new.key] = entry
+    f.last_defined = entry
+
+
+@host("NEXTNAME", "( c-addr u -- )", "The next defining word (: CREATE CONSTANT VARIABLE ...) takes this name "
+      "instead of reading one.", 'S" seven" NEXTNAME 7 CONSTANT  seven . \\ 7', wordset="gforth")
+def w_nextname(f: "Forth", tok: Token) -> None:
+    addr, n = f.pop_uniform(2, "NEXTNAME")
+    name = f.read_bytes(addr, n).decode("latin-1")
+    if not name or any(c.isspace() for c in name):
+        raise ForthError(f"NEXTNAME: {name!r} is not a name: give one word without blanks", tok.pos, tok.text)
+    f.words.next_name = name
+
+
+@host("LATESTXT", "( -- xt )", "The execution token of the word defined last.",
+      ": five 5 ;  LATESTXT EXECUTE . \\ 5", wordset="gforth")
+def w_latestxt(f: "Forth", tok: Token) -> None:
+    if f.last_defined is None:
+        raise ForthError("LATESTXT: no word has been defined yet", tok.pos, tok.text)
+    f.push_uniform(f.tokens.xt_of(f.last_defined))
+
+
 @host("MARKER", '( "name" -- )', "Define name: running it forgets it and every word defined after it.",
       "MARKER undo : tmp 1 ; undo", wordset="CORE-EXT", parses=Parse(NEW, defines="colon"))
 def w_marker(f: "Forth", tok: Token) -> None:
     name = _name(f, tok)
-    saved = ([dict(w) for w in f.wordlists], list(f.order), f.current, f.here, len(f.tokens))
+    saved = ([dict(w) for w in f.wordlists], list(f.order), f.current, f.here, len(f.tokens), dict(f.words.names))
 
     def forget(f: "Forth", node: HostOp) -> None:
-        wordlists, order, current, here, tokens = saved
+        wordlists, order, current, here, tokens, names = saved
+        f.words.names = dict(names)  # the vocabularies' names go with their word lists
         for mine, then in zip(f.wordlists, wordlists):  # the same dicts (FORTH-WORDLIST is f.dict)
             mine.clear()
             mine.update(then)

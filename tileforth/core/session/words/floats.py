@@ -79,6 +79,14 @@ def w_fvariable(f: "Forth", tok: Token) -> None:
     f.define(Constant(name.text, addr, help="( -- addr ) a float variable"))
 
 
+@host("F,", "( F: r -- )", "Store a float at HERE and advance it by a float (1 FLOATS), without aligning "
+      "first (gforth's).", "FALIGN HERE 2.5e F,  F@ F. \\ 2.5", wordset="gforth")
+def w_f_comma(f: "Forth", tok: Token) -> None:
+    r = f.pop_uniform_float("F,", "1.5e F,")
+    addr = _allot(f, f.machine.float_bytes)
+    f.backend.write(addr, np.array([r], f.machine.float_dtype))
+
+
 @host("FVALUE", '( F: r "name" -- )', "Define a word that pushes the float r; change it with TO.",
       "1.5e FVALUE x  2.5e TO x  x F. \\ 2.5", wordset="FLOATING-EXT", parses=Parse(NEW, defines="colon"))
 def w_fvalue(f: "Forth", tok: Token) -> None:
@@ -181,11 +189,7 @@ def w_to_float(f: "Forth", tok: Token) -> None:
     if r is None:
         f.push_uniform(0)
         return
-    st = StackState.load(f.backend)
-    if (st.fsp + 1 > f.machine.fs_max).any():
-        raise ForthError(f"float stack overflow: more than {f.machine.fs_max} floats")
-    st.fpush([r])
-    st.save(f.backend)
+    f.push_uniform_float(r)
     f.push_uniform(-1)
 
 

@@ -8,30 +8,93 @@ from typing import TYPE_CHECKING
 
 from ...compile.state import StackState
 from ...errors import Bye, ForthError
+from ...front.dictionary import Constant
 from ...front.reader import Token
+from ...front.tree import Lit
 from .table import host
 
 if TYPE_CHECKING:
     from ..interpreter import Forth
 
 
-ENVIRONMENT = {  # what ENVIRONMENT? answers (Forth-2012 table 3.5), honestly for this system
+ENVIRONMENT = {  # what ENVIRONMENT? answers (Forth-2012 table 3.5 and x.3), honestly for this system
     "/COUNTED-STRING": [255], "/HOLD": [256], "/PAD": [84], "ADDRESS-UNIT-BITS": [8], "FLOORED": [0],
     "MAX-CHAR": [255], "MAX-N": [2**63 - 1], "MAX-U": [-1], "MAX-D": [-1, 2**63 - 1], "MAX-UD": [-1, -1],
-    "RETURN-STACK-CELLS": [32], "STACK-CELLS": [128], "FLOATING-STACK": [64], "#LOCALS": [64],
+    "RETURN-STACK-CELLS": [32], "#LOCALS": [64], "WORDLISTS": [64],
 }
 
+# The word-set queries (obsolescent in Forth-2012, answered by gforth and looked for by ttester.fs and
+# other real programs): each name, the word sets of wordsets.py it stands for. An -EXT query stands for
+# the set and its extensions, as Forth-94 says.
+WORDSET_QUERIES: dict[str, tuple[str, ...]] = {
+    "CORE": ("CORE",), "DOUBLE": ("DOUBLE",), "EXCEPTION": ("EXCEPTION",), "FACILITY": ("FACILITY",),
+    "FILE": ("FILE",), "FLOATING": ("FLOATING",), "LOCALS": ("LOCALS",), "MEMORY-ALLOC": ("MEMORY",),
+    "TOOLS": ("PROGRAMMING-TOOLS",), "SEARCH-ORDER": ("SEARCH",), "STRING": ("STRING",), "BLOCK": ("BLOCK",),
+}
+WORDSET_QUERIES.update({f"{q}-EXT": sets + tuple(f"{s}-EXT" for s in sets) for q, sets in list(WORDSET_QUERIES.items())})
 
-@host("ENVIRONMENT?", "( c-addr u -- false | i*x true )", "Ask about the system (MAX-N, FLOORED, "
-      "/COUNTED-STRING ...).", 'S" MAX-N" ENVIRONMENT? . . \\ -1 9223372036854775807', wordset="CORE")
+
+def provided_wordsets(f: "Forth") -> set[str]:
+    """The word sets this session provides: every word of the set is in the dictionary with the
+    standard's meaning, but for those its note says cannot make sense on a GPU (KEY QUIT: they are
+    there to refuse with the reason), and it has at least one word."""
+    from ..wordsets import status
+    return {st.wordset.name for st in status(f.dict)
+            if st.present and all(w in st.wordset.cannot for w in st.missing)}
+
+
+def environment(f: "Forth") -> dict[str, list[int | float]]:
+    """Every query ENVIRONMENT? answers true, with what it pushes before the flag (a float: on the float
+    stack). The stack sizes are the session's (its Machine); a word-set query answers only when the set is
+    provided."""
+    from ...lazy import np
+    m = f.machine
+    out: dict[str, list[int | float]] = {k: list(v) for k, v in ENVIRONMENT.items()}
+    out.update({"STACK-CELLS": [m.ds_max], "FLOATING-STACK": [m.fs_max],
+                "MAX-FLOAT": [float(np.finfo(m.float_dtype).max)]})
+    have = provided_wordsets(f)
+    wordset_names = {ws.name for ws in _wordsets()}
+    for query, sets in WORDSET_QUERIES.items():
+        if all(s in have or s not in wordset_names for s in sets) and sets[0] in have:
+            out[query] = [-1]
+    return out
+
+
+def _wordsets() -> list:
+    from ..wordsets import WORDSETS
+    return WORDSETS
+
+
+def environment_words(f: "Forth") -> dict[str, object]:
+    """ENVIRONMENT-WORDLIST's words: each pushes what its query answers (without the flag)."""
+    out: dict[str, object] = {}
+    for name, values in environment(f).items():
+        if len(values) == 1 and isinstance(values[0], float):
+            out[name] = Constant(name, values[0], is_float=True, help="( F: -- r ) an environment query")
+        elif len(values) == 1:
+            out[name] = Constant(name, values[0], help="( -- x ) an environment query")
+        else:
+            out[name] = f.make_word(name, [Lit(int(v), None) for v in values])
+    return out
+
+
+@host("ENVIRONMENT?", "( c-addr u -- false | i*x true )", "Ask about the system: MAX-N, FLOORED, "
+      "/COUNTED-STRING, STACK-CELLS, MAX-FLOAT (on the float stack) ... of Forth-2012's table, and whether a "
+      "word set is provided (CORE, FLOATING-EXT ...: true where it is, as far as a GPU allows).",
+      'S" MAX-N" ENVIRONMENT? . . \\ -1 9223372036854775807', wordset="CORE")
 def w_environment(f: "Forth", tok: Token) -> None:
     addr, n = f.pop_uniform(2, "ENVIRONMENT?")
     query = f.read_bytes(addr, n).decode("latin-1").upper()
-    answer = ENVIRONMENT.get(query)
+    answer = environment(f).get(query)
     if answer is None:
         f.push_uniform(0)
-    else:
-        f.push_uniform(*answer, -1)
+        return
+    for v in answer:
+        if isinstance(v, float):
+            f.push_uniform_float(v)
+        else:
+            f.push_uniform(v)
+    f.push_uniform(-1)
 
 
 @host("BYE", "( -- )", "End the session: the REPL and `tileforth FILE` stop (from Python, f.eval raises "

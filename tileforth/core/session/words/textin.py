@@ -18,7 +18,7 @@ from ...front.reader import Reader, Token
 from ...front.tree import HostOp, Lit, Prim
 from ...lazy import np
 from ..inputpos import note_in, offset, sync_in  # noqa: F401 - >IN's words use them
-from .table import INTERPRETING, NEXT_WORD, RUNTIME_INPUT, WORD, Parse, comment, host, immediate, text
+from .table import INTERPRETING, NEW, NEXT_WORD, RUNTIME_INPUT, WORD, WORDS, Parse, comment, host, immediate, text
 
 if TYPE_CHECKING:
     from ..interpreter import Forth
@@ -78,10 +78,20 @@ def source(f: "Forth") -> tuple[int, int, str]:
 
 
 def _name(f: "Forth", tok: Token) -> Token:
+    pending = f.words.next_name
+    if pending is not None and _defines(tok):  # NEXTNAME gave the name of the next word defined
+        f.words.next_name = None
+        return Token(pending, tok.pos)
     nxt = f.reader.next_token()
     if nxt is None:
         raise ForthError(f"{tok.text} needs a name after it, e.g. `{tok.text} foo`", tok.pos, tok.text)
     return nxt
+
+
+def _defines(tok: Token) -> bool:
+    """`tok` is a word that defines a new name (its declaration reads one: `:` CREATE CONSTANT ...)."""
+    parses = getattr(WORDS.rows.get(tok.key), "parses", None)
+    return parses is not None and parses.reads == NEW
 
 
 @immediate("(", "( -- )", "Comment up to ).", "( this is a comment )", wordset="CORE",

@@ -1,6 +1,7 @@
 """Word lists and the search order (Forth-2012 16, 15.6.2): FORTH-WORDLIST
 WORDLIST GET-ORDER SET-ORDER GET-CURRENT SET-CURRENT DEFINITIONS
-SEARCH-WORDLIST ONLY ALSO PREVIOUS FORTH ORDER, and name tokens (NAME>STRING
+SEARCH-WORDLIST ONLY ALSO PREVIOUS FORTH ORDER, gforth's VOCABULARY ROOT
+>ORDER ENVIRONMENT-WORDLIST, and name tokens (NAME>STRING
 NAME>INTERPRET NAME>COMPILE TRAVERSE-WORDLIST). Forth.wordlists holds the
 lists (FORTH-WORDLIST is the session's dictionary), Forth.order the search
 order and Forth.current where definitions go."""
@@ -9,10 +10,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ...errors import ForthError
-from ...front.dictionary import is_immediate
+from ...front.dictionary import Colon, is_immediate
 from ...front.reader import Token
+from ...front.tree import HostOp
+from ..wordlists import ENVIRONMENT_WORDLIST, ROOT_WORDLIST
 from .strings import place
-from .table import host
+from .table import NEW, Parse, host
+from .textin import _name
 
 if TYPE_CHECKING:
     from ..interpreter import Forth
@@ -167,6 +171,65 @@ def w_forth(f: "Forth", tok: Token) -> None:
 @host("ORDER", "( -- )", "Print the search order and where definitions go.",
       "ORDER \\ FORTH  (definitions go into FORTH)", wordset="SEARCH-EXT")
 def w_order(f: "Forth", tok: Token) -> None:
-    names = ["FORTH" if w == FORTH_WORDLIST else f"wid{w}" for w in f.order]
-    cur = "FORTH" if f.current == FORTH_WORDLIST else f"wid{f.current}"
+    names = [f.words.names.get(w, f"wid{w}") for w in f.order]
+    cur = f.words.names.get(f.current, f"wid{f.current}")
     f.print_text(" ".join(names) + f"  (definitions go into {cur})\n")
+
+
+# ---- gforth's vocabularies ----------------------------------------------------------------------
+ROOT_WORDS = ("ORDER", "SET-ORDER", "FORTH-WORDLIST", "FORTH", "WORDS")  # what gforth 0.7.3's ROOT holds
+
+
+def _replace_first(f: "Forth", wid: int) -> None:
+    """What a vocabulary does: its word list replaces the first of the search order."""
+    if f.order:
+        f.order[0] = wid
+    else:
+        f.order = [wid]
+
+
+@host("VOCABULARY", '( "name" -- )', "Define name with a new word list: running name makes that word list the "
+      "first of the search order (as FORTH does for FORTH-WORDLIST), ORDER shows its name.",
+      "VOCABULARY v  ALSO v DEFINITIONS : vw 9 ;  PREVIOUS DEFINITIONS  ALSO v vw . PREVIOUS \\ 9",
+      wordset="gforth", parses=Parse(NEW, defines="colon"))
+def w_vocabulary(f: "Forth", tok: Token) -> None:
+    name = _name(f, tok)
+    f.wordlists.append({})
+    wid = len(f.wordlists)
+    f.words.names[wid] = name.text
+    f.define(Colon(name.text, [HostOp(name.text, lambda f, node: _replace_first(f, node.arg), wid, name.pos)],
+                   name.pos))
+
+
+def _root(f: "Forth") -> int:
+    words = f.wordlists[ROOT_WORDLIST - 1]
+    for key in ROOT_WORDS:
+        if key not in words and key in f.dict:
+            words[key] = f.dict[key]
+    return ROOT_WORDLIST
+
+
+@host("ROOT", "( -- )", "gforth's Root vocabulary: make its word list (ORDER SET-ORDER FORTH-WORDLIST FORTH "
+      "WORDS) the first of the search order.", "ROOT ORDER FORTH \\ ROOT  (definitions go into FORTH)",
+      wordset="gforth")
+def w_root(f: "Forth", tok: Token) -> None:
+    _replace_first(f, _root(f))
+
+
+@host(">ORDER", "( wid -- )", "Put wid first in the search order (in front of the others).",
+      "WORDLIST >ORDER PREVIOUS", wordset="gforth")
+def w_to_order(f: "Forth", tok: Token) -> None:
+    (wid,) = f.pop_uniform(1, ">ORDER")
+    _wordlist(f, wid, ">ORDER")
+    f.order.insert(0, wid)
+
+
+@host("ENVIRONMENT-WORDLIST", "( -- wid )", "The word list of ENVIRONMENT?'s queries: each word pushes what "
+      "ENVIRONMENT? answers (without the flag).", "ENVIRONMENT-WORDLIST >ORDER MAX-N . PREVIOUS \\ "
+      "9223372036854775807", wordset="gforth")
+def w_environment_wordlist(f: "Forth", tok: Token) -> None:
+    from .system import environment_words
+    words = f.wordlists[ENVIRONMENT_WORDLIST - 1]
+    for key, entry in environment_words(f).items():
+        words.setdefault(key, entry)
+    f.push_uniform(ENVIRONMENT_WORDLIST)

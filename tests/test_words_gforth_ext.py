@@ -1,0 +1,232 @@
+"""gforth's words beyond the standard that real programs use, and
+ENVIRONMENT?'s answers, compared with gforth 0.7.3 (issue 25, point 6 and F4).
+
+Each word runs at one thread, as an ordinary Forth program does, and leaves
+the stack (or prints the text) gforth does. Where the answer differs by nature
+(a float is an f32 here, an f64 in gforth; the stacks have other sizes;
+gforth's division floors), the test holds tileforth to the meaning instead:
+`FLOAT` is `1 FLOATS`, STACK-CELLS cells fit on the data stack, and so on.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import gforth
+from forthtest import check, check_many, check_output, one_thread_session, raises
+
+TTESTER = Path("/usr/share/gforth/0.7.3/test/ttester.fs")  # the standard's ttester, as gforth ships it
+
+
+@pytest.fixture
+def f():
+    gforth.require()
+    return one_thread_session("gforth-ext")
+
+
+# ---- words of the prelude ---------------------------------------------------------------------
+def test_cell_float_noop_bounds(f):
+    check_many(f, ["CELL", "CELL 1 CELLS =", "FLOAT 1 FLOATS =", "1 NOOP 2", "' NOOP EXECUTE 3",
+                   "100 10 BOUNDS", "-8 3 BOUNDS", "0 0 BOUNDS"])
+
+
+def test_str_equals(f):
+    check_many(f, ['S" abc" S" abc" STR=', 'S" abc" S" abd" STR=', 'S" ab" S" abc" STR=', 'S" abc" S" ab" STR=',
+                   'S" " S" " STR=', 'S" a" S" A" STR='])
+
+
+DOUBLES = ["0 0", "1 0", "-1 -1", "-1 0", "0 1", "0 -1", "5 0", "-5 -1", "0 9223372036854775807",
+           "-1 -9223372036854775808"]
+
+
+@pytest.mark.parametrize("word", ["D<>", "D>"])
+def test_double_comparisons(f, word):
+    check_many(f, [f"{a} {b} {word}" for a in DOUBLES for b in DOUBLES], chunk=16)
+
+
+def test_pi(f):
+    """gforth's PI is an f64; here it is the nearest float of the float stack's type."""
+    check(f, "PI 3.1415927e F- FABS 1e-6 F< 3.1415e PI F< PI 3.1416e F<")
+
+
+# ---- output ---------------------------------------------------------------------------------
+def test_hex_dot(f):
+    check_output(f, "255 HEX. -1 HEX. 0 HEX. 4096 HEX. -256 HEX. 10 .")
+
+
+def test_hex_dot_leaves_base_and_works_in_a_definition(f):
+    check_output(f, ": hx HEX. ; 255 hx 2 BASE ! 11111111 hx 101 . DECIMAL BASE @ .")
+
+
+# ---- data space -------------------------------------------------------------------------------
+def test_f_comma_stores_a_float_and_does_not_align(f):
+    check_output(f, "FALIGN HERE 2.5e F, -0.75e F, DUP F@ F. FLOAT+ F@ F. "
+                    "ALIGN 1 C, HERE 1e F, HERE SWAP - 1 FLOATS = .")
+
+
+def test_counted_string_comma(f):
+    check_output(f, 'CREATE s1 ," abc"  s1 COUNT TYPE  HERE s1 - .  CREATE s2 ," abcdefg"  HERE s2 - . '
+                    'CREATE s3 ," "  s3 C@ .  HERE s3 - .')
+
+
+def test_s_comma(f):
+    check_output(f, 'CREATE t1  S" xyz" S,  t1 COUNT TYPE  HERE t1 - .  CREATE t2 1 C,  S" abcd" S,  HERE t2 - . '
+                    't2 1+ COUNT TYPE')
+
+
+def test_counted_string_of_256_characters_is_an_error(f):
+    raises(f, "CREATE big  HERE 256 S,", word="S,")
+
+
+# ---- compiling --------------------------------------------------------------------------------
+def test_right_bracket_l(f):
+    check_output(f, ": t1 [ 2 3 + ]L ; t1 .  : t2 [ 6 7 * ]L 1+ ; t2 .  : t3 1 [ 10 ]L [ 20 ]L + + ; t3 .")
+
+
+def test_postpone_all(f):
+    check_output(f, ": sq ]] DUP * [[ ; IMMEDIATE  : g sq ; 4 g .  "
+                    ": plus5 ]] 5 + [[ ; IMMEDIATE  : h plus5 ; 1 h .  "
+                    ": my-if ]] IF [[ ; IMMEDIATE  : k my-if 1 ELSE 2 THEN ; 0 k . -1 k .  "
+                    ": twice ]] DUP + [[ ; IMMEDIATE  : m twice twice ; 3 m .")
+
+
+def test_postpone_all_compiles_a_float_literal(f):
+    """gforth 0.7.3's ]] takes no float literal (later gforths do): here it compiles one, as a number."""
+    check_output(f, ": half ]] 0.5e F* [[ ; IMMEDIATE  : hf half ; 3e hf F.", gsrc=": hf 0.5e F* ; 3e hf F.")
+
+
+def test_postpone_all_errors(f):
+    raises(f, ": x1 ]] DUP", word="]]")
+    assert not f.compiling
+    raises(f, ": x2 ]] no-such-word [[ ;", word="no-such-word")
+    raises(f, "[[", word="[[")
+    raises(f, ": x3 ]L ;", word="]L")
+
+
+# ---- definitions ------------------------------------------------------------------------------
+def test_alias(f):
+    check_output(f, "' DUP ALIAS mydup  3 mydup . .  ' 2* ALIAS twice  5 twice .  : t mydup + ; 4 t . "
+                    ": sq DUP * ;  ' sq ALIAS sq2  7 sq2 .")
+
+
+def test_nextname(f):
+    check_output(f, 'S" bar" NEXTNAME : 7 ;  bar .  S" seven" NEXTNAME 7 CONSTANT  seven . '
+                    'S" vv" NEXTNAME VARIABLE  9 vv !  vv @ .  S" cc" NEXTNAME CREATE 11 ,  cc @ .')
+
+
+def test_nextname_names_only_the_next_definition(f):
+    check_output(f, 'S" one" NEXTNAME : 1 ;  : two 2 ;  one . two .  S" tick" NEXTNAME  \' one EXECUTE . '
+                    ': 3 ; tick .')
+
+
+def test_latestxt(f):
+    check_output(f, ": foo 5 ; LATESTXT EXECUTE .  : bar 6 ;  LATESTXT ' bar = .  7 CONSTANT c  LATESTXT ' c = .")
+
+
+# ---- word lists -------------------------------------------------------------------------------
+HELPERS = ": drop-n ( x*i n -- ) 0 ?DO DROP LOOP ;  : first-wid ( -- wid ) GET-ORDER SWAP >R 1- drop-n R> ;  "
+
+
+def test_vocabulary(f):
+    check_output(f, "VOCABULARY v  ALSO v DEFINITIONS : vw 99 ; PREVIOUS DEFINITIONS  ALSO v vw . PREVIOUS "
+                    'S" vw" FORTH-WORDLIST SEARCH-WORDLIST .  GET-CURRENT FORTH-WORDLIST = .')
+
+
+def test_vocabulary_replaces_the_first_word_list(f):
+    check_output(f, HELPERS + "VOCABULARY v2  ALSO v2 first-wid CONSTANT v2-wid  ALSO FORTH first-wid v2-wid <> .  "
+                 "PREVIOUS first-wid v2-wid = .  FORTH first-wid FORTH-WORDLIST = . PREVIOUS")
+
+
+def test_root_holds_gforths_root_words(f):
+    check_output(f, HELPERS + ": in-root ( c-addr u -- flag ) ALSO ROOT first-wid PREVIOUS SEARCH-WORDLIST "
+                 "DUP IF NIP THEN ;  "
+                 'S" ORDER" in-root .  S" SET-ORDER" in-root .  S" FORTH-WORDLIST" in-root .  S" FORTH" in-root . '
+                 'S" WORDS" in-root .  S" DUP" in-root .  S" ROOT" in-root .')
+
+
+def test_to_order(f):
+    check_output(f, HELPERS + "WORDLIST CONSTANT w  w >ORDER first-wid w = .  w SET-CURRENT : zz 3 ; "
+                 "FORTH-WORDLIST SET-CURRENT  zz .  PREVIOUS  first-wid FORTH-WORDLIST = . "
+                 'S" zz" w SEARCH-WORDLIST NIP .')
+
+
+def test_to_order_refuses_what_is_not_a_word_list(f):
+    raises(f, "123456 >ORDER", word=">ORDER")
+
+
+def test_environment_wordlist(f):
+    check_output(f, "ENVIRONMENT-WORDLIST >ORDER MAX-N . MAX-U . MAX-D . . MAX-UD . . ADDRESS-UNIT-BITS . "
+                    "MAX-CHAR . /COUNTED-STRING . CORE . FLOATING . PREVIOUS "
+                    'S" MAX-N" ENVIRONMENT-WORDLIST SEARCH-WORDLIST NIP .  '
+                    'S" NO-SUCH-QUERY" ENVIRONMENT-WORDLIST SEARCH-WORDLIST .')
+
+
+# ---- ENVIRONMENT? -----------------------------------------------------------------------------
+SAME_BY_NATURE = ["MAX-N", "MAX-U", "MAX-D", "MAX-UD", "ADDRESS-UNIT-BITS", "MAX-CHAR", "/COUNTED-STRING",
+                  "max-n", "XCHAR", "XCHAR-EXT", "NO-SUCH-QUERY", ""]
+# the word sets tileforth provides (wordsets.py), whose obsolescent queries gforth answers true as well
+PROVIDED = ["CORE", "CORE-EXT", "DOUBLE", "DOUBLE-EXT", "EXCEPTION", "EXCEPTION-EXT", "FILE", "FILE-EXT",
+            "FLOATING", "FLOATING-EXT", "LOCALS", "LOCALS-EXT", "MEMORY-ALLOC", "MEMORY-ALLOC-EXT", "TOOLS",
+            "SEARCH-ORDER", "SEARCH-ORDER-EXT", "STRING", "STRING-EXT", "BLOCK", "BLOCK-EXT", "floating"]
+
+
+def _query(q: str) -> str:
+    return f'S" {q}" ENVIRONMENT?'
+
+
+def test_environment_answers_as_gforth_where_the_answer_is_the_same_by_nature(f):
+    check_many(f, [_query(q) for q in SAME_BY_NATURE + PROVIDED], chunk=6)
+
+
+def test_the_word_sets_it_lacks_answer_false():
+    """FACILITY (AT-XY KEY? PAGE need a terminal), FACILITY-EXT (no K- constants) and TOOLS-EXT (no
+    EDITOR, FORGET) are not provided, so their queries are unknown: false (gforth has them all)."""
+    from forthtest import new_forth
+    from tileforth.core.session.wordsets import status
+    f = new_forth()
+    lacking = {st.wordset.name for st in status(f.dict) if set(st.missing) - set(st.wordset.cannot)}
+    assert {"FACILITY-EXT", "PROGRAMMING-TOOLS-EXT"} <= lacking
+    for q in ("FACILITY", "FACILITY-EXT", "TOOLS-EXT"):
+        f.eval(_query(q))
+        assert f.data_stack() == [0], q
+        f.eval("DROP")
+
+
+def test_the_numbers_that_differ_by_nature_mean_what_they_say(f):
+    from tileforth.core.compile import layout as L
+    f.eval(_query("STACK-CELLS") + " DROP")
+    (cells,) = f.data_stack()
+    f.eval("DROP")
+    assert cells == L.DS_MAX
+    f.eval(f": fill 0 ?DO I LOOP ;  {cells - 1} fill")  # the count itself is the last cell
+    assert len(f.data_stack()) == cells - 1
+    f.eval("CLEARSTACK")
+    raises(f, f"{cells + 1} fill")
+    f.eval(_query("FLOATING-STACK") + " DROP")
+    (floats,) = f.data_stack()
+    f.eval(f"DROP : ffill 0 ?DO 1e LOOP ;  {floats} ffill")
+    assert len(f.float_stack()) == floats
+    f.eval("CLEARSTACK")
+    raises(f, f"{floats + 1} ffill")
+    f.eval(_query("MAX-FLOAT"))
+    assert f.data_stack() == [-1] and f.float_stack() == [float(np.finfo(L.FLOAT_DTYPE).max)]
+    f.eval("DROP FDROP")
+    f.eval(_query("FLOORED") + " -7 2 /")  # tileforth's division is symmetric: FLOORED is false
+    assert f.data_stack() == [0, -1, -3]
+    f.eval("CLEARSTACK")
+    f.eval(_query("WORDLISTS") + " DROP")
+    (n,) = f.data_stack()
+    f.eval(f"DROP : many 0 ?DO FORTH-WORDLIST LOOP ;  {n} many {n} SET-ORDER ONLY")
+    f.eval(f"{n + 1} many")
+    raises(f, f"{n + 1} SET-ORDER", word="SET-ORDER")
+    f.eval("CLEARSTACK")
+
+
+@pytest.mark.skipif(not TTESTER.exists(), reason="gforth's test files are not installed")
+def test_the_standards_ttester_loads_with_its_float_part(f):
+    """ttester.fs asks ENVIRONMENT? for FLOATING (and FLOATING-EXT) and defines its float words only then."""
+    program = (f"include {TTESTER}  T{{ 1 2 + -> 3 }}T  T{{ 1.5e 2e F+ -> 3.5e }}T "
+               'S" REL-NEAR" FORTH-WORDLIST SEARCH-WORDLIST NIP .')
+    check_output(f, program)
