@@ -195,11 +195,10 @@ def test_the_word_sets_it_lacks_answer_false():
 
 
 def test_the_numbers_that_differ_by_nature_mean_what_they_say(f):
-    from tileforth.core.compile import layout as L
     f.eval(_query("STACK-CELLS") + " DROP")
     (cells,) = f.data_stack()
     f.eval("DROP")
-    assert cells == L.DS_MAX
+    assert cells == f.machine.ds_max  # and it is what the stack holds:
     f.eval(f": fill 0 ?DO I LOOP ;  {cells - 1} fill")  # the count itself is the last cell
     assert len(f.data_stack()) == cells - 1
     f.eval("CLEARSTACK")
@@ -211,7 +210,7 @@ def test_the_numbers_that_differ_by_nature_mean_what_they_say(f):
     f.eval("CLEARSTACK")
     raises(f, f"{floats + 1} ffill")
     f.eval(_query("MAX-FLOAT"))
-    assert f.data_stack() == [-1] and f.float_stack() == [float(np.finfo(L.FLOAT_DTYPE).max)]
+    assert f.data_stack() == [-1] and f.float_stack() == [float(np.finfo(np.float32).max)]  # an f32 session's
     f.eval("DROP FDROP")
     f.eval(_query("FLOORED") + " -7 2 /")  # tileforth's division is symmetric: FLOORED is false
     assert f.data_stack() == [0, -1, -3]
