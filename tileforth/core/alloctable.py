@@ -10,14 +10,18 @@ device only when it changed.
 """
 from __future__ import annotations
 
+from bisect import bisect_right
+
 from .lazy import np
 
 
 class AllocTable:
-    __slots__ = ("_rows", "n", "version")
+    __slots__ = ("_rows", "_starts", "_ends", "n", "version")
 
     def __init__(self, capacity: int = 64) -> None:
         self._rows = np.zeros((max(capacity, 1), 2), np.int64)
+        self._starts: list[int] = []  # the rows' starts as Python ints, for bisect
+        self._ends: dict[int, int] = {}  # start -> end
         self.n = 0
         self.version = 0
 
@@ -31,13 +35,13 @@ class AllocTable:
 
     def _index(self, addr: int) -> int:
         """The number of rows whose start is at most addr."""
-        return int(np.searchsorted(self._rows[:self.n, 0], addr, side="right"))
+        return bisect_right(self._starts, addr)
 
     def add(self, start: int, nbytes: int) -> None:
         """The allocation [start, start+nbytes); one that starts where another does replaces it."""
         i = self._index(start)
-        if i and int(self._rows[i - 1, 0]) == start:
-            self._rows[i - 1, 1] = start + nbytes
+        if start in self._ends:
+            self._rows[i - 1, 1] = self._ends[start] = start + nbytes
             self.version += 1
             return
         if self.n == len(self._rows):
@@ -46,18 +50,21 @@ class AllocTable:
             self._rows = grown
         rows = self._rows
         if i < self.n:
-            rows[i + 1:self.n + 1] = rows[i:self.n].copy()
+            rows[i + 1:self.n + 1] = rows[i:self.n]  # (numpy copies overlapping ranges as memmove does)
         rows[i] = (start, start + nbytes)
+        self._starts.insert(i, start)
+        self._ends[start] = start + nbytes
         self.n += 1
         self.version += 1
 
     def remove(self, start: int) -> bool:
         """Forget the allocation that starts at `start`; False when there is none."""
-        i = self._index(start) - 1
-        if i < 0 or int(self._rows[i, 0]) != start:
+        if self._ends.pop(start, None) is None:
             return False
+        i = self._index(start) - 1
         rows = self._rows
-        rows[i:self.n - 1] = rows[i + 1:self.n].copy()
+        rows[i:self.n - 1] = rows[i + 1:self.n]
+        del self._starts[i]
         self.n -= 1
         self.version += 1
         return True
@@ -67,5 +74,5 @@ class AllocTable:
         i = self._index(addr) - 1
         if i < 0 or nbytes < 0:
             return None
-        start, end = int(self._rows[i, 0]), int(self._rows[i, 1])
-        return start if addr + nbytes <= end else None
+        start = self._starts[i]
+        return start if addr + nbytes <= self._ends[start] else None
