@@ -103,7 +103,6 @@ def test_arming_a_launch_writes_only_the_new_blocks_headers():
         f.backend.alloc(16)
     f.eval("1 2 + DROP")  # arms the 500
     be, seen = f.backend, []
-    real = be._headers.__getitem__
     be._headers = _Counting(be._headers, seen)
     addr = be.alloc(16)
     f.eval("1 2 + DROP")

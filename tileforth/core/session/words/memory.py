@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING
 
 from ...errors import ForthError
 from ...front.reader import Token
-from ...lazy import np
 from .table import host
 
 if TYPE_CHECKING:
