@@ -153,3 +153,11 @@ def test_warps_quick_prints_both_paths_checked():
     assert "4,096 threads" in r.stdout
     for name in ("warp sum (5 SHFL-XOR)", "BALLOT"):
         assert re.search(re.escape(name) + r" +\d+\.\d ms   warp by warp +\d+\.\d ms", r.stdout), r.stdout
+
+
+def test_allocate_quick_prints_each_figure_and_the_list_sums_right():
+    r = run("allocate.py", "--quick")
+    assert r.returncode == 0, r.stdout + r.stderr  # the list's walk is checked inside the script
+    assert re.search(r"1,000 allocations \(16 bytes, kept\) +\d+\.\d+ s +target ≤ 0\.1 s", r.stdout), r.stdout
+    assert re.search(r"1,000 ALLOCATE\+FREE pairs +\d+\.\d+ s", r.stdout)
+    assert "linked list of 100 nodes" in r.stdout and "(sum 4950: right)" in r.stdout

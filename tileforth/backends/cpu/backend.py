@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 import llvmlite.binding as llvm
 import numpy as np
+from tileforth.core.alloctable import AllocTable
 from tileforth.core.buffers import zeroed
 from tileforth.core.compile import layout as L
 from tileforth.core.compile.machine import DEFAULT as DEFAULT_MACHINE
@@ -319,7 +320,7 @@ class CpuBackend(Backend):
         self._buffers: dict[int, np.ndarray] = {}
         self._sizes: dict[int, int] = {}
         self._headers: dict[int, np.ndarray] = {}
-        self._user: set[int] = set()
+        self._user: dict[int, int] = {}  # the user allocations (ARRAY, ALLOCATE, data space...): base -> bytes
         self.elem_types: dict[int, np.dtype] = {}  # allocation base -> element type (ARRAY, MATRIX, f.kernel arrays)
         self.races = Races()  # the race detector's shadows (on in checked launches: Forth sets races.on)
         self.trace_cap = 0  # records of the memory-access trace a launch keeps (0: no trace; PROFILE sets it)
@@ -328,7 +329,8 @@ class CpuBackend(Backend):
         self.ctx = np.zeros(L.CTX_SLOTS, np.int64)
         self.abort_flag = np.zeros(1, np.int64)
         self.out = zeroed((self.machine.out_cap, L.OUT_SLOTS), np.int64)
-        self.alloc_table = np.zeros((0, 2), np.int64)
+        self._table = AllocTable()  # the user allocations (kernels' range checks read it in place)
+        self._all = AllocTable()  # every allocation, the host's own too (read and write find them)
         self.shared_addr = 0
         self.shared_size = 0
         self._shared_of: dict[int, int] = {}  # worker -> its shared region (workers 1 up)
@@ -420,52 +422,50 @@ class CpuBackend(Backend):
     # ---- memory ----------------------------------------------------------
     def alloc(self, nbytes: int, user: bool = True) -> int:
         """Zeroed, ALIGN-aligned bytes; the races.HEADER bytes below them are the allocation's
-        header (the race detector's shadow address and the float type)."""
+        header (the race detector's shadow address and the float type). Constant time in the
+        number of live allocations (the tables take a row in place: core/alloctable.py)."""
         buf = zeroed(max(nbytes, 1) + ALIGN + HEADER, np.uint8)
         off = (-(buf.ctypes.data + HEADER)) % ALIGN + HEADER  # room for the header, then aligned
         addr = buf.ctypes.data + off
         self._buffers[addr] = buf[off:off + max(nbytes, 1)]
         self._headers[addr] = buf[off - HEADER:off].view(np.int64)
         self._sizes[addr] = nbytes
+        self._all.add(addr, nbytes)
         if user:
-            self._user.add(addr)
-            self._rebuild_table()
+            self._user[addr] = nbytes
+            self._table.add(addr, nbytes)
+            self.races.note(addr)
         return addr
 
     def free(self, addr: int) -> None:
-        self._buffers.pop(addr, None)
+        if self._buffers.pop(addr, None) is not None:
+            self._all.remove(addr)
         self._headers.pop(addr, None)
         self._sizes.pop(addr, None)
         self.elem_types.pop(addr, None)
         self.races.forget(addr)
-        if addr in self._user:
-            self._user.discard(addr)
-            self._rebuild_table()
+        if self._user.pop(addr, None) is not None:
+            self._table.remove(addr)
 
-    def _rebuild_table(self) -> None:
-        rows = sorted((a, a + self._sizes[a]) for a in self._user)
-        self.alloc_table = np.array(rows, np.int64).reshape(-1, 2)
-
-    def _find(self, addr: int, nbytes: int, bases) -> np.ndarray | None:
-        """Bytes [addr, addr+nbytes) when they lie in one of the allocations `bases`."""
-        for base in bases:
-            if base <= addr and addr + nbytes <= base + self._sizes[base]:
-                return self._buffers[base][addr - base:addr - base + nbytes]
-        return None
+    @property
+    def alloc_table(self) -> np.ndarray:
+        """The user allocations' rows (start, end), sorted: the table checked kernels consult."""
+        return self._table.rows
 
     def _view(self, addr: int, nbytes: int) -> np.ndarray:
-        view = self._find(addr, nbytes, self._buffers)
-        if view is None:
+        base = self._all.find(addr, nbytes)
+        if base is None:
             raise ForthError(f"address ${addr:x} (+{nbytes} bytes) is not inside a live allocation")
-        return view
+        return self._buffers[base][addr - base:addr - base + nbytes]
 
     def allocation_base(self, addr: int, nbytes: int) -> int | None:
         """The base of the user allocation that holds [addr, addr+nbytes), if one does."""
-        return next((b for b in self._user if b <= addr and addr + nbytes <= b + self._sizes[b]), None)
+        return self._table.find(addr, nbytes)
 
     def allocation_view(self, addr: int, nbytes: int) -> np.ndarray | None:
         """Bytes [addr, addr+nbytes) when they lie in one user allocation."""
-        return self._find(addr, nbytes, self._user)
+        base = self._table.find(addr, nbytes)
+        return None if base is None else self._buffers[base][addr - base:addr - base + nbytes]
 
     def read(self, addr: int, nbytes: int) -> np.ndarray:
         return self._view(addr, nbytes).copy()
@@ -576,19 +576,21 @@ class CpuBackend(Backend):
 
     # ---- the optional checks: races, element types, the access trace -------------------------
     def allocation_sizes(self) -> dict[int, int]:
-        return {a: self._sizes[a] for a in self._user}
+        return dict(self._user)
 
     def set_race_checks(self, on: bool) -> None:
         self.races.on = on
 
     def race_exempt(self, addr: int) -> None:
         self.races.exempt.add(addr)
+        self.races.note(addr)
 
     def race_report(self, aux: int) -> dict:
         return self.races.unpack(aux)
 
     def set_element_type(self, addr: int, dtype: np.dtype) -> None:
         self.elem_types[addr] = dtype
+        self.races.note(addr)
 
     def element_type(self, addr: int) -> np.dtype | None:
         return self.elem_types.get(addr)
@@ -623,8 +625,7 @@ class CpuBackend(Backend):
         ctx[L.CTX_BLOCK_SIZE] = self.block_size
         self.clock[0] = 0
         ctx[L.CTX_CLOCK] = self.clock.ctypes.data
-        self.races.arm(ctx, {a: self._sizes[a] for a in self._user}, self.elem_types, self._headers.__getitem__,
-                       self.nthreads)
+        self.races.arm(ctx, self._user, self.elem_types, self._headers.__getitem__, self.nthreads)
         thr[:, L.T_EPOCH] = thr[:, L.T_FENCED] = thr[:, L.T_ACQUIRED] = 0
         if self.trace_cap:
             buf = zeroed((self.trace_cap, 4), np.int64)

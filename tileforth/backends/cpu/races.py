@@ -42,7 +42,7 @@ the earlier access (its thread, what it did, and for a write its site).
 """
 from __future__ import annotations
 
-from typing import Callable
+from typing import Callable, Mapping
 
 import llvmlite
 import numpy as np
@@ -462,34 +462,46 @@ class Races:
     """The host side of the race detector: a shadow per allocation (made when a checked launch
     first sees it, zero pages until touched) whose address, with the allocation's float type,
     goes in the allocation's header, and the launch's generation, which empties every entry
-    an earlier launch wrote."""
+    an earlier launch wrote.
+
+    A header is written once, by the first checked launch after its allocation was made (or
+    retyped, or exempted: `note`), so arming a launch costs what changed since the last one, not
+    a pass over every live allocation (a program's 10,000 ALLOCATEs, each followed by a launch,
+    were quadratic: issue 25, F9)."""
 
     def __init__(self) -> None:
         self.on = False
         self.gen = 0
         self.shadows: dict[int, np.ndarray] = {}
-        self._key: tuple = ()
         self.exempt: set[int] = set()  # allocations threads share on purpose (the pictured-output area)
+        self._pending: set[int] = set()  # allocations whose header the next checked launch writes
+        self._none_armed = True  # no checked launch yet: every allocation's header is to be written
 
-    def arm(self, ctx: np.ndarray, allocs: dict[int, int], elem_types: dict[int, np.dtype],
+    def note(self, addr: int) -> None:
+        """The allocation at addr is new, or its element type or exemption changed."""
+        self._pending.add(addr)
+
+    def arm(self, ctx: np.ndarray, sizes: "Mapping[int, int]", elem_types: dict[int, np.dtype],
             headers: "Callable[[int], np.ndarray]", threads: int) -> None:
-        """Set up a launch of `threads` threads over the allocations {base: size}, whose element
-        types are known for some ({base: dtype}: float arrays are checked against the float words
-        that access them); headers(base) is the allocation's header, two int64. A launch of one
-        thread has nobody to race with: only the types are checked."""
+        """Set up a launch of `threads` threads over the allocations ({base: size}; those `note`
+        named are armed, or all of them at the first checked launch), whose element types are
+        known for some ({base: dtype}: float arrays are checked against the float words that access
+        them); headers(base) is the allocation's header, two int64. A launch of one thread has
+        nobody to race with: only the types are checked."""
         ctx[L.CTX_RACE_GEN] = ctx[L.CTX_TYPES] = 0
         if not self.on:
             return
         self.gen = self.gen % 0xFFFFFFFF + 1  # 32 bits in an entry, never 0 (a new shadow is all 0)
-        key = tuple(sorted((a, n, FLOAT_CODES.get(getattr(elem_types.get(a), "name", ""), 0))
-                           for a, n in allocs.items()))
-        if key != self._key:
-            for a, n, et in key:
-                checked = n <= SHADOW_LIMIT and a not in self.exempt
-                if checked and a not in self.shadows:
-                    self.shadows[a] = zeroed(-(-n // GRANULE) * ENTRY, np.int64)
-                headers(a)[:] = (self.shadows[a].ctypes.data if checked else 0, et)
-            self._key = key
+        todo = list(sizes) if self._none_armed else [a for a in self._pending if a in sizes]
+        for a in todo:
+            n = sizes[a]
+            et = FLOAT_CODES.get(getattr(elem_types.get(a), "name", ""), 0)
+            checked = n <= SHADOW_LIMIT and a not in self.exempt
+            if checked and a not in self.shadows:
+                self.shadows[a] = zeroed(-(-n // GRANULE) * ENTRY, np.int64)
+            headers(a)[:] = (self.shadows[a].ctypes.data if checked else 0, et)
+        self._pending.clear()
+        self._none_armed = False
         ctx[L.CTX_TYPES] = 1
         if threads > 1:
             ctx[L.CTX_RACE_GEN] = self.gen
@@ -500,4 +512,4 @@ class Races:
         """The allocation at addr was freed: drop its shadow."""
         self.exempt.discard(addr)
         self.shadows.pop(addr, None)
-        self._key = ()
+        self._pending.discard(addr)

@@ -63,6 +63,7 @@ from contextlib import contextmanager
 from typing import Iterator
 
 import numpy as np
+from tileforth.core.alloctable import AllocTable
 from tileforth.core.compile import layout as L
 from tileforth.core.compile.machine import DEFAULT as DEFAULT_MACHINE
 from tileforth.core.compile.machine import Machine
@@ -82,7 +83,7 @@ from .requires import NEEDS_PYCUDA
 from .ptx import device_arch, module_to_ptx, parse_ptxas_log, target_machine
 from .target import NvptxTarget
 
-TABLE_CAP = 4096
+TABLE_CAP = 4096  # rows the device's allocation table holds at first (it doubles when they don't fit)
 SHADOW_MAX = 64 << 20  # allocations up to this size keep a host copy, to survive a lost context
 RECURSION_MAX = 256  # nested calls of recursive words per thread (see the module docstring)
 STACK_CAP = 64 << 10  # bytes of call stack per thread, at most
@@ -139,6 +140,8 @@ class _Resources:
         self.primary = primary
         self.allocs: dict[int, _Alloc] = {}  # by address, in creation order
         self.external: dict[int, int] = {}  # device memory of CuPy / PyTorch: address -> bytes
+        self.table = AllocTable()  # the rows checked kernels consult: user allocations and external memory
+        self.spans = AllocTable()  # every allocation and external array, for finding an address (_find)
         self.abort_host: np.ndarray | None = None
         self.abort_dev = 0
         self.table_dirty = True
@@ -264,6 +267,9 @@ class _Primary:
         for res in self.users:
             for rec in res.allocs.values():
                 rec.buf = None
+            for addr in res.external:
+                res.table.remove(addr)
+                res.spans.remove(addr)
             res.external.clear()
             res.abort_host = None
         self.generation += 1
@@ -419,6 +425,7 @@ class CudaBackend(Backend):
         self._finalizer = weakref.finalize(self, res.close)  # also at exit, so the process exits cleanly
         self._jit_options = self._verbose_jit()
         self._n_allocs = 0
+        self._table_version, self._table_cap = -1, TABLE_CAP  # the device table's copy of res.table, its rows
         try:
             with self._device("starting the session"):
                 res.make_abort_flag()
@@ -510,34 +517,34 @@ class CudaBackend(Backend):
         shadow = np.zeros(size, np.uint8) if keep and size <= SHADOW_MAX else None
         rec = _Alloc(int(buf), nbytes, buf, shadow, user)
         self._res.allocs[rec.addr] = rec
+        self._res.spans.add(rec.addr, nbytes)
         return rec.addr
 
     def alloc(self, nbytes: int, user: bool = True) -> int:
         addr = self._raw(nbytes, user=user)
         if user:
-            self._res.table_dirty = True
+            self._res.table.add(addr, nbytes)  # in place: constant time in the live allocations (issue 25)
         return addr
 
     def register_external(self, addr: int, nbytes: int) -> None:
         """Device memory owned by someone else (CuPy, PyTorch) that kernels may touch."""
         self._res.external[addr] = nbytes
-        self._res.table_dirty = True
+        self._res.table.add(addr, nbytes)
+        self._res.spans.add(addr, nbytes)
 
     def free(self, addr: int) -> None:
         rec = self._res.allocs.pop(addr, None)
         if self._res.external.pop(addr, None) is not None or (rec is not None and rec.user):
-            self._res.table_dirty = True
+            self._res.table.remove(addr)
+        self._res.spans.remove(addr)
         if rec is not None and rec.buf is not None:
             with self._device("freeing device memory"):
                 rec.buf.free()
 
     def _find(self, addr: int, nbytes: int) -> _Alloc | None:
-        for base, rec in self._res.allocs.items():
-            if base <= addr and addr + nbytes <= base + rec.size:
-                return rec
-        for base, size in self._res.external.items():
-            if base <= addr and addr + nbytes <= base + size:
-                return None
+        base = self._res.spans.find(addr, nbytes)
+        if base is not None:
+            return self._res.allocs.get(base)  # None: external memory
         raise ForthError(f"address ${addr:x} (+{nbytes} bytes) is not inside a live allocation")
 
     def read(self, addr: int, nbytes: int) -> np.ndarray:
@@ -681,14 +688,16 @@ class CudaBackend(Backend):
         with self._device("running the line"):
             if handle.generation != self._primary.generation:
                 self._load(handle)
-            if res.table_dirty:
-                rows = sorted([(a, a + r.size) for a, r in res.allocs.items() if r.user]
-                              + [(a, a + n) for a, n in res.external.items()])[:TABLE_CAP]
-                table = np.array(rows, np.int64).reshape(-1, 2)
+            if res.table_dirty or res.table.version != self._table_version:
+                table = np.ascontiguousarray(res.table.rows)
+                if len(table) > self._table_cap:  # a bigger table on the device
+                    cap = max(2 * self._table_cap, len(table))
+                    self.free(self.table_dev)
+                    self.table_dev, self._table_cap = self._raw(cap * 16, keep=False), cap
                 if len(table):
                     cuda.memcpy_htod(self.table_dev, table)
                 self._n_allocs = len(table)
-                res.table_dirty = False
+                res.table_dirty, self._table_version = False, res.table.version
             self._ensure_stack(handle)
             ctx = fill_context(self.ctx_host, allocs=self.table_dev, n_allocs=self._n_allocs, out=self.out_dev,
                                out_cap=self.machine.out_cap, base_addr=base_addr, abort=res.abort_dev,

@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING
 
 from ...errors import ForthError
 from ...front.reader import Token
-from ...lazy import np
 from .table import host
 
 if TYPE_CHECKING:
@@ -28,10 +27,9 @@ def _alloc(f: "Forth", n: int) -> int | None:
     if n < 0 or n > HEAP_MAX:
         return None
     try:
-        addr = f.backend.alloc(max(n, 1))
+        addr = f.backend.alloc(max(n, 1))  # zeroed, on every backend
     except (MemoryError, ForthError):
         return None
-    f.backend.write(addr, np.zeros(max(n, 1), np.uint8))
     f.heap[addr] = n
     return addr
 
