@@ -118,9 +118,24 @@ class CpuTarget(Target):
             bits = value if isinstance(value.type, ir.IntType) else g.b.bitcast(value, ir.IntType(size * 8))
             bits = bits if bits.type == I64 else g.b.zext(bits, I64)
         base = g.b.load(g.env.range_lo, typ=I64)  # the allocation the range check found (its header: races.py)
-        ok = g.b.call(g.helper("tf_race"), [g.env.ctx, g.env.thr, addr, base,
-                                            c64(size | races.float_code(word, self.machine.float_bits) << 8), c64(code | g.site() << 2), bits])
-        g.check_ok(g.b.trunc(ok, I1))  # 0: the helper recorded a race (E_RACE) or a float type mismatch
+        # the helper only where the launch traces, detects races or checks element types: a launch with
+        # none of them (one thread, PROFILE off, untyped memory) pays a branch, not a call
+        ftype = races.float_code(word, self.machine.float_bits)  # 0: not a float word, whose types don't count
+        on = g.b.or_(self._ctx_slot(g, L.CTX_TRACE), self._ctx_slot(g, L.CTX_RACE_GEN))
+        if ftype:
+            on = g.b.or_(on, self._ctx_slot(g, L.CTX_TYPES))
+        check, done = g.new_block("race_check"), g.new_block("race_done")
+        g.b.cbranch(g.b.icmp_unsigned("!=", on, c64(0)), check, done)
+        g.b.position_at_end(check)
+        ok = g.b.call(g.helper("tf_race"), [g.env.ctx, g.env.thr, addr, base, c64(size | ftype << 8),
+                                            c64(code | g.site() << 2), bits])
+        g.b.cbranch(g.b.trunc(ok, I1), done, g.fail_bb)  # 0: the helper recorded a race (E_RACE) or a type mismatch
+        g.b.position_at_end(done)
+
+    @staticmethod
+    def _ctx_slot(g: "Gen", slot: int) -> ir.Value:
+        """A slot of the launch's context record, which the host sets before the launch."""
+        return g.b.load(g.b.gep(g.env.ctx, [c64(slot)], source_etype=I64), typ=I64)
 
     def mem_fence(self, g: "Gen") -> None:
         """The fence clock moves on; this thread's T_FENCED is its new value (races.py)."""
