@@ -44,7 +44,6 @@ KNOWN: dict[str, str] = {
     "gforth_test_dbltest.fth": "F8: each line reaching EXECUTE compiles every ticked word (beyond the time limit)",
     "gforth_test_postpone.fth": "F8: each line reaching EXECUTE compiles every ticked word (beyond the time limit)",
     "gforth_test_other.fth": "gforth-only word LP@ (gforth's locals stack pointer), not planned",
-    "rosetta_ackermann.fth": "F10: the data stack holds 128 cells (acker 3 5 overflows it)",
     "rosetta_roman_table.fth": "new: DOES> in interpret state (after CREATE ... , on an earlier line) is refused; gforth runs it",
     "rosetta_roman_vector.fth": "F7: EXECUTE in a DOES> body of a :NONAME word that uses C, (a host-level word)",
     "rosetta_y_combinator.fth": "F7: EXECUTE in a :NONAME of a word that runs on the host (Y defines words)",

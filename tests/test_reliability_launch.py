@@ -206,7 +206,8 @@ def test_a_data_script_compiles_no_kernel_per_literal():
 
 
 def test_literals_that_overflow_a_stack_are_the_same_error_as_in_a_kernel():
-    f = Forth(backend="cpu")
+    from tileforth.core.compile.machine import Machine
+    f = Forth(backend="cpu", machine=Machine(ds_max=128, fs_max=64))  # stacks of a fixed depth
     with pytest.raises(ForthError, match=r"data stack overflow: thread 0 has more than 128 items") as info:
         f.eval(" ".join(["1"] * 129))
     assert info.value.pos is not None and f.data_stack() == []

@@ -19,8 +19,10 @@ from typing import TYPE_CHECKING
 from tileforth.backends.cuda.ptx import module_to_ptx, target_machine
 from tileforth.backends.cuda.target import NvptxTarget
 from tileforth.core.compile.compiler import Compiler, KernelModule
+from tileforth.core.compile.machine import DEFAULT
 from tileforth.core.errors import ForthError
 from tileforth.core.front.dictionary import Colon
+from tileforth.core.records import replace
 from tileforth.core.session.words.arrays import export_memory
 
 from .kernelfile import (
@@ -45,7 +47,9 @@ def nvptx_compiler(forth: Forth, arch: str, *, checked: bool, context: bool = Tr
     context parameter). export=True: an exported kernel (every word inlined,
     no step counting)."""
     tm = target_machine(arch, 3)
-    target = NvptxTarget(arch, str(tm.target_data), forth.machine)  # the session's float type and stacks
+    # the session's float type; an exported kernel's stacks are private arrays of the default depth
+    machine = replace(forth.machine, ds_max=DEFAULT.ds_max, fs_max=DEFAULT.fs_max)
+    target = NvptxTarget(arch, str(tm.target_data), machine)
     target.shared_bytes = forth.shared_bytes
     target.context = context
     comp = Compiler(target, forth.sites, forth.strings, checked, lambda: forth.base_addr, forth.tokens.table)

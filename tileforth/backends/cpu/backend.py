@@ -506,7 +506,8 @@ class CpuBackend(Backend):
         bs = block[0] * block[1] * block[2]
         n = nb * bs
         self.nblocks, self.block_size, self.nthreads = nb, bs, n
-        cached = self._shapes.pop((grid, block), None)
+        key = (grid, block, self.machine)  # a buffer is laid out for the stacks of its machine
+        cached = self._shapes.pop(key, None)
         if cached is not None:
             self.state, self.thr = cached
             cells = self.state.view(np.int64)
@@ -514,7 +515,7 @@ class CpuBackend(Backend):
             cells[:, L.S_FSP // 8] = 0
         else:
             self.state, self.thr = self._make_shape(grid, block)
-        self._shapes[(grid, block)] = (self.state, self.thr)  # last: the most recently used
+        self._shapes[key] = (self.state, self.thr)  # last: the most recently used
         kept = sum(s.nbytes + t.nbytes for s, t in self._shapes.values())
         while len(self._shapes) > 1 and kept > SHAPE_CACHE_BYTES:
             s, t = self._shapes.pop(next(iter(self._shapes)))

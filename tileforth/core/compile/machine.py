@@ -86,3 +86,27 @@ class Machine:
 
 
 DEFAULT = Machine()
+
+# the stacks a launch gets when the session asks for no size (STACK-SIZE 0 0, the default): as deep as
+# STACK_BUDGET bytes of stack state over its threads allow, between the floor (the stacks of a big launch,
+# 128 cells and 64 floats, as before issue 25) and the ceiling (one thread: 16,384 cells, 2,048 floats)
+STACK_BUDGET = 16 << 20
+DS_FLOOR, FS_FLOOR = DEFAULT.ds_max, DEFAULT.fs_max
+DS_CEILING, FS_CEILING = 16384, 2048
+STATE_MOST = 1 << 30  # the stack state of a launch whose stacks the session asked for (STACK-SIZE) at most
+
+
+def sized_for(base: Machine, threads: int, asked: tuple[int, int] | None) -> Machine:
+    """The machine of a launch of `threads` threads: `base`'s float width and output buffer, with the
+    stacks `asked` for (cells, floats), or, when None, the deepest power-of-two stacks the budget gives."""
+    if asked is not None:
+        ds, fs = asked
+    else:
+        per_thread = STACK_BUDGET // max(threads, 1)
+        ds = DS_CEILING
+        while ds > DS_FLOOR and L.S_DS + ds * 8 + (ds // 8) * base.float_bytes > per_thread:
+            ds //= 2
+        fs = max(FS_FLOOR, min(FS_CEILING, ds // 8))
+    if (ds, fs) == (base.ds_max, base.fs_max):
+        return base
+    return Machine(float_bits=base.float_bits, ds_max=ds, fs_max=fs, out_cap=base.out_cap)

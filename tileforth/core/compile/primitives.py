@@ -244,11 +244,16 @@ def _copy_cells(g: "Gen", dst: ir.Value, src: ir.Value, count: ir.Value) -> None
     _count_loop(g, c64(0), count, copy, "copy")
 
 
-@prim("N>R", "( i*x +n -- ) ( R: -- i*x +n )", "Move n cells and n to the return stack, for NR> in the "
-      "same definition to bring back.", ": f N>R -1 NR> ; 1 2 2 f . . . . \\ 2 2 1 -1", dynamic=True)
+NR_MAX = 128  # the cells one N>R moves at most (a frame of its own on the thread's native stack)
+
+
+@prim("N>R", "( i*x +n -- ) ( R: -- i*x +n )", "Move n cells (at most 128) and n to the return stack, for "
+      "NR> in the same definition to bring back.", ": f N>R -1 NR> ; 1 2 2 f . . . . \\ 2 2 1 -1", dynamic=True)
 def _n_to_r(g: "Gen", n: "Prim") -> None:
     sp, count = _depth_operand(g, count=True)
-    cells = g.alloca(ir.ArrayType(I64, g.machine.ds_max), "nr")
+    # more than NR_MAX cells: return stack overflow (THROW -5), which the frame's size is
+    g.fail_if(g.b.icmp_signed(">", count, c64(NR_MAX)), L.E_THROW, addr=c64(-1), aux=c64(-5))
+    cells = g.alloca(ir.ArrayType(I64, NR_MAX), "nr")
     base = g.b.sub(sp, count)
     _copy_cells(g, g.b.bitcast(cells, I64.as_pointer()), g.b.gep(g.env.ds, [base], source_etype=I64), count)
     g.dstack.sp_val, g.dstack.dirty, g.dguar = base, True, 0

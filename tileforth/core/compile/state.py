@@ -197,16 +197,19 @@ class StackState:
         and `f` floats: all that counts in stacks no deeper than those."""
         return slice(0, L.S_DS + 8 * d), slice(self.m.s_fs, self.m.s_fs + self.m.float_bytes * f)
 
-    def fill(self, row: np.ndarray) -> None:
-        """Every thread's stacks become those of one record `row` (m.state_bytes uint8),
-        writing only the columns they use, so an empty stack writes nothing
-        into a state that is empty already (a fresh launch shape)."""
-        probe = StackState(row.reshape(1, self.m.state_bytes), self.m)
-        d, f = probe.depths()
+    def fill(self, src: "StackState", lane: int = 0) -> None:
+        """Every thread's stacks become those of `src`'s thread `lane` (src may be laid out for
+        another machine: stacks of another depth; they must fit in these), writing only the
+        cells they use, so an empty stack writes nothing into a state that is empty already
+        (a fresh launch shape)."""
+        d, f = int(src.dsp[lane]), int(src.fsp[lane])
+        if d > self.m.ds_max or f > self.m.fs_max:
+            raise ValueError(f"{d} cells and {f} floats do not fit stacks of {self.m.ds_max} and {self.m.fs_max}")
         if d == f == 0 and not (self.dsp.any() or self.fsp.any()):
             return
-        for span in self.live_spans(d, f):
-            self.raw[:, span] = row[span]
+        self.dsp[:], self.fsp[:] = d, f
+        self.ds[:, :d] = src.ds[lane, :d]
+        self.fs[:, :f] = src.fs[lane, :f]
 
 
 class Snapshot:

@@ -412,6 +412,12 @@ class Backend(ABC):
     def set_shape(self, shape: LaunchShape) -> None:
         """Make the thread records and empty stacks of a launch shape current."""
 
+    def set_machine(self, machine: Machine) -> None:
+        """The session's settings for the launches that follow (the stacks' capacities change with the
+        launch shape: Device.machine_for); a set_shape follows, which lays the stacks out for them."""
+        self.machine = machine
+        self.target.machine = machine
+
     @abstractmethod
     def get_state(self) -> np.ndarray:
         """A copy of every thread's stack state, shape (threads, machine.state_bytes) uint8."""

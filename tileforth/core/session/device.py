@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Callable
 
 from ... import registry
 from ..compile.machine import DEFAULT as DEFAULT_MACHINE
-from ..compile.machine import Machine
+from ..compile.machine import STATE_MOST, Machine, sized_for
 from ..compile.state import Snapshot
 from ..compile.target import Backend, LaunchResult, LaunchShape
 from ..compile.tiles import Tile, TileConfig
@@ -61,10 +61,12 @@ def _release_kernels(backend: Backend, kcache: dict) -> None:
 
 @record(frozen=True)
 class DeviceSnapshot:
-    """What Device.restore puts back: the stacks, the launch shape and the tile stack."""
+    """What Device.restore puts back: the stacks, the launch shape (and the stack sizes asked for) and the
+    tile stack."""
 
     stacks: Snapshot
     shape: LaunchShape
+    asked: tuple[int, int] | None
     tiles: tuple[Tile, ...]
     tile_data: list | None  # every warp's tiles (None: no static tiles, so no warp holds one)
     tile_config: TileConfig
@@ -74,11 +76,15 @@ class Device:
     """The backend and everything of the session that belongs to the machine."""
 
     __slots__ = ("backend", "checked", "shape", "kcache", "_release", "tiles", "tile_config", "step_budget",
-                 "last_timing", "launch_hooks", "__weakref__")
+                 "last_timing", "launch_hooks", "base", "asked", "__weakref__")
 
-    def __init__(self, backend: Backend, checked: bool) -> None:
+    def __init__(self, backend: Backend, checked: bool, asked: tuple[int, int] | None = None) -> None:
         self.backend = backend
         self.checked = checked
+        # the session's settings (the float width, the output buffer); the stacks' capacities are the
+        # launch's: those asked for (STACK-SIZE, or a machine given to the session), else sized by its threads
+        self.base = backend.machine
+        self.asked = asked
         self.shape = LaunchShape()  # every backend starts with it (1 1 1 GRID 32 1 1 THREADS)
         self.kcache: dict[tuple, object] = {}
         # the kernels go back to the backend when the session does (backends share their JIT engines)
@@ -90,17 +96,37 @@ class Device:
         # called after each launch, also one that raised (PROFILE collects its trace so)
         self.launch_hooks: list[Callable[[], None]] = []
         backend.set_race_checks(checked)  # a race detector (the emulator's) runs in checked mode
+        self._use(self.shape)  # with the stacks of its launch shape
 
     @property
     def machine(self) -> Machine:
         """The session's settings (machine.py): the backend was made for them."""
         return self.backend.machine
 
-    def set_shape(self, grid: tuple[int, int, int], block: tuple[int, int, int]) -> None:
-        """The launch shape of the lines that follow, with empty stacks."""
-        self._use(LaunchShape((grid[0], grid[1], grid[2]), (block[0], block[1], block[2])))
+    def set_shape(self, grid: tuple[int, int, int], block: tuple[int, int, int],
+                  asked: tuple[int, int] | None | str = "same") -> None:
+        """The launch shape of the lines that follow, with empty stacks; `asked`: the stack sizes asked
+        for (cells, floats; None: sized by the launch; "same": as before)."""
+        shape = LaunchShape((grid[0], grid[1], grid[2]), (block[0], block[1], block[2]))
+        if not isinstance(asked, str):  # new sizes: refused before anything changes
+            self.machine_for(shape, asked)
+            self.asked = asked
+        self._use(shape)
+
+    def machine_for(self, shape: LaunchShape, asked: tuple[int, int] | None) -> Machine:
+        """The machine a launch of `shape` runs on: the session's, with the stacks it gets (`asked`, or
+        sized by its threads; machine.py: sized_for), or a ForthError when the stacks asked for do not fit."""
+        m = sized_for(self.base, shape.nthreads, asked)
+        if asked is not None and shape.nthreads * m.state_bytes > STATE_MOST:
+            raise ForthError(f"stacks of {m.ds_max} cells and {m.fs_max} floats at {shape.nthreads} threads need "
+                             f"{shape.nthreads * m.state_bytes:,} bytes, more than {STATE_MOST:,}: ask for smaller "
+                             "stacks (STACK-SIZE; 0 0 STACK-SIZE sizes them by the launch)")
+        return m
 
     def _use(self, shape: LaunchShape) -> None:
+        m = self.machine_for(shape, self.asked)
+        if m != self.backend.machine:
+            self.backend.set_machine(m)
         self.backend.set_shape(shape)
         self.shape = shape
 
@@ -110,7 +136,7 @@ class Device:
         with what else changes its code) and launch them over the shape; returns what the
         launch left and the tile stack the kernel ends with."""
         shape = self.shape
-        key = (shape.grid, shape.block, self.checked, tuple(self.tiles), *key)
+        key = (shape.grid, shape.block, self.backend.machine, self.checked, tuple(self.tiles), *key)
         kernel = self.kcache.pop(key, None)
         timing: dict[str, float] = {}
         t0 = time.perf_counter()
@@ -143,11 +169,12 @@ class Device:
                              "empty at the end of a line: store or drop the tiles (TSTORE, TDROP) on the same line")
 
     def snapshot(self) -> DeviceSnapshot:
-        return DeviceSnapshot(Snapshot.take(self.backend), self.shape, tuple(self.tiles),
+        return DeviceSnapshot(Snapshot.take(self.backend), self.shape, self.asked, tuple(self.tiles),
                               self.backend.get_tiles() if self.tiles else None, self.tile_config)
 
     def restore(self, snap: DeviceSnapshot) -> None:
-        if snap.shape != self.shape:
+        if snap.shape != self.shape or snap.asked != self.asked:
+            self.asked = snap.asked
             self._use(snap.shape)
         snap.stacks.restore(self.backend)
         self.tiles, self.tile_config = list(snap.tiles), snap.tile_config

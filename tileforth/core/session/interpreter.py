@@ -209,11 +209,14 @@ class Forth:
                  float_bits: int | None = None, machine: Machine | None = None) -> None:
         # the session's settings (machine.py): float_bits=64, or TILEFORTH_FLOAT=f64 as the default, gives an
         # f64 float stack; `machine` sets the stacks' capacities too
+        asked = None  # the stacks are sized by each launch (STACK-SIZE), unless a machine says how deep
         if machine is None:
             machine = Machine.from_env(float_bits)
         elif float_bits is not None and float_bits != machine.float_bits:
             raise ForthError(f"float_bits={float_bits} but the machine given is f{machine.float_bits}: give one")
-        self.device = Device(load_backend(backend, machine), checked)
+        else:
+            asked = (machine.ds_max, machine.fs_max)
+        self.device = Device(load_backend(backend, machine), checked, asked)
         self.words = Dictionary()
         self.space = DataSpace(self.device)
         self.builder = Builder()

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ...compile.state import StackState, differing_warps
-from ...compile.target import Capabilities
+from ...compile.target import Capabilities, LaunchShape
 from ...errors import ForthError
 from ...front.dictionary import Constant
 from ...front.reader import Token
@@ -42,8 +42,13 @@ def check_shape(caps: Capabilities, grid: tuple[int, int, int], block: tuple[int
         raise ForthError(f"{word}: at most {caps.max_threads} threads in one launch on the {backend} backend")
 
 
-def _reshape(f: "Forth", grid: tuple[int, int, int], block: tuple[int, int, int], word: str) -> None:
+def _reshape(f: "Forth", grid: tuple[int, int, int], block: tuple[int, int, int], word: str,
+             asked: tuple[int, int] | None | str = "same") -> None:
+    """The launch shape `grid` x `block` (and the stack sizes `asked`, unless "same"), keeping the stacks
+    and tiles every thread and warp shares."""
     check_shape(f.backend.caps, grid, block, word, f.backend.name)
+    ask = f.device.asked if isinstance(asked, str) else asked
+    m = f.device.machine_for(LaunchShape(grid, block), ask)
     st = StackState.live(f.backend)
     if not st.uniform():
         raise ForthError(f"{word} keeps the stacks only when every thread has the same stacks; clear the "
@@ -52,10 +57,16 @@ def _reshape(f: "Forth", grid: tuple[int, int, int], block: tuple[int, int, int]
     if differing_warps(tiles):  # bit for bit: a NaN tile is the same tile
         raise ForthError(f"{word} keeps the tile stack only when every warp holds the same tiles; drop them "
                          "first (TDROP)")
-    row = st.raw[0].copy()
-    f.set_launch_shape(grid, block)
+    d, fl = (int(st.dsp[0]), int(st.fsp[0])) if st.threads else (0, 0)
+    if d > m.ds_max or fl > m.fs_max:
+        n = LaunchShape(grid, block).nthreads
+        raise ForthError(f"{word}: the stacks hold {d} cells and {fl} floats, but at {n} threads a thread's stacks "
+                         f"hold {m.ds_max} cells and {m.fs_max} floats; drop some first, or ask for deeper stacks "
+                         "(STACK-SIZE)")
+    old = StackState(st.raw[:1].copy(), st.m)
+    f.device.set_shape(grid, block, asked)
     new = StackState.live(f.backend)
-    new.fill(row)  # thread 0's stacks on every thread of the new shape (only the cells they use)
+    new.fill(old)  # thread 0's stacks on every thread of the new shape (only the cells they use)
     new.save(f.backend)
     if tiles:  # backends that keep no tiles between lines (cuda) have none to copy
         f.backend.set_tiles([tiles[0]] * len(f.backend.get_tiles()))
@@ -72,6 +83,24 @@ def w_grid(f: "Forth", tok: Token) -> None:
 def w_block(f: "Forth", tok: Token) -> None:
     block = _shape(f, "THREADS")
     _reshape(f, f.launch_shape[0], block, "THREADS")
+
+
+@host("STACK-SIZE", "( u-cells u-floats -- )", "Set the depth of every thread's data stack (cells) and float "
+      "stack for the lines that follow; 0 0 (the default) sizes them by the launch: 16384 cells and 2048 floats "
+      "up to 32 threads, fewer for bigger launches (at least 128 and 64). The stacks are kept.",
+      "1 1 1 THREADS 100000 100 STACK-SIZE  S\" STACK-CELLS\" ENVIRONMENT? DROP . \\ 100000",
+      wordset="tileforth")
+def w_stack_size(f: "Forth", tok: Token) -> None:
+    cells, floats = f.pop_uniform(2, "STACK-SIZE")
+    if cells == floats == 0:
+        asked = None
+    elif not (1 <= cells <= 1 << 24 and 1 <= floats <= 1 << 24):
+        raise ForthError(f"STACK-SIZE needs two depths from 1 to {1 << 24} (or 0 0 for stacks sized by the "
+                         f"launch), not {cells} {floats}")
+    else:
+        asked = (cells, floats)
+    grid, block = f.launch_shape
+    _reshape(f, grid, block, "STACK-SIZE", asked)
 
 
 @host("SHARED:", "( n -- )", "Declare n bytes of per-block shared memory; the name pushes its address.",
