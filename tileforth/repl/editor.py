@@ -98,7 +98,7 @@ def stack_depths(forth) -> tuple[int, int]:
     """(data, float) depth of the thread that holds the fewest items."""
     from tileforth.core.compile.state import StackState
 
-    st = StackState.load(forth.backend)
+    st = StackState.live(forth.backend)  # no copy where the stacks are host memory
     return int(st.dsp.min()), int(st.fsp.min())
 
 

@@ -191,9 +191,9 @@ class Stacks(View):
 
     kind: ClassVar[str] = "stacks"
     depth: np.ndarray  # (threads,) data stack depths
-    cells: np.ndarray  # (threads, DS_MAX) int64
+    cells: np.ndarray  # (threads, deepest data stack) int64
     fdepth: np.ndarray  # (threads,) float stack depths
-    floats: np.ndarray  # (threads, FS_MAX) float32
+    floats: np.ndarray  # (threads, deepest float stack) of the float stack's type
     base: int = 10
     tiles: list = field(default_factory=list)
     warps: int = 1

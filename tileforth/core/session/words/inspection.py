@@ -141,7 +141,9 @@ def viewed_warp(f: "Forth") -> int:
 
 def stacks_record(f: "Forth", cls: type[Stacks] = Stacks) -> Stacks:
     """Every thread's stacks, the viewed warp's tiles and the launch's warps."""
-    st = StackState.load(f.backend)
+    st = StackState.live(f.backend)
+    d, fd = st.depths()  # a copy of the cells in use only: a thread's stacks may be 16,384 cells deep
+    dsp, ds, fsp, fs = st.dsp.copy(), st.ds[:, :d].copy(), st.fsp.copy(), st.fs[:, :fd].copy()
     w = viewed_warp(f)
     try:
         tiles = f.tile_stack(w)
@@ -152,7 +154,7 @@ def stacks_record(f: "Forth", cls: type[Stacks] = Stacks) -> Stacks:
     except Exception:
         n = 1
     alike = _warps_alike(f, n) if tiles else None
-    return cls(st.dsp, st.ds, st.fsp, st.fs, session_base(f), tiles, n, alike, w)
+    return cls(dsp, ds, fsp, fs, session_base(f), tiles, n, alike, w)
 
 
 @host(".STACKS", "( -- )", "Show every stack: data and float (entries that differ between threads as "
