@@ -40,9 +40,6 @@ FFL = (
 KNOWN: dict[str, str] = {
     **{f"ffl_{m}.fth": FFL for m in "act b64 chs cpx crc dcl fsm hct md5 scl spf str tos".split()},
     "gforth_moof_exm.fth": "PAGE AT-XY (FACILITY, left out on purpose) and gforth's attribute words",
-    "gforth_test_coretest.fth": "F8: output matches, but each line reaching EXECUTE compiles every ticked word (158 s)",
-    "gforth_test_dbltest.fth": "F8: each line reaching EXECUTE compiles every ticked word (beyond the time limit)",
-    "gforth_test_postpone.fth": "F8: each line reaching EXECUTE compiles every ticked word (beyond the time limit)",
     "gforth_test_other.fth": "gforth-only word LP@ (gforth's locals stack pointer), not planned",
     "rosetta_roman_table.fth": "new: DOES> in interpret state (after CREATE ... , on an earlier line) is refused; gforth runs it",
     "rosetta_roman_vector.fth": "F7: EXECUTE in a DOES> body of a :NONAME word that uses C, (a host-level word)",

@@ -25,7 +25,7 @@ from ..front.effects import body_effect
 from ..front.tree import Begin, Call, Do, Lit, Node, Prim, Recurse, walk
 from ..lazy import llvm
 from ..records import field, record, replace
-from . import xtgen
+from . import xtgen, xttable
 from .codegen import WORD_FNTY, Env, Gen, Sites, declare, emit_word_function, helper_fn
 from .target import HELPERS_IR, Target
 from .tiles import MAX_TILES, Hole
@@ -33,6 +33,7 @@ from .tiles import MAX_TILES, Hole
 _kernel_ids = itertools.count(1)
 PARSED_WORDS = 256  # parsed word modules a compiler keeps (the least recently used are freed)
 SEPARATE_MIN = 64  # inlined nodes from which a word with loops is compiled once, on its own (Target.compile_word)
+REUSED_AFTER = 3  # modules a smaller word with loops is linked into before it is compiled on its own too
 
 
 @functools.cache
@@ -98,6 +99,10 @@ class Compiler:
         self.xt_table = xt_table  # EXECUTE's tokens: (xt, word or None, why not) (see xtgen.py)
         self.inline_all = False
         self._alone: dict[int, tuple] = {}  # word uid -> the key it was compiled on its own for
+        self._xt_tables: dict[tuple, xttable.XtTable] = {}  # key -> EXECUTE's table (targets that compile words alone)
+        self._linked: dict[int, int] = {}  # word uid (a word with loops) -> the modules it was linked into
+        self._dispatching: dict[int, bool] = {}  # word uid -> it reaches EXECUTE (_reaches_dispatch)
+        self._filling = False  # a batch of token entries is being assembled (its EXECUTEs link the stub)
         self.count_steps = True
         self._parsed: OrderedDict[tuple, llvm.ModuleRef] = OrderedDict()
 
@@ -203,7 +208,8 @@ class Compiler:
 
     def _link(self, mod: llvm.ModuleRef, entry: str, needed: list[Colon], done: set[int]) -> list[Colon]:
         """Link the helpers and the words `needed` reaches (and the dispatch, if EXECUTE is reached)
-        into `mod`, then make everything but `entry` internal; the words linked."""
+        into `mod`, then make everything but `entry` internal; the words linked. The words of a
+        module that reaches EXECUTE on a table target are not in that list: they are the table's."""
         if self.target.links_helpers:
             mod.link_in(_helpers(self.target.triple, self.target.data_layout), preserve=True)
         queue = list(needed)
@@ -231,10 +237,12 @@ class Compiler:
 
     # ---- big words compiled once, on their own (targets that can: Target.compile_word) ----
     def _on_its_own(self, w: Colon) -> bool:
-        """`w` is (now) compiled on its own, and lines call it through its symbol: a word with
-        loops of SEPARATE_MIN nodes or more, that does not suspend and reaches no EXECUTE, on a
-        target that compiles words alone. A line that calls it then costs the line, not the
-        word again."""
+        """`w` is (now) compiled on its own, and lines call it through its symbol: a word that
+        does not suspend, with loops of SEPARATE_MIN nodes or more, or with loops and linked into
+        more than REUSED_AFTER modules already (a word many lines call, as a test harness's), or
+        reaching EXECUTE (whose tokens' words are the table's, xttable.py: nothing to inline
+        there), on a target that compiles words alone. A line that calls it then costs the line
+        (straight code, not optimised), not the word again."""
         compile_word = self.target.compile_word
         if compile_word is None or self.inline_all:
             return False
@@ -242,7 +250,13 @@ class Compiler:
         done = self._alone.get(w.uid)
         if done is not None:
             return done == key
-        if w.suspends or not _has_loops(w.body) or w.inline_size() < SEPARATE_MIN or self._reaches_dispatch(w):
+        if w.suspends:
+            return False
+        loops = _has_loops(w.body)
+        if loops:
+            self._linked[w.uid] = self._linked.get(w.uid, 0) + 1
+        big = loops and (w.inline_size() >= SEPARATE_MIN or self._linked[w.uid] > REUSED_AFTER)
+        if not big and not self._reaches_dispatch(w):
             return False
         self._alone[w.uid] = key  # first: a recursive word calls itself
         mod = llvm.parse_assembly(str(self._module(f"alone_{w.ir_name}")))
@@ -253,7 +267,13 @@ class Compiler:
         return True
 
     def _reaches_dispatch(self, w: Colon) -> bool:
-        """`w` or a word it calls uses EXECUTE (the dispatch is made per kernel, for its tokens)."""
+        """`w` or a word it calls uses EXECUTE (known once per word: its body and callees stay)."""
+        hit = self._dispatching.get(w.uid)
+        if hit is None:
+            hit = self._dispatching[w.uid] = self._search_dispatch(w)
+        return hit
+
+    def _search_dispatch(self, w: Colon) -> bool:
         seen: set[int] = set()
         stack = [w]
         while stack:
@@ -268,13 +288,52 @@ class Compiler:
         return False
 
     def _link_dispatch(self, mod: llvm.ModuleRef) -> list[Colon]:
-        """Link tf_execute, the switch over every execution token, into `mod`;
-        the words it calls are returned (to be linked in turn)."""
+        """Link tf_execute into `mod`: the switch over every execution token, whose words are
+        returned (to be linked in turn); or, on a target that compiles words alone, the look-up in
+        the table of the tokens' entries (xttable.py), brought up to date first."""
+        if self._xt_by_table():
+            table = self._xt_tables.get(self._key())
+            if table is None:
+                table = self._xt_tables[self._key()] = xttable.XtTable()
+                stub = self._module("dispatch")
+                xttable.define_stub(stub, table.address, helper_fn(stub, "tf_fail"))
+                table.stub = llvm.parse_assembly(str(stub))  # the same for every module: parsed once
+            if not self._filling:
+                self._fill_table(table)
+            mod.link_in(table.stub, preserve=True)
+            return []
         m = self._module("dispatch")
         needed: list[Colon] = []
         xtgen.define_dispatch(m, self.xt_table(), _word_fn(m, needed), helper_fn(m, "tf_fail"))
         mod.link_in(llvm.parse_assembly(str(m)))
         return needed
+
+    def _xt_by_table(self) -> bool:
+        """EXECUTE goes through a table of entries compiled once (the target compiles words alone)."""
+        return self.target.compile_word is not None and not self.inline_all
+
+    def _fill_table(self, table: xttable.XtTable) -> None:
+        """Compile the entries of the tokens that have none yet (or name another word now), all in
+        one module, and write their addresses in the table."""
+        todo = table.stale(self.xt_table())
+        if not todo:
+            return
+        name = xttable.next_batch_name()
+        m = self._module(name)
+        needed: list[Colon] = []
+        xttable.define_batch(m, name, todo, _word_fn(m, needed), helper_fn(m, "tf_fail"))
+        try:
+            mod = llvm.parse_assembly(str(m))
+        except RuntimeError as exc:  # a code-generator bug, not a user error
+            raise ForthError(f"internal compiler error (invalid IR): {exc}") from exc
+        self._filling = True
+        try:
+            self._link(mod, name, needed, set())
+        finally:
+            self._filling = False
+        assert self.target.compile_word is not None
+        self.target.compile_word(mod, name)
+        table.fill(todo, llvm.address_of_symbol(name))
 
     def word_ir(self, word: Colon) -> str:
         """The LLVM IR of `word`'s own function, as generated (for SEE-IR)."""

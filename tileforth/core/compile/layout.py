@@ -66,6 +66,7 @@ E_STACK = 12  # recursion used up the native stack the launch allows (frames too
 E_LAUNCH_STEPS = 11  # the launch as a whole ran out of its step pool (ctx[CTX_STEPS_MAX])
 E_BAD_XT = 20  # EXECUTE of a token the device cannot run (aux: the token; addr: XT_* why)
 XT_UNKNOWN, XT_HOST, XT_SUSPENDS, XT_FRAME = 0, 1, 2, 3
+XT_BASE = 0x1000  # execution tokens are XT_BASE + an index (so 0, an unset DEFER, is never one)
 E_RACE = 22  # the race detector: a conflicting access (addr: the address; aux: races.py's packed record)
 E_THROW = 21  # THROW, ABORT, ABORT" (aux: the exception code; addr: ABORT"'s string id, or -1)
 

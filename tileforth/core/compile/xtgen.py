@@ -3,7 +3,9 @@
 An execution token is a number the session hands out (`'`, `[']`, `:NONAME`,
 DEFER); the session's table says which word each names. Device code calls
 `tf_execute(ctx, thr, ds, dsp, fs, fsp, xt, site)`, which each kernel module
-defines when it is assembled (tileforth/core/compile/compiler.py): a `switch` over
+defines when it is assembled (tileforth/core/compile/compiler.py). On a target that
+compiles words alone (the emulator) it is a look-up in a table of entries compiled once
+(xttable.py); on nvptx (a PTX module is whole) it is what this module builds: a `switch` over
 every token handed out so far, each case a call of the word's function. A
 switch rather than a function pointer because both targets take it as it
 is: the emulator's JIT and NVPTX (where an indirect call needs every callee

@@ -735,7 +735,7 @@ class Forth:
             self._push_literals(nodes)
             return
         device = self.device
-        res, tiles_out = device.launch(nodes, self.compiler, (len(self.tokens), _tree_key(nodes)), self.base_addr,
+        res, tiles_out = device.launch(nodes, self.compiler, (self.tokens.version, _tree_key(nodes)), self.base_addr,
                                        self.shared_bytes, self.sites)
         t3 = time.perf_counter()
         self.out_parts.append(format_output(res.output, self.strings, res.output_dropped,

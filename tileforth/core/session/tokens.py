@@ -20,7 +20,7 @@ from ..front.effects import body_effect
 from ..front.reader import Token
 from ..front.tree import Node, Prim
 
-XT_BASE = 0x1000  # tokens are XT_BASE + an index (so 0, an unset DEFER, is never one)
+XT_BASE = L.XT_BASE  # tokens are XT_BASE + an index (so 0, an unset DEFER, is never one)
 
 
 class Tokens:
@@ -29,6 +29,12 @@ class Tokens:
         self._index: dict[int, int] = {}  # id(entry) -> index
         self._runs_as: dict[int, Colon | None] = {}  # index -> the colon the device runs (None: cannot)
         self._node_for = node_for
+        self.forgotten = 0  # times MARKER took tokens back (a token may now name another word)
+
+    @property
+    def version(self) -> tuple[int, int]:
+        """What a compiled kernel that reaches EXECUTE depends on (the kernel cache's key holds it)."""
+        return len(self.entries), self.forgotten
 
     def __len__(self) -> int:
         return len(self.entries)
@@ -55,6 +61,8 @@ class Tokens:
 
     def forget(self, count: int) -> None:
         """Keep only the first `count` tokens (MARKER)."""
+        if count < len(self.entries):
+            self.forgotten += 1
         for e in self.entries[count:]:
             self._index.pop(id(e), None)
         for i in [i for i in self._runs_as if i >= count]:
