@@ -176,7 +176,7 @@ group("Return stack and loops")
 # Words that work on the definition they are compiled into (its return stack, its DO loops):
 # they have no meaning of their own, so EXECUTE refuses their tokens (and the host walks them).
 LOOP_WORDS = {"I": 1, "J": 2, "K": 3}  # how many enclosing DO loops each needs
-RSTACK_WORDS = frozenset({">R", "R>", "R@", "2>R", "2R>", "2R@", "N>R", "NR>", "UNLOOP"})
+RSTACK_WORDS = frozenset({">R", "R>", "R@", "2>R", "2R>", "2R@", "N>R", "NR>", "UNLOOP", "F>R", "FR>", "FR@"})
 
 # ---- return stack (compile-time slots; balanced within a definition) ------------
 @prim(">R", "( x -- ) ( R: -- x )", "Move the top cell to the return stack.", ": f >R 1 R> ; 5 f . . \\ 5 1")
@@ -205,6 +205,40 @@ def _r_from(g: "Gen", n: "Prim") -> None:
 @prim("R@", "( -- x ) ( R: x -- x )", "Copy the top of the return stack.", ": f >R R@ R> + ; 5 f . \\ 10")
 def _r_fetch(g: "Gen", n: "Prim") -> None:
     g.push(g.b.load(_need_r(g, n, "R@"), typ=I64))
+
+
+def _float_bits(g: "Gen") -> ir.IntType:
+    return ir.IntType(g.machine.float_bits)
+
+
+@prim("F>R", "( F: r -- ) ( R: -- r )", "Move the top float to the return stack (one cell there; FFL's and "
+      "later gforths' word).", ": f F>R 1e FR> F+ ; 2e f F. \\ 3.")
+def _f_to_r(g: "Gen", n: "Prim") -> None:
+    (r,) = g.fpop(1)
+    slot = g.alloca(I64, "r")
+    bits = g.b.bitcast(r, _float_bits(g))
+    g.b.store(bits if g.machine.float_bits == 64 else g.b.zext(bits, I64), slot)
+    g.scope.rstack.append(slot)
+
+
+def _load_float(g: "Gen", slot: ir.Value) -> ir.Value:
+    cell = g.b.load(slot, typ=I64)
+    bits = cell if g.machine.float_bits == 64 else g.b.trunc(cell, _float_bits(g))
+    return g.b.bitcast(bits, g.float_t)
+
+
+@prim("FR>", "( F: -- r ) ( R: r -- )", "Move the float F>R put on the return stack back to the float stack.",
+      ": f F>R 1e FR> F+ ; 2e f F. \\ 3.")
+def _f_r_from(g: "Gen", n: "Prim") -> None:
+    slot = _need_r(g, n, "FR>")
+    g.scope.rstack.pop()
+    g.fpush(_load_float(g, slot))
+
+
+@prim("FR@", "( F: -- r ) ( R: r -- r )", "Copy the float F>R put on the return stack to the float stack.",
+      ": f F>R FR@ FR> F+ ; 2e f F. \\ 4.")
+def _f_r_fetch(g: "Gen", n: "Prim") -> None:
+    g.fpush(_load_float(g, _need_r(g, n, "FR@")))
 
 
 @prim("2>R", "( x1 x2 -- ) ( R: -- x1 x2 )", "Move the top two cells to the return stack, x2 on top "
