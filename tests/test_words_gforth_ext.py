@@ -326,3 +326,17 @@ def test_does_outside_a_definition_needs_a_created_word(f):
     f.eval("CREATE ok1 5 ,  DOES> @ 1+ ;  ok1")  # the session goes on
     assert f.data_stack()[-1:] == [6]
     f.eval("CLEARSTACK")
+
+
+# ---- gforth's 16- and 32-bit memory words (FFL's fwt.fs uses them where they are defined) ------
+def test_w_and_l_fetch_and_store(f):
+    check_output(f, "CREATE wl -1 , 0 ,  wl W@ . wl L@ . wl SW@ . wl SL@ .  5 wl L! wl @ .  -2 wl W! wl @ . "
+                    "wl 4 + L@ . wl 6 + SW@ .  7 wl 10 + W!  wl 10 + W@ . wl 8 + L@ .  70000 wl 12 + W! wl 12 + W@ . "
+                    ": lw wl 4 + L@ wl 2 + W@ ; lw . .")
+
+
+def test_w_and_l_need_their_alignment(f):
+    f.eval("CREATE wa 16 ALLOT")
+    raises(f, "wa 1+ W@", word="W@")
+    raises(f, "wa 2 + L@", word="L@")
+    raises(f, "1 wa 3 + L!", word="L!")

@@ -596,7 +596,7 @@ def _from_bf16(g: "Gen", v: ir.Value) -> ir.Value:
     return g.b.bitcast(g.b.shl(g.b.zext(v, I32), ir.Constant(I32, 16)), F32)
 
 
-def _int_mem(name: str, ty: ir.IntType, size: int, signed: bool, what: str) -> None:
+def _int_mem(name: str, ty: ir.IntType, size: int, signed: bool, what: str, store_too: bool = True) -> None:
     def fetch(g: "Gen", a: list, f: list) -> tuple[list, list]:
         v = g.b.load(g.mem_ptr(a[0], size, name + "@"), typ=ty)
         if ty != I64:
@@ -614,7 +614,9 @@ def _int_mem(name: str, ty: ir.IntType, size: int, signed: bool, what: str) -> N
     store_name = "!" if name == "" else f"{name}!"
     prim(fetch_name, "( addr -- x )", f"Fetch {what} ({ext} to a cell).", f"VARIABLE v 5 v ! v {fetch_name} .",
          stacks(fetch))
-    prim(store_name, "( x addr -- )", f"Store {what} (truncated).", f"VARIABLE v 5 v {store_name}", stacks(store))
+    if store_too:
+        prim(store_name, "( x addr -- )", f"Store {what} (truncated).", f"VARIABLE v 5 v {store_name}",
+             stacks(store))
 
 
 _int_mem("", I64, 8, True, "a cell (8 bytes, 8-byte aligned)")
@@ -622,6 +624,10 @@ _int_mem("C", I8, 1, False, "a byte")
 _int_mem("I8", I8, 1, True, "a signed byte")
 _int_mem("I16", I16, 2, True, "a signed 16-bit integer (2-byte aligned)")
 _int_mem("I32", I32, 4, True, "a signed 32-bit integer (4-byte aligned)")
+_int_mem("W", I16, 2, False, "a 16-bit integer (2-byte aligned; gforth's)")
+_int_mem("L", I32, 4, False, "a 32-bit integer (4-byte aligned; gforth's)")
+_int_mem("SW", I16, 2, True, "a signed 16-bit integer (gforth's; W! stores one)", store_too=False)
+_int_mem("SL", I32, 4, True, "a signed 32-bit integer (gforth's; L! stores one)", store_too=False)
 
 
 def _float_mem(name: str, size: int | None, what: str, load_cv: Callable, store_cv: Callable, ty: ir.Type | None,
