@@ -340,3 +340,14 @@ def test_w_and_l_need_their_alignment(f):
     raises(f, "wa 1+ W@", word="W@")
     raises(f, "wa 2 + L@", word="L@")
     raises(f, "1 wa 3 + L!", word="L!")
+
+
+def test_float_on_the_return_stack_keeps_an_f64():
+    """In the f64 mode a return-stack cell holds all 64 bits (gforth's floats are f64)."""
+    gforth.require()
+    from tileforth.core import Forth
+    f64 = Forth(backend="cpu", float_bits=64)
+    f64.eval("1 1 1 GRID 1 1 1 THREADS")
+    defs = ": f>r r> rp@ float - rp! rp@ f! >r ; : fr> r> rp@ f@ float rp@ + rp! >r ; : fr@ r> rp@ f@ >r ; "
+    src = ": t F>R 1e FR> F+ ; 0.1e t F.  : t2 F>R FR@ FR> F+ ; 1.000000001e t2 F."
+    check_output(f64, src, gsrc=defs + src)
