@@ -41,8 +41,10 @@ KNOWN: dict[str, str] = {
     "ffl_dcl.fth": F7_HEAP + ": dnl-(free) EXECUTEs dcn-free (FREE)",
     "ffl_scl.fth": F7_HEAP + ": snl-(free) EXECUTEs scn-free (FREE)",
     "ffl_spf.fth": F7_HEAP + ": spf-append EXECUTEs spf-check-format (str-append-char: RESIZE)",
-    "ffl_md5.fth": "unaligned cell fetch, refused on purpose (GPUs fault on them): fwt.fs's l@ is `@ u>l` at any "
-                   "address (`create b 16 allot b 4 + @`)",
+    # slow, not wrong: given minutes (tests/programs run alone on the cpu backend) each prints what gforth prints
+    **{f"ffl_{m}.fth": "F8: prints what gforth prints, but slower than the time limit (EXECUTE of many ticked words)"
+       for m in "chs hct md5".split()},
+    "ffl_fsm.fth": "F8: slow: beyond 200 s after its first line (not yet known whether the rest matches)",
     "gforth_moof_exm.fth": "PAGE AT-XY (FACILITY, left out on purpose) and gforth's attribute words",
     "gforth_test_coretest.fth": "F8: output matches, but each line reaching EXECUTE compiles every ticked word (158 s)",
     "gforth_test_dbltest.fth": "F8: each line reaching EXECUTE compiles every ticked word (beyond the time limit)",
