@@ -34,14 +34,19 @@ TIMEOUT = 60  # seconds per program and per system; gforth takes < 1 s on each
 # F3: "redefined X" notes go to standard output.  F4: ENVIRONMENT? answers false.
 # F7: EXECUTE in compiled code cannot run a host-level word.  F10: 128-cell stacks.
 # F11: :NONAME cannot be compiled into a definition.
-FFL = (
-    "FFL's gforth config.fs needs gforth-only words not in tileforth: NEWLINE STRING, UTIME ARGC ARGV CSTRING>SSTRING EXCEPTION (then CELL, and F>R FR> FR@ once FLOAT is defined)"
-)
+F7_HEAP = ("F7: EXECUTE in compiled code cannot run a host-level word, and a word that uses ALLOCATE/FREE/RESIZE "
+           "is one (`: fr free throw ; : run execute ; 100 allocate throw ' fr run`)")
 KNOWN: dict[str, str] = {
-    **{f"ffl_{m}.fth": FFL for m in "act b64 chs cpx crc dcl fsm hct md5 scl spf str tos".split()},
+    "ffl_act.fth": F7_HEAP + ": bnt-insert EXECUTEs acn-new (ALLOCATE)",
+    "ffl_dcl.fth": F7_HEAP + ": dnl-(free) EXECUTEs dcn-free (FREE)",
+    "ffl_scl.fth": F7_HEAP + ": snl-(free) EXECUTEs scn-free (FREE)",
+    "ffl_spf.fth": F7_HEAP + ": spf-append EXECUTEs spf-check-format (str-append-char: RESIZE)",
+    # slow, not wrong: given minutes (tests/programs run alone on the cpu backend) each prints what gforth prints
+    **{f"ffl_{m}.fth": "F8: prints what gforth prints, but slower than the time limit (EXECUTE of many ticked words)"
+       for m in "chs hct md5".split()},
+    "ffl_fsm.fth": "F8: slow: beyond 200 s after its first line (not yet known whether the rest matches)",
     "gforth_moof_exm.fth": "PAGE AT-XY (FACILITY, left out on purpose) and gforth's attribute words",
     "gforth_test_other.fth": "gforth-only word LP@ (gforth's locals stack pointer), not planned",
-    "rosetta_roman_table.fth": "new: DOES> in interpret state (after CREATE ... , on an earlier line) is refused; gforth runs it",
     "rosetta_roman_vector.fth": "F7: EXECUTE in a DOES> body of a :NONAME word that uses C, (a host-level word)",
     "rosetta_y_combinator.fth": "F7: EXECUTE in a :NONAME of a word that runs on the host (Y defines words)",
 }

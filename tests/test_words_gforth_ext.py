@@ -229,3 +229,125 @@ def test_the_standards_ttester_loads_with_its_float_part(f):
     program = (f"include {TTESTER}  T{{ 1 2 + -> 3 }}T  T{{ 1.5e 2e F+ -> 3.5e }}T "
                'S" REL-NEAR" FORTH-WORDLIST SEARCH-WORDLIST NIP .')
     check_output(f, program)
+
+
+# ---- the gforth words FFL's config.fs needs (issue 25: tests/programs/ffl_*.fth) -----------------
+def test_newline(f):
+    check_output(f, "NEWLINE NIP . NEWLINE DROP C@ .  : nl NEWLINE TYPE ;  1 . nl 2 .")
+
+
+def test_string_comma_stores_a_counted_string_and_does_not_align(f):
+    check_output(f, 'CREATE s1  S" abcde" STRING,  HERE s1 - .  s1 COUNT TYPE  S" xy" STRING,  HERE s1 - . '
+                    's1 6 + COUNT TYPE  CREATE s2  S" " STRING,  HERE s2 - . s2 C@ .')
+
+
+def test_string_comma_in_a_definition(f):
+    check_output(f, ': str, STRING, ;  CREATE s3  S" hello" str,  s3 COUNT TYPE  HERE s3 - .')
+
+
+def test_string_comma_of_256_characters_is_an_error(f):
+    raises(f, "CREATE big2  HERE 256 STRING,", word="STRING,")
+
+
+def test_cstring_to_sstring(f):
+    check_output(f, 'CREATE z  S" hello" HERE SWAP DUP ALLOT MOVE 0 C,  z CSTRING>SSTRING TYPE  '
+                    'z CSTRING>SSTRING NIP .  CREATE e 0 C,  e CSTRING>SSTRING NIP .  z CSTRING>SSTRING DROP z = .')
+
+
+def test_utime_is_the_hosts_microseconds(f):
+    """gforth's UTIME: microseconds since 1970 as an unsigned double (its value differs by nature)."""
+    import time
+    before = time.time_ns() // 1000
+    f.eval("UTIME")
+    lo, hi = f.data_stack()
+    after = time.time_ns() // 1000
+    f.eval("2DROP")
+    assert hi == 0 and before <= lo <= after
+    check(f, "UTIME 1 1000 M*/ DROP 0>  UTIME UTIME 2SWAP D< 0=")  # FFL's ms@; it never goes back
+
+
+def test_argc_argv_are_variables_of_the_arguments(f):
+    """gforth's ARGC ARGV hold its command line (the count differs by nature: a tileforth program sees
+    only its name); both are variables, ARGV's array of C strings ends with 0, as gforth's."""
+    check(f, "ARGC @ 1 >=  ARGV @ @ CSTRING>SSTRING NIP 0>  ARGV @ ARGC @ CELLS + @ 0=")
+    f.eval("CLEARSTACK ARGC @ ARGV @ @ CSTRING>SSTRING")
+    argc, addr, n = f.data_stack()
+    f.eval("CLEARSTACK")
+    assert argc == 1 and f.read_bytes(addr, n) == b"tileforth"
+
+
+def test_exception_gives_gforths_codes():
+    gforth.require()
+    f = one_thread_session("gforth-ext-exception")  # a session of its own: the codes count from its first
+    check_output(f, 'S" first" EXCEPTION .  S" second" EXCEPTION .  : ex S" third" EXCEPTION ; ex . '
+                    'S" caught" EXCEPTION CONSTANT c4  : thr c4 THROW ;  \' thr CATCH c4 = .')
+
+
+def test_an_uncaught_exception_shows_its_message():
+    gforth.require()
+    f = one_thread_session("gforth-ext-exception-message")
+    f.eval('S" Index out of range" EXCEPTION CONSTANT exp-index')
+    err = raises(f, ": fail exp-index THROW ;  fail", word="THROW")
+    assert "Index out of range" in str(err) and "-2051" in str(err)
+    ref = gforth.run('S" Index out of range" EXCEPTION : fail THROW ; \' fail CATCH .')
+    assert ref.output.split() == ["-2051"]
+
+
+# ---- F>R FR> FR@: FFL's toolbelt words (later gforths have them; 0.7.3 has not) ----------------
+def test_float_on_the_return_stack(f):
+    """FFL's tlb.fs defines them through RP@ RP! where they are missing; gforth runs that definition."""
+    defs = (": f>r r> rp@ float - rp! rp@ f! >r ; : fr> r> rp@ f@ float rp@ + rp! >r ; : fr@ r> rp@ f@ >r ; ")
+    src = (": t1 F>R 1e FR> F+ ; 2e t1 F.  : t2 F>R FR@ FR> F+ ; 2.5e t2 F.  "
+           ": t3 7 >R F>R 3 FR> R> . F. . ; 1.5e t3  : t4 1e F>R 2e F>R FR> FR> F- ; t4 F.")
+    check_output(f, src, gsrc=defs + src)
+
+
+def test_float_on_the_return_stack_in_a_host_level_word(f):
+    """A word that defines words runs on the host: its F>R keeps the float there."""
+    defs = ": f>r r> rp@ float - rp! rp@ f! >r ; : fr> r> rp@ f@ float rp@ + rp! >r ; "
+    src = ": mk F>R CREATE 7 , FR> F. ; 1.5e mk zz zz @ ."
+    check_output(f, src, gsrc=defs + src)
+
+
+def test_fr_from_without_f_to_r_is_an_error(f):
+    raises(f, ": bad FR> ;", word="FR>")
+    raises(f, ": bad2 FR@ ;", word="FR@")
+
+
+# ---- DOES> outside a definition (gforth runs it; rosetta_roman_table.fth) ----------------------
+def test_does_outside_a_definition(f):
+    check_output(f, "CREATE r 10 , 20 , 30 ,\nDOES> SWAP CELLS + @ ;\n1 r . 2 r . : use 0 r 1 r + ; use .\n"
+                    "CREATE dbl 21 , DOES> @ 2* ; dbl .  ' dbl >BODY @ .")
+
+
+def test_does_outside_a_definition_needs_a_created_word(f):
+    raises(f, ": k 3 ;  DOES> 1 ;", word="DOES>")
+    assert f.colon is None
+    f.eval("CREATE ok1 5 ,  DOES> @ 1+ ;  ok1")  # the session goes on
+    assert f.data_stack()[-1:] == [6]
+    f.eval("CLEARSTACK")
+
+
+# ---- gforth's 16- and 32-bit memory words (FFL's fwt.fs uses them where they are defined) ------
+def test_w_and_l_fetch_and_store(f):
+    check_output(f, "CREATE wl -1 , 0 ,  wl W@ . wl L@ . wl SW@ . wl SL@ .  5 wl L! wl @ .  -2 wl W! wl @ . "
+                    "wl 4 + L@ . wl 6 + SW@ .  7 wl 10 + W!  wl 10 + W@ . wl 8 + L@ .  70000 wl 12 + W! wl 12 + W@ . "
+                    ": lw wl 4 + L@ wl 2 + W@ ; lw . .")
+
+
+def test_w_and_l_need_their_alignment(f):
+    f.eval("CREATE wa 16 ALLOT")
+    raises(f, "wa 1+ W@", word="W@")
+    raises(f, "wa 2 + L@", word="L@")
+    raises(f, "1 wa 3 + L!", word="L!")
+
+
+def test_float_on_the_return_stack_keeps_an_f64():
+    """In the f64 mode a return-stack cell holds all 64 bits (gforth's floats are f64)."""
+    gforth.require()
+    from tileforth.core import Forth
+    f64 = Forth(backend="cpu", float_bits=64)
+    f64.eval("1 1 1 GRID 1 1 1 THREADS")
+    defs = ": f>r r> rp@ float - rp! rp@ f! >r ; : fr> r> rp@ f@ float rp@ + rp! >r ; : fr@ r> rp@ f@ >r ; "
+    src = ": t F>R 1e FR> F+ ; 0.1e t F.  : t2 F>R FR@ FR> F+ ; 1.000000001e t2 F."
+    check_output(f64, src, gsrc=defs + src)

@@ -66,6 +66,43 @@ def test_include_and_require(tmp_path):
     assert "OK" not in f.dict  # the failed line left the dictionary as it was
 
 
+def _library(root):
+    """root/a/main.fs includes sub/x.fs (a/sub/x.fs, not root/sub/x.fs), which includes y.fs (a/sub/y.fs,
+    not root/y.fs) and REQUIREs ../lib.fs (a/lib.fs) twice."""
+    for rel, text in {"a/main.fs": '.( main ) include sub/x.fs  s" sub/y.fs" included\n',
+                      "a/sub/x.fs": ".( a/sub/x ) include y.fs  require ../lib.fs  require ../lib.fs\n",
+                      "a/sub/y.fs": ".( a/sub/y )\n", "a/lib.fs": ".( a/lib )\n",
+                      "sub/x.fs": ".( wrong:sub/x )\n", "y.fs": ".( wrong:y )\n", "lib.fs": ".( wrong:lib )\n",
+                      "sub/y.fs": ".( wrong:sub/y )\n", "only-here.fs": ".( cwd )\n"}.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+
+
+@gforth_only
+def test_include_looks_next_to_the_including_file_first(tmp_path, monkeypatch):
+    """Nested INCLUDE INCLUDED REQUIRE of relative names find the files next to the file that includes
+    them, as gforth does, though the working directory has files of the same names."""
+    _library(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    program = "include a/main.fs"
+    ref = gforth.run(f"include {tmp_path}/a/main.fs")  # (gforth runs from a folder of its own)
+    assert ref.output == "main a/sub/x a/sub/y a/lib a/sub/y "
+    assert fresh().eval(program) == ref.output
+
+
+def test_include_then_looks_in_the_working_directory(tmp_path, monkeypatch):
+    """A name not next to the including file is looked for in the working directory (gforth looks in its
+    search path, which a program's folder is on when it is run from there)."""
+    _library(tmp_path)
+    (tmp_path / "a" / "cwd.fs").write_text("require only-here.fs\n")
+    monkeypatch.chdir(tmp_path)
+    f = fresh()
+    assert f.eval("include a/cwd.fs  include a/cwd.fs") == "cwd "
+    (tmp_path / "a" / "gone.fs").write_text("include no-such.fs\n")
+    with pytest.raises(ForthError, match="no-such.fs .looked in a and the working directory"):
+        f.eval("include a/gone.fs")
+
+
 def test_keyboard_words_say_why_not():
     f = fresh()
     for word in ("KEY", "PAD 10 ACCEPT"):

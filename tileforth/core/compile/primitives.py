@@ -176,7 +176,7 @@ group("Return stack and loops")
 # Words that work on the definition they are compiled into (its return stack, its DO loops):
 # they have no meaning of their own, so EXECUTE refuses their tokens (and the host walks them).
 LOOP_WORDS = {"I": 1, "J": 2, "K": 3}  # how many enclosing DO loops each needs
-RSTACK_WORDS = frozenset({">R", "R>", "R@", "2>R", "2R>", "2R@", "N>R", "NR>", "UNLOOP"})
+RSTACK_WORDS = frozenset({">R", "R>", "R@", "2>R", "2R>", "2R@", "N>R", "NR>", "UNLOOP", "F>R", "FR>", "FR@"})
 
 # ---- return stack (compile-time slots; balanced within a definition) ------------
 @prim(">R", "( x -- ) ( R: -- x )", "Move the top cell to the return stack.", ": f >R 1 R> ; 5 f . . \\ 5 1")
@@ -205,6 +205,40 @@ def _r_from(g: "Gen", n: "Prim") -> None:
 @prim("R@", "( -- x ) ( R: x -- x )", "Copy the top of the return stack.", ": f >R R@ R> + ; 5 f . \\ 10")
 def _r_fetch(g: "Gen", n: "Prim") -> None:
     g.push(g.b.load(_need_r(g, n, "R@"), typ=I64))
+
+
+def _float_bits(g: "Gen") -> ir.IntType:
+    return ir.IntType(g.machine.float_bits)
+
+
+@prim("F>R", "( F: r -- ) ( R: -- r )", "Move the top float to the return stack (one cell there; FFL's and "
+      "later gforths' word).", ": f F>R 1e FR> F+ ; 2e f F. \\ 3.")
+def _f_to_r(g: "Gen", n: "Prim") -> None:
+    (r,) = g.fpop(1)
+    slot = g.alloca(I64, "r")
+    bits = g.b.bitcast(r, _float_bits(g))
+    g.b.store(bits if g.machine.float_bits == 64 else g.b.zext(bits, I64), slot)
+    g.scope.rstack.append(slot)
+
+
+def _load_float(g: "Gen", slot: ir.Value) -> ir.Value:
+    cell = g.b.load(slot, typ=I64)
+    bits = cell if g.machine.float_bits == 64 else g.b.trunc(cell, _float_bits(g))
+    return g.b.bitcast(bits, g.float_t)
+
+
+@prim("FR>", "( F: -- r ) ( R: r -- )", "Move the float F>R put on the return stack back to the float stack.",
+      ": f F>R 1e FR> F+ ; 2e f F. \\ 3.")
+def _f_r_from(g: "Gen", n: "Prim") -> None:
+    slot = _need_r(g, n, "FR>")
+    g.scope.rstack.pop()
+    g.fpush(_load_float(g, slot))
+
+
+@prim("FR@", "( F: -- r ) ( R: r -- r )", "Copy the float F>R put on the return stack to the float stack.",
+      ": f F>R FR@ FR> F+ ; 2e f F. \\ 4.")
+def _f_r_fetch(g: "Gen", n: "Prim") -> None:
+    g.fpush(_load_float(g, _need_r(g, n, "FR@")))
 
 
 @prim("2>R", "( x1 x2 -- ) ( R: -- x1 x2 )", "Move the top two cells to the return stack, x2 on top "
@@ -567,7 +601,7 @@ def _from_bf16(g: "Gen", v: ir.Value) -> ir.Value:
     return g.b.bitcast(g.b.shl(g.b.zext(v, I32), ir.Constant(I32, 16)), F32)
 
 
-def _int_mem(name: str, ty: ir.IntType, size: int, signed: bool, what: str) -> None:
+def _int_mem(name: str, ty: ir.IntType, size: int, signed: bool, what: str, store_too: bool = True) -> None:
     def fetch(g: "Gen", a: list, f: list) -> tuple[list, list]:
         v = g.b.load(g.mem_ptr(a[0], size, name + "@"), typ=ty)
         if ty != I64:
@@ -585,7 +619,9 @@ def _int_mem(name: str, ty: ir.IntType, size: int, signed: bool, what: str) -> N
     store_name = "!" if name == "" else f"{name}!"
     prim(fetch_name, "( addr -- x )", f"Fetch {what} ({ext} to a cell).", f"VARIABLE v 5 v ! v {fetch_name} .",
          stacks(fetch))
-    prim(store_name, "( x addr -- )", f"Store {what} (truncated).", f"VARIABLE v 5 v {store_name}", stacks(store))
+    if store_too:
+        prim(store_name, "( x addr -- )", f"Store {what} (truncated).", f"VARIABLE v 5 v {store_name}",
+             stacks(store))
 
 
 _int_mem("", I64, 8, True, "a cell (8 bytes, 8-byte aligned)")
@@ -593,6 +629,10 @@ _int_mem("C", I8, 1, False, "a byte")
 _int_mem("I8", I8, 1, True, "a signed byte")
 _int_mem("I16", I16, 2, True, "a signed 16-bit integer (2-byte aligned)")
 _int_mem("I32", I32, 4, True, "a signed 32-bit integer (4-byte aligned)")
+_int_mem("W", I16, 2, False, "a 16-bit integer (2-byte aligned; gforth's)")
+_int_mem("L", I32, 4, False, "a 32-bit integer (4-byte aligned; gforth's)")
+_int_mem("SW", I16, 2, True, "a signed 16-bit integer (gforth's; W! stores one)", store_too=False)
+_int_mem("SL", I32, 4, True, "a signed 32-bit integer (gforth's; L! stores one)", store_too=False)
 
 
 def _float_mem(name: str, size: int | None, what: str, load_cv: Callable, store_cv: Callable, ty: ir.Type | None,

@@ -216,6 +216,12 @@ class HostRunner:
                 raise ForthError("NR> needs what N>R put on the return stack", n.pos, name)
             self.value(*fr.rstack[-count - 1:])
             del fr.rstack[-count - 1:]
+        elif name == "F>R":  # a float on the host's return stack, as itself
+            fr.rstack.append(self.f.pop_uniform_float(name))  # type: ignore[arg-type]
+        elif name in ("FR>", "FR@"):
+            if not fr.rstack or not isinstance(fr.rstack[-1], float):
+                raise ForthError(f"{name} needs a float that F>R put on the return stack", n.pos, name)
+            self.f.push_uniform_float(fr.rstack.pop() if name == "FR>" else fr.rstack[-1])
         elif name in ("R>", "R@", "2R>", "2R@"):
             k = 2 if name.startswith("2") else 1
             if len(fr.rstack) < k:

@@ -488,3 +488,11 @@
 : PI       ( F: -- r )  3.14159265358979e ;
 \ The float nearest to pi (gforth's).
 \ e.g. PI F. \ 3.1415927
+
+: NEWLINE  ( -- c-addr u )  S\" \n" ;
+\ The string that ends a line on this system, a line feed (gforth's).
+\ e.g. NEWLINE NIP . \ 1
+
+: CSTRING>SSTRING  ( c-addr -- c-addr u )  DUP BEGIN DUP C@ WHILE CHAR+ REPEAT OVER - ;
+\ The string of a zero-ended C string, without the zero (gforth's; ARGV holds such strings).
+\ e.g. CREATE z 104 C, 105 C, 0 C,  z CSTRING>SSTRING TYPE \ hi

@@ -1,5 +1,5 @@
 """Data space (Forth-2012 6.1, 6.2): HERE , C, ALLOT ALIGN PAD UNUSED, gforth's
-S, and ," (a counted string at HERE), and the number base, its first cell
+S, STRING, and ," (a counted string at HERE), and the number base, its first cell
 (BASE, HEX, DECIMAL)."""
 from __future__ import annotations
 
@@ -46,14 +46,15 @@ def w_ccomma(f: "Forth", tok: Token) -> None:
     f.backend.write(addr, bytes([x & 0xFF]))
 
 
-def _counted_comma(f: "Forth", data: bytes, tok: Token) -> None:
-    """Store a counted string at HERE and align HERE after it, as gforth's S, and ," do."""
+def _counted_comma(f: "Forth", data: bytes, tok: Token, align: bool = True) -> None:
+    """Store a counted string at HERE and (`align`) align HERE after it, as gforth's S, and ," do."""
     if len(data) > 255:
         raise ForthError(f"{tok.text}: a counted string holds at most 255 characters ({len(data)} here)",
                          tok.pos, tok.text)
     addr = _allot(f, len(data) + 1)
     f.backend.write(addr, bytes([len(data)]) + data)
-    _align(f)
+    if align:
+        _align(f)
 
 
 @host("S,", "( c-addr u -- )", "Store the string as a counted string at HERE, then align HERE (gforth's).",
@@ -61,6 +62,13 @@ def _counted_comma(f: "Forth", data: bytes, tok: Token) -> None:
 def w_s_comma(f: "Forth", tok: Token) -> None:
     addr, n = f.pop_uniform(2, "S,")
     _counted_comma(f, f.read_bytes(addr, n), tok)
+
+
+@host("STRING,", "( c-addr u -- )", "Store the string as a counted string at HERE, without aligning "
+      "HERE after it (gforth's).", 'CREATE s  S" abc" STRING,  s COUNT TYPE \\ abc', wordset="gforth")
+def w_string_comma(f: "Forth", tok: Token) -> None:
+    addr, n = f.pop_uniform(2, "STRING,")
+    _counted_comma(f, f.read_bytes(addr, n), tok, align=False)
 
 
 @host(',"', '( "text<quote>" -- )', "Store the text up to \" as a counted string at HERE, then align HERE "

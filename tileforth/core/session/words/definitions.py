@@ -4,6 +4,7 @@ DEFER IS ACTION-OF DEFER@ DEFER!, SYNONYM and MARKER."""
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
+from weakref import WeakKeyDictionary
 
 from ...compile.primitives import TABLE as PRIMS
 from ...errors import ForthError
@@ -100,7 +101,11 @@ def i_semicolon(f: "Forth", tok: Token) -> None:
     text = definition_text(f, f.reader, read_end(f.reader, tok))  # the definition's own text, for SEE
     if text is not None:
         f.colon.source = "\n".join(text)
+    colon = f.colon
     f.finish_definition(tok)
+    last = _INTERPRETED.pop(colon, None)
+    if last is not None:  # a DOES> part begun outside a definition: now the code of its word
+        _give_code(f, last, colon, tok.pos)
 
 
 @host("IMMEDIATE", "( -- )", "Make the last definition immediate: it runs when a definition that "
@@ -119,9 +124,13 @@ def i_noname(f: "Forth", tok: Token) -> None:
     i_colon(f, Token(":NONAME", tok.pos), named=False)
 
 
-@immediate("DOES>", "( -- )", "In a defining word: what the words it CREATEs do, with their data address.",
+@immediate("DOES>", "( -- )", "In a defining word: what the words it CREATEs do, with their data address. "
+           "Outside a definition (gforth's): the code up to ; becomes what the word CREATE made last does.",
            ": const CREATE , DOES> @ ;  7 const seven  seven . \\ 7", wordset="CORE")
 def i_does(f: "Forth", tok: Token) -> None:
+    if f.colon is None and not f.compile_state:
+        _interpreted_does(f, tok)
+        return
     _compiling(f, tok)
     outer = f.colon
     does = Colon(f"{outer.name} DOES>", [], tok.pos, anonymous=True, source=outer.source, prelude=outer.prelude)
@@ -132,20 +141,53 @@ def i_does(f: "Forth", tok: Token) -> None:
     f.colon_text = []
 
 
-def _run_does(f: "Forth", node: HostOp) -> object:
-    """DOES> as its defining word runs: the word CREATE made last gets the
-    code after DOES>, called with its data address; the defining word ends."""
+# a DOES> part begun outside a definition -> the word made by CREATE it is for (given its code at ;)
+_INTERPRETED: "WeakKeyDictionary[Colon, object]" = WeakKeyDictionary()
+
+
+def _interpreted_does(f: "Forth", tok: Token) -> None:
+    """DOES> at the prompt, as gforth runs it: `CREATE r 1 , 2 ,  DOES> SWAP CELLS + @ ;` starts a
+    nameless definition that, at its ;, becomes the code of the word CREATE made last."""
     last = f.last_defined
-    addr = last.body_addr if isinstance(last, Colon) else (last.value if getattr(last, "created", False) else None)
-    if addr is None:
-        raise ForthError("DOES> changes the word CREATE made last, but the last word defined was not made by "
-                         "CREATE; call CREATE first in the defining word", node.pos, "DOES>")
-    word = f.make_word(last.name, [Lit(addr, node.pos), Call(node.arg, node.pos)], body_addr=addr,
-                       immediate=last.immediate)
+    if _data_address(last) is None:
+        raise ForthError("DOES> outside a definition gives the word CREATE made last its code, but the last word "
+                         "defined was not made by CREATE: `CREATE name ... DOES> ... ;`", tok.pos, tok.text)
+    if f.frames:
+        raise ForthError(f"`{tok.text}` cannot start inside an open control structure", tok.pos, tok.text)
+    does = Colon(f"{last.name} DOES>", [], tok.pos, anonymous=True, source=tok.pos.text,
+                 prelude=f.reader.name == "prelude.fth")
+    _INTERPRETED[does] = last
+    f.colon = does
+    f.colon_start = (f.reader, tok.pos)
+    f.colon_text = []
+
+
+def _data_address(word: object) -> int | None:
+    """The data address of a word made by CREATE (one DOES> changed included), else None."""
+    if isinstance(word, Colon):
+        return word.body_addr
+    return word.value if isinstance(word, Constant) and word.created else None  # type: ignore[return-value]
+
+
+def _give_code(f: "Forth", last: object, does: Colon, pos) -> None:
+    """The word `last` made by CREATE becomes: push its data address, then run `does`."""
+    addr = _data_address(last)
+    assert addr is not None and isinstance(last, (Colon, Constant))
+    word = f.make_word(last.name, [Lit(addr, pos), Call(does, pos)], body_addr=addr, immediate=last.immediate)
     for wordlist in f.wordlists:  # the word list CREATE put it in
         if wordlist.get(word.name.upper()) is last:
             wordlist[word.name.upper()] = word
     f.last_defined = word
+
+
+def _run_does(f: "Forth", node: HostOp) -> object:
+    """DOES> as its defining word runs: the word CREATE made last gets the
+    code after DOES>, called with its data address; the defining word ends."""
+    last = f.last_defined
+    if _data_address(last) is None:
+        raise ForthError("DOES> changes the word CREATE made last, but the last word defined was not made by "
+                         "CREATE; call CREATE first in the defining word", node.pos, "DOES>")
+    _give_code(f, last, node.arg, node.pos)  # type: ignore[arg-type]
     return EXIT
 
 

@@ -16,7 +16,10 @@ in a session, so a closed id stays invalid); the open files are a dict on the
 session, `f.files` (fileid -> `OpenFile`), made here on first use. Every file
 is opened unbuffered and in binary (BIN changes nothing, as on POSIX), so the
 data is the bytes in memory. File names are bytes, relative to the current
-directory (`~` expanded, as INCLUDED does).
+directory (`~` expanded, as INCLUDED does). INCLUDED, INCLUDE, REQUIRED and
+REQUIRE look for a relative name next to the file being interpreted first
+(as gforth does, so that a library's files find each other), then in the
+current directory.
 
 The fam values are gforth's: R/O 0, R/W 2, W/O 4, BIN sets bit 0.
 
@@ -44,6 +47,8 @@ from .table import FILE_NAME, host
 from .textin import _name, interpret
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from ..interpreter import Forth
 
 
@@ -432,15 +437,29 @@ def _include(f: "Forth", path_text: str, word: str, once: bool) -> None:
 
     _no_nul(path_text)
     path = Path(os.path.expanduser(path_text))
+    folder = _including_folder(f)
+    if not path.is_absolute() and folder is not None and (folder / path).is_file():
+        path = folder / path  # next to the file that includes it first, as gforth does; else the working directory
     key = str(path.resolve())
     if once and key in f.included:
         return
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
-        raise ForthError(f"{word}: cannot read {path_text}: {getattr(exc, 'strerror', None) or exc}") from None
+        looked = "" if path.is_absolute() or folder is None else f" (looked in {folder} and the working directory)"
+        raise ForthError(f"{word}: cannot read {path_text}{looked}: {getattr(exc, 'strerror', None) or exc}") from None
     f.included.add(key)
     interpret(f, Reader(text, str(path)))
+
+
+def _including_folder(f: "Forth") -> "Path | None":
+    """The folder of the file being interpreted (None at the prompt, in EVALUATE's string, in a block)."""
+    from pathlib import Path
+    name = getattr(f.reader, "name", None)
+    if not name or not os.path.isfile(name):
+        return None
+    folder = Path(name).parent
+    return None if folder == Path(".") else folder
 
 
 def _string(f: "Forth", word: str) -> str:
@@ -448,7 +467,9 @@ def _string(f: "Forth", word: str) -> str:
     return f.read_bytes(addr, n).decode("utf-8", "replace")
 
 
-@host("INCLUDED", "( c-addr u -- )", "Interpret the file whose name is the string.", 'S" lib.fth" INCLUDED',
+@host("INCLUDED", "( c-addr u -- )", "Interpret the file whose name is the string; a relative name is looked for "
+      "next to the file being interpreted first, then in the working directory (gforth looks next to it, then "
+      "in its search path).", 'S" lib.fth" INCLUDED',
       wordset="FILE")
 def w_included(f: "Forth", tok: Token) -> None:
     _include(f, _string(f, "INCLUDED"), "INCLUDED", once=False)
@@ -460,7 +481,7 @@ def w_required(f: "Forth", tok: Token) -> None:
     _include(f, _string(f, "REQUIRED"), "REQUIRED", once=True)
 
 
-@host("INCLUDE", '( "name" -- )', "Interpret the file named next.", "INCLUDE lib.fth", wordset="FILE-EXT",
+@host("INCLUDE", '( "name" -- )', "Interpret the file named next (found as INCLUDED finds it).", "INCLUDE lib.fth", wordset="FILE-EXT",
       parses=FILE_NAME)
 def w_include(f: "Forth", tok: Token) -> None:
     _include(f, _name(f, tok).text, "INCLUDE", once=False)

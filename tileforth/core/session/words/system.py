@@ -1,6 +1,6 @@
 """The system around a session (Forth-2012 6.1, 10.6.2, 15.6.2): ENVIRONMENT?,
-BYE, MS, TIME&DATE, gforth's CLEARSTACK, and tileforth's step budget
-(GET-STEP-BUDGET SET-STEP-BUDGET; the command line's --steps)."""
+BYE, MS, TIME&DATE, gforth's CLEARSTACK UTIME ARGC ARGV EXCEPTION, and tileforth's step
+budget (GET-STEP-BUDGET SET-STEP-BUDGET; the command line's --steps)."""
 from __future__ import annotations
 
 import time
@@ -11,6 +11,7 @@ from ...errors import Bye, ForthError
 from ...front.dictionary import Constant
 from ...front.reader import Token
 from ...front.tree import Lit
+from ...lazy import np
 from .table import host
 
 if TYPE_CHECKING:
@@ -156,3 +157,62 @@ def w_get_step_budget(f: "Forth", tok: Token) -> None:
 def w_set_step_budget(f: "Forth", tok: Token) -> None:
     (n,) = f.pop_uniform(1, "SET-STEP-BUDGET")
     set_step_budget(f, n)
+
+
+# ---- gforth's system words that real programs read (FFL's config.fs) -------------------------
+@host("UTIME", "( -- ud )", "The host's time in microseconds since 1970 (gforth's), as an unsigned double.",
+      "UTIME DROP 0> . \\ -1", wordset="gforth")
+def w_utime(f: "Forth", tok: Token) -> None:
+    us = time.time_ns() // 1000
+    f.push_uniform(us, 0)  # below 2**63 until the year 294247
+
+
+PROGRAM_NAME = b"tileforth"
+
+
+def _arguments(f: "Forth") -> tuple[int, int]:
+    """ARGC's and ARGV's cells, made on first use (outside data space, as PAD): ARGC holds 1 (the
+    program's name only: a program sees no command-line arguments), ARGV the address of a
+    zero-ended array of C strings, whose first is the name."""
+    cells = f.space.areas.get("arguments")
+    if cells is None:
+        argc, argv = f.backend.alloc(16), f.backend.alloc(16 + len(PROGRAM_NAME) + 1)
+        name = argv + 16
+        f.backend.write(argv, np.array([name, 0], np.int64))
+        f.backend.write(name, PROGRAM_NAME + b"\0")
+        f.write_cell(argc, 1)
+        f.write_cell(argc + 8, argv)
+        cells = f.space.areas["arguments"] = (argc, argc + 8)
+    return cells
+
+
+@host("ARGC", "( -- a-addr )", "gforth's variable of the number of command-line arguments, the program's "
+      "name included: 1 here (a program sees none).", "ARGC @ . \\ 1", wordset="gforth")
+def w_argc(f: "Forth", tok: Token) -> None:
+    f.push_uniform(_arguments(f)[0])
+
+
+@host("ARGV", "( -- a-addr )", "gforth's variable of the address of the command-line arguments: an array of "
+      "zero-ended strings (CSTRING>SSTRING reads one), ended by 0; the first is the program's name.",
+      "ARGV @ @ CSTRING>SSTRING TYPE \\ tileforth", wordset="gforth")
+def w_argv(f: "Forth", tok: Token) -> None:
+    f.push_uniform(_arguments(f)[1])
+
+
+FIRST_EXCEPTION = -2051  # the code gforth 0.7.3's first EXCEPTION in a session gives; each next one is 1 less
+
+
+def exception_messages(f: "Forth") -> dict[int, str]:
+    """The THROW codes EXCEPTION made in this session, each with its message (an uncaught THROW shows it)."""
+    return f.space.areas.setdefault("exceptions", {})
+
+
+@host("EXCEPTION", "( c-addr u -- n )", "A new THROW code (gforth's: -2051, then -2052 ...) whose message, "
+      "shown when it is not caught, is the string.",
+      'S" disk full" EXCEPTION . \\ -2051', wordset="gforth")
+def w_exception(f: "Forth", tok: Token) -> None:
+    addr, n = f.pop_uniform(2, "EXCEPTION")
+    messages = exception_messages(f)
+    code = FIRST_EXCEPTION - len(messages)
+    messages[code] = f.read_bytes(addr, n).decode("latin-1")
+    f.push_uniform(code)
