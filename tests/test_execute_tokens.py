@@ -126,3 +126,18 @@ def test_many_threads_run_their_own_tokens():
     f.eval(": a 1+ ; : b 2* ; : pick-xt ( i -- xt ) 1 AND IF ['] a ELSE ['] b THEN ; 1 1 1 GRID 8 1 1 THREADS")
     f.eval("GLOBAL-ID DUP pick-xt EXECUTE")
     assert [row[-1] for row in f.data_stack(lane=None)] == [t + 1 if t & 1 else 2 * t for t in range(8)]
+
+
+def test_a_token_made_after_the_word_that_executes_it_was_compiled_alone():
+    """A word that reaches EXECUTE is compiled on its own, once; tokens handed out later reach it.
+    (The case that failed, a line that only calls such a word, is FFL's chs test in
+    tests/test_programs.py: its chs-execute? saw a token made after the table was last filled.)"""
+    import gforth
+    defs = ": run ( x xt -- y ) 0 ?DO LOOP EXECUTE ;  : inc 1+ ;"
+    program = defs + "  5 ' inc 0 run .  : dbl 2* ;  7 ' dbl 0 run .  : sq DUP * ;  9 ' sq 0 run ."
+    f = Forth()
+    f.eval("1 1 1 GRID 1 1 1 THREADS")
+    out = f.eval(defs) + f.eval("5 ' inc 0 run .") + f.eval(": dbl 2* ;") + f.eval("7 ' dbl 0 run .")
+    out += f.eval(": sq DUP * ;") + f.eval("9 ' sq 0 run .")
+    gforth.require()
+    assert out == gforth.output(program) == "6 14 81 "

@@ -43,7 +43,7 @@ KNOWN: dict[str, str] = {
     "ffl_spf.fth": F7_HEAP + ": spf-append EXECUTEs spf-check-format (str-append-char: RESIZE)",
     # slow, not wrong: given minutes (tests/programs run alone on the cpu backend) each prints what gforth prints
     **{f"ffl_{m}.fth": "F8: prints what gforth prints, but slower than the time limit (EXECUTE of many ticked words)"
-       for m in "chs hct md5".split()},
+       for m in "hct md5".split()},
     "ffl_fsm.fth": "F8: slow: beyond 200 s after its first line (not yet known whether the rest matches)",
     "gforth_moof_exm.fth": "PAGE AT-XY (FACILITY, left out on purpose) and gforth's attribute words",
     "gforth_test_other.fth": "gforth-only word LP@ (gforth's locals stack pointer), not planned",
@@ -57,7 +57,9 @@ def _programs() -> list:
     for path in sorted(PROGRAMS.glob("*.fth")):
         marks = []
         if path.name in KNOWN:
-            marks.append(pytest.mark.xfail(strict=False, reason=KNOWN[path.name]))
+            # a program known to be too slow is not run (it would spend the time limit on every CI run)
+            marks.append(pytest.mark.xfail(strict=False, reason=KNOWN[path.name],
+                                           run=not KNOWN[path.name].startswith("F8")))
         params.append(pytest.param(path.name, marks=marks, id=path.stem))
     return params
 

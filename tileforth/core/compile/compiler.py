@@ -204,6 +204,11 @@ class Compiler:
         except RuntimeError as exc:  # a code-generator bug, not a user error
             raise ForthError(f"internal compiler error (invalid IR): {exc}") from exc
         words = self._link(mod, m.name, needed, set())
+        # a word compiled on its own that reaches EXECUTE reads the table at run time, also from a line
+        # that does not link the dispatch itself: the table holds every token handed out so far
+        table = self._xt_tables.get(self._key())
+        if table is not None and not self._filling:
+            self._fill_table(table)
         return mod, words
 
     def _link(self, mod: llvm.ModuleRef, entry: str, needed: list[Colon], done: set[int]) -> list[Colon]:
