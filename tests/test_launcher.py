@@ -623,7 +623,8 @@ def test_the_launchers_messages_are_the_repls_where_they_should_be():
     from tileforth.export.launcher import MESSAGES
     from tileforth.core.session.launcherrors import launch_error
 
-    f = Forth(backend="cpu")
+    from tileforth.core.compile.machine import DEFAULT
+    f = Forth(backend="cpu", machine=DEFAULT)  # the stacks of an exported kernel: the default depths
     same = (L.E_UNDERFLOW, L.E_OVERFLOW, L.E_FUNDERFLOW, L.E_FOVERFLOW, L.E_ALIGN, L.E_DIV0, L.E_ABORT)
     for code in same:
         record = (code, -1, 3, 0x1008, 8)  # no site, thread 3, address $1008, aux 8

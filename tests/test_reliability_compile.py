@@ -34,7 +34,10 @@ def _fails(f, src: str, *phrases: str) -> ForthError:
     ("1 2 3 128 ROLL", "ROLL"),
     (": bad 1 2 3 10000 PICK ;", "PICK"),
 ])
-def test_literal_count_beyond_data_stack(f, src, word):
+def test_literal_count_beyond_data_stack(src, word):
+    from tileforth.core import Forth
+    from tileforth.core.compile.machine import Machine
+    f = Forth(machine=Machine(ds_max=128))  # stacks of 128 cells, whatever the launch
     f.eval("7")
     t = time.perf_counter()
     err = _fails(f, src, word, "128 cells", "0 to 127")
