@@ -170,8 +170,8 @@ def _address_name(f: "Forth", addr: int) -> str:
 def _throw_message(f: "Forth", n: int, string_id: int, where: str, thr: str) -> str:
     if n == -2 and 0 <= string_id < len(f.strings):
         return f"{f.strings[string_id]} (ABORT\"{where}, {thr})"
-    from .words.system import exception_messages  # (the word modules are above this one)
-    meaning = exception_messages(f).get(n) or THROW_MEANINGS.get(n)  # type: ignore[arg-type]
+    # the codes EXCEPTION made (words/system.py keeps them in data space's "exceptions" area)
+    meaning = f.space.areas.get("exceptions", {}).get(n) or THROW_MEANINGS.get(n)
     return (f"uncaught exception {n}{where} ({thr})" + (f": {meaning}" if meaning else "") +
             "; catch it with CATCH, or find where it is thrown")
 
