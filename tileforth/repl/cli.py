@@ -31,7 +31,7 @@ from tileforth.core.session.words.system import set_step_budget
 
 from .args import KERNEL_COMMANDS, SERVER_COMMANDS, parse_args
 from .display import Display
-from .session import ABORT_REPEAT_S, Bye, Session
+from .session import ABORT_REPEAT_S, Bye, Session, Terminated
 
 
 def run_lines(session: Session, display: Display, lines: Iterable[str], *,
@@ -109,6 +109,54 @@ def _main(argv=None) -> int:
     if args.steps is not None:
         set_step_budget(session.forth, args.steps)
 
+    status = 1
+    try:
+        with ends_on_hangup():
+            status = _session(args, session, display)
+    finally:  # open files closed, UPDATEd blocks written back (gforth's BYE saves them too)
+        if not close_session(session.forth, display):
+            status = status or 1
+    return status
+
+
+@contextmanager
+def ends_on_hangup():
+    """SIGTERM and SIGHUP end the session as Ctrl-C does: a `Terminated` unwinds it, so that
+    the UPDATEd block buffers are written back and the open files closed (the default
+    action would drop them). A signal the caller ignores (nohup) stays ignored."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = {}
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        if signal.getsignal(sig) is signal.SIG_DFL:
+            previous[sig] = signal.signal(sig, _hang_up)
+    try:
+        yield
+    finally:
+        for sig, old in previous.items():
+            signal.signal(sig, old)
+
+
+def _hang_up(signum, frame):
+    raise Terminated(128 + signum)
+
+
+def close_session(forth, display: Display) -> bool:
+    """Close the session (the blocks written back); false after printing why that failed
+    (a block file that cannot be written: the error says where the blocks went instead)."""
+    from tileforth.core.errors import ForthError
+
+    try:
+        forth.close()
+    except ForthError as e:
+        display.fatal(f"error: {e.message}")
+        return False
+    return True
+
+
+def _session(args, session: Session, display: Display) -> int:
+    """The files, -e sources, then the prompt or stdin: the exit status."""
     try:
         with ctrl_c_stops_lines(session.forth):
             status = _batch(args, session, display)
@@ -130,8 +178,8 @@ def _main(argv=None) -> int:
         return 0
     except KeyboardInterrupt:
         return 130
-    finally:  # open files closed, UPDATEd blocks written back (gforth's BYE saves them too)
-        session.forth.close()
+    except Terminated as t:
+        return int(t.code or 1)
 
 
 def _batch(args, session: Session, display: Display) -> int | None:
@@ -163,8 +211,9 @@ def ctrl_c_stops_lines(forth):
     call, where Python's own handler waits for it to return. The signal's byte, written to a
     wake-up socket by the C handler, makes a thread ask the backend to abort (every ABORT_REPEAT_S,
     until the run is over); the handler's KeyboardInterrupt then ends the run (exit status 130)."""
-    if threading.current_thread() is not threading.main_thread() or \
-            signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
+    if threading.current_thread() is not threading.main_thread() or (
+            signal.getsignal(signal.SIGINT) is not signal.default_int_handler and
+            signal.getsignal(signal.SIGTERM) is not _hang_up):
         yield  # not the main thread, or SIGINT ignored (a background job) or handled by the caller
         return
     wake_r, wake_w = socket.socketpair()
@@ -182,7 +231,7 @@ def ctrl_c_stops_lines(forth):
                 return
             if data == b"":  # the run is over
                 return
-            if data and signal.SIGINT in data:
+            if data and any(sig in data for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)):
                 interrupted = True
                 wake_r.settimeout(ABORT_REPEAT_S)
             if interrupted:

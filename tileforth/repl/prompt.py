@@ -38,7 +38,7 @@ from prompt_toolkit.keys import Keys
 
 from . import editor
 from .display import Display
-from .session import ABORT_REPEAT_S, Bye, LineResult, Session
+from .session import ABORT_REPEAT_S, Bye, LineResult, Session, Terminated
 
 
 def data_dir() -> Path:
@@ -321,6 +321,7 @@ class Repl:
     def _wait(self, done: threading.Event) -> None:
         interrupted = False
         watching = True
+        ended: Terminated | None = None  # SIGTERM/SIGHUP: the line is stopped first, then the session ends
         while not done.is_set():
             try:
                 if watching and not interrupted:
@@ -331,8 +332,12 @@ class Repl:
                     done.wait(ABORT_REPEAT_S)
             except KeyboardInterrupt:  # SIGINT while the terminal was not in raw mode
                 interrupted = True
+            except Terminated as t:
+                interrupted, ended = True, t
             if interrupted and not done.is_set():
                 self._abort()
+        if ended is not None:
+            raise ended
 
     def _watch_keys(self, done: threading.Event) -> str:
         """Read keys until the line ends ("done"), Ctrl-C is pressed
