@@ -1,0 +1,142 @@
+"""Defects of issue 26 ("Reliability 3"), each with the test that failed before its fix.
+
+Blocks: a write-back that fails when the session ends (a full disk, a read-only file) is
+an error that names the file and says where the UPDATEd blocks went instead, never a
+traceback; SIGTERM and SIGHUP write them back as Ctrl-C does. READ-FILE checks its buffer
+before it reads the file."""
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from forthtest import ONE_THREAD
+from tileforth.core import Forth, ForthError
+from tileforth.core.session.words import blocks as blockwords
+
+CLI = [sys.executable, "-m", "tileforth.repl.cli"]
+ROOT = Path(__file__).resolve().parent.parent
+full_disk = pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full to stand for a full disk")
+
+
+def _env(tmp_path: Path) -> dict:
+    return {**os.environ, "PYTHONPATH": str(ROOT), "TMPDIR": str(tmp_path)}
+
+
+# ---- blocks at the session's end ------------------------------------------------------------
+@full_disk
+def test_full_disk_at_close_saves_the_blocks_elsewhere(tmp_path, monkeypatch):
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    f = Forth(backend="cpu")
+    f.eval(ONE_THREAD)
+    f.eval('S" /dev/full" OPEN-BLOCKS  1 BLOCK 66 SWAP C! UPDATE  3 BLOCK 67 SWAP C! UPDATE')
+    with pytest.raises(ForthError) as err:
+        f.close()
+    msg = err.value.message
+    assert "/dev/full" in msg and "No space left on device" in msg and "blocks 1 3" in msg
+    saved = [p for p in tmp_path.iterdir() if p.name.startswith("full.unsaved-")]
+    assert len(saved) == 1 and str(saved[0]) in msg
+    data = saved[0].read_bytes()
+    assert data[1024:1025] == b"B" and data[3 * 1024:3 * 1024 + 1] == b"C"  # the same block numbers
+
+
+def test_read_only_block_file_says_why_and_keeps_the_data(tmp_path, monkeypatch):
+    """Opened for reading (the file is not writable), then written at the end: the reason
+    is the permission, not "Bad file descriptor"; the block is saved beside the file."""
+    fb = tmp_path / "ro.fb"
+    fb.write_bytes(b" " * 2048)
+    real_open = os.open
+
+    def no_writing(path, flags, *a):  # a read-only file, also for root
+        if os.fsdecode(path) == str(fb) and flags & (os.O_RDWR | os.O_WRONLY):
+            raise PermissionError(13, "Permission denied", str(fb))
+        return real_open(path, flags, *a)
+
+    monkeypatch.setattr(blockwords.os, "open", no_writing)
+    f = Forth(backend="cpu")
+    f.eval(ONE_THREAD)
+    f.eval(f'S" {fb}" OPEN-BLOCKS  1 BLOCK C@ .  1 BLOCK 88 SWAP C! UPDATE')
+    with pytest.raises(ForthError) as err:
+        f.close()
+    msg = err.value.message
+    assert "Permission denied" in msg and "Bad file descriptor" not in msg and str(fb) in msg
+    saved = [p for p in tmp_path.iterdir() if p.name.startswith("ro.fb.unsaved-")]
+    assert len(saved) == 1 and saved[0].read_bytes()[1024:1025] == b"X"
+    assert fb.read_bytes() == b" " * 2048
+
+
+@full_disk
+def test_cli_full_disk_at_exit_is_an_error_not_a_traceback(tmp_path):
+    r = subprocess.run([*CLI, "-e", 'S" /dev/full" OPEN-BLOCKS 1 BLOCK 66 SWAP C! UPDATE'], cwd=tmp_path,
+                       env=_env(tmp_path), capture_output=True, text=True, timeout=120)
+    assert "Traceback" not in r.stderr, r.stderr
+    assert r.returncode == 1
+    assert "/dev/full" in r.stderr and "saved in" in r.stderr
+    assert any(p.name.startswith("full.unsaved-") for p in tmp_path.iterdir())
+
+
+def test_cli_writable_blocks_saved_at_exit(tmp_path):
+    r = subprocess.run([*CLI, "-e", "1 BLOCK 66 SWAP C! UPDATE"], cwd=tmp_path, env=_env(tmp_path),
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / "blocks.fb").read_bytes()[1024:1025] == b"B"
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP])
+def test_sigterm_and_sighup_write_the_blocks_back(tmp_path, sig):
+    """As Ctrl-C does: the line running is stopped, the UPDATEd blocks are written back and
+    the status is 128 + the signal. The signal is sent once the first line has printed."""
+    prog = tmp_path / "p.fth"
+    prog.write_text("1 BLOCK 66 SWAP C! UPDATE .( ready) CR\n0 SET-STEP-BUDGET BEGIN AGAIN\n")
+    p = subprocess.Popen([*CLI, str(prog)], cwd=tmp_path, env=_env(tmp_path), stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        assert p.stdout is not None
+        assert p.stdout.readline().strip() == "ready"
+        p.send_signal(sig)
+        out, err = p.communicate(timeout=120)
+    finally:
+        if p.poll() is None:
+            p.kill()
+    assert p.returncode == 128 + sig, err
+    assert "Traceback" not in err
+    assert (tmp_path / "blocks.fb").read_bytes()[1024:1025] == b"B"
+
+
+# ---- READ-FILE ---------------------------------------------------------------------------------
+def test_read_file_checks_the_buffer_before_reading(tmp_path):
+    src = tmp_path / "data.txt"
+    src.write_bytes(b"abcdefghij")
+    f = Forth(backend="cpu")
+    f.eval(ONE_THREAD)
+    f.eval(f'S" {src}" R/O OPEN-FILE DROP VALUE fd')
+    with pytest.raises(ForthError) as err:
+        f.eval("PAD 2000000000 fd READ-FILE")
+    assert "READ-FILE" in err.value.message and "buffer" in err.value.message
+    f.eval("PAD 4 fd READ-FILE")  # nothing was taken from the file by the failed read
+    assert f.data_stack() == [4, 0]
+    f.eval("2DROP")
+    assert f.eval("PAD 4 TYPE") == "abcd"
+    f.close()
+
+
+def test_read_file_reads_at_most_u_bytes_in_pieces(tmp_path, monkeypatch):
+    from tileforth.core.session.words import files
+
+    monkeypatch.setattr(files, "READ_CHUNK", 4)  # several pieces: the count and the bytes still right
+    src = tmp_path / "data.txt"
+    src.write_bytes(b"0123456789")
+    f = Forth(backend="cpu")
+    f.eval(ONE_THREAD)
+    f.eval(f'S" {src}" R/O OPEN-FILE DROP VALUE fd  CREATE B 32 ALLOT')
+    f.eval("B 9 fd READ-FILE")
+    assert f.data_stack() == [9, 0]
+    f.eval("2DROP B 5 fd READ-FILE")
+    assert f.data_stack() == [1, 0]
+    assert f.eval("2DROP B 9 TYPE") == "912345678"
+    f.close()
