@@ -140,3 +140,27 @@ def test_read_file_reads_at_most_u_bytes_in_pieces(tmp_path, monkeypatch):
     assert f.data_stack() == [1, 0]
     assert f.eval("2DROP B 9 TYPE") == "912345678"
     f.close()
+
+
+# ---- the Low list ----------------------------------------------------------------------------
+def _cli(tmp_path: Path, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([*CLI, *args], cwd=tmp_path, env=_env(tmp_path), capture_output=True, text=True,
+                          timeout=120, input=stdin)
+
+
+def test_dot_s_at_the_end_of_a_run_is_not_shown_twice(tmp_path):
+    r = _cli(tmp_path, "-e", "1 2 .S")
+    assert r.returncode == 0 and r.stdout.count("<2> 1 2") == 1, r.stdout
+    (tmp_path / "s.fth").write_text("1 2 .S\n\n")  # a blank line after the .S: still once
+    assert _cli(tmp_path, "s.fth").stdout.count("<2> 1 2") == 1
+    r = _cli(tmp_path, "-e", "1 2 .S 3")  # the stacks changed after the .S: shown again, as they are now
+    assert r.stdout.count("<2> 1 2") == 1 and r.stdout.count("<3> 1 2 3") == 1
+
+
+def test_output_of_only_some_threads_is_labelled():
+    f = Forth(backend="cpu")
+    f.eval("256 1 1 THREADS")
+    assert f.eval("GLOBAL-ID 2 MOD 0= IF 0 . THEN") == "[thread 0, 2, 4, … 254] 0 \n"
+    assert f.eval("GLOBAL-ID 0= IF 5 . THEN") == "[thread 0] 5 \n"
+    assert f.eval("5 .") == "5 "  # every thread printed the same: once, unlabelled
+    f.close()

@@ -64,6 +64,9 @@ def run_lines(session: Session, display: Display, lines: Iterable[str], *,
             continue
         if stacks == "each" and not session.compiling:
             display.stacks_after(session.forth, result.output)  # not twice after a `.S`
+        elif stacks == "none" and not echo:  # the stacks may be shown at the end (_batch): not after a last `.S`
+            if result.output:
+                display.last_output = result.output
         else:
             display.forget_stacks_shown()
     if session.compiling:
@@ -201,7 +204,7 @@ def _batch(args, session: Session, display: Display) -> int | None:
         if status:  # -i: the session is intact; go to the prompt
             break
     if stacks == "end" and not _stacks_empty(session.forth):
-        display.stacks(session.forth)
+        display.stacks_after(session.forth, display.last_output)  # not again after a `.S` that ended the run
     return None if args.interactive else 0
 
 

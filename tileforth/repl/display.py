@@ -41,6 +41,7 @@ class Display:
 
     def __post_init__(self) -> None:
         self._stacks_shown: tuple[str, str] | None = None  # the last `.S` view: (its text, the stacks then)
+        self.last_output = ""  # what the last line of a file run that printed something printed (cli)
         self._mid_line = False  # program output written as is (program_output) did not end its line
 
     # made when first used (each may be replaced: tests and transcripts set their own)

@@ -17,6 +17,7 @@ UTF-8 string), else each byte is its own character.
 """
 from __future__ import annotations
 
+import math
 import re
 import struct
 
@@ -251,11 +252,21 @@ def format_output(records: np.ndarray, strings: list[str], dropped: int = 0, *,
     if len(records) == 0:
         return ""
     texts = thread_texts(records, strings, float_bits)
+    if shape is not None:  # only some threads printed: their output is labelled with them, even when alike
+        ids = np.unique(records[:, 0]).tolist() if isinstance(texts, str) else list(texts)
+        if len(ids) < math.prod(shape[0]) * math.prod(shape[1]):
+            texts = {int(t): texts for t in ids} if isinstance(texts, str) else texts
+            return _with_dropped("".join(line + "\n" for line in output_lines(texts, shape=shape,
+                                                                             max_lines=max_lines)), dropped)
     distinct = set(texts.values()) if isinstance(texts, dict) else {texts}
     if len(distinct) == 1:
         text = distinct.pop()
     else:
         text = "".join(line + "\n" for line in output_lines(texts, shape=shape, max_lines=max_lines))
+    return _with_dropped(text, dropped)
+
+
+def _with_dropped(text: str, dropped: int) -> str:
     if dropped:
         text += f"\n[{dropped} output records dropped: the output buffer is full]\n"
     return text
