@@ -164,3 +164,87 @@ def test_output_of_only_some_threads_is_labelled():
     assert f.eval("GLOBAL-ID 0= IF 5 . THEN") == "[thread 0] 5 \n"
     assert f.eval("5 .") == "5 "  # every thread printed the same: once, unlabelled
     f.close()
+
+
+def test_negative_type_prints_nothing_as_gforth():
+    import gforth
+
+    f = Forth(backend="cpu")
+    f.eval(ONE_THREAD)
+    got = f.eval("PAD -1 TYPE 7 .")
+    assert "\0" not in got and got == "7 "
+    if gforth.available():
+        assert gforth.output("PAD -1 TYPE 7 .") == got
+    f.close()
+
+
+def test_negative_allot_past_the_start_says_so():
+    f = Forth(backend="cpu")
+    f.eval(ONE_THREAD)
+    used = f.eval("HERE .")
+    with pytest.raises(ForthError) as err:
+        f.eval("-100000000 ALLOT")
+    assert "give back" in err.value.message and "do not fit" not in err.value.message
+    assert f.eval("HERE .") == used  # nothing changed
+    f.eval("16 ALLOT -16 ALLOT")
+    assert f.eval("HERE .") == used
+    f.close()
+
+
+def test_base_outside_2_to_36_is_an_error_when_a_number_is_read_or_printed():
+    f = Forth(backend="cpu")
+    f.eval(ONE_THREAD)
+    f.eval("37 BASE !")
+    with pytest.raises(ForthError) as err:
+        f.eval("10")
+    assert "BASE is 37" in err.value.message and "DECIMAL" in err.value.message
+    assert f.data_stack() == []
+    f.eval("DECIMAL")
+    f.eval(": PR 37 BASE ! . ;")
+    with pytest.raises(ForthError) as err:
+        f.eval("5 PR")
+    assert "BASE is 37" in err.value.message
+    f.eval("DECIMAL")
+    assert f.eval("36 BASE ! Z DECIMAL 35 = .") == "-1 "  # 36 is still a base: Z is 35
+    f.close()
+
+
+def test_nul_in_an_unknown_word_is_shown_escaped():
+    f = Forth(backend="cpu")
+    with pytest.raises(ForthError) as err:
+        f.eval("DUP\0X")
+    assert "DUP\\x00X" in err.value.message and "\0" not in err.value.message
+    f.close()
+
+
+def test_recursive_evaluate_and_include_say_what_recursed_and_the_limit(tmp_path):
+    from tileforth.core.session.words.textin import MAX_NESTING
+
+    f = Forth(backend="cpu")
+    f.eval(ONE_THREAD)
+    f.eval(': R S" R" EVALUATE ;')
+    with pytest.raises(ForthError) as err:
+        f.eval("R")
+    msg = err.value.message
+    assert "EVALUATE" in msg and str(MAX_NESTING) in msg and "thousands" not in msg
+    inc = tmp_path / "inc.fth"
+    inc.write_text(f'S" {inc}" INCLUDED\n')
+    with pytest.raises(ForthError) as err:
+        f.eval(f'S" {inc}" INCLUDED')
+    assert f"INCLUDE of {inc}" in err.value.message and str(MAX_NESTING) in err.value.message
+    assert f.eval("1 2 + .") == "3 "  # the session goes on
+    f.eval(f'S" {tmp_path}/ok.fth" W/O CREATE-FILE DROP CLOSE-FILE DROP')
+    f.eval('VARIABLE N  : DEEP N @ 40 < IF 1 N +! S" DEEP" EVALUATE THEN ;  0 N ! DEEP')  # deep, but ends
+    assert f.eval("N @ .") == "40 "
+    f.close()
+
+
+def test_include_of_a_file_that_is_not_utf8_names_the_byte(tmp_path):
+    src = tmp_path / "latin.fth"
+    src.write_bytes(b"1 .\n2 \xe9 .\n")
+    f = Forth(backend="cpu")
+    with pytest.raises(ForthError) as err:
+        f.eval(f"INCLUDE {src}")
+    msg = err.value.message
+    assert str(src) in msg and "0xe9" in msg and "line 2, column 3" in msg and "codec" not in msg
+    f.close()

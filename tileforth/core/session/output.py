@@ -21,11 +21,17 @@ import math
 import re
 import struct
 
-from ..errors import ranges
+from ..errors import ForthError, ranges
 from ..compile import layout as L
 from ..lazy import np
 
 _DIGITS = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+def bad_base_message(base: int, what: str) -> str:
+    """The error when BASE is outside 2..36 (gforth reads and prints in such a base, or fails)."""
+    return (f"{what}: BASE is {base}, and numbers are read and printed in bases 2 to 36; set it back with DECIMAL "
+            "(or HEX, or n BASE ! with n from 2 to 36)")
 
 
 def format_int(value: int, base: int = 10, unsigned: bool = False) -> str:
@@ -209,6 +215,10 @@ def render_records(records: np.ndarray, strings: list[str], float_bits: int = 32
         if run:
             parts.append(_bytes_text(run))
             run = []
+        if kind in (L.OUT_INT, L.OUT_UINT, L.OUT_INT_R, L.OUT_UINT_R) and not 2 <= (
+                aux if kind in (L.OUT_INT, L.OUT_UINT) else aux & 0xFF) <= 36:
+            raise ForthError(bad_base_message(aux if kind in (L.OUT_INT, L.OUT_UINT) else aux & 0xFF,
+                                              "a number cannot be printed"))
         if kind == L.OUT_INT:
             parts.append(format_int(value, aux) + " ")
         elif kind == L.OUT_UINT:

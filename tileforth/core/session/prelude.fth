@@ -274,8 +274,8 @@
 \ Print n spaces (none when n <= 0).
 \ e.g. 42 EMIT 3 SPACES 42 EMIT \ *   *
 
-: TYPE     ( c-addr u -- )  0 ?DO DUP C@ EMIT CHAR+ LOOP DROP ;
-\ Print the u characters at c-addr (with EMIT, so each thread prints its own).
+: TYPE     ( c-addr u -- )  0 MAX 0 ?DO DUP C@ EMIT CHAR+ LOOP DROP ;
+\ Print the u characters at c-addr (with EMIT, so each thread prints its own; none when u < 0, as gforth).
 \ e.g. S" hello" TYPE \ hello
 
 : COUNT    ( c-addr1 -- c-addr2 u )  DUP CHAR+ SWAP C@ ;

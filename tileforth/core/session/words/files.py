@@ -440,6 +440,15 @@ def w_include_file(f: "Forth", tok: Token) -> None:
     textin.interpret(f, reader)
 
 
+def _not_utf8(word: str, name: str, exc: UnicodeDecodeError) -> str:
+    """A source file that is not UTF-8: where its first bad byte is (as the CLI says of a script)."""
+    data = exc.object
+    line = data.count(b"\n", 0, exc.start) + 1
+    col = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+    return (f"{word}: {name} is not UTF-8 text: byte 0x{data[exc.start]:02x} at line {line}, column {col} (byte "
+            f"offset {exc.start}); save the file as UTF-8")
+
+
 def _include(f: "Forth", path_text: str, word: str, once: bool) -> None:
     from pathlib import Path  # imported by the first INCLUDE (import tileforth.core stays lean)
 
@@ -450,7 +459,9 @@ def _include(f: "Forth", path_text: str, word: str, once: bool) -> None:
         return
     try:
         text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
+    except UnicodeDecodeError as exc:
+        raise ForthError(_not_utf8(word, path_text, exc)) from None
+    except OSError as exc:
         raise ForthError(f"{word}: cannot read {path_text}: {getattr(exc, 'strerror', None) or exc}") from None
     f.included.add(key)
     interpret(f, Reader(text, str(path)))
