@@ -248,3 +248,40 @@ def test_include_of_a_file_that_is_not_utf8_names_the_byte(tmp_path):
     msg = err.value.message
     assert str(src) in msg and "0xe9" in msg and "line 2, column 3" in msg and "codec" not in msg
     f.close()
+
+
+def test_time_line_only_after_a_line_that_ran_something():
+    import io
+
+    from prompt_toolkit.history import InMemoryHistory
+    from prompt_toolkit.input import create_pipe_input
+    from prompt_toolkit.output import DummyOutput
+    from tileforth.repl.display import Display
+    from tileforth.repl.prompt import Repl
+    from tileforth.repl.session import Session
+
+    s = Session.start("cpu")
+    out = io.StringIO()
+    with create_pipe_input() as pipe:
+        repl = Repl(s, Display(out, io.StringIO()), input=pipe, output=DummyOutput(), history=InMemoryHistory())
+        repl.threaded = False
+        for line in ("", "\\ a comment", "( nothing )"):
+            out.seek(0)
+            out.truncate(0)
+            repl.show(repl.run_line(line))
+            assert "time " not in out.getvalue(), (line, out.getvalue())
+        out.seek(0)
+        out.truncate(0)
+        repl.show(repl.run_line("1 DUP + ."))
+        assert "time " in out.getvalue()
+    s.forth.close()
+
+
+def test_steps_help_says_what_the_docs_say():
+    from tileforth.repl.args import parse_args  # noqa: F401  (the parser the help comes from)
+
+    r = subprocess.run([*CLI, "--help"], capture_output=True, text=True, timeout=120,
+                       env={**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "400"})
+    line = next(ln for ln in r.stdout.replace("\n ", " ").splitlines() if "--steps" in ln and "budget" in ln)
+    assert "summed over its threads" not in line and "each thread" in line
+    assert "each thread may run" in (ROOT / "docs" / "repl.md").read_text()

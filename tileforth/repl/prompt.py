@@ -248,7 +248,7 @@ class Repl:
         else:
             f = self.session.forth
             self.display.stacks_after(f, result.output)  # not again after a `.S` that ended the line
-            if self.timing:
+            if self.timing and any(f.line_timing.values()):  # not after a line that launched nothing
                 self.display.note(fit_note(timing_text(f.line_timing, emulated=f.backend_name == "cpu"),
                                            self.display.width))
 
