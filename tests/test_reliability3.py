@@ -285,3 +285,57 @@ def test_steps_help_says_what_the_docs_say():
     line = next(ln for ln in r.stdout.replace("\n ", " ").splitlines() if "--steps" in ln and "budget" in ln)
     assert "summed over its threads" not in line and "each thread" in line
     assert "each thread may run" in (ROOT / "docs" / "repl.md").read_text()
+
+
+def test_stack_overflow_caret_is_under_the_item_that_does_not_fit():
+    from tileforth.repl.render import render_error
+
+    f = Forth(backend="cpu")
+    f.eval(ONE_THREAD)
+    line = " ".join(str(i) for i in range(1, 140))
+    with pytest.raises(ForthError) as err:
+        f.eval(line)
+    assert err.value.col == line.index(" 129 ") + 2  # the 129th item: the first past the 128 there is room for
+    rows = render_error(err.value).plain.splitlines()
+    caret = rows[2].index("^") - 2
+    assert rows[1][2:][caret:caret + 3] == "129"
+    f.close()
+
+
+def test_a_long_line_is_cut_to_a_window_around_the_error_caret_aligned():
+    from tileforth.repl.render import render_error
+
+    f = Forth(backend="cpu")
+    line = " ".join(str(i) for i in range(3000)) + " FOO " + " ".join(str(i) for i in range(3000))
+    with pytest.raises(ForthError) as err:
+        f.eval(line)
+    for width in (60, 100, 240):
+        rows = render_error(err.value, where="x.fth:1", width=width).plain.splitlines()
+        assert len(rows[1]) <= width and len(rows[2]) <= width
+        at = rows[2].index("^")
+        assert rows[1][at:at + 3] == "FOO" and rows[2][at:] == "^^^"
+        assert rows[1].startswith("  …") and rows[1].endswith("…")
+    short = render_error(err.value, width=None).plain.splitlines()  # no width: the whole line, as before
+    assert len(short[1]) == len(line) + 2
+    f.close()
+
+
+def test_a_message_wraps_between_words_on_a_terminal():
+    from tileforth.repl.render import render_error
+
+    f = Forth(backend="cpu")
+    with pytest.raises(ForthError) as err:
+        f.eval("1 2 FROBNICATE-THE-WIDGETS")
+    rows = render_error(err.value, where="x.fth:1", width=40, wrap=True).plain.splitlines()
+    words = err.value.message.split()
+    text_rows = rows[:-2]
+    assert all(len(r) <= 40 or " " not in r for r in text_rows)
+    assert " ".join(" ".join(text_rows).split()[2:]) == " ".join(words)  # no word broken ("x.fth:1:5: error:")
+    f.close()
+
+
+def test_cli_error_in_a_long_line_is_cut(tmp_path):
+    (tmp_path / "long.fth").write_text(" ".join(str(i) for i in range(3000)) + " FOO\n")
+    r = _cli(tmp_path, "long.fth")
+    assert r.returncode == 1 and "unknown word FOO" in r.stderr
+    assert max(len(ln) for ln in r.stderr.splitlines()[1:]) <= 240

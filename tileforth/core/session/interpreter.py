@@ -765,7 +765,8 @@ class Forth:
         for depth, room, code, lits in ((st.dsp, m.ds_max, L.E_OVERFLOW, cells), (st.fsp, m.fs_max, L.E_FOVERFLOW, floats)):
             over = np.flatnonzero(depth + len(lits) > room)
             if over.size:
-                first = next(n for n in nodes if type(n) is (Lit if code == L.E_OVERFLOW else FLit))
+                kind = Lit if code == L.E_OVERFLOW else FLit  # the caret under the first item that does not fit
+                first = [n for n in nodes if type(n) is kind][max(0, int(room - depth[int(over[0])]))]
                 raise launch_error(self, (code, self.sites.add("<line>", first.pos), int(over[0]), 0, 0))
         st.push(cells)
         st.fpush(floats)
