@@ -339,3 +339,24 @@ def test_cli_error_in_a_long_line_is_cut(tmp_path):
     r = _cli(tmp_path, "long.fth")
     assert r.returncode == 1 and "unknown word FOO" in r.stderr
     assert max(len(ln) for ln in r.stderr.splitlines()[1:]) <= 240
+
+
+def test_ctrl_d_inside_an_open_definition_says_what_it_loses_then_ends():
+    from test_repl_editor import Typist, wait_until
+    from tileforth.repl import editor
+
+    t = Typist()
+    try:
+        t.type(": half 2")
+        wait_until(lambda: t.buffer.text == ": half 2")
+        t.type("\r")  # Enter in an open definition: a new line in the editor
+        wait_until(lambda: t.buffer.text.startswith(": half 2\n"))
+        t.type("\x04")  # Ctrl-D: a message, nothing lost yet
+        wait_until(lambda: t.buffer.validation_error is not None, what="the Ctrl-D message")
+        assert t.buffer.validation_error.message == editor.EOF_IN_DEFINITION
+        assert t.thread.is_alive()
+        t.type("\x04")  # again: the session ends
+        t.thread.join(30)
+        assert not t.thread.is_alive() and t.status == 0
+    finally:
+        t.close()

@@ -215,6 +215,8 @@ class Repl:
                 typed = ""
                 continue  # Ctrl-C drops the text being edited
             except EOFError:
+                if self.session.compiling:  # a definition opened on an earlier entry: say it is lost
+                    self.display.note("the session ends inside an unfinished definition (no ;): it is lost")
                 return 0
             typed = ""
             if isinstance(text, editor.Abandoned):  # typed over a refused line: it did not run
