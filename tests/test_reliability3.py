@@ -360,3 +360,19 @@ def test_ctrl_d_inside_an_open_definition_says_what_it_loses_then_ends():
         assert not t.thread.is_alive() and t.status == 0
     finally:
         t.close()
+
+
+def test_ctrl_c_while_the_session_starts_exits_130_quietly(tmp_path):
+    """SIGINT that lands while the session is being made (here: sent from inside Session.start,
+    so it lands there every time) ends the command as Ctrl-C does later: status 130, no traceback."""
+    code = ("import os, signal\n"
+            "from tileforth.repl import cli, session\n"
+            "start = session.Session.start\n"
+            "def interrupted(*a, **k):\n"
+            "    os.kill(os.getpid(), signal.SIGINT)\n"
+            "    return start(*a, **k)\n"
+            "session.Session.start = interrupted\n"
+            "cli.entry()\n")
+    r = subprocess.run([sys.executable, "-c", code, "--backend", "cpu", "-e", "1 ."], cwd=tmp_path,
+                       env=_env(tmp_path), capture_output=True, text=True, timeout=120)
+    assert r.returncode == 130 and "Traceback" not in r.stderr, r.stderr

@@ -91,6 +91,8 @@ def main(argv=None) -> int:
         return _main(argv)
     except BrokenPipeError:
         return _quiet_broken_pipe()
+    except KeyboardInterrupt:  # Ctrl-C before the session runs lines (while it starts): quietly, as after
+        return 130
 
 
 def _main(argv=None) -> int:
