@@ -376,3 +376,23 @@ def test_ctrl_c_while_the_session_starts_exits_130_quietly(tmp_path):
     r = subprocess.run([sys.executable, "-c", code, "--backend", "cpu", "-e", "1 ."], cwd=tmp_path,
                        env=_env(tmp_path), capture_output=True, text=True, timeout=120)
     assert r.returncode == 130 and "Traceback" not in r.stderr, r.stderr
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP])
+def test_sigterm_and_sighup_at_the_prompt_write_the_blocks_back(tmp_path, sig):
+    pexpect = pytest.importorskip("pexpect")
+    env = {k: v for k, v in _env(tmp_path).items() if k not in ("NO_COLOR", "FORCE_COLOR")}
+    env.update(TERM="xterm", PROMPT_TOOLKIT_NO_CPR="1", XDG_DATA_HOME=str(tmp_path / "data"))
+    child = pexpect.spawn(CLI[0], CLI[1:], env=env, cwd=str(tmp_path), encoding="utf-8", timeout=120,
+                          dimensions=(24, 100))
+    try:
+        child.expect("BYE or Ctrl-D leaves")
+        child.sendline("1 BLOCK 66 SWAP C! UPDATE 6 7 * .")
+        child.expect("42 ")
+        child.expect_exact("\x1b[?2004h")  # the next prompt (bracketed paste on again): the line is over
+        child.kill(sig)
+        child.expect(pexpect.EOF)
+    finally:
+        child.close()
+    assert child.exitstatus == 128 + sig and "Traceback" not in child.before
+    assert (tmp_path / "blocks.fb").read_bytes()[1024:1025] == b"B"
