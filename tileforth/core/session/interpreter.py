@@ -744,7 +744,8 @@ class Forth:
                                        self.shared_bytes, self.sites)
         t3 = time.perf_counter()
         self.out_parts.append(format_output(res.output, self.strings, res.output_dropped,
-                                            shape=self.launch_shape, float_bits=self.machine.float_bits))
+                                            shape=self.launch_shape, float_bits=self.machine.float_bits,
+                                            every_thread_ran=not res.error[0] and res.divergence is None))
         timing = device.last_timing
         timing["read"] = time.perf_counter() - t3
         for k in ("compile", "run", "read"):

@@ -248,7 +248,7 @@ RUN_MIN = 3  # threads in a row whose output steps arithmetically: one line
 
 def format_output(records: np.ndarray, strings: list[str], dropped: int = 0, *,
                   shape: tuple | None = None, max_lines: int | None = MAX_OUTPUT_LINES,
-                  float_bits: int = 32) -> str:
+                  float_bits: int = 32, every_thread_ran: bool = True) -> str:
     """A launch's output records as text: printed once when every thread
     printed the same, else one line per group of threads with the same
     output, in thread order.
@@ -258,11 +258,13 @@ def format_output(records: np.ndarray, strings: list[str], dropped: int = 0, *,
     become one line (`[threads 0-255] 0 1 2 … 255`), and what is still more
     than `max_lines` lines ends with a `… N more lines` line.  `shape`, the
     launch's (grid, block): with more than one block threads are labelled
-    by block and thread (`b1 t31`, `b0-3 t0-15`). Float records are `float_bits` wide (the session's)."""
+    by block and thread (`b1 t31`, `b0-3 t0-15`). Float records are `float_bits` wide (the session's).
+    Output that only some of the launch's threads printed is labelled with them (`[thread 0]
+    5`), unless not `every_thread_ran` (a launch an error ended: the others may not have run)."""
     if len(records) == 0:
         return ""
     texts = thread_texts(records, strings, float_bits)
-    if shape is not None:  # only some threads printed: their output is labelled with them, even when alike
+    if shape is not None and every_thread_ran and not dropped:  # only some threads printed: labelled with them
         ids = np.unique(records[:, 0]).tolist() if isinstance(texts, str) else list(texts)
         if len(ids) < math.prod(shape[0]) * math.prod(shape[1]):
             texts = {int(t): texts for t in ids} if isinstance(texts, str) else texts
