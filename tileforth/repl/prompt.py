@@ -250,8 +250,9 @@ class Repl:
         else:
             f = self.session.forth
             self.display.stacks_after(f, result.output)  # not again after a `.S` that ended the line
-            if self.timing and any(f.line_timing.values()):  # not after a line that launched nothing
-                self.display.note(fit_note(timing_text(f.line_timing, emulated=f.backend_name == "cpu"),
+            timing = f.line_timing
+            if self.timing and any(timing.values()):  # not after a line that launched nothing
+                self.display.note(fit_note(timing_text(timing, emulated=f.backend_name == "cpu"),
                                            self.display.width))
 
     # ---- running a line, interruptibly ----------------------------------------------
