@@ -89,7 +89,8 @@ def run_in_terminal(width: int, lines: list[str], tmp_path) -> tuple[list[str], 
             child.expect_exact(prompt)
             printed = child.before.rsplit("\x1b[?2004l", 1)[-1]  # after the editor let go of the line
             text = [ln for ln in ANSI.sub("", printed).replace("\r", "").split("\n") if ln.strip()]
-            at = next(i for i, ln in enumerate(text) if ln.startswith("time  "))
+            # the time line, after a line that launched something (HELP and WORDS launch nothing: none)
+            at = next((i for i, ln in enumerate(text) if ln.startswith("time  ")), len(text))
             views[line], times = text[:at], times + text[at:]
         child.sendline("BYE")
         child.expect(pexpect.EOF)

@@ -169,13 +169,9 @@ def test_ctrl_c_stops_a_runaway_line_with_or_without_the_server(served):
     abort flag), and the command exits with 130; through the server the signal is passed on."""
     folder, server = served
     for mode in ("off", "only"):
-        proc = subprocess.Popen(COMMAND + ["--backend", "cpu", "--steps", "0", "-e", ": spin BEGIN AGAIN ; spin"],
-                                env=environment(folder, mode), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                text=True)
+        proc = spinning(folder, mode)
         if mode == "only":
             wait_for(lambda: children(server.pid), 60, "the server's child")
-        else:
-            time.sleep(3)
         proc.send_signal(signal.SIGINT)
         out, err = proc.communicate(timeout=60)
         assert proc.returncode == 130, (mode, out, err)
@@ -186,10 +182,23 @@ def _state(pid: int) -> str:
     return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
 
 
+def spinning(folder: Path, mode: str) -> subprocess.Popen:
+    """A run of a line that loops until stopped, once it has started: its first line printed
+    `spinning` (a condition, not a guess at how long start-up takes on a busy machine)."""
+    proc = subprocess.Popen(COMMAND + ["--backend", "cpu", "--steps", "0", "-e", ".( spinning) CR",
+                                       "-e", ": spin BEGIN AGAIN ; spin"],
+                            env=environment(folder, mode), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert proc.stdout is not None
+    line = proc.stdout.readline()
+    if line != "spinning\n":
+        proc.kill()
+        raise AssertionError(f"the run did not start: {line!r} {proc.communicate()}")
+    return proc
+
+
 def test_ctrl_z_stops_the_child_and_fg_continues_it(served):
     folder, server = served
-    proc = subprocess.Popen(COMMAND + ["--backend", "cpu", "--steps", "0", "-e", ": spin BEGIN AGAIN ; spin"],
-                            env=environment(folder, "only"), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = spinning(folder, "only")
     try:
         (pid,) = wait_for(lambda: children(server.pid), 60, "the server's child")
         proc.send_signal(signal.SIGTSTP)

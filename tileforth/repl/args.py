@@ -119,9 +119,11 @@ def parser():
                         "stale memory (shared memory included) and write over other data without an error. The stack "
                         "checks and the step budget stay (--steps 0 removes the budget)")
     p.add_argument("--steps", type=_steps, default=None, metavar="N",
-                   help="the step budget: the loop iterations and calls a line may run, summed over its threads, "
-                        "before it is stopped as a runaway (default 67108864; 0: none, Ctrl-C still stops a "
-                        "line); the word SET-STEP-BUDGET sets it from Forth")
+                   help="the step budget: the loop iterations and calls each thread of a launch may run (and "
+                        "so may its threads together, a BARRIER, tile or warp operation counting as many) "
+                        "before the line is stopped as a runaway; host-level loops have the same bound "
+                        "(default 67108864; 0: none, Ctrl-C still stops a line); the word SET-STEP-BUDGET sets "
+                        "it from Forth (docs/repl.md, \"The step budget\")")
     p.add_argument("--arch", default=None, metavar="SM",
                    help="GPU architecture that PTX is shown for, e.g. sm_75 sm_80 sm_90 (default: the GPU's own "
                         "on the cuda backend, else sm_80)")

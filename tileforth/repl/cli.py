@@ -31,7 +31,7 @@ from tileforth.core.session.words.system import set_step_budget
 
 from .args import KERNEL_COMMANDS, SERVER_COMMANDS, parse_args
 from .display import Display
-from .session import ABORT_REPEAT_S, Bye, Session
+from .session import ABORT_REPEAT_S, Bye, Session, Terminated
 
 
 def run_lines(session: Session, display: Display, lines: Iterable[str], *,
@@ -64,6 +64,9 @@ def run_lines(session: Session, display: Display, lines: Iterable[str], *,
             continue
         if stacks == "each" and not session.compiling:
             display.stacks_after(session.forth, result.output)  # not twice after a `.S`
+        elif stacks == "none" and not echo:  # the stacks may be shown at the end (_batch): not after a last `.S`
+            if result.output:
+                display.last_output = result.output
         else:
             display.forget_stacks_shown()
     if session.compiling:
@@ -88,6 +91,8 @@ def main(argv=None) -> int:
         return _main(argv)
     except BrokenPipeError:
         return _quiet_broken_pipe()
+    except KeyboardInterrupt:  # Ctrl-C before the session runs lines (while it starts): quietly, as after
+        return 130
 
 
 def _main(argv=None) -> int:
@@ -109,6 +114,54 @@ def _main(argv=None) -> int:
     if args.steps is not None:
         set_step_budget(session.forth, args.steps)
 
+    status = 1
+    try:
+        with ends_on_hangup():
+            status = _session(args, session, display)
+    finally:  # open files closed, UPDATEd blocks written back (gforth's BYE saves them too)
+        if not close_session(session.forth, display):
+            status = status or 1
+    return status
+
+
+@contextmanager
+def ends_on_hangup():
+    """SIGTERM and SIGHUP end the session as Ctrl-C does: a `Terminated` unwinds it, so that
+    the UPDATEd block buffers are written back and the open files closed (the default
+    action would drop them). A signal the caller ignores (nohup) stays ignored."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = {}
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        if signal.getsignal(sig) is signal.SIG_DFL:
+            previous[sig] = signal.signal(sig, _hang_up)
+    try:
+        yield
+    finally:
+        for sig, old in previous.items():
+            signal.signal(sig, old)
+
+
+def _hang_up(signum, frame):
+    raise Terminated(128 + signum)
+
+
+def close_session(forth, display: Display) -> bool:
+    """Close the session (the blocks written back); false after printing why that failed
+    (a block file that cannot be written: the error says where the blocks went instead)."""
+    from tileforth.core.errors import ForthError
+
+    try:
+        forth.close()
+    except ForthError as e:
+        display.fatal(f"error: {e.message}")
+        return False
+    return True
+
+
+def _session(args, session: Session, display: Display) -> int:
+    """The files, -e sources, then the prompt or stdin: the exit status."""
     try:
         with ctrl_c_stops_lines(session.forth):
             status = _batch(args, session, display)
@@ -130,8 +183,8 @@ def _main(argv=None) -> int:
         return 0
     except KeyboardInterrupt:
         return 130
-    finally:  # open files closed, UPDATEd blocks written back (gforth's BYE saves them too)
-        session.forth.close()
+    except Terminated as t:
+        return int(t.code or 1)
 
 
 def _batch(args, session: Session, display: Display) -> int | None:
@@ -153,7 +206,7 @@ def _batch(args, session: Session, display: Display) -> int | None:
         if status:  # -i: the session is intact; go to the prompt
             break
     if stacks == "end" and not _stacks_empty(session.forth):
-        display.stacks(session.forth)
+        display.stacks_after(session.forth, display.last_output)  # not again after a `.S` that ended the run
     return None if args.interactive else 0
 
 
@@ -163,8 +216,9 @@ def ctrl_c_stops_lines(forth):
     call, where Python's own handler waits for it to return. The signal's byte, written to a
     wake-up socket by the C handler, makes a thread ask the backend to abort (every ABORT_REPEAT_S,
     until the run is over); the handler's KeyboardInterrupt then ends the run (exit status 130)."""
-    if threading.current_thread() is not threading.main_thread() or \
-            signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
+    if threading.current_thread() is not threading.main_thread() or (
+            signal.getsignal(signal.SIGINT) is not signal.default_int_handler and
+            signal.getsignal(signal.SIGTERM) is not _hang_up):
         yield  # not the main thread, or SIGINT ignored (a background job) or handled by the caller
         return
     wake_r, wake_w = socket.socketpair()
@@ -182,7 +236,7 @@ def ctrl_c_stops_lines(forth):
                 return
             if data == b"":  # the run is over
                 return
-            if data and signal.SIGINT in data:
+            if data and any(sig in data for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)):
                 interrupted = True
                 wake_r.settimeout(ABORT_REPEAT_S)
             if interrupted:

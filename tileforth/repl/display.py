@@ -25,6 +25,16 @@ if TYPE_CHECKING:
     from rich.console import Console
 
 
+PIPE_ERROR_WIDTH = 240  # columns of a source line an error shows when stderr is no terminal (then cut around the error)
+
+
+def _isatty(file: TextIO) -> bool:
+    try:
+        return file.isatty()
+    except (AttributeError, ValueError, OSError):
+        return False
+
+
 def make_console(file: TextIO) -> Console:
     from rich.console import Console
 
@@ -41,6 +51,7 @@ class Display:
 
     def __post_init__(self) -> None:
         self._stacks_shown: tuple[str, str] | None = None  # the last `.S` view: (its text, the stacks then)
+        self.last_output = ""  # what the last line of a file run that printed something printed (cli)
         self._mid_line = False  # program output written as is (program_output) did not end its line
 
     # made when first used (each may be replaced: tests and transcripts set their own)
@@ -200,9 +211,11 @@ class Display:
                 style="bold red", markup=False)
             self.err.write("".join(traceback.format_exception(type(e), e, e.__traceback__)))
         else:
+            tty = _isatty(self.err)  # a terminal: its width, messages broken between words; else a wide window
             self.err_console.print(
-                render.render_error(result.error, where=where,
-                                   source_line=result.source_line, running=result.running if located else None))
+                render.render_error(result.error, where=where, source_line=result.source_line,
+                                    running=result.running if located else None,
+                                    width=self.err_console.width if tty else PIPE_ERROR_WIDTH, wrap=tty))
         self.err.flush()
 
     def fatal(self, message: str) -> None:

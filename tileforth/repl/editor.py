@@ -66,6 +66,7 @@ class EditorState:
     base: int = 10
     refused: str | None = None  # the text the validator refused last, while it is still in the editor
     refused_at: int = -1  # where the validator put the cursor in it
+    eof_warned: str | None = None  # the open definition's text Ctrl-D last warned about (a second one ends)
 
     @property
     def forth(self):
@@ -252,6 +253,10 @@ class Abandoned:
 # ---------------------------------------------------------------- keys
 
 
+EOF_IN_DEFINITION = ("the definition is not finished (no ; yet): Ctrl-D again ends the session and the definition "
+                     "is lost; type ; and Enter to finish it, or Ctrl-C to drop it")
+
+
 def key_bindings(state: EditorState) -> KeyBindings:
     kb = KeyBindings()
     focused = has_focus(DEFAULT_BUFFER)
@@ -268,6 +273,25 @@ def key_bindings(state: EditorState) -> KeyBindings:
             b.validate_and_handle()
         else:
             b.insert_text("\n  ")
+
+    def _open_at_end() -> bool:
+        """The editor holds an unfinished entry (a definition with no `;` yet) and the cursor is at
+        its end, where Ctrl-D would delete nothing."""
+        from prompt_toolkit.application import get_app
+
+        b = get_app().current_buffer
+        return bool(b.text.strip()) and b.cursor_position == len(b.text) and not state.complete(b.text)
+
+    @kb.add("c-d", filter=focused & Condition(_open_at_end))
+    def _end_in_definition(event) -> None:
+        """Ctrl-D in an open definition: first say what ending loses, then (pressed again) end."""
+        b = event.current_buffer
+        if state.eof_warned == b.text:
+            event.app.exit(exception=EOFError())
+            return
+        state.eof_warned = b.text
+        b.validation_state = ValidationState.INVALID
+        b.validation_error = ValidationError(len(b.text), EOF_IN_DEFINITION)
 
     @kb.add("escape", "enter", filter=focused)
     def _run_anyway(event) -> None:

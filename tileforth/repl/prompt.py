@@ -38,7 +38,7 @@ from prompt_toolkit.keys import Keys
 
 from . import editor
 from .display import Display
-from .session import ABORT_REPEAT_S, Bye, LineResult, Session
+from .session import ABORT_REPEAT_S, Bye, LineResult, Session, Terminated
 
 
 def data_dir() -> Path:
@@ -215,6 +215,8 @@ class Repl:
                 typed = ""
                 continue  # Ctrl-C drops the text being edited
             except EOFError:
+                if self.session.compiling:  # a definition opened on an earlier entry: say it is lost
+                    self.display.note("the session ends inside an unfinished definition (no ;): it is lost")
                 return 0
             typed = ""
             if isinstance(text, editor.Abandoned):  # typed over a refused line: it did not run
@@ -248,8 +250,9 @@ class Repl:
         else:
             f = self.session.forth
             self.display.stacks_after(f, result.output)  # not again after a `.S` that ended the line
-            if self.timing:
-                self.display.note(fit_note(timing_text(f.line_timing, emulated=f.backend_name == "cpu"),
+            timing = f.line_timing
+            if self.timing and any(timing.values()):  # not after a line that launched nothing
+                self.display.note(fit_note(timing_text(timing, emulated=f.backend_name == "cpu"),
                                            self.display.width))
 
     # ---- running a line, interruptibly ----------------------------------------------
@@ -321,6 +324,7 @@ class Repl:
     def _wait(self, done: threading.Event) -> None:
         interrupted = False
         watching = True
+        ended: Terminated | None = None  # SIGTERM/SIGHUP: the line is stopped first, then the session ends
         while not done.is_set():
             try:
                 if watching and not interrupted:
@@ -331,8 +335,12 @@ class Repl:
                     done.wait(ABORT_REPEAT_S)
             except KeyboardInterrupt:  # SIGINT while the terminal was not in raw mode
                 interrupted = True
+            except Terminated as t:
+                interrupted, ended = True, t
             if interrupted and not done.is_set():
                 self._abort()
+        if ended is not None:
+            raise ended
 
     def _watch_keys(self, done: threading.Event) -> str:
         """Read keys until the line ends ("done"), Ctrl-C is pressed

@@ -441,6 +441,20 @@ def render_tiles(forth, *, width: int = PLAIN_WIDTH, glyphs: Glyphs = UNICODE,
 # ---------------------------------------------------------------- errors
 
 
+def _wrap_message(message: str, width: int, first: int) -> str:
+    """The message broken between words into lines of at most `width` columns (the first
+    line starts `first` columns in), each of its own lines kept."""
+    import textwrap
+
+    out = []
+    for i, part in enumerate(message.split("\n")):
+        indent = "x" * first if i == 0 else ""
+        lines = textwrap.wrap(indent + part, width, break_long_words=False, break_on_hyphens=False) or [""]
+        lines[0] = lines[0][len(indent):]
+        out.extend(lines)
+    return "\n".join(out)
+
+
 def caret_line(source: str, col: int | None, word: str | None) -> str | None:
     """Spaces (tabs kept, so it lines up) then ^ under the failing word."""
     if col is None or col < 1:
@@ -449,28 +463,60 @@ def caret_line(source: str, col: int | None, word: str | None) -> str | None:
     return prefix + "^" * max(1, len(word or ""))
 
 
+def source_window(line: str, col: int | None, word: str | None, room: int) -> tuple[str, int | None]:
+    """The part of a source line an error shows, at most `room` characters: all of it when
+    it fits, else a window around column `col` (the failing word in it, about a third of
+    the way in) with `…` where it was cut; and the column in that window."""
+    if len(line) <= room:
+        return line, col
+    room = max(room, 20)
+    at = (col or 1) - 1
+    span = min(max(1, len(word or "")), room - 4)
+    start = max(0, min(at - max(0, (room - span) // 3), len(line) - room + 2))
+    left = "…" if start > 0 else ""
+    keep = room - len(left) - 1  # one for a `…` on the right
+    if start + keep + 1 >= len(line):
+        keep += 1
+    right = "…" if start + keep < len(line) else ""
+    shown = left + line[start:start + keep] + right
+    return shown, None if col is None else at - start + len(left) + 1
+
+
 def render_error(err, *, where: str | None = None, source_line: str | None = None,
-                 running: str | None = None) -> Text:
+                 running: str | None = None, width: int | None = None, wrap: bool = False) -> Text:
     """An error as `where: error:` message, then the line and the caret, and
     `running`: the "file:line" of the line that ran, when the error is in a
     word defined elsewhere (then `source_line` is the definition's line).
 
     `where` is "file:line" (":col" is added here) or None at the prompt.
+    `width`: the columns there are; a longer source line is cut to a window around the
+    error (source_window), the caret under the same text; `wrap`: the message is also
+    broken between words to fit (a terminal, which would break it mid-word).
     """
     line = source_line if running else getattr(err, "source_line", None) or source_line
     col = getattr(err, "col", None)
     word = getattr(err, "word", None)
     text = Text()
+    head = ""
     if where:
         loc = f"{where}:{col}" if col else where
-        text.append(f"{loc}: ", style="bold")
+        head = f"{loc}: "
+        text.append(head, style="bold")
     text.append("error: ", style="bold red")
     # ForthError.message is str(err) without its "line L, column C: " prefix,
     # which `where` and the caret already show.
-    text.append(getattr(err, "message", None) or str(err))
+    message = getattr(err, "message", None) or str(err)
+    if wrap and width:
+        message = _wrap_message(message, width, len(head) + len("error: "))
+    text.append(message)
     if line is not None and line.strip():
+        line = line.rstrip("\n")
+        if width:
+            line, col = source_window(line, col, word, width - 2)
+            if word and col is not None and len(word) > len(line) - col + 1:
+                word = word[:max(1, len(line) - col + 1)]
         text.append("\n  ")
-        text.append(line.rstrip("\n"))
+        text.append(line)
         caret = caret_line(line, col, word)
         if caret is not None:
             text.append("\n  ")

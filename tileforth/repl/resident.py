@@ -240,7 +240,14 @@ def _die_as_child(signum: int) -> int:
 
 
 def entry() -> None:
-    """The `tileforth` console script."""
+    """The `tileforth` console script (Ctrl-C while it starts: exit status 130, no traceback)."""
+    try:
+        _entry()
+    except KeyboardInterrupt:
+        sys.exit(130)
+
+
+def _entry() -> None:
     argv = sys.argv[1:]
     if argv[:1] and argv[0] in SERVER_COMMANDS:  # serve, server status|stop: never through a server
         from .serverctl import command

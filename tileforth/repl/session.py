@@ -17,6 +17,11 @@ REPL_COMMANDS = ("BYE",)
 ABORT_REPEAT_S = 0.05
 
 
+class Terminated(SystemExit):
+    """SIGTERM or SIGHUP (cli.ends_on_hangup): the run ends as after Ctrl-C, the UPDATEd blocks
+    written back, with exit status 128 + the signal."""
+
+
 @record
 class LineResult:
     output: str = ""                 # what the line printed, also when it failed

@@ -470,6 +470,9 @@ class CpuBackend(Backend):
     def read(self, addr: int, nbytes: int) -> np.ndarray:
         return self._view(addr, nbytes).copy()
 
+    def check_span(self, addr: int, nbytes: int) -> None:
+        self._view(addr, nbytes)
+
     def write(self, addr: int, data: np.ndarray | bytes) -> None:
         raw = np.frombuffer(bytes(data) if isinstance(data, (bytes, bytearray)) else
                             np.ascontiguousarray(data).tobytes(), np.uint8)

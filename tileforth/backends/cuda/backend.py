@@ -547,6 +547,9 @@ class CudaBackend(Backend):
             return self._res.allocs.get(base)  # None: external memory
         raise ForthError(f"address ${addr:x} (+{nbytes} bytes) is not inside a live allocation")
 
+    def check_span(self, addr: int, nbytes: int) -> None:
+        self._find(addr, nbytes)
+
     def read(self, addr: int, nbytes: int) -> np.ndarray:
         rec = self._find(addr, nbytes)
         out = np.empty(nbytes, np.uint8)

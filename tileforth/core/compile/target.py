@@ -377,6 +377,11 @@ class Backend(ABC):
     @abstractmethod
     def write(self, addr: int, data: np.ndarray | bytes) -> None: ...
 
+    def check_span(self, addr: int, nbytes: int) -> None:
+        """A ForthError unless [addr, addr+nbytes) lies inside one live allocation (before a
+        host word moves data there, e.g. READ-FILE before it reads the file)."""
+        self.read(addr, nbytes)
+
     @abstractmethod
     def allocation_sizes(self) -> dict[int, int]:
         """The user's allocations (ARRAY, ALLOCATE, data space, f.kernel's arrays): address -> bytes."""

@@ -111,6 +111,6 @@ def install(registry: "Registry") -> None:
     warp("ALL", "( flag -- flag' )", "True on every lane if every lane's flag is true (__all_sync).",
          "0 ALL . \\ 0", _vote("all", "ALL"))
     warp("ACTIVEMASK", "( -- mask )", "The lanes of the warp executing this together, as a 32 bit mask "
-         "(__activemask); it does not wait for the others.", "TID-X 8 < IF ACTIVEMASK . THEN \\ 255", _active_mask)
+         "(__activemask); it does not wait for the others.", "TID-X 8 < IF ACTIVEMASK . THEN \\ [thread 0-7] 255", _active_mask)
     warp("SYNCWARP", "( -- )", "Wait until every lane of the warp reaches this SYNCWARP (__syncwarp).",
          "SYNCWARP 1 . \\ 1", _sync_warp)

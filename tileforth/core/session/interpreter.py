@@ -38,7 +38,7 @@ from .hostexec import device_ok, run_host
 from .words.table import WORDS
 from .building import CLOSERS, OPENERS, Frame, definition_text
 from .launcherrors import divergence_error, launch_error, word_at
-from .output import format_output
+from .output import bad_base_message, format_output
 from .output import ranges as _ranges
 from .parts import Builder, DataSnapshot, DataSpace, HostIO, InputSnapshot, TextInput, Views
 from .tokens import Tokens
@@ -80,6 +80,11 @@ def unknown_word_message(name: str, prompt_words: dict[str, str] | None = None) 
     from .wordsets import WORDSETS
 
     upper = name.upper()
+    if any(not c.isprintable() for c in name):  # a NUL or control character would not show: escaped
+        shown = "".join(c if c.isprintable() else ascii(c)[1:-1] for c in name)
+        odd = ", ".join(dict.fromkeys(ascii(c)[1:-1] for c in name if not c.isprintable()))
+        return (f"unknown word {shown}: the name holds a character that does not print ({odd}, shown escaped); "
+                "remove it from the source")
     if prompt_words and upper in prompt_words:
         return (f"unknown word {name}: it is a command of {prompt_words[upper]}, not a dictionary word; it "
                 "works only typed alone on a line at the prompt")
@@ -647,6 +652,9 @@ class Forth:
         if self.segment_uses_base and self._at_top():
             self.flush_segment()  # `16 BASE !` must run before the next number is parsed
         base = self.base()
+        if not 2 <= base <= 36:
+            raise ForthError(bad_base_message(base, f"{tok.text} is not a word, and it cannot be read as a number"),
+                             tok.pos, tok.text, code=-13)
         v = parse_integer(tok.text, base)
         if v is not None:
             self.append(Lit(wrap64(v), tok.pos))
@@ -739,7 +747,8 @@ class Forth:
                                        self.shared_bytes, self.sites)
         t3 = time.perf_counter()
         self.out_parts.append(format_output(res.output, self.strings, res.output_dropped,
-                                            shape=self.launch_shape, float_bits=self.machine.float_bits))
+                                            shape=self.launch_shape, float_bits=self.machine.float_bits,
+                                            every_thread_ran=not res.error[0] and res.divergence is None))
         timing = device.last_timing
         timing["read"] = time.perf_counter() - t3
         for k in ("compile", "run", "read"):
@@ -760,7 +769,8 @@ class Forth:
         for depth, room, code, lits in ((st.dsp, m.ds_max, L.E_OVERFLOW, cells), (st.fsp, m.fs_max, L.E_FOVERFLOW, floats)):
             over = np.flatnonzero(depth + len(lits) > room)
             if over.size:
-                first = next(n for n in nodes if type(n) is (Lit if code == L.E_OVERFLOW else FLit))
+                kind = Lit if code == L.E_OVERFLOW else FLit  # the caret under the first item that does not fit
+                first = [n for n in nodes if type(n) is kind][max(0, int(room - depth[int(over[0])]))]
                 raise launch_error(self, (code, self.sites.add("<line>", first.pos), int(over[0]), 0, 0))
         st.push(cells)
         st.fpush(floats)

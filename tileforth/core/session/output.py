@@ -17,14 +17,21 @@ UTF-8 string), else each byte is its own character.
 """
 from __future__ import annotations
 
+import math
 import re
 import struct
 
-from ..errors import ranges
+from ..errors import ForthError, ranges
 from ..compile import layout as L
 from ..lazy import np
 
 _DIGITS = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+def bad_base_message(base: int, what: str) -> str:
+    """The error when BASE is outside 2..36 (gforth reads and prints in such a base, or fails)."""
+    return (f"{what}: BASE is {base}, and numbers are read and printed in bases 2 to 36; set it back with DECIMAL "
+            "(or HEX, or n BASE ! with n from 2 to 36)")
 
 
 def format_int(value: int, base: int = 10, unsigned: bool = False) -> str:
@@ -208,6 +215,10 @@ def render_records(records: np.ndarray, strings: list[str], float_bits: int = 32
         if run:
             parts.append(_bytes_text(run))
             run = []
+        if kind in (L.OUT_INT, L.OUT_UINT, L.OUT_INT_R, L.OUT_UINT_R) and not 2 <= (
+                aux if kind in (L.OUT_INT, L.OUT_UINT) else aux & 0xFF) <= 36:
+            raise ForthError(bad_base_message(aux if kind in (L.OUT_INT, L.OUT_UINT) else aux & 0xFF,
+                                              "a number cannot be printed"))
         if kind == L.OUT_INT:
             parts.append(format_int(value, aux) + " ")
         elif kind == L.OUT_UINT:
@@ -237,7 +248,7 @@ RUN_MIN = 3  # threads in a row whose output steps arithmetically: one line
 
 def format_output(records: np.ndarray, strings: list[str], dropped: int = 0, *,
                   shape: tuple | None = None, max_lines: int | None = MAX_OUTPUT_LINES,
-                  float_bits: int = 32) -> str:
+                  float_bits: int = 32, every_thread_ran: bool = True) -> str:
     """A launch's output records as text: printed once when every thread
     printed the same, else one line per group of threads with the same
     output, in thread order.
@@ -247,15 +258,27 @@ def format_output(records: np.ndarray, strings: list[str], dropped: int = 0, *,
     become one line (`[threads 0-255] 0 1 2 … 255`), and what is still more
     than `max_lines` lines ends with a `… N more lines` line.  `shape`, the
     launch's (grid, block): with more than one block threads are labelled
-    by block and thread (`b1 t31`, `b0-3 t0-15`). Float records are `float_bits` wide (the session's)."""
+    by block and thread (`b1 t31`, `b0-3 t0-15`). Float records are `float_bits` wide (the session's).
+    Output that only some of the launch's threads printed is labelled with them (`[thread 0]
+    5`), unless not `every_thread_ran` (a launch an error ended: the others may not have run)."""
     if len(records) == 0:
         return ""
     texts = thread_texts(records, strings, float_bits)
+    if shape is not None and every_thread_ran and not dropped:  # only some threads printed: labelled with them
+        ids = np.unique(records[:, 0]).tolist() if isinstance(texts, str) else list(texts)
+        if len(ids) < math.prod(shape[0]) * math.prod(shape[1]):
+            texts = {int(t): texts for t in ids} if isinstance(texts, str) else texts
+            return _with_dropped("".join(line + "\n" for line in output_lines(texts, shape=shape,
+                                                                             max_lines=max_lines)), dropped)
     distinct = set(texts.values()) if isinstance(texts, dict) else {texts}
     if len(distinct) == 1:
         text = distinct.pop()
     else:
         text = "".join(line + "\n" for line in output_lines(texts, shape=shape, max_lines=max_lines))
+    return _with_dropped(text, dropped)
+
+
+def _with_dropped(text: str, dropped: int) -> str:
     if dropped:
         text += f"\n[{dropped} output records dropped: the output buffer is full]\n"
     return text

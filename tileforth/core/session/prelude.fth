@@ -200,7 +200,7 @@
 
 : GLOBAL-ID ( -- n )  BID-X BDIM-X * TID-X + ;
 \ This thread's index along x in the grid.
-\ e.g. 2 1 1 GRID 64 1 1 THREADS  BID-X 1 = TID-X 3 = AND IF GLOBAL-ID . THEN \ 67
+\ e.g. 2 1 1 GRID 64 1 1 THREADS  BID-X 1 = TID-X 3 = AND IF GLOBAL-ID . THEN \ [b1 t3] 67
 
 : THREAD-ROW ( -- n )  TID-Z BDIM-Y * TID-Y + ;
 \ The index of this thread's row of x threads in its block (TID-Z*BDIM-Y + TID-Y).
@@ -208,11 +208,11 @@
 
 : THREAD-ID ( -- n )  THREAD-ROW BDIM-X * TID-X + ;
 \ This thread's linear index in its block (x fastest), which sets its warp and lane.
-\ e.g. 8 4 1 THREADS  TID-X 3 = TID-Y 2 = AND IF THREAD-ID . THEN \ 19
+\ e.g. 8 4 1 THREADS  TID-X 3 = TID-Y 2 = AND IF THREAD-ID . THEN \ [thread 19] 19
 
 : LANE-ID  ( -- n )  THREAD-ID 31 AND ;
 \ This thread's lane in its warp (0..31).
-\ e.g. 64 1 1 THREADS  TID-X 40 = IF LANE-ID . THEN \ 8
+\ e.g. 64 1 1 THREADS  TID-X 40 = IF LANE-ID . THEN \ [thread 40] 8
 
 : WARP-ID  ( -- n )  THREAD-ID 5 RSHIFT ;
 \ This thread's warp in its block.
@@ -274,8 +274,8 @@
 \ Print n spaces (none when n <= 0).
 \ e.g. 42 EMIT 3 SPACES 42 EMIT \ *   *
 
-: TYPE     ( c-addr u -- )  0 ?DO DUP C@ EMIT CHAR+ LOOP DROP ;
-\ Print the u characters at c-addr (with EMIT, so each thread prints its own).
+: TYPE     ( c-addr u -- )  0 MAX 0 ?DO DUP C@ EMIT CHAR+ LOOP DROP ;
+\ Print the u characters at c-addr (with EMIT, so each thread prints its own; none when u < 0, as gforth).
 \ e.g. S" hello" TYPE \ hello
 
 : COUNT    ( c-addr1 -- c-addr2 u )  DUP CHAR+ SWAP C@ ;

@@ -28,6 +28,7 @@ session's `close()` writes the UPDATEd buffers back and closes the file.
 """
 from __future__ import annotations
 
+import contextlib
 import os
 from collections import OrderedDict
 from typing import TYPE_CHECKING
@@ -80,13 +81,19 @@ class BlockStore:
         self.scr_cell = self.blk_cell + 8
         self.path = DEFAULT_FILE
         self.fd: int | None = None
+        self.write_error = ""  # why the last write failed
+        self.read_only = False  # fd was opened for reading only (the file is not writable)
 
     # ---- the file ---------------------------------------------------------------------
     def _name(self) -> str:
         return os.fsdecode(self.path)
 
     def _open(self, create: bool) -> int | None:
-        """The block file's descriptor; None when it is not there and `create` is false."""
+        """The block file's descriptor; None when it is not there and `create` is false.
+        For writing (`create`), a descriptor opened for reading only is opened again for
+        writing, so that a file that cannot be written says why (not "Bad file descriptor")."""
+        if create and self.read_only:
+            self.close_file()
         if self.fd is None:
             try:
                 self.fd = os.open(self.path, os.O_RDWR | (os.O_CREAT if create else 0), 0o666)
@@ -98,6 +105,7 @@ class BlockStore:
                 if create:
                     raise
                 self.fd = os.open(self.path, os.O_RDONLY)
+                self.read_only = True
         return self.fd
 
     def _read(self, blk: int) -> bytes:
@@ -116,6 +124,7 @@ class BlockStore:
             if os.pwrite(fd, data, buf.blk * BYTES) != BYTES:
                 raise OSError("short write")
         except OSError as exc:
+            self.write_error = exc.strerror or str(exc)
             raise ForthError(f"cannot write block {buf.blk} to {self._name()}: {exc.strerror or exc}; the "
                              "buffer stays UPDATEd (EMPTY-BUFFERS drops it)", code=IOR_WRITE) from None
         buf.dirty = False
@@ -124,6 +133,7 @@ class BlockStore:
         if self.fd is not None:
             os.close(self.fd)
             self.fd = None
+        self.read_only = False
 
     # ---- buffers ------------------------------------------------------------------------
     def buffer(self, f: "Forth", blk: int, word: str, read: bool, current: bool = True) -> int:
@@ -179,11 +189,59 @@ class BlockStore:
         self.empty()
 
     def close(self, f: "Forth") -> None:
-        """At the session's end: write the UPDATEd buffers back and close the file."""
+        """At the session's end: write the UPDATEd buffers back and close the file. When
+        they cannot be written (a read-only file, a full disk), they are saved in a rescue
+        block file (`rescue`) and a ForthError says where and what to do; the buffers
+        stay UPDATEd."""
+        failure = None
         try:
-            self.save(f)
+            for buf in list(self.assigned.values()):  # each one that can be written is
+                if buf.dirty:
+                    try:
+                        self._write(f, buf)
+                    except ForthError as exc:
+                        failure = exc
+            if failure is not None:
+                raise ForthError(self.rescue(f, failure), code=IOR_WRITE) from None
         finally:
             self.close_file()
+
+    def rescue(self, f: "Forth", failure: ForthError) -> str:
+        """Write the UPDATEd buffers to a new block file (the same block numbers), beside
+        the block file or else in the temporary folder; the message for the user."""
+        import tempfile
+
+        dirty = sorted(blk for blk, buf in self.assigned.items() if buf.dirty)
+        name = self._name()
+        which = f"block{'s' * (len(dirty) != 1)} {' '.join(map(str, dirty))}"
+        why = self.write_error or failure.message
+        start = f"at the session's end the UPDATEd {which} could not be written to {name}"
+        reasons = []
+        beside = os.path.dirname(os.path.abspath(name)) if os.path.isfile(name) or not os.path.exists(name) else None
+        for folder in dict.fromkeys((beside, None)):  # beside a regular file (not /dev/full), else in $TMPDIR
+            try:
+                fd, saved = tempfile.mkstemp(prefix=os.path.basename(name) + ".unsaved-", suffix=".fb", dir=folder)
+            except OSError as exc:
+                reasons.append(exc.strerror or str(exc))
+                continue
+            try:
+                for blk in dirty:
+                    data = f.read_bytes(self.assigned[blk].addr, BYTES)
+                    if os.pwrite(fd, data, blk * BYTES) != BYTES:
+                        raise OSError("short write")
+                os.fsync(fd)
+            except OSError as exc:
+                reasons.append(exc.strerror or str(exc))
+                os.close(fd)
+                with contextlib.suppress(OSError):
+                    os.unlink(saved)
+                continue
+            os.close(fd)
+            return (f"{start} ({why}); they were saved in {saved} instead, at the same block numbers "
+                    f"(S\" {saved}\" OPEN-BLOCKS {dirty[0]} BLOCK reads block {dirty[0]} back): make {name} "
+                    "writable or free disk space, then copy them back")
+        return (f"{start} ({why}), nor saved in a file elsewhere ({'; '.join(reasons)}): their changes are lost; "
+                f"next time make {name} writable or free disk space, and FLUSH before the session ends")
 
     def show_blk(self, f: "Forth", blk: int) -> None:
         """BLK, as device code reads it: the block being interpreted (0: none)."""

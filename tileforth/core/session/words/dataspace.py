@@ -18,6 +18,10 @@ def _align(f: "Forth") -> None:
 
 
 def _allot(f: "Forth", n: int) -> int:
+    if n < 0 and f.here + n < 64:  # a negative ALLOT gives back data space: only what was taken
+        raise ForthError(f"ALLOT: {n} would give back {-n} byte{'s' * (n != -1)} of data space, but only {f.here - 64} are in use "
+                         f"(HERE is at its start{'' if f.here == 64 else f' + {f.here - 64}'}); give back at most "
+                         "that many")
     if f.here + n > f.data_space_size or f.here + n < 64:
         raise ForthError(f"data space exhausted: {n} bytes do not fit ({f.data_space_size - f.here} left); "
                          "use ARRAY for large buffers")

@@ -55,6 +55,7 @@ if TYPE_CHECKING:
 IOR_NUMBER, IOR_POSITION, IOR_IO, IOR_NO_FILE = -24, -36, -37, -38  # Forth-2012 table 9.1
 R_O, R_W, W_O, BIN = 0, 2, 4, 1  # gforth's values
 CELL_MASK = (1 << 64) - 1
+READ_CHUNK = 1 << 20  # bytes READ-FILE reads from the file at a time
 MAX_IO = 1 << 31  # bytes one READ-FILE or WRITE-FILE may move (more: ior -24)
 GROUP = "Files (host words)"
 
@@ -235,14 +236,26 @@ def w_read_file(f: "Forth", tok: Token) -> None:
     if entry is None or n < 0 or n > MAX_IO:
         f.push_uniform(0, IOR_IO if entry is None else IOR_NUMBER)
         return
+    if n:
+        try:  # the buffer first: a bad one takes nothing from the file
+            f.backend.check_span(addr, n)
+        except ForthError as exc:
+            raise ForthError(f"READ-FILE: the buffer (c-addr u) is not memory: {exc.message}; give it a buffer "
+                             "of u bytes (e.g. HERE u ALLOT, or u ALLOCATE DROP)") from None
+    done = 0
     try:
-        data = entry.raw.read(n) if n else b""
+        while done < n:  # at most READ_CHUNK bytes at a time: Python allocates what one read asks for
+            want = min(n - done, READ_CHUNK)
+            data = entry.raw.read(want) or b""
+            if data:
+                f.backend.write(addr + done, np.frombuffer(data, np.uint8))
+                done += len(data)
+            if len(data) < want:
+                break  # the end of the file (or all a pipe or terminal has now)
     except (OSError, ValueError) as exc:
         f.push_uniform(0, _ior(exc))
         return
-    if data:
-        f.backend.write(addr, np.frombuffer(data, np.uint8))
-    f.push_uniform(len(data), 0)
+    f.push_uniform(done, 0)
 
 
 def _line(data: bytes, u1: int) -> tuple[int, int]:
@@ -432,6 +445,15 @@ def w_include_file(f: "Forth", tok: Token) -> None:
     textin.interpret(f, reader)
 
 
+def _not_utf8(word: str, name: str, exc: UnicodeDecodeError) -> str:
+    """A source file that is not UTF-8: where its first bad byte is (as the CLI says of a script)."""
+    data = exc.object
+    line = data.count(b"\n", 0, exc.start) + 1
+    col = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+    return (f"{word}: {name} is not UTF-8 text: byte 0x{data[exc.start]:02x} at line {line}, column {col} (byte "
+            f"offset {exc.start}); save the file as UTF-8")
+
+
 def _include(f: "Forth", path_text: str, word: str, once: bool) -> None:
     from pathlib import Path  # imported by the first INCLUDE (import tileforth.core stays lean)
 
@@ -445,7 +467,9 @@ def _include(f: "Forth", path_text: str, word: str, once: bool) -> None:
         return
     try:
         text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
+    except UnicodeDecodeError as exc:
+        raise ForthError(_not_utf8(word, path_text, exc)) from None
+    except OSError as exc:
         looked = "" if path.is_absolute() or folder is None else f" (looked in {folder} and the working directory)"
         raise ForthError(f"{word}: cannot read {path_text}{looked}: {getattr(exc, 'strerror', None) or exc}") from None
     f.included.add(key)

@@ -275,8 +275,27 @@ def w_source_id(f: "Forth", tok: Token) -> None:
     f.push_uniform(-1 if getattr(r, "addr", None) is not None else getattr(r, "source_id", None) or 0)
 
 
+MAX_NESTING = 48  # inputs (EVALUATE, INCLUDED, LOAD) one inside another: more is taken for a recursion
+_nesting: dict[int, int] = {}  # id(Forth) -> how many interpret() calls are open in it
+
+
+def _what(reader: Reader) -> str:
+    blk = block_of(reader)
+    if blk:
+        return f"LOAD of block {blk}"
+    return "EVALUATE of a string" if reader.name == "<evaluate>" else f"INCLUDE of {reader.name}"
+
+
 def interpret(f: "Forth", reader: Reader) -> None:
     """Interpret all of `reader` as part of the current line (EVALUATE, INCLUDED, LOAD)."""
+    depth = _nesting.get(id(f), 0)
+    if depth >= MAX_NESTING:
+        inner = _what(f.reader) if f.reader is not None else ""
+        within = "" if inner == _what(reader) or not inner else f", inside {inner}"
+        raise ForthError(f"{_what(reader)}{within} nests too deeply: it would be input {depth + 1} of EVALUATE, "
+                         f"INCLUDE and LOAD nested one inside another, and at most {MAX_NESTING} may be; an input "
+                         "that interprets itself again needs a condition that ends the recursion")
+    _nesting[id(f)] = depth + 1
     saved = f.reader
     f.reader = reader
     show_blk(f, reader)
@@ -298,6 +317,10 @@ def interpret(f: "Forth", reader: Reader) -> None:
     finally:
         f.reader = saved
         show_blk(f, saved)
+        if depth:
+            _nesting[id(f)] = depth
+        else:
+            _nesting.pop(id(f), None)
 
 
 @host("EVALUATE", "( c-addr u -- )", "Interpret a string as if it were typed.", 'S" 2 3 +" EVALUATE . \\ 5',
