@@ -290,7 +290,8 @@ def test_steps_help_says_what_the_docs_say():
 def test_stack_overflow_caret_is_under_the_item_that_does_not_fit():
     from tileforth.repl.render import render_error
 
-    f = Forth(backend="cpu")
+    from tileforth.core.compile.machine import Machine
+    f = Forth(backend="cpu", machine=Machine(ds_max=128))  # a data stack of 128 cells, whatever the launch
     f.eval(ONE_THREAD)
     line = " ".join(str(i) for i in range(1, 140))
     with pytest.raises(ForthError) as err:
