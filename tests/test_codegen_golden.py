@@ -352,9 +352,8 @@ def test_the_passes_over_the_tree_share_one_visitor():
     dispatch through tree.Visitor's table: every node type has an entry in
     each, and a visit_ method for a type that does not exist is refused."""
     from tileforth.core.compile import codegen
-    from tileforth.core.front import effects, tree
-    from tileforth.core.session import interpreter
-    for cls in (codegen.Gen, effects._Walker, interpreter._TreeKey):
+    from tileforth.core.front import effects, linekey, tree
+    for cls in (codegen.Gen, effects._Walker, linekey._LineKey):
         assert issubclass(cls, tree.Visitor)
         assert set(cls._visit_table) == set(tree.NODE_TYPES)
     assert effects._Walker._visit_table[tree.DropFlag] is effects._Walker.visit_DropFlag

@@ -8,7 +8,7 @@ import hashlib
 import os
 import resource
 import threading
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Sequence
 
 import llvmlite.binding as llvm
 import numpy as np
@@ -21,6 +21,7 @@ from tileforth.core.compile import state as S
 from tileforth.core.compile.codegen import HELPERS
 from tileforth.core.compile.target import HELPERS_IR, Backend, Capabilities, LaunchResult, LaunchShape, fill_context
 from tileforth.core.errors import ForthError
+from tileforth.core.front.linekey import LITS_MAX
 
 from .races import HEADER, Races
 from .races import helpers_ir as races_ir
@@ -327,6 +328,7 @@ class CpuBackend(Backend):
         self.trace = np.zeros((0, 4), np.int64)  # the last traced launch's records (races.py: the layout)
         self.trace_dropped = 0
         self.ctx = np.zeros(L.CTX_SLOTS, np.int64)
+        self.lits = np.zeros(LITS_MAX, np.int64)  # the launch's literal table (ctx[CTX_LITS])
         self.abort_flag = np.zeros(1, np.int64)
         self.out = zeroed((self.machine.out_cap, L.OUT_SLOTS), np.int64)
         self._table = AllocTable()  # the user allocations (kernels' range checks read it in place)
@@ -613,7 +615,7 @@ class CpuBackend(Backend):
 
     # ---- launching ----------------------------------------------------------
     def launch(self, handle: CpuKernel, shape: LaunchShape, base_addr: int, shared_bytes: int, steps: int,
-               sites: "Sites | None" = None) -> LaunchResult:
+               sites: "Sites | None" = None, lits: Sequence[int] = ()) -> LaunchResult:
         if shape is not self.shape and shape != self.shape:
             raise ValueError(f"launch over {shape}, but the stacks are {self.shape}'s: set_shape first")
         thr = self.thr
@@ -627,6 +629,9 @@ class CpuBackend(Backend):
                            recursion_max=self.caps.recursion_max, steps=steps)
         ctx[L.CTX_SHARED] = shared
         ctx[L.CTX_BLOCK_SIZE] = self.block_size
+        if lits:
+            self.lits[:len(lits)] = lits
+            ctx[L.CTX_LITS] = self.lits.ctypes.data
         self.clock[0] = 0
         ctx[L.CTX_CLOCK] = self.clock.ctypes.data
         self.races.arm(ctx, self._user, self.elem_types, self._headers.__getitem__, self.nthreads)

@@ -60,7 +60,7 @@ import re
 import threading
 import weakref
 from contextlib import contextmanager
-from typing import Iterator
+from typing import Iterator, Sequence
 
 import numpy as np
 from tileforth.core.alloctable import AllocTable
@@ -77,6 +77,7 @@ from tileforth.core.compile.target import (
     fill_context,
 )
 from tileforth.core.errors import ForthError
+from tileforth.core.front.linekey import LITS_MAX
 from tileforth.core.records import record
 
 from .requires import NEEDS_PYCUDA
@@ -88,6 +89,7 @@ SHADOW_MAX = 64 << 20  # allocations up to this size keep a host copy, to surviv
 RECURSION_MAX = 256  # nested calls of recursive words per thread (see the module docstring)
 STACK_CAP = 64 << 10  # bytes of call stack per thread, at most
 FALLBACK_FRAME = 256  # bytes per level when the JIT log gives no frame sizes
+_LITS_AT = L.CTX_SLOTS + L.THR_SLOTS  # where the literal table starts in the context buffer
 CU_JIT_LOG_VERBOSE = 12  # cuda.h; PyCUDA's jit_option enum has no name for it
 # cuGetErrorString of the errors after which a context is unusable (700, 702, 709, 710, 714-719)
 STICKY = ("an illegal memory access was encountered", "the launch timed out and was terminated",
@@ -429,7 +431,7 @@ class CudaBackend(Backend):
         try:
             with self._device("starting the session"):
                 res.make_abort_flag()
-            self.ctx_host = np.zeros(L.CTX_SLOTS + L.THR_SLOTS, np.int64)
+            self.ctx_host = np.zeros(_LITS_AT + LITS_MAX, np.int64)
             self.ctx_dev = self._raw(self.ctx_host.nbytes, keep=False)
             self.out_dev = self._raw(self.machine.out_cap * L.OUT_SLOTS * 8, keep=False)
             self.table_dev = self._raw(TABLE_CAP * 16, keep=False)
@@ -680,7 +682,7 @@ class CudaBackend(Backend):
                 handle.depth //= 2
 
     def launch(self, handle: CudaKernel, shape: LaunchShape, base_addr: int, shared_bytes: int, steps: int,
-               sites: object = None) -> LaunchResult:
+               sites: object = None, lits: Sequence[int] = ()) -> LaunchResult:
         if shape is not self.shape and shape != self.shape:
             raise ValueError(f"launch over {shape}, but the stacks are {self.shape}'s: set_shape first")
         self._check_block(handle, shape)
@@ -705,6 +707,9 @@ class CudaBackend(Backend):
             ctx = fill_context(self.ctx_host, allocs=self.table_dev, n_allocs=self._n_allocs, out=self.out_dev,
                                out_cap=self.machine.out_cap, base_addr=base_addr, abort=res.abort_dev,
                                shared_size=shared_bytes, recursion_max=handle.depth, steps=steps)
+            if lits:  # the literal table follows the context (and a thread record): one copy
+                ctx[_LITS_AT:_LITS_AT + len(lits)] = lits
+                ctx[L.CTX_LITS] = int(self.ctx_dev) + _LITS_AT * 8
             cuda.memcpy_htod(self.ctx_dev, ctx)
             thr = self.thr_host
             thr[:, L.T_STATUS] = L.ST_RUN

@@ -34,6 +34,7 @@ CTX_RACE_GEN, CTX_BLOCK_SIZE = 17, 23
 CTX_TRACE, CTX_TRACE_CAP, CTX_TRACE_LEN = 24, 25, 26
 CTX_TYPES = 28  # the emulator checks float words against their arrays' element types (races.py)
 CTX_CLOCK = 27  # address of the race detector's fence clock: THREADFENCEs executed so far in the launch
+CTX_LITS = 29  # address of the launch's literal table: a line's literals as i64 (floats' f64 bits; linekey.py)
 CTX_SLOTS = 32
 
 # thread record slots

@@ -13,7 +13,7 @@ the single-threaded emulator.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from llvmlite import ir
 
@@ -463,8 +463,9 @@ class Backend(ABC):
 
     @abstractmethod
     def launch(self, handle: object, shape: LaunchShape, base_addr: int, shared_bytes: int, steps: int,
-               sites: Any = None) -> LaunchResult:
-        """Run a kernel over `shape` (the shape set_shape made current); `sites` describes warp operations."""
+               sites: Any = None, lits: Sequence[int] = ()) -> LaunchResult:
+        """Run a kernel over `shape` (the shape set_shape made current); `sites` describes warp operations,
+        `lits` is the launch's literal table (ctx[CTX_LITS]: a line's literals, linekey.py)."""
 
     def abort(self) -> None:
         """Ask the running line to stop at its next loop back-edge (Ctrl-C)."""

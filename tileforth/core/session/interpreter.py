@@ -10,16 +10,14 @@ restores the snapshot taken before it, so the session keeps its state.
 from __future__ import annotations
 
 import builtins  # `dict` in Forth's body is the façade's name for FORTH-WORDLIST
-import math
 from operator import attrgetter
 import os
-import struct
 import time
 from typing import TYPE_CHECKING, Any, Callable
 
 from ... import registry
 from ..compile import layout as L
-from ..compile.codegen import Sites
+from ..compile.codegen import Sites, Strings
 from ..compile.compiler import Compiler
 from ..compile.machine import Machine
 from ..compile.primitives import TABLE as PRIMS
@@ -30,7 +28,7 @@ from ..errors import ForthError
 from ..front.dictionary import Colon, Constant, HostWord, Immediate
 from ..front.effects import body_effect
 from ..front.reader import Reader, Token, parse_double, parse_float, parse_integer, wrap64
-from ..front.tree import Begin, Call, Do, FLit, HostOp, If, Lit, LocalGet, Node, Prim, Recurse, Visitor
+from ..front.tree import Call, FLit, HostOp, Lit, LocalGet, Node, Prim, Recurse
 from ..lazy import np
 from ..records import record
 from .device import Device, DeviceSnapshot, load_backend
@@ -231,7 +229,7 @@ class Forth:
         # names a front end acts on itself, not dictionary words (name -> where): the unknown-word error says so
         self.prompt_words: dict[str, str] = {}
         self.sites = Sites()
-        self.strings: list[str] = []
+        self.strings = Strings()
         self.compiler = Compiler(self.backend.target, self.sites, self.strings, checked, lambda: self.base_addr,
                                  lambda: self.tokens.table())
         self.tokens = Tokens(self._node_for)  # execution tokens (tokens.py)
@@ -743,7 +741,7 @@ class Forth:
             self._push_literals(nodes)
             return
         device = self.device
-        res, tiles_out = device.launch(nodes, self.compiler, (self.tokens.version, _tree_key(nodes)), self.base_addr,
+        res, tiles_out = device.launch(nodes, self.compiler, (self.tokens.version,), self.base_addr,
                                        self.shared_bytes, self.sites)
         t3 = time.perf_counter()
         self.out_parts.append(format_output(res.output, self.strings, res.output_dropped,
@@ -937,55 +935,3 @@ def _has_host_action(node: Node) -> bool:
         for name in n.BODIES:
             todo.extend(getattr(n, name) or ())
     return False
-
-
-def _where(n: Node) -> tuple[int, int] | None:
-    p = getattr(n, "pos", None)
-    return (p.line, p.col) if p else None
-
-
-class _TreeKey(Visitor):
-    """The kernel cache's key for a segment: its structure, values and the
-    positions of everything that can fail (sites are positions)."""
-
-    def key(self, nodes: list[Node]) -> tuple:
-        table = self._visit_table
-        return tuple([table[type(n)](self, n) for n in nodes])
-
-    def visit_Lit(self, n: Lit) -> tuple:
-        return ("L", n.value, n.space)
-
-    def visit_FLit(self, n: FLit) -> tuple:
-        # the f64 bits: a float-stack value of either width, told apart exactly
-        return ("F", struct.pack("<d", n.value) if math.isfinite(n.value) else repr(n.value))
-
-    def visit_Prim(self, n: Prim) -> tuple:
-        return ("P", n.prim.name, n.arg, _where(n))
-
-    def visit_Call(self, n: Call) -> tuple:
-        return ("C", n.word.uid, _where(n))
-
-    def visit_If(self, n: If) -> tuple:
-        return ("I", self.key(n.then), None if n.else_ is None else self.key(n.else_), _where(n))
-
-    def visit_Begin(self, n: Begin) -> tuple:
-        return ("B", n.kind, self.key(n.cond), self.key(n.body), _where(n))
-
-    def visit_Do(self, n: Do) -> tuple:
-        return ("D", n.query, n.plus, self.key(n.body), _where(n))
-
-    def visit_Label(self, n) -> tuple:
-        return ("Lb", n.label, _where(n))
-
-    def visit_Jump(self, n) -> tuple:
-        return ("J", n.label, n.if_zero, _where(n))
-
-    def generic_visit(self, n: Node) -> tuple:  # LEAVE EXIT RECURSE and locals: the kind and position
-        return (type(n).__name__, _where(n))
-
-
-_TREE_KEY = _TreeKey()
-
-
-def _tree_key(nodes: list[Node]) -> tuple:
-    return _TREE_KEY.key(nodes)
