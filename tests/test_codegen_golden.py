@@ -119,11 +119,14 @@ def ir_memory_ops(fn: str) -> Counter:
 
 
 def ptx_memory_ops(fn: str) -> Counter:
-    """Loads and stores other than parameter passing."""
+    """Loads and stores other than parameter passing and reading the launch's literal table
+    (ctx[CTX_LITS], and the literals at the address it holds: a line's numbers, linekey.py)."""
     ops = Counter()
+    tables = set(re.findall(rf"ld\.global\.nc\.b64\s+(%rd\d+), \[%rd\d+\+{8 * L.CTX_LITS}\];", fn))
     for line in fn.splitlines():
         m = re.match(r"\s+(?:@!?%p\d+\s+)?(ld|st|atom)\.(?!param)", line)
-        if m:
+        if m and not (tables and (re.search(rf"\[%rd\d+\+{8 * L.CTX_LITS}\]", line)
+                                  or re.search(r"\[(%rd\d+)(?:\+\d+)?\]", line).group(1) in tables)):
             ops[m.group(1)] += 1
     return ops
 

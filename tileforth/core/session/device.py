@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import time
 import weakref
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from ... import registry
 from ..compile.machine import DEFAULT as DEFAULT_MACHINE
@@ -142,7 +142,7 @@ class Device:
         shape = self.shape
         line = line_shape(nodes)
         key = (shape.grid, shape.block, self.backend.machine, self.checked, tuple(self.tiles), *key, line.key)
-        kernel = self.kcache.pop(key, None)
+        kernel: Any = self.kcache.pop(key, None)  # a backend's handle, with the tiles and patches noted on it
         timing: dict[str, float] = {}
         t0 = time.perf_counter()
         if kernel is None:
