@@ -42,6 +42,8 @@ from .parts import Builder, DataSnapshot, DataSpace, HostIO, InputSnapshot, Text
 from .tokens import Tokens
 from .wordlists import Dictionary, DictionarySnapshot
 from .inputpos import note_in, sync_in
+from .kernelrun import KernelRun
+from .words.launch import check_python_shape
 
 if TYPE_CHECKING:
     from .reference import Entry
@@ -336,12 +338,15 @@ class Forth:
         view = self.views.last_profile
         return view.data() if view is not None else None
 
-    def kernel(self, word: str) -> Callable[..., None]:
+    def kernel(self, word: str) -> Callable[..., KernelRun]:
         """A Python callable that runs `word` over a grid: arguments are its
         inputs in order (arrays -> their device address, ints -> cells, floats
         -> the float stack). numpy arrays are copied in and back; objects with
         __cuda_array_interface__ are used in place on the cuda backend and copied
-        in and back through the host on the cpu backend."""
+        in and back through the host on the cpu backend. `grid` and `block` are
+        an int or one to three ints, checked as GRID and THREADS check theirs.
+        A call returns a KernelRun: what the launch printed and the results each
+        thread left (kernelrun.py)."""
         entry = self.dict.get(word.upper())
         if not isinstance(entry, Colon):
             raise ForthError(f"{word} is not a colon definition")
@@ -350,13 +355,14 @@ class Forth:
         if not entry.effect.static:
             raise ForthError(f"{word} has a dynamic stack effect; a kernel needs a static one")
 
-        def run(*args: Any, grid: tuple[int, int, int] = (1, 1, 1),
-                block: tuple[int, int, int] = (32, 1, 1)) -> str:
-            return self._run_kernel(entry, args, tuple(grid), tuple(block))
+        def run(*args: Any, grid: int | tuple[int, ...] = (1, 1, 1),
+                block: int | tuple[int, ...] = (32, 1, 1)) -> KernelRun:
+            g, b = check_python_shape(self.backend.caps, grid, block, self.backend.name)
+            return self._run_kernel(entry, args, g, b)
         run.__name__ = entry.name
         return run
 
-    def _run_kernel(self, word: Colon, args: tuple, grid: tuple, block: tuple) -> str:
+    def _run_kernel(self, word: Colon, args: tuple, grid: tuple, block: tuple) -> KernelRun:
         eff = word.effect
         cells: list[int] = []
         floats: list[float] = []
@@ -402,11 +408,14 @@ class Forth:
                 st.set_floats(floats)
                 st.save(self.backend)
             out = self.run_nodes([Call(word, word.pos)])
+            st = StackState.live(self.backend)  # the inputs went in: each thread now holds the results
+            rd, rf = eff.dneed + eff.dnet, eff.fneed + eff.fnet
+            result = KernelRun(out, st.ds[:, :rd].copy(), st.fs[:, :rf].copy())
             for addr, arr in temps:
                 np.copyto(arr, self.backend.read(addr, arr.nbytes).view(arr.dtype).reshape(arr.shape))
             for back in backs:
                 back()
-            return out
+            return result
         finally:
             self._restore(snap)
             for addr, _ in temps:
