@@ -120,7 +120,7 @@ class CpuTarget(Target):
         base = g.b.load(g.env.range_lo, typ=I64)  # the allocation the range check found (its header: races.py)
         # the helper only where the launch traces, detects races or checks element types: a launch with
         # none of them (one thread, PROFILE off, untyped memory) pays a branch, not a call
-        ftype = races.float_code(word, self.machine.float_bits)  # 0: not a float word, whose types don't count
+        ftype = races.float_code(word, self.machine.float_bits, size)  # 0: a byte, whose types don't count
         on = g.b.or_(self._ctx_slot(g, L.CTX_TRACE), self._ctx_slot(g, L.CTX_RACE_GEN))
         if ftype:
             on = g.b.or_(on, self._ctx_slot(g, L.CTX_TYPES))

@@ -129,12 +129,15 @@ def _access(f: "Forth", thread: int, kind: int, site: int | None) -> str:
 
 
 def _type_message(f: "Forth", addr: int, access: str, array: str, who: str) -> str:
-    """A float word on an array of another float type (checked mode, the emulator)."""
+    """A memory word on an array of another element type (checked mode, the emulator): a float word on
+    an array of another float type or of integers, a cell or integer word on a float array or one of
+    integers of another width."""
     be = f.backend
     base = be.allocation_base(addr, 1)
     meta = getattr(be.element_type(base) if base is not None else None, "metadata", None) or {}
     name = meta.get("name") or _address_name(f, addr)
-    words = {"float16": "HF@ HF!", "bfloat16": "BF@ BF!", "float32": "SF@ SF!", "float64": "DF@ DF!"}
+    words = {"float16": "HF@ HF!", "bfloat16": "BF@ BF!", "float32": "SF@ SF!", "float64": "DF@ DF!",
+             "int16": "I16@ I16! (W@ W!)", "int32": "I32@ I32! (L@ L!)", "int64 (cell)": "@ !"}
     return (f"{name} holds {array} values, but {who} accesses it as {access}: use "
             f"{words.get(array, 'the words of its type')} for it, or give it an array of {access}")
 
