@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import ast
 import ctypes
-import gc
 import importlib.util
 import re
 import struct
