@@ -260,12 +260,14 @@ def all_kinds_kernel() -> str:
 
 # ---- the generated module ------------------------------------------------------------------------------
 
-def test_the_module_imports_no_tileforth(load):
+def test_the_module_imports_tileforth_only_for_the_cpu_fallback(load):
     mod = load(SAXPY.read_text(), "saxpy")
     tree = ast.parse(Path(mod.__file__).read_text())
+    where = {n.module: f.name for f in ast.walk(tree) if isinstance(f, ast.FunctionDef) for n in ast.walk(f)
+             if isinstance(n, ast.ImportFrom) and n.module and "tileforth" in n.module}
     names = {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
     names |= {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module}
-    assert not any("tileforth" in n for n in names), names
+    assert {n for n in names if "tileforth" in n} == set(where) and set(where.values()) == {"_launch_cpu"}
     assert "saxpy(X, Y, A, N=None, *, grid=None" in mod.__doc__
     assert mod.saxpy.__name__ == "saxpy"
 
@@ -433,7 +435,7 @@ def test_the_cli_writes_the_module(tmp_path, drv, monkeypatch):
     out = tmp_path / "saxpy_mod.py"
     assert main(["compile", str(SAXPY), "--python", str(out), "--arch", "sm_90"]) == 0
     text = out.read_text()
-    assert "def saxpy(X, Y, A, N=None, *, grid=None, block=None, stream=None):" in text
+    assert "def saxpy(X, Y, A, N=None, *, grid=None, block=None, stream=None, device=None):" in text
     assert "tileforth compile " in text and ".entry saxpy(" in text
     assert main(["compile", str(SAXPY), "--python", str(tmp_path / "no" / "x.py")]) == 2
     assert main(["compile", str(SAXPY), "--python", str(out), "--cubin", "--unchecked", "--arch", "sm_90"]) == 0
@@ -693,3 +695,47 @@ def test_use_names_the_one_driver(load):
     mod = load(SAXPY.read_text(), "saxpy")
     with pytest.raises(ValueError, match=r"no driver 'pycuda': launchers run on cuda-python"):
         mod.use("pycuda")
+
+
+# ---- the CPU fallback (issue 30, point 3) ---------------------------------------------------------------
+
+def _written(tmp_path, text: str, name: str):
+    source = kernel_file_launcher(text, "sm_90", f"{name}.fth")
+    path = tmp_path / f"{name}_cpu.py"
+    path.write_text(source)
+    spec = importlib.util.spec_from_file_location(f"{name}_cpu", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_without_a_gpu_the_launcher_runs_the_kernel_on_the_emulator(tmp_path, monkeypatch):
+    monkeypatch.setitem(sys.modules, "cuda", None)  # no cuda-bindings: no GPU to launch on
+    mod = _written(tmp_path, SAXPY.read_text(), "saxpy")
+    x, y = np.arange(300, dtype=np.float32), np.full(300, 10, np.float32)
+    mod.saxpy(x, y, 0.5)
+    np.testing.assert_array_equal(y, np.float32(0.5) * np.arange(300, dtype=np.float32) + 10)
+    mod.saxpy(x, y, 2.0, block=64)  # again, in the same emulator session
+    want = np.float32(2.5) * np.arange(300, dtype=np.float32) + 10
+    np.testing.assert_array_equal(y, want)
+    with pytest.raises(ValueError, match=r"saxpy: X is f32\[N\]: it needs 100 elements \(N = 100\), but has 300"):
+        mod.saxpy(x, y, 2.0, N=100)  # checked as on the GPU
+    with pytest.raises(TypeError, match=r"saxpy: X is f32\[N\]: pass an array of float32, not float64"):
+        mod.saxpy(np.zeros(4), y[:4].copy(), 1.0)
+    with pytest.raises(TypeError, match="on the CPU, X must be a numpy array"):
+        mod.saxpy(HostArray(np.zeros(4), np.float32), y, 1.0)
+    mod.close()
+
+
+def test_device_cpu_runs_on_the_emulator_and_reports_errors_with_their_place(tmp_path, side):
+    mod = _written(tmp_path, DIVIDE, "divide")
+    mod.use("cuda-python")  # a GPU driver is there: device="cpu" still runs on the emulator
+    x = np.zeros(8, np.int32)
+    side.launches.clear()
+    mod.divide(x, 3, device="cpu")
+    np.testing.assert_array_equal(x, np.arange(8, dtype=np.int32) // 3)
+    assert side.launches == []
+    with pytest.raises(mod.KernelError) as e:
+        mod.divide(x, 0, device="cpu")
+    assert "division by zero" in str(e.value) and (e.value.file, e.value.line) == ("divide.fth", 5)
+    mod.close()

@@ -57,8 +57,9 @@ def test_launchrt_imports_only_the_standard_library_numpy_and_the_drivers():
     tree = ast.parse(open(launchrt.__file__, encoding="utf-8").read())
     tops = {a.name.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
     tops |= {n.module.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.level == 0}
-    # the driver (cuda-bindings), and the current stream of torch or CuPy when their arrays are passed
-    assert tops - set(sys.stdlib_module_names) == {"numpy", "cuda", "torch", "cupy"}
+    # the driver (cuda-bindings), the current stream of torch or CuPy when their arrays are passed, and
+    # tileforth's emulator for the CPU fallback only
+    assert tops - set(sys.stdlib_module_names) == {"numpy", "cuda", "torch", "cupy", "tileforth"}
     at_load = {a.name for n in tree.body if isinstance(n, ast.Import) for a in n.names}
     assert at_load == {"ctypes", "os", "numpy"}  # a driver only when the first launch needs it
 

@@ -53,6 +53,8 @@ SITES: list = []  # (word, file, line, column, line text) by site number
 STRINGS: list = []  # ABORT" texts by number
 GRID: tuple | None = None  # the file's `\\! grid`: the default grid (None: one thread per element of the first array)
 BLOCK: tuple | None = None  # the file's `\\! block`: the default block (None: 256 threads)
+SOURCE: str | None = None  # the kernel file's text: the CPU fallback runs it on tileforth's emulator
+SOURCE_NAME = "<kernel>"
 IMAGE_KIND = "ptx"  # or "cubin"
 IMAGE: str | bytes = ""  # the PTX text, or the cubin's bytes
 # ---- end of the kernel ----
@@ -543,15 +545,74 @@ def close():
         _driver = None
 
 
-def _launch(values, grid, block, stream):
+_cpu = None  # the CPU fallback's emulator session and kernel (made at its first launch)
+_gpu = None  # whether this process has a GPU to launch on (None: not known yet)
+
+
+def _has_gpu():
+    """cuda-bindings imports, and the driver starts with a device."""
+    global _gpu
+    if _gpu is None:
+        try:
+            if _driver is None:
+                use()
+            _gpu = int(_driver.ok(_driver.cu.cuDeviceGetCount())) > 0
+        except (ImportError, RuntimeError):
+            _gpu = False
+    return _gpu
+
+
+def _launch_cpu(values, grid, block):
+    """The kernel on tileforth's emulator (checked, as the REPL runs it) over numpy arrays, which get the
+    results; for machines without a GPU (a user's CI) or device="cpu"."""
+    global _cpu
+    if SOURCE is None:
+        raise RuntimeError(f"{KERNEL}: this module holds no kernel source to run on the CPU; write it with "
+                           "`tileforth compile FILE --python` to have the CPU fallback")
+    try:
+        from tileforth.core import Forth, ForthError
+        from tileforth.export.kernelfile import parse_kernel_file, run_kernel_file
+    except ImportError:
+        raise ImportError(f"{KERNEL}: there is no GPU here, and the CPU fallback runs the kernel on tileforth's "
+                          "emulator: pip install tileforth") from None
+    if _cpu is None:
+        _cpu = (Forth(backend="cpu"), parse_kernel_file(SOURCE, SOURCE_NAME))
+    forth, spec = _cpu
+    given = {}
+    for (name, ty, count), v in zip(PARAMS, values):
+        if v is None:
+            continue
+        if count is not None and not isinstance(v, np.ndarray):
+            if hasattr(v, "__cuda_array_interface__") or not hasattr(v, "__array_interface__"):
+                raise TypeError(f"{KERNEL}: on the CPU, {name} must be a numpy array (a device array needs a GPU)")
+            v = np.asarray(v)
+        given[name] = v
+    _prepare([given.get(p[0]) for p in PARAMS])  # the arguments checked as for the GPU (types, sizes, ranges)
+    block = _shape(block if block is not None else BLOCK or (256, 1, 1), "block")
+    if grid is None:
+        grid = GRID or (max(1, -(-max((np.size(v) for (_, _, c), v in zip(PARAMS, values) if c is not None
+                                        and v is not None), default=1) // (block[0] * block[1] * block[2]))),)
+    try:
+        return run_kernel_file(forth, spec, given, _shape(grid, "grid"), block)
+    except ForthError as err:
+        raise KernelError(f"{KERNEL}: {err}", None, None, None, None, None,
+                          (None, err.pos.source, err.pos.line, err.pos.col) if err.pos else None) from None
+
+
+def _launch(values, grid, block, stream, device=None):
+    if device == "cpu" or (device is None and not _has_gpu()):
+        return _launch_cpu(values, grid, block)
+    if device is not None and not isinstance(device, (int, np.integer)):
+        raise ValueError(f"{KERNEL}: device {device!r}: give a device number, or \"cpu\" for the emulator")
     if _driver is None:
         use()
     drv = _driver
     drv.collect(wait=False)  # an error of an earlier launch that has completed is raised now
     block = _shape(block if block is not None else BLOCK or (256, 1, 1), "block")
     arrays_given = [v for (_, _, count), v in zip(PARAMS, values) if count is not None and v is not None]
+    asked = None if device is None else int(device)  # device=N: the launch's device; else the arrays'
     devices = {d for d in (_torch_device(v) for v in arrays_given) if d is not None}
-    device = min(devices) if devices else None
+    device = asked if asked is not None else min(devices) if devices else None
     stream = _stream_handle(stream) if stream is not None else _current_stream(arrays_given, device)
     args, arrays = _prepare(values, stream)
     if grid is None and GRID is not None:
@@ -561,7 +622,8 @@ def _launch(values, grid, block, stream):
         grid = (max(1, -(-n // (block[0] * block[1] * block[2]))), 1, 1)
     grid = _shape(grid, "grid")
     on = {a.name: drv.device_of(a) for a in arrays}
-    device = next((d for d in on.values() if d is not None), device)
+    if asked is None:
+        device = next((d for d in on.values() if d is not None), device)
     pushed = drv.enter(device)
     copies = []
     try:
