@@ -739,3 +739,32 @@ def test_device_cpu_runs_on_the_emulator_and_reports_errors_with_their_place(tmp
         mod.divide(x, 0, device="cpu")
     assert "division by zero" in str(e.value) and (e.value.file, e.value.line) == ("divide.fth", 5)
     mod.close()
+
+
+# ---- PyTorch: the kernel as a custom op (issue 30, point 2) ---------------------------------------------
+
+def test_the_torch_op_traces_under_torch_compile_and_runs_on_the_cpu(tmp_path, monkeypatch):
+    torch = pytest.importorskip("torch")
+    monkeypatch.setitem(sys.modules, "cuda", None)  # no GPU: the op's CPU tensors go to the emulator
+    mod = _written(tmp_path, SAXPY.read_text(), "saxpy")
+    op = mod.torch_op("tftest")
+    assert str(torch.ops.tftest.saxpy.default._schema) == (
+        "tftest::saxpy(Tensor(a!) X, Tensor(b!) Y, float A, int? N=None) -> ()")
+
+    def f(x, y):
+        z = y * 2  # torch work around the kernel: one graph, no break
+        torch.ops.tftest.saxpy(x, z, 0.5)
+        return z + 1
+
+    x, y = torch.arange(64, dtype=torch.float32), torch.full((64,), 3.0)
+    compiled = torch.compile(f, fullgraph=True, backend="eager")  # fullgraph: a graph break is an error
+    got = compiled(x, y)
+    want = (np.full(64, 6, np.float32) + np.float32(0.5) * np.arange(64, dtype=np.float32)) + 1
+    np.testing.assert_array_equal(got.numpy(), want)
+    # the fake implementation: shapes only, nothing runs
+    from torch._subclasses.fake_tensor import FakeTensorMode
+    with FakeTensorMode():
+        fx, fy = torch.empty(8), torch.empty(8)
+        op(fx, fy, 1.0)
+    assert mod.torch_op("tftest") is op
+    mod.close()

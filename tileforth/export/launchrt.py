@@ -24,6 +24,7 @@ synchronized). numpy arrays are copied to the device and back, so a call with
 one waits for its stream and reports errors at once.
 
     check()                  wait for this module's launches and raise the first error they recorded
+    torch_op()               the kernel as a PyTorch custom op (torch.compile, CUDA graphs)
     use(name=None)           choose the driver (cuda-python, the only one; TILEFORTH_LAUNCHER_DRIVER)
     close()                  free what the module allocated and release the primary contexts it retained
     KernelError              an error the kernel recorded in its context record, with its source position
@@ -36,7 +37,7 @@ import os
 
 import numpy as np
 
-__all__ = ["KernelError", "check", "use", "close"]
+__all__ = ["KernelError", "check", "use", "close", "torch_op"]
 
 # ---- the kernel: its values (tileforth/export/launcher.py writes these for each kernel) ----
 KERNEL = "kernel"
@@ -308,7 +309,7 @@ def _current_stream(values, device):
     argument is a torch tensor, CuPy's when one is a CuPy array, else the legacy default stream (0)."""
     for v in values:
         lib = _library(v)
-        if lib == "torch":
+        if lib == "torch" and _torch_device(v) is not None:  # a CUDA tensor (a CPU one has no stream)
             import torch
             return int(torch.cuda.current_stream(device).cuda_stream)
         if lib == "cupy":
@@ -597,6 +598,52 @@ def _launch_cpu(values, grid, block):
     except ForthError as err:
         raise KernelError(f"{KERNEL}: {err}", None, None, None, None, None,
                           (None, err.pos.source, err.pos.line, err.pos.col) if err.pos else None) from None
+
+
+# ---- PyTorch: the kernel as a custom op (torch.compile traces through it; CUDA graphs capture it) -------
+_TORCH_TYPES = {"i8": "int", "i16": "int", "i32": "int", "i64": "int", "f16": "float", "bf16": "float",
+                "f32": "float", "f64": "float"}
+_op = None
+
+
+def _op_name():
+    return "".join(c if c.isalnum() else "_" for c in KERNEL)
+
+
+def torch_op(namespace="tileforth"):
+    """The kernel as the PyTorch custom op torch.ops.<namespace>.<kernel>: its array parameters are
+    tensors it writes in place (every array counts as written: the header does not say which are
+    read only), its scalars ints and floats, a size parameter optional; it returns nothing. The
+    launch goes on torch's current stream (CUDA tensors) or to the CPU fallback (CPU tensors). Its
+    fake implementation does nothing, so torch.compile(fullgraph=True) traces through the op without
+    a graph break, and a launch inside a CUDA graph capture is captured."""
+    global _op
+    if _op is not None:
+        return _op
+    import torch
+    sizes = {p[2].upper() for p in PARAMS if isinstance(p[2], str)}
+    args, letters = [], iter("abcdefghijklmnopqrstuvwxyz")
+    for name, ty, count in PARAMS:
+        if count is not None:
+            args.append(f"Tensor({next(letters)}!) {name}")
+        elif name.upper() in sizes:
+            args.append(f"{_TORCH_TYPES[ty]}? {name}=None")
+        else:
+            args.append(f"{_TORCH_TYPES[ty]} {name}")
+    schema = f"({', '.join(args)}) -> ()"
+
+    def impl(*values):
+        arrays = [v for (_, _, c), v in zip(PARAMS, values) if c is not None]
+        if arrays and all(getattr(a, "device", None) is not None and a.device.type == "cpu" for a in arrays):
+            cpu = [v.numpy() if (c is not None) else v for (_, _, c), v in zip(PARAMS, values)]
+            _launch_cpu(tuple(cpu), None, None)
+            return
+        _launch(tuple(values), None, None, None)
+
+    _op = torch.library.custom_op(f"{namespace}::{_op_name()}", impl, mutates_args=[
+        p[0] for p in PARAMS if p[2] is not None], schema=schema)
+    _op.register_fake(lambda *values: None)
+    return _op
 
 
 def _launch(values, grid, block, stream, device=None):
