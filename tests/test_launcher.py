@@ -10,8 +10,10 @@ from __future__ import annotations
 import ast
 import ctypes
 import importlib.util
+import os
 import re
 import struct
+import subprocess
 import sys
 import types
 from pathlib import Path
@@ -477,6 +479,7 @@ def test_the_guide_section_runs(tmp_path, drv, monkeypatch):
     doc = (ROOT / "docs" / "kernel-files.md").read_text()
     section = doc[doc.index("## Use it from PyTorch/CuPy"):]
     section = section[:section.find("\n## ", 1) + 1] if "\n## " in section[1:] else section
+    section = section.split("\n### Every rank of a torchrun job")[0]  # that one runs under torchrun, below
     blocks = re.findall(r"^```python\n(.*?)^```", section, re.M | re.S)
     shell = re.search(r"^    (tileforth compile .*--python .*)$", section, re.M).group(1).split()
     assert blocks and shell[:2] == ["tileforth", "compile"]
@@ -768,3 +771,25 @@ def test_the_torch_op_traces_under_torch_compile_and_runs_on_the_cpu(tmp_path, m
         op(fx, fy, 1.0)
     assert mod.torch_op("tftest") is op
     mod.close()
+
+
+def test_the_torchrun_example_runs_on_two_ranks_on_the_cpu(tmp_path):
+    """docs/kernel-files.md's torchrun example, as a user runs it: two ranks (gloo) through the CPU
+    fallback, the ranks' sums added by all_reduce; the printed total is the comment's, which is
+    sum(2 i + 1 for i < 2048) = 4 * 1024**2."""
+    pytest.importorskip("torch")
+    doc = (ROOT / "docs" / "kernel-files.md").read_text()
+    part = doc[doc.index("### Every rank of a torchrun job"):]
+    (block,) = re.findall(r"^```python\n(.*?)^```", part, re.M | re.S)[:1]
+    want = re.search(r"print\(int\(total\)\)\s+# (\d+)", block).group(1)
+    assert int(want) == sum(2 * i + 1 for i in range(2048))
+    from tileforth.repl.cli import main
+    assert main(["compile", str(SAXPY), "--python", str(tmp_path / "saxpy.py"), "--arch", "sm_90"]) == 0
+    (tmp_path / "ddp_saxpy.py").write_text(block)
+    env = dict(os.environ, TILEFORTH_SERVER="0", PYTHONPATH=str(ROOT))
+    env.pop("CUDA_VISIBLE_DEVICES", None)
+    r = subprocess.run([sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node=2",
+                        "ddp_saxpy.py"], capture_output=True, text=True, timeout=300, cwd=tmp_path, env=env,
+                       stdin=subprocess.DEVNULL)
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert r.stdout.split() == [want]

@@ -61,7 +61,7 @@ def test_launchrt_imports_only_the_standard_library_numpy_and_the_drivers():
     # tileforth's emulator for the CPU fallback only
     assert tops - set(sys.stdlib_module_names) == {"numpy", "cuda", "torch", "cupy", "tileforth"}
     at_load = {a.name for n in tree.body if isinstance(n, ast.Import) for a in n.names}
-    assert at_load == {"ctypes", "os", "numpy"}  # a driver only when the first launch needs it
+    assert at_load == {"atexit", "ctypes", "os", "numpy"}  # a driver only when the first launch needs it
 
 
 def test_the_block_holds_exactly_the_values_the_generator_writes():

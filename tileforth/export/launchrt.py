@@ -32,6 +32,7 @@ one waits for its stream and reports errors at once.
 """
 from __future__ import annotations
 
+import atexit
 import ctypes
 import os
 
@@ -538,12 +539,16 @@ def check():
 
 
 def close():
-    """Free the error records and modules, and release the primary contexts this module retained (an
-    error not yet reported is dropped)."""
-    global _driver
+    """Free the error records and modules, release the primary contexts this module retained (an
+    error not yet reported is dropped), and close the CPU fallback's emulator session."""
+    global _driver, _cpu, _gpu
     if _driver is not None:
         _driver.close()
         _driver = None
+    if _cpu is not None:
+        _cpu[0].close()
+        _cpu = None
+    _gpu = None
 
 
 _cpu = None  # the CPU fallback's emulator session and kernel (made at its first launch)
@@ -702,3 +707,6 @@ def _launch(values, grid, block, stream, device=None):
         drv.leave(pushed)
     if copies:
         drv.collect(wait=True)  # the stream is done: report this launch's error now
+
+
+atexit.register(close)  # before the libraries it uses shut down (atexit runs the latest first)
