@@ -23,6 +23,7 @@ from tileforth.core.compile.target import HELPERS_IR, Backend, Capabilities, Lau
 from tileforth.core.errors import ForthError
 from tileforth.core.front.linekey import LITS_MAX
 
+from .asynccopy import AsyncCopies
 from .races import HEADER, Races
 from .races import helpers_ir as races_ir
 from .races import helpers_ir_key as races_ir_key
@@ -324,6 +325,7 @@ class CpuBackend(Backend):
         self._user: dict[int, int] = {}  # the user allocations (ARRAY, ALLOCATE, data space...): base -> bytes
         self.elem_types: dict[int, np.dtype] = {}  # allocation base -> element type (ARRAY, MATRIX, f.kernel arrays)
         self.races = Races()  # the race detector's shadows (on in checked launches: Forth sets races.on)
+        self.asyncs = AsyncCopies(self)  # the cp.async model (asynccopy.py): copies in flight per launch
         self.trace_cap = 0  # records of the memory-access trace a launch keeps (0: no trace; PROFILE sets it)
         self.trace = np.zeros((0, 4), np.int64)  # the last traced launch's records (races.py: the layout)
         self.trace_dropped = 0

@@ -31,6 +31,7 @@ from tileforth.core.compile.tilegen import CheckedLoad, CheckedStore
 from tileforth.core.compile.tileops import Add, Copy, Fill, Load, Mma, Perm, Scale, Store, TileOp, Zero
 from tileforth.core.compile.tiles import ACC_TYPES, IN_TYPES, WARP, Tile, elem_bytes
 from tileforth.core.compile.tileops import Shuffle, SyncWarp, Vote, WarpOp
+from tileforth.core.compile.smem import AsyncOp
 from tileforth.core.errors import ForthError
 from tileforth.core.compile.eltypes import BY_NAME, ELTYPES
 from tileforth.core.errors import ranges
@@ -459,7 +460,11 @@ class WarpOps:
         loose = [int(s) for s in np.unique(sites[waiting]) if not getattr(self.sites.info[int(s)], "collective", True)]
         for s in loose:
             here = waiting & (sites == s)
-            rows[here, L.T_OP] = _mask(here)
+            op = self.sites.info[s]
+            if isinstance(op, AsyncOp):  # CP.ASYNC CP.COMMIT CP.WAIT: the copy model, lane by lane
+                self.be.asyncs.perform(op, rows[here], self.ctx, s, lambda m, w, s=s: self.error(s, m, w))
+            else:
+                rows[here, L.T_OP] = _mask(here)
             rows[here, L.T_STATUS] = L.ST_RUN
             self.ctx[L.CTX_STEPS_USED] += WARP_OP_STEPS
         return bool(loose)
