@@ -137,6 +137,17 @@ def test_another_threads_copy_needs_its_wait_and_a_barrier():
     assert "thread 1's copy" in msg and "needs that wait and then a BARRIER" in msg, msg
 
 
+def test_reading_another_threads_landed_copy_needs_a_barrier():
+    f = Forth(backend="cpu")
+    f.eval(SETUP)
+    msg = run_error(f, COPY0 + "CP.COMMIT 0 CP.WAIT  TID-X 1 = IF 0 s SF@ F. THEN")
+    want = ("SF@: thread 1 touches stage 0 of s (row 0, bytes 0..15 of the row), which thread 0's cp.async copy "
+            "filled at its wait, with no BARRIER since")
+    assert want in msg, msg
+    assert f.eval(COPY0 + "CP.COMMIT 0 CP.WAIT BARRIER TID-X 40 = IF 0 s 4 + SF@ F. THEN").split() == \
+        ["[thread", "40]", "1."]
+
+
 def test_a_wrong_wait_count_is_an_error_naming_the_wait_it_needs():
     f = Forth(backend="cpu")
     msg = run_error(f, SETUP + COPY0 + "CP.COMMIT " + COPY1 + "CP.COMMIT  1 CP.WAIT BARRIER  TID-X 0= IF 1 s SF@ F. THEN  0 CP.WAIT")
@@ -149,12 +160,35 @@ def test_a_wrong_wait_count_is_an_error_naming_the_wait_it_needs():
     assert out.split() == ["[thread", "0]", "2."]
 
 
+def test_a_tile_load_from_a_stage_before_its_wait_is_an_error():
+    """TLOAD-A of a stage whose copies have not all landed (the warp's own threads waited, but thread 32's
+    copy, in another warp, lands only at its wait, after which a BARRIER is needed)."""
+    f = Forth(backend="cpu")
+    f.eval("64 1 1 THREADS  16 16 F16 MATRIX a  RAMP a  16 16 F16 1 SMEM-TILE t")
+    msg = run_error(f, "TID-X 31 < TID-X 32 = OR IF TID-X 31 MIN 16 * a +  TID-X 31 MIN 16 * 0 t +  CP.ASYNC THEN "
+                       "CP.COMMIT  TID-X 32 < IF 0 CP.WAIT 0 t 16 TLOAD-A TDROP THEN")
+    want = ("TLOAD-A: the warp of threads 0-31 reads stage 0 of t (row 15, bytes 16..31 of the row) before the "
+            "cp.async copy into it landed: it is thread 32's copy")
+    assert want in msg, msg
+    # thread 32 waited too, but no BARRIER came between its wait and the other warp's load
+    msg = run_error(f, "TID-X 31 < TID-X 32 = OR IF TID-X 31 MIN 16 * a +  TID-X 31 MIN 16 * 0 t +  CP.ASYNC THEN "
+                       "CP.COMMIT  0 CP.WAIT  TID-X 32 < IF 0 t 16 TLOAD-A TDROP THEN")
+    want = ("TLOAD-A: the warp of threads 0-31 reads stage 0 of t (row 15, bytes 16..31 of the row), which thread "
+            "32's cp.async copy filled at its wait, with no BARRIER since")
+    assert want in msg, msg
+    # waited and BARRIERed: the load sees the staged tile (times the identity: the tile itself)
+    f.eval("16 16 F16 MATRIX id  IDENTITY id  16 16 F32 MATRIX c")
+    f.eval("TID-X 32 < IF TID-X 16 * a +  TID-X 16 * 0 t +  CP.ASYNC THEN  CP.COMMIT 0 CP.WAIT BARRIER "
+           "TID-X 32 < IF TZERO 0 t 16 TLOAD-A id 16 TLOAD-B TMMA c 16 TSTORE THEN")
+    assert (f.array("c") == f.array("a").astype(np.float32)).all()
+
+
 def test_a_copy_into_a_stage_still_being_read_is_an_error():
     f = Forth(backend="cpu")
     msg = run_error(f, SETUP + COPY0 + "CP.COMMIT 0 CP.WAIT BARRIER  63 TID-X - 4 * 0 s + SF@ FDROP  " + COPY0 +
                     "CP.COMMIT 0 CP.WAIT")
-    assert "CP.ASYNC: thread 0 refills stage 0 of s (row 0, bytes 0..15 of the row) while thread 63 may still " \
-           "be reading it" in msg, msg
+    refill = "CP.ASYNC: thread 0 refills stage 0 of s (row 0, bytes 0..15 of the row) while thread 63 may still"
+    assert refill + " be reading it" in msg, msg
     assert "put a BARRIER between the last read of a stage and the CP.ASYNC that refills it" in msg
     # with the BARRIER it is fine
     Forth(backend="cpu").eval(SETUP + COPY0 + "CP.COMMIT 0 CP.WAIT BARRIER  63 TID-X - 4 * 0 s + SF@ FDROP  BARRIER "
@@ -164,8 +198,8 @@ def test_a_copy_into_a_stage_still_being_read_is_an_error():
 def test_a_copy_over_a_copy_in_flight_and_a_write_over_one_are_errors():
     f = Forth(backend="cpu")
     msg = run_error(f, SETUP + "TID-X 0= IF g 0 s CP.ASYNC CP.COMMIT g 16 + 0 s CP.ASYNC CP.COMMIT THEN 0 CP.WAIT")
-    assert "thread 0 copies into stage 0 of s" in msg and "thread 0's copy into the same bytes (its group 0) has " \
-           "not landed" in msg, msg
+    assert "thread 0 copies into stage 0 of s" in msg, msg
+    assert "thread 0's copy into the same bytes (its group 0) has not landed" in msg, msg
     msg = run_error(f, SETUP.replace(" s  ", " s4  ") + "TID-X 0= IF g 0 s4 CP.ASYNC CP.COMMIT 7 0 s4 8 + ! THEN 0 CP.WAIT")
     assert "!: thread 0 writes stage 0 of s4" in msg and "wait for the copy before writing over it" in msg, msg
 

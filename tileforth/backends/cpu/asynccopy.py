@@ -13,7 +13,8 @@ In checked mode the model also reports misuse, naming the tile, the stage and
 the group (SmemTile.where):
 
 * a read or write of shared bytes whose copy has not landed: the compiled
-  access (CpuTarget.mem_access) calls `tf_async_check` (below, in IR), which
+  access (CpuTarget.mem_access) calls `tf_async_check` (below, in IR; a runtime
+  helper compiled once with the scheduler), which
   looks the 16-byte chunk up in this launch's `pending` shadow (copy id + 1,
   0: none) and records E_ASYNC; `describe` words it for the session;
 * a CP.ASYNC into bytes another copy in flight targets, or into bytes another
@@ -39,7 +40,8 @@ from typing import TYPE_CHECKING, Any, Callable
 import numpy as np
 from llvmlite import ir
 from tileforth.core.compile import layout as L
-from tileforth.core.compile.smem import A_READ, A_WRITE, CHUNK, AsyncCommit, AsyncCopy, AsyncOp, AsyncWait, SmemTile
+from tileforth.core.compile.smem import A_READ, A_UNSYNCED, CHUNK, AsyncCommit, AsyncCopy, AsyncOp, AsyncWait, SmemTile
+from tileforth.core.compile.tiles import elem_bytes
 from tileforth.core.errors import ForthError
 from tileforth.core.records import field, record
 
@@ -50,6 +52,9 @@ I1, I32, I64 = ir.IntType(1), ir.IntType(32), ir.IntType(64)
 PTR = ir.PointerType()
 HELPER = "tf_async_check"
 WARP = 32
+# a landed copy's chunk in the pending shadow: -(1 + its thread | the thread's epoch at the wait << 24)
+LANDED_SHIFT = 24
+LANDED_THREAD = 1 << LANDED_SHIFT
 KEEP_LAUNCHES = 256  # launch contexts whose state is kept (describe reads the last ones)
 
 
@@ -57,15 +62,11 @@ def _c(v: int) -> ir.Constant:
     return ir.Constant(I64, v)
 
 
-def check_fn(module: ir.Module) -> ir.Function:
-    """`i1 tf_async_check(ctx, thr, addr, size, kind | site << 2)` in `module` (made on first use, internal):
-    1 when the access may go ahead; else E_ASYNC is recorded (tf_fail) and 0. A read notes its thread."""
-    if HELPER in module.globals:
-        return module.globals[HELPER]
-    from tileforth.core.compile.codegen import helper_fn
-
+def _check_fn(module: ir.Module, fail: ir.Function) -> ir.Function:
+    """`i1 tf_async_check(ctx, thr, addr, size, kind | site << 2)`, a runtime helper compiled once with
+    the scheduler (backend.py), which kernels declare (codegen.HELPERS): 1 when the access may go
+    ahead; else E_ASYNC is recorded (tf_fail) and 0. A read notes its thread as the chunk's reader."""
     fn = ir.Function(module, ir.FunctionType(I1, [PTR, PTR, I64, I64, I64]), HELPER)
-    fn.linkage = "internal"
     fn.attributes.add("noinline")
     ctx, thr, addr, size, ks = fn.args
     blocks = {n: fn.append_basic_block(n) for n in ("entry", "armed", "inside", "chunk", "next", "pending",
@@ -91,8 +92,27 @@ def check_fn(module: ir.Module) -> ir.Function:
     b.position_at_end(blocks["chunk"])
     k = b.phi(I64)
     k.add_incoming(first, blocks["inside"])
-    v = b.load(slot(pend, k, I32), typ=I32)
-    b.cbranch(b.icmp_unsigned("!=", v, ir.Constant(I32, 0)), blocks["pending"], blocks["next"])
+    v = b.load(slot(pend, k), typ=I64)
+    landed, check_landed, unsynced = (fn.append_basic_block(n) for n in ("landed", "check_landed", "unsynced"))
+    b.cbranch(b.icmp_signed(">", v, _c(0)), blocks["pending"], check_landed)
+    b.position_at_end(check_landed)
+    b.cbranch(b.icmp_signed("<", v, _c(0)), landed, blocks["next"])
+    # landed at thread lt's wait (epoch le then): another thread of the block needs a BARRIER since
+    b.position_at_end(landed)
+    m = b.sub(b.sub(_c(0), v), _c(1))
+    lt, le = b.and_(m, _c(LANDED_THREAD - 1)), b.lshr(m, _c(LANDED_SHIFT))
+    me0 = b.load(slot(thr, L.T_LINEAR), typ=I64)
+    bs = b.load(slot(ctx, L.CTX_BLOCK_SIZE), typ=I64)
+    same_block = b.icmp_unsigned("==", b.udiv(lt, bs), b.udiv(me0, bs))
+    same_warp = b.icmp_unsigned("==", b.lshr(lt, _c(5)), b.lshr(me0, _c(5)))
+    myep = b.and_(b.load(slot(thr, L.T_EPOCH), typ=I64), _c(0xFFFFFFFF))
+    conc = b.select(same_warp, b.icmp_unsigned("==", le, myep),
+                    b.icmp_unsigned("==", b.lshr(le, _c(16)), b.lshr(myep, _c(16))))
+    bad = b.and_(b.and_(b.icmp_unsigned("!=", lt, me0), same_block), conc)
+    b.cbranch(bad, unsynced, blocks["next"])
+    b.position_at_end(unsynced)
+    b.call(fail, [ctx, thr, _c(L.E_ASYNC), b.lshr(ks, _c(2)), addr, b.or_(lt, _c(A_UNSYNCED << 32))])
+    b.ret(ir.Constant(I1, 0))
     b.position_at_end(blocks["next"])
     k1 = b.add(k, _c(1))
     k.add_incoming(k1, blocks["next"])
@@ -100,8 +120,8 @@ def check_fn(module: ir.Module) -> ir.Function:
     b.position_at_end(blocks["pending"])
     kind = b.and_(ks, _c(3))
     wrote = b.zext(b.icmp_unsigned("!=", kind, _c(0)), I64)  # a write or an atomic: A_WRITE
-    aux = b.or_(b.zext(v, I64), b.shl(b.add(wrote, _c(A_READ)), _c(32)))
-    b.call(helper_fn(module, "tf_fail"), [ctx, thr, _c(L.E_ASYNC), b.lshr(ks, _c(2)), addr, aux])
+    aux = b.or_(v, b.shl(b.add(wrote, _c(A_READ)), _c(32)))
+    b.call(fail, [ctx, thr, _c(L.E_ASYNC), b.lshr(ks, _c(2)), addr, aux])
     b.ret(ir.Constant(I1, 0))
     # a read: this thread becomes the chunk's last reader (the one before, if another, the second)
     b.position_at_end(blocks["read"])
@@ -127,9 +147,26 @@ def check_fn(module: ir.Module) -> ir.Function:
     return fn
 
 
+def helper_ir() -> str:
+    """tf_async_check's definition, as IR text for the scheduler's module (which defines tf_fail)."""
+    m = ir.Module("asynccopy")
+    fail = ir.Function(m, ir.FunctionType(ir.VoidType(), [PTR, PTR, I64, I64, I64, I64]), "tf_fail")
+    _check_fn(m, fail)
+    return "\n".join(str(f) for f in m.functions if not f.is_declaration)
+
+
+def helper_ir_key() -> bytes:
+    """What helper_ir() is made from, for the scheduler's disk cache: this module's source and layout.py's."""
+    parts = []
+    for path in (__file__, L.__file__):
+        with open(path, "rb") as fh:
+            parts.append(fh.read())
+    return b"\0".join(parts)
+
+
 def emit_check(g: "Gen", addr: ir.Value, size: int, code: ir.Value) -> ir.Value:
     """The call of tf_async_check for one checked access (code: kind | site << 2): its i1."""
-    return g.b.call(check_fn(g.module), [g.env.ctx, g.env.thr, addr, _c(size), code])
+    return g.b.call(g.helper(HELPER), [g.env.ctx, g.env.thr, addr, _c(size), code])
 
 
 # ---- the model -----------------------------------------------------------------------------------
@@ -158,7 +195,7 @@ class Launch:
     region: int
     size: int
     table: np.ndarray
-    pending: np.ndarray  # i32 per chunk: copy id + 1
+    pending: np.ndarray  # i64 per chunk: copy id + 1 in flight, a landed marker (< 0), or 0
     reads: np.ndarray  # two i64 per chunk
     block: int = -1
     threads: dict[int, Thread] = field(default_factory=dict)
@@ -190,7 +227,7 @@ class AsyncCopies:
             return st
         region, size = int(ctx[L.CTX_SHARED]), max(int(ctx[L.CTX_SHARED_SIZE]), CHUNK)
         chunks = -(-size // CHUNK)
-        pending, reads = np.zeros(chunks, np.int32), np.zeros(2 * chunks, np.int64)
+        pending, reads = np.zeros(chunks, np.int64), np.zeros(2 * chunks, np.int64)
         table = np.array([region, chunks * CHUNK, pending.ctypes.data, reads.ctypes.data], np.int64)
         if len(self._launches) >= KEEP_LAUNCHES:  # the oldest contexts' launches are long over
             for old in list(self._launches)[:KEEP_LAUNCHES // 2]:
@@ -223,7 +260,7 @@ class AsyncCopies:
                         th.open = []
                         th.committed += 1
                     case AsyncWait(n=n):
-                        self._wait(st, op, th, tid, n, error)
+                        self._wait(st, op, th, tid, n, int(r[L.T_EPOCH]), error)
 
     def _new_block(self, st: Launch, block: int, op: AsyncOp, error) -> None:
         """The worker's region goes to another block: the last one's copies in flight never land."""
@@ -265,7 +302,7 @@ class AsyncCopies:
         chunk = off // CHUNK
         if op.checked:
             busy = int(st.pending[chunk])
-            if busy:
+            if busy > 0:
                 c = st.copies[busy - 1]
                 raise error(f"{op.word}" + "{where}" + f": thread {tid} copies into {self.where(off)} while "
                             f"thread {c.thread}'s copy into the same bytes ({self._group(c)}) has not landed: "
@@ -301,7 +338,7 @@ class AsyncCopies:
         need = th.committed - 1 - c.group
         return f"it lands at thread {c.thread}'s `{need} CP.WAIT`" + (" (or a smaller count)" if need else "")
 
-    def _wait(self, st: Launch, op: AsyncOp, th: Thread, tid: int, n: int, error) -> None:
+    def _wait(self, st: Launch, op: AsyncOp, th: Thread, tid: int, n: int, epoch: int, error) -> None:
         if th.open and op.checked:
             c = st.copies[th.open[0]]
             raise error(f"{n} {op.word}" + "{where}" + f" can never land thread {tid}'s {len(th.open)} "
@@ -318,17 +355,73 @@ class AsyncCopies:
                 view = self.be.allocation_view(c.dst, CHUNK)
                 if view is not None:
                     view[:] = np.frombuffer(c.data, np.uint8)
-                if st.pending[off // CHUNK] == cid + 1:
-                    st.pending[off // CHUNK] = 0
+                if st.pending[off // CHUNK] == cid + 1:  # landed: other threads see it after a BARRIER
+                    st.pending[off // CHUNK] = -(1 + (tid | (epoch & 0xFFFFFFFF) << LANDED_SHIFT))
+
+    # ---- tile loads and stores (warpops.py, warp by warp) -----------------------------------------
+    def check_tile(self, ctx: np.ndarray, t: Any, addr: int, stride: int, row: int, word: str, write: bool,
+                   error: Callable[[str], ForthError]) -> None:
+        """A warp's tile load (or store) of t at addr: a line over bytes whose copy has not landed is
+        an error (checked mode: a launch with copies armed its table); a load notes its first lane
+        (row) as a reader of the lines' chunks."""
+        st = self._launches.get(ctx.ctypes.data)
+        if st is None or ctx[L.CTX_ASYNC] != st.table.ctypes.data:
+            return
+        rows_n, cols = t.rows_cols
+        esize = elem_bytes(t.dtype)
+        lead, outer = (cols, rows_n) if t.layout == "row" else (rows_n, cols)
+        starts = addr - st.region + np.arange(outer, dtype=np.int64) * stride * esize
+        first, last = starts // CHUNK, (starts + lead * esize - 1) // CHUNK
+        inside = (starts >= 0) & (starts + lead * esize <= len(st.pending) * CHUNK)
+        epoch = int(self.be.thr[row, L.T_EPOCH]) & 0xFFFFFFFF if row >= 0 else 0
+        for lo, hi in zip(first[inside].tolist(), last[inside].tolist()):
+            for ch in np.flatnonzero(st.pending[lo:hi + 1] < 0).tolist():
+                landed = self._unsynced(int(st.pending[lo + ch]), row, epoch)
+                if landed is not None:
+                    raise error(f"{word}" + "{where}" + f": the warp of threads {row}-{row + WARP - 1} "
+                                f"{'writes' if write else 'reads'} {self.where((lo + ch) * CHUNK)}, which thread "
+                                f"{landed}'s cp.async copy filled at its wait, with no BARRIER since: a thread "
+                                "sees another's copies after that thread's wait and a BARRIER")
+            busy = np.flatnonzero(st.pending[lo:hi + 1] > 0)
+            if busy.size:
+                k = lo + int(busy[0])
+                c = st.copies[int(st.pending[k]) - 1]
+                who = f"the warp of threads {row}-{row + WARP - 1}" if row >= 0 else "a warp"
+                raise error(f"{word}" + "{where}" + f": {who} {'writes' if write else 'reads'} "
+                            f"{self.where(k * CHUNK)} before the cp.async copy into it landed: it is thread "
+                            f"{c.thread}'s copy, {self._group(c)}; {self._lands(st, c)}; a warp reading the "
+                            "copies of its block's threads needs their waits and then a BARRIER")
+            if not write and row >= 0:
+                me = row + 1 | (int(self.be.thr[row, L.T_EPOCH]) & 0xFFFFFFFF) << 32
+                for ch in range(lo, hi + 1):
+                    if st.reads[2 * ch] & 0xFFFFFFFF != row + 1:
+                        st.reads[2 * ch + 1] = st.reads[2 * ch]
+                    st.reads[2 * ch] = me
+
+    def _unsynced(self, marker: int, reader: int, epoch: int) -> int | None:
+        """The thread whose copy landed (marker: its pending-shadow entry) when `reader` (its epoch
+        now) is another thread of its block with no BARRIER (SYNCWARP in one warp) since; else None."""
+        m = -marker - 1
+        lt, le = m & (LANDED_THREAD - 1), m >> LANDED_SHIFT
+        bs = self.be.block_size
+        if reader < 0 or lt // WARP == reader // WARP or lt // bs != reader // bs:
+            return None  # (a warp's own lanes: the tile op's first lane stands for all 32)
+        return lt if le >> 16 == epoch >> 16 else None
 
     # ---- the E_ASYNC record of a read or write, in words (launcherrors.py) ----------------------
     def describe(self, thread: int, addr: int, aux: int, where: str, word: str | None) -> str:
         kind, value = aux >> 32, aux & 0xFFFFFFFF
+        if kind == A_UNSYNCED:
+            st = next((s for s in reversed(self._launches.values()) if 0 <= addr - s.region < s.size), None)
+            place = self.where(addr - st.region) if st is not None else f"shared memory at ${addr:x}"
+            return (f"{word or 'an access'}{where}: thread {thread} touches {place}, which thread {value}'s "
+                    "cp.async copy filled at its wait, with no BARRIER since: a thread sees another's copies "
+                    "after that thread's wait and a BARRIER")
         st = next((s for s in reversed(self._launches.values()) if value - 1 in s.copies), None)
         c = st.copies.get(value - 1) if st is not None else None
         verb = "reads" if kind == A_READ else "writes"
         access = f"{word or 'an access'}{where}: thread {thread} {verb}"
-        if c is None:  # pragma: no cover - the record outlived its model
+        if st is None or c is None:  # pragma: no cover - the record outlived its model
             return f"{access} shared memory at ${addr:x} before its cp.async copy landed"
         th = st.threads[c.thread]
         off = addr - st.region

@@ -200,7 +200,7 @@ class WarpOps:
         leaves everything as it was for the warp-by-warp path, which words the error."""
         be = self.be
         bs = be.block_size
-        if bs % WARP:
+        if bs % WARP or self.ctx[L.CTX_ASYNC]:  # (copies in flight: tile loads check them, warp by warp)
             return False
         rows = be.thr[lo * bs:hi * bs]
         plans = []
@@ -630,6 +630,8 @@ class WarpOps:
     def load(self, t: Tile, addr: int, stride: int, site: int, word: str, typed: bool = False,
              row: int = -1) -> np.ndarray:
         view, idx = self._index(t, addr, stride, site, word, typed)
+        if self.ctx[L.CTX_ASYNC]:  # copies in flight this launch: the tile's lines must have landed
+            self.be.asyncs.check_tile(self.ctx, t, addr, stride, row, word, False, lambda m: self.error(site, m, word))
         self._race_one(t, addr, stride, row, READ, site)
         mem = view.view(_mem_dtype(t.dtype))[idx]
         if t.kind == "acc":
@@ -639,6 +641,9 @@ class WarpOps:
     def store(self, t: Tile, value: np.ndarray, addr: int, stride: int, site: int, typed: bool = False,
               row: int = -1) -> None:
         view, idx = self._index(t, addr, stride, site, "TSTORE", typed)
+        if self.ctx[L.CTX_ASYNC]:
+            self.be.asyncs.check_tile(self.ctx, t, addr, stride, row, "TSTORE", True,
+                                      lambda m: self.error(site, m, "TSTORE"))
         mem = view.view(_mem_dtype(t.dtype))
         new = value.astype(_mem_dtype(t.dtype))
         self._race_one(t, addr, stride, row, WRITE, site, new, mem[idx])

@@ -48,8 +48,9 @@ CHUNK = 16  # bytes one cp.async moves
 SWIZZLE_ROW = 128  # bytes in a row of a 128-byte-swizzled tile
 ALIGN, SWIZZLED_ALIGN = 128, 1024  # where a tile's stages start (a swizzled tile's pattern repeats every 1024 bytes)
 WAIT_MAX = 7  # the largest count of CP.WAIT
-# E_ASYNC's kinds (aux >> 32): a read or a write of bytes whose copy has not landed, a bad src-size, a bad stage
-A_READ, A_WRITE, A_SIZE, A_STAGE = 0, 1, 3, 4
+# E_ASYNC's kinds (aux >> 32): a read or a write of bytes whose copy has not landed, an access of another
+# thread's landed copy with no BARRIER since its wait, a bad src-size, a bad stage
+A_READ, A_WRITE, A_UNSYNCED, A_SIZE, A_STAGE = 0, 1, 2, 3, 4
 
 
 @record(frozen=True)
@@ -139,7 +140,7 @@ def _gate(g: "Gen", n: "Prim", word: str) -> None:
     sm = getattr(g.target, "sm", None)
     if sm is not None and sm < ASYNC_MIN_SM:
         raise ForthError(f"{word} needs sm_{ASYNC_MIN_SM} or newer (cp.async), but the target is "
-                         f"{g.target.arch}: compile with --arch sm_{ASYNC_MIN_SM} or newer", n.pos, word)
+                         f"{getattr(g.target, 'arch', sm)}: compile with --arch sm_{ASYNC_MIN_SM} or newer", n.pos, word)
 
 
 def _ctx(g: "Gen", slot: int) -> ir.Value:

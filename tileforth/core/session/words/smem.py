@@ -7,30 +7,36 @@ an error in checked mode; `name-GEOM` is the tile's shape for STAGE-TILE (the pr
 emulator's copy model (backends/cpu/asynccopy.py) names tiles and stages with the same record."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ...compile.eltypes import BY_CODE
 from ...compile.primitives import TABLE as PRIMS
 from ...compile.smem import A_SIZE, A_STAGE, ALIGN, CHUNK, SWIZZLE_ROW, SWIZZLED_ALIGN, SmemTile
 from ...errors import ForthError
-from ...front.dictionary import Colon, Constant
+from ...front.dictionary import NEW, Colon, Constant, Parse
 from ...front.reader import Token
 from ...front.tree import Prim
 from .definitions import _define
-from .table import NEW_NAME, host
+from .table import host
 from .textin import _name
 
 if TYPE_CHECKING:
     from ..interpreter import Forth
 
-def session_tiles(f: "Forth") -> list[SmemTile]:
+_DEFINES = Parse(NEW, defines="colon")  # the name is a word ( stage -- saddr ); name-GEOM a constant
+
+
+def session_tiles(f: Any) -> list[SmemTile]:
     """The SMEM-TILEs of the session's dictionary, by offset (a failed line's are gone with its words)."""
-    tiles = [e.body[0].arg for e in f.dict.values() if isinstance(e, Colon) and len(e.body) == 1
-             and isinstance(e.body[0], Prim) and e.body[0].prim.name == "(SMEM-STAGE)"]
+    tiles: list[SmemTile] = []
+    for e in f.dict.values():
+        if isinstance(e, Colon) and len(e.body) == 1 and isinstance(e.body[0], Prim) \
+                and isinstance(e.body[0].arg, SmemTile):
+            tiles.append(e.body[0].arg)
     return sorted(tiles, key=lambda t: t.offset)
 
 
-def async_message(f: "Forth", thread: int, addr: int, aux: int, where: str, word: str | None) -> str:
+def async_message(f: Any, thread: int, addr: int, aux: int, where: str, word: str | None) -> str:
     """An E_ASYNC record in words (launcherrors.py): a stage past a tile's ring, a bad src-size, or (the
     emulator's copy model) an access of bytes whose copy has not landed."""
     kind, value = aux >> 32, aux & 0xFFFFFFFF
@@ -92,7 +98,7 @@ def _declare(f: "Forth", tok: Token, word: str, swizzle: bool) -> None:
 @host("SMEM-TILE", "( rows cols type stages -- )", "Declare a ring of stages tiles of rows x cols elements of "
       "type in the block's shared memory, each stage 128 byte aligned; `stage name` pushes a stage's address "
       "and name-GEOM its shape (for STAGE-TILE). A row is a multiple of 16 bytes.",
-      "16 64 BF16 2 SMEM-TILE As  1 As 0 As - . \\ 2048", wordset="tileforth", parses=NEW_NAME)
+      "16 64 BF16 2 SMEM-TILE As  1 As 0 As - . \\ 2048", wordset="tileforth", parses=_DEFINES)
 def w_smem_tile(f: "Forth", tok: Token) -> None:
     _declare(f, tok, "SMEM-TILE", False)
 
@@ -101,6 +107,6 @@ def w_smem_tile(f: "Forth", tok: Token) -> None:
       "bytes, the 16 byte chunk c of row r stored at chunk c XOR (r mod 8) (SWIZZLE128 gives its offset), "
       "each stage 1024 byte aligned.",
       "64 64 BF16 2 SMEM-TILE-SWZ Bs  1 Bs 0 Bs - .  Bs-GEOM 16 RSHIFT 65535 AND . \\ 8192 8",
-      wordset="tileforth", parses=NEW_NAME)
+      wordset="tileforth", parses=_DEFINES)
 def w_smem_tile_swz(f: "Forth", tok: Token) -> None:
     _declare(f, tok, "SMEM-TILE-SWZ", True)
