@@ -24,7 +24,7 @@ from ..front.dictionary import Constant
 from ..lazy import np
 from .hostexec import RAISE_BUDGET
 from .output import ranges as _ranges
-from .words.smem import async_message
+from .smemtiles import async_message
 
 if TYPE_CHECKING:
     from .api import Session as Forth

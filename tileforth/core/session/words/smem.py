@@ -7,15 +7,16 @@ an error in checked mode; `name-GEOM` is the tile's shape for STAGE-TILE (the pr
 emulator's copy model (backends/cpu/asynccopy.py) names tiles and stages with the same record."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ...compile.eltypes import BY_CODE
 from ...compile.primitives import TABLE as PRIMS
-from ...compile.smem import A_SIZE, A_STAGE, ALIGN, CHUNK, SWIZZLE_ROW, SWIZZLED_ALIGN, SmemTile
+from ...compile.smem import ALIGN, CHUNK, SWIZZLE_ROW, SWIZZLED_ALIGN, SmemTile
 from ...errors import ForthError
-from ...front.dictionary import NEW, Colon, Constant, Parse
+from ...front.dictionary import NEW, Constant, Parse
 from ...front.reader import Token
 from ...front.tree import Prim
+from ..smemtiles import session_tiles
 from .definitions import _define
 from .table import host
 from .textin import _name
@@ -24,35 +25,6 @@ if TYPE_CHECKING:
     from ..interpreter import Forth
 
 _DEFINES = Parse(NEW, defines="colon")  # the name is a word ( stage -- saddr ); name-GEOM a constant
-
-
-def session_tiles(f: Any) -> list[SmemTile]:
-    """The SMEM-TILEs of the session's dictionary, by offset (a failed line's are gone with its words)."""
-    tiles: list[SmemTile] = []
-    for e in f.dict.values():
-        if isinstance(e, Colon) and len(e.body) == 1 and isinstance(e.body[0], Prim) \
-                and isinstance(e.body[0].arg, SmemTile):
-            tiles.append(e.body[0].arg)
-    return sorted(tiles, key=lambda t: t.offset)
-
-
-def async_message(f: Any, thread: int, addr: int, aux: int, where: str, word: str | None) -> str:
-    """An E_ASYNC record in words (launcherrors.py): a stage past a tile's ring, a bad src-size, or (the
-    emulator's copy model) an access of bytes whose copy has not landed."""
-    kind, value = aux >> 32, aux & 0xFFFFFFFF
-    if kind == A_STAGE:
-        t = next((t for t in session_tiles(f) if t.offset == addr), None)
-        if t is None:  # pragma: no cover - a tile of another session
-            return f"stage {value}{where} (thread {thread}) is past its tile's ring"
-        return (f"stage {value} of {t.name} (thread {thread}): {t.name} has {t.stages} stage"
-                f"{'s' * (t.stages > 1)}, 0 to {t.stages - 1}; take the stage mod {t.stages}")
-    if kind == A_SIZE:
-        return (f"{word or 'CP.ASYNC-N'}{where}: thread {thread} asks for {value} bytes; a copy reads 0 to "
-                f"{CHUNK} (the rest of its 16 are zeros)")
-    models = getattr(f.backend, "asyncs", None)
-    if models is None:  # pragma: no cover - only the emulator records these
-        return f"{word or 'an access'}{where}: thread {thread} touched shared memory before its copy landed"
-    return models.describe(thread, addr, aux, where, word)
 
 
 def _declare(f: "Forth", tok: Token, word: str, swizzle: bool) -> None:
