@@ -78,6 +78,17 @@ def test_stage_tile_copies_a_window_of_a_bigger_matrix():
     assert (got == m[8:24, 16:48]).all()
 
 
+def test_every_block_stages_its_own_tile_on_every_worker():
+    """8 blocks of 128 threads (1024 threads: the emulator runs blocks on several workers, each with
+    its shared region and its copy model), each staging its 16 rows of a matrix and writing them back
+    through shared memory: the copy is the matrix."""
+    f = Forth(backend="cpu")
+    f.eval("8 1 1 GRID 128 1 1 THREADS  128 64 F32 MATRIX m  RAMP m  128 64 F32 MATRIX out  16 64 F32 2 SMEM-TILE t")
+    f.eval("BID-X 1024 * 4 * m +  256  BID-X 2 MOD t  t-GEOM STAGE-TILE CP.COMMIT 0 CP.WAIT BARRIER "
+           "1024 THREAD-ID ?DO  BID-X 2 MOD t I 4 * + SF@  BID-X 1024 * I + 4 * out + SF!  128 +LOOP")
+    assert (f.array("out") == f.array("m")).all()
+
+
 def test_the_zero_fill_form_reads_n_bytes_and_zeroes_the_rest():
     f = Forth(backend="cpu")
     f.eval("17 1 1 THREADS  64 I8 ARRAY src  RAMP src  17 16 I8 1 SMEM-TILE t")

@@ -33,7 +33,6 @@ without these words pay nothing but one load per checked access.
 """
 from __future__ import annotations
 
-import itertools
 import threading
 from typing import TYPE_CHECKING, Any, Callable
 
@@ -198,6 +197,7 @@ class Launch:
     pending: np.ndarray  # i64 per chunk: copy id + 1 in flight, a landed marker (< 0), or 0
     reads: np.ndarray  # two i64 per chunk
     block: int = -1
+    view: np.ndarray | None = None  # the region's bytes (made at the first landing)
     threads: dict[int, Thread] = field(default_factory=dict)
     copies: dict[int, Copy] = field(default_factory=dict)  # in flight, by id
 
@@ -209,7 +209,7 @@ class AsyncCopies:
         self.be = backend
         self.tiles: list[SmemTile] = []  # the session's SMEM-TILEs (words/smem.py keeps it)
         self._launches: dict[int, Launch] = {}
-        self._ids = itertools.count(1)
+        self._next = 1  # the next copy's id + 1 (ids are unique in the process, but for wrapping at 2**31)
         self._lock = threading.Lock()
 
     # ---- naming ---------------------------------------------------------------------------------
@@ -243,6 +243,8 @@ class AsyncCopies:
         with self._lock:
             st = self._launch(ctx)
             bs = self.be.block_size
+            if isinstance(op, AsyncCopy) and len(rows) > 1 and self._copies_at_once(st, op, rows, site):
+                return
             for r in rows:
                 tid = int(r[L.T_LINEAR])
                 block = tid // bs
@@ -261,6 +263,58 @@ class AsyncCopies:
                         th.committed += 1
                     case AsyncWait(n=n):
                         self._wait(st, op, th, tid, n, int(r[L.T_EPOCH]), error)
+
+    def _copies_at_once(self, st: Launch, op: AsyncOp, rows: np.ndarray, site: int) -> bool:
+        """The copies of rows (threads of the block the launch is at), with numpy, when nothing about
+        them is unusual: all addresses good, the sources in one allocation, no chunk twice, in
+        flight or (checked) read by another thread since the last BARRIER. False: nothing done (the
+        thread-by-thread path does them, and words what is wrong)."""
+        bs = self.be.block_size
+        tids = rows[:, L.T_LINEAR]
+        if (tids // bs != st.block).any():
+            return False
+        gaddr, saddr, nbytes = (rows[:, L.T_OP + i] for i in range(3))
+        off = saddr - st.region
+        if ((nbytes < 0) | (nbytes > CHUNK) | (saddr % CHUNK != 0) | (gaddr % CHUNK != 0) | (off < 0)
+                | (off > st.size - CHUNK)).any():
+            return False
+        chunks = off // CHUNK
+        if len(np.unique(chunks)) != len(chunks) or (st.pending[chunks] > 0).any():
+            return False
+        table = self.be.alloc_table
+        if not len(table):
+            return False
+        k = int(np.searchsorted(table[:, 0], int(gaddr.min()), side="right")) - 1
+        reads = nbytes > 0
+        if k < 0 or (reads & ((gaddr < table[k, 0]) | (gaddr + nbytes > table[k, 1]))).any():
+            return False
+        base = int(table[k, 0])
+        src = self.be.allocation_view(base, int(table[k, 1]) - base)
+        if src is None:
+            return False
+        if op.checked:
+            epoch = rows[:, L.T_EPOCH] & 0xFFFFFFFF
+            for e in (st.reads[2 * chunks], st.reads[2 * chunks + 1]):
+                reader = (e & 0xFFFFFFFF) - 1
+                theirs = e >> 32
+                same_warp = reader // WARP == tids // WARP
+                concurrent = np.where(same_warp, theirs == epoch, theirs >> 16 == epoch >> 16)
+                if ((reader >= 0) & (reader != tids) & (reader // bs == st.block) & concurrent).any():
+                    return False
+        lane = np.arange(CHUNK)
+        idx = np.clip((gaddr - base)[:, None] + lane, 0, len(src) - 1)
+        data = np.where(lane < nbytes[:, None], src[idx], 0).astype(np.uint8)
+        first = self._next
+        self._next = (self._next + len(rows)) % (1 << 31) or 1
+        for i, tid in enumerate(tids.tolist()):
+            cid = first + i
+            th = st.threads.get(tid)
+            if th is None:
+                th = st.threads[tid] = Thread()
+            st.copies[cid - 1] = Copy(cid - 1, tid, st.block, int(saddr[i]), data[i].tobytes(), site)
+            th.open.append(cid - 1)
+        st.pending[chunks] = np.arange(first, first + len(rows))
+        return True
 
     def _new_block(self, st: Launch, block: int, op: AsyncOp, error) -> None:
         """The worker's region goes to another block: the last one's copies in flight never land."""
@@ -308,7 +362,8 @@ class AsyncCopies:
                             f"thread {c.thread}'s copy into the same bytes ({self._group(c)}) has not landed: "
                             f"{self._lands(st, c)}, and a BARRIER, before the stage is refilled", op.word)
             self._check_readers(st, op, tid, block, int(r[L.T_EPOCH]), chunk, off, error)
-        cid = next(self._ids) % (1 << 31)
+        cid = self._next
+        self._next = (self._next + 1) % (1 << 31) or 1
         data = bytes(src) + bytes(CHUNK - nbytes)
         st.copies[cid - 1] = Copy(cid - 1, tid, block, saddr, data, site)
         st.pending[chunk] = cid
@@ -352,9 +407,10 @@ class AsyncCopies:
             for cid in ids:
                 c = st.copies.pop(cid)
                 off = c.dst - st.region
-                view = self.be.allocation_view(c.dst, CHUNK)
-                if view is not None:
-                    view[:] = np.frombuffer(c.data, np.uint8)
+                if st.view is None:
+                    st.view = self.be.allocation_view(st.region, st.size)
+                if st.view is not None:
+                    st.view[off:off + CHUNK] = np.frombuffer(c.data, np.uint8)
                 if st.pending[off // CHUNK] == cid + 1:  # landed: other threads see it after a BARRIER
                     st.pending[off // CHUNK] = -(1 + (tid | (epoch & 0xFFFFFFFF) << LANDED_SHIFT))
 
