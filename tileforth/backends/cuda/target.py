@@ -9,6 +9,8 @@
 * checked accesses   -> the block's shared window, else the allocation table
                         (the last allocation hit is kept in registers)
 * the launch's block -> `.maxntid`, so ptxas keeps registers within what the block needs
+* CP.ASYNC CP.COMMIT CP.WAIT -> llvm.nvvm.cp.async.cg.shared.global.16(.s), commit.group,
+                        wait.group (sm_80+; smem.py gates the arch at the word)
 * tile words         -> llvm.nvvm.wmma.* with a `convergent` attribute on every
                         call site (LLVM 22 does not mark them; O3 was seen
                         sinking a wmma.load into a divergent branch)
@@ -48,6 +50,7 @@ from tileforth.core.compile.target import STATIC_SHARED_BYTES, BodyEmitter, Targ
 from tileforth.core.compile.tileops import Add, Copy, Fill, Load, Mma, Perm, Scale, Store, TileOp, Zero
 from tileforth.core.compile.tiles import SHAPES, Hole, Tile, elem_bytes, resolve
 from tileforth.core.compile.tileops import ActiveMask, Shuffle, SyncWarp, Vote, WarpOp
+from tileforth.core.compile.smem import AsyncCommit, AsyncCopy, AsyncOp, AsyncWait
 from tileforth.core.errors import ForthError
 from tileforth.core.records import field, record
 
@@ -216,6 +219,28 @@ class NvptxTarget(Target):
             fn = LIBDEVICE_MATH[name] if ty == F32 else LIBDEVICE_MATH[name][:-1]
             return g.b.call(g.intrinsic(fn, ty, [ty] * len(args)), args)
         return g.b.call(g.intrinsic(f"llvm.{name}.{float_suffix(ty)}", ty, [ty] * len(args)), args)
+
+    # ---- asynchronous copies (smem.py; the word checked the arch) -----------------
+    def async_op(self, g: "Gen", op: AsyncOp, operands: list[ir.Value]) -> None:
+        b = g.b
+        void = ir.VoidType()
+        match op:
+            case AsyncCopy():
+                gaddr, saddr, nbytes = operands
+                dst = self.mem_pointer(g, saddr, "shared")
+                src = self.mem_pointer(g, gaddr, "global")
+                if op.word == "CP.ASYNC":
+                    fn = g.intrinsic("llvm.nvvm.cp.async.cg.shared.global.16", void, [SHARED, GLOBAL])
+                    b.call(fn, [dst, src])
+                else:  # the zero-fill form: src-size bytes read, the rest of the 16 zeros
+                    fn = g.intrinsic("llvm.nvvm.cp.async.cg.shared.global.16.s", void, [SHARED, GLOBAL, I32])
+                    b.call(fn, [dst, src, b.trunc(nbytes, I32)])
+            case AsyncCommit():
+                b.call(g.intrinsic("llvm.nvvm.cp.async.commit.group", void, []), [])
+            case AsyncWait(n=n):
+                b.call(g.intrinsic("llvm.nvvm.cp.async.wait.group", void, [I32]), [ir.Constant(I32, n)])
+            case _:  # pragma: no cover - smem.py emits only the ops above
+                raise AssertionError(op)
 
     # ---- tiles ----------------------------------------------------------------
     def _slot(self, g: "Gen", pos: int, t: Tile) -> ir.Value:

@@ -92,6 +92,8 @@ HELPERS: dict[str, ir.FunctionType] = {
     "tf_out": ir.FunctionType(ir.VoidType(), [PTR, PTR, I64, I64, I64]),
     # the emulator's race detector and access trace (tileforth/backends/cpu/races.py); other targets never call it
     "tf_race": ir.FunctionType(I64, [PTR, PTR, I64, I64, I64, I64, I64]),
+    # the emulator's cp.async model: an access of bytes whose copy has not landed (backends/cpu/asynccopy.py)
+    "tf_async_check": ir.FunctionType(I1, [PTR, PTR, I64, I64, I64]),
 }
 
 

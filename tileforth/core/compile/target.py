@@ -250,6 +250,11 @@ class Target(ABC):
         is what the compiler knows of the address ("shared", "global" or None)."""
         return g.in_allocation(addr, size)
 
+    def async_op(self, g: "Gen", op: Any, operands: list[ir.Value]) -> None:
+        """One thread's asynchronous-copy operation (smem.py: CP.ASYNC, CP.COMMIT, CP.WAIT); `operands`
+        are its `op.operands` i64 values. A target without them says so."""
+        raise ForthError(f"{op.word} is not supported by the {self.name} target", None, op.word)
+
     def mem_access(self, g: "Gen", addr: ir.Value, size: int, kind: str, value: ir.Value | None,
                    word: str) -> None:
         """A checked access ("read", "write" or "atomic") of `size` bytes at `addr` by `word` is about
