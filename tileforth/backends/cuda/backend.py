@@ -94,7 +94,34 @@ STICKY = ("an illegal memory access was encountered", "the launch timed out and 
           "context is destroyed", "device-side assert triggered", "hardware stack error",
           "an illegal instruction was encountered", "misaligned address",
           "operation not supported on global/shared address space", "invalid program counter",
-          "unspecified launch failure")
+          "unspecified launch failure", "uncorrectable ECC error", "uncorrectable NVLink error",
+          "tensor memory not completely freed", "an error occurred on an external device")
+# why a context was lost, by the driver's words, and what to do about it (the message adds it)
+LOST_CAUSE = (
+    (("an illegal memory access", "misaligned address", "global/shared address space", "invalid program counter",
+      "illegal instruction", "unspecified launch failure"),
+     "a kernel touched memory it must not (in an unchecked session nothing checks addresses): run the line in a "
+     "checked session to find the bad access"),
+    (("hardware stack error",), "a thread's call stack overflowed (deep recursion): recurse less deeply, or run the "
+                                "line in a checked session, whose depth check stops it"),
+    (("launch timed out",), "the kernel ran longer than this GPU allows (a GPU that drives a display stops kernels "
+                            "after a few seconds): split the work over several lines, or use a GPU without a display"),
+    (("ECC error", "NVLink error", "external device"),
+     "the GPU reported a hardware error: if it happens again, check the GPU (nvidia-smi -q) and tell the machine's "
+     "administrator"),
+)
+# what to do after a driver error that leaves the context alive, by the driver's words (cuGetErrorString)
+DRIVER_ADVICE = (
+    ("out of memory", "the GPU's memory is full: FREE arrays the session no longer needs, use fewer THREADS or a "
+                      "smaller STACK-SIZE, or close other programs that use the GPU"),
+    ("busy or unavailable", "another process holds the GPU (exclusive compute mode): wait for it to finish, or use "
+                            "--backend cpu"),
+    ("not permitted", "the GPU's driver does not allow it here (its compute mode, MIG or a container's limits): use "
+                      "--backend cpu, or ask the machine's administrator"),
+    ("operation not supported", "this GPU or its driver cannot do it: use --backend cpu, or a newer driver"),
+    ("driver shutting down", "the process is exiting, so the GPU cannot be used any more: restart the session"),
+)
+RETRY = "run the line again; if it fails again, restart the session (or use --backend cpu)"
 TOO_MANY_RESOURCES = "too many resources requested for launch"
 # the note when the primary context had to be reset for every holder (_reset_primary)
 RESET_FOR_ALL = ("another library in this process held the GPU context too, so it was reset for every holder: the GPU "
@@ -497,16 +524,20 @@ class CudaBackend(Backend):
         lost = (isinstance(exc, self.cuda.LaunchError) or any(s in text for s in STICKY)
                 or self._primary.dead())
         if not lost:
-            return ForthError(f"the GPU driver failed while {what}: {text}")
+            advice = next((a for key, a in DRIVER_ADVICE if key in text), RETRY)
+            return ForthError(f"the GPU driver failed while {what}: {text}; the session is unchanged: {advice}")
         try:
             notes = self._primary.reset()
         except self.cuda.Error as again:
             raise ForthError(f"the GPU context was lost ({reason}), and replacing it failed too ({_reason(again)}): "
                              "restart the session (or use --backend cpu)") from again
         extra = f" ({'; '.join(notes)})" if notes else ""
+        cause = next((c for keys, c in LOST_CAUSE if any(k in text for k in keys)), None)
+        why = f". Why: {cause}" if cause else ""
         return ForthError(f"the GPU context was lost ({reason}): tileforth started a fresh one; the dictionary and "
                           "the stacks are kept, device memory was restored from the host's copies (what kernels "
-                          f"wrote since the host last read it is lost){extra}; or restart with --backend cpu")
+                          f"wrote since the host last read it is lost){extra}; run the line again, or restart with "
+                          f"--backend cpu{why}")
 
     # ---- memory ----------------------------------------------------------------
     def _raw(self, nbytes: int, user: bool = False, keep: bool = True) -> int:
