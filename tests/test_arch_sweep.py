@@ -81,7 +81,9 @@ def cases() -> list[dict]:
         line = example_line(p.example)
         out.append({"id": name, "words": [name], "float_bits": 32, "lines": [[line, False]]})
         if "F:" in p.effect or re.search(r"\d[eE]\b|\d[eE]-?\d", line) or name.startswith("F"):
-            if re.search(r"(?<!\S)F[@!](?!\S)", line):  # F@ and F! move 8 bytes in a session of f64 floats
+            if re.search(r"(?<!\S)SF[@!](?!\S)", line):  # SF@ SF! move f32s: F@ reads them as SF@ does
+                line = re.sub(r"(?<!\S)F@(?!\S)", "SF@", line)
+            elif re.search(r"(?<!\S)F[@!](?!\S)", line):  # F@ and F! move 8 bytes in a session of f64 floats
                 line = line.replace("F32 ARRAY", "F64 ARRAY")
             out.append({"id": f"{name}/f64", "words": [name], "float_bits": 64, "lines": [[line, False]]})
     for name, lines in INTERNAL.items():
@@ -181,6 +183,12 @@ def _child_ptx(arch: str, items: list[dict], merged: bool, skip: list[str], outd
     """PTX for one arch: every module linked into one (merged), or each alone (to find the one that fails)."""
     from tileforth.backends.cuda.ptx import module_to_ptx
     from tileforth.core import ForthError
+    dies_at = os.environ.get("TF_SWEEP_ABORT")  # tests of the sweep itself: LLVM "aborts" on this module
+
+    def llvm(text: str, heavy: bool, keys: list[str]) -> str:
+        if dies_at in keys:
+            os.abort()
+        return module_to_ptx(text if len(keys) == 1 else merge_ir(text), arch, heavy=heavy)
     if merged:
         for heavy in (False, True):
             group = [it for it in items if it["heavy"] == heavy]
@@ -188,7 +196,7 @@ def _child_ptx(arch: str, items: list[dict], merged: bool, skip: list[str], outd
                 continue
             _say(begin="merged", arch=arch)
             try:
-                ptx = module_to_ptx(merge_ir([Path(it["ir"]).read_text() for it in group]), arch, heavy=heavy)
+                ptx = llvm([Path(it["ir"]).read_text() for it in group], heavy, [it["key"] for it in group])
             except Exception as exc:  # noqa: BLE001 - each alone, below, names the module
                 _say(merge_failed=f"{type(exc).__name__}: {exc}")
                 break
@@ -204,7 +212,7 @@ def _child_ptx(arch: str, items: list[dict], merged: bool, skip: list[str], outd
         _say(begin=it["key"], arch=arch)
         rec = {"key": it["key"]}
         try:
-            ptx = module_to_ptx(Path(it["ir"]).read_text(), arch, heavy=it["heavy"])
+            ptx = llvm(Path(it["ir"]).read_text(), it["heavy"], [it["key"]])
         except ForthError as exc:
             _say(**rec, error=exc.message)
         except Exception as exc:  # noqa: BLE001
@@ -216,8 +224,8 @@ def _child_ptx(arch: str, items: list[dict], merged: bool, skip: list[str], outd
     _say(done=True)
 
 
-def _spawn(request: dict) -> tuple[list[dict], subprocess.CompletedProcess]:
-    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+def _spawn(request: dict, extra_env: dict | None = None) -> tuple[list[dict], subprocess.CompletedProcess]:
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""), **(extra_env or {}))
     proc = subprocess.run([sys.executable, __file__, "--child"], input=json.dumps(request), capture_output=True,
                           text=True, env=env, timeout=900)
     return [json.loads(raw) for raw in proc.stdout.splitlines()], proc
@@ -234,9 +242,11 @@ class Sweep:
     (`ir`, `error` or `exception`) and then the PTX's (`ptx` text, `llvm_error`, `crash`); the cpu runs'
     errors by case; ptxas's refusals per arch."""
 
-    def __init__(self, outdir: str, nproc: int) -> None:
-        self.cases = cases()
-        self.archs = list(ARCHS)
+    def __init__(self, outdir: str, nproc: int, only: list[str] | None = None, archs: list[str] | None = None,
+                 env: dict | None = None) -> None:
+        self.cases = [c for c in cases() if only is None or c["id"] in only]
+        self.archs = list(archs or ARCHS)
+        self.env = env
         self.outdir, self.nproc = outdir, nproc
         self.results: dict[tuple, dict] = {}
         self.ran: dict[str, list] = {}
@@ -251,7 +261,7 @@ class Sweep:
         return self
 
     def _ir_batch(self, batch: list[dict]) -> None:
-        recs, proc = _spawn({"mode": "ir", "todo": batch, "archs": self.archs, "outdir": self.outdir})
+        recs, proc = _spawn({"mode": "ir", "todo": batch, "archs": self.archs, "outdir": self.outdir}, self.env)
         for rec in recs:
             if "ran" in rec:
                 self.ran[rec["ran"]] = rec["errors"]
@@ -266,7 +276,7 @@ class Sweep:
         by_key = {it["key"]: self.results[(it["key"].split("|")[0], int(it["key"].split("|")[1]), arch)]
                   for it in items}
         recs, proc = _spawn({"mode": "ptx", "arch": arch, "items": items, "merged": True, "skip": [],
-                             "outdir": self.outdir})
+                             "outdir": self.outdir}, self.env)
         merged = [r for r in recs if "merged" in r]
         if proc.returncode == 0 and not any("merge_failed" in r for r in recs) and arch not in ptxas_archs():
             self.unassembled.append(arch)  # LLVM made PTX without aborting; no ptxas here to check it
@@ -283,7 +293,7 @@ class Sweep:
         skip: list[str] = []
         while True:
             recs, proc = _spawn({"mode": "ptx", "arch": arch, "items": items, "merged": False, "skip": skip,
-                                 "outdir": self.outdir})
+                                 "outdir": self.outdir}, self.env)
             last = None
             for rec in recs:
                 if "begin" in rec:
@@ -389,17 +399,23 @@ def test_merged_modules_keep_kernels_apart():
     f, mods = Forth(), []
     f.on_segment = lambda nodes, tiles: mods.append(str(nvptx_compiler(f, "sm_80", checked=True).kernel(
         nodes, tiles, block=f.launch_shape[1]).module))
-    f.eval("1 2 + .")
-    Forth().eval("")
-    g = Forth()
-    g.on_segment = lambda nodes, tiles: mods.append(str(nvptx_compiler(g, "sm_80", checked=True).kernel(
-        nodes, tiles, block=g.launch_shape[1]).module))
-    g.eval("3e FSIN F.")
-    names = [re.search(r"define ptx_kernel void @([\w.]+)", m).group(1) for m in mods]
-    assert names[0] == names[1]  # the same kernel name in both: the merge must rename it
-    ptx = module_to_ptx(merge_ir(mods), "sm_80", heavy=False)
+    f.eval("3e FSIN F. 1 2 + .")
+    name = re.search(r"define ptx_kernel void @([\w.]+)", mods[0]).group(1)
+    ptx = module_to_ptx(merge_ir([mods[0], mods[0]]), "sm_80", heavy=False)  # the same names twice
     assert ptxas_ok(ptx, "sm_80", "merged") is None
-    assert sorted(re.findall(r"\.entry\s+(m[01]_[\w.]+)", ptx)) == [f"m0_{names[0]}", f"m1_{names[1]}"]
+    assert sorted(re.findall(r"\.entry\s+(m[01]_[\w.]+)", ptx)) == [f"m0_{name}", f"m1_{name}"]
+
+
+def test_a_child_that_dies_is_that_words_failure_and_the_sweep_goes_on(tmp_path):
+    """The sweep's own check: where LLVM aborts (here, a child told to abort on `+`'s kernel, as LLVM's
+    instruction selection does), the (word, arch) is a crash, and the words after it are still swept."""
+    sw = Sweep(str(tmp_path), 2, only=["DUP", "+", "F+"], archs=["sm_80", "sm_90"],
+               env={"TF_SWEEP_ABORT": "+|0"}).run()
+    crashed = sorted((c, a) for (c, s, a), r in sw.results.items() if "crash" in r)
+    assert crashed == [("+", "sm_80"), ("+", "sm_90")]
+    assert all("rc -6" in sw.results[("+", 0, a)]["crash"] for a in ("sm_80", "sm_90"))  # SIGABRT
+    assert all(r.get("ptx_ok") for (c, s, a), r in sw.results.items() if c != "+")
+    assert {c for c, _, _ in sw.results} == {"DUP", "+", "F+"}
 
 
 # ---- malformed modules: ForthErrors, in a child so an abort would be seen -----------------------------------------

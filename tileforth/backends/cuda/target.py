@@ -134,7 +134,10 @@ class NvptxTarget(Target):
     def __init__(self, arch: str = "sm_80", data_layout: str = "", machine: Machine = DEFAULT_MACHINE) -> None:
         self.machine = machine
         self.arch = arch
-        self.sm = int(re.match(r"sm_(\d+)", arch).group(1))
+        m = re.fullmatch(r"sm_(\d+)a?", arch)  # sm_90a: sm_90's arch-specific features too
+        if m is None:
+            raise ForthError(f"unknown GPU architecture {arch}: give one like sm_80, sm_90 or sm_90a")
+        self.sm = int(m.group(1))
         self.data_layout = data_layout
         self.shared_bytes = 0
         # exported kernels: True, the entry's first parameter is the context record (docs/kernel-files.md,
