@@ -117,3 +117,19 @@ def test_a_context_another_library_reset_is_replaced(f, drv):
     np.testing.assert_array_equal(f.array("xs"), [2.0, 3.0])
     f.eval("1 2 + DROP")
     assert drv.launches[-1].context == f.backend._primary.context.handle
+
+
+def test_what_a_lost_context_could_not_restore_is_named(f, drv):
+    """An allocation over SHADOW_MAX keeps no host copy: after a sticky fault it is zeroed, and the message
+    says how many were; the small ones come back with their contents."""
+    from tileforth.backends.cuda.backend import SHADOW_MAX
+    n = SHADOW_MAX // 4 + 1024  # f32 elements: just over the limit
+    f.push_uniform(n, 6)
+    f.eval("ARRAY big")
+    f.set_array("big", np.ones(n, np.float32))
+    _array(f, "small", [7.0, 8.0])
+    f.eval("1 2 + DROP")
+    msg = _expect_fault(f, drv, 700, "fault")
+    assert f"1 allocation(s) over {SHADOW_MAX >> 20} MiB had no host copy and were zeroed" in msg, msg
+    assert not f.array("big").any()
+    np.testing.assert_array_equal(f.array("small"), [7.0, 8.0])

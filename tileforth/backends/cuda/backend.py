@@ -112,8 +112,9 @@ LOST_CAUSE = (
 )
 # what to do after a driver error that leaves the context alive, by the driver's words (cuGetErrorString)
 DRIVER_ADVICE = (
-    ("out of memory", "the GPU's memory is full: FREE arrays the session no longer needs, use fewer THREADS or a "
-                      "smaller STACK-SIZE, or close other programs that use the GPU"),
+    ("out of memory", "the GPU's memory is full: give back memory the session no longer needs (FREE what ALLOCATE "
+                      "gave), use fewer THREADS or smaller stacks (STACK-SIZE), or close other programs that use the "
+                      "GPU"),
     ("busy or unavailable", "another process holds the GPU (exclusive compute mode): wait for it to finish, or use "
                             "--backend cpu"),
     ("not permitted", "the GPU's driver does not allow it here (its compute mode, MIG or a container's limits): use "
@@ -532,12 +533,10 @@ class CudaBackend(Backend):
             raise ForthError(f"the GPU context was lost ({reason}), and replacing it failed too ({_reason(again)}): "
                              "restart the session (or use --backend cpu)") from again
         extra = f" ({'; '.join(notes)})" if notes else ""
-        cause = next((c for keys, c in LOST_CAUSE if any(k in text for k in keys)), None)
-        why = f". Why: {cause}" if cause else ""
+        cause = next((c for keys, c in LOST_CAUSE if any(k in text for k in keys)), "run the line again")
         return ForthError(f"the GPU context was lost ({reason}): tileforth started a fresh one; the dictionary and "
                           "the stacks are kept, device memory was restored from the host's copies (what kernels "
-                          f"wrote since the host last read it is lost){extra}; run the line again, or restart with "
-                          f"--backend cpu{why}")
+                          f"wrote since the host last read it is lost){extra}; {cause}; or restart with --backend cpu")
 
     # ---- memory ----------------------------------------------------------------
     def _raw(self, nbytes: int, user: bool = False, keep: bool = True) -> int:
