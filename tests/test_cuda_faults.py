@@ -133,3 +133,36 @@ def test_what_a_lost_context_could_not_restore_is_named(f, drv):
     assert f"1 allocation(s) over {SHADOW_MAX >> 20} MiB had no host copy and were zeroed" in msg, msg
     assert not f.array("big").any()
     np.testing.assert_array_equal(f.array("small"), [7.0, 8.0])
+
+
+def test_a_context_that_cannot_be_replaced_at_once_is_tried_again(f, drv):
+    """After an ECC error the driver may refuse a fresh context for a while: the line's error says the
+    session tries again, and the next operation (here already the restore of the stacks) does."""
+    _array(f, "xs", [6.0, 7.0])
+    f.eval("1 2 + DROP")
+    f.push_uniform(3)
+    drv.fault(214)
+    drv.inject("retain", 214)
+    drv.inject("primary_ctx_reset", 214)
+    with pytest.raises(ForthError) as err:
+        f.eval("1 2 + DROP")
+    msg = str(err.value)
+    assert "tileforth tries again" in msg and "restart the session" in msg, msg
+    assert f.data_stack() == [3] and drv.primary_refs() == 1
+    np.testing.assert_array_equal(f.array("xs"), [6.0, 7.0])
+    f.eval("1 2 + DROP")
+    assert drv.launches[-1].context == f.backend._primary.context.handle
+
+
+def test_a_gpu_that_stays_unusable_gives_forth_errors_that_say_restart(f, drv):
+    """A device that never comes back: every line is a ForthError telling the user to restart, none a Python
+    exception, and the session still closes cleanly (no context left on the stack)."""
+    f.eval("1 2 + DROP")
+    drv.fault(714)
+    for _ in range(20):
+        drv.inject("retain", 999)
+        drv.inject("primary_ctx_reset", 999)
+    for line in ("1 2 + DROP", "3 4 + DROP", "VARIABLE w"):
+        with pytest.raises(ForthError, match="restart the session"):
+            f.eval(line)
+    assert drv.context_stack() == []

@@ -101,7 +101,8 @@ def configure(**kw) -> None:
 
 def inject(call: str, code: int) -> None:
     """The next `call` (launch, synchronize, memcpy_htod, memcpy_dtoh, memset_d8, mem_alloc,
-    module_from_buffer, set_limit) fails with CUDA error `code`; a sticky code kills the context."""
+    module_from_buffer, set_limit, retain -- retain_primary_context --, primary_ctx_reset) fails with
+    CUDA error `code`; a sticky code kills the context."""
     _injected.setdefault(call, []).append(code)
 
 
@@ -447,6 +448,9 @@ class Device:
         return ctx
 
     def retain_primary_context(self) -> Context:
+        codes = _injected.get("retain")
+        if codes:  # the driver refuses (a device that needs a reset after an ECC error, a driver going away)
+            raise _error("cuDevicePrimaryCtxRetain", codes.pop(0))
         ctx = _primary.get(self.ordinal)
         if ctx is not None and ctx.sticky:  # as the driver: a lost primary context is not handed out again
             raise _error("cuDevicePrimaryCtxRetain", ctx.sticky)
@@ -463,6 +467,10 @@ def primary_ctx_reset(ordinal: int) -> bool:
     """cuDevicePrimaryCtxReset, which PyCUDA does not wrap (tileforth calls libcuda through
     ctypes; here, this): the primary context and its memory are destroyed for every holder;
     their references stay counted and the next retain gets a fresh context."""
+    codes = _injected.get("primary_ctx_reset")
+    if codes:  # the reset fails (CUDA error codes.pop(0)): ctypes' caller sees only that it did not return 0
+        codes.pop(0)
+        return False
     ctx = _primary.get(ordinal)
     stats["primary_hard_resets"] += 1
     if ctx is not None:

@@ -123,6 +123,9 @@ DRIVER_ADVICE = (
     ("driver shutting down", "the process is exiting, so the GPU cannot be used any more: restart the session"),
 )
 RETRY = "run the line again; if it fails again, restart the session (or use --backend cpu)"
+# after a lost context that could not be replaced: the session keeps no context, and the next operation tries again
+TRY_AGAIN = ("The dictionary is kept, and tileforth tries again to start a context at the next line; if that fails "
+             "too, restart the session (or use --backend cpu)")
 TOO_MANY_RESOURCES = "too many resources requested for launch"
 # the note when the primary context had to be reset for every holder (_reset_primary)
 RESET_FOR_ALL = ("another library in this process held the GPU context too, so it was reset for every holder: the GPU "
@@ -262,6 +265,9 @@ class _Primary:
     @contextmanager
     def active(self) -> Iterator[None]:
         """The primary context is current inside (pushed once per thread, popped after)."""
+        if self.context is None:  # a lost context that could not be replaced (the backend's _device retries)
+            raise ForthError("the GPU has no usable context: it was lost and could not be made again; restart the "
+                             "session (or use --backend cpu)")
         depth = self.depth()
         if depth == 0:
             self.context.push()
@@ -272,6 +278,15 @@ class _Primary:
             self._tls.depth = depth
             if depth == 0:
                 self.cuda.Context.pop()
+
+    def forget_context(self) -> None:
+        """After a failed replacement: no context (the next operation tries again, _device)."""
+        if self.context is not None:
+            try:
+                self.context.detach()
+            except Exception:  # noqa: BLE001 - already gone
+                pass
+            self.context = None
 
     def dead(self) -> bool:
         """Is the context unusable (a sticky error)? A synchronize reports it."""
@@ -315,11 +330,11 @@ class _Primary:
                 self.context = None
             if not _reset_primary(cuda, self.ordinal):
                 raise ForthError("the GPU context was lost and could not be reset: another library in this "
-                                 "process (CuPy, PyTorch) holds it too. Restart the session (or use --backend cpu)")
+                                 f"process (CuPy, PyTorch) holds it too. {TRY_AGAIN}")
             self.context = self.device.retain_primary_context()
             if self.dead():
                 raise ForthError("the GPU context was lost and even a reset of the device's primary context left it "
-                                 "unusable: restart the session (or use --backend cpu)")
+                                 f"unusable. {TRY_AGAIN}")
         notes = [RESET_FOR_ALL] if dead else []
         recs = sorted((rec for res in self.users for rec in res.allocs.values()), key=lambda r: r.addr)
         zeroed = 0
@@ -509,6 +524,8 @@ class CudaBackend(Backend):
         if self._res.closed:
             raise ForthError("this cuda session is closed")
         outer = self._primary.depth() == 0
+        if outer and self._primary.context is None:
+            self._recover()
         try:
             with self._primary.active():
                 yield
@@ -516,6 +533,17 @@ class CudaBackend(Backend):
             if not outer:
                 raise
             raise self._driver_error(exc, what) from exc
+
+    def _recover(self) -> None:
+        """A context lost earlier that could not be replaced then: try again (the device may be back),
+        with every allocation re-created as after any lost context."""
+        try:
+            self._primary.reset()
+        except self.cuda.Error as exc:
+            raise ForthError(f"the GPU context was lost, and it still cannot be made again ({_reason(exc)}): "
+                             "restart the session (or use --backend cpu)") from exc
+        except ForthError as exc:
+            raise ForthError(f"the GPU context was lost, and it still cannot be made again: {exc.message}") from exc
 
     def _driver_error(self, exc: Exception, what: str) -> ForthError:
         text, reason = str(exc), _reason(exc)
@@ -530,8 +558,9 @@ class CudaBackend(Backend):
         try:
             notes = self._primary.reset()
         except self.cuda.Error as again:
-            raise ForthError(f"the GPU context was lost ({reason}), and replacing it failed too ({_reason(again)}): "
-                             "restart the session (or use --backend cpu)") from again
+            self._primary.forget_context()
+            raise ForthError(f"the GPU context was lost ({reason}), and replacing it failed too ({_reason(again)}). "
+                             f"{TRY_AGAIN}") from again
         extra = f" ({'; '.join(notes)})" if notes else ""
         cause = next((c for keys, c in LOST_CAUSE if any(k in text for k in keys)), "run the line again")
         return ForthError(f"the GPU context was lost ({reason}): tileforth started a fresh one; the dictionary and "
