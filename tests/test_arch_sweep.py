@@ -271,23 +271,37 @@ class Sweep:
             self.lost_children.append(f"an IR child: {_died(proc)}")
 
     def _ptx_arch(self, arch: str) -> None:
-        items = [{"key": f"{c}|{s}", "ir": r["ir"], "heavy": r["heavy"]}
+        every = [{"key": f"{c}|{s}", "ir": r["ir"], "heavy": r["heavy"]}
                  for (c, s, a), r in sorted(self.results.items()) if a == arch and "ir" in r]
         by_key = {it["key"]: self.results[(it["key"].split("|")[0], int(it["key"].split("|")[1]), arch)]
-                  for it in items}
+                  for it in every}
+        # modules that differ only in their kernel's name (the literals before a host word, in many cases) are
+        # one module to LLVM and ptxas: each is compiled once, and its result is every twin's
+        twins: dict[tuple, list[str]] = {}
+        for it in every:
+            text = Path(it["ir"]).read_text()
+            for name in set(_KERNEL_DEF.findall(text)):
+                text = re.sub(rf"@{re.escape(name)}(?![\w.$])", "@KERNEL", text)
+            twins.setdefault((text, it["heavy"]), []).append(it["key"])
+        first = {keys[0]: keys for keys in twins.values()}
+        items = [it for it in every if it["key"] in first]
+
+        def mark(key: str, field: str, value) -> None:
+            for k in first[key]:
+                by_key[k][field] = value
         recs, proc = _spawn({"mode": "ptx", "arch": arch, "items": items, "merged": True, "skip": [],
                              "outdir": self.outdir}, self.env)
         merged = [r for r in recs if "merged" in r]
         if proc.returncode == 0 and not any("merge_failed" in r for r in recs) and arch not in ptxas_archs():
             self.unassembled.append(arch)  # LLVM made PTX without aborting; no ptxas here to check it
             for it in items:
-                by_key[it["key"]]["ptx_ok"] = True
+                mark(it["key"], "ptx_ok", True)
             return
         if proc.returncode == 0 and not any("merge_failed" in r for r in recs):
             refused = [e for r in merged if (e := ptxas_ok(Path(r["merged"]).read_text(), arch, "all"))]
             if not refused:
                 for it in items:
-                    by_key[it["key"]]["ptx_ok"] = True
+                    mark(it["key"], "ptx_ok", True)
                 return
         # something failed: each module alone, in children restarted past each one that dies
         skip: list[str] = []
@@ -300,20 +314,19 @@ class Sweep:
                     last = rec["begin"]
                 elif "key" in rec:
                     last = None
-                    r = by_key[rec["key"]]
                     if "ptx" in rec:
                         err = ptxas_ok(Path(rec["ptx"]).read_text(), arch, rec["key"])
-                        r["ptx_ok"] = err is None
+                        mark(rec["key"], "ptx_ok", err is None)
                         if err:
                             self.ptxas.setdefault(arch, []).append(err)
                     else:
-                        r["llvm_error"] = rec.get("error") or rec.get("exception")
+                        mark(rec["key"], "llvm_error", rec.get("error") or rec.get("exception"))
             if any("done" in rec for rec in recs):
                 return
             if last is None:
                 self.lost_children.append(f"a PTX child for {arch}: {_died(proc)}")
                 return
-            by_key[last]["crash"] = _died(proc)
+            mark(last, "crash", _died(proc))
             skip.append(last)
 
 
