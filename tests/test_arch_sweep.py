@@ -431,6 +431,31 @@ def test_a_child_that_dies_is_that_words_failure_and_the_sweep_goes_on(tmp_path)
     assert {c for c, _, _ in sw.results} == {"DUP", "+", "F+"}
 
 
+def test_see_ptx_for_an_arch_without_bf16_tensor_cores_is_an_error_at_the_word():
+    """The user's view of a refusal: SEE-PTX for sm_75 (tileforth --arch sm_75) of a word loading bf16 tiles."""
+    from tileforth.core import Forth, ForthError
+    f = Forth()
+    f.ptx_arch = "sm_75"
+    f.eval("F32 TILE-ACC BF16 TILE-IN  16 16 BF16 MATRIX A")
+    f.eval(": k ( -- ) A 16 TLOAD-A TDROP ;")
+    with pytest.raises(ForthError) as err:
+        f.eval("SEE-PTX k")
+    e = err.value
+    assert e.word == "TLOAD-A" and "sm_75" in e.message and "sm_80" in e.message and "F16 TILE-IN" in e.message
+    assert e.pos is not None and "K" in f.dict  # the session is unchanged
+
+
+@pytest.mark.parametrize("arch", [a for a in ARCHS if a.endswith("a")])
+def test_arch_specific_targets_compile(arch):
+    """sm_90a and sm_100a (arch-specific features) are targets like the others (their number was once read
+    as an int, a ValueError)."""
+    from tileforth.core import Forth
+    from tileforth.export.kernels import word_ptx
+    f = Forth()
+    f.eval("VARIABLE v  : k ( -- ) 5 v ! ;")
+    assert f".target {arch}" in word_ptx(f, "k", arch)
+
+
 # ---- malformed modules: ForthErrors, in a child so an abort would be seen -----------------------------------------
 
 MALFORMED = r'''
