@@ -54,7 +54,9 @@ BF16_SM = 80
 INTERNAL = {
     "(SHARED)": ["64 SHARED: buf  1 1 1 THREADS", "7 buf !  buf @ ."],
     '(ABORT")': [': chk ( n -- ) 0< ABORT" negative" ;', "5 chk"],
+    "(SMEM-STAGE)": ["16 16 F32 2 SMEM-TILE st  1 1 1 THREADS", "1 st DROP"],
 }
+ASYNC_WORDS = re.compile(r"(?<!\S)(CP\.ASYNC|CP\.ASYNC-N|CP\.COMMIT|CP\.WAIT|STAGE-TILE)(?!\S)")  # cp.async: sm_80
 KERNEL_FILES = {  # (PARAM): a kernel file's parameters, of every declared type
     "(PARAM)": "\\! kernel params\n\\! param X f32[N]\n\\! param H f16\n\\! param B bf16\n\\! param C i8\n"
                "\\! param S i16\n\\! param W i64\n\\! param D f64\n\\! param N i32\n"
@@ -73,19 +75,20 @@ def example_line(text: str) -> str:
 
 def cases() -> list[dict]:
     """Each: an id, the words it is for, the session's float type, and lines (each with whether it uses bf16
-    tiles, so refuses below sm_80)."""
+    tiles or cp.async, so refuses below sm_80)."""
     out = []
     for name, p in TABLE.items():
         if not p.example:
             continue
         line = example_line(p.example)
-        out.append({"id": name, "words": [name], "float_bits": 32, "lines": [[line, False]]})
+        out.append({"id": name, "words": [name], "float_bits": 32, "lines": [[line, bool(ASYNC_WORDS.search(line))]]})
         if "F:" in p.effect or re.search(r"\d[eE]\b|\d[eE]-?\d", line) or name.startswith("F"):
             if re.search(r"(?<!\S)SF[@!](?!\S)", line):  # SF@ SF! move f32s: F@ reads them as SF@ does
                 line = re.sub(r"(?<!\S)F@(?!\S)", "SF@", line)
             elif re.search(r"(?<!\S)F[@!](?!\S)", line):  # F@ and F! move 8 bytes in a session of f64 floats
                 line = line.replace("F32 ARRAY", "F64 ARRAY")
-            out.append({"id": f"{name}/f64", "words": [name], "float_bits": 64, "lines": [[line, False]]})
+            out.append({"id": f"{name}/f64", "words": [name], "float_bits": 64,
+                        "lines": [[line, bool(ASYNC_WORDS.search(line))]]})
     for name, lines in INTERNAL.items():
         out.append({"id": name, "words": [name], "float_bits": 32, "lines": [[ln, False] for ln in lines]})
     for name in KERNEL_FILES:
@@ -379,12 +382,17 @@ def test_no_word_aborts_the_process_on_any_arch(sweep):
 def test_refusals_are_forth_errors_exactly_where_the_arch_lacks_the_instruction(sweep):
     by_id = {c["id"]: c for c in sweep.cases}
     wrong = []
+    # a line that uses bf16 tiles or cp.async must be refused on an older arch (by the segment that holds the
+    # word: a line's segments of literals alone compile anywhere); no other segment may be refused
+    refused_lines = {(c, r["line"], a) for (c, _, a), r in sweep.results.items() if "error" in r}
     for (case_id, seg, arch), r in sorted(sweep.results.items()):
-        needs_bf16 = by_id[case_id]["lines"][r["line"]][1]
-        should_refuse = needs_bf16 and sm_of(arch) < BF16_SM
-        if ("error" in r) != should_refuse:
-            wrong.append(f"{case_id} seg {seg} on {arch}: " + (f"refused: {r['error']}" if "error" in r else
-                                                                  "compiled, but the arch has no bf16 tensor cores"))
+        needs_sm80 = by_id[case_id]["lines"][r["line"]][1]  # bf16 tiles, cp.async
+        should_refuse = needs_sm80 and sm_of(arch) < BF16_SM
+        if "error" in r and not should_refuse:
+            wrong.append(f"{case_id} seg {seg} on {arch}: refused: {r['error']}")
+        elif should_refuse and (case_id, r["line"], arch) not in refused_lines:
+            wrong.append(f"{case_id} seg {seg} on {arch}: compiled, but the arch has no bf16 tensor cores or "
+                         "cp.async")
         elif "error" in r:
             msg = r["error"]
             if not (r["word"] and r["word"] in msg and arch in msg and r["pos"]
