@@ -33,6 +33,11 @@ class AllocTable:
     def __len__(self) -> int:
         return self.n
 
+    @property
+    def address(self) -> int:
+        """Where the rows are (ctx[CTX_ALLOCS]): valid until the next add, which may move them."""
+        return self._rows.ctypes.data
+
     def _index(self, addr: int) -> int:
         """The number of rows whose start is at most addr."""
         return bisect_right(self._starts, addr)
