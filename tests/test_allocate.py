@@ -3,6 +3,13 @@
 an allocated block, or into a freed one, is still an error at the word; the race detector
 still sees allocated memory; the allocation tables against a model (a sorted list), and the
 race detector arming only what changed since the last launch.
+
+On the cpu backend a definition's ALLOCATE FREE RESIZE run in device code (compile/heapgen.py,
+a native call: a loop of them is one launch), each thread with blocks of its own; the checks
+see those blocks as they happen (after FREE, in the same word or after a call of a word that
+frees, the block is gone), the range check's table is bisected, and a launch that runs its
+blocks on several cores refuses them with an error that says what to do. On cuda they stay
+host words (the stand-in driver runs the host side).
 """
 from __future__ import annotations
 
@@ -13,6 +20,8 @@ import pytest
 from standins import standins
 from tileforth.core import Forth, ForthError
 from tileforth.core.alloctable import AllocTable
+from tileforth.core.front.tree import HostOp, Prim, walk
+from tileforth.core.heap import IOR_FREE, IOR_RESIZE, Heap
 
 import gforth
 from forthtest import raises
@@ -158,3 +167,192 @@ def test_more_allocations_than_the_cuda_table_held_all_reach_the_device():
             assert table[:, 0].tolist() == sorted(starts)
         finally:
             f.backend.close()
+
+
+# ---- device code's ALLOCATE FREE RESIZE (the cpu backend) ----------------------------------------------
+
+def _launches(f, text: str) -> int:
+    seen = []
+    f.device.launch_hooks.append(lambda: seen.append(1))
+    try:
+        f.eval(text)
+    finally:
+        f.device.launch_hooks.pop()
+    return len(seen)
+
+
+def test_a_definition_compiles_allocate_into_device_code_one_launch_for_all_its_calls(f):
+    """500 ALLOCATEs and FREEs in a loop are one launch (each was one before: the host walked the
+    loop), whatever is live; the word is device code, not a host-level word."""
+    f.eval(": pairs ( n -- ) 0 ?DO 16 ALLOCATE THROW FREE THROW LOOP ;  : keep ( n -- ) 0 ?DO 16 ALLOCATE 2DROP LOOP ;")
+    word = f.dict["PAIRS"]
+    assert not word.host and not any(isinstance(n, HostOp) for n in walk(word.body))
+    assert {n.prim.name for n in walk(word.body) if isinstance(n, Prim)} >= {"(ALLOCATE)", "(FREE)"}
+    live = len(f.heap)
+    assert _launches(f, "500 pairs") == 1
+    assert len(f.heap) == live
+    assert _launches(f, "500 keep") == 1
+    assert len(f.heap) == live + 500 and f.data_stack() == []
+
+
+def test_a_resize_program_prints_what_gforth_prints(f, need_gforth):
+    """A buffer that grows by RESIZE as it is filled (its contents kept at each move), FREE's and
+    RESIZE's iors, and gforth's `0 u RESIZE`, which allocates (realloc of NULL)."""
+    program = (": grow ( n -- addr ) 1 CELLS ALLOCATE THROW 0 OVER ! SWAP 1 ?DO I 1+ CELLS RESIZE THROW "
+               "I I * OVER I CELLS + ! LOOP ; "
+               ": sum ( addr n -- s ) 0 SWAP 0 ?DO OVER I CELLS + @ + LOOP NIP ; "
+               ": t 40 grow DUP 40 sum . FREE . "
+               "8 ALLOCATE . DUP 77 SWAP ! 4000 RESIZE . DUP @ . FREE . "
+               "0 16 RESIZE . DUP 0<> . FREE . CR ; t")
+    assert f.eval(program) == gforth.output(program)
+
+
+def test_a_freed_block_is_an_error_in_the_same_launch(f):
+    """Use after FREE inside the word that freed it, after a call of a word that frees it (the
+    caller's range cache held the block), through EXECUTE, after RESIZE moved it, and in a
+    kernel that suspends (its range cache is in the thread record)."""
+    raises(f, ": uaf 32 ALLOCATE DROP DUP 5 SWAP ! DUP @ DROP DUP FREE DROP @ ; uaf", word="@")
+    f.eval("CLEARSTACK")
+    f.eval(": kill ( addr -- ) FREE DROP 0 DROP 0 DROP 0 DROP 0 DROP 0 DROP 0 DROP 0 DROP 0 DROP ;")
+    raises(f, ": uaf2 32 ALLOCATE DROP DUP 5 SWAP ! DUP @ DROP DUP kill 6 SWAP ! ; uaf2", word="!")
+    f.eval("CLEARSTACK")
+    raises(f, ": uaf3 32 ALLOCATE DROP DUP @ DROP DUP ['] kill EXECUTE @ ; uaf3", word="@")
+    f.eval("CLEARSTACK")
+    raises(f, ": moved 16 ALLOCATE DROP DUP @ DROP DUP 64 RESIZE DROP DROP @ ; moved", word="@")
+    f.eval("CLEARSTACK 1 1 1 GRID 4 1 1 THREADS")
+    raises(f, ": waits 64 ALLOCATE DROP DUP @ DROP DUP FREE DROP BARRIER @ ; waits", word="@")
+
+
+def test_an_access_outside_a_block_allocated_in_device_code_is_caught(f):
+    """Among neighbours allocated in the same launch: a cell past the end, a byte before the start."""
+    f.eval(": many ( n -- ) 0 ?DO 16 ALLOCATE 2DROP LOOP ;  : mid ( -- a ) 100 many 16 ALLOCATE DROP 100 many ;")
+    raises(f, ": past mid 2 CELLS + @ ; past", word="@")
+    f.eval("CLEARSTACK")
+    raises(f, ": before mid 1- C@ ; before", word="C@")
+    f.eval("CLEARSTACK")
+    f.eval(": inside mid DUP 9 SWAP CELL+ ! CELL+ @ ; inside")
+    assert f.data_stack() == [9]
+
+
+def test_the_range_check_finds_every_block_among_many_in_any_order(f):
+    """300 blocks touched in a shuffled order (every access misses the range cache and looks the
+    block up in the table), each at its first and last cell, in one launch; then each one's
+    last cell + 1 is outside."""
+    f.eval("CREATE ptrs 300 CELLS ALLOT  : mk 300 0 DO 16 ALLOCATE DROP ptrs I CELLS + ! LOOP ;  mk")
+    order = list(range(300))
+    random.Random(4).shuffle(order)
+    body = " ".join(f"ptrs {i} CELLS + @ DUP {i} SWAP ! DUP @ SWAP CELL+ {i} OVER ! @ + +" for i in order)
+    f.eval(f": touch 0 {body} ; touch")
+    assert f.data_stack() == [2 * sum(range(300))]
+    f.eval("CLEARSTACK")
+    for i in order[:5]:
+        raises(f, f"ptrs {i} CELLS + @ 2 CELLS + @", word="@")
+
+
+def test_the_range_check_scans_rows_that_overlap():
+    """Rows that overlap (another library's arrays that share memory: the cuda backend registers
+    them as they are) are all searched when the row bisection finds does not hold the access."""
+    f = Forth(backend="cpu")
+    f.eval("1 1 1 GRID 1 1 1 THREADS  256 ALLOCATE DROP CONSTANT big")
+    big = f.data_stack() or None
+    (addr,) = [a for a, n in f.heap.blocks.items() if n == 256]
+    f.backend._table.add(addr + 64, 8)  # an array inside the block, as register_external would add
+    f.eval(": far big 200 + @ ; far  : near big 64 + @ ; near")
+    assert f.data_stack() == [0, 0] and big is None
+
+
+def test_each_thread_allocates_its_own_block(f):
+    f.eval("1 1 1 GRID 32 1 1 THREADS")
+    f.eval(": own ( -- x ior ) 16 ALLOCATE THROW  TID-X 3 * OVER !  64 RESIZE THROW  DUP @ SWAP FREE ; own")
+    assert f.data_stack(lane=None) == [[3 * t, 0] for t in range(32)]
+    f.eval("CLEARSTACK")
+    f.eval(": keep 64 ALLOCATE DROP ; keep")
+    addrs = [s[-1] for s in f.data_stack(lane=None)]
+    assert len(set(addrs)) == 32 and all(a in f.heap for a in addrs)
+
+
+def test_the_race_detector_checks_a_block_allocated_in_the_same_launch(f):
+    f.eval("1 1 1 GRID 32 1 1 THREADS  VARIABLE shared-p")
+    with pytest.raises(ForthError, match="data race on global memory"):
+        f.eval(": r TID-X 0= IF 64 ALLOCATE DROP shared-p ! THEN BARRIER TID-X shared-p @ ! ; r")
+    f.eval(": ok TID-X 0= IF 256 ALLOCATE DROP shared-p ! THEN BARRIER TID-X shared-p @ TID-X CELLS + ! ; ok")
+
+
+def test_a_launch_on_several_cores_refuses_device_allocate_with_what_to_do(f):
+    f.backend.workers = 2  # as on a machine with two cores or more
+    f.eval("4 1 1 GRID 256 1 1 THREADS  : each 16 ALLOCATE DROP FREE DROP ;")
+    with pytest.raises(ForthError, match="ALLOCATE, FREE or RESIZE in device code, in a launch whose blocks run "
+                                         "on several cores.*fewer than 512 threads"):
+        f.eval("each")
+    f.eval("1 1 1 GRID 512 1 1 THREADS  each")  # one block: one core
+    assert set(map(tuple, f.data_stack(lane=None))) == {()}
+
+
+def test_free_and_resize_of_a_bad_address_in_device_code_give_iors(f):
+    """As the host words do (gforth's C library aborts the process there)."""
+    out = f.eval(": bad ( -- ) 16 ALLOCATE DROP DUP FREE . FREE . HERE FREE . 5 64 RESIZE . . ; bad")
+    assert out == f"0 {IOR_FREE} {IOR_FREE} {IOR_RESIZE} 5 " and f.data_stack() == []
+    f.eval(": bad2 16 ALLOCATE DROP DUP FREE DROP DUP 8 RESIZE -ROT = ; bad2")
+    assert f.data_stack() == [IOR_RESIZE, -1]
+
+
+def test_the_heap_against_a_model():
+    """core/heap.py's blocks, sizes and contents against a dict, over random ALLOCATE FREE RESIZE."""
+    f = Forth(backend="cpu")
+    heap, be = f.heap, f.backend
+    model: dict[int, bytes] = {}
+    rnd = random.Random(14)
+    for step in range(400):
+        r = rnd.random()
+        if model and r < 0.3:
+            a = rnd.choice(sorted(model))
+            assert heap.free(a) == 0
+            del model[a]
+            assert heap.free(a) == IOR_FREE
+        elif model and r < 0.6:
+            a, n = rnd.choice(sorted(model)), rnd.randrange(0, 300)
+            b, ior = heap.resize(a, n)
+            assert ior == 0 and b not in model
+            old = model.pop(a)
+            got = be.read(b, n).tobytes() if n else b""
+            assert got[:min(n, len(old))] == old[:n]
+            model[b] = got
+        else:
+            n = rnd.randrange(0, 300)
+            a, ior = heap.allocate(n)
+            assert ior == 0 and a not in model and be.read(a, max(n, 1)).tobytes() == bytes(max(n, 1))
+            data = bytes(rnd.randrange(256) for _ in range(n))
+            if n:
+                be.write(a, data)
+            model[a] = data
+        assert heap.blocks == {a: len(d) for a, d in model.items()}
+    assert heap.resize(12345, 8) == (12345, IOR_RESIZE) and heap.allocate(-1)[1] != 0
+    assert isinstance(heap, Heap)
+
+
+def test_on_cuda_a_definition_runs_allocate_on_the_host():
+    """The cuda backend has no device heap: a definition's ALLOCATE stays a host word (the word is
+    walked on the host), and its block reaches the device's allocation table."""
+    with standins("pycuda"):
+        f = Forth(backend="cuda")
+        try:
+            assert not f.backend.caps.device_heap
+            f.eval("1 1 1 GRID 1 1 1 THREADS  : mk 48 ALLOCATE ;")  # (the stand-in runs no device code)
+            assert f.dict["MK"].host
+            f.eval("mk")
+            addr, ior = f.data_stack()
+            assert ior == 0
+            assert f.heap.blocks == {addr: 48}
+            f.eval("1 +")  # a launch: the table goes to the device
+            table = f.backend.read(f.backend.table_dev, 16 * f.backend._n_allocs).view(np.int64).reshape(-1, 2)
+            assert [addr, addr + 48] in table.tolist()
+        finally:
+            f.backend.close()
+
+
+def test_a_word_with_device_allocate_is_refused_by_the_nvptx_export(f):
+    from tileforth.export.kernels import word_ptx
+
+    f.eval(": mk2 ( -- a ) 64 ALLOCATE DROP ;")
+    with pytest.raises(ForthError, match="ALLOCATE in device code runs on the cpu backend only"):
+        word_ptx(f, "mk2")

@@ -16,6 +16,7 @@ realloc of NULL); FREE or RESIZE of an address ALLOCATE did not give answers a n
 """
 from __future__ import annotations
 
+import weakref
 from typing import TYPE_CHECKING
 
 from .errors import ForthError
@@ -33,7 +34,9 @@ class Heap:
     __slots__ = ("backend", "blocks")
 
     def __init__(self, backend: "Backend") -> None:
-        self.backend = backend
+        # a proxy: the backend holds its heap (Backend.heap), and a cycle would keep a closed
+        # session's device memory until a second garbage collection
+        self.backend = weakref.proxy(backend)
         self.blocks: dict[int, int] = {}
 
     def __contains__(self, addr: int) -> bool:
