@@ -39,7 +39,7 @@ def _heap(op: int, word: str):
         if not getattr(g.target, "device_heap", False):
             raise ForthError(f"{word} in device code runs on the cpu backend only; on the {g.target.name} target "
                              f"call it outside the definition (at the top level of a line)", n.pos, word)
-        args = g.pop(n.prim.ins)
+        args = g.pop(2 if op == HEAP_RESIZE else 1)
         a = args[0]
         b = args[1] if len(args) > 1 else c64(0)
         out = g.alloca(PAIR, "heap_out")

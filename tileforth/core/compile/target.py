@@ -27,8 +27,6 @@ from .machine import Machine
 if TYPE_CHECKING:
     import llvmlite.binding as llvm
 
-    from ..heap import Heap
-
     from .tileops import TileOp
     from .tileops import WarpOp
 
@@ -408,7 +406,7 @@ class Backend(ABC):
     target: Target
     caps: Capabilities = Capabilities()
     machine: Machine = DEFAULT_MACHINE  # the session's settings (machine.py), given when the backend is made
-    heap: "Heap | None" = None  # ALLOCATE's blocks (core/heap.py), given by the session (device code's, caps.device_heap)
+    heap: Any = None  # ALLOCATE's blocks (core/heap.py's Heap), given by the session (device code's: caps.device_heap)
 
     # ---- memory ------------------------------------------------------------------------------------
     @abstractmethod
