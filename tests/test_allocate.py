@@ -356,3 +356,31 @@ def test_a_word_with_device_allocate_is_refused_by_the_nvptx_export(f):
     f.eval(": mk2 ( -- a ) 64 ALLOCATE DROP ;")
     with pytest.raises(ForthError, match="ALLOCATE in device code runs on the cpu backend only"):
         word_ptx(f, "mk2")
+
+
+def test_a_block_holds_whole_cells_as_c_malloc_gives_them(f):
+    """FFL's tree nodes end in a one-char field that they store a cell into (`acn>balance 0!`): a
+    block of 41 bytes holds 48 (C's malloc rounds up; so do the checks), and not a byte more."""
+    f.eval(": node ( -- a ) 41 ALLOCATE THROW  0 OVER 40 + !  7 OVER 40 + C!  DUP 40 + @ SWAP FREE THROW ; node")
+    assert f.data_stack() == [7]
+    f.eval("CLEARSTACK")
+    raises(f, ": over-end 41 ALLOCATE THROW 48 + C@ ; over-end", word="C@")
+
+
+def test_a_word_compiled_alone_whose_caller_has_a_token_does_not_abort_the_process(f):
+    """A line calls x (compiled on its own: it reaches EXECUTE) while the token table holds a word
+    that calls x: the table was filled while x was half built, and its entry named x's symbol
+    before x had one (LLVM aborted the process). Found by FFL's spf test once RESIZE ran in device
+    code (its words reach EXECUTE)."""
+    arith = " ".join(["1 + 2 * 3 - 4 + 5 * 6 - 7 + 8 * 9 -"] * 2)
+    f.eval(f": x ( n xt -- n' ) >R 2 0 DO {arith} LOOP R> EXECUTE ;  : y ( n -- n' ) ['] 1+ x ;  ' y DROP")
+    f.eval("5 ['] 1+ x  5 y")
+    a, b = f.data_stack()
+    assert a == b and a == _x(5) + 1
+
+
+def _x(n: int) -> int:
+    for _ in range(2):
+        for _ in range(2):
+            n = ((((((((n + 1) * 2 - 3) + 4) * 5 - 6) + 7) * 8) - 9))
+    return n

@@ -7,9 +7,9 @@ with their iors (Forth-2012 14.6.1), the one implementation both ways of running
   definition's ALLOCATE calls the runtime helper `tf_heap`, which reaches `Heap` through the
   backend without ending the launch; tileforth/core/compile/heapgen.py).
 
-A block is a backend allocation of its own (zeroed), so checked accesses and the race
-detector see it as they see an ARRAY: an access past its end, or into it after FREE, is an
-error. Each operation costs the same whatever the number of live blocks (a dict, and the
+A block is a backend allocation of its own (zeroed, its size rounded up to whole cells), so
+checked accesses and the race detector see it as they see an ARRAY: an access past its end, or
+into it after FREE, is an error. Each operation costs the same whatever the number of live blocks (a dict, and the
 backend's allocation table, core/alloctable.py). As in gforth, `0 u RESIZE` allocates (C's
 realloc of NULL); FREE or RESIZE of an address ALLOCATE did not give answers a nonzero ior
 (gforth's C library aborts the process there).
@@ -26,6 +26,13 @@ if TYPE_CHECKING:
 
 IOR_ALLOCATE, IOR_FREE, IOR_RESIZE = -59, -60, -61  # Forth-2012 table 9.1
 HEAP_MAX = 1 << 34  # bytes one ALLOCATE may ask for before it answers with an ior
+CELL = 8
+
+
+def extent(n: int) -> int:
+    """The bytes a block of n has (what checked accesses allow): n rounded up to whole cells, as C's
+    malloc rounds; programs rely on it (FFL's tree nodes store a cell into their last, one-char field)."""
+    return max(-(-n // CELL) * CELL, CELL)
 
 
 class Heap:
@@ -49,7 +56,7 @@ class Heap:
         if n < 0 or n > HEAP_MAX:
             return None
         try:
-            addr = self.backend.alloc(max(n, 1))  # zeroed, on every backend
+            addr = self.backend.alloc(extent(n))  # zeroed, on every backend
         except (MemoryError, ForthError):
             return None
         self.blocks[addr] = n
@@ -79,7 +86,7 @@ class Heap:
         new = self._new(n)
         if new is None:
             return addr, IOR_RESIZE
-        keep = min(old, n)
+        keep = min(extent(old), extent(n))  # (what the old block's last cell held beyond old, too)
         if keep:
             be = self.backend
             view = be.allocation_view(new, keep)

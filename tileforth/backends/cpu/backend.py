@@ -453,8 +453,9 @@ class CpuBackend(Backend):
         header (the race detector's shadow address and the float type). Constant time in the
         number of live allocations (the tables take a row in place: core/alloctable.py)."""
         buf = zeroed(max(nbytes, 1) + ALIGN + HEADER, np.uint8)
-        off = (-(buf.ctypes.data + HEADER)) % ALIGN + HEADER  # room for the header, then aligned
-        addr = buf.ctypes.data + off
+        start = buf.__array_interface__["data"][0]  # (ctypes.data costs twice as much: ALLOCATE's hot path)
+        off = (-(start + HEADER)) % ALIGN + HEADER  # room for the header, then aligned
+        addr = start + off
         self._buffers[addr] = buf[off:off + max(nbytes, 1)]
         self._headers[addr] = buf[off - HEADER:off].view(np.int64)
         self._sizes[addr] = nbytes
@@ -478,7 +479,7 @@ class CpuBackend(Backend):
     def _heap_op(self, ctx: int, op: int, a: int, b: int, out: int) -> int:
         """tf_heap's work (_tf_heap): the operation on the session's heap (core/heap.py), its results
         to out[0], out[1]; then the launch's context holds the allocation table as it is now (an add
-        may have moved the rows) and a new block is armed for the race detector."""
+        may have moved the rows) and, in a launch that checks races, a new block is armed."""
         heap = self.heap
         if op == HEAP_ALLOCATE:
             addr, ior = heap.allocate(a)
@@ -490,7 +491,7 @@ class CpuBackend(Backend):
         res[0], res[1] = addr, ior
         slots = (ctypes.c_int64 * L.CTX_SLOTS).from_address(ctx)
         slots[L.CTX_ALLOCS], slots[L.CTX_N_ALLOCS] = self._table.address, self._table.n
-        if ior == 0 and op != HEAP_FREE and self.races.on:
+        if ior == 0 and op != HEAP_FREE and slots[L.CTX_RACE_GEN]:  # (else the next launch that checks arms it)
             self.races.arm_new(addr, self._user[addr], self._headers[addr])
         return 0
 
