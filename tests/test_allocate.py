@@ -132,9 +132,9 @@ class _Counting(dict):
         return super().__getitem__(key)
 
 
-def _kernel_lookup(rows: np.ndarray, addr: int, nbytes: int) -> tuple[int, int]:
+def _kernel_lookup(rows: np.ndarray, addr: int, nbytes: int, scan: bool = True) -> tuple[int, int]:
     """What tf_addr_scan (target.py) answers over `rows`: the last row starting at or below addr if
-    it holds the access, else a scan of every row; (0, 0) for none."""
+    it holds the access, else (`scan`) a scan of every row; (0, 0) for none."""
     end = addr + nbytes
     lo, hi = 0, len(rows)
     while lo < hi:
@@ -142,6 +142,8 @@ def _kernel_lookup(rows: np.ndarray, addr: int, nbytes: int) -> tuple[int, int]:
         lo, hi = (mid + 1, hi) if rows[mid, 0] <= addr else (lo, mid)
     if lo > 0 and end <= rows[lo - 1, 1] and end >= addr:
         return int(rows[lo - 1, 0]), int(rows[lo - 1, 1])
+    if not scan:
+        return 0, 0
     for b, e in rows.tolist():
         if addr >= b and end <= e and end >= addr:
             return b, e
@@ -184,7 +186,9 @@ def test_the_allocation_table_matches_a_sorted_model(pattern):
             m = rnd.randrange(8)
             hit = next((b for b, n in model.items() if b <= x and x + m <= b + n), None)
             assert table.find(x, m) == hit
-            assert _kernel_lookup(rows, x, m) == ((hit, hit + model[hit]) if hit is not None else (0, 0))
+            want_range = (hit, hit + model[hit]) if hit is not None else (0, 0)
+            assert _kernel_lookup(rows, x, m) == want_range
+            assert _kernel_lookup(rows, x, m, scan=False) == want_range  # the bisection alone finds it
 
 
 class _CountingTable(AllocTable):
