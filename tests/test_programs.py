@@ -34,13 +34,8 @@ TIMEOUT = 60  # seconds per program and per system; gforth takes < 1 s on each
 # F3: "redefined X" notes go to standard output.  F4: ENVIRONMENT? answers false.
 # F7: EXECUTE in compiled code cannot run a host-level word.  F10: 128-cell stacks.
 # F11: :NONAME cannot be compiled into a definition.
-F7_HEAP = ("F7: EXECUTE in compiled code cannot run a host-level word, and a word that uses ALLOCATE/FREE/RESIZE "
-           "is one (`: fr free throw ; : run execute ; 100 allocate throw ' fr run`)")
 KNOWN: dict[str, str] = {
-    "ffl_act.fth": F7_HEAP + ": bnt-insert EXECUTEs acn-new (ALLOCATE)",
-    "ffl_dcl.fth": F7_HEAP + ": dnl-(free) EXECUTEs dcn-free (FREE)",
-    "ffl_scl.fth": F7_HEAP + ": snl-(free) EXECUTEs scn-free (FREE)",
-    "ffl_spf.fth": F7_HEAP + ": spf-append EXECUTEs spf-check-format (str-append-char: RESIZE)",
+    "ffl_spf.fth": "F7: spf-append EXECUTEs spf-check-flags, a host-level word, from device code",
     "ffl_fsm.fth": "F7: snl-execute EXECUTEs fst-to-dot, a host-level word, from device code",
     "gforth_moof_exm.fth": "PAGE AT-XY (FACILITY, left out on purpose) and gforth's attribute words",
     "gforth_test_other.fth": "gforth-only word LP@ (gforth's locals stack pointer), not planned",

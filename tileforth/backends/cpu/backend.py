@@ -8,6 +8,7 @@ import hashlib
 import os
 import resource
 import threading
+import weakref
 from typing import TYPE_CHECKING, Sequence
 
 import llvmlite.binding as llvm
@@ -19,6 +20,7 @@ from tileforth.core.compile.machine import DEFAULT as DEFAULT_MACHINE
 from tileforth.core.compile.machine import Machine
 from tileforth.core.compile import state as S
 from tileforth.core.compile.codegen import HELPERS
+from tileforth.core.compile.heapgen import HEAP_ALLOCATE, HEAP_FREE, HEAP_THROW
 from tileforth.core.compile.target import HELPERS_IR, Backend, Capabilities, LaunchResult, LaunchShape, fill_context
 from tileforth.core.errors import ForthError
 from tileforth.core.front.linekey import LITS_MAX
@@ -71,6 +73,29 @@ _WARP_OPS = ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64, ct
 _STEP = ctypes.CFUNCTYPE(ctypes.c_int64, *[ctypes.c_void_p] * 3, ctypes.c_int64, *[ctypes.c_void_p] * 2,
                          *[ctypes.c_int64] * 3, *[ctypes.c_void_p] * 2)
 
+_HEAP = ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64,
+                         ctypes.c_int64, ctypes.c_void_p)
+_heap_owners: dict[int, "weakref.ref[CpuBackend]"] = {}  # a backend's context record's address -> the backend
+
+
+def _tf_heap(ctx: int, thr: int, op: int, a: int, b: int, out: int) -> int:
+    """The runtime helper tf_heap (compile/heapgen.py): ALLOCATE FREE RESIZE of device code, a native
+    call into the backend whose context record the launch runs with. Never raises (a ctypes callback
+    cannot): 0, or the exception code the thread ends with."""
+    try:
+        ref = _heap_owners.get(ctx or 0)
+        be = ref() if ref is not None else None
+        if be is None or be.heap is None or threading.current_thread().name.startswith(POOL_PREFIX):
+            return HEAP_THROW  # a worker's copy of the context: blocks run on several cores
+        return be._heap_op(ctx, op, a, b, out)
+    except KeyboardInterrupt:
+        return -28  # user interrupt
+    except Exception:  # noqa: BLE001  (a bug: the launch ends with the code, never a crash)
+        return HEAP_THROW
+
+
+_HEAP_FN = _HEAP(_tf_heap)  # kept for the process: the JIT-ed code holds its address
+POOL_PREFIX = "tileforth-block"  # the worker threads of a launch's blocks (_pool)
 
 _this_thread = threading.local()
 
@@ -235,7 +260,9 @@ class _Runtime:
             self.race_many = _RACE_MANY(ee.get_function_address("tf_race_many"))  # tile loads and stores
             self.warp_ops = _WARP_OPS(ee.get_function_address("tf_warp_ops"))  # a launch step's tile op
             for helper in HELPERS:  # tf_fail, tf_poll, tf_addr_scan, tf_out, tf_race, tf_async_check
-                llvm.add_symbol(helper, ee.get_function_address(helper))
+                if helper != "tf_heap":
+                    llvm.add_symbol(helper, ee.get_function_address(helper))
+            llvm.add_symbol("tf_heap", ctypes.cast(_HEAP_FN, ctypes.c_void_p).value)  # device code's ALLOCATE
             self.__dict__["sched"] = sched
             return sched
 
@@ -314,7 +341,7 @@ def runtime() -> _Runtime:
 
 class CpuBackend(Backend):
     name = "cpu"
-    caps = Capabilities(host_memory=True, races=True, element_types=True, access_trace=True)
+    caps = Capabilities(host_memory=True, races=True, element_types=True, access_trace=True, device_heap=True)
 
     def __init__(self, machine: Machine = DEFAULT_MACHINE) -> None:
         self.machine = machine  # the session's settings: the float type, the stacks' and the output's capacities
@@ -333,6 +360,7 @@ class CpuBackend(Backend):
         self.trace_dropped = 0
         self.ctx = np.zeros(L.CTX_SLOTS, np.int64)
         self.lits = np.zeros(LITS_MAX, np.int64)  # the launch's literal table (ctx[CTX_LITS])
+        _heap_owners[self.ctx.ctypes.data] = weakref.ref(self)  # tf_heap finds the backend by its context
         self.abort_flag = np.zeros(1, np.int64)
         self.out = zeroed((self.machine.out_cap, L.OUT_SLOTS), np.int64)
         self._table = AllocTable()  # the user allocations (kernels' range checks read it in place)
@@ -431,8 +459,9 @@ class CpuBackend(Backend):
         header (the race detector's shadow address and the float type). Constant time in the
         number of live allocations (the tables take a row in place: core/alloctable.py)."""
         buf = zeroed(max(nbytes, 1) + ALIGN + HEADER, np.uint8)
-        off = (-(buf.ctypes.data + HEADER)) % ALIGN + HEADER  # room for the header, then aligned
-        addr = buf.ctypes.data + off
+        start = buf.__array_interface__["data"][0]  # (ctypes.data costs twice as much: ALLOCATE's hot path)
+        off = (-(start + HEADER)) % ALIGN + HEADER  # room for the header, then aligned
+        addr = start + off
         self._buffers[addr] = buf[off:off + max(nbytes, 1)]
         self._headers[addr] = buf[off - HEADER:off].view(np.int64)
         self._sizes[addr] = nbytes
@@ -452,6 +481,25 @@ class CpuBackend(Backend):
         self.races.forget(addr)
         if self._user.pop(addr, None) is not None:
             self._table.remove(addr)
+
+    def _heap_op(self, ctx: int, op: int, a: int, b: int, out: int) -> int:
+        """tf_heap's work (_tf_heap): the operation on the session's heap (core/heap.py), its results
+        to out[0], out[1]; then the launch's context holds the allocation table as it is now (an add
+        may have moved the rows) and, in a launch that checks races, a new block is armed."""
+        heap = self.heap
+        if op == HEAP_ALLOCATE:
+            addr, ior = heap.allocate(a)
+        elif op == HEAP_FREE:
+            addr, ior = 0, heap.free(a)
+        else:
+            addr, ior = heap.resize(a, b)
+        res = (ctypes.c_int64 * 2).from_address(out)
+        res[0], res[1] = addr, ior
+        slots = (ctypes.c_int64 * L.CTX_SLOTS).from_address(ctx)
+        slots[L.CTX_ALLOCS], slots[L.CTX_N_ALLOCS] = self._table.address, self._table.n
+        if ior == 0 and op != HEAP_FREE and slots[L.CTX_RACE_GEN]:  # (else the next launch that checks arms it)
+            self.races.arm_new(addr, self._user[addr], self._headers[addr])
+        return 0
 
     @property
     def alloc_table(self) -> np.ndarray:
@@ -734,7 +782,7 @@ class CpuBackend(Backend):
         if self._executor is None:
             from concurrent.futures import ThreadPoolExecutor  # imported with the first pool
 
-            self._executor = ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="tileforth-block")
+            self._executor = ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix=POOL_PREFIX)
         return self._executor
 
     def _run_blocks(self, handle: CpuKernel, ctx: np.ndarray, lo: int, hi: int,

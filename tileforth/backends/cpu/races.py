@@ -510,6 +510,18 @@ class Races:
         if threads > 1:
             ctx[L.CTX_RACE_GEN] = self.gen
 
+    def arm_new(self, addr: int, nbytes: int, header: np.ndarray) -> None:
+        """A block made while a launch runs (ALLOCATE or RESIZE in device code): its header is
+        written now, so the rest of the launch checks its accesses (a launch's own blocks are
+        new to every thread, so no entry of theirs is stale)."""
+        if not self.on:
+            return
+        checked = nbytes <= SHADOW_LIMIT and addr not in self.exempt
+        if checked and addr not in self.shadows:
+            self.shadows[addr] = zeroed(-(-nbytes // GRANULE) * ENTRY, np.int64)
+        header[:] = (self.shadows[addr].ctypes.data if checked else 0, 0)
+        self._pending.discard(addr)
+
     unpack = staticmethod(_unpack)
 
     def forget(self, addr: int) -> None:

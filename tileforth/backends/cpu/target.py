@@ -80,6 +80,7 @@ LIBM_MATH = {"expm1": "expm1f", "log1p": "log1pf", "asinh": "asinhf", "acosh": "
 class CpuTarget(Target):
     name = "cpu"
     links_helpers = False  # HELPERS_IR is compiled once, with the scheduler (backend.py: _Runtime.sched)
+    device_heap = True  # tf_heap is a native call into the backend (backend.py: _tf_heap)
 
     def __init__(self, triple: str, data_layout: str, machine: Machine = DEFAULT_MACHINE) -> None:
         self.triple = triple

@@ -94,7 +94,33 @@ HELPERS: dict[str, ir.FunctionType] = {
     "tf_race": ir.FunctionType(I64, [PTR, PTR, I64, I64, I64, I64, I64]),
     # the emulator's cp.async model: an access of bytes whose copy has not landed (backends/cpu/asynccopy.py)
     "tf_async_check": ir.FunctionType(I1, [PTR, PTR, I64, I64, I64]),
+    # ALLOCATE FREE RESIZE in device code (heapgen.py), where the target has them (Target.device_heap)
+    "tf_heap": ir.FunctionType(I64, [PTR, PTR, I64, I64, I64, PTR]),
 }
+
+
+FREEING = frozenset({"(FREE)", "(RESIZE)", "EXECUTE"})  # device words that may end an allocation
+
+
+def frees_heap(word: "Colon") -> bool:
+    """The word, or a word it calls, may end an allocation in device code (FREE, RESIZE, or an
+    EXECUTE of a word that does): a checked caller empties its range cache after calling it.
+    Kept with the word, for its final body (a word's body does not change once it is defined)."""
+    body = getattr(word, "body", None)
+    if body is None:
+        return False
+    key = len(body)
+    hit = word.__dict__.get("_frees")
+    if hit is not None and hit[0] == key:
+        return hit[1]
+    word.__dict__["_frees"] = (key, False)  # a word reached again while it is walked: its own answer follows
+    found = False
+    for n in walk(body):
+        if (type(n) is Prim and n.prim.name in FREEING) or (type(n) is Call and frees_heap(n.word)):
+            found = True
+            break
+    word.__dict__["_frees"] = (key, found)
+    return found
 
 
 def declare(module: ir.Module, name: str, fnty: ir.FunctionType) -> ir.Function:
@@ -526,6 +552,12 @@ class Gen(Visitor):
             self.target.mem_access(self, addr, size, kind, value, word)
         return self.target.mem_pointer(self, addr, space)
 
+    def forget_range(self) -> None:
+        """Empty the range cache of checked accesses: a FREE or RESIZE (here, or in a word just
+        called) may have ended the allocation it holds, so the next access looks it up again."""
+        self.b.store(c64(0), self.env.range_lo)
+        self.b.store(c64(0), self.env.range_hi)
+
     def in_allocation(self, addr: ir.Value, size: ir.Value) -> ir.Value:
         """i1: [addr, addr+size) lies inside one live allocation. The range
         of the last allocation hit is kept in registers; a miss scans the
@@ -912,6 +944,8 @@ class Gen(Visitor):
         self.check_ok(ok)
         self.load_steps()
         self.forget_sp()
+        if self.checked and frees_heap(word):
+            self.forget_range()
         if eff.static:
             self.dguar += eff.dnet
             self.fguar += eff.fnet
@@ -920,11 +954,12 @@ class Gen(Visitor):
 
     def visit_Recurse(self, n: Recurse) -> None:
         self.flush()
-        self.counted_call(self.word_fn(n.word), [])
+        self.counted_call(self.word_fn(n.word), [], frees=frees_heap(n.word))
 
-    def counted_call(self, fn: ir.Function, extra: list[ir.Value]) -> None:
+    def counted_call(self, fn: ir.Function, extra: list[ir.Value], frees: bool = True) -> None:
         """A call that may recurse (RECURSE, EXECUTE): its depth is bounded by
-        the backend's limit and the stack left, and it counts as a step."""
+        the backend's limit and the stack left, and it counts as a step; `frees`: it
+        may FREE or RESIZE (EXECUTE may: the range cache is emptied after it)."""
         depth_p = self.target.thr_slot(self, L.T_DEPTH)
         d = self.b.load(depth_p, typ=I64)
         limit_p = self.b.gep(self.env.ctx, [c64(L.CTX_RECURSION_MAX)], source_etype=I64)
@@ -937,6 +972,8 @@ class Gen(Visitor):
         ok = self.b.call(fn, self.env.args() + extra)
         self.check_ok(ok)
         self.load_steps()
+        if self.checked and frees:
+            self.forget_range()
         d2 = self.b.load(depth_p, typ=I64)
         self.b.store(self.b.sub(d2, c64(1)), depth_p)
         self.forget_sp()

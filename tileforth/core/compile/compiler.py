@@ -105,6 +105,9 @@ class Compiler:
         self._linked: dict[int, int] = {}  # word uid (a word with loops) -> the modules it was linked into
         self._dispatching: dict[int, bool] = {}  # word uid -> it reaches EXECUTE (_reaches_dispatch)
         self._filling = False  # a batch of token entries is being assembled (its EXECUTEs link the stub)
+        # words being compiled on their own: the table is filled after them (an entry whose word calls
+        # one of them would name a symbol not yet defined: LLVM aborts the process)
+        self._alone_depth = 0
         self.count_steps = True
         self._parsed: OrderedDict[tuple, llvm.ModuleRef] = OrderedDict()
 
@@ -269,7 +272,11 @@ class Compiler:
         mod = llvm.parse_assembly(str(self._module(f"alone_{w.ir_name}")))
         wmod, callees = self.word_module(w)
         mod.link_in(wmod, preserve=True)
-        self._link(mod, w.ir_name, callees, {w.uid})
+        self._alone_depth += 1
+        try:
+            self._link(mod, w.ir_name, callees, {w.uid})
+        finally:
+            self._alone_depth -= 1
         compile_word(mod, w.ir_name)
         return True
 
@@ -305,7 +312,7 @@ class Compiler:
                 stub = self._module("dispatch")
                 xttable.define_stub(stub, table.address, helper_fn(stub, "tf_fail"))
                 table.stub = llvm.parse_assembly(str(stub))  # the same for every module: parsed once
-            if not self._filling:
+            if not self._filling and not self._alone_depth:  # (else the kernel's _assemble fills it)
                 self._fill_table(table)
             mod.link_in(table.stub, preserve=True)
             return []

@@ -51,6 +51,8 @@ if TYPE_CHECKING:
 PRELUDE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "prelude.fth")
 _DOT_S = PRIMS[".S"]
 _EXECUTE = PRIMS["EXECUTE"]
+DEVICE_HEAP = frozenset({"ALLOCATE", "FREE", "RESIZE"})  # host words a definition compiles into device code where
+# the backend runs them there (caps.device_heap: compile/heapgen.py)
 
 
 @record(frozen=True)
@@ -645,6 +647,9 @@ class Forth:
                     self.append(Lit(int(text), tok.pos))
                 else:
                     self._token(Token(text, tok.pos))
+            return
+        if self.compile_state and word.name in DEVICE_HEAP and self.backend.caps.device_heap:
+            self.append(Prim(PRIMS[f"({word.name})"], tok.pos))  # runs in device code (compile/heapgen.py)
             return
         if self.compile_state or self.open_frames():  # it runs when the definition (or the structure) does
             self.append(HostOp(word.name, _run_host_word, word, tok.pos))

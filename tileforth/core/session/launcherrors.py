@@ -39,7 +39,10 @@ THROW_MEANINGS = {-1: "ABORT", -2: 'ABORT"', -3: "stack overflow", -4: "stack un
                   -23: "address alignment exception", -24: "invalid numeric argument", -28: "user interrupt",
                   -44: "floating-point stack overflow", -45: "floating-point stack underflow",
                   -256: "the emulator's checker found a data race or a float word on an array of another type",
-                  -257: "an asynchronous copy (cp.async) or a shared tile misused"}
+                  -257: "an asynchronous copy (cp.async) or a shared tile misused",
+                  -262: "ALLOCATE, FREE or RESIZE in device code, in a launch whose blocks run on several cores, "
+                        "where the allocation table cannot change: allocate at the top level of a line, or run "
+                        "fewer than 512 threads or one block (or set TILEFORTH_WORKERS=1)"}
 
 
 def word_at(pos: SourcePos | None) -> str | None:
