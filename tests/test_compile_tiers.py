@@ -140,27 +140,65 @@ def test_a_forgotten_kernel_drops_its_recompile(forth):
     assert forth.eval("2 3 + .") == "5 "
 
 
-def test_exports_and_tier_settings_of_ptx():
-    """The cuda side's settings (no GPU needed): exports and loop lines' full tier at O3/opt 3, a
-    straight line at NVPTX opt 0; the PTX of both tiers assembles."""
-    import llvmlite.binding as llvm
-
+def test_exports_and_tier_settings_of_ptx(forth):
+    """The cuda side's settings (no GPU needed): exports at O3/opt 3, the cheap tier at NVPTX
+    CHEAP_CODEGEN_OPT (1: opt 0 loses ld.global); the PTX of both assembles (ptxas)."""
     from tileforth.backends.cuda import ptx
+    from tileforth.export.kernels import word_ptx
+    forth.eval(": poly ( n -- n ) 0 SWAP 0 DO I * 3 + LOOP ;")
     seen: list[int] = []
     real = ptx.target_machine
 
     def spy(arch: str, opt: int):
         seen.append(opt)
         return real(arch, opt)
-    ir = ('target triple = "nvptx64-nvidia-cuda"\n'
-          "define void @k(ptr %p) {\n  store i64 7, ptr %p\n  ret void\n}\n")
     ptx.target_machine = spy
     try:
-        full = ptx.module_to_ptx(llvm.parse_assembly(ir), "sm_80")  # the default: exports
-        cheap = ptx.module_to_ptx(llvm.parse_assembly(ir), "sm_80", heavy=False)
+        full = word_ptx(forth, "poly")  # the default: exports
+        cheap = word_ptx(forth, "poly", heavy=False)
     finally:
         ptx.target_machine = real
-    assert seen == [3, ptx.CHEAP_CODEGEN_OPT] and ptx.CHEAP_CODEGEN_OPT == 0
+    assert seen == [3, ptx.CHEAP_CODEGEN_OPT] and ptx.CHEAP_CODEGEN_OPT < 3
+    assert full != cheap
     if ptx.ptxas_path() is not None:
         for text in (full, cheap):
-            assert "k" in ptx.ptxas(text, "sm_80")
+            assert ptx.ptxas(text, "sm_80")  # each entry's resources: it assembled
+
+
+def test_cuda_tiers_on_the_stand_in_driver(monkeypatch):
+    """On the cuda backend (the stand-in driver: kernels load through ptxas but do not run): a straight
+    line is JIT-compiled at CHEAP_JIT_LEVEL; a loop line too, then at its first reuse its full PTX is made
+    on a thread and loaded at the driver's default level at a later launch; close() joins the thread."""
+    from standins import standins
+    monkeypatch.delenv("TILEFORTH_TIERS", raising=False)
+    with standins("pycuda"):
+        import pycuda.driver as drv
+
+        from tileforth.backends.cuda.backend import CHEAP_JIT_LEVEL
+        levels: list[int | None] = []
+        real = drv.module_from_buffer
+
+        def spy(buffer, options=(), message_handler=None):
+            levels.append(next((v for k, v in options if int(k) == int(drv.jit_option.OPTIMIZATION_LEVEL)), None))
+            return real(buffer, options=options, message_handler=message_handler)
+        monkeypatch.setattr(drv, "module_from_buffer", spy)
+        f = Forth(backend="cuda")
+        try:
+            f.eval("1 2 + DROP")
+            straight = _last_kernel(f)
+            assert straight.tier == TIER_CHEAP and levels[-1] == CHEAP_JIT_LEVEL
+            line = "0 100 0 DO I + LOOP DROP"
+            f.eval(line)
+            kernel = _last_kernel(f)
+            assert kernel.loops and kernel.tier == TIER_CHEAP and levels[-1] == CHEAP_JIT_LEVEL
+            cheap_ptx = kernel.ptx
+            for _ in range(REUSED_AT - 1):
+                f.eval(line)
+            assert kernel.recompile is not None
+            assert f.backend.wait_recompiles(timeout=120)
+            f.eval(line)
+            assert kernel.tier == TIER_FULL and levels[-1] is None and kernel.ptx != cheap_ptx
+            assert f.backend.recompiled == 1 and kernel.module is not None
+        finally:
+            f.close()
+        assert not _recompile_threads()

@@ -9,9 +9,10 @@ ptxas are. A session's words and kernel files become PTX in
 tileforth/export/kernels.py, which builds on these.
 
 Two cost levels (anchors.md: NVPTX codegen at opt 3 grows superlinearly with
-kernel length): `heavy=False` is the REPL's cheap code generation (opt 1);
-exported kernels and benchmarks get the full O3 pipeline and opt-3 code
-generation.
+kernel length): `heavy=False` is the REPL's cheap tier (core/compile/tiers.py:
+O1 passes, which keep the PTX short for the driver's JIT, and NVPTX code
+generation at CHEAP_CODEGEN_OPT); exported kernels and benchmarks get the full
+O3 pipeline and opt-3 code generation.
 """
 from __future__ import annotations
 
@@ -94,9 +95,15 @@ def _libdevice_bitcode() -> bytes:
     return path.read_bytes()
 
 
+# NVPTX code generation of the cheap tier. Not opt 0, though it emits 2 ms faster (fast_gemm.md §4): at opt 0
+# NVPTX skips its address-space inference, so every array access becomes a generic ld/st instead of
+# ld.global/st.global (tests/test_nvptx_codegen.py), in exactly the straight lines that run on many threads.
+CHEAP_CODEGEN_OPT = 1
+
+
 def module_to_ptx(module: llvm.ModuleRef | str, arch: str = "sm_80", heavy: bool = True) -> str:
     """Optimise a module (or its IR text) for the GPU and emit PTX; the module is used up."""
-    tm = target_machine(arch, 3 if heavy else 1)
+    tm = target_machine(arch, 3 if heavy else CHEAP_CODEGEN_OPT)
     mod = llvm.parse_assembly(module) if isinstance(module, str) else module
     if any(f.name.startswith("__nv_") for f in mod.functions):
         mod.link_in(llvm.parse_bitcode(_libdevice_bitcode()))
