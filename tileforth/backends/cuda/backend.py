@@ -60,7 +60,7 @@ import re
 import threading
 import weakref
 from contextlib import contextmanager
-from typing import Iterator
+from typing import TYPE_CHECKING, Iterator
 
 import numpy as np
 from tileforth.core.alloctable import AllocTable
@@ -84,6 +84,9 @@ from tileforth.core.compile.tiers import REUSED_AT, TIER_CHEAP, TIER_FULL, tiere
 
 from .ptx import device_arch, module_to_ptx, parse_ptxas_log, target_machine
 from .target import NvptxTarget
+
+if TYPE_CHECKING:
+    import llvmlite.binding as llvm
 
 TABLE_CAP = 4096  # rows the device's allocation table holds at first (it doubles when they don't fit)
 SHADOW_MAX = 64 << 20  # allocations up to this size keep a host copy, to survive a lost context
@@ -673,7 +676,7 @@ class CudaBackend(Backend):
         return []
 
     # ---- compile and launch -----------------------------------------------------------
-    def compile(self, module: object, kernel: str, suspends: bool, heavy: bool,
+    def compile(self, module: "llvm.ModuleRef", kernel: str, suspends: bool, heavy: bool,
                 shape: LaunchShape) -> CudaKernel:
         """The kernel of a line (tiers.py): tier 0 (O1 passes, NVPTX CHEAP_CODEGEN_OPT, the driver JIT at
         CHEAP_JIT_LEVEL) for straight lines, and for lines with loops (`heavy`) until their first reuse,
