@@ -240,6 +240,14 @@ class _Runtime:
             return eng
 
     @functools.cached_property
+    def recompile_tm(self):
+        """The target machine of the optimised compiles on threads (CpuBackend._tier_up): one of their own,
+        since an engine's goes when the engine closes, which a compile under way must not see."""
+        with self.lock:
+            _init_llvm()
+            return _target_machine(2)
+
+    @functools.cached_property
     def target_data(self) -> str:
         """The data layout of the JIT's target machine (what CpuTarget needs), without an engine."""
         _init_llvm()
@@ -443,7 +451,7 @@ class CpuBackend(Backend):
             if handle.launches >= REUSED_AT and handle.module is not None:
                 with self.rt.lock:
                     bitcode = handle.module.as_bitcode()
-                    tm = self.heavy.tm
+                    tm = self.rt.recompile_tm
                 handle.recompile = rc = _Recompile(bitcode, tm)
                 self._recompiles = {r for r in self._recompiles if not r.done}  # (the set is for close())
                 self._recompiles.add(rc)
