@@ -41,10 +41,7 @@ KNOWN: dict[str, str] = {
     "ffl_dcl.fth": F7_HEAP + ": dnl-(free) EXECUTEs dcn-free (FREE)",
     "ffl_scl.fth": F7_HEAP + ": snl-(free) EXECUTEs scn-free (FREE)",
     "ffl_spf.fth": F7_HEAP + ": spf-append EXECUTEs spf-check-format (str-append-char: RESIZE)",
-    # slow, not wrong: given minutes (tests/programs run alone on the cpu backend) each prints what gforth prints
-    **{f"ffl_{m}.fth": "F8: prints what gforth prints, but slower than the time limit (EXECUTE of many ticked words)"
-       for m in "hct md5".split()},
-    "ffl_fsm.fth": "F8: slow: beyond 200 s after its first line (not yet known whether the rest matches)",
+    "ffl_fsm.fth": "F7: snl-execute EXECUTEs fst-to-dot, a host-level word, from device code",
     "gforth_moof_exm.fth": "PAGE AT-XY (FACILITY, left out on purpose) and gforth's attribute words",
     "gforth_test_other.fth": "gforth-only word LP@ (gforth's locals stack pointer), not planned",
     "rosetta_roman_vector.fth": "F7: EXECUTE in a DOES> body of a :NONAME word that uses C, (a host-level word)",

@@ -8,7 +8,7 @@ import hashlib
 import os
 import resource
 import threading
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Sequence
 
 import llvmlite.binding as llvm
 import numpy as np
@@ -21,9 +21,13 @@ from tileforth.core.compile import state as S
 from tileforth.core.compile.codegen import HELPERS
 from tileforth.core.compile.target import HELPERS_IR, Backend, Capabilities, LaunchResult, LaunchShape, fill_context
 from tileforth.core.errors import ForthError
+from tileforth.core.front.linekey import LITS_MAX
 
 from tileforth.core.compile.tiers import REUSED_AT, TIER_CHEAP, TIER_FULL, tiered
 
+from .asynccopy import AsyncCopies
+from .asynccopy import helper_ir as async_ir
+from .asynccopy import helper_ir_key as async_ir_key
 from .races import HEADER, Races
 from .races import helpers_ir as races_ir
 from .races import helpers_ir_key as races_ir_key
@@ -268,9 +272,9 @@ class _Runtime:
             # links_helpers is False)
             head = f'target triple = "{llvm.get_process_triple()}"\n'
             ir_text = head + SCHEDULER_IR + STEP_IR + WARP_OPS_IR + HELPERS_IR
-            cache = _ObjectCache(ir_text + races_ir_key().hex(), sched.tm)
+            cache = _ObjectCache(ir_text + races_ir_key().hex() + async_ir_key().hex(), sched.tm)
             if cache.data is None:  # not on disk: optimise it here (the object on disk is the optimised one)
-                mod = llvm.parse_assembly(ir_text + races_ir())
+                mod = llvm.parse_assembly(ir_text + races_ir() + "\n" + async_ir())
                 pb = llvm.create_pass_builder(sched.tm, llvm.create_pipeline_tuning_options(speed_level=3))
                 pb.getModulePassManager().run(mod, pb)
             else:  # MCJIT asks the cache before it compiles a module: an empty one loads the object from disk
@@ -286,7 +290,7 @@ class _Runtime:
             self.step_blocks = _STEP(ee.get_function_address("tf_step_blocks"))
             self.race_many = _RACE_MANY(ee.get_function_address("tf_race_many"))  # tile loads and stores
             self.warp_ops = _WARP_OPS(ee.get_function_address("tf_warp_ops"))  # a launch step's tile op
-            for helper in HELPERS:  # tf_fail, tf_poll, tf_addr_scan, tf_out, tf_race
+            for helper in HELPERS:  # tf_fail, tf_poll, tf_addr_scan, tf_out, tf_race, tf_async_check
                 llvm.add_symbol(helper, ee.get_function_address(helper))
             self.__dict__["sched"] = sched
             return sched
@@ -379,10 +383,12 @@ class CpuBackend(Backend):
         self._user: dict[int, int] = {}  # the user allocations (ARRAY, ALLOCATE, data space...): base -> bytes
         self.elem_types: dict[int, np.dtype] = {}  # allocation base -> element type (ARRAY, MATRIX, f.kernel arrays)
         self.races = Races()  # the race detector's shadows (on in checked launches: Forth sets races.on)
+        self.asyncs = AsyncCopies(self)  # the cp.async model (asynccopy.py): copies in flight per launch
         self.trace_cap = 0  # records of the memory-access trace a launch keeps (0: no trace; PROFILE sets it)
         self.trace = np.zeros((0, 4), np.int64)  # the last traced launch's records (races.py: the layout)
         self.trace_dropped = 0
         self.ctx = np.zeros(L.CTX_SLOTS, np.int64)
+        self.lits = np.zeros(LITS_MAX, np.int64)  # the launch's literal table (ctx[CTX_LITS])
         self.abort_flag = np.zeros(1, np.int64)
         self.out = zeroed((self.machine.out_cap, L.OUT_SLOTS), np.int64)
         self._table = AllocTable()  # the user allocations (kernels' range checks read it in place)
@@ -730,7 +736,7 @@ class CpuBackend(Backend):
 
     # ---- launching ----------------------------------------------------------
     def launch(self, handle: CpuKernel, shape: LaunchShape, base_addr: int, shared_bytes: int, steps: int,
-               sites: "Sites | None" = None) -> LaunchResult:
+               sites: "Sites | None" = None, lits: Sequence[int] = ()) -> LaunchResult:
         if shape is not self.shape and shape != self.shape:
             raise ValueError(f"launch over {shape}, but the stacks are {self.shape}'s: set_shape first")
         handle.launches += 1
@@ -747,6 +753,9 @@ class CpuBackend(Backend):
                            recursion_max=self.caps.recursion_max, steps=steps)
         ctx[L.CTX_SHARED] = shared
         ctx[L.CTX_BLOCK_SIZE] = self.block_size
+        if lits:
+            self.lits[:len(lits)] = lits
+            ctx[L.CTX_LITS] = self.lits.ctypes.data
         self.clock[0] = 0
         ctx[L.CTX_CLOCK] = self.clock.ctypes.data
         self.races.arm(ctx, self._user, self.elem_types, self._headers.__getitem__, self.nthreads)

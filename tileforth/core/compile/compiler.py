@@ -22,6 +22,7 @@ from ..errors import ForthError
 from ..front import dictionary
 from ..front.dictionary import Colon
 from ..front.effects import body_effect
+from ..front.linekey import LineShape
 from ..front.tree import Begin, Call, Do, Lit, Node, Prim, Recurse, walk
 from ..lazy import llvm
 from ..records import field, record, replace
@@ -61,6 +62,7 @@ class KernelModule:
     tiles_out: list  # the static tile stack at the end of the kernel
     tiles_in: list
     params: list = field(default_factory=list)  # an export's parameters after ctx: (name, kind) (see export)
+    patches: list = field(default_factory=list)  # a line's (site id, position index): filled in at launch
 
     @property
     def text(self) -> str:
@@ -399,10 +401,12 @@ class Compiler:
         return (str(m) if text else m), needed
 
     def kernel(self, nodes: list[Node], tiles: list | tuple = (), holes: bool = False,
-               block: tuple[int, int, int] | None = None) -> KernelModule:
+               block: tuple[int, int, int] | None = None, line: LineShape | None = None) -> KernelModule:
         """A kernel for a line (or, with holes=True, a definition checked on
         its own: tiles below its entry are unknown until used), for launches
-        with `block` threads per block when that is known."""
+        with `block` threads per block when that is known. With the line's
+        shape (linekey.py) its literals are read from the launch's table and
+        its sites' positions are filled in at launch (KernelModule.patches)."""
         name = f"k{next(_kernel_ids)}"
         suspends = _suspends(nodes)
         m = self._module(name)
@@ -412,8 +416,12 @@ class Compiler:
         if holes:  # a definition checked alone: unknown tiles below, resolved by their first use
             tiles = [Hole(i) for i in range(MAX_TILES)]
 
+        patches: list[tuple[int, int]] = []
+
         def make_gen(fn: ir.Function, env: Env, fail_bb: ir.Block) -> Gen:
-            return self._gen(m, fn, env, fail_bb, needed, inline_suspending=suspends)
+            g = self._gen(m, fn, env, fail_bb, needed, inline_suspending=suspends)
+            g.line, g.patches = line, patches
+            return g
 
         def emit(g: Gen) -> None:
             g.tstack = list(tiles)
@@ -431,7 +439,7 @@ class Compiler:
         self.target.define_kernel(m, name, suspends, make_gen, emit, block)
         mod, words = self._assemble(m, needed)
         heavy = _has_loops(nodes) or any(_has_loops(w.body) for w in words)
-        return KernelModule(mod, name, suspends, heavy, words, tiles_out, tiles_in)
+        return KernelModule(mod, name, suspends, heavy, words, tiles_out, tiles_in, patches=patches)
 
 
 # ---- portable exports (word_ptx): the session's memory as parameters and a global copy ---------------

@@ -21,7 +21,7 @@ from llvmlite import ir
 from ..errors import ForthError
 from ..front.effects import DYNAMIC, Effect
 from .primitive import Emit, Registry
-from . import floatwords, tilegen, warpgen, xtgen
+from . import floatwords, smem, tilegen, warpgen, xtgen
 from . import layout as L
 from .codegen import F16, F32, F64, I8, I16, I32, I64, I128, c64, fconvert, float_bits
 
@@ -882,3 +882,4 @@ def _dot_s(g: "Gen", n: "Prim") -> None:
 floatwords.install(REGISTRY)
 xtgen.install(REGISTRY)
 tilegen.install(REGISTRY)
+smem.install(REGISTRY)

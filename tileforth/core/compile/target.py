@@ -13,7 +13,7 @@ the single-threaded emulator.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from llvmlite import ir
 
@@ -250,6 +250,11 @@ class Target(ABC):
         is what the compiler knows of the address ("shared", "global" or None)."""
         return g.in_allocation(addr, size)
 
+    def async_op(self, g: "Gen", op: Any, operands: list[ir.Value]) -> None:
+        """One thread's asynchronous-copy operation (smem.py: CP.ASYNC, CP.COMMIT, CP.WAIT); `operands`
+        are its `op.operands` i64 values. A target without them says so."""
+        raise ForthError(f"{op.word} is not supported by the {self.name} target", None, op.word)
+
     def mem_access(self, g: "Gen", addr: ir.Value, size: int, kind: str, value: ir.Value | None,
                    word: str) -> None:
         """A checked access ("read", "write" or "atomic") of `size` bytes at `addr` by `word` is about
@@ -463,8 +468,9 @@ class Backend(ABC):
 
     @abstractmethod
     def launch(self, handle: object, shape: LaunchShape, base_addr: int, shared_bytes: int, steps: int,
-               sites: Any = None) -> LaunchResult:
-        """Run a kernel over `shape` (the shape set_shape made current); `sites` describes warp operations."""
+               sites: Any = None, lits: Sequence[int] = ()) -> LaunchResult:
+        """Run a kernel over `shape` (the shape set_shape made current); `sites` describes warp operations,
+        `lits` is the launch's literal table (ctx[CTX_LITS]: a line's literals, linekey.py)."""
 
     def abort(self) -> None:
         """Ask the running line to stop at its next loop back-edge (Ctrl-C)."""
