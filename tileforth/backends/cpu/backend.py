@@ -25,6 +25,8 @@ from tileforth.core.compile.target import HELPERS_IR, Backend, Capabilities, Lau
 from tileforth.core.errors import ForthError
 from tileforth.core.front.linekey import LITS_MAX
 
+from tileforth.core.compile.tiers import REUSED_AT, TIER_CHEAP, TIER_FULL, tiered
+
 from .asynccopy import AsyncCopies
 from .asynccopy import helper_ir as async_ir
 from .asynccopy import helper_ir_key as async_ir_key
@@ -178,8 +180,54 @@ class CpuKernel:
         self.addr = addr
         self.suspends = suspends
         self.name = name
-        self.module: llvm.ModuleRef | None = None
+        self.module: llvm.ModuleRef | None = None  # None once the code is an object file (the optimised tier)
         self.engine: _Engine | None = None
+        self.tier = TIER_FULL  # tiers.py: TIER_CHEAP, or TIER_FULL
+        self.loops = False  # a loop kernel: recompiled at full optimisation when launched again
+        self.launches = 0
+        self.recompile: _Recompile | None = None  # the optimised compile under way
+
+
+class _Recompile:
+    """A tier-0 loop kernel compiled again at full optimisation on a thread of its own: its IR as
+    bitcode (taken on the launching thread), optimised and turned into an object file in an LLVM
+    context of its own. llvmlite runs one LLVM call at a time in the process (its FFI lock), so the
+    thread never races the session's compiles; it only makes one of them wait for the LLVM call
+    running then. `obj` is the object file, or None when the compile failed (the kernel stays at
+    tier 0)."""
+
+    def __init__(self, bitcode: bytes, tm) -> None:
+        self.obj: bytes | None = None
+        self.error: BaseException | None = None
+        self.cancelled = False
+        self.thread = threading.Thread(target=self._run, args=(bitcode, tm), name="tileforth-recompile")
+        self.thread.start()
+
+    def _run(self, bitcode: bytes, tm) -> None:
+        try:
+            if self.cancelled:
+                return
+            ctx = llvm.create_context()
+            mod = llvm.parse_bitcode(bitcode, context=ctx)
+            if self.cancelled:
+                return
+            _optimize_full(mod, tm)
+            if self.cancelled:
+                return
+            self.obj = tm.emit_object(mod)
+            mod.close()
+        except BaseException as exc:  # noqa: BLE001 - kept: the kernel keeps its tier-0 code
+            self.error = exc
+
+    @property
+    def done(self) -> bool:
+        return not self.thread.is_alive()
+
+
+def _optimize_full(mod: llvm.ModuleRef, tm) -> None:
+    """The full tier's IR passes (O2), as loop kernels compiled at once get them."""
+    pb = llvm.create_pass_builder(tm, llvm.create_pipeline_tuning_options(speed_level=2))
+    pb.getModulePassManager().run(mod, pb)
 
 
 class _Runtime:
@@ -219,6 +267,14 @@ class _Runtime:
             eng = _Engine(2)
             eng.permanent = True
             return eng
+
+    @functools.cached_property
+    def recompile_tm(self):
+        """The target machine of the optimised compiles on threads (CpuBackend._tier_up): one of their own,
+        since an engine's goes when the engine closes, which a compile under way must not see."""
+        with self.lock:
+            _init_llvm()
+            return _target_machine(2)
 
     @functools.cached_property
     def target_data(self) -> str:
@@ -376,6 +432,10 @@ class CpuBackend(Backend):
         self.workers = _workers()  # blocks of a launch run on this many threads (1: one after another)
         self._shapes: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}  # (grid, block) -> (state, thr), LRU
         self._executor: ThreadPoolExecutor | None = None
+        self.tiers = tiered()  # tiers.py: loop kernels start at tier 0 (False: TILEFORTH_TIERS=full)
+        self.compiled_tiers = {TIER_CHEAP: 0, TIER_FULL: 0}  # kernels compiled at each tier
+        self.recompiled = 0  # tier-0 kernels swapped for their optimised code
+        self._recompiles: set[_Recompile] = set()  # optimised compiles under way
         self.set_shape(LaunchShape())
 
     # ---- compilation ----------------------------------------------------
@@ -383,24 +443,29 @@ class CpuBackend(Backend):
     heavy = property(lambda self: self.rt.heavy, doc="the engine new optimised kernels go to")
 
     def _optimize(self, mod: llvm.ModuleRef, level: int, coroutines: bool) -> None:
-        if level == 0 and not coroutines:  # straight code is not optimised (its module holds only the line and
+        if level == 0 and not coroutines:  # tier 0 is not optimised (its module holds only the line and
             return  # the words it calls: the helpers are the scheduler's, CpuTarget.links_helpers)
-        eng = self.heavy if level >= 2 else self.fast
-        pto = llvm.create_pipeline_tuning_options(speed_level=max(level, 1))
-        pb = llvm.create_pass_builder(eng.tm, pto)
-        pb.getModulePassManager().run(mod, pb)
+        if level >= 2:
+            _optimize_full(mod, self.heavy.tm)
+            return
+        pb = llvm.create_pass_builder(self.fast.tm, llvm.create_pipeline_tuning_options(speed_level=1))
+        pb.getModulePassManager().run(mod, pb)  # a coroutine needs its passes (CoroSplit) to run at all
 
     def compile(self, module: llvm.ModuleRef, kernel: str, suspends: bool, heavy: bool,
                 shape: LaunchShape) -> CpuKernel:
+        """The kernel of a line (tiers.py): tier 0 (no IR passes, codegen opt 0; O1 for a coroutine) for
+        straight lines, and for lines with loops (`heavy`) until their first reuse, when launch() starts
+        their full compile (O2, codegen opt 2); with TILEFORTH_TIERS=full, loop lines at full at once."""
         mod = module
         try:
             mod.verify()
         except RuntimeError as exc:  # a compiler bug, not a user error
             raise ForthError(f"internal compiler error (invalid IR): {exc}") from exc
-        self._optimize(mod, 2 if heavy else 0, suspends)
+        full = heavy and not self.tiers
+        self._optimize(mod, 2 if full else 0, suspends)
         with self.rt.lock:
             self.rt.sched  # noqa: B018  (the scheduler, and tf_race in the symbol table, before the first kernel)
-            eng = self._engine(heavy)
+            eng = self._engine(full)
             eng.ee.add_module(mod)
             eng.ee.finalize_object()
             eng.compiled += 1
@@ -408,7 +473,54 @@ class CpuBackend(Backend):
             addr = eng.ee.get_function_address(kernel)
         handle = CpuKernel(addr, suspends, kernel)
         handle.module, handle.engine = mod, eng
+        handle.tier, handle.loops = (TIER_FULL if full else TIER_CHEAP), heavy
+        self.compiled_tiers[handle.tier] += 1
         return handle
+
+    def _tier_up(self, handle: CpuKernel) -> None:
+        """At a launch of a tier-0 loop kernel: its REUSED_AT-th launch starts the optimised compile
+        (on a thread); the first launch after that compile is done runs the optimised code."""
+        rc = handle.recompile
+        if rc is None:
+            if handle.launches >= REUSED_AT and handle.module is not None:
+                with self.rt.lock:
+                    bitcode = handle.module.as_bitcode()
+                    tm = self.rt.recompile_tm
+                handle.recompile = rc = _Recompile(bitcode, tm)
+                self._recompiles = {r for r in self._recompiles if not r.done}  # (the set is for close())
+                self._recompiles.add(rc)
+            return
+        if not rc.done:
+            return
+        handle.recompile = None
+        if rc.obj is None:  # the compile failed: tier 0 stays (correct, only slower)
+            handle.loops = False
+            return
+        with self.rt.lock:
+            eng = self._engine(True)
+            eng.ee.add_object_file(llvm.ObjectFileRef.from_data(rc.obj))
+            eng.ee.finalize_object()
+            eng.compiled += 1
+            eng.live += 1
+            addr = eng.ee.get_function_address(handle.name)
+        self.release(handle)  # the tier-0 code leaves its engine
+        handle.addr, handle.engine, handle.module, handle.tier = addr, eng, None, TIER_FULL
+        self.recompiled += 1
+
+    def wait_recompiles(self, timeout: float | None = None) -> bool:
+        """Wait for the optimised compiles under way (tests: a condition, not a sleep); True when none is left."""
+        for rc in list(self._recompiles):
+            rc.thread.join(timeout)
+        return all(rc.done for rc in self._recompiles)
+
+    def close(self) -> None:
+        """The optimised compiles under way are cancelled where they have not started their LLVM work,
+        and joined (each ends within one LLVM call)."""
+        for rc in list(self._recompiles):
+            rc.cancelled = True
+        for rc in list(self._recompiles):
+            rc.thread.join()
+        self._recompiles.clear()
 
     def compile_word(self, module: llvm.ModuleRef, name: str) -> None:
         """A big word compiled once (Target.compile_word): optimised, added to the process's engine
@@ -442,13 +554,18 @@ class CpuBackend(Backend):
         return eng
 
     def release(self, handle: CpuKernel) -> None:
-        """Forget a compiled kernel: its module leaves the JIT; a full engine
-        whose kernels are all released is closed, which frees their code."""
+        """Forget a compiled kernel: its module leaves the JIT (the object file of an optimised tier
+        stays until its engine closes); a full engine whose kernels are all released is closed, which
+        frees their code."""
         eng = handle.engine
+        if handle.recompile is not None:  # its optimised compile is not wanted any more
+            handle.recompile.cancelled = True
+            handle.recompile = None
         with self.rt.lock:
-            eng.ee.remove_module(handle.module)
-            handle.module.close()
-            handle.module = None
+            if handle.module is not None:
+                eng.ee.remove_module(handle.module)
+                handle.module.close()
+                handle.module = None
             eng.live -= 1
             if eng.live == 0 and eng.full and not eng.permanent and eng not in (self.fast, self.heavy):
                 eng.ee.close()
@@ -670,6 +787,9 @@ class CpuBackend(Backend):
                sites: "Sites | None" = None, lits: Sequence[int] = ()) -> LaunchResult:
         if shape is not self.shape and shape != self.shape:
             raise ValueError(f"launch over {shape}, but the stacks are {self.shape}'s: set_shape first")
+        handle.launches += 1
+        if handle.loops and handle.tier == TIER_CHEAP:
+            self._tier_up(handle)
         thr = self.thr
         shared = self.shared_base()  # first: making the region rebuilds the allocation table
         chunks = self._chunks()

@@ -206,6 +206,8 @@ class CpuTarget(Target):
                       emit_body: BodyEmitter, block: tuple[int, int, int] | None = None) -> ir.Function:
         ret = PTR if suspends else I1
         fn = ir.Function(module, ir.FunctionType(ret, [PTR, PTR]), name)
+        if not suspends:  # the fast instruction selector returns an i1 only so: without it, the whole
+            fn.return_value.add_attribute("zeroext")  # entry block goes to SelectionDAG (0.2 ms more per line)
         ctx, thr = fn.args
         entry = fn.append_basic_block("entry")
         b = ir.IRBuilder(entry)

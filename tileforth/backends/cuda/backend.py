@@ -60,7 +60,7 @@ import re
 import threading
 import weakref
 from contextlib import contextmanager
-from typing import Iterator, Sequence
+from typing import TYPE_CHECKING, Iterator, Sequence
 
 import numpy as np
 from tileforth.core.alloctable import AllocTable
@@ -81,8 +81,13 @@ from tileforth.core.front.linekey import LITS_MAX
 from tileforth.core.records import record
 
 from .requires import NEEDS_PYCUDA
+from tileforth.core.compile.tiers import REUSED_AT, TIER_CHEAP, TIER_FULL, tiered
+
 from .ptx import device_arch, module_to_ptx, parse_ptxas_log, target_machine
 from .target import NvptxTarget
+
+if TYPE_CHECKING:
+    import llvmlite.binding as llvm
 
 TABLE_CAP = 4096  # rows the device's allocation table holds at first (it doubles when they don't fit)
 SHADOW_MAX = 64 << 20  # allocations up to this size keep a host copy, to survive a lost context
@@ -91,6 +96,8 @@ STACK_CAP = 64 << 10  # bytes of call stack per thread, at most
 FALLBACK_FRAME = 256  # bytes per level when the JIT log gives no frame sizes
 _LITS_AT = L.CTX_SLOTS + L.THR_SLOTS  # where the literal table starts in the context buffer
 CU_JIT_LOG_VERBOSE = 12  # cuda.h; PyCUDA's jit_option enum has no name for it
+CU_JIT_OPTIMIZATION_LEVEL = 7  # cuda.h: 0..4, 4 the driver's default
+CHEAP_JIT_LEVEL = 1  # the driver JIT's level for tier-0 kernels (fast_gemm.md §4: 15-30 % below the default)
 # cuGetErrorString of the errors after which a context is unusable (700, 702, 709, 710, 714-719)
 STICKY = ("an illegal memory access was encountered", "the launch timed out and was terminated",
           "context is destroyed", "device-side assert triggered", "hardware stack error",
@@ -392,6 +399,37 @@ class CudaKernel:
         self.stack_base = self.stack_level = 0  # its stack: base + (depth + 2) * level bytes per thread
         self.depth = RECURSION_MAX  # the launch's recursion depth limit
         self.frames: dict[str, int] = {}
+        self.tier = TIER_FULL  # tiers.py: TIER_CHEAP (JIT at CHEAP_JIT_LEVEL), or TIER_FULL
+        self.loops = False  # a tier-0 loop kernel: its full PTX is made at its first reuse
+        self.bitcode: bytes | None = None  # its IR, kept for that
+        self.launches = 0
+        self.recompile: _FullPtx | None = None
+
+
+class _FullPtx:
+    """The full tier's PTX (O3, NVPTX opt 3) of a tier-0 loop kernel, made on a thread of its own
+    from the kernel's bitcode. llvmlite runs one LLVM call at a time in the process (its FFI lock),
+    so this never races the session's own compiles. The driver's JIT of it runs on the launching
+    thread, in the context, at the first launch after the PTX is ready (launch())."""
+
+    def __init__(self, bitcode: bytes, arch: str) -> None:
+        self.ptx: str | None = None
+        self.error: BaseException | None = None
+        self.cancelled = False
+        self.thread = threading.Thread(target=self._run, args=(bitcode, arch), name="tileforth-recompile")
+        self.thread.start()
+
+    def _run(self, bitcode: bytes, arch: str) -> None:
+        import llvmlite.binding as llvm
+        try:
+            if not self.cancelled:
+                self.ptx = module_to_ptx(llvm.parse_bitcode(bitcode), arch, heavy=True)
+        except BaseException as exc:  # noqa: BLE001 - kept: the kernel keeps its tier-0 code
+            self.error = exc
+
+    @property
+    def done(self) -> bool:
+        return not self.thread.is_alive()
 
 
 _HEADER = re.compile(r"^[ \t]*(?:\.visible[ \t]+|\.weak[ \t]+|\.extern[ \t]+)*\.(entry|func)[ \t]+"
@@ -469,6 +507,11 @@ class CudaBackend(Backend):
         primary.acquire(res)
         self._finalizer = weakref.finalize(self, res.close)  # also at exit, so the process exits cleanly
         self._jit_options = self._verbose_jit()
+        self._cheap_jit = self._jit_level(CHEAP_JIT_LEVEL)
+        self.tiers = tiered()  # tiers.py: loop kernels start at tier 0 (False: TILEFORTH_TIERS=full)
+        self.compiled_tiers = {TIER_CHEAP: 0, TIER_FULL: 0}  # kernels compiled at each tier
+        self.recompiled = 0  # tier-0 kernels swapped for their full tier
+        self._recompiles: set[_FullPtx] = set()
         self._n_allocs = 0
         self._table_version, self._table_cap = -1, TABLE_CAP  # the device table's copy of res.table, its rows
         try:
@@ -514,8 +557,21 @@ class CudaBackend(Backend):
             return []
         return [(key, 1)]
 
+    def _jit_level(self, level: int) -> list:
+        """The JIT option for optimisation level `level`, or none where this PyCUDA cannot name it."""
+        opt = self.cuda.jit_option
+        try:
+            return [(getattr(opt, "OPTIMIZATION_LEVEL", None) or opt(CU_JIT_OPTIMIZATION_LEVEL), level)]
+        except Exception:  # noqa: BLE001
+            return []
+
     def close(self) -> None:
-        """Free this session's device memory and release its reference to the primary context."""
+        """Join the full-tier compiles under way, free this session's device memory and release its
+        reference to the primary context."""
+        for rc in list(getattr(self, "_recompiles", ())):
+            rc.cancelled = True
+        for rc in list(getattr(self, "_recompiles", ())):
+            rc.thread.join()
         self._finalizer()
 
     # ---- running driver calls -------------------------------------------------------------------
@@ -681,16 +737,64 @@ class CudaBackend(Backend):
         return []
 
     # ---- compile and launch -----------------------------------------------------------
-    def compile(self, module: object, kernel: str, suspends: bool, heavy: bool,
+    def compile(self, module: "llvm.ModuleRef", kernel: str, suspends: bool, heavy: bool,
                 shape: LaunchShape) -> CudaKernel:
-        handle = CudaKernel(module_to_ptx(module, self.arch, heavy=heavy), kernel, suspends)
+        """The kernel of a line (tiers.py): tier 0 (O1 passes, NVPTX CHEAP_CODEGEN_OPT, the driver JIT at
+        CHEAP_JIT_LEVEL) for straight lines, and for lines with loops (`heavy`) until their first reuse,
+        when launch() starts their full PTX; with TILEFORTH_TIERS=full, loop lines at full at once."""
+        full = heavy and not self.tiers
+        bitcode = module.as_bitcode() if heavy and not full else None  # module_to_ptx uses the module up
+        handle = CudaKernel(module_to_ptx(module, self.arch, heavy=full), kernel, suspends)
+        handle.tier, handle.loops, handle.bitcode = (TIER_FULL if full else TIER_CHEAP), heavy, bitcode
         with self._device("loading a kernel"):
             self._load(handle)
+            if handle.tier == TIER_CHEAP and shape.block_size > handle.max_threads and self._cheap_jit:
+                handle.tier = TIER_FULL  # the cheap JIT's registers do not fit the block: the driver's default
+                handle.loops = False
+                self._load(handle)
+        self.compiled_tiers[handle.tier] += 1
         self._check_block(handle, shape)
         return handle
 
+    def _tier_up(self, handle: CudaKernel, shape: LaunchShape) -> None:
+        """At a launch of a tier-0 loop kernel: its REUSED_AT-th launch starts its full PTX (on a thread);
+        the first launch after that is ready loads it (the driver's JIT at its default level)."""
+        rc = handle.recompile
+        if rc is None:
+            if handle.launches >= REUSED_AT and handle.bitcode is not None:
+                handle.recompile = _FullPtx(handle.bitcode, self.arch)
+                self._recompiles = {r for r in self._recompiles if not r.done}
+                self._recompiles.add(handle.recompile)
+            return
+        if not rc.done:
+            return
+        handle.recompile = None
+        handle.bitcode = None
+        handle.loops = False
+        if rc.ptx is None:  # the compile failed: tier 0 stays (correct, only slower)
+            return
+        old = (handle.ptx, handle.module, handle.fn)
+        handle.ptx, handle.tier = rc.ptx, TIER_FULL
+        try:
+            self._load(handle)
+            if shape.block_size > handle.max_threads:
+                raise ForthError("the full tier's registers do not fit the block")
+        except Exception:  # noqa: BLE001 - the full tier did not load or fit: tier 0 stays
+            handle.ptx, handle.module, handle.fn = old
+            handle.tier = TIER_CHEAP
+            self._load(handle)
+            return
+        self.recompiled += 1
+
+    def wait_recompiles(self, timeout: float | None = None) -> bool:
+        """Wait for the full-tier compiles under way (tests: a condition, not a sleep); True when none is left."""
+        for rc in list(self._recompiles):
+            rc.thread.join(timeout)
+        return all(rc.done for rc in self._recompiles)
+
     def _load(self, handle: CudaKernel) -> None:
-        """Load the kernel's PTX into the current context (again after a reset)."""
+        """Load the kernel's PTX into the current context (again after a reset), the driver's JIT at
+        CHEAP_JIT_LEVEL for a tier-0 kernel."""
         cuda, FA = self.cuda, self.cuda.function_attribute
         logs: list[str] = []
 
@@ -698,11 +802,12 @@ class CudaBackend(Backend):
             return cuda.module_from_buffer(handle.ptx.encode(), options=options,
                                            message_handler=lambda ok, info, err: logs.extend((info, err)))
         try:
-            handle.module = load(self._jit_options)
-        except TypeError:  # this PyCUDA does not take the verbose-log option: load without it (frames estimated)
-            if not self._jit_options:
+            cheap = self._cheap_jit if handle.tier == TIER_CHEAP else []
+            handle.module = load(self._jit_options + cheap)
+        except TypeError:  # this PyCUDA does not take JIT options: load without them (frames estimated)
+            if not (self._jit_options or cheap):
                 raise
-            self._jit_options = []
+            self._jit_options = self._cheap_jit = []
             handle.module = load([])
         handle.fn = handle.module.get_function(handle.name)
         handle.fn.prepare("PP")
@@ -752,6 +857,9 @@ class CudaBackend(Backend):
         with self._device("running the line"):
             if handle.generation != self._primary.generation:
                 self._load(handle)
+            handle.launches += 1
+            if handle.loops and handle.tier == TIER_CHEAP:
+                self._tier_up(handle, shape)
             if res.table_dirty or res.table.version != self._table_version:
                 table = np.ascontiguousarray(res.table.rows)
                 if len(table) > self._table_cap:  # a bigger table on the device

@@ -9,9 +9,10 @@ ptxas are. A session's words and kernel files become PTX in
 tileforth/export/kernels.py, which builds on these.
 
 Two cost levels (anchors.md: NVPTX codegen at opt 3 grows superlinearly with
-kernel length): `heavy=False` is the REPL's cheap code generation (opt 1);
-exported kernels and benchmarks get the full O3 pipeline and opt-3 code
-generation.
+kernel length): `heavy=False` is the REPL's cheap tier (core/compile/tiers.py:
+O1 passes, which keep the PTX short for the driver's JIT, and NVPTX code
+generation at CHEAP_CODEGEN_OPT); exported kernels and benchmarks get the full
+O3 pipeline and opt-3 code generation.
 """
 from __future__ import annotations
 
@@ -135,12 +136,18 @@ def _llvm_refused(what: str, arch: str, exc: Exception) -> ForthError:
                       "--backend cpu")
 
 
+# NVPTX code generation of the cheap tier. Not opt 0, though it emits 2 ms faster (fast_gemm.md §4): at opt 0
+# NVPTX skips its address-space inference, so every array access becomes a generic ld/st instead of
+# ld.global/st.global (tests/test_nvptx_codegen.py), in exactly the straight lines that run on many threads.
+CHEAP_CODEGEN_OPT = 1
+
+
 def module_to_ptx(module: llvm.ModuleRef | str, arch: str = "sm_80", heavy: bool = True) -> str:
     """Optimise a module (or its IR text) for the GPU and emit PTX; the module is used up.
     Everything LLVM could refuse is checked before code generation, which would abort the process:
     a malformed or invalid module (RuntimeError from parsing, linking, verifying) and an intrinsic
     the architecture lacks (check_intrinsics) are ForthErrors."""
-    tm = target_machine(arch, 3 if heavy else 1)
+    tm = target_machine(arch, 3 if heavy else CHEAP_CODEGEN_OPT)
     try:
         mod = llvm.parse_assembly(module) if isinstance(module, str) else module
     except RuntimeError as exc:
