@@ -317,7 +317,7 @@ def test_the_first_launch_with_a_tile_op_checks_reads_against_the_live_table():
     memory) was a false "bad address" (`2e TFILL D 16 TSTORE D F@` in a new session). The lanes read
     what their warp's TSTORE wrote after a SYNCWARP (without it, a race: tensor_cores.md §8.8)."""
     for line, out in [("2e TFILL D 16 TSTORE SYNCWARP D F@ F.", "2. "),
-                      ("F16 TILE-IN H 16 TLOAD-A TDROP H 8 + @ .", "0 ")]:
+                      ("F16 TILE-IN H 16 TLOAD-A TDROP H 8 + HF@ F.", "0. ")]:
         f = Forth(backend="cpu")
         f.eval("16 16 F32 MATRIX D  16 16 F16 MATRIX H")
         assert f.eval(line) == out
