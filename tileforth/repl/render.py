@@ -590,9 +590,9 @@ def span_style(tag, scale: float = 0.0) -> str:
     return STYLES.get(tag, "")
 
 
-def styled(view: View) -> list[Text]:
-    """The view's own lines (its plain-text layout), styled by their tags."""
-    return _styled_lines(view.lines(), view.scale)
+def styled(view: View, width: int | None = None) -> list[Text]:
+    """The view's own lines (its plain-text layout, at `width`: else the record's own), styled by their tags."""
+    return _styled_lines(view.lines() if width is None else view.lines(width), view.scale)
 
 
 def _styled_lines(lines, scale: float) -> list[Text]:
