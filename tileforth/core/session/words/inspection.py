@@ -372,11 +372,20 @@ def w_see_ptx(f: "Forth", tok: Token) -> None:
         raise ForthError(f"SEE-PTX: LLVM could not make PTX for {word.name} ({arch}): {exc}") from exc
     notes = [f"// {word.name} as a kernel for {arch} (tileforth --arch, or Forth.ptx_arch, changes it)"]
     eff = word.effect
-    if eff.static and (eff.dneed + eff.dnet > 0 or eff.fneed + eff.fnet > 0):
-        notes.append("// a kernel returns nothing: the results it leaves on the stacks are dropped, so code "
-                     "that only computes them is removed; store them (! F!) to see it")
+    if eff.static:
+        notes += _results_note(word.name, eff.dneed + eff.dnet, eff.fneed + eff.fnet)
     notes.append(_ptxas_note(ptx, arch))
     show(f, PTXCode(word.name, notes, ptx, arch))
+
+
+def _results_note(name: str, cells: int, floats: int) -> list[str]:
+    """Where the kernel puts the results the word leaves (Compiler.export: its last parameters)."""
+    outs = [f"{n} cell{'s' * (n != 1)} to `out`" for n in [cells] if n > 0]
+    outs += [f"{n} float{'s' * (n != 1)} to `fout`" for n in [floats] if n > 0]
+    if not outs:
+        return []
+    return [f"// a kernel returns nothing: {name}'s results are stored to its last parameters, "
+            f"{' and '.join(outs)} (thread t's i-th result, the deepest first, at [t * results + i])"]
 
 
 def _ptxas_note(ptx: str, arch: str) -> str:
