@@ -397,3 +397,32 @@ def test_sigterm_and_sighup_at_the_prompt_write_the_blocks_back(tmp_path, sig):
         child.close()
     assert child.exitstatus == 128 + sig and "Traceback" not in child.before
     assert (tmp_path / "blocks.fb").read_bytes()[1024:1025] == b"B"
+
+
+# ---- a quotient that does not fit a cell ------------------------------------------------------
+MIN_CELL = -(1 << 63)
+QUOTIENT_CASES = {  # the words, gforth 0.7.3's own (no prelude): a CATCH of each, its code
+    "/": f"{MIN_CELL} -1", "MOD": f"{MIN_CELL} -1", "/MOD": f"{MIN_CELL} -1",
+    "*/": f"{MIN_CELL} 1 -1", "*/MOD": f"{MIN_CELL} 1 -1",
+    "SM/REM": f"{MIN_CELL} S>D -1", "FM/MOD": f"{MIN_CELL} S>D -1", "UM/MOD": "0 1 1",
+}
+
+
+@pytest.mark.parametrize("word", sorted(QUOTIENT_CASES))
+def test_a_quotient_that_does_not_fit_a_cell_fails_as_in_gforth(word):
+    """Issue 26: `MIN-INT -1 /` silently gave MIN-INT (and SM/REM, */ ... a wrapped quotient);
+    gforth throws -11 (result out of range) for / MOD /MOD and -10 for the others."""
+    import gforth
+
+    gforth.require()
+    line = f"{QUOTIENT_CASES[word]} ' {word} CATCH ."
+    want = subprocess.run(["gforth", "-e", f"{line} bye"], capture_output=True, text=True, timeout=30).stdout
+    f = Forth(backend="cpu")
+    f.eval(ONE_THREAD)
+    assert f.eval(line) == want and want.strip() in ("-10", "-11")
+    f.eval("DEPTH 0 ?DO DROP LOOP")
+    with pytest.raises(ForthError) as err:
+        f.eval(f"{QUOTIENT_CASES[word]} {word}")
+    assert err.value.code == int(want) and "does not fit a cell" in err.value.message
+    assert f.data_stack() == []  # the failed line left the stacks as they were
+    f.close()

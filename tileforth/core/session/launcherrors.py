@@ -69,7 +69,11 @@ def launch_error(f: "Forth", err: tuple[int, int, int, int, int]) -> ForthError:
                       "every allocation; use an address from ARRAY, MATRIX, VARIABLE, CREATE or SHARED:",
         L.E_ALIGN: f"misaligned address ${addr & (2**64 - 1):x}{where} ({thr}): a {aux}-byte access "
                    f"needs an address that is a multiple of {aux} (see ALIGNED)",
-        L.E_DIV0: f"division by zero{where} ({thr}); check the divisor first",
+        L.E_DIV0: (f"division by zero{where} ({thr}); check the divisor first" if aux == 0 else
+                   f"result out of range{where} ({thr}): the quotient of the most negative cell by -1, 2^63, "
+                   "does not fit a cell; check the operands first" if aux == 2 else
+                   f"division overflow{where} ({thr}): the quotient does not fit a cell (Forth reports it as a "
+                   "division by zero, -10); divide a smaller number, or by a larger divisor"),
         L.E_STEPS: f"{thr} ran {f.step_budget} loop iterations and calls{where} without finishing: the loop "
                    f"or recursion looks infinite ({RAISE_BUDGET})",
         L.E_LAUNCH_STEPS: f"the launch ran {f.step_budget} loop iterations{where}, summed over its "
@@ -88,8 +92,8 @@ def launch_error(f: "Forth", err: tuple[int, int, int, int, int]) -> ForthError:
         msgs[code] = _throw_message(f, aux, addr, where, thr)
     if code == L.E_RACE:
         msgs[code] = _race_message(f, addr, aux, thread, where, word_at(pos), site)
-    return ForthError(msgs.get(code, f"device error {code}{where}"), pos, word_at(pos),
-                      code=aux if code == L.E_THROW else THROW_CODES.get(code, -1))
+    throw = aux if code == L.E_THROW else -11 if code == L.E_DIV0 and aux == 2 else THROW_CODES.get(code, -1)
+    return ForthError(msgs.get(code, f"device error {code}{where}"), pos, word_at(pos), code=throw)
 
 
 def _race_message(f: "Forth", addr: int, aux: int, thread: int, where: str, token: str | None,
