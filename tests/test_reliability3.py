@@ -12,6 +12,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 from forthtest import ONE_THREAD
 from tileforth.core import Forth, ForthError
@@ -426,3 +427,50 @@ def test_a_quotient_that_does_not_fit_a_cell_fails_as_in_gforth(word):
     assert err.value.code == int(want) and "does not fit a cell" in err.value.message
     assert f.data_stack() == []  # the failed line left the stacks as they were
     f.close()
+
+
+# ---- a period that does not divide the thread count -------------------------------------------
+def _expand(listed: str) -> list[int]:
+    """Values written as the stack view writes them: `a b c` or a ramp `a b c … z`."""
+    items = listed.split()
+    if "…" not in items:
+        return [int(x) for x in items]
+    a, b, last = int(items[0]), int(items[1]), int(items[-1])
+    return list(range(a, last + (b - a), b - a))
+
+
+def _unsummarize(text: str, n: int) -> list[int]:
+    import re
+
+    m = re.fullmatch(r"\[\((.*)\)×(\d+)(?: (.*))?\]", text)
+    assert m, text
+    return _expand(m.group(1)) * int(m.group(2)) + (_expand(m.group(3)) if m.group(3) else [])
+
+
+@pytest.mark.parametrize("threads, mod, scale", [(96, 5, 1), (96, 7, 3), (100, 32, 1), (100, 3, 1), (96, 4, 1)])
+def test_a_period_that_does_not_divide_the_thread_count_is_summarised(threads, mod, scale):
+    """Issue 26: `TID-X 5 MOD` on 96 threads showed only its range; now the period, its count and
+    the values after the last whole period, which expand back to numpy's values."""
+    f = Forth(backend="cpu")
+    f.eval(f"{threads} 1 1 THREADS TID-X {mod} MOD {scale} *")
+    from tileforth.repl.render import stack_entries
+
+    _, (entry,) = stack_entries(f.data_stack(lane=None))
+    assert _unsummarize(entry, threads) == list((np.arange(threads) % mod) * scale)
+    f.close()
+
+
+@pytest.mark.parametrize("columns", ["60", "100"])
+def test_lanes_float_column_lines_up(tmp_path, columns):
+    """Issue 26: `.LANES`' `F:` moved right on rows whose data stack was wider (10 after 9)."""
+    r = subprocess.run([*CLI, "--backend", "cpu", "-e", "64 1 1 THREADS TID-X 1e .LANES"], cwd=tmp_path,
+                       env={**_env(tmp_path), "COLUMNS": columns}, capture_output=True, text=True, timeout=120)
+    rows = [ln for ln in r.stdout.splitlines() if "F: <1> 1.0" in ln]
+    assert len(rows) >= 16 and all(len(ln) <= int(columns) for ln in rows)
+    places = {tuple(i for i in range(len(ln)) if ln.startswith("F:", i)) for ln in rows if ln == rows[0] or
+              ln.count("F:") == rows[0].count("F:")}
+    assert len(places) == 1, r.stdout
+    for ln in rows:  # each thread's own values, as numpy counts them
+        for cell in ln.split("|"):
+            t, depth, v = cell.split()[:3]
+            assert (depth, int(v)) == ("<1>", int(t))

@@ -17,6 +17,7 @@ Summaries, tried in this order (the first that applies wins):
     [3 9 1]                 up to four threads: every value
     [-1×16 0×16]            up to four runs of equal values
     [(0 1 2 … 31)×4]        a short period repeated, e.g. TID-X over 4 blocks
+    [(0 1 2 … 4)×19 0]      ... whose last repetition stops short, e.g. TID-X 5 MOD on 96 threads
     [0–99 (32 lanes)]       otherwise: the range and the thread count
 
 The top of the stack is on the right, and cells are written in the current
@@ -106,10 +107,11 @@ def _runs(vals: np.ndarray) -> list[tuple[object, int]]:
 
 
 def _period(vals: np.ndarray) -> int | None:
-    """Smallest p < n, dividing n, with vals the first p values repeated."""
+    """Smallest p <= n/2 with vals the first p values repeated (the last repetition may stop short:
+    96 threads of TID-X 5 MOD are 19 periods of 5 and the first value again)."""
     n = len(vals)
     for p in range(1, n // 2 + 1):
-        if n % p == 0 and np.array_equal(vals, np.tile(vals[:p], n // p)):
+        if np.array_equal(vals, np.resize(vals[:p], n)):
             return p
     return None
 
@@ -131,8 +133,10 @@ def summarize(values: Sequence, *, is_float: bool = False, glyphs: Glyphs = UNIC
         p = _period(vals)
         if p is not None:
             rep = _inner(vals[:p], is_float, glyphs, base, allow_runs=False)
-            if rep is not None and (p <= MAX_PERIOD_LISTED or _is_ramp(vals[:p])):
-                inner = f"({rep}){glyphs.times}{n // p}"
+            rest = vals[n // p * p:]  # a start of the period: listed, or a ramp as the period is
+            tail = _inner(rest, is_float, glyphs, base, allow_runs=False) if len(rest) else ""
+            if rep is not None and tail is not None and (p <= MAX_PERIOD_LISTED or _is_ramp(vals[:p])):
+                inner = f"({rep}){glyphs.times}{n // p}" + (f" {tail}" if tail else "")
     if inner is None:
         inner = _range(vals, is_float, glyphs, base)
     return f"[{inner}]"
