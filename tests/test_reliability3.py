@@ -474,3 +474,30 @@ def test_lanes_float_column_lines_up(tmp_path, columns):
         for cell in ln.split("|"):
             t, depth, v = cell.split()[:3]
             assert (depth, int(v)) == ("<1>", int(t))
+
+
+# ---- tileforth run ------------------------------------------------------------------------------
+KERNEL_HEAD = "\\! kernel k\n\\! param X f32[N]\n\\! param N i32\n"
+
+
+def test_run_reports_the_bodys_error_before_a_bad_parameter_value(tmp_path):
+    """Issue 26: `tileforth run` checked --param values before it read the body, so a file with an
+    error said only that N=zz is not an integer; fixed, it says what is wrong with the file first."""
+    (tmp_path / "bad.fth").write_text(KERNEL_HEAD + "GLOBAL-ID FROB\n")
+    r = _cli(tmp_path, "run", "bad.fth", "--param", "X=1,2", "--param", "N=zz")
+    assert r.returncode == 1 and "bad.fth:4:11: error: unknown word FROB" in r.stderr, r.stderr
+    (tmp_path / "good.fth").write_text(KERNEL_HEAD + "GLOBAL-ID N < IF GLOBAL-ID 4 * X + DUP F@ 2e F* F! THEN\n")
+    r = _cli(tmp_path, "run", "good.fth", "--param", "X=1,2", "--param", "N=zz")
+    assert r.returncode == 1 and "--param N: 'zz' is not an integer" in r.stderr
+    r = _cli(tmp_path, "run", "good.fth", "--param", "X=1,2", "--param", "N=2", "--output-param", "X")
+    assert r.returncode == 0 and r.stdout.split("=")[1].split() == ["[2.", "4.]"], r.stdout
+
+
+def test_a_kernel_files_bad_address_names_the_header_not_array(tmp_path):
+    """Issue 26: the hint said to use ARRAY, MATRIX ... SHARED:, which a kernel file's body refuses."""
+    (tmp_path / "bad.fth").write_text(KERNEL_HEAD + "123456789 @ DROP\n")
+    r = _cli(tmp_path, "run", "bad.fth", "--param", "X=1,2", "--param", "N=2")
+    assert r.returncode == 1 and "bad address" in r.stderr
+    assert "\\! param NAME TYPE[N]" in r.stderr and "ARRAY" not in r.stderr and "SHARED:" not in r.stderr
+    (tmp_path / "body.fth").write_text(KERNEL_HEAD + "10 ARRAY Q\n")  # what the old hint said to do
+    assert "ARRAY is a host word" in _cli(tmp_path, "run", "body.fth", "--param", "X=1", "--param", "N=1").stderr

@@ -62,11 +62,11 @@ def fits(p: LaunchProfile, width: int, con: Console, ascii_only: bool = False) -
     return Measurement.get(con, con.options.update(width=10_000), table).maximum <= width
 
 
-def render_profile(view: Profile, *, width: int = 80, colour: bool = False, glyphs=None) -> list[Text]:
+def render_profile(view: Profile, *, width: int = 80, colour: bool = False, glyphs=None) -> list[Text] | None:
     """rich lines for a Profile record at `width`: on a colour terminal a table per launch, styled,
-    where every launch's table fits whole; otherwise (a pipe, a narrow terminal) the record's own
-    layout, what `Forth.eval` returns (a row and the source per site, or a block per site when a
-    row does not fit): a figure is never cut."""
+    where every launch's table fits whole; otherwise (a pipe, a narrow terminal) None: the caller
+    (render.render) shows the record's own layout, what `Forth.eval` returns (a row and the source
+    per site, or a block per site when a row does not fit): a figure is never cut."""
     ascii_only = glyphs is not None and glyphs.ellipsis == "..."
     out = [Text(view.title, style="bold")]
     shown = [p for p in view.launches if p.records or any(p.barriers)]
@@ -75,10 +75,7 @@ def render_profile(view: Profile, *, width: int = 80, colour: bool = False, glyp
     con = Console(file=io.StringIO(), width=width, highlight=False, force_terminal=colour, no_color=not colour,
                   color_system="truecolor" if colour else None)
     if not colour or not all(fits(p, width, con, ascii_only) for p in shown if p.sites):
-        from .render import styled
-
-        lines = styled(view, width)
-        return lines if colour else [Text(line.plain) for line in lines]
+        return None
     for i, p in enumerate(shown):
         out.append(Text(launch_head(p, i, len(shown)), style="dim"))
         note = dropped_note(p)

@@ -720,9 +720,11 @@ def render(kind: str, view: View, *, forth=None, width: int = PLAIN_WIDTH, colou
         return _code(view, highlight_ir)
     if colour and kind == "ptx":
         return _code(view, highlight_ptx)
-    if kind == "profile":  # PROFILE's figures: a rich table per launch (profileview.py)
-        from .profileview import render_profile
-        return render_profile(view, width=width, colour=colour, glyphs=glyphs)
+    if kind == "profile":  # PROFILE's figures: on a colour terminal that has room, a rich table per launch
+        from .profileview import render_profile  # (profileview.py); else the record's own layout, below
+        table = render_profile(view, width=width, colour=colour, glyphs=glyphs)
+        if table is not None:
+            return table
     if kind in OWN_LAYOUT:
         return _styled_lines(OWN_LAYOUT[kind](view, width), view.scale)
     return styled(view)

@@ -40,6 +40,11 @@ THROW_MEANINGS = {-1: "ABORT", -2: 'ABORT"', -3: "stack overflow", -4: "stack un
                   -256: "the emulator's checker found a data race or a float word on an array of another type"}
 
 
+# what a bad address's message tells the user to do (a kernel file's run says otherwise: its body
+# declares its memory in the header, export/kernelfile.py)
+BAD_ADDRESS_HINT = "use an address from ARRAY, MATRIX, VARIABLE, CREATE or SHARED:"
+
+
 def word_at(pos: SourcePos | None) -> str | None:
     """The token that starts at a source position."""
     if pos is None or not pos.text:
@@ -66,7 +71,7 @@ def launch_error(f: "Forth", err: tuple[int, int, int, int, int]) -> ForthError:
         L.E_FUNDERFLOW: f"float stack underflow{where}: {thr} has too few floats; push them first",
         L.E_FOVERFLOW: f"float stack overflow{where}: {thr} has more than {f.machine.fs_max} floats",
         L.E_BAD_ADDR: f"bad address ${addr & (2**64 - 1):x}{where} ({thr}, {aux} bytes): it is outside "
-                      "every allocation; use an address from ARRAY, MATRIX, VARIABLE, CREATE or SHARED:",
+                      f"every allocation; {BAD_ADDRESS_HINT}",
         L.E_ALIGN: f"misaligned address ${addr & (2**64 - 1):x}{where} ({thr}): a {aux}-byte access "
                    f"needs an address that is a multiple of {aux} (see ALIGNED)",
         L.E_DIV0: (f"division by zero{where} ({thr}); check the divisor first" if aux == 0 else
