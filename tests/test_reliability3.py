@@ -501,3 +501,15 @@ def test_a_kernel_files_bad_address_names_the_header_not_array(tmp_path):
     assert "\\! param NAME TYPE[N]" in r.stderr and "ARRAY" not in r.stderr and "SHARED:" not in r.stderr
     (tmp_path / "body.fth").write_text(KERNEL_HEAD + "10 ARRAY Q\n")  # what the old hint said to do
     assert "ARRAY is a host word" in _cli(tmp_path, "run", "body.fth", "--param", "X=1", "--param", "N=1").stderr
+
+
+def test_no_demo_redefines_a_word_of_the_system():
+    """Issue 26: demos/gemm.fth defined `fill`, hiding the standard FILL (`redefined FILL` once run)."""
+    import re
+
+    system = set(Forth(backend="cpu").dict)
+    for demo in sorted((ROOT / "demos").glob("*.fth")):
+        text = re.sub(r"\\\s.*", "", demo.read_text())  # comments out
+        names = re.findall(r"(?:^|\s):\s+(\S+)", text) + re.findall(
+            r"\b(?:CONSTANT|VARIABLE|VALUE|CREATE|ARRAY|MATRIX|SHARED:|FCONSTANT)\s+(\S+)", text, re.I)
+        assert not [n for n in names if n.upper() in system], demo.name
