@@ -513,3 +513,19 @@ def test_no_demo_redefines_a_word_of_the_system():
         names = re.findall(r"(?:^|\s):\s+(\S+)", text) + re.findall(
             r"\b(?:CONSTANT|VARIABLE|VALUE|CREATE|ARRAY|MATRIX|SHARED:|FCONSTANT)\s+(\S+)", text, re.I)
         assert not [n for n in names if n.upper() in system], demo.name
+
+
+def test_see_lists_the_calls_after_does_and_shows_the_definition_alone():
+    """Issue 26: SEE listed only some calls: those after DOES> (run by the words it CREATEs) were
+    left out; and a defining word typed on one line with others showed that whole line."""
+    f = Forth(backend="cpu")
+    line = ": a 1 ;  : b 2 ;  : mk CREATE a , DOES> @ b + ;  : other a ;"
+    f.eval(line)
+    shown = f.eval("SEE mk").splitlines()
+    assert shown[1].strip().removeprefix(": mk ") == "CREATE a , DOES> @ b + ;"  # its own text, cut from the line
+    calls = [ln for ln in shown if "call" in ln]
+    assert any(ln.endswith("calls: a") for ln in calls) and any(ln.endswith("DOES>): b") for ln in calls)
+    f.eval("5 mk five")
+    assert "mk's DOES> part" in f.eval("SEE five")
+    assert f.eval("five .") == "3 "  # a , stored 1; DOES> @ b + gives 1 + 2
+    f.close()

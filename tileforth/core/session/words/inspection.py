@@ -21,6 +21,7 @@ from ...compile.state import StackState
 from ...errors import ForthError
 from ...front.dictionary import Colon, Constant
 from ...front.reader import Token
+from ...front.tree import HostOp, walk
 from ...lazy import np
 from .. import fragments
 from ..views import (
@@ -267,13 +268,22 @@ def effect_header(e: Colon) -> str:
     return text
 
 
+def _callee_name(w: Colon) -> str:
+    """A callee as the user knows it: a DOES> part by its defining word's name."""
+    return f"{w.name[:-len(' DOES>')]}'s DOES> part" if w.anonymous and w.name.endswith(" DOES>") else w.name
+
+
 def colon_notes(e: Colon) -> list[str]:
     out = []
     if not e.effect.static:
         out.append("dynamic: the depth depends on the data, so run-time stack checks stay on")
-    callees = [w.name for w in e.callees()]
+    callees = [_callee_name(w) for w in e.callees()]
     if callees:
         out.append("calls: " + " ".join(callees))
+    does = [n.arg for n in walk(e.body) if isinstance(n, HostOp) and isinstance(n.arg, Colon)]
+    later = list(dict.fromkeys(_callee_name(w) for d in does for w in d.callees()))
+    if later:  # the DOES> part: a body of its own, run by the words this one CREATEs
+        out.append("the words it CREATEs call (after DOES>): " + " ".join(later))
     if e.suspends:
         out.append("suspends (BARRIER or a warp operation): inlined into the kernels that call it")
     return out
