@@ -529,3 +529,29 @@ def test_see_lists_the_calls_after_does_and_shows_the_definition_alone():
     assert "mk's DOES> part" in f.eval("SEE five")
     assert f.eval("five .") == "3 "  # a , stored 1; DOES> @ b + gives 1 + 2
     f.close()
+
+
+def test_a_soft_wrapped_line_shows_no_open_definition_marker():
+    """Issue 26: a line longer than the terminal went on under `... `, the marker of a definition
+    that goes on; the REPL's prompt now puts blanks before a wrapped part, `... ` before a new line."""
+    import io
+
+    from prompt_toolkit.formatted_text import fragment_list_to_text, to_formatted_text
+    from prompt_toolkit.history import InMemoryHistory
+    from prompt_toolkit.input import create_pipe_input
+    from prompt_toolkit.output import DummyOutput
+    from tileforth.repl.display import Display
+    from tileforth.repl.prompt import Repl
+    from tileforth.repl.session import Session
+
+    s = Session.start("cpu")
+    with create_pipe_input() as pipe:
+        repl = Repl(s, Display(io.StringIO(), io.StringIO()), input=pipe, output=DummyOutput(),
+                    history=InMemoryHistory())
+        prompt = lambda: [("", "> ")]  # noqa: E731
+        text = lambda line, wraps: fragment_list_to_text(to_formatted_text(  # noqa: E731
+            repl.prompt._get_line_prefix(line, wraps, prompt)))
+        assert text(0, 0) == "> "
+        assert text(0, 1) == "  " and text(1, 2) == "  "  # the first line, and a later one, wrapped
+        assert text(1, 0).strip() == "..."  # a line of its own in the entry
+    s.forth.close()
