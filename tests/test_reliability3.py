@@ -555,3 +555,19 @@ def test_a_soft_wrapped_line_shows_no_open_definition_marker():
         assert text(0, 1) == "  " and text(1, 2) == "  "  # the first line, and a later one, wrapped
         assert text(1, 0).strip() == "..."  # a line of its own in the entry
     s.forth.close()
+
+
+def test_the_block_labels_docs_repl_describes():
+    """Issue 26: multi-block labels such as `[b0-3]` were undocumented; docs/repl.md's sentence on
+    them, each claim run here as a user would copy it."""
+    import re
+
+    doc = " ".join((ROOT / "docs" / "repl.md").read_text().split())
+    claims = re.findall(r"`(BID-X [^`]*THEN)`(?: prints|,)? (?:prints )?`(\[[^`]*)`", doc)
+    assert len(claims) == 3, claims
+    f = Forth(backend="cpu")
+    f.eval("4 1 1 GRID 32 1 1 THREADS")
+    assert "`4 1 1 GRID 32 1 1 THREADS`" in doc
+    for line, shown in claims:
+        assert f.eval(line) == shown + "\n"
+    f.close()
