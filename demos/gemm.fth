@@ -6,10 +6,10 @@ MM KK F16 MATRIX A    KK NN F16 MATRIX B
 MM NN F32 MATRIX C    MM NN F32 MATRIX C2
 
 \ Inputs: small integers, so every summation order gives the exact product.
-: fill  ( -- )
+: fill-inputs  ( -- )
    MM KK * 0 DO  I 7 MOD 3 - S>F  I 2* A + HF!  LOOP
    KK NN * 0 DO  I 5 MOD 2 - S>F  I 2* B + HF!  LOOP ;
-1 1 1 GRID  1 1 1 THREADS  fill
+1 1 1 GRID  1 1 1 THREADS  fill-inputs
 
 \ --- 1. One warp per 16x16 tile of C; two warps per block, a grid of blocks.
 : row0  ( -- r )  BID-Y 16 * ;                        \ first row of this warp's tile

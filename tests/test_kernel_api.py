@@ -76,9 +76,20 @@ def test_abort_from_another_thread_interrupts_a_runaway_loop():
     assert f.eval("3 .") == "3 "
 
 
-def test_see_ptx_says_when_a_words_results_are_dropped():
+def test_see_ptx_says_where_a_words_results_go():
+    """Issue 26: the note said the results were dropped while the PTX below stores them: the
+    product's register is stored through the kernel's last parameter, `out`, which the note names."""
+    import re
+
     f = Forth()
-    f.eval(": sq DUP * ;  4 I64 ARRAY out  : sq! ( n -- ) DUP * out ! ;")
-    assert "results it leaves on the stacks are dropped" in f.eval("SEE-PTX sq")
+    f.eval(": sq DUP * ;  4 I64 ARRAY res  : sq! ( n -- ) DUP * res ! ;")
+    shown = f.eval("SEE-PTX sq")
+    assert "dropped" not in shown and "1 cell to `out`" in shown
+    params = re.findall(r"\.param \.u64 (?:\.ptr \.align \d+ )?(sq_param_\d+)", shown)
+    last = params[-1]
+    (addr,) = re.findall(rf"ld\.param\.b64\s+(%rd\d+), \[{last}\];", shown)
+    ((product, _),) = re.findall(r"mul\.lo\.s64\s+(%rd\d+), (%rd\d+), \2;", shown)  # DUP *: n times n
+    assert re.search(rf"st\.global\.b64\s+\[%rd\d+\], {re.escape(product)};", shown)
+    assert re.search(rf"cvta\.to\.global\.u64\s+%rd\d+, {re.escape(addr)};", shown)  # out, the last parameter
     shown = f.eval("SEE-PTX sq!")
-    assert "dropped" not in shown and "mul.lo.s64" in shown
+    assert "`out`" not in shown and "mul.lo.s64" in shown

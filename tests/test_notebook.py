@@ -96,6 +96,22 @@ def _cell(ip, line: str, cell: str, capsys) -> list[dict]:
     return shown
 
 
+def _line(ip, line: str, capsys) -> list[dict]:
+    """Run a %forth line; the display bundles it showed."""
+    shown = []
+    from IPython.core import display_functions
+
+    orig = display_functions.publish_display_data
+    display_functions.publish_display_data = lambda data, *a, **k: shown.append(data)
+    try:
+        ip.run_line_magic("forth", line)
+    finally:
+        display_functions.publish_display_data = orig
+    out = capsys.readouterr()
+    assert "Traceback" not in out.out + out.err
+    return shown
+
+
 def test_the_package_is_a_regular_one_and_the_subpackages_still_resolve():
     import tileforth.core
     import tileforth.repl
@@ -145,6 +161,50 @@ def test_tile_and_fragment_views_are_coloured_html_tables(ip, capsys):
     assert plain.rstrip().endswith("a 16x16 f16  min 0.0 max 255.0 mean 127.5")
     (b,) = _cell(ip, "", ".S", capsys)  # `.S` last: the stacks once, not twice
     assert b["text/plain"].count("data  <0>") == 1
+
+
+def _text(html_part: str) -> str:
+    import html as html_lib
+
+    return html_lib.unescape(re.sub(r"<[^>]+>", "", html_part))
+
+
+def test_frag_html_ends_with_what_lane_0_holds_below_the_table(ip, capsys):
+    """Issue 26: the closing "lane 0 holds ..." line was replaced by a copy of the grid's last row
+    (the notes were read from the record's lines at another width than they were styled at)."""
+    (b,) = _cell(ip, "--new --backend cpu", "TZERO\n.FRAG", capsys)[-1:]
+    head, rest = b["text/html"].split('class="tf-frag"', 1)
+    table, after = rest.split("</table>", 1)
+    plain = b["text/plain"]
+    lane0 = next(ln for ln in plain.splitlines() if ln.startswith("lane 0 holds"))
+    assert lane0 in _text(after) and "lane 0 holds" not in _text(head)
+    last_row = next(ln for ln in plain.splitlines() if ln.startswith("15 "))
+    assert " ".join(last_row.split()[1:]) not in " ".join(_text(after).split())  # the grid's row is not repeated
+    assert "the lane that holds each element" in _text(head)
+
+
+def test_a_long_error_in_a_cell_wraps_between_words_and_keeps_the_caret(ip, capsys):
+    """Issue 26: a long message was one line cut at the notebook's right edge (white-space:pre),
+    hiding the fix; the source line too."""
+    line = " ".join(str(i) for i in range(200)) + " FROBNICATE-THE-WIDGETS 7"
+    (b,) = _cell(ip, "--new --backend cpu", line, capsys)[-1:]
+    rows = _text(b["text/html"]).strip("\n").splitlines()
+    from tileforth.repl.notebook import ERROR_WIDTH
+
+    assert all(len(r) <= ERROR_WIDTH for r in rows), rows
+    message = b["text/plain"].splitlines()[0]
+    assert " ".join(" ".join(rows[:-2]).split()) == " ".join(message.split())  # every word, none broken
+    at = rows[-1].index("^")
+    assert rows[-2][at:at + len("FROBNICATE-THE-WIDGETS")] == "FROBNICATE-THE-WIDGETS"
+    assert "white-space:pre-wrap" in b["text/html"]
+
+
+def test_the_forth_line_magic_runs_one_line_in_the_cells_session(ip, capsys):
+    _cell(ip, "--new --backend cpu --threads 4 1 1", ": sq DUP * ;", capsys)
+    (b,) = _line(ip, "TID-X sq", capsys)
+    assert b["text/plain"] == "data  <1> [0 1 4 9]\nfloat <0>\n"
+    (b,) = _line(ip, "--new 1 .", capsys)  # all Forth: no options
+    assert "unknown word --new" in b["text/plain"]
 
 
 def test_bad_options_are_a_message_not_a_traceback(ip, capsys):
@@ -243,6 +303,7 @@ def test_the_tour_tile_values_are_a_times_b_computed_by_numpy(tour):
     assert m.startswith("C: 16x16 f32") and np.array_equal(grid_values(m), want)
     frag = _bundle(tour, ".FRAG")
     assert 'class="tf-frag"' in frag["text/html"] and "lane 0 holds c0=(0,0)" in frag["text/plain"]
+    assert "lane 0 holds c0=(0,0)" in frag["text/html"].split('class="tf-frag"')[1].split("</table>", 1)[1]
     api = _outputs(tour, "import numpy as np")
     assert [o.data["text/plain"] for o in api if o.output_type == "execute_result"] == ["True"]
 
@@ -260,9 +321,11 @@ def test_the_repl_guide_notebook_example_shows_what_the_guide_says(ip, capsys):
     notebook and show the block after "shows"."""
     doc = (ROOT / "docs" / "repl.md").read_text()
     section = doc.split("<!-- notebook example: tests/test_notebook.py runs these cells and compares -->", 1)[1]
-    load, cell, shown = re.findall(r"^```\n(.*?)^```", section, re.M | re.S)[:3]
+    load, cell, shown, line, line_shown = re.findall(r"^```\n(.*?)^```", section, re.M | re.S)[:5]
     assert load == "%load_ext tileforth\n"
     magic, body = cell.split("\n", 1)
     assert magic.startswith("%%forth ")
     bundles = _cell(ip, magic[len("%%forth "):] + " --new", body, capsys)
     assert _plain(bundles[-1]) == shown
+    assert line.startswith("%forth ") and line.count("\n") == 1  # the line magic, in the same session
+    assert _plain(_line(ip, line[len("%forth "):].rstrip("\n"), capsys)[-1]) == line_shown

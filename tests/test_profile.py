@@ -9,6 +9,8 @@ as the most distinct words in one bank; the n-way conflict is the worst
 phase's count."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 from tileforth.core.records import replace
@@ -186,11 +188,79 @@ def test_the_text_and_the_repl_table_point_at_the_source(f):
     assert "TID-X 32 * 5 + 4 * sh + SF@ FDROP ;" in out
     assert all(len(ln) <= 80 for ln in lines)
     rendered = [t.plain for t in rviews.render("profile", f.last_profile, width=80)]
-    assert all(len(ln) <= 80 for ln in rendered), rendered
-    row = next(ln for ln in rendered if ln.startswith("colread 2:27"))
+    assert rendered == [ln.rstrip() for ln in lines]  # no terminal: the record's own layout, as eval's text
+    coloured = rviews.render("profile", f.last_profile, width=100, colour=True)  # a terminal: the table
+    assert all(len(t.plain) <= 100 for t in coloured)
+    row = next(t.plain for t in coloured if t.plain.startswith("colread 2:27"))
     assert "sh + SF@" in row and "shared load 4B" in row and "31 (32-way)" in row
-    coloured = rviews.render("profile", f.last_profile, width=80, colour=True)
     assert any("red" in str(span.style) for t in coloured for span in t.spans)
+
+
+REDUCE = (Path(__file__).resolve().parents[1] / "demos" / "reduce.fth").read_text()
+
+
+@pytest.fixture(scope="module")
+def reduced():
+    """demos/reduce.fth's first two steps, profiled (the second one's is the last profile)."""
+    f = Forth(backend="cpu")
+    f.eval(REDUCE.split('." --- 3.')[0])
+    yield f
+    f.close()
+
+
+def _figures(site: dict) -> list[str]:
+    """A site's figures as words, from f.profile()'s data (not from the view's cells)."""
+    n = lambda x: str(int(x)) if float(x).is_integer() else f"{x:.1f}"  # noqa: E731
+    out = [str(site["requests"]), n(site["lanes_per_request"])]
+    if site["space"] == "global":
+        return out + [n(site["sectors_per_request"]), f"(ideal {n(site['ideal_sectors_per_request'])})"]
+    return out + [str(site["bank_conflicts"]), f"({site['ways']}-way)"]
+
+
+@pytest.mark.parametrize("width", [60, 80, 100, 160])
+@pytest.mark.parametrize("colour", [False, True])
+def test_profile_shows_every_heading_and_figure_whole_at_any_width(reduced, width, colour):
+    """Issue 26: at 60 columns and in a pipe (80) the table cut its headings and figures ("lan…",
+    "global atomic …"). Now each line fits, and each site shows its place, its access and every
+    figure, whole, with its source line and a caret: a table row on a wide terminal, the record's
+    stacked layout elsewhere."""
+    lines = [t.plain for t in rviews.render("profile", reduced.last_profile, width=width, colour=colour)]
+    assert all(len(ln) <= width for ln in lines), (width, lines)
+    assert not any("…" in ln for ln in lines if ln.startswith("site "))  # the headings whole
+    text = "\n".join(lines)
+    for site in reduced.profile()["sites"]:
+        where = f"{site['word']} {site['line']}:{site['col']}"
+        at = next(i for i, ln in enumerate(lines) if ln.startswith(where + " "))
+        block = " ".join(lines[at:at + 3])
+        assert f"{site['space']} {site['access']} {site['size']}B" in block
+        words = f" {' '.join(block.split())} "
+        for fig in _figures(site):
+            assert f" {fig} " in words, (width, where, fig, block)
+    for head in ("reqs", "lanes", "sectors/req"):
+        assert head in text
+
+
+def test_a_piped_demo_prints_the_stacked_layout_docs_simt_shows(tmp_path):
+    """`tileforth demos/reduce.fth | cat`: the heading row whole, each site's row, then its source
+    line and a caret under the word (docs/simt.md's layout)."""
+    import os
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[1]
+    r = subprocess.run([sys.executable, "-m", "tileforth.repl.cli", "--backend", "cpu", str(root / "demos" / "reduce.fth")],
+                       capture_output=True, text=True, timeout=300, cwd=tmp_path,
+                       env={**os.environ, "PYTHONPATH": str(root), "COLUMNS": "80"})
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    heads = [i for i, ln in enumerate(lines) if ln.split() == ["site", "access", "reqs", "lanes", "sectors/req",
+                                                               "bank", "conflicts"]]
+    assert len(heads) == 3  # the three PROFILEs
+    row = lines.index(next(ln for ln in lines if ln.startswith("sum-atomic 15:30 ")))
+    assert lines[row + 1].strip().startswith(": sum-atomic")
+    caret = lines[row + 2]
+    at = caret.index("^")
+    assert lines[row + 1][at:at + len("FATOMIC+")] == "FATOMIC+" and caret.strip() == "^" * len("FATOMIC+")
 
 
 def test_the_repl_shows_the_table_at_80_columns():

@@ -12,6 +12,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 from forthtest import ONE_THREAD
 from tileforth.core import Forth, ForthError
@@ -397,3 +398,176 @@ def test_sigterm_and_sighup_at_the_prompt_write_the_blocks_back(tmp_path, sig):
         child.close()
     assert child.exitstatus == 128 + sig and "Traceback" not in child.before
     assert (tmp_path / "blocks.fb").read_bytes()[1024:1025] == b"B"
+
+
+# ---- a quotient that does not fit a cell ------------------------------------------------------
+MIN_CELL = -(1 << 63)
+QUOTIENT_CASES = {  # the words, gforth 0.7.3's own (no prelude): a CATCH of each, its code
+    "/": f"{MIN_CELL} -1", "MOD": f"{MIN_CELL} -1", "/MOD": f"{MIN_CELL} -1",
+    "*/": f"{MIN_CELL} 1 -1", "*/MOD": f"{MIN_CELL} 1 -1",
+    "SM/REM": f"{MIN_CELL} S>D -1", "FM/MOD": f"{MIN_CELL} S>D -1", "UM/MOD": "0 1 1",
+}
+
+
+@pytest.mark.parametrize("word", sorted(QUOTIENT_CASES))
+def test_a_quotient_that_does_not_fit_a_cell_fails_as_in_gforth(word):
+    """Issue 26: `MIN-INT -1 /` silently gave MIN-INT (and SM/REM, */ ... a wrapped quotient);
+    gforth throws -11 (result out of range) for / MOD /MOD and -10 for the others."""
+    import gforth
+
+    gforth.require()
+    line = f"{QUOTIENT_CASES[word]} ' {word} CATCH ."
+    want = subprocess.run(["gforth", "-e", f"{line} bye"], capture_output=True, text=True, timeout=30).stdout
+    f = Forth(backend="cpu")
+    f.eval(ONE_THREAD)
+    assert f.eval(line) == want and want.strip() in ("-10", "-11")
+    f.eval("DEPTH 0 ?DO DROP LOOP")
+    with pytest.raises(ForthError) as err:
+        f.eval(f"{QUOTIENT_CASES[word]} {word}")
+    assert err.value.code == int(want) and "does not fit a cell" in err.value.message
+    assert f.data_stack() == []  # the failed line left the stacks as they were
+    f.close()
+
+
+# ---- a period that does not divide the thread count -------------------------------------------
+def _expand(listed: str) -> list[int]:
+    """Values written as the stack view writes them: `a b c` or a ramp `a b c … z`."""
+    items = listed.split()
+    if "…" not in items:
+        return [int(x) for x in items]
+    a, b, last = int(items[0]), int(items[1]), int(items[-1])
+    return list(range(a, last + (b - a), b - a))
+
+
+def _unsummarize(text: str, n: int) -> list[int]:
+    import re
+
+    m = re.fullmatch(r"\[\((.*)\)×(\d+)(?: (.*))?\]", text)
+    assert m, text
+    return _expand(m.group(1)) * int(m.group(2)) + (_expand(m.group(3)) if m.group(3) else [])
+
+
+@pytest.mark.parametrize("threads, mod, scale", [(96, 5, 1), (96, 7, 3), (100, 32, 1), (100, 3, 1), (96, 4, 1)])
+def test_a_period_that_does_not_divide_the_thread_count_is_summarised(threads, mod, scale):
+    """Issue 26: `TID-X 5 MOD` on 96 threads showed only its range; now the period, its count and
+    the values after the last whole period, which expand back to numpy's values."""
+    f = Forth(backend="cpu")
+    f.eval(f"{threads} 1 1 THREADS TID-X {mod} MOD {scale} *")
+    from tileforth.repl.render import stack_entries
+
+    _, (entry,) = stack_entries(f.data_stack(lane=None))
+    assert _unsummarize(entry, threads) == list((np.arange(threads) % mod) * scale)
+    f.close()
+
+
+@pytest.mark.parametrize("columns", ["60", "100"])
+def test_lanes_float_column_lines_up(tmp_path, columns):
+    """Issue 26: `.LANES`' `F:` moved right on rows whose data stack was wider (10 after 9)."""
+    r = subprocess.run([*CLI, "--backend", "cpu", "-e", "64 1 1 THREADS TID-X 1e .LANES"], cwd=tmp_path,
+                       env={**_env(tmp_path), "COLUMNS": columns}, capture_output=True, text=True, timeout=120)
+    rows = [ln for ln in r.stdout.splitlines() if "F: <1> 1.0" in ln]
+    assert len(rows) >= 16 and all(len(ln) <= int(columns) for ln in rows)
+    places = {tuple(i for i in range(len(ln)) if ln.startswith("F:", i)) for ln in rows if ln == rows[0] or
+              ln.count("F:") == rows[0].count("F:")}
+    assert len(places) == 1, r.stdout
+    for ln in rows:  # each thread's own values, as numpy counts them
+        for cell in ln.split("|"):
+            t, depth, v = cell.split()[:3]
+            assert (depth, int(v)) == ("<1>", int(t))
+
+
+# ---- tileforth run ------------------------------------------------------------------------------
+KERNEL_HEAD = "\\! kernel k\n\\! param X f32[N]\n\\! param N i32\n"
+
+
+def test_run_reports_the_bodys_error_before_a_bad_parameter_value(tmp_path):
+    """Issue 26: `tileforth run` checked --param values before it read the body, so a file with an
+    error said only that N=zz is not an integer; fixed, it says what is wrong with the file first."""
+    (tmp_path / "bad.fth").write_text(KERNEL_HEAD + "GLOBAL-ID FROB\n")
+    r = _cli(tmp_path, "run", "bad.fth", "--param", "X=1,2", "--param", "N=zz")
+    assert r.returncode == 1 and "bad.fth:4:11: error: unknown word FROB" in r.stderr, r.stderr
+    (tmp_path / "good.fth").write_text(KERNEL_HEAD + "GLOBAL-ID N < IF GLOBAL-ID 4 * X + DUP F@ 2e F* F! THEN\n")
+    r = _cli(tmp_path, "run", "good.fth", "--param", "X=1,2", "--param", "N=zz")
+    assert r.returncode == 1 and "--param N: 'zz' is not an integer" in r.stderr
+    r = _cli(tmp_path, "run", "good.fth", "--param", "X=1,2", "--param", "N=2", "--output-param", "X")
+    assert r.returncode == 0 and r.stdout.split("=")[1].split() == ["[2.", "4.]"], r.stdout
+
+
+def test_a_kernel_files_bad_address_names_the_header_not_array(tmp_path):
+    """Issue 26: the hint said to use ARRAY, MATRIX ... SHARED:, which a kernel file's body refuses."""
+    (tmp_path / "bad.fth").write_text(KERNEL_HEAD + "123456789 @ DROP\n")
+    r = _cli(tmp_path, "run", "bad.fth", "--param", "X=1,2", "--param", "N=2")
+    assert r.returncode == 1 and "bad address" in r.stderr
+    assert "\\! param NAME TYPE[N]" in r.stderr and "ARRAY" not in r.stderr and "SHARED:" not in r.stderr
+    (tmp_path / "body.fth").write_text(KERNEL_HEAD + "10 ARRAY Q\n")  # what the old hint said to do
+    assert "ARRAY is a host word" in _cli(tmp_path, "run", "body.fth", "--param", "X=1", "--param", "N=1").stderr
+
+
+def test_no_demo_redefines_a_word_of_the_system():
+    """Issue 26: demos/gemm.fth defined `fill`, hiding the standard FILL (`redefined FILL` once run)."""
+    import re
+
+    system = set(Forth(backend="cpu").dict)
+    for demo in sorted((ROOT / "demos").glob("*.fth")):
+        text = re.sub(r"\\\s.*", "", demo.read_text())  # comments out
+        names = re.findall(r"(?:^|\s):\s+(\S+)", text) + re.findall(
+            r"\b(?:CONSTANT|VARIABLE|VALUE|CREATE|ARRAY|MATRIX|SHARED:|FCONSTANT)\s+(\S+)", text, re.I)
+        assert not [n for n in names if n.upper() in system], demo.name
+
+
+def test_see_lists_the_calls_after_does_and_shows_the_definition_alone():
+    """Issue 26: SEE listed only some calls: those after DOES> (run by the words it CREATEs) were
+    left out; and a defining word typed on one line with others showed that whole line."""
+    f = Forth(backend="cpu")
+    line = ": a 1 ;  : b 2 ;  : mk CREATE a , DOES> @ b + ;  : other a ;"
+    f.eval(line)
+    shown = f.eval("SEE mk").splitlines()
+    assert shown[1].strip().removeprefix(": mk ") == "CREATE a , DOES> @ b + ;"  # its own text, cut from the line
+    calls = [ln for ln in shown if "call" in ln]
+    assert any(ln.endswith("calls: a") for ln in calls) and any(ln.endswith("DOES>): b") for ln in calls)
+    f.eval("5 mk five")
+    assert "mk's DOES> part" in f.eval("SEE five")
+    assert f.eval("five .") == "3 "  # a , stored 1; DOES> @ b + gives 1 + 2
+    f.close()
+
+
+def test_a_soft_wrapped_line_shows_no_open_definition_marker():
+    """Issue 26: a line longer than the terminal went on under `... `, the marker of a definition
+    that goes on; the REPL's prompt now puts blanks before a wrapped part, `... ` before a new line."""
+    import io
+
+    from prompt_toolkit.formatted_text import fragment_list_to_text, to_formatted_text
+    from prompt_toolkit.history import InMemoryHistory
+    from prompt_toolkit.input import create_pipe_input
+    from prompt_toolkit.output import DummyOutput
+    from tileforth.repl.display import Display
+    from tileforth.repl.prompt import Repl
+    from tileforth.repl.session import Session
+
+    s = Session.start("cpu")
+    with create_pipe_input() as pipe:
+        repl = Repl(s, Display(io.StringIO(), io.StringIO()), input=pipe, output=DummyOutput(),
+                    history=InMemoryHistory())
+        prompt = lambda: [("", "> ")]  # noqa: E731
+        text = lambda line, wraps: fragment_list_to_text(to_formatted_text(  # noqa: E731
+            repl.prompt._get_line_prefix(line, wraps, prompt)))
+        assert text(0, 0) == "> "
+        assert text(0, 1) == "  " and text(1, 2) == "  "  # the first line, and a later one, wrapped
+        assert text(1, 0).strip() == "..."  # a line of its own in the entry
+    s.forth.close()
+
+
+def test_the_block_labels_docs_repl_describes():
+    """Issue 26: multi-block labels such as `[b0-3]` were undocumented; docs/repl.md's sentence on
+    them, each claim run here as a user would copy it."""
+    import re
+
+    doc = " ".join((ROOT / "docs" / "repl.md").read_text().split())
+    claims = re.findall(r"`(BID-X [^`]*THEN)`(?: prints|,)? (?:prints )?`(\[[^`]*)`", doc)
+    assert len(claims) == 3, claims
+    f = Forth(backend="cpu")
+    f.eval("4 1 1 GRID 32 1 1 THREADS")
+    assert "`4 1 1 GRID 32 1 1 THREADS`" in doc
+    for line, shown in claims:
+        assert f.eval(line) == shown + "\n"
+    f.close()

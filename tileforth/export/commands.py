@@ -163,6 +163,27 @@ def _write_launcher(args: argparse.Namespace, text: str, console: Console) -> in
     return 0
 
 
+def _check_body(spec) -> None:
+    """Read the kernel file's body in a scratch session, each parameter a constant (nothing runs):
+    its first error, if it has one."""
+    from tileforth.core import Forth
+
+    from tileforth.core.front.dictionary import Constant
+
+    from .kernelfile import check_names, declare_shared, read_body
+
+    scratch = Forth(backend="cpu")
+    try:
+        check_names(scratch, spec)
+        declare_shared(scratch, spec)
+        for p in spec.params:  # any value: the body is only read (run_kernel_file gives the real ones)
+            scratch.dict[p.name.upper()] = Constant(p.name, 0.0 if p.kind == "float" else 0,
+                                                    is_float=p.kind == "float")
+        read_body(scratch, spec)
+    finally:
+        scratch.close()
+
+
 def _run(args: argparse.Namespace, text: str, console: Console) -> int:
     import ml_dtypes
     import numpy as np
@@ -172,7 +193,11 @@ def _run(args: argparse.Namespace, text: str, console: Console) -> int:
     from .kernelfile import format_array, parse_kernel_file, parse_param_values, run_kernel_file
 
     spec = parse_kernel_file(text, args.file)
-    values = parse_param_values(spec, args.param)
+    try:
+        values = parse_param_values(spec, args.param)
+    except ForthError:  # the file's own errors come first, as when the values are right
+        _check_body(spec)
+        raise
     arrays = ", ".join(q.name for q in spec.params if q.count is not None) or "none"
 
     def array_param(option: str, name: str):

@@ -47,6 +47,7 @@ from tileforth.core.session.words.arraydata import read_npy
 from tileforth.core.session.words.arrays import DEVICE_ARRAY_MAX, array_bytes_max, host_memory_bytes
 from tileforth.core.session.words.launch import check_python_shape
 from tileforth.core.session.interpreter import Collector, Forth
+from tileforth.core.session.launcherrors import BAD_ADDRESS_HINT
 
 TYPE_NAMES = " ".join(t.lower() for t in BY_NAME)
 _KERNEL_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
@@ -650,7 +651,13 @@ def run_kernel_file(f: Forth, spec: KernelSpec, values: dict[str, Value],
     declare_shared(f, spec)
     f.eval(" ".join(map(str, grid)) + " GRID " + " ".join(map(str, block)) + " THREADS")
     nodes = read_body(f, spec)
-    out = f.run_nodes(nodes)  # the whole body is one launch, as on the GPU
+    try:
+        out = f.run_nodes(nodes)  # the whole body is one launch, as on the GPU
+    except ForthError as err:  # ARRAY and SHARED: are refused in a body: name what it has instead
+        if BAD_ADDRESS_HINT not in err.message:
+            raise
+        raise ForthError(err.message.replace(BAD_ADDRESS_HINT, KERNEL_ADDRESS_HINT), err.pos, err.word,
+                         err.output, err.code) from None
     for p in spec.params:  # numpy arrays given get the results, as f.kernel writes its arrays back
         given = values.get(p.name.upper())
         if p.count is not None and isinstance(given, np.ndarray) and given.flags.writeable:
@@ -658,6 +665,10 @@ def run_kernel_file(f: Forth, spec: KernelSpec, values: dict[str, Value],
             if result.size == given.size:
                 np.copyto(given, result.reshape(given.shape), casting="unsafe")
     return out
+
+
+KERNEL_ADDRESS_HINT = ("use an address inside a parameter array (`\\! param NAME TYPE[N]`) or a shared one "
+                       "(`\\! shared NAME TYPE[N]`), e.g. `GLOBAL-ID 4 * X +` for an f32 X")
 
 
 SUMMARY_ELEMENTS = 256  # a larger array prints as its first and last values (--save writes them all)

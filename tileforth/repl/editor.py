@@ -326,7 +326,12 @@ def key_bindings(state: EditorState) -> KeyBindings:
     return kb
 
 
-def continuation(width: int, line_number: int, is_soft_wrap: bool):
+def continuation(width: int, line_number: int, wrap_count: int):
+    """What stands before a line of the entry after its first: `... ` before a line of its own (an
+    open definition goes on), blanks before the rest of a line the terminal wrapped (wrap_count > 0:
+    nothing is open there, the line is only longer than the screen)."""
+    if wrap_count:
+        return [("", " " * width)]
     return [("class:continuation", "... ".rjust(width))]
 
 

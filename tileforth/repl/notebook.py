@@ -1,8 +1,10 @@
-"""Jupyter: `%load_ext tileforth`, the `%%forth` cell magic and `%forth_session`.
+"""Jupyter: `%load_ext tileforth`, the `%%forth` cell magic, the `%forth` line magic and `%forth_session`.
 
     %load_ext tileforth
     %%forth --backend cpu --grid 1 1 1 --threads 32 1 1
     TID-X DUP *
+
+    %forth 2 3 + .              one line of Forth, in the same session, shown as a cell is
 
 One Forth session per IPython kernel, made by the first `%%forth` cell (or
 `%forth_session`).  A cell runs line by line, as `tileforth FILE` runs a
@@ -61,6 +63,10 @@ HTML_WIDTH = 120  # columns of the rich views in HTML (a notebook is wider than 
 
 PRE = ('<pre style="font-family:var(--jp-code-font-family,monospace);font-size:13px;line-height:1.35;'
        'margin:2px 0;white-space:pre;background:transparent">{code}</pre>')
+# an error: its message broken between words at ERROR_WIDTH columns, its source line cut to a window
+# there (render.render_error), and what is still wider than the output area wrapped, not cut off
+ERROR_WIDTH = 100
+PRE_WRAP = PRE.replace("white-space:pre;", "white-space:pre-wrap;overflow-wrap:anywhere;")
 
 
 # ---------------------------------------------------------------- options
@@ -130,7 +136,7 @@ class CellResult:
         for n in self.notes:
             out.append(PRE.format(code=f'<span style="opacity:0.7">{html.escape(n)}</span>'))
         if self.error is not None:
-            out.append(_rich_html([_error_text(self.error)]))
+            out.append(_rich_html([_error_text(self.error, ERROR_WIDTH)], code_format=PRE_WRAP))
         out.append("</div>")
         return "\n".join(out)
 
@@ -138,7 +144,7 @@ class CellResult:
         return {"text/plain": self.plain(), "text/html": self.html()}
 
 
-def _error_text(result: LineResult) -> Text:
+def _error_text(result: LineResult, width: int | None = None) -> Text:
     if result.internal:
         e = result.error
         text = Text()
@@ -148,7 +154,7 @@ def _error_text(result: LineResult) -> Text:
         text.append(f"{type(e).__name__}: {e}")
         return text
     return render.render_error(result.error, where=result.where, source_line=result.source_line,
-                              running=result.running)
+                              running=result.running, width=width, wrap=width is not None)
 
 
 def plain_error(result: LineResult) -> str:
@@ -166,13 +172,13 @@ def plain_view(kind: str, view) -> str:
     return view.plain()
 
 
-def _rich_html(lines: list[Text], width: int = HTML_WIDTH) -> str:
+def _rich_html(lines: list[Text], width: int = HTML_WIDTH, code_format: str = PRE) -> str:
     con = Console(file=io.StringIO(), record=True, width=width, force_terminal=True, force_jupyter=False,
                   color_system="truecolor",
                   highlight=False, soft_wrap=True)
     for line in lines:
         con.print(line)
-    return con.export_html(inline_styles=True, code_format=PRE)
+    return con.export_html(inline_styles=True, code_format=code_format)
 
 
 def _contrast(colour: str) -> str:
@@ -261,9 +267,18 @@ def _tile_panel(t) -> str:
             + f'<div style="font-family:monospace;font-size:11px;opacity:0.7">{html.escape(stats)}</div></div>')
 
 
-def _note_lines(view, keep) -> list[Text]:
-    """The record's own lines whose first span's tag is in `keep`, styled."""
-    return [line for line, raw in zip(render.styled(view), view.lines(HTML_WIDTH)) if raw and raw[0][1] in keep]
+def _note_lines(view, keep) -> tuple[list[Text], list[Text]]:
+    """The record's own lines (at HTML_WIDTH) whose first span's tag is in `keep`, styled: those before
+    its first other line (the title, the notes above a grid) and those after its last (below it)."""
+    raw = view.lines(HTML_WIDTH)
+    lines = render.styled(view, HTML_WIDTH)  # the same lines: wrapped at the same width
+    noted = [bool(r) and r[0][1] in keep for r in raw]
+    if all(noted):
+        return lines, []
+    first = noted.index(False)
+    last = len(noted) - noted[::-1].index(False)
+    return ([ln for ln, n in zip(lines[:first], noted) if n],
+            [ln for ln, n in zip(lines[last:], noted[last:]) if n])
 
 
 def html_view(kind: str, view) -> str:
@@ -284,11 +299,12 @@ def html_view(kind: str, view) -> str:
                 out += _rich_html([head]) + "<div>" + "".join(_tile_panel(t) for t in view.tiles) + "</div>"
             return out
         if kind == "tile":
-            return (_rich_html(_note_lines(view, ("head", "note")))
-                    + heat_table(view.tile.values, is_float=True))
-        if kind == "frag":
-            notes = _note_lines(view, ("head", "note"))
-            return _rich_html(notes[:-1]) + lane_table(view.lanes, view.block) + _rich_html(notes[-1:])
+            above, below = _note_lines(view, ("head", "note"))
+            return (_rich_html(above) + heat_table(view.tile.values, is_float=True)
+                    + (_rich_html(below) if below else ""))
+        if kind == "frag":  # the title and notes, the lanes' table, then which elements lane 0 holds
+            above, below = _note_lines(view, ("head", "note"))
+            return _rich_html(above) + lane_table(view.lanes, view.block) + _rich_html(below)
         if kind == "matrix" and not view.large:
             base = 10 if view.is_float else view.base
             v = np.asarray(view.values)
@@ -449,17 +465,28 @@ class _Message:
 
 
 def load_ipython_extension(ipython) -> None:
-    """`%load_ext tileforth`: register %%forth and %forth_session."""
-    from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
+    """`%load_ext tileforth`: register %%forth, %forth and %forth_session."""
+    from IPython.core.magic import Magics, line_cell_magic, line_magic, magics_class
     from IPython.display import display
 
     @magics_class
     class ForthMagics(Magics):
-        @cell_magic
-        def forth(self, line, cell):
-            """Run the cell's lines as Forth in this kernel's tileforth session
+        @line_cell_magic
+        def forth(self, line, cell=None):
+            """`%%forth [options]`: run the cell's lines as Forth in this kernel's tileforth session
             (`%%forth --backend cpu --grid X Y Z --threads X Y Z --new --no-stacks`);
+            `%forth LINE`: run one line of Forth there (no options: the line is all Forth);
             see tileforth.repl.notebook."""
+            if cell is None:  # the line magic
+                try:
+                    nb, note = notebook_for(self.shell)
+                except Exception as e:  # a backend that cannot start: a message, no traceback
+                    display(_short_error(f"cannot start the session: {type(e).__name__}: {e}"))
+                    return None
+                if note:
+                    display(_Message(note))
+                display(nb.run_cell(line))
+                return None
             try:
                 args = parse_options(line)
                 nb, note = notebook_for(self.shell, args.backend, args.new)

@@ -1,7 +1,9 @@
-"""PROFILE's view in the REPL: a rich table per launch, one row per load/store
-site, pointing at the source (the definition, line:col and the source around
+"""PROFILE's view in the REPL: on a colour terminal wide enough, a rich table per launch, one row
+per load/store site, pointing at the source (the definition, line:col and the source around
 the word), with the figures that cost time marked: sectors beyond the ideal
-and partly active warps in yellow, bank conflicts in red.
+and partly active warps in yellow, bank conflicts in red. In a pipe, or where a table would
+cut a heading or a figure, the record's own layout (a row, then the source line and a caret,
+per site; a block per site where a row does not fit), as docs/simt.md shows it.
 
 The record and its plain layout are tileforth/core/session/accessprofile.py's; the cells'
 text comes from there too (`site_cells`), so the numbers read the same in a
@@ -52,8 +54,19 @@ def launch_table(p: LaunchProfile, width: int, ascii_only: bool = False) -> Tabl
     return t
 
 
-def render_profile(view: Profile, *, width: int = 80, colour: bool = False, glyphs=None) -> list[Text]:
-    """rich lines for a Profile record at `width` (styles only when `colour`)."""
+def fits(p: LaunchProfile, width: int, con: Console, ascii_only: bool = False) -> bool:
+    """Whether the launch's table shows every heading and figure whole at `width`."""
+    from rich.measure import Measurement
+
+    table = launch_table(p, width, ascii_only)  # its source column as wide as at `width`
+    return Measurement.get(con, con.options.update(width=10_000), table).maximum <= width
+
+
+def render_profile(view: Profile, *, width: int = 80, colour: bool = False, glyphs=None) -> list[Text] | None:
+    """rich lines for a Profile record at `width`: on a colour terminal a table per launch, styled,
+    where every launch's table fits whole; otherwise (a pipe, a narrow terminal) None: the caller
+    (render.render) shows the record's own layout, what `Forth.eval` returns (a row and the source
+    per site, or a block per site when a row does not fit): a figure is never cut."""
     ascii_only = glyphs is not None and glyphs.ellipsis == "..."
     out = [Text(view.title, style="bold")]
     shown = [p for p in view.launches if p.records or any(p.barriers)]
@@ -61,6 +74,8 @@ def render_profile(view: Profile, *, width: int = 80, colour: bool = False, glyp
         return out + [Text("no loads or stores were traced (tile loads and stores are not traced)", style="dim")]
     con = Console(file=io.StringIO(), width=width, highlight=False, force_terminal=colour, no_color=not colour,
                   color_system="truecolor" if colour else None)
+    if not colour or not all(fits(p, width, con, ascii_only) for p in shown if p.sites):
+        return None
     for i, p in enumerate(shown):
         out.append(Text(launch_head(p, i, len(shown)), style="dim"))
         note = dropped_note(p)

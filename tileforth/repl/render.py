@@ -17,6 +17,7 @@ Summaries, tried in this order (the first that applies wins):
     [3 9 1]                 up to four threads: every value
     [-1×16 0×16]            up to four runs of equal values
     [(0 1 2 … 31)×4]        a short period repeated, e.g. TID-X over 4 blocks
+    [(0 1 2 … 4)×19 0]      ... whose last repetition stops short, e.g. TID-X 5 MOD on 96 threads
     [0–99 (32 lanes)]       otherwise: the range and the thread count
 
 The top of the stack is on the right, and cells are written in the current
@@ -106,10 +107,11 @@ def _runs(vals: np.ndarray) -> list[tuple[object, int]]:
 
 
 def _period(vals: np.ndarray) -> int | None:
-    """Smallest p < n, dividing n, with vals the first p values repeated."""
+    """Smallest p <= n/2 with vals the first p values repeated (the last repetition may stop short:
+    96 threads of TID-X 5 MOD are 19 periods of 5 and the first value again)."""
     n = len(vals)
     for p in range(1, n // 2 + 1):
-        if n % p == 0 and np.array_equal(vals, np.tile(vals[:p], n // p)):
+        if np.array_equal(vals, np.resize(vals[:p], n)):
             return p
     return None
 
@@ -131,8 +133,10 @@ def summarize(values: Sequence, *, is_float: bool = False, glyphs: Glyphs = UNIC
         p = _period(vals)
         if p is not None:
             rep = _inner(vals[:p], is_float, glyphs, base, allow_runs=False)
-            if rep is not None and (p <= MAX_PERIOD_LISTED or _is_ramp(vals[:p])):
-                inner = f"({rep}){glyphs.times}{n // p}"
+            rest = vals[n // p * p:]  # a start of the period: listed, or a ramp as the period is
+            tail = _inner(rest, is_float, glyphs, base, allow_runs=False) if len(rest) else ""
+            if rep is not None and tail is not None and (p <= MAX_PERIOD_LISTED or _is_ramp(vals[:p])):
+                inner = f"({rep}){glyphs.times}{n // p}" + (f" {tail}" if tail else "")
     if inner is None:
         inner = _range(vals, is_float, glyphs, base)
     return f"[{inner}]"
@@ -590,9 +594,9 @@ def span_style(tag, scale: float = 0.0) -> str:
     return STYLES.get(tag, "")
 
 
-def styled(view: View) -> list[Text]:
-    """The view's own lines (its plain-text layout), styled by their tags."""
-    return _styled_lines(view.lines(), view.scale)
+def styled(view: View, width: int | None = None) -> list[Text]:
+    """The view's own lines (its plain-text layout, at `width`: else the record's own), styled by their tags."""
+    return _styled_lines(view.lines() if width is None else view.lines(width), view.scale)
 
 
 def _styled_lines(lines, scale: float) -> list[Text]:
@@ -716,9 +720,11 @@ def render(kind: str, view: View, *, forth=None, width: int = PLAIN_WIDTH, colou
         return _code(view, highlight_ir)
     if colour and kind == "ptx":
         return _code(view, highlight_ptx)
-    if kind == "profile":  # PROFILE's figures: a rich table per launch (profileview.py)
-        from .profileview import render_profile
-        return render_profile(view, width=width, colour=colour, glyphs=glyphs)
+    if kind == "profile":  # PROFILE's figures: on a colour terminal that has room, a rich table per launch
+        from .profileview import render_profile  # (profileview.py); else the record's own layout, below
+        table = render_profile(view, width=width, colour=colour, glyphs=glyphs)
+        if table is not None:
+            return table
     if kind in OWN_LAYOUT:
         return _styled_lines(OWN_LAYOUT[kind](view, width), view.scale)
     return styled(view)

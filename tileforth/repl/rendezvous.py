@@ -14,6 +14,7 @@ import sys
 PROTOCOL = 1
 FDS = (0, 1, 2)  # stdin, stdout, stderr: the child uses them as its own
 IDLE_DEFAULT_S = 900.0
+HANDSHAKE_S = 10.0  # how long a server's child waits for its client's request and go (a client sends at once)
 LOG_BYTES = 1 << 20  # server.log is begun again past this size
 # environment variables read while the server imports and warms up: a client whose values
 # differ needs a server of its own (the rest of the environment is the child's, set per run)
@@ -40,8 +41,11 @@ def idle_seconds(env=os.environ) -> float:
 
 
 def base_folder() -> str:
-    """Where the user's private folder for sockets is (made by `folder`)."""
-    base = os.environ.get("XDG_RUNTIME_DIR") or os.environ.get("TMPDIR") or "/tmp"
+    """Where the user's private folder for sockets is (made by `folder`): in $XDG_RUNTIME_DIR, else
+    $TMPDIR, else /tmp. A relative one is passed over (the XDG rule): it would name another folder
+    from each working folder, and the server changes its own."""
+    given = (os.environ.get(name, "") for name in ("XDG_RUNTIME_DIR", "TMPDIR"))
+    base = next((path for path in given if os.path.isabs(path)), "/tmp")
     return os.path.join(base, f"tileforth-{os.getuid()}")
 
 
@@ -165,8 +169,12 @@ def recv_exact(sock, n: int) -> bytes:
 
 
 # the server's replies: "P" and the child's process id (it waits for "G" before it runs),
-# then "X" and the exit status once the child has ended
+# then "X" and the exit status once the child has ended; or "N" and an index into REFUSALS: the
+# child cannot be the process the client would be (the client then runs the command itself)
 REPLY = struct.Struct("!ci")
+REFUSALS = ("its nice value (a child may not raise its priority above the server's)",
+            "its CPU affinity (CPUs the server may not use)",
+            "a resource limit above the server's hard limit")
 
 
 def start_server():

@@ -5,9 +5,12 @@ nothing behind. Most of `tileforth -e "1 2 + ."` is spent before the line: the i
 numpy and LLVM's shared library, then tileforth's own modules and its JIT. A resident server
 (tileforth/repl/server.py), which the user starts, has all of that loaded once. For each run it
 forks a child, a copy of itself, that takes this process's stdin, stdout and stderr, its working
-folder, environment, umask, resource limits and arguments, runs `cli.main` as this process
-would, and exits; its exit status becomes this process's (a child killed by a signal kills
-this process by the same signal). Ctrl-C and other stop signals sent to this process are
+folder, environment (TZ included), umask, resource limits, nice value, CPU affinity and
+arguments, runs `cli.main` as this process would, and exits (a child that cannot take them, a
+nice value or a limit beyond the server's, says so, and the run goes on here); its exit status
+becomes this process's (a child killed by a signal kills this process by the same signal), and
+it dies with its server (`kill -9` of a server ends its runs; they do not go on writing to the
+terminal). Ctrl-C and other stop signals sent to this process are
 passed on to it, and Ctrl-Z stops both (`fg` continues both). Every run starts from the same
 fresh state, so a run through the server prints and returns exactly what it would here.
 
@@ -39,7 +42,7 @@ import struct
 import sys
 
 from .args import FLAG_OPTIONS, KERNEL_COMMANDS, SERVER_COMMANDS, VALUE_OPTIONS
-from .rendezvous import FDS, REPLY, folder, key, may_be_serving, mode, recv_exact, send_message, socket_path, start_server
+from .rendezvous import FDS, REFUSALS, REPLY, folder, key, may_be_serving, mode, recv_exact, send_message, socket_path, start_server
 
 START_TIMEOUT_S = 10.0  # how long a client waits for its child to start before running here
 
@@ -125,10 +128,14 @@ def _hand_over(sock, path: str, argv: list[str], relay: "Relay") -> int | None:
     except OSError:  # a folder removed under this process: the run goes on here, where it still is
         return None
     request = {"argv": argv, "argv0": sys.argv[0], "cwd": cwd, "env": dict(os.environ), "umask": _umask(),
-               "limits": _limits()}
+               "limits": _limits(), "nice": os.getpriority(os.PRIO_PROCESS, 0), "cpus": _cpus()}
     try:
         send_message(sock, json.dumps(request).encode(), FDS)
         tag, pid = REPLY.unpack(recv_exact(sock, REPLY.size))
+        if tag == b"N":  # the child cannot be this process (a higher priority, other CPUs): run here
+            global refused
+            refused = REFUSALS[pid] if 0 <= pid < len(REFUSALS) else "its process state"
+            return None
         if tag != b"P":
             return None
         sock.sendall(b"G")
@@ -141,7 +148,8 @@ def _hand_over(sock, path: str, argv: list[str], relay: "Relay") -> int | None:
             tag, status = REPLY.unpack(recv_exact(sock, REPLY.size))
         except InterruptedError:
             continue
-        except (OSError, EOFError):
+        except (OSError, EOFError):  # the server was killed: its child dies with it (server.child), here too
+            relay.kill()
             print("tileforth: error: the resident server went away during the run; run again (or set "
                   "TILEFORTH_SERVER=0 to run without one)", file=sys.stderr)
             return 1
@@ -149,15 +157,24 @@ def _hand_over(sock, path: str, argv: list[str], relay: "Relay") -> int | None:
             return status if status >= 0 else _die_as_child(-status)
 
 
-LIMITS = ("RLIMIT_CPU", "RLIMIT_AS", "RLIMIT_DATA", "RLIMIT_FSIZE", "RLIMIT_NOFILE", "RLIMIT_CORE")
+refused: str | None = None  # why the last server's child could not run as this process would (REFUSALS)
 
 
 def _limits() -> dict[str, list[int]]:
-    """This process's resource limits (ulimit) that the child takes: a run under `ulimit -t 5` or
-    `ulimit -v ...` is held to them through the server too."""
+    """This process's resource limits (ulimit), every one, that the child takes: a run under
+    `ulimit -t 5`, `ulimit -v ...` or `ulimit -s ...` is held to them through the server too."""
     import resource
 
-    return {name: list(resource.getrlimit(getattr(resource, name))) for name in LIMITS if hasattr(resource, name)}
+    return {name: list(resource.getrlimit(getattr(resource, name))) for name in dir(resource)
+            if name.startswith("RLIMIT_")}
+
+
+def _cpus() -> list[int] | None:
+    """The CPUs this process may run on (taskset), which the child takes; None where unknown."""
+    try:
+        return sorted(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return None
 
 
 def _umask() -> int:
@@ -207,6 +224,12 @@ class Relay:
             os.kill(self.pid, signum)
         except OSError:  # it has just ended
             pass
+
+    def kill(self) -> None:
+        """End the child now (its server went away, so nothing else will)."""
+        import signal
+
+        self._send(signal.SIGKILL)
 
     def attach(self, pid: int) -> None:
         self.pid = pid
@@ -268,9 +291,14 @@ def _entry() -> None:
         return
     status = run_through_server(argv)
     if status is None and how == "only":
-        print("tileforth: error: TILEFORTH_SERVER=only, but no resident server is running for this Python, "
-              "tileforth and environment; start one with `python -m tileforth.repl.server` (in the foreground) "
-              "or `tileforth serve` (in the background)", file=sys.stderr)
+        if refused is not None:
+            print(f"tileforth: error: TILEFORTH_SERVER=only, but the resident server's child cannot run as this "
+                  f"process would: {refused}; run without TILEFORTH_SERVER=only, or start the server "
+                  "(`tileforth serve`) from a shell like this one", file=sys.stderr)
+        else:
+            print("tileforth: error: TILEFORTH_SERVER=only, but no resident server is running for this Python, "
+                  "tileforth and environment; start one with `python -m tileforth.repl.server` (in the "
+                  "foreground) or `tileforth serve` (in the background)", file=sys.stderr)
         status = 2
     elif status is None:
         from .cli import main

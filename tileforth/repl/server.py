@@ -8,9 +8,14 @@ a run needs and warms it up (a cpu session runs a line and is closed, so the JIT
 scheduler exist), freezes its objects for the garbage collector (children then do not copy them
 page by page), writes its process id and start into the lock file (what `tileforth server
 status` reads), and waits. For each client it forks a child, which:
+    - dies with the server (PR_SET_PDEATHSIG: a server killed, even by SIGKILL, leaves no run
+      writing to a terminal);
     - checks the client's user id, takes its stdin/stdout/stderr, working folder,
-      environment, umask, resource limits and arguments;
-    - sends its process id and waits for the client's go (a client that gave up gets no run);
+      environment (and TZ with it), umask, nice value, CPU affinity, resource limits and arguments;
+      one it cannot take (a priority or a limit above the server's, a CPU it may not use) it
+      refuses, and the client runs the command itself;
+    - sends its process id and waits for the client's go (a client that gave up gets no run, nor
+      one that sends nothing for rendezvous.HANDSHAKE_S);
     - runs `cli.main` as the command would, then the exit functions, and exits with its status.
 The server reaps its children and sends each client its child's exit status (killed by a
 signal: minus its number, and the client ends itself by the same signal). A client that goes away
@@ -167,9 +172,11 @@ class Server:
             self.stopping = True
             self.stop_listening()
             return
+        server_pid = os.getpid()
         pid = os.fork()
-        if pid == 0:  # the child: the signals as a fresh process has them, the server's descriptors closed
-            signal.set_wakeup_fd(-1)  # (its lock too), then the run
+        if pid == 0:  # the child: it dies with the server, the signals as a fresh process has them, the
+            die_with_parent(server_pid)  # server's descriptors closed (its lock too), then the run
+            signal.set_wakeup_fd(-1)
             for sig in (signal.SIGCHLD, signal.SIGTERM):
                 signal.signal(sig, signal.SIG_DFL)
             signal.signal(signal.SIGINT, signal.default_int_handler)
@@ -225,15 +232,33 @@ class Server:
         self.listener.close()
 
 
+PR_SET_PDEATHSIG = 1  # Linux's prctl option: a signal for this process when its parent ends
+
+
+def die_with_parent(parent: int) -> None:
+    """SIGKILL for this process (a server's child) when the server ends, however it ends (`kill -9`
+    included): a run must not go on writing to a terminal with no command waiting for it."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    except (OSError, AttributeError):  # not Linux: the client kills it when the server goes (resident.Relay)
+        pass
+    if os.getppid() != parent:  # the server ended before the prctl: nobody would report this run
+        os._exit(1)
+
+
+class Refused(Exception):
+    """The child cannot become the process the client would be; args[0] indexes rendezvous.REFUSALS."""
+
+
 def child(conn: socket.socket) -> None:
-    """One run, in a forked copy of the warmed-up server; ends the process."""
+    """One run, in a forked copy of the warmed-up server; ends the process. A client that sends
+    nothing (or no go) within rendezvous.HANDSHAKE_S gets no run: the child does not wait for ever."""
     status = 1
     try:
-        request = receive(conn)
+        request = handshake(conn)
         if request is None:
-            os._exit(1)
-        conn.sendall(rendezvous.REPLY.pack(b"P", os.getpid()))
-        if rendezvous.recv_exact(conn, 1) != b"G":
             os._exit(1)
         from .cli import main
 
@@ -262,6 +287,27 @@ def child(conn: socket.socket) -> None:
         os._exit(status)
 
 
+def handshake(conn: socket.socket) -> dict | None:
+    """The client's request taken (receive), its go received; None: no run (a client that sent nothing
+    in time, went away, or whose process this child cannot become: it is told so, and runs itself)."""
+    conn.settimeout(rendezvous.HANDSHAKE_S)
+    try:
+        try:
+            request = receive(conn)
+        except Refused as why:
+            conn.sendall(rendezvous.REPLY.pack(b"N", why.args[0]))
+            return None
+        if request is None:
+            return None
+        conn.sendall(rendezvous.REPLY.pack(b"P", os.getpid()))
+        if rendezvous.recv_exact(conn, 1) != b"G":
+            return None
+    except (OSError, EOFError, ValueError, struct.error):  # TimeoutError is an OSError
+        return None
+    conn.settimeout(None)
+    return request
+
+
 def receive(conn: socket.socket) -> dict | None:
     """Take over the client: its user id checked, its descriptors and state made this process's."""
     creds = conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
@@ -283,18 +329,40 @@ def receive(conn: socket.socket) -> dict | None:
     os.environ.clear()
     os.environ.update(request["env"])
     os.umask(request["umask"])
-    import resource
-
-    for name, (soft, hard) in request.get("limits", {}).items():
-        try:  # a limit can be lowered; one the server's own limit is below stays the server's
-            resource.setrlimit(getattr(resource, name), (soft, hard))
-        except (ValueError, OSError, AttributeError):
-            pass
+    time.tzset()  # TZ as the client has it (localtime would go on with the server's)
+    become(request)
     sys.argv = [request["argv0"], *request["argv"]]
     sys.stdin, sys.stdout, sys.stderr = (_stream(fd, old) for fd, old in zip(rendezvous.FDS, (
         sys.__stdin__, sys.__stdout__, sys.__stderr__)))
     sys.__stdin__, sys.__stdout__, sys.__stderr__ = sys.stdin, sys.stdout, sys.stderr  # type: ignore[misc]
     return request
+
+
+def become(request: dict) -> None:
+    """The client's nice value, CPU affinity and resource limits; Refused when one cannot be had (a
+    priority above the server's, a CPU the server may not use, a limit above the server's hard one)."""
+    nice = request.get("nice")
+    if nice is not None and nice != os.getpriority(os.PRIO_PROCESS, 0):
+        try:
+            os.setpriority(os.PRIO_PROCESS, 0, nice)
+        except OSError:
+            raise Refused(0) from None
+    cpus = request.get("cpus")
+    if cpus is not None and hasattr(os, "sched_setaffinity") and set(cpus) != os.sched_getaffinity(0):
+        try:
+            os.sched_setaffinity(0, cpus)
+        except OSError:
+            raise Refused(1) from None
+    import resource
+
+    for name, (soft, hard) in request.get("limits", {}).items():
+        which = getattr(resource, name, None)
+        if which is None or resource.getrlimit(which) == (soft, hard):
+            continue
+        try:
+            resource.setrlimit(which, (soft, hard))
+        except (ValueError, OSError):
+            raise Refused(2) from None
 
 
 def _stream(fd: int, like):

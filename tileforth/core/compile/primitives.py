@@ -378,9 +378,11 @@ prim("RSHIFT", "( x u -- x' )", "Logical shift right by u bits (0 when u >= 64).
 
 
 def _divmod(g: "Gen", a: ir.Value, d: ir.Value) -> tuple[ir.Value, ir.Value]:
-    """Symmetric (truncating) division; MIN/-1 wraps instead of trapping."""
+    """Symmetric (truncating) division. MIN / -1, whose quotient 2^63 does not fit a cell, fails
+    as gforth's does: result out of range (-11; the division error's aux 2)."""
     g.fail_if(g.b.icmp_signed("==", d, c64(0)), L.E_DIV0)
     m1 = g.b.icmp_signed("==", d, c64(-1))
+    g.fail_if(g.b.and_(m1, g.b.icmp_signed("==", a, c64(-(1 << 63)))), L.E_DIV0, aux=c64(2))
     safe = g.b.select(m1, c64(1), d)
     q = g.b.select(m1, g.b.neg(a), g.b.sdiv(a, safe))
     r = g.b.select(m1, c64(0), g.b.srem(a, safe))
@@ -396,6 +398,8 @@ def _wide(g: "Gen", lo: ir.Value, hi: ir.Value) -> ir.Value:
 
 
 def _div128(g: "Gen", num: ir.Value, d: ir.Value, floored: bool) -> list[ir.Value]:
+    """A double (or a product) by a cell. A quotient that does not fit a cell fails as x86-64's idiv
+    (and so gforth) does, with the division error (aux 1: the quotient's size, not the divisor)."""
     g.fail_if(g.b.icmp_signed("==", d, c64(0)), L.E_DIV0)
     d128 = g.b.sext(d, I128)
     m1 = g.b.icmp_signed("==", d, c64(-1))
@@ -408,6 +412,8 @@ def _div128(g: "Gen", num: ir.Value, d: ir.Value, floored: bool) -> list[ir.Valu
                        g.b.icmp_signed("!=", g.b.icmp_signed("<", r, zero), g.b.icmp_signed("<", d128, zero)))
         q = g.b.select(adj, g.b.sub(q, ir.Constant(I128, 1)), q)
         r = g.b.select(adj, g.b.add(r, d128), r)
+    wide = g.b.icmp_signed("!=", g.b.sext(g.b.trunc(q, I64), I128), q)  # the quotient needs more than a cell
+    g.fail_if(wide, L.E_DIV0, aux=c64(1))
     return [g.b.trunc(r, I64), g.b.trunc(q, I64)]
 
 

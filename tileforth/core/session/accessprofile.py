@@ -43,7 +43,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from ..lazy import np
 from ..records import asdict, field, record
 from .launcherrors import word_at
-from .views import WIDTH, Lines, Span, View
+from .views import WIDTH, Lines, Span, View, _para
 
 if TYPE_CHECKING:
     from .api import Session as Forth
@@ -322,14 +322,17 @@ class Profile(View):
             out.append([("no loads or stores were traced (tile loads and stores are not traced)", "note")])
             return out
         for i, p in enumerate(shown):
-            out.append([(launch_head(p, i, len(shown)), "note")])
+            out += _para(launch_head(p, i, len(shown)), "note", width)
             note = dropped_note(p)
             if note:
-                out.append([(note, "note")])
+                out += _para(note, "note", width)
             if not p.sites:
                 continue
             cells = [list(HEADS)] + [site_cells(s) for s in p.sites]
             widths = [max(len(r[c]) for r in cells) for c in range(len(HEADS))]
+            if sum(widths) + len(widths) - 1 > width:  # too narrow for a row per site: a block per site
+                out += _site_blocks(p, cells[1:], width)
+                continue
             for r, row in enumerate(cells):
                 line: list[Span] = []
                 for c, text in enumerate(row):
@@ -341,6 +344,28 @@ class Profile(View):
                     out.append([("  " + src, "code")])
                     out.append([("  " + " " * at + "^" * max(1, len(p.sites[r - 1].token)), "note")])
         return out
+
+
+def _site_blocks(p: LaunchProfile, rows: list[list[str]], width: int) -> Lines:
+    """The sites where a row of the table would not fit `width`: each site's place and access on a
+    line, its figures, each named, on the next (broken between figures), then the source and caret."""
+    out: Lines = []
+    for s, row in zip(p.sites, rows):
+        out.append([(row[0], "label"), ("  " + row[1], None)])
+        figures = [f"{HEADS[c]} {row[c]}" for c in range(2, len(HEADS)) if row[c]]
+        line: list[Span] = []
+        used = 0
+        for fig in figures:
+            if line and used + 2 + len(fig) > width:
+                out.append(line)
+                line, used = [], 0
+            line.append(("  " + fig, None))
+            used += 2 + len(fig)
+        out.append(line)
+        src, at = source_excerpt(s, width - 2)
+        out.append([("  " + src, "code")])
+        out.append([("  " + " " * at + "^" * max(1, len(s.token)), "note")])
+    return out
 
 
 # ---- the words ---------------------------------------------------------------------------------

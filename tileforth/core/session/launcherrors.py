@@ -45,6 +45,11 @@ THROW_MEANINGS = {-1: "ABORT", -2: 'ABORT"', -3: "stack overflow", -4: "stack un
                         "fewer than 512 threads or one block (or set TILEFORTH_WORKERS=1)"}
 
 
+# what a bad address's message tells the user to do (a kernel file's run says otherwise: its body
+# declares its memory in the header, export/kernelfile.py)
+BAD_ADDRESS_HINT = "use an address from ARRAY, MATRIX, VARIABLE, CREATE or SHARED:"
+
+
 def word_at(pos: SourcePos | None) -> str | None:
     """The token that starts at a source position."""
     if pos is None or not pos.text:
@@ -71,10 +76,14 @@ def launch_error(f: "Forth", err: tuple[int, int, int, int, int]) -> ForthError:
         L.E_FUNDERFLOW: f"float stack underflow{where}: {thr} has too few floats; push them first",
         L.E_FOVERFLOW: f"float stack overflow{where}: {thr} has more than {f.machine.fs_max} floats",
         L.E_BAD_ADDR: f"bad address ${addr & (2**64 - 1):x}{where} ({thr}, {aux} bytes): it is outside "
-                      "every allocation; use an address from ARRAY, MATRIX, VARIABLE, CREATE or SHARED:",
+                      f"every allocation; {BAD_ADDRESS_HINT}",
         L.E_ALIGN: f"misaligned address ${addr & (2**64 - 1):x}{where} ({thr}): a {aux}-byte access "
                    f"needs an address that is a multiple of {aux} (see ALIGNED)",
-        L.E_DIV0: f"division by zero{where} ({thr}); check the divisor first",
+        L.E_DIV0: (f"division by zero{where} ({thr}); check the divisor first" if aux == 0 else
+                   f"result out of range{where} ({thr}): the quotient of the most negative cell by -1, 2^63, "
+                   "does not fit a cell; check the operands first" if aux == 2 else
+                   f"division overflow{where} ({thr}): the quotient does not fit a cell (Forth reports it as a "
+                   "division by zero, -10); divide a smaller number, or by a larger divisor"),
         L.E_STEPS: f"{thr} ran {f.step_budget} loop iterations and calls{where} without finishing: the loop "
                    f"or recursion looks infinite ({RAISE_BUDGET})",
         L.E_LAUNCH_STEPS: f"the launch ran {f.step_budget} loop iterations{where}, summed over its "
@@ -95,8 +104,8 @@ def launch_error(f: "Forth", err: tuple[int, int, int, int, int]) -> ForthError:
         msgs[code] = _race_message(f, addr, aux, thread, where, word_at(pos), site)
     if code == L.E_ASYNC:
         msgs[code] = async_message(f, thread, addr, aux, where, word_at(pos))
-    return ForthError(msgs.get(code, f"device error {code}{where}"), pos, word_at(pos),
-                      code=aux if code == L.E_THROW else THROW_CODES.get(code, -1))
+    throw = aux if code == L.E_THROW else -11 if code == L.E_DIV0 and aux == 2 else THROW_CODES.get(code, -1)
+    return ForthError(msgs.get(code, f"device error {code}{where}"), pos, word_at(pos), code=throw)
 
 
 def _race_message(f: "Forth", addr: int, aux: int, thread: int, where: str, token: str | None,

@@ -274,11 +274,12 @@ class Lanes(Stacks):
         texts = []
         for t in range(n):
             d = " ".join(format_int(v, base) for v in self.cells[t, :dsp[t]])
-            text = f"<{dsp[t]}>" + (f" {d}" if d else "")
-            if show_f:
+            texts.append(f"<{dsp[t]}>" + (f" {d}" if d else ""))
+        if show_f:  # the float stacks in a column of their own: `F:` at one place on every row
+            dw = max(len(t) for t in texts)
+            for t in range(n):
                 fl = " ".join(format_f32(v) for v in self.floats[t, :fsp[t]])
-                text += f"  F: <{fsp[t]}>" + (f" {fl}" if fl else "")
-            texts.append(text)
+                texts[t] = texts[t].ljust(dw) + f"  F: <{fsp[t]}>" + (f" {fl}" if fl else "")
         rows = [(str(a) if a == b else f"{a}-{b}", texts[a]) for a, b in _runs(texts)]
         if len(rows) > MAX_LANE_ROWS:
             keep_head, keep_tail = MAX_LANE_ROWS // 2, MAX_LANE_ROWS // 4

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 from weakref import WeakKeyDictionary
 
 from ...compile.primitives import TABLE as PRIMS
-from ...errors import ForthError
+from ...errors import ForthError, SourcePos
 from ...front.dictionary import Colon, Constant
 from ...front.reader import Token
 from ...front.tree import Call, HostOp, Lit, LocalGet, LocalSet, Prim
@@ -101,6 +101,10 @@ def i_semicolon(f: "Forth", tok: Token) -> None:
     text = definition_text(f, f.reader, read_end(f.reader, tok))  # the definition's own text, for SEE
     if text is not None:
         f.colon.source = "\n".join(text)
+        outer = _DOES_OF.pop(f.colon, None)
+        if outer is not None and text:  # a DOES> part: its defining word's text is both parts
+            word, head = outer  # head ends where the DOES> part's text starts: on the line of DOES>
+            word.source = "\n".join(head[:-1] + [head[-1] + text[0]] + text[1:])
     colon = f.colon
     f.finish_definition(tok)
     last = _INTERPRETED.pop(colon, None)
@@ -135,6 +139,10 @@ def i_does(f: "Forth", tok: Token) -> None:
     outer = f.colon
     does = Colon(f"{outer.name} DOES>", [], tok.pos, anonymous=True, source=outer.source, prelude=outer.prelude)
     f.append(HostOp("DOES>", _run_does, does, tok.pos))
+    before = SourcePos(tok.pos.line, tok.pos.col - 1, tok.pos.text, tok.pos.source)  # up to DOES>
+    head = definition_text(f, f.reader, before) if tok.pos.source == f.reader.name else None
+    if head is not None:  # SEE shows the whole definition: this part, then the DOES> part's at `;`
+        _DOES_OF[does] = (outer, head)
     f.finish_definition(tok)
     f.colon = does
     f.colon_start = (f.reader, tok.pos)
@@ -143,6 +151,8 @@ def i_does(f: "Forth", tok: Token) -> None:
 
 # a DOES> part begun outside a definition -> the word made by CREATE it is for (given its code at ;)
 _INTERPRETED: "WeakKeyDictionary[Colon, object]" = WeakKeyDictionary()
+# a DOES> part read from a source -> (its defining word, the defining word's lines up to DOES>)
+_DOES_OF: "WeakKeyDictionary[Colon, tuple[Colon, list[str]]]" = WeakKeyDictionary()
 
 
 def _interpreted_does(f: "Forth", tok: Token) -> None:

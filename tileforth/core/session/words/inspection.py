@@ -21,6 +21,7 @@ from ...compile.state import StackState
 from ...errors import ForthError
 from ...front.dictionary import Colon, Constant
 from ...front.reader import Token
+from ...front.tree import HostOp, walk
 from ...lazy import np
 from .. import fragments
 from ..views import (
@@ -267,13 +268,22 @@ def effect_header(e: Colon) -> str:
     return text
 
 
+def _callee_name(w: Colon) -> str:
+    """A callee as the user knows it: a DOES> part by its defining word's name."""
+    return f"{w.name[:-len(' DOES>')]}'s DOES> part" if w.anonymous and w.name.endswith(" DOES>") else w.name
+
+
 def colon_notes(e: Colon) -> list[str]:
     out = []
     if not e.effect.static:
         out.append("dynamic: the depth depends on the data, so run-time stack checks stay on")
-    callees = [w.name for w in e.callees()]
+    callees = [_callee_name(w) for w in e.callees()]
     if callees:
         out.append("calls: " + " ".join(callees))
+    does = [n.arg for n in walk(e.body) if isinstance(n, HostOp) and isinstance(n.arg, Colon)]
+    later = list(dict.fromkeys(_callee_name(w) for d in does for w in d.callees()))
+    if later:  # the DOES> part: a body of its own, run by the words this one CREATEs
+        out.append("the words it CREATEs call (after DOES>): " + " ".join(later))
     if e.suspends:
         out.append("suspends (BARRIER or a warp operation): inlined into the kernels that call it")
     return out
@@ -372,11 +382,20 @@ def w_see_ptx(f: "Forth", tok: Token) -> None:
         raise ForthError(f"SEE-PTX: LLVM could not make PTX for {word.name} ({arch}): {exc}") from exc
     notes = [f"// {word.name} as a kernel for {arch} (tileforth --arch, or Forth.ptx_arch, changes it)"]
     eff = word.effect
-    if eff.static and (eff.dneed + eff.dnet > 0 or eff.fneed + eff.fnet > 0):
-        notes.append("// a kernel returns nothing: the results it leaves on the stacks are dropped, so code "
-                     "that only computes them is removed; store them (! F!) to see it")
+    if eff.static:
+        notes += _results_note(word.name, eff.dneed + eff.dnet, eff.fneed + eff.fnet)
     notes.append(_ptxas_note(ptx, arch))
     show(f, PTXCode(word.name, notes, ptx, arch))
+
+
+def _results_note(name: str, cells: int, floats: int) -> list[str]:
+    """Where the kernel puts the results the word leaves (Compiler.export: its last parameters)."""
+    outs = [f"{n} cell{'s' * (n != 1)} to `out`" for n in [cells] if n > 0]
+    outs += [f"{n} float{'s' * (n != 1)} to `fout`" for n in [floats] if n > 0]
+    if not outs:
+        return []
+    return [f"// a kernel returns nothing: {name}'s results are stored to its last parameters, "
+            f"{' and '.join(outs)} (thread t's i-th result, the deepest first, at [t * results + i])"]
 
 
 def _ptxas_note(ptx: str, arch: str) -> str:
