@@ -16,7 +16,10 @@ buffer, which `save()` hands back to the backend.
 where the backend keeps it in host memory (the cpu backend's `state_buffer()`),
 so a host word that pops three cells at 65,536 threads copies nothing. A
 line's `Snapshot` (what a failing line restores) keeps each thread's depths
-and the cells below the deepest stack, not the whole buffer.
+and the cells below the deepest stack, not the whole buffer; the cuda backend
+keeps a device copy instead (Backend.take_stacks), so nothing comes back.
+`StackView` is what the views read (data_stack, the stacks shown after a
+line): the depth columns, then the cells in use, column by column.
 
 Everything here is vectorised over threads (a launch may have 65,536 of
 them); nothing loops over threads in Python.  Errors are the caller's to
@@ -228,6 +231,7 @@ class Snapshot:
 
     @classmethod
     def take(cls, backend: "Backend") -> "Snapshot":
+        """A host copy (Backend.take_stacks's by default; the cuda backend keeps a device copy instead)."""
         return cls(StackState.live(backend))
 
     def restore(self, backend: "Backend") -> None:
@@ -238,6 +242,58 @@ class Snapshot:
         st.raw.view(np.int64)[:, :self.head.shape[1]] = self.head
         st.fs[:, :self.floats.shape[1]] = self.floats
         st.save(backend)
+
+
+class StackView:
+    """A read-only copy of the stacks in use, for the views (data_stack, .S, the stacks shown after a
+    line): each thread's depths, then only the cells below the deepest stack, read from the backend
+    column by column (Backend.state_columns), so a backend whose stacks are device memory sends back
+    16 bytes a thread and the items in use, not the whole state.
+
+    dsp, fsp  (threads,) int64; ds (threads, d) int64; fs (threads, f) float (the deepest d and f)"""
+
+    __slots__ = ("dsp", "fsp", "ds", "fs")
+
+    def __init__(self, dsp: np.ndarray, fsp: np.ndarray, ds: np.ndarray, fs: np.ndarray) -> None:
+        self.dsp, self.fsp, self.ds, self.fs = dsp, fsp, ds, fs
+
+    @classmethod
+    def read(cls, backend: "Backend") -> "StackView":
+        m = backend.machine
+        heads = backend.state_columns(L.S_DSP, L.S_DS - L.S_DSP).view(np.int64)
+        dsp, fsp = heads[:, 0].copy(), heads[:, 1].copy()
+        n = len(dsp)
+        d = min(max(int(dsp.max()), 0), m.ds_max) if n else 0
+        f = min(max(int(fsp.max()), 0), m.fs_max) if n else 0
+        ds = backend.state_columns(L.S_DS, 8 * d).view(np.int64) if d else np.zeros((n, 0), np.int64)
+        fs = (backend.state_columns(m.s_fs, m.float_bytes * f).view(m.float_dtype) if f
+              else np.zeros((n, 0), m.float_dtype))
+        return cls(dsp, fsp, ds.reshape(n, d), fs.reshape(n, f))
+
+    @property
+    def threads(self) -> int:
+        return len(self.dsp)
+
+    def depths(self) -> tuple[int, int]:
+        return self.ds.shape[1], self.fs.shape[1]
+
+    def data(self, lane: int) -> list[int]:
+        return self.ds[lane, :max(int(self.dsp[lane]), 0)].tolist()
+
+    def floats(self, lane: int) -> list[float]:
+        return self.fs[lane, :max(int(self.fsp[lane]), 0)].tolist()
+
+    def data_rows(self) -> list[list[int]]:
+        return _rows(self.ds, np.clip(self.dsp, 0, self.ds.shape[1]))
+
+    def float_rows(self) -> list[list[float]]:
+        return _rows(self.fs, np.clip(self.fsp, 0, self.fs.shape[1]))
+
+
+def read_depths(backend: "Backend") -> tuple[np.ndarray, np.ndarray]:
+    """Every thread's data and float depths (16 bytes a thread come back)."""
+    heads = backend.state_columns(L.S_DSP, L.S_DS - L.S_DSP).view(np.int64)
+    return heads[:, 0].copy(), heads[:, 1].copy()
 
 
 def _push_all(items: np.ndarray, depth: np.ndarray, vals: np.ndarray) -> None:

@@ -435,6 +435,23 @@ class Backend(ABC):
         a copy); None where the host must work on copies (get_state, set_state)."""
         return None
 
+    def state_columns(self, start: int, width: int) -> np.ndarray:
+        """Bytes [start, start+width) of every thread's stack state, shape (threads, width) uint8: what the
+        host reads when it needs only the depths, or the cells in use (state.read_stacks); a backend whose
+        stacks are device memory reads just those (cuda: a 2D copy)."""
+        raw = self.state_buffer()
+        return (raw if raw is not None else self.get_state())[:, start:start + width].copy()
+
+    def take_stacks(self) -> object:
+        """What a failing line restores (restore_stacks): a host copy of the stacks in use (state.Snapshot);
+        a backend whose stacks are device memory may keep a device copy instead (cuda)."""
+        from .state import Snapshot
+        return Snapshot.take(self)
+
+    def restore_stacks(self, snap: object) -> None:
+        """The stacks back as take_stacks found them (the backend has the launch shape of then)."""
+        snap.restore(self)
+
     @abstractmethod
     def get_tiles(self) -> list: ...
 
