@@ -136,3 +136,20 @@ def test_the_views_read_the_depths_then_the_cells_in_use(f, drv, monkeypatch):
     assert f.float_stack(lane=7) == []
     # 16 bytes a thread of depths, then the 4 deepest cells' columns: not the 1,296-byte records
     assert traffic.down <= THREADS * (16 + 4 * 8) * 2, traffic.down
+
+
+def test_host_words_work_on_the_depths_and_the_cells_in_use(f, drv, monkeypatch):
+    f.eval(SHAPE)
+    rows = _expected(THREADS)
+    _fill(f, rows)
+    traffic = _Traffic(drv, monkeypatch)
+    f.push_uniform(*range(100, 120))  # 20 cells: more than the room a partial copy starts with (it widens)
+    used = 16 + 8 * (4 + 20)  # bytes a thread in use: the depths, the deepest stack's cells
+    assert traffic.up + traffic.down <= 3 * THREADS * used, (traffic.up, traffic.down)
+    assert traffic.up + traffic.down < THREADS * f.machine.state_bytes  # not the whole state
+    got = f.data_stack(lane=None)
+    assert all(g == r.tolist() + list(range(100, 120)) for g, r in zip(got, rows))
+    assert f.pop_uniform(2, "test") == [118, 119]
+    f.push_uniform_float(2.5)
+    assert f.data_stack(lane=65535) == rows[65535].tolist() + list(range(100, 118))
+    assert f.float_stack(lane=65535) == [2.5]

@@ -644,7 +644,32 @@ class CudaBackend(Backend):
             copy.height = self.nthreads
             with self._device("reading the stacks"):
                 copy(aligned=False)
+            self._state_copy(start, width)[:] = rows
         return rows
+
+    def set_state_columns(self, start: int, rows: np.ndarray) -> None:
+        """Bytes [start, start+width) of every thread's state become `rows`, by one 2D copy."""
+        rows = np.ascontiguousarray(rows, np.uint8)
+        width = rows.shape[1]
+        if width and self.nthreads:
+            copy = self.cuda.Memcpy2D()
+            copy.set_src_host(rows)
+            copy.src_pitch = copy.width_in_bytes = width
+            copy.set_dst_device(self.state_dev + start)
+            copy.dst_pitch = self.machine.state_bytes
+            copy.height = self.nthreads
+            with self._device("writing the stacks"):
+                copy(aligned=False)
+            self._state_copy(start, width)[:] = rows
+
+    def _state_copy(self, start: int, width: int) -> np.ndarray:
+        """Those columns of the host's copy of the state buffer (kept for a lost context, when the
+        buffer is small enough: SHADOW_MAX), or an empty array to write into."""
+        rec = self._res.allocs.get(self.state_dev)
+        if rec is None or rec.shadow is None:
+            return np.empty((self.nthreads, width), np.uint8)
+        return S.as_rows(rec.shadow[:S.buffer_bytes(self.nthreads, self.machine)], self.nthreads,
+                         self.machine)[:, start:start + width]
 
     def get_state(self) -> np.ndarray:
         flat = self.read(self.state_dev, S.buffer_bytes(self.nthreads, self.machine))

@@ -43,6 +43,14 @@ if TYPE_CHECKING:
 assert L.S_DSP % 8 == L.S_FSP % 8 == L.S_DS % 8 == 0
 
 
+LIVE_ROOM = 16  # cells and floats a partial copy of the stacks has above the deepest (StackState.partial)
+
+
+def _narrow(m: Machine, ds: int, fs: int) -> Machine:
+    """`m` with stacks of ds cells and fs floats (at least one each: a Machine's rule)."""
+    return Machine(float_bits=m.float_bits, ds_max=max(ds, 1), fs_max=max(fs, 1), out_cap=m.out_cap)
+
+
 def new_buffer(threads: int, m: Machine = DEFAULT) -> np.ndarray:
     """A zeroed state buffer for `threads` threads (empty stacks)."""
     return zeroed((threads, m.state_bytes), np.uint8)
@@ -73,12 +81,15 @@ class StackState:
     m         the session's Machine, which lays the buffer out
     """
 
-    __slots__ = ("raw", "dsp", "fsp", "ds", "fs", "m")
+    __slots__ = ("raw", "dsp", "fsp", "ds", "fs", "m", "full")
 
-    def __init__(self, raw: np.ndarray, m: Machine = DEFAULT) -> None:
+    def __init__(self, raw: np.ndarray, m: Machine = DEFAULT, full: Machine | None = None) -> None:
         if raw.dtype != np.uint8 or raw.ndim != 2 or raw.shape[1] != m.state_bytes:
             raise ValueError(f"a state buffer is (threads, {m.state_bytes}) uint8, not {raw.shape} {raw.dtype}")
         self.m = m
+        # a partial copy (StackState.live on a backend whose stacks are device memory): laid out for the
+        # narrower stacks `m` (the cells in use and some room), standing for the backend's stacks of `full`
+        self.full = full
         if raw.strides[1] != 1 or raw.strides[0] % 8:
             raw = np.ascontiguousarray(raw)
         self.raw = raw
@@ -98,16 +109,59 @@ class StackState:
     def live(cls, backend: "Backend") -> "StackState":
         """The backend's stacks to read and change now, without a copy where the
         backend keeps them in host memory (`state_buffer()`: the cpu backend);
-        elsewhere a copy. Either way `save()` makes the changes the backend's
+        elsewhere a partial copy (the depths and the cells in use: `partial`). Either way `save()` makes the changes the backend's
         (a no-op for the buffer itself): write nothing before the checks that
         may refuse the change."""
         raw = backend.state_buffer()
-        return cls(raw if raw is not None else backend.get_state(), backend.machine)
+        if raw is not None:
+            return cls(raw, backend.machine)
+        if not hasattr(backend, "state_columns"):  # only get_state and set_state (Backend has the rest)
+            return cls(backend.get_state(), backend.machine)
+        return cls.partial(backend)
+
+    @classmethod
+    def partial(cls, backend: "Backend", room: int = LIVE_ROOM) -> "StackState":
+        """A copy of what counts of the backend's stacks: every thread's depths and the cells below the
+        deepest stack (read column by column: Backend.state_columns), with `room` more cells and floats
+        (zeros: slots above a depth don't count), laid out for those narrower stacks; a push past them
+        widens the copy. save() writes back the depths and the cells in use."""
+        m = backend.machine
+        dsp, fsp = read_depths(backend)
+        n = len(dsp)
+        d = min(max(int(dsp.max()), 0), m.ds_max) if n else 0
+        f = min(max(int(fsp.max()), 0), m.fs_max) if n else 0
+        st = cls.empty(n, _narrow(m, min(m.ds_max, d + room), min(m.fs_max, f + room)))
+        st.full = m
+        st.dsp[:], st.fsp[:] = dsp, fsp
+        if d:
+            st.ds[:, :d] = backend.state_columns(L.S_DS, 8 * d).view(np.int64)
+        if f:
+            st.fs[:, :f] = backend.state_columns(m.s_fs, m.float_bytes * f).view(m.float_dtype)
+        return st
+
+    def ensure(self, d: int, f: int) -> None:
+        """Room for d cells and f floats in every thread (a partial copy widens; the backend's own
+        stacks must be that deep already: its machine's ds_max, fs_max)."""
+        if d <= self.m.ds_max and f <= self.m.fs_max:
+            return
+        if self.full is None or d > self.full.ds_max or f > self.full.fs_max:
+            raise ValueError(f"{d} cells and {f} floats do not fit stacks of {self.m.ds_max} and {self.m.fs_max}")
+        wide = StackState.empty(self.threads, _narrow(self.full, max(d, self.m.ds_max), max(f, self.m.fs_max)))
+        wide.raw[:, :L.S_DS + 8 * self.m.ds_max] = self.raw[:, :L.S_DS + 8 * self.m.ds_max]
+        wide.fs[:, :self.m.fs_max] = self.fs
+        self.raw, self.m = wide.raw, wide.m
+        self.dsp, self.fsp, self.ds, self.fs = wide.dsp, wide.fsp, wide.ds, wide.fs
 
     def save(self, backend: "Backend") -> None:
         if backend.state_buffer() is self.raw:
             return  # a live view: the changes are already there
-        backend.set_state(self.raw)
+        if self.full is None:
+            backend.set_state(self.raw)
+            return
+        d, f = self.depths()  # a partial copy: the depths and the cells in use go back
+        backend.set_state_columns(L.S_DSP, self.raw[:, :L.S_DS + 8 * d])
+        if f:
+            backend.set_state_columns(self.full.s_fs, self.raw[:, self.m.s_fs:self.m.s_fs + self.m.float_bytes * f])
 
     @classmethod
     def empty(cls, threads: int, m: Machine = DEFAULT) -> "StackState":
@@ -173,15 +227,18 @@ class StackState:
     def push(self, values: Sequence[int] | np.ndarray) -> None:
         """Push the same cells (already wrapped to int64) on every thread's data
         stack (each must have room: dsp + len(values) <= m.ds_max)."""
+        self.ensure(self.depths()[0] + len(values), 0)
         _push_all(self.ds, self.dsp, np.asarray(values, np.int64))
 
     def fpush(self, values: Sequence[float]) -> None:
         """Push the same floats (rounded to the float type) on every thread's float stack
         (each must have room: fsp + len(values) <= m.fs_max)."""
+        self.ensure(0, self.depths()[1] + len(values))
         _push_all(self.fs, self.fsp, np.asarray(values, self.m.float_dtype))
 
     def set_floats(self, values: Sequence[float]) -> None:
         """Every thread's float stack becomes exactly `values` (bottom first)."""
+        self.ensure(0, len(values))
         self.fsp[:] = len(values)
         self.fs[:, :len(values)] = np.asarray(values, self.m.float_dtype)
 
@@ -206,8 +263,7 @@ class StackState:
         cells they use, so an empty stack writes nothing into a state that is empty already
         (a fresh launch shape)."""
         d, f = int(src.dsp[lane]), int(src.fsp[lane])
-        if d > self.m.ds_max or f > self.m.fs_max:
-            raise ValueError(f"{d} cells and {f} floats do not fit stacks of {self.m.ds_max} and {self.m.fs_max}")
+        self.ensure(d, f)
         if d == f == 0 and not (self.dsp.any() or self.fsp.any()):
             return
         self.dsp[:], self.fsp[:] = d, f
@@ -239,6 +295,7 @@ class Snapshot:
         st = StackState.live(backend)
         if st.threads != self.threads:
             raise ValueError(f"a snapshot of {self.threads} threads restored into {st.threads}")
+        st.ensure(self.head.shape[1] - L.S_DS // 8, self.floats.shape[1])
         st.raw.view(np.int64)[:, :self.head.shape[1]] = self.head
         st.fs[:, :self.floats.shape[1]] = self.floats
         st.save(backend)

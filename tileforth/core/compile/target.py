@@ -442,6 +442,15 @@ class Backend(ABC):
         raw = self.state_buffer()
         return (raw if raw is not None else self.get_state())[:, start:start + width].copy()
 
+    def set_state_columns(self, start: int, rows: np.ndarray) -> None:
+        """Bytes [start, start+width) of every thread's stack state become `rows` ((threads, width) uint8):
+        what a partial copy of the stacks writes back (StackState.save); cuda: a 2D copy."""
+        raw = self.state_buffer()
+        full = raw if raw is not None else self.get_state()
+        full[:, start:start + rows.shape[1]] = rows
+        if raw is None:
+            self.set_state(full)
+
     def take_stacks(self) -> object:
         """What a failing line restores (restore_stacks): a host copy of the stacks in use (state.Snapshot);
         a backend whose stacks are device memory may keep a device copy instead (cuda)."""
