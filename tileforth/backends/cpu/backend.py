@@ -554,6 +554,18 @@ class CpuBackend(Backend):
         thr[:, L.T_STATE] = S.record_addresses(state.ctypes.data, n, self.machine)
         return state, thr
 
+    def free_memory(self) -> int | None:
+        """The host's available memory (MemAvailable), with the buffers of the launch shapes kept here,
+        which a new shape may push out (None where /proc/meminfo does not say)."""
+        try:
+            with open("/proc/meminfo", encoding="ascii") as fh:
+                avail = next((int(line.split()[1]) * 1024 for line in fh if line.startswith("MemAvailable:")), None)
+        except OSError:
+            return None
+        if avail is None:
+            return None
+        return avail + sum(st.nbytes + t.nbytes for st, t in self._shapes.values())
+
     def get_tiles(self) -> list[list[np.ndarray]]:
         return [[t.copy() for t in warp] for warp in self.tile_data]
 

@@ -465,7 +465,7 @@ class CudaBackend(Backend):
             max_block=(attr("MAX_BLOCK_DIM_X", 1024), attr("MAX_BLOCK_DIM_Y", 1024), attr("MAX_BLOCK_DIM_Z", 64)),
             max_grid=(attr("MAX_GRID_DIM_X", 2**31 - 1), attr("MAX_GRID_DIM_Y", 65535),
                       attr("MAX_GRID_DIM_Z", 65535)),
-            max_threads=1 << 20,
+            max_threads=1 << 31,  # the stacks must fit in device memory besides (free_memory)
             shared_bytes=attr("MAX_SHARED_MEMORY_PER_BLOCK_OPTIN", attr("MAX_SHARED_MEMORY_PER_BLOCK", STATIC_SHARED_BYTES)),
             recursion_max=RECURSION_MAX,
             keeps_tiles=False,
@@ -683,6 +683,22 @@ class CudaBackend(Backend):
         reads them with get_state and writes them back with set_state; the cpu backend hands
         over its buffer itself). The views read only what they show (state_columns)."""
         return None
+
+    def free_memory(self) -> int | None:
+        """Device memory free, with what this session's current shape (its state, records and the
+        spare copy of the state) gives back when it changes."""
+        try:
+            with self._device("asking for free memory"):
+                free = int(self.cuda.mem_get_info()[0])
+        except ForthError:
+            return None
+        mine = S.buffer_bytes(self.nthreads, self.machine) + self.nthreads * L.THR_SLOTS * 8
+        return free + mine + (self._spare[1] if self._spare else 0)
+
+    def shape_bytes(self, threads: int, m: Machine) -> int:
+        """A launch shape's memory: the thread records and two state buffers (its own and the device copy a
+        line's snapshot makes)."""
+        return threads * (2 * m.state_bytes + L.THR_SLOTS * 8)
 
     def take_stacks(self) -> "_DeviceStacks":
         """A copy of the state buffer in device memory (a device-to-device copy: nothing comes back)."""

@@ -312,7 +312,9 @@ class Capabilities:
     max_block_threads: int = 1024  # threads in one block
     max_block: tuple[int, int, int] = (1024, 1024, 64)  # per axis
     max_grid: tuple[int, int, int] = (2**31 - 1, 65535, 65535)  # per axis
-    max_threads: int = 1 << 20  # threads in one launch (the state buffer holds each one's stacks)
+    # threads in one launch; the stacks and thread records must fit in memory besides (Device.machine_for
+    # checks what free_memory says)
+    max_threads: int = 1 << 31
     shared_bytes: int = STATIC_SHARED_BYTES  # shared memory per block
     recursion_max: int = L.RECURSION_MAX  # nested calls of recursive words per thread
     tile_shapes: tuple[tuple[int, int, int], ...] = ((16, 16, 16), (32, 8, 16), (8, 32, 16))
@@ -450,6 +452,15 @@ class Backend(ABC):
         full[:, start:start + rows.shape[1]] = rows
         if raw is None:
             self.set_state(full)
+
+    def free_memory(self) -> int | None:
+        """Bytes of memory a new launch shape's stacks and thread records may take (None: unknown)."""
+        return None
+
+    def shape_bytes(self, threads: int, m: Machine) -> int:
+        """The memory a launch shape of `threads` threads takes: its stacks (laid out for `m`) and thread
+        records."""
+        return threads * (m.state_bytes + L.THR_SLOTS * 8)
 
     def take_stacks(self) -> object:
         """What a failing line restores (restore_stacks): a host copy of the stacks in use (state.Snapshot);
