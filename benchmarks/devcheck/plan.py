@@ -44,8 +44,8 @@ STEPS = [
     Step("sticky_alone", "B", 15, "the same with no other holder: the plain release-and-retain path"),
     Step("latency", "B", 25, "where a cuda line's time goes, on 15 new and 30 cached lines: IR build, IR passes, "
          "NVPTX emit, module load (JIT), launch, read-back"),
-    Step("big_launch", "B", 40, "a trivial line at 135,168 and 1,048,576 threads: snapshot, thread-record upload, "
-         "launch, read-back"),
+    Step("big_launch", "B", 40, "a trivial line at 135,168, 1,048,576 and 2,097,152 threads (issue 27: "
+         "<= 3 ms and <= 10 ms): snapshot, thread-record upload (none now), launch, read-back"),
     Step("gpu_check", "B", 30, "benchmarks/gpu_check.py: the 4096^3 GEMM export through PyCUDA against "
          "torch.matmul"),
     Step("cases", "B", 30, "REPL lines on cuda that pytest -m gpu does not cover: CuPy/torch arrays through "
