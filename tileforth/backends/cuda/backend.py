@@ -710,7 +710,7 @@ class CudaBackend(Backend):
 
     def restore_stacks(self, snap: object) -> None:
         if not isinstance(snap, _DeviceStacks):
-            return super().restore_stacks(snap)
+            raise TypeError(f"not a copy of this backend's stacks: {snap!r}")
         if snap.threads != self.nthreads or snap.machine != self.machine:
             raise ValueError(f"a snapshot of {snap.threads} threads restored into {self.nthreads}")
         if snap.generation != self._primary.generation:

@@ -462,15 +462,14 @@ class Backend(ABC):
         records."""
         return threads * (m.state_bytes + L.THR_SLOTS * 8)
 
-    def take_stacks(self) -> object:
-        """What a failing line restores (restore_stacks): a host copy of the stacks in use (state.Snapshot);
-        a backend whose stacks are device memory may keep a device copy instead (cuda)."""
-        from .state import Snapshot
-        return Snapshot.take(self)
+    def take_stacks(self) -> object | None:
+        """A copy of the stacks of its own for a failing line to restore (restore_stacks), or None: the
+        session takes a host copy then (state.Snapshot). Cuda keeps a device copy."""
+        return None
 
     def restore_stacks(self, snap: object) -> None:
         """The stacks back as take_stacks found them (the backend has the launch shape of then)."""
-        snap.restore(self)
+        raise NotImplementedError(f"{self.name} takes no copies of its own")
 
     @abstractmethod
     def get_tiles(self) -> list: ...

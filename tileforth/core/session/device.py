@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Callable
 from ... import registry
 from ..compile.machine import DEFAULT as DEFAULT_MACHINE
 from ..compile.machine import STATE_MOST, Machine, sized_for
+from ..compile.state import Snapshot
 from ..compile.target import Backend, LaunchResult, LaunchShape
 from ..compile.tiles import Tile, TileConfig
 from ..errors import ForthError
@@ -190,14 +191,18 @@ class Device:
                              "empty at the end of a line: store or drop the tiles (TSTORE, TDROP) on the same line")
 
     def snapshot(self) -> DeviceSnapshot:
-        return DeviceSnapshot(self.backend.take_stacks(), self.shape, self.asked, tuple(self.tiles),
+        stacks = self.backend.take_stacks()  # the backend's own copy (cuda: in device memory), or a host one
+        return DeviceSnapshot(Snapshot.take(self.backend) if stacks is None else stacks, self.shape, self.asked, tuple(self.tiles),
                               self.backend.get_tiles() if self.tiles else None, self.tile_config)
 
     def restore(self, snap: DeviceSnapshot) -> None:
         if snap.shape != self.shape or snap.asked != self.asked:
             self.asked = snap.asked
             self._use(snap.shape)
-        self.backend.restore_stacks(snap.stacks)
+        if isinstance(snap.stacks, Snapshot):
+            snap.stacks.restore(self.backend)
+        else:
+            self.backend.restore_stacks(snap.stacks)
         self.tiles, self.tile_config = list(snap.tiles), snap.tile_config
         if snap.tile_data is None:  # no tiles then (a tile stack with no static entries holds none in any warp)
             self.backend.truncate_tiles(0)
