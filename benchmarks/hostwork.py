@@ -13,7 +13,10 @@ beyond its launch, printed with each target and the ratio (figure / target; ≤ 
   output records);
 - `f.data_stack(lane=None)` at 65,536 threads holding 3 cells each;
 - a word called through `f.kernel` at 65,536 threads with a 65,536-cell array:
-  the call minus its launch.
+  the call minus its launch;
+- issue 27: a trivial cached line at 135,168 and 1,048,576 threads (target ≤ 40 ms at 1M on cpu), and a
+  2M-thread line (the 4096³ GEMM shape) in a process of its own: its time and peak memory. The cuda rows
+  are the device check's big_launch step.
 """
 from __future__ import annotations
 
@@ -122,7 +125,52 @@ def main() -> int:
     print("a GRID/THREADS line to 1M threads (1024 blocks of 1024), in a fresh process")
     _row("its time", seconds, 0.5, "s")
     _row("the peak memory it adds", grown, 2 * 2**30, "GiB")
+    big_lines()
+    res = subprocess.run([sys.executable, __file__, "--2m-child"], capture_output=True, text=True, check=True)
+    seconds, peak = (float(x) for x in res.stdout.split()[-2:])
+    print("a 2M-thread line (2048 blocks of 1024: the 4096³ GEMM shape with a warp per tile), in a fresh process:"
+          " `GLOBAL-ID 3 *`, checked against numpy")
+    _row("its time (the launch shape, then the line)", seconds, 10.0, "s", note="no target in issue 27: it runs")
+    _row("the process's peak memory", peak, 4 * 2**30, "GiB", note="bounded: the 2M threads' stacks and records")
+    print("  cuda rows (135,168, 1M and 2M threads on the GPU): the device check's big_launch step "
+          "(benchmarks/device_check.sh); unmeasured here, without a GPU")
     return 0
+
+
+def big_lines() -> None:
+    """Issue 27: a trivial line (`0 DROP`, cached) at 135,168 and 1,048,576 threads, with its split."""
+    f = _session()
+    print("a trivial line (`0 DROP`, its kernel cached) at many threads (cpu backend), medians of 5")
+    for grid, target in ((132, 40e-3), (1024, 40e-3)):
+        f.eval(f"{grid} 1 1 GRID 1024 1 1 THREADS")
+        f.eval("0 DROP")
+        total, run, snap = [], [], []
+        for _ in range(5):
+            t0 = time.perf_counter()
+            s = f.device.snapshot()
+            t1 = time.perf_counter()
+            del s
+            f.eval("0 DROP")
+            t2 = time.perf_counter()
+            snap.append(t1 - t0)
+            total.append(t2 - t1)
+            run.append(f.line_timing["run"])
+        n = grid * 1024
+        _row(f"at {n:,} threads", statistics.median(total), target,
+             note=f"the launch {statistics.median(run) * 1e3:.1f} ms (records reset, blocks run), the snapshot "
+                  f"{statistics.median(snap) * 1e3:.1f} ms")
+
+
+def big_child() -> None:
+    """Run in a process of its own: the 2M-thread line; prints seconds and the peak memory in bytes."""
+    from tileforth.core.compile.state import StackView
+    f = _session()
+    t0 = time.perf_counter()
+    f.eval("2048 1 1 GRID 1024 1 1 THREADS  GLOBAL-ID 3 *")
+    dt = time.perf_counter() - t0
+    v = StackView.read(f.backend)
+    assert (v.dsp == 1).all() and np.array_equal(v.ds[:, 0], np.arange(2048 * 1024) * 3)
+    print(dt, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024)
 
 
 if __name__ == "__main__":
@@ -131,5 +179,8 @@ if __name__ == "__main__":
     report()
     if sys.argv[1:] == ["--grid-child"]:
         grid_child()
+        sys.exit(0)
+    if sys.argv[1:] == ["--2m-child"]:
+        big_child()
         sys.exit(0)
     sys.exit(main())

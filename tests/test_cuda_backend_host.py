@@ -228,7 +228,7 @@ def test_capabilities_are_the_devices(drv, sessions):
     drv.configure(attributes={"MAX_GRID_DIM_Y": 1000, "MAX_BLOCK_DIM_Z": 16})
     caps = sessions().backend.caps
     assert caps.max_block == (1024, 1024, 16) and caps.max_grid == (2**31 - 1, 1000, 65535)
-    assert caps.max_block_threads == 1024 and caps.warp_size == 32 and caps.max_threads == 1 << 20
+    assert caps.max_block_threads == 1024 and caps.warp_size == 32 and caps.max_threads == 1 << 31
     assert caps.shared_bytes == 232448 and caps.recursion_max == 256 and caps.keeps_tiles is False
 
 

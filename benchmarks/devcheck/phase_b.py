@@ -367,7 +367,7 @@ def _tiers(rep: Report, f, lines: list[str], evals: list[float]) -> None:
 def big_launch(rep: Report) -> None:
     """A trivial line at 135,168 and 1,048,576 threads: snapshot, thread-record upload, launch, read-back."""
     from tileforth.core.compile import layout as L
-    shapes = [(132, 1024), (1024, 1024)] if not standin() else [(8, 1024), (64, 1024)]
+    shapes = [(132, 1024), (1024, 1024), (2048, 1024)] if not standin() else [(8, 1024), (64, 1024)]
     if standin():
         rep.note("[stand-in: 8,192 and 65,536 threads, what host memory holds]")
     f = _forth()

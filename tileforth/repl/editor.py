@@ -97,10 +97,10 @@ class EditorState:
 
 def stack_depths(forth) -> tuple[int, int]:
     """(data, float) depth of the thread that holds the fewest items."""
-    from tileforth.core.compile.state import StackState
+    from tileforth.core.compile.state import read_depths
 
-    st = StackState.live(forth.backend)  # no copy where the stacks are host memory
-    return int(st.dsp.min()), int(st.fsp.min())
+    dsp, fsp = read_depths(forth.backend)  # 16 bytes a thread (no copy where the stacks are host memory)
+    return (int(dsp.min()), int(fsp.min())) if len(dsp) else (0, 0)
 
 
 # ---------------------------------------------------------------- colours

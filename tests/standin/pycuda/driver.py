@@ -87,6 +87,7 @@ stats = {"contexts_created": 0, "primary_retains": 0, "primary_releases": 0, "pr
          "primary_hard_resets": 0,
          "modules_loaded": 0}
 _injected: dict[str, list[int]] = {}
+on_launch = None  # a test's stand-in for what a kernel does: called with each Launch (see device_view)
 _faults: list[int] = []
 
 
@@ -548,6 +549,14 @@ class _Arena:
 _arena = _Arena()
 
 
+def device_view(addr: int, nbytes: int) -> np.ndarray:
+    """Test hook: device memory [addr, addr+nbytes) as a writable byte array (what a kernel would touch)."""
+    for start, a in _arena.live.items():
+        if start <= addr and addr + nbytes <= start + a._size:
+            return _arena.mem[addr - BASE:addr - BASE + nbytes]
+    raise _error("device_view", 1)
+
+
 def allocations() -> list[tuple[int, int, int]]:
     """Test hook: (address, bytes, context handle) of every live allocation."""
     return sorted((addr, a._size, a.ctx.handle) for addr, a in _arena.live.items())
@@ -636,6 +645,67 @@ def memcpy_dtoh(dest, src) -> None:
     _maybe_fail("memcpy_dtoh", "cuMemcpyDtoH", ctx)
     out = _bytes_of(dest, writable=True)
     out[:] = _arena.view("cuMemcpyDtoH", ctx, int(src), out.size)
+
+
+def memcpy_dtod(dest, src, size: int) -> None:
+    ctx = _current("cuMemcpyDtoD")
+    _maybe_fail("memcpy_dtod", "cuMemcpyDtoD", ctx)
+    data = _arena.view("cuMemcpyDtoD", ctx, int(src), int(size)).copy()
+    _arena.view("cuMemcpyDtoD", ctx, int(dest), int(size))[:] = data
+
+
+def memset_d2d32(dest, pitch: int, data: int, width: int, height: int) -> None:
+    """cuMemsetD2D32: `height` rows of `width` 32-bit words, `pitch` bytes apart."""
+    ctx = _current("cuMemsetD2D32")
+    _maybe_fail("memset_d2d32", "cuMemsetD2D32", ctx)
+    if int(dest) % 4 or (height > 1 and pitch < 4 * width):
+        raise _error("cuMemsetD2D32", 1)
+    span = _arena.view("cuMemsetD2D32", ctx, int(dest), (height - 1) * pitch + 4 * width) if height else None
+    if span is not None:
+        rows = np.lib.stride_tricks.as_strided(span, (height, 4 * width), (pitch, 1))
+        rows.view(np.uint32)[:] = np.uint32(data & 0xFFFFFFFF)
+
+
+class Memcpy2D:
+    """cuMemcpy2D: `height` rows of `width_in_bytes`, between host and device memory (either way)."""
+
+    def __init__(self) -> None:
+        self.src_x_in_bytes = self.src_y = self.dst_x_in_bytes = self.dst_y = 0
+        self.src_pitch = self.dst_pitch = self.width_in_bytes = self.height = 0
+        self._src = self._dst = None
+
+    def set_src_host(self, buf) -> None:
+        self._src = ("host", buf)
+
+    def set_src_device(self, ptr) -> None:
+        self._src = ("device", int(ptr))
+
+    def set_dst_host(self, buf) -> None:
+        self._dst = ("host", buf)
+
+    def set_dst_device(self, ptr) -> None:
+        self._dst = ("device", int(ptr))
+
+    def _rows(self, end, ctx, pitch: int, x: int, y: int, writable: bool) -> np.ndarray:
+        kind, where = end
+        n = (self.height - 1) * pitch + self.width_in_bytes
+        if kind == "host":
+            flat = _bytes_of(where, writable)[y * pitch + x:]
+            if flat.size < n:
+                raise _error("cuMemcpy2D", 1)
+        else:
+            flat = _arena.view("cuMemcpy2D", ctx, where + y * pitch + x, n)
+        return np.lib.stride_tricks.as_strided(flat, (self.height, self.width_in_bytes), (pitch, 1))
+
+    def __call__(self, aligned: bool = False) -> None:
+        ctx = _current("cuMemcpy2D")
+        _maybe_fail("memcpy_2d", "cuMemcpy2D", ctx)
+        if self._src is None or self._dst is None or min(self.src_pitch, self.dst_pitch) < self.width_in_bytes:
+            raise _error("cuMemcpy2D", 1)
+        if not self.height or not self.width_in_bytes:
+            return
+        src = self._rows(self._src, ctx, self.src_pitch, self.src_x_in_bytes, self.src_y, False).copy()
+        self._rows(self._dst, ctx, self.dst_pitch, self.dst_x_in_bytes, self.dst_y, True)[:] = src
 
 
 _host_allocs: set["HostAllocation"] = set()
@@ -808,6 +878,8 @@ class Function:
         _maybe_fail("launch", "cuLaunchKernel", ctx)
         values = struct.unpack(self.arg_format, data)
         launches.append(Launch(self.name, grid, block, values, shared_size, ctx.limits[0], ctx.handle))
+        if on_launch is not None:  # a test plays the kernel: it writes device memory (device_view)
+            on_launch(launches[-1])
         for ch, v in zip(re.findall(r"\d*[A-Za-z?]", self.arg_format), values):
             if ch == "P":  # a pointer argument outside this context's memory: the kernel would fault
                 try:

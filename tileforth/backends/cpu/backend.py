@@ -725,6 +725,18 @@ class CpuBackend(Backend):
         thr[:, L.T_STATE] = S.record_addresses(state.ctypes.data, n, self.machine)
         return state, thr
 
+    def free_memory(self) -> int | None:
+        """The host's available memory (MemAvailable), with the buffers of the launch shapes kept here,
+        which a new shape may push out (None where /proc/meminfo does not say)."""
+        try:
+            with open("/proc/meminfo", encoding="ascii") as fh:
+                avail = next((int(line.split()[1]) * 1024 for line in fh if line.startswith("MemAvailable:")), None)
+        except OSError:
+            return None
+        if avail is None:
+            return None
+        return avail + sum(st.nbytes + t.nbytes for st, t in self._shapes.values())
+
     def get_tiles(self) -> list[list[np.ndarray]]:
         return [[t.copy() for t in warp] for warp in self.tile_data]
 
@@ -807,16 +819,15 @@ class CpuBackend(Backend):
         self.clock[0] = 0
         ctx[L.CTX_CLOCK] = self.clock.ctypes.data
         self.races.arm(ctx, self._user, self.elem_types, self._headers.__getitem__, self.nthreads)
-        thr[:, L.T_EPOCH] = thr[:, L.T_FENCED] = thr[:, L.T_ACQUIRED] = 0
+        thr[:, L.T_EPOCH:L.T_ACQUIRED + 1] = 0  # T_EPOCH, T_FENCED, T_ACQUIRED: adjacent
         if self.trace_cap:
             buf = zeroed((self.trace_cap, 4), np.int64)
             ctx[L.CTX_TRACE], ctx[L.CTX_TRACE_CAP] = buf.ctypes.data, self.trace_cap
-        thr[:, L.T_STATUS] = L.ST_RUN
-        thr[:, L.T_SITE] = -1
-        thr[:, L.T_STEPS] = steps
+        # status, site, steps, frame are adjacent slots: one strided pass (at 1M threads each pass costs ~20 ms)
+        assert (L.T_SITE, L.T_STEPS, L.T_FRAME) == (L.T_STATUS + 1, L.T_STATUS + 2, L.T_STATUS + 3)
+        thr[:, L.T_STATUS:L.T_FRAME + 1] = (L.ST_RUN, -1, steps, 0)
         thr[:, L.T_DEPTH] = 0
         thr[:, L.T_STACK_LIMIT] = _stack_budget()  # the kernel entry makes it an address
-        thr[:, L.T_FRAME] = 0
         if len(chunks) == 1:
             ctx, out, n_out, divergence = self._run_alone(handle, ctx, sites)
         else:

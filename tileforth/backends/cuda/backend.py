@@ -388,6 +388,16 @@ class _Primary:
 
 # ---- kernels ---------------------------------------------------------------------------------------------------
 
+class _DeviceStacks:
+    """A line's snapshot of the stacks on cuda: a device copy of the state buffer (CudaBackend.take_stacks).
+    Its memory goes back to the backend, as the spare for the next line's copy, when it is dropped."""
+
+    def __init__(self, backend: "CudaBackend", addr: int, nbytes: int, threads: int, machine: Machine,
+                 generation: int) -> None:
+        self.addr, self.nbytes, self.threads, self.machine, self.generation = addr, nbytes, threads, machine, generation
+        weakref.finalize(self, backend._return_shadow, addr, max(nbytes, 16))
+
+
 class CudaKernel:
     def __init__(self, ptx: str, name: str, suspends: bool) -> None:
         self.ptx, self.name, self.suspends = ptx, name, suspends
@@ -513,6 +523,8 @@ class CudaBackend(Backend):
         self.recompiled = 0  # tier-0 kernels swapped for their full tier
         self._recompiles: set[_FullPtx] = set()
         self._n_allocs = 0
+        self._spare: tuple[int, int] | None = None  # device memory for the next snapshot of the stacks
+        self._records_generation = -1
         self._table_version, self._table_cap = -1, TABLE_CAP  # the device table's copy of res.table, its rows
         try:
             with self._device("starting the session"):
@@ -541,7 +553,7 @@ class CudaBackend(Backend):
             max_block=(attr("MAX_BLOCK_DIM_X", 1024), attr("MAX_BLOCK_DIM_Y", 1024), attr("MAX_BLOCK_DIM_Z", 64)),
             max_grid=(attr("MAX_GRID_DIM_X", 2**31 - 1), attr("MAX_GRID_DIM_Y", 65535),
                       attr("MAX_GRID_DIM_Z", 65535)),
-            max_threads=1 << 20,
+            max_threads=1 << 31,  # the stacks must fit in device memory besides (free_memory)
             shared_bytes=attr("MAX_SHARED_MEMORY_PER_BLOCK_OPTIN", attr("MAX_SHARED_MEMORY_PER_BLOCK", STATIC_SHARED_BYTES)),
             recursion_max=RECURSION_MAX,
             keeps_tiles=False,
@@ -695,6 +707,9 @@ class CudaBackend(Backend):
 
     # ---- launch shape, state, tiles -----------------------------------------------
     def set_shape(self, shape: LaunchShape) -> None:
+        """The shape's state buffer (zeroed: empty stacks) and thread records on the device. The records'
+        fixed fields (the linear index, the state's address) go up once here; each launch resets the
+        fields a kernel changes on the device (_reset_records), so a line sends nothing per thread."""
         grid, block = shape.grid, shape.block
         nb, bs = shape.nblocks, shape.block_size
         for a in (getattr(self, "state_dev", None), getattr(self, "thr_dev", None)):
@@ -704,12 +719,74 @@ class CudaBackend(Backend):
         self.shape, self.grid, self.block = shape, grid, block
         self.nblocks, self.block_size, self.nthreads = nb, bs, nb * bs
         self.state_dev = self._raw(S.buffer_bytes(self.nthreads, self.machine))
-        lin = np.arange(self.nthreads)
+        self.thr_dev = self._raw(self.nthreads * L.THR_SLOTS * 8, keep=False)
+        self._upload_records()
+
+    def _upload_records(self) -> None:
+        """The thread records' fixed fields, sent up (at a new shape, and after a lost context, which
+        zeroes memory the host keeps no copy of)."""
         thr = np.zeros((self.nthreads, L.THR_SLOTS), np.int64)
-        thr[:, L.T_LINEAR] = lin
+        thr[:, L.T_LINEAR] = np.arange(self.nthreads)
         thr[:, L.T_STATE] = S.record_addresses(self.state_dev, self.nthreads, self.machine)
-        self.thr_host = thr
-        self.thr_dev = self._raw(thr.nbytes, keep=False)
+        with self._device("setting up the thread records"):
+            self.cuda.memcpy_htod(self.thr_dev, thr)
+        self._records_generation = self._primary.generation
+
+    def _reset_records(self, steps: int) -> None:
+        """Each thread's status, step budget, range cache and recursion depth as a launch starts,
+        written on the device by 2D memsets (one 32-bit column at a time, THR_SLOTS cells apart)."""
+        pitch, n, cuda = L.THR_SLOTS * 8, self.nthreads, self.cuda
+
+        def fill(slot: int, count: int, value: int) -> None:  # `count` i64 slots from `slot`, each `value`
+            lo, hi = value & 0xFFFFFFFF, (value >> 32) & 0xFFFFFFFF
+            if lo == hi:
+                cuda.memset_d2d32(self.thr_dev + slot * 8, pitch, lo, 2 * count, n)
+            else:
+                for k in range(count):
+                    cuda.memset_d2d32(self.thr_dev + (slot + k) * 8, pitch, lo, 1, n)
+                    cuda.memset_d2d32(self.thr_dev + (slot + k) * 8 + 4, pitch, hi, 1, n)
+        fill(L.T_STATUS, 1, L.ST_RUN)
+        fill(L.T_STEPS, 1, steps)
+        fill(L.T_CACHE_LO, L.T_DEPTH - L.T_CACHE_LO + 1, 0)  # the range cache and the depth (contiguous)
+
+    def state_columns(self, start: int, width: int) -> np.ndarray:
+        """Bytes [start, start+width) of every thread's state, by one 2D copy (pitch: a state record)."""
+        rows = np.empty((self.nthreads, width), np.uint8)
+        if width and self.nthreads:
+            copy = self.cuda.Memcpy2D()
+            copy.set_src_device(self.state_dev + start)
+            copy.src_pitch = self.machine.state_bytes
+            copy.set_dst_host(rows)
+            copy.dst_pitch = copy.width_in_bytes = width
+            copy.height = self.nthreads
+            with self._device("reading the stacks"):
+                copy(aligned=False)
+            self._state_copy(start, width)[:] = rows
+        return rows
+
+    def set_state_columns(self, start: int, rows: np.ndarray) -> None:
+        """Bytes [start, start+width) of every thread's state become `rows`, by one 2D copy."""
+        rows = np.ascontiguousarray(rows, np.uint8)
+        width = rows.shape[1]
+        if width and self.nthreads:
+            copy = self.cuda.Memcpy2D()
+            copy.set_src_host(rows)
+            copy.src_pitch = copy.width_in_bytes = width
+            copy.set_dst_device(self.state_dev + start)
+            copy.dst_pitch = self.machine.state_bytes
+            copy.height = self.nthreads
+            with self._device("writing the stacks"):
+                copy(aligned=False)
+            self._state_copy(start, width)[:] = rows
+
+    def _state_copy(self, start: int, width: int) -> np.ndarray:
+        """Those columns of the host's copy of the state buffer (kept for a lost context, when the
+        buffer is small enough: SHADOW_MAX), or an empty array to write into."""
+        rec = self._res.allocs.get(self.state_dev)
+        if rec is None or rec.shadow is None:
+            return np.empty((self.nthreads, width), np.uint8)
+        return S.as_rows(rec.shadow[:S.buffer_bytes(self.nthreads, self.machine)], self.nthreads,
+                         self.machine)[:, start:start + width]
 
     def get_state(self) -> np.ndarray:
         flat = self.read(self.state_dev, S.buffer_bytes(self.nthreads, self.machine))
@@ -721,8 +798,65 @@ class CudaBackend(Backend):
     def state_buffer(self) -> None:
         """None: the stacks live in device memory, so the host works on copies (StackState.live
         reads them with get_state and writes them back with set_state; the cpu backend hands
-        over its buffer itself)."""
+        over its buffer itself). The views read only what they show (state_columns)."""
         return None
+
+    def free_memory(self) -> int | None:
+        """Device memory free, with what this session's current shape (its state, records and the
+        spare copy of the state) gives back when it changes."""
+        try:
+            with self._device("asking for free memory"):
+                free = int(self.cuda.mem_get_info()[0])
+        except ForthError:
+            return None
+        mine = S.buffer_bytes(self.nthreads, self.machine) + self.nthreads * L.THR_SLOTS * 8
+        return free + mine + (self._spare[1] if self._spare else 0)
+
+    def shape_bytes(self, threads: int, m: Machine) -> int:
+        """A launch shape's memory: the thread records and two state buffers (its own and the device copy a
+        line's snapshot makes)."""
+        return threads * (2 * m.state_bytes + L.THR_SLOTS * 8)
+
+    def take_stacks(self) -> "_DeviceStacks":
+        """A copy of the state buffer in device memory (a device-to-device copy: nothing comes back)."""
+        nbytes = S.buffer_bytes(self.nthreads, self.machine)
+        addr = self._shadow(nbytes)
+        with self._device("saving the stacks"):
+            self.cuda.memcpy_dtod(addr, self.state_dev, max(nbytes, 1))
+        return _DeviceStacks(self, addr, nbytes, self.nthreads, self.machine, self._primary.generation)
+
+    def restore_stacks(self, snap: object) -> None:
+        if not isinstance(snap, _DeviceStacks):
+            raise TypeError(f"not a copy of this backend's stacks: {snap!r}")
+        if snap.threads != self.nthreads or snap.machine != self.machine:
+            raise ValueError(f"a snapshot of {snap.threads} threads restored into {self.nthreads}")
+        if snap.generation != self._primary.generation:
+            return  # the context was lost since, and its copy with it: the state is what the reset restored
+        with self._device("restoring the stacks"):
+            self.cuda.memcpy_dtod(self.state_dev, snap.addr, max(snap.nbytes, 1))
+
+    def _shadow(self, nbytes: int) -> int:
+        """Device memory for a copy of the stacks: the spare one when it is big enough (a line's copy
+        comes back as the line ends), else a new one."""
+        spare = self._spare
+        if spare is not None and spare[1] >= nbytes:
+            self._spare = None
+            return spare[0]
+        if spare is not None:
+            self._spare = None
+            self.free(spare[0])
+        return self._raw(max(nbytes, 16), keep=False)
+
+    def _return_shadow(self, addr: int, size: int) -> None:
+        if self._res.closed or addr not in self._res.allocs:
+            return
+        if self._spare is None:
+            self._spare = (addr, size)
+        elif self._spare[1] < size:
+            old, self._spare = self._spare, (addr, size)
+            self.free(old[0])
+        else:
+            self.free(addr)
 
     def get_tiles(self) -> list:
         return []
@@ -878,12 +1012,9 @@ class CudaBackend(Backend):
                 ctx[_LITS_AT:_LITS_AT + len(lits)] = lits
                 ctx[L.CTX_LITS] = int(self.ctx_dev) + _LITS_AT * 8
             cuda.memcpy_htod(self.ctx_dev, ctx)
-            thr = self.thr_host
-            thr[:, L.T_STATUS] = L.ST_RUN
-            thr[:, L.T_STEPS] = steps
-            thr[:, L.T_CACHE_LO:L.T_CACHE_HI + 1] = 0
-            thr[:, L.T_DEPTH] = 0
-            cuda.memcpy_htod(self.thr_dev, thr)
+            if self._records_generation != self._primary.generation:
+                self._upload_records()
+            self._reset_records(steps)
             if shared_bytes > handle.dynamic_shared:
                 handle.fn.set_attribute(cuda.function_attribute.MAX_DYNAMIC_SHARED_SIZE_BYTES, shared_bytes)
                 handle.dynamic_shared = shared_bytes

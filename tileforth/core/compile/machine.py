@@ -93,12 +93,16 @@ DEFAULT = Machine()
 STACK_BUDGET = 16 << 20
 DS_FLOOR, FS_FLOOR = DEFAULT.ds_max, DEFAULT.fs_max
 DS_CEILING, FS_CEILING = 16384, 2048
+FLOOR_THREADS = 1 << 20  # threads that get the floor's stacks; each doubling past it halves them
+DS_LEAST, FS_LEAST = 16, 8  # the stacks of the largest launches
 STATE_MOST = 1 << 30  # the stack state of a launch whose stacks the session asked for (STACK-SIZE) at most
 
 
 def sized_for(base: Machine, threads: int, asked: tuple[int, int] | None) -> Machine:
     """The machine of a launch of `threads` threads: `base`'s float width and output buffer, with the
-    stacks `asked` for (cells, floats), or, when None, the deepest power-of-two stacks the budget gives."""
+    stacks `asked` for (cells, floats), or, when None, the deepest power-of-two stacks the budget gives.
+    Past FLOOR_THREADS the floor itself halves as the threads double (down to 16 cells and 8 floats), so
+    the stack state of a launch of any size takes at most about what 1,048,576 threads' took."""
     if asked is not None:
         ds, fs = asked
     else:
@@ -107,6 +111,9 @@ def sized_for(base: Machine, threads: int, asked: tuple[int, int] | None) -> Mac
         while ds > DS_FLOOR and L.S_DS + ds * 8 + (ds // 8) * base.float_bytes > per_thread:
             ds //= 2
         fs = max(FS_FLOOR, min(FS_CEILING, ds // 8))
+        over = FLOOR_THREADS
+        while threads > over and ds > DS_LEAST:  # a launch past a million threads: shallower stacks
+            ds, fs, over = ds // 2, max(FS_LEAST, fs // 2), over * 2
     if (ds, fs) == (base.ds_max, base.fs_max):
         return base
     return Machine(float_bits=base.float_bits, ds_max=ds, fs_max=fs, out_cap=base.out_cap)

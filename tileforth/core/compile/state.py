@@ -16,7 +16,10 @@ buffer, which `save()` hands back to the backend.
 where the backend keeps it in host memory (the cpu backend's `state_buffer()`),
 so a host word that pops three cells at 65,536 threads copies nothing. A
 line's `Snapshot` (what a failing line restores) keeps each thread's depths
-and the cells below the deepest stack, not the whole buffer.
+and the cells below the deepest stack, not the whole buffer; the cuda backend
+keeps a device copy instead (Backend.take_stacks), so nothing comes back.
+`StackView` is what the views read (data_stack, the stacks shown after a
+line): the depth columns, then the cells in use, column by column.
 
 Everything here is vectorised over threads (a launch may have 65,536 of
 them); nothing loops over threads in Python.  Errors are the caller's to
@@ -38,6 +41,14 @@ if TYPE_CHECKING:
 
 # the i64 fields are read through one int64 view of each row (StackState.__init__; state_bytes is one too)
 assert L.S_DSP % 8 == L.S_FSP % 8 == L.S_DS % 8 == 0
+
+
+LIVE_ROOM = 16  # cells and floats a partial copy of the stacks has above the deepest (StackState.partial)
+
+
+def _narrow(m: Machine, ds: int, fs: int) -> Machine:
+    """`m` with stacks of ds cells and fs floats (at least one each: a Machine's rule)."""
+    return Machine(float_bits=m.float_bits, ds_max=max(ds, 1), fs_max=max(fs, 1), out_cap=m.out_cap)
 
 
 def new_buffer(threads: int, m: Machine = DEFAULT) -> np.ndarray:
@@ -70,12 +81,15 @@ class StackState:
     m         the session's Machine, which lays the buffer out
     """
 
-    __slots__ = ("raw", "dsp", "fsp", "ds", "fs", "m")
+    __slots__ = ("raw", "dsp", "fsp", "ds", "fs", "m", "full")
 
-    def __init__(self, raw: np.ndarray, m: Machine = DEFAULT) -> None:
+    def __init__(self, raw: np.ndarray, m: Machine = DEFAULT, full: Machine | None = None) -> None:
         if raw.dtype != np.uint8 or raw.ndim != 2 or raw.shape[1] != m.state_bytes:
             raise ValueError(f"a state buffer is (threads, {m.state_bytes}) uint8, not {raw.shape} {raw.dtype}")
         self.m = m
+        # a partial copy (StackState.live on a backend whose stacks are device memory): laid out for the
+        # narrower stacks `m` (the cells in use and some room), standing for the backend's stacks of `full`
+        self.full = full
         if raw.strides[1] != 1 or raw.strides[0] % 8:
             raw = np.ascontiguousarray(raw)
         self.raw = raw
@@ -95,16 +109,59 @@ class StackState:
     def live(cls, backend: "Backend") -> "StackState":
         """The backend's stacks to read and change now, without a copy where the
         backend keeps them in host memory (`state_buffer()`: the cpu backend);
-        elsewhere a copy. Either way `save()` makes the changes the backend's
+        elsewhere a partial copy (the depths and the cells in use: `partial`). Either way `save()` makes the changes the backend's
         (a no-op for the buffer itself): write nothing before the checks that
         may refuse the change."""
         raw = backend.state_buffer()
-        return cls(raw if raw is not None else backend.get_state(), backend.machine)
+        if raw is not None:
+            return cls(raw, backend.machine)
+        if not hasattr(backend, "state_columns"):  # only get_state and set_state (Backend has the rest)
+            return cls(backend.get_state(), backend.machine)
+        return cls.partial(backend)
+
+    @classmethod
+    def partial(cls, backend: "Backend", room: int = LIVE_ROOM) -> "StackState":
+        """A copy of what counts of the backend's stacks: every thread's depths and the cells below the
+        deepest stack (read column by column: Backend.state_columns), with `room` more cells and floats
+        (zeros: slots above a depth don't count), laid out for those narrower stacks; a push past them
+        widens the copy. save() writes back the depths and the cells in use."""
+        m = backend.machine
+        dsp, fsp = read_depths(backend)
+        n = len(dsp)
+        d = min(max(int(dsp.max()), 0), m.ds_max) if n else 0
+        f = min(max(int(fsp.max()), 0), m.fs_max) if n else 0
+        st = cls.empty(n, _narrow(m, min(m.ds_max, d + room), min(m.fs_max, f + room)))
+        st.full = m
+        st.dsp[:], st.fsp[:] = dsp, fsp
+        if d:
+            st.ds[:, :d] = backend.state_columns(L.S_DS, 8 * d).view(np.int64)
+        if f:
+            st.fs[:, :f] = backend.state_columns(m.s_fs, m.float_bytes * f).view(m.float_dtype)
+        return st
+
+    def ensure(self, d: int, f: int) -> None:
+        """Room for d cells and f floats in every thread (a partial copy widens; the backend's own
+        stacks must be that deep already: its machine's ds_max, fs_max)."""
+        if d <= self.m.ds_max and f <= self.m.fs_max:
+            return
+        if self.full is None or d > self.full.ds_max or f > self.full.fs_max:
+            raise ValueError(f"{d} cells and {f} floats do not fit stacks of {self.m.ds_max} and {self.m.fs_max}")
+        wide = StackState.empty(self.threads, _narrow(self.full, max(d, self.m.ds_max), max(f, self.m.fs_max)))
+        wide.raw[:, :L.S_DS + 8 * self.m.ds_max] = self.raw[:, :L.S_DS + 8 * self.m.ds_max]
+        wide.fs[:, :self.m.fs_max] = self.fs
+        self.raw, self.m = wide.raw, wide.m
+        self.dsp, self.fsp, self.ds, self.fs = wide.dsp, wide.fsp, wide.ds, wide.fs
 
     def save(self, backend: "Backend") -> None:
         if backend.state_buffer() is self.raw:
             return  # a live view: the changes are already there
-        backend.set_state(self.raw)
+        if self.full is None:
+            backend.set_state(self.raw)
+            return
+        d, f = self.depths()  # a partial copy: the depths and the cells in use go back
+        backend.set_state_columns(L.S_DSP, self.raw[:, :L.S_DS + 8 * d])
+        if f:
+            backend.set_state_columns(self.full.s_fs, self.raw[:, self.m.s_fs:self.m.s_fs + self.m.float_bytes * f])
 
     @classmethod
     def empty(cls, threads: int, m: Machine = DEFAULT) -> "StackState":
@@ -170,15 +227,18 @@ class StackState:
     def push(self, values: Sequence[int] | np.ndarray) -> None:
         """Push the same cells (already wrapped to int64) on every thread's data
         stack (each must have room: dsp + len(values) <= m.ds_max)."""
+        self.ensure(self.depths()[0] + len(values), 0)
         _push_all(self.ds, self.dsp, np.asarray(values, np.int64))
 
     def fpush(self, values: Sequence[float]) -> None:
         """Push the same floats (rounded to the float type) on every thread's float stack
         (each must have room: fsp + len(values) <= m.fs_max)."""
+        self.ensure(0, self.depths()[1] + len(values))
         _push_all(self.fs, self.fsp, np.asarray(values, self.m.float_dtype))
 
     def set_floats(self, values: Sequence[float]) -> None:
         """Every thread's float stack becomes exactly `values` (bottom first)."""
+        self.ensure(0, len(values))
         self.fsp[:] = len(values)
         self.fs[:, :len(values)] = np.asarray(values, self.m.float_dtype)
 
@@ -203,8 +263,7 @@ class StackState:
         cells they use, so an empty stack writes nothing into a state that is empty already
         (a fresh launch shape)."""
         d, f = int(src.dsp[lane]), int(src.fsp[lane])
-        if d > self.m.ds_max or f > self.m.fs_max:
-            raise ValueError(f"{d} cells and {f} floats do not fit stacks of {self.m.ds_max} and {self.m.fs_max}")
+        self.ensure(d, f)
         if d == f == 0 and not (self.dsp.any() or self.fsp.any()):
             return
         self.dsp[:], self.fsp[:] = d, f
@@ -228,6 +287,7 @@ class Snapshot:
 
     @classmethod
     def take(cls, backend: "Backend") -> "Snapshot":
+        """A host copy (Backend.take_stacks's by default; the cuda backend keeps a device copy instead)."""
         return cls(StackState.live(backend))
 
     def restore(self, backend: "Backend") -> None:
@@ -235,9 +295,62 @@ class Snapshot:
         st = StackState.live(backend)
         if st.threads != self.threads:
             raise ValueError(f"a snapshot of {self.threads} threads restored into {st.threads}")
+        st.ensure(self.head.shape[1] - L.S_DS // 8, self.floats.shape[1])
         st.raw.view(np.int64)[:, :self.head.shape[1]] = self.head
         st.fs[:, :self.floats.shape[1]] = self.floats
         st.save(backend)
+
+
+class StackView:
+    """A read-only copy of the stacks in use, for the views (data_stack, .S, the stacks shown after a
+    line): each thread's depths, then only the cells below the deepest stack, read from the backend
+    column by column (Backend.state_columns), so a backend whose stacks are device memory sends back
+    16 bytes a thread and the items in use, not the whole state.
+
+    dsp, fsp  (threads,) int64; ds (threads, d) int64; fs (threads, f) float (the deepest d and f)"""
+
+    __slots__ = ("dsp", "fsp", "ds", "fs")
+
+    def __init__(self, dsp: np.ndarray, fsp: np.ndarray, ds: np.ndarray, fs: np.ndarray) -> None:
+        self.dsp, self.fsp, self.ds, self.fs = dsp, fsp, ds, fs
+
+    @classmethod
+    def read(cls, backend: "Backend") -> "StackView":
+        m = backend.machine
+        heads = backend.state_columns(L.S_DSP, L.S_DS - L.S_DSP).view(np.int64)
+        dsp, fsp = heads[:, 0].copy(), heads[:, 1].copy()
+        n = len(dsp)
+        d = min(max(int(dsp.max()), 0), m.ds_max) if n else 0
+        f = min(max(int(fsp.max()), 0), m.fs_max) if n else 0
+        ds = backend.state_columns(L.S_DS, 8 * d).view(np.int64) if d else np.zeros((n, 0), np.int64)
+        fs = (backend.state_columns(m.s_fs, m.float_bytes * f).view(m.float_dtype) if f
+              else np.zeros((n, 0), m.float_dtype))
+        return cls(dsp, fsp, ds.reshape(n, d), fs.reshape(n, f))
+
+    @property
+    def threads(self) -> int:
+        return len(self.dsp)
+
+    def depths(self) -> tuple[int, int]:
+        return self.ds.shape[1], self.fs.shape[1]
+
+    def data(self, lane: int) -> list[int]:
+        return self.ds[lane, :max(int(self.dsp[lane]), 0)].tolist()
+
+    def floats(self, lane: int) -> list[float]:
+        return self.fs[lane, :max(int(self.fsp[lane]), 0)].tolist()
+
+    def data_rows(self) -> list[list[int]]:
+        return _rows(self.ds, np.clip(self.dsp, 0, self.ds.shape[1]))
+
+    def float_rows(self) -> list[list[float]]:
+        return _rows(self.fs, np.clip(self.fsp, 0, self.fs.shape[1]))
+
+
+def read_depths(backend: "Backend") -> tuple[np.ndarray, np.ndarray]:
+    """Every thread's data and float depths (16 bytes a thread come back)."""
+    heads = backend.state_columns(L.S_DSP, L.S_DS - L.S_DSP).view(np.int64)
+    return heads[:, 0].copy(), heads[:, 1].copy()
 
 
 def _push_all(items: np.ndarray, depth: np.ndarray, vals: np.ndarray) -> None:

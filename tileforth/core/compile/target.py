@@ -357,7 +357,9 @@ class Capabilities:
     max_block_threads: int = 1024  # threads in one block
     max_block: tuple[int, int, int] = (1024, 1024, 64)  # per axis
     max_grid: tuple[int, int, int] = (2**31 - 1, 65535, 65535)  # per axis
-    max_threads: int = 1 << 20  # threads in one launch (the state buffer holds each one's stacks)
+    # threads in one launch; the stacks and thread records must fit in memory besides (Device.machine_for
+    # checks what free_memory says)
+    max_threads: int = 1 << 31
     shared_bytes: int = STATIC_SHARED_BYTES  # shared memory per block
     recursion_max: int = L.RECURSION_MAX  # nested calls of recursive words per thread
     tile_shapes: tuple[tuple[int, int, int], ...] = ((16, 16, 16), (32, 8, 16), (8, 32, 16))
@@ -483,6 +485,40 @@ class Backend(ABC):
         """The stack state itself, where it is host memory (StackState.live then works on it without
         a copy); None where the host must work on copies (get_state, set_state)."""
         return None
+
+    def state_columns(self, start: int, width: int) -> np.ndarray:
+        """Bytes [start, start+width) of every thread's stack state, shape (threads, width) uint8: what the
+        host reads when it needs only the depths, or the cells in use (state.read_stacks); a backend whose
+        stacks are device memory reads just those (cuda: a 2D copy)."""
+        raw = self.state_buffer()
+        return (raw if raw is not None else self.get_state())[:, start:start + width].copy()
+
+    def set_state_columns(self, start: int, rows: np.ndarray) -> None:
+        """Bytes [start, start+width) of every thread's stack state become `rows` ((threads, width) uint8):
+        what a partial copy of the stacks writes back (StackState.save); cuda: a 2D copy."""
+        raw = self.state_buffer()
+        full = raw if raw is not None else self.get_state()
+        full[:, start:start + rows.shape[1]] = rows
+        if raw is None:
+            self.set_state(full)
+
+    def free_memory(self) -> int | None:
+        """Bytes of memory a new launch shape's stacks and thread records may take (None: unknown)."""
+        return None
+
+    def shape_bytes(self, threads: int, m: Machine) -> int:
+        """The memory a launch shape of `threads` threads takes: its stacks (laid out for `m`) and thread
+        records."""
+        return threads * (m.state_bytes + L.THR_SLOTS * 8)
+
+    def take_stacks(self) -> object | None:
+        """A copy of the stacks of its own for a failing line to restore (restore_stacks), or None: the
+        session takes a host copy then (state.Snapshot). Cuda keeps a device copy."""
+        return None
+
+    def restore_stacks(self, snap: object) -> None:
+        """The stacks back as take_stacks found them (the backend has the launch shape of then)."""
+        raise NotImplementedError(f"{self.name} takes no copies of its own")
 
     @abstractmethod
     def get_tiles(self) -> list: ...

@@ -30,7 +30,8 @@ if TYPE_CHECKING:
     from ..front.tree import Node
 
 DEFAULT_STEPS = 1 << 26
-KERNEL_CACHE = 512  # compiled kernels a session keeps (least recently used go first)
+KERNEL_CACHE = 512
+SHAPE_CHECKED = 64 << 20  # a launch shape taking more than this (stacks, records) is checked against free memory  # compiled kernels a session keeps (least recently used go first)
 
 
 def load_backend(name: str, machine: Machine = DEFAULT_MACHINE) -> Backend:
@@ -66,7 +67,7 @@ class DeviceSnapshot:
     """What Device.restore puts back: the stacks, the launch shape (and the stack sizes asked for) and the
     tile stack."""
 
-    stacks: Snapshot
+    stacks: object  # Backend.take_stacks's copy: a host Snapshot (state.py), or cuda's device copy
     shape: LaunchShape
     asked: tuple[int, int] | None
     tiles: tuple[Tile, ...]
@@ -124,13 +125,34 @@ class Device:
             raise ForthError(f"stacks of {m.ds_max} cells and {m.fs_max} floats at {shape.nthreads} threads need "
                              f"{shape.nthreads * m.state_bytes:,} bytes, more than {STATE_MOST:,}: ask for smaller "
                              "stacks (STACK-SIZE; 0 0 STACK-SIZE sizes them by the launch)")
+        need = self.backend.shape_bytes(shape.nthreads, m)
+        free = self.backend.free_memory() if need > SHAPE_CHECKED else None
+        if free is not None and need > free:
+            raise self._too_big(shape, m, need, free)
         return m
+
+    def _too_big(self, shape: LaunchShape, m: Machine, need: int, free: int | None) -> ForthError:
+        where = "memory" if self.backend.caps.host_memory else "device memory"
+        have = f"the {free >> 20:,} MiB of {where} free" if free is not None else f"the {where} there is"
+        return ForthError(f"a launch of {shape.nthreads:,} threads needs {need >> 20:,} MiB of {where} for its "
+                          f"stacks ({m.ds_max} cells and {m.fs_max} floats a thread) and thread records, more than "
+                          f"{have} on the {self.backend.name} backend: use fewer threads (GRID, THREADS) or "
+                          "smaller stacks (e.g. `16 8 STACK-SIZE`)")
 
     def _use(self, shape: LaunchShape) -> None:
         m = self.machine_for(shape, self.asked)
-        if m != self.backend.machine:
+        old_machine, old_shape = self.backend.machine, self.shape
+        if m != old_machine:
             self.backend.set_machine(m)
-        self.backend.set_shape(shape)
+        try:
+            self.backend.set_shape(shape)
+        except (MemoryError, OSError, ForthError) as exc:  # refused buffers (a limit free_memory missed)
+            if m != old_machine:
+                self.backend.set_machine(old_machine)
+            self.backend.set_shape(old_shape)
+            if isinstance(exc, ForthError):
+                raise
+            raise self._too_big(shape, m, self.backend.shape_bytes(shape.nthreads, m), None) from exc
         self.shape = shape
 
     def launch(self, nodes: list["Node"], compiler: "Compiler", key: tuple, base_addr: int,
@@ -180,14 +202,18 @@ class Device:
                              "empty at the end of a line: store or drop the tiles (TSTORE, TDROP) on the same line")
 
     def snapshot(self) -> DeviceSnapshot:
-        return DeviceSnapshot(Snapshot.take(self.backend), self.shape, self.asked, tuple(self.tiles),
+        stacks = self.backend.take_stacks()  # the backend's own copy (cuda: in device memory), or a host one
+        return DeviceSnapshot(Snapshot.take(self.backend) if stacks is None else stacks, self.shape, self.asked, tuple(self.tiles),
                               self.backend.get_tiles() if self.tiles else None, self.tile_config)
 
     def restore(self, snap: DeviceSnapshot) -> None:
         if snap.shape != self.shape or snap.asked != self.asked:
             self.asked = snap.asked
             self._use(snap.shape)
-        snap.stacks.restore(self.backend)
+        if isinstance(snap.stacks, Snapshot):
+            snap.stacks.restore(self.backend)
+        else:
+            self.backend.restore_stacks(snap.stacks)
         self.tiles, self.tile_config = list(snap.tiles), snap.tile_config
         if snap.tile_data is None:  # no tiles then (a tile stack with no static entries holds none in any warp)
             self.backend.truncate_tiles(0)

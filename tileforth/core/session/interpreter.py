@@ -22,7 +22,7 @@ from ..compile.compiler import Compiler
 from ..compile.machine import Machine
 from ..compile.primitives import TABLE as PRIMS
 from ..compile.primitive import Primitive
-from ..compile.state import StackState, differing
+from ..compile.state import StackState, StackView, differing
 from ..compile.tiles import Tile
 from ..errors import ForthError
 from ..front.dictionary import Colon, Constant, HostWord, Immediate
@@ -314,12 +314,12 @@ class Forth:
 
     def data_stack(self, lane: int | None = 0) -> list[int] | list[list[int]]:
         """One thread's data stack, bottom first; lane=None: one list per thread."""
-        st = StackState.live(self.backend)
+        st = StackView.read(self.backend)  # the depths, then the cells in use: no more comes back
         return st.data_rows() if lane is None else st.data(lane)
 
     def float_stack(self, lane: int | None = 0) -> list[float] | list[list[float]]:
         """One thread's float stack, bottom first; lane=None: one list per thread."""
-        st = StackState.live(self.backend)
+        st = StackView.read(self.backend)
         return st.float_rows() if lane is None else st.floats(lane)
 
     def tile_stack(self, warp: int = 0) -> list["TileView"]:

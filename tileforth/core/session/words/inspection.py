@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from .... import registry
-from ...compile.state import StackState
+from ...compile.state import StackState, StackView
 from ...errors import ForthError
 from ...front.dictionary import Colon, Constant
 from ...front.reader import Token
@@ -142,9 +142,8 @@ def viewed_warp(f: "Forth") -> int:
 
 def stacks_record(f: "Forth", cls: type[Stacks] = Stacks) -> Stacks:
     """Every thread's stacks, the viewed warp's tiles and the launch's warps."""
-    st = StackState.live(f.backend)
-    d, fd = st.depths()  # a copy of the cells in use only: a thread's stacks may be 16,384 cells deep
-    dsp, ds, fsp, fs = st.dsp.copy(), st.ds[:, :d].copy(), st.fsp.copy(), st.fs[:, :fd].copy()
+    st = StackView.read(f.backend)  # the depths, then the cells in use: a thread's stacks may be 16,384 cells deep
+    dsp, ds, fsp, fs = st.dsp, st.ds, st.fsp, st.fs
     w = viewed_warp(f)
     try:
         tiles = f.tile_stack(w)
