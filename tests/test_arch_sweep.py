@@ -358,9 +358,17 @@ def sweep(tmp_path_factory) -> Sweep:
     return Sweep(str(tmp_path_factory.mktemp("sweep")), max(1, min(8, os.cpu_count() or 1))).run()
 
 
+# device code's ALLOCATE FREE RESIZE (heapgen.py) exist where the target has a device heap (the cpu backend's
+# Capabilities.device_heap): the cuda backend runs them as host words, so no line for a GPU arch holds them
+NOT_ON_GPUS = {"(ALLOCATE)", "(FREE)", "(RESIZE)"}
+
+
 def test_every_primitive_and_tile_word_is_swept(sweep):
+    from tileforth.backends.cuda.target import NvptxTarget
+    assert not NvptxTarget("sm_90").device_heap  # else the heap's words must be swept too
     covered = {w for c in sweep.cases for w in c["words"]}
-    assert covered == set(TABLE), f"no sweep case for {sorted(set(TABLE) - covered)}: give the word an example"
+    assert covered == set(TABLE) - NOT_ON_GPUS, \
+        f"no sweep case for {sorted(set(TABLE) - NOT_ON_GPUS - covered)}: give the word an example"
 
 
 def test_every_case_runs_on_the_cpu(sweep):

@@ -66,21 +66,21 @@ def test_a_store_that_leaves_memory_as_it_was_is_no_race(f):
 def test_a_lanes_store_then_another_warps_tile_load_race(f):
     """Thread 32 stores into C's first row while warp 0 waits at its TLOAD-C; warp 0's load comes after."""
     f.eval("1 1 1 GRID 64 1 1 THREADS")
-    msg = report(f, "TID-X 32 = IF 5 C ! THEN  C 16 TLOAD-C TDROP")
-    expected = first_race([(0, 32, 1, 0, 0, "w", 0, 8)] + by(tile(0, 0, "r"), 0) + by(tile(0, 1, "r"), 32))
+    msg = report(f, "TID-X 32 = IF 5e C SF! THEN  C 16 TLOAD-C TDROP")
+    expected = first_race([(0, 32, 1, 0, 0, "w", 0, 4)] + by(tile(0, 0, "r"), 0) + by(tile(0, 1, "r"), 32))
     check(msg, expected, "C")
-    assert "thread 32 wrote it (at <input>:1:19), then the warp of threads 0-31 read it with TLOAD-C," in msg
-    assert report(f, "TID-X 32 = IF 5 C ! THEN  BARRIER  C 16 TLOAD-C TDROP") is None
+    assert "thread 32 wrote it (at <input>:1:20), then the warp of threads 0-31 read it with TLOAD-C," in msg
+    assert report(f, "TID-X 32 = IF 5e C SF! THEN  BARRIER  C 16 TLOAD-C TDROP") is None
 
 
 @pytest.mark.parametrize("offset", [0, 24, 56, 3 * LINE + 40])
 def test_a_store_into_one_granule_of_a_line_is_found_wherever_it_is(f, offset):
     """A tile line's granules are checked one by one; the detector skips a granule whose shadow entry
-    is the previous granule's (races.py): a cell stored into the middle or the end of a line, whose
+    is the previous granule's (races.py): an f32 stored into the middle or the end of a line (SF!: C holds f32s), whose
     granules before it are alike, is still found where it is."""
     f.eval("1 1 1 GRID 64 1 1 THREADS")
-    msg = report(f, f"TID-X 32 = IF 5 C {offset} + ! THEN  C 16 TLOAD-C TDROP")
-    expected = first_race([(0, 32, 1, 0, 0, "w", offset, 8)] + by(tile(0, 0, "r"), 0) + by(tile(0, 1, "r"), 32))
+    msg = report(f, f"TID-X 32 = IF 5e C {offset} + SF! THEN  C 16 TLOAD-C TDROP")
+    expected = first_race([(0, 32, 1, 0, 0, "w", offset, 4)] + by(tile(0, 0, "r"), 0) + by(tile(0, 1, "r"), 32))
     check(msg, expected, "C")
 
 
@@ -101,11 +101,11 @@ def test_a_lane_and_its_own_warps_tile_store_race_without_syncwarp(f):
     """A tile's elements are spread over the lanes (CUDA): lane 5's store and its warp's TSTORE of the
     same bytes race unless a SYNCWARP orders them."""
     f.eval("1 1 1 GRID 32 1 1 THREADS")
-    msg = report(f, "TID-X 5 = IF 5 C ! THEN  1e TFILL C 16 TSTORE")
-    expected = first_race([(0, 5, 0, 0, 0, "w", 0, 8)] + by(tile(0, 0, "w"), 0))
+    msg = report(f, "TID-X 5 = IF 5e C SF! THEN  1e TFILL C 16 TSTORE")
+    expected = first_race([(0, 5, 0, 0, 0, "w", 0, 4)] + by(tile(0, 0, "w"), 0))
     check(msg, expected, "C")
-    assert report(f, "TID-X 5 = IF 5 C ! THEN  SYNCWARP  1e TFILL C 16 TSTORE") is None
-    assert first_race([(0, 5, 0, 0, 0, "w", 0, 8)] + by(tile(0, 0, "w", syncwarps=1), 0)) is None
+    assert report(f, "TID-X 5 = IF 5e C SF! THEN  SYNCWARP  1e TFILL C 16 TSTORE") is None
+    assert first_race([(0, 5, 0, 0, 0, "w", 0, 4)] + by(tile(0, 0, "w", syncwarps=1), 0)) is None
 
 
 def test_blocks_storing_over_each_other_race(f):

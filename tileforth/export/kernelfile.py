@@ -45,7 +45,7 @@ from tileforth.core.compile.eltypes import BY_NAME, ElType
 from tileforth.core.session.building import CLOSERS, OPENERS
 from tileforth.core.session.words.arraydata import read_npy
 from tileforth.core.session.words.arrays import DEVICE_ARRAY_MAX, array_bytes_max, host_memory_bytes
-from tileforth.core.session.words.launch import check_python_shape
+from tileforth.core.session.launchshape import check_python_shape
 from tileforth.core.session.interpreter import Collector, Forth
 from tileforth.core.session.launcherrors import BAD_ADDRESS_HINT
 

@@ -43,7 +43,7 @@ from .tokens import Tokens
 from .wordlists import Dictionary, DictionarySnapshot
 from .inputpos import note_in, sync_in
 from .kernelrun import KernelRun
-from .words.launch import check_python_shape
+from .launchshape import check_python_shape
 
 if TYPE_CHECKING:
     from .reference import Entry
