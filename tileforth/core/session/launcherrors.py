@@ -18,6 +18,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..compile import layout as L
+from ..compile.primitive import Primitive
 from ..compile.tileops import Load, Store
 from ..errors import ForthError, SourcePos
 from ..front.dictionary import Colon, Constant, HostWord, Immediate
@@ -97,6 +98,9 @@ def _bad_xt_message(f: "Forth", why: int, xt: int, where: str, thr: str) -> str:
     """E_BAD_XT: why the device could not execute `xt`, and how to run it."""
     entry = f.tokens.find(xt)
     name = entry.name if entry is not None else None
+    if why == L.XT_HOST and isinstance(entry, Primitive):  # PICK ROLL TROLL: a literal count is their operand
+        return (f"EXECUTE{where} ({thr}): {name} takes its count from a literal before it, so device code "
+                "cannot run it through a token; write it in the definition")
     if why == L.XT_HOST:
         uses = _host_action(entry)
         n = int(np.prod(f.launch_shape))
