@@ -2,7 +2,8 @@ r"""Edit-to-PTX: how long from a new definition to its PTX, next to nvcc.
 
     small word   a NEW saxpy each time (its literal changes, so nothing is
                  cached): `: saxpyN ... ;` evaluated, then word_ptx — at the
-                 default (O3, exported kernels) and at REPL speed (heavy=False)
+                 default (O3, exported kernels) and at REPL speed (heavy=False: the cheap
+                 compile tier, tileforth/core/compile/tiers.py: O1, NVPTX opt 1)
     GEMM         demos/gemm.fth's `gemm` (tensor cores), redefined, then word_ptx
 
 against `nvcc -ptx -arch=sm_80` on equivalent CUDA C (a saxpy and a WMMA
@@ -237,7 +238,7 @@ def main(argv=None) -> int:
     f = Forth()
     results: dict[str, tuple[float, float]] = {}
     counter = iter(range(10 ** 6))
-    for label, heavy in (("default (O3)", True), ("REPL speed", False)):
+    for label, heavy in (("default (O3)", True), ("REPL speed (tier 0)", False)):
         def one() -> None:
             i = next(counter)
             f.eval(saxpy_forth(i))

@@ -7,16 +7,26 @@ gforth with gforth's own tester; prints a table per group (tests, tileforth
 passed, gforth passed, tileforth's failing lines and crashes) and the most
 common reasons lines fail.
 
+It then runs the real testers as a user's program would: gforth's coretest.fs
+and dbltest.fs, each loading gforth's own tester.fs and ttester.fs, and the
+Forth Foundation Library's md5 test (tests/programs/), as files through the
+`tileforth` command at one thread, and compares each output with gforth's;
+targets: coretest.fs + dbltest.fs ≤ 10 s together, FFL md5 ≤ 3 s (issue 25).
+
     python benchmarks/standard.py            # every file
-    python benchmarks/standard.py --quick    # coretest.fs only
+    python benchmarks/standard.py --quick    # coretest.fs only (and the real testers)
 """
 
 from __future__ import annotations
 
 import argparse
 import collections
+import os
 import shutil
+import subprocess
 import sys
+import tempfile
+import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
@@ -90,6 +100,44 @@ def run_group(specs: list[suites.SuiteFile], timeout: float, gforth: str | None,
         print(_total(results))
 
 
+PROGRAMS = Path(__file__).resolve().parent.parent / "tests" / "programs"
+REAL_TESTERS = (("ttester.fs: coretest.fs + dbltest.fs", ("gforth_test_coretest.fth", "gforth_test_dbltest.fth"), 10.0),
+                ("FFL md5 (tst.fs)", ("ffl_md5.fth",), 3.0))
+
+
+def _run_program(cmd: list[str], name: str, timeout: float, env: dict | None = None) -> tuple[str, float]:
+    t0 = time.perf_counter()
+    tail = ["-e", "bye"] if "gforth" in os.path.basename(cmd[0]) else []
+    proc = subprocess.run(cmd + [name] + tail, capture_output=True, text=True, timeout=timeout, cwd=PROGRAMS,
+                          stdin=subprocess.DEVNULL, env=env)
+    return proc.stdout, time.perf_counter() - t0
+
+
+def run_real_testers(gforth: str | None, timeout: float) -> None:
+    """The real testers, as programs run at one thread (tests/test_programs.py runs them the same way)."""
+    print("\nreal testers, run as files at one thread (`tileforth --stacks none one-thread.fth FILE`)")
+    with tempfile.TemporaryDirectory() as tmp:
+        shape = Path(tmp) / "one-thread.fth"
+        shape.write_text("1 1 1 GRID 1 1 1 THREADS\n")
+        env = dict(os.environ, TILEFORTH_SERVER="0")
+        tf_cmd = [sys.executable, "-m", "tileforth.repl.cli", "--backend", "cpu", "--stacks", "none", str(shape)]
+        for title, names, target in REAL_TESTERS:
+            spent, gspent, same = 0.0, 0.0, True
+            for name in names:
+                try:
+                    out, dt = _run_program(tf_cmd, name, timeout, env)
+                except subprocess.TimeoutExpired:
+                    out, dt = None, timeout
+                spent += dt
+                if gforth:  # as tests/test_programs.py runs it: ffl/ is found next to the program
+                    gout, gdt = _run_program([gforth, "-e", 's" ~+" fpath also-path'], name, timeout)
+                    gspent += gdt
+                    same = same and out == gout
+            verdict = ("output as gforth's" if same else "OUTPUT DIFFERS from gforth's") if gforth else "(no gforth)"
+            print(f"  {title:<40} tileforth {spent:6.2f} s, gforth {gspent:5.2f} s; {verdict}; "
+                  f"{spent / target:5.2f}× target ≤ {target:g} s ({'meets' if spent <= target else 'MISSES'})")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--quick", action="store_true", help="coretest.fs only")
@@ -108,6 +156,7 @@ def main() -> None:
     print(f"\nwhy tileforth's lines fail (the {args.top} most common first errors):")
     for reason, n in reasons.most_common(args.top):
         print(f"  {n:>5}  {reason}")
+    run_real_testers(gforth, args.timeout)
 
 
 if __name__ == "__main__":

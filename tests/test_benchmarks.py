@@ -40,11 +40,15 @@ def test_emulator_kernel_text_is_the_tiled_algorithm():
     assert "SHARED:" in src and "4 4 1 GRID 16 16 1 THREADS" in src
 
 
-def test_latency_prints_both_medians():
+def test_latency_prints_every_row_of_issue_27():
     r = run("latency.py", "--lines", "5")
     assert r.returncode == 0, r.stdout + r.stderr
-    assert re.search(r"new line .* ms median .*target ≤ 10 ms", r.stdout)
-    assert re.search(r"same line again .* ms median .*target ≤ 1 ms", r.stdout)
+    assert re.search(r"new straight line .* ms median .*target ≤ 1.5 ms", r.stdout)
+    assert re.search(r"same structure, other numbers .* ms median .*target ≤ 0.3 ms", r.stdout)
+    assert re.search(r"cached line .* ms median .*target ≤ 0.1 ms", r.stdout)
+    assert re.search(r"new loop line \(tier 0\) .* ms median", r.stdout)
+    assert re.search(r"loop line, full tier \(reused\) .* ms median", r.stdout)
+    assert re.search(r"swapped to full later: 1$", r.stdout, re.M)  # the reused loop line reached the full tier
 
 
 def test_tiles_quick_gemms_are_correct():

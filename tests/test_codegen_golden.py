@@ -119,11 +119,14 @@ def ir_memory_ops(fn: str) -> Counter:
 
 
 def ptx_memory_ops(fn: str) -> Counter:
-    """Loads and stores other than parameter passing."""
+    """Loads and stores other than parameter passing and reading the launch's literal table
+    (ctx[CTX_LITS], and the literals at the address it holds: a line's numbers, linekey.py)."""
     ops = Counter()
+    tables = set(re.findall(rf"ld\.global\.nc\.b64\s+(%rd\d+), \[%rd\d+\+{8 * L.CTX_LITS}\];", fn))
     for line in fn.splitlines():
         m = re.match(r"\s+(?:@!?%p\d+\s+)?(ld|st|atom)\.(?!param)", line)
-        if m:
+        if m and not (tables and (re.search(rf"\[%rd\d+\+{8 * L.CTX_LITS}\]", line)
+                                  or re.search(r"\[(%rd\d+)(?:\+\d+)?\]", line).group(1) in tables)):
             ops[m.group(1)] += 1
     return ops
 
@@ -352,9 +355,8 @@ def test_the_passes_over_the_tree_share_one_visitor():
     dispatch through tree.Visitor's table: every node type has an entry in
     each, and a visit_ method for a type that does not exist is refused."""
     from tileforth.core.compile import codegen
-    from tileforth.core.front import effects, tree
-    from tileforth.core.session import interpreter
-    for cls in (codegen.Gen, effects._Walker, interpreter._TreeKey):
+    from tileforth.core.front import effects, linekey, tree
+    for cls in (codegen.Gen, effects._Walker, linekey._LineKey):
         assert issubclass(cls, tree.Visitor)
         assert set(cls._visit_table) == set(tree.NODE_TYPES)
     assert effects._Walker._visit_table[tree.DropFlag] is effects._Walker.visit_DropFlag

@@ -111,13 +111,16 @@ def test_what_needs_a_kernel_fails_on_the_stand_in_and_says_why(dc, dry_run):
     proc, out = dry_run
     by = {e.step: e for e in dc.summary.parse((out / "summary.txt").read_text())["entries"]}
     gemm = by["gemm"]
-    assert gemm.result == "FAIL" and "torch not importable" in gemm.detail
+    # without torch, or with a CPU build of it (CI installs one for the launcher's torch.compile test)
+    no_torch = ("torch not importable", "torch sees no GPU")
+    assert gemm.result == "FAIL" and any(w in gemm.detail for w in no_torch)
     assert len(gemm.rows) == 1 + 3 * 2 * 2 and all("WRONG" in r for r in gemm.rows[1:])  # 3 kernels, 2 types, 2 sizes
     assert by["probe_mma"].result == "FAIL" and "fragments NOT as documented" in by["probe_mma"].detail
     assert by["probe_wgmma"].result == "FAIL" and "lbo=K" in by["probe_wgmma"].detail
     assert by["jit"].result == "INFO" and [r.split()[0] for r in by["jit"].rows] == \
         ["module", "empty", "line_line10", "line_loop", "line_tile", "gemm_g11_f16"]
-    assert by["launchers"].result == "FAIL" and "torch not importable" in by["launchers"].detail
+    assert by["launchers"].result == "FAIL" and any(w in by["launchers"].detail for w in no_torch), \
+        by["launchers"].detail
     assert by["sticky_torch"].result == "SKIP" and "torch" in by["sticky_torch"].detail
     assert by["pytest_gpu"].result == "FAIL" and "program_agrees_with_the_emulator[arithmetic]" in by["pytest_gpu"].detail
     assert by["gpu_check"].result == "FAIL" and "bound: False" in by["gpu_check"].detail

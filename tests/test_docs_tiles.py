@@ -244,3 +244,14 @@ def test_gemms_are_exact(doc):
     assert np.array_equal(doc.f.array("GD"), want)
     assert last_tiles(doc, "a 64x64 GEMM") == [] and last_tiles(doc, "2x2 accumulators per warp") == []
     assert doc.f.launch_shape[0] == (1, 1, 1)
+
+
+def test_the_gemm_staged_with_cp_async_is_exact(doc):
+    """The cp.async section: GE (A and B staged through two-stage shared rings) is GA·GB, from the
+    formulas of the GEMM section; the staged tiles' stages are 128 bytes apart at least."""
+    n = 64
+    ga = matrix_from_index(n, n, lambda i: (7 * i + 5) % 9 - 4).astype(np.float64)
+    gb = matrix_from_index(n, n, lambda i: (5 * i + 2) % 9 - 4).astype(np.float64)
+    assert np.array_equal(doc.f.array("GE"), ga @ gb)
+    assert last_tiles(doc, "a GEMM staged with cp.async") == []
+    assert doc.f.eval("1 As 0 As - .").split() == ["512"]

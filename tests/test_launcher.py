@@ -1,19 +1,19 @@
 """Launchers (`tileforth compile FILE --python out.py`, tileforth/export/launcher.py) against the
-stand-in drivers: PyCUDA (tests/standin/pycuda, as tests/test_cuda_backend_host.py), CuPy
-(tests/standin/cupy) and cuda-python (tests/standin/cuda/bindings/driver.py), with
-`__cuda_array_interface__` and DLPack stand-ins over their device memory. Kernels do not run on
-the stand-ins: `simulate` runs each launch's kernel file on the cpu emulator over the device
-memory's bytes at the pointers the launch passed, so round trips compute. The round trips and
-the context record's errors run through each driver (the `side` fixture); the rest through
-PyCUDA. And f.kernel on the cpu backend with interface objects."""
+stand-in cuda-python driver (tests/standin/cuda/bindings/driver.py), the one driver launchers use,
+with `__cuda_array_interface__` and DLPack stand-ins over its device memory. Kernels do not run on
+the stand-in: `simulate` runs each launch's kernel file on the cpu emulator over the device
+memory's bytes at the pointers the launch passed, so round trips compute. A launch is queued on the
+caller's stream and waits for nothing; errors come back through check() or the next call. And
+f.kernel on the cpu backend with interface objects."""
 from __future__ import annotations
 
 import ast
 import ctypes
-import gc
 import importlib.util
+import os
 import re
 import struct
+import subprocess
 import sys
 import types
 from pathlib import Path
@@ -40,94 +40,6 @@ TYPES = {"i8": (np.int8, "I8@", "I8!"), "i16": (np.int16, "I16@", "I16!"), "i32"
          "i64": (np.int64, "@", "!"), "f16": (np.float16, "HF@", "HF!"),
          "bf16": (ml_dtypes.bfloat16, "BF@", "BF!"), "f32": (np.float32, "F@", "F!"),
          "f64": (np.float64, "DF@", "DF!")}
-
-
-@pytest.fixture
-def drv():
-    """A fresh stand-in `pycuda.driver` (a real PyCUDA, if any, is put back after)."""
-    with standins("pycuda"):
-        import pycuda.driver as driver
-        driver.init()
-        driver.test_primary = driver.Device(0).retain_primary_context()  # the test's arrays live there
-        yield driver
-        driver.test_primary.detach()
-        assert driver.context_stack() == [] and driver.primary_refs() == 0
-
-
-# ---- each driver's device memory, as the tests use it --------------------------------------------------
-
-class PyCudaSide:
-    """The test's view of the PyCUDA stand-in: its arrays live in the primary context (as CuPy's
-    and PyTorch's do)."""
-    name = "pycuda"
-
-    def __init__(self, drv):
-        self.drv, self.launches = drv, drv.launches
-
-    def alloc(self, nbytes):
-        self.drv.test_primary.push()
-        mem = self.drv.mem_alloc(nbytes)
-        self.drv.Context.pop()
-        return mem, int(mem)
-
-    def write(self, ptr, data):
-        self.drv.test_primary.push()
-        self.drv.memcpy_htod(ptr, data)
-        self.drv.Context.pop()
-
-    def read(self, ptr, out):
-        self.drv.test_primary.push()
-        self.drv.memcpy_dtoh(out, ptr)
-        self.drv.Context.pop()
-
-    def write_current(self, ptr, data):
-        """A write in the current context (what the kernel does during its launch)."""
-        self.drv.memcpy_htod(ptr, data)
-
-    def view(self, ptr, nbytes):
-        return self.drv._arena.mem[ptr - self.drv.BASE:ptr - self.drv.BASE + nbytes]
-
-    def on_launch(self, monkeypatch, hook):
-        """hook(launch) after each launch is recorded; launch.raw: each argument's bytes."""
-        orig = self.drv.Function.prepared_call
-
-        def call(fn, grid, block, *args, shared_size=0):
-            orig(fn, grid, block, *args, shared_size=shared_size)
-            rec = self.drv.launches[-1]
-            raw = [struct.pack(c, v) for c, v in zip(re.findall(r"\d*[A-Za-z?]", fn.arg_format), rec.args)]
-            hook(types.SimpleNamespace(grid=rec.grid, block=rec.block, args=rec.args, raw=raw))
-        monkeypatch.setattr(self.drv.Function, "prepared_call", call)
-
-
-class CupySide:
-    """The CuPy stand-in: the test's arrays are CuPy allocations (bytes) under interface objects."""
-    name = "cupy"
-
-    def __init__(self, cp):
-        self.cp, self.launches, self.own = cp, cp.launches, set()
-
-    def alloc(self, nbytes):
-        a = self.cp.empty(nbytes, self.cp.uint8)
-        self.own.add(a.data.ptr)
-        return a, a.data.ptr
-
-    def write(self, ptr, data):
-        self.cp.view(ptr, data.nbytes)[:] = np.asarray(data).reshape(-1).view(np.uint8)
-
-    write_current = write
-
-    def read(self, ptr, out):
-        out.reshape(-1).view(np.uint8)[:] = self.cp.view(ptr, out.nbytes)
-
-    def view(self, ptr, nbytes):
-        return self.cp.view(ptr, nbytes)
-
-    def on_launch(self, monkeypatch, hook):
-        monkeypatch.setattr(self.cp, "on_launch", [hook])
-
-    def leaked(self):
-        gc.collect()
-        return sorted(set(self.cp.memory.live) - self.own)
 
 
 class CudaPythonSide:
@@ -175,38 +87,39 @@ class CudaPythonSide:
         return sorted({a for a, _ in self.cu.allocations()} - self.own)
 
 
-@pytest.fixture(params=["pycuda", "cupy", "cuda-python"])
-def side(request):
-    """Each driver's stand-in, alone (as if the only one installed), as a Side."""
-    if request.param == "pycuda":
-        yield PyCudaSide(request.getfixturevalue("drv"))
-        return
-    with standins("cupy" if request.param == "cupy" else "cuda"):
-        if request.param == "cupy":
-            import cupy
-            s = CupySide(cupy)
-        else:
-            from cuda.bindings import driver as cu
-            s = CudaPythonSide(cu)
+@pytest.fixture
+def side():
+    """The cuda-python stand-in, as a Side (a fresh driver for each test)."""
+    with standins("cuda"):
+        from cuda.bindings import driver as cu
+        cu.syncs.clear()
+        cu.waits.clear()
+        s = CudaPythonSide(cu)
         yield s
         assert s.leaked() == [], "the launcher left device memory allocated"
-        if request.param == "cuda-python":
-            assert s.cu.context_stack() == [] and s.cu.primary_refs() == 1  # the test's reference only
-            assert s.cu.cuDevicePrimaryCtxRelease(s.dev)[0] == 0 and s.cu.primary_refs() == 0
+        assert s.cu.context_stack() == [] and s.cu.primary_refs() == 1  # the test's reference only
+        assert s.cu.cuDevicePrimaryCtxRelease(s.dev)[0] == 0 and s.cu.primary_refs() == 0
+
+
+@pytest.fixture
+def drv(side):
+    """The stand-in driver's side (the name older tests use)."""
+    return side
 
 
 class DeviceArray:
     """A `__cuda_array_interface__` stand-in over stand-in device memory (as a CuPy array would be).
-    `drv`: the PyCUDA stand-in, or a Side."""
+    `drv`: a Side; `stream`: the stream its interface names (v3: the launch must wait for it)."""
 
-    def __init__(self, drv, values, dtype=None, strides=None):
-        self.side = PyCudaSide(drv) if isinstance(drv, types.ModuleType) else drv
+    def __init__(self, drv, values, dtype=None, strides=None, stream=None):
+        self.side = drv
         host = np.ascontiguousarray(np.asarray(values, dtype))
         self.dtype, self.shape = host.dtype, host.shape
         self.mem, self.ptr = self.side.alloc(max(host.nbytes, 1))
         self.side.write(self.ptr, host.reshape(-1).view(np.uint8))
         self.__cuda_array_interface__ = {"data": (self.ptr, False), "shape": host.shape,
-                                         "typestr": host.dtype.str, "strides": strides, "version": 3}
+                                         "typestr": host.dtype.str, "strides": strides, "version": 3,
+                                         "stream": stream}
 
     def get(self) -> np.ndarray:
         out = np.empty(self.shape, self.dtype)
@@ -247,6 +160,7 @@ class DLPackArray:
         return (2, 0)
 
     def __dlpack__(self, stream=None):
+        self.streams = getattr(self, "streams", []) + [stream]  # the consumer's stream, as it asked
         new = ctypes.pythonapi.PyCapsule_New
         new.restype, new.argtypes = ctypes.py_object, [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
         return new(ctypes.addressof(self.managed), b"dltensor", None)
@@ -262,11 +176,11 @@ class HostArray:
 
 
 def simulate(monkeypatch, drv, text: str) -> list[str]:
-    """Each launch of the stand-in (`drv`: the PyCUDA stand-in, or a Side) runs the kernel file on
+    """Each launch of the stand-in (`drv`: a Side) runs the kernel file on
     the cpu emulator: each argument read from the bytes the launch passed, as its declared type;
     its arrays read from and written back to device memory at the pointers passed. Returns what
     the launches printed."""
-    side = PyCudaSide(drv) if isinstance(drv, types.ModuleType) else drv
+    side = drv
     spec = parse_kernel_file(text)
     printed: list[str] = []
     arena = side.view
@@ -312,9 +226,9 @@ def _loader(tmp_path, driver: str):
 
 
 @pytest.fixture
-def load(tmp_path, drv):
-    """load(kernel file text) -> the launcher module (on PyCUDA), imported from the file it was written to."""
-    make, made = _loader(tmp_path, "pycuda")
+def load(tmp_path, side):
+    """load(kernel file text) -> the launcher module, imported from the file it was written to."""
+    make, made = _loader(tmp_path, "cuda-python")
     yield make
     for mod in made:
         mod.close()
@@ -348,12 +262,14 @@ def all_kinds_kernel() -> str:
 
 # ---- the generated module ------------------------------------------------------------------------------
 
-def test_the_module_imports_no_tileforth(load):
+def test_the_module_imports_tileforth_only_for_the_cpu_fallback(load):
     mod = load(SAXPY.read_text(), "saxpy")
     tree = ast.parse(Path(mod.__file__).read_text())
+    where = {n.module: f.name for f in ast.walk(tree) if isinstance(f, ast.FunctionDef) for n in ast.walk(f)
+             if isinstance(n, ast.ImportFrom) and n.module and "tileforth" in n.module}
     names = {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
     names |= {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module}
-    assert not any("tileforth" in n for n in names), names
+    assert {n for n in names if "tileforth" in n} == set(where) and set(where.values()) == {"_launch_cpu"}
     assert "saxpy(X, Y, A, N=None, *, grid=None" in mod.__doc__
     assert mod.saxpy.__name__ == "saxpy"
 
@@ -416,7 +332,8 @@ def test_scalars_are_packed_with_their_declared_widths(load, drv):
     p = DeviceArray(drv, np.zeros(4), np.int32)
     mod.s(p, -5, 2**62, 1.5, -0.25, 0.5, 1.0)
     launch = drv.launches[-1]
-    assert launch.args[1:] == (int(p.mem), -5, 2**62, 1.5, -0.25, 0.5, 0x3F80)  # bf16 1.0 as its bits
+    f16_half = int(np.float16(0.5).view(np.uint16))  # .b16 parameters: the device reads the bits
+    assert launch.args[1:] == (int(p.mem), -5, 2**62, 1.5, -0.25, f16_half, 0x3F80)  # bf16 1.0 as its bits
 
 
 def test_dtype_and_shape_errors(load, drv):
@@ -471,8 +388,10 @@ def test_an_error_record_becomes_a_kernel_error(load_on, side, monkeypatch):
         side.write_current(launch.args[0], rec)  # the launcher's context is current during its launch
     side.on_launch(monkeypatch, faulting)
     x = DeviceArray(side, np.zeros(8), np.int32)
+    mod.divide(x, 0)  # queued: the call waits for nothing, so it cannot know yet
+    assert side.cu.syncs == []
     with pytest.raises(mod.KernelError) as info:
-        mod.divide(x, 0)
+        mod.check()  # waits for the launch and reads its record
     err = info.value
     word, col = mod.SITES[site][0], mod.SITES[site][3]
     assert str(err) == f"divide: divide.fth:5:{col}: division by zero in {word} (thread 5); check the divisor first"
@@ -492,13 +411,13 @@ def test_throw_messages_use_the_strings_and_meanings(load, drv):
 
 def test_an_unchecked_export_passes_no_context(drv, tmp_path):
     spec = parse_kernel_file(SAXPY.read_text(), "saxpy.fth")
-    ptx = kernel_file_ptx(SAXPY.read_text(), "sm_90")  # loads on the stand-in; only the arguments matter
+    ptx = kernel_file_ptx(SAXPY.read_text(), "sm_90", unchecked=True)  # its entry has no context parameter
     path = tmp_path / "unchecked.py"
     path.write_text(launcher_source(spec, ptx, context=False))
     s = importlib.util.spec_from_file_location("unchecked_launch", path)
     mod = importlib.util.module_from_spec(s)
     s.loader.exec_module(mod)
-    mod.use("pycuda")
+    mod.use("cuda-python")
     x, y = DeviceArray(drv, np.arange(4), np.float32), DeviceArray(drv, np.arange(4), np.float32)
     mod.saxpy(x, y, 1.0)
     assert drv.launches[-1].args == (int(x.mem), int(y.mem), 1.0, 4)
@@ -518,7 +437,7 @@ def test_the_cli_writes_the_module(tmp_path, drv, monkeypatch):
     out = tmp_path / "saxpy_mod.py"
     assert main(["compile", str(SAXPY), "--python", str(out), "--arch", "sm_90"]) == 0
     text = out.read_text()
-    assert "def saxpy(X, Y, A, N=None, *, grid=None, block=(256, 1, 1), stream=None):" in text
+    assert "def saxpy(X, Y, A, N=None, *, grid=None, block=None, stream=None, device=None):" in text
     assert "tileforth compile " in text and ".entry saxpy(" in text
     assert main(["compile", str(SAXPY), "--python", str(tmp_path / "no" / "x.py")]) == 2
     assert main(["compile", str(SAXPY), "--python", str(out), "--cubin", "--unchecked", "--arch", "sm_90"]) == 0
@@ -560,6 +479,7 @@ def test_the_guide_section_runs(tmp_path, drv, monkeypatch):
     doc = (ROOT / "docs" / "kernel-files.md").read_text()
     section = doc[doc.index("## Use it from PyTorch/CuPy"):]
     section = section[:section.find("\n## ", 1) + 1] if "\n## " in section[1:] else section
+    section = section.split("\n### Every rank of a torchrun job")[0]  # that one runs under torchrun, below
     blocks = re.findall(r"^```python\n(.*?)^```", section, re.M | re.S)
     shell = re.search(r"^    (tileforth compile .*--python .*)$", section, re.M).group(1).split()
     assert blocks and shell[:2] == ["tileforth", "compile"]
@@ -631,3 +551,245 @@ def test_the_launchers_messages_are_the_repls_where_they_should_be():
         repl = launch_error(f, record).message
         assert MESSAGES[code].format(where="", thr="thread 3", addr=0x1008, aux=8) == repl, code
     assert set(MESSAGES) >= set(same)
+
+
+# ---- launches as CuPy's and Triton's: the caller's stream, no synchronization (issue 30, point 1) ------
+
+def _stream(side):
+    """A stream of the primary context (where the test's arrays and the launches are)."""
+    return side._in_primary(side.cu.cuStreamCreate, 0)
+
+
+def test_a_launch_waits_for_nothing_and_goes_on_the_given_stream(load, side, monkeypatch):
+    simulate(monkeypatch, side, SAXPY.read_text())
+    mod = load(SAXPY.read_text(), "saxpy")
+    x, y = DeviceArray(side, np.arange(8), np.float32), DeviceArray(side, np.zeros(8), np.float32)
+    s = _stream(side)
+    side.cu.syncs.clear()
+    mod.saxpy(x, y, 2.0, stream=s)
+    mod.saxpy(x, y, 1.0, stream=types.SimpleNamespace(cuda_stream=int(s)))  # a torch.cuda.Stream-like object
+    # no context synchronization, and the caller's stream never waited for: the second call read the first
+    # launch's record (completed) on the module's own stream only
+    assert all(kind == "stream" and h != int(s) for kind, h in side.cu.syncs)
+    assert [launch.stream for launch in side.launches[-2:]] == [int(s), int(s)]
+    mod.check()  # nothing failed
+    assert all(kind == "stream" and h != int(s) for kind, h in side.cu.syncs)
+    np.testing.assert_array_equal(y.get(), np.arange(8, dtype=np.float32) * 3)
+    side._in_primary(side.cu.cuStreamDestroy, s)
+
+
+def test_the_default_stream_is_torchs_current_stream(load, side, monkeypatch):
+    simulate(monkeypatch, side, SAXPY.read_text())
+    mod = load(SAXPY.read_text(), "saxpy")
+    s = _stream(side)
+    torch = types.ModuleType("torch")
+    asked = []
+
+    class Stream:
+        cuda_stream = int(s)
+
+    def current_stream(device=None):
+        asked.append(device)
+        return Stream()
+    torch.cuda = types.SimpleNamespace(current_stream=current_stream)
+    Tensor = type("Tensor", (DeviceArray,), {"__module__": "torch",
+                                             "device": types.SimpleNamespace(type="cuda", index=0)})
+    monkeypatch.setitem(sys.modules, "torch", torch)
+    x, y = Tensor(side, np.arange(4), np.float32), Tensor(side, np.ones(4), np.float32)
+    mod.saxpy(x, y, 2.0)
+    assert side.launches[-1].stream == int(s) and asked == [0]
+    np.testing.assert_array_equal(y.get(), np.arange(4, dtype=np.float32) * 2 + 1)
+    mod.check()
+    side._in_primary(side.cu.cuStreamDestroy, s)
+
+
+def test_an_array_made_on_another_stream_is_waited_for_on_the_device(load, side, monkeypatch):
+    simulate(monkeypatch, side, SAXPY.read_text())
+    mod = load(SAXPY.read_text(), "saxpy")
+    producer, mine = _stream(side), _stream(side)
+    x = DeviceArray(side, np.arange(4), np.float32, stream=int(producer))  # CAI v3 names its stream
+    y = DeviceArray(side, np.zeros(4), np.float32)
+    dl = DLPackArray(DeviceArray(side, np.zeros(4), np.float32))
+    side.cu.waits.clear()
+    mod.saxpy(x, y, 1.0, stream=mine)
+    assert [w[0] for w in side.cu.waits] == [int(mine)] and side.cu.syncs == []
+    mod.saxpy(x, dl, 1.0, stream=mine)
+    assert dl.streams == [int(mine)]  # the DLPack producer was told the consumer's stream
+    mod.saxpy(y, dl, 1.0)  # the legacy default stream: DLPack's 1
+    assert dl.streams[-1] == 1
+    mod.check()
+    for s in (producer, mine):
+        side._in_primary(side.cu.cuStreamDestroy, s)
+
+
+def test_an_array_on_another_device_is_refused(load, side, monkeypatch):
+    mod = load(SAXPY.read_text(), "saxpy")
+    x = DeviceArray(side, np.arange(4), np.float32)
+    _, dev1 = side.cu.cuDeviceGet(1)
+    _, ctx1 = side.cu.cuDevicePrimaryCtxRetain(dev1)
+    side.cu.cuCtxPushCurrent(ctx1)
+    _, far = side.cu.cuMemAlloc(16)
+    side.cu.cuCtxPopCurrent()
+    y = types.SimpleNamespace(__cuda_array_interface__={"data": (int(far), False), "shape": (4,),
+                                                        "typestr": "<f4", "strides": None, "version": 3})
+    side.launches.clear()
+    with pytest.raises(ValueError, match=r"saxpy: the arrays are on different devices: Y \(device 1\), but the "
+                                         r"launch is on device 0; move them to one device first"):
+        mod.saxpy(x, y, 1.0)
+    assert side.launches == []
+    side.cu.cuCtxPushCurrent(ctx1)
+    side.cu.cuMemFree(far)
+    side.cu.cuCtxPopCurrent()
+    assert side.cu.cuDevicePrimaryCtxRelease(dev1)[0] == 0
+
+
+def test_the_files_block_and_grid_are_the_defaults(load, side, monkeypatch):
+    text = SAXPY.read_text().replace("\\! kernel saxpy\n", "\\! kernel saxpy\n\\! block 128\n")
+    simulate(monkeypatch, side, text)
+    mod = load(text, "saxpy")
+    x, y = DeviceArray(side, np.arange(300), np.float32), DeviceArray(side, np.zeros(300), np.float32)
+    mod.saxpy(x, y, 1.0)
+    assert side.launches[-1].block == (128, 1, 1) and side.launches[-1].grid == (3, 1, 1)
+    fixed = text.replace("\\! block 128\n", "\\! block 64\n\\! grid 2\n")
+    mod2 = load(fixed, "saxpy2")
+    mod2.saxpy(x, y, 1.0)
+    assert side.launches[-1].block == (64, 1, 1) and side.launches[-1].grid == (2, 1, 1)
+    mod.check()
+    mod2.check()
+
+
+def test_an_error_of_a_completed_launch_is_raised_by_the_next_call(load_on, side, monkeypatch):
+    mod = load_on(DIVIDE, "divide")
+    site = next(i for i, s in enumerate(mod.SITES) if s[0].upper() == "RATIO")
+
+    def faulting(launch):
+        if len(side.launches) == 1:
+            rec = np.zeros(L.CTX_SLOTS, np.int64)
+            rec[[L.CTX_ERR_CODE, L.CTX_ERR_SITE, L.CTX_ERR_THREAD]] = L.E_DIV0, site, 2
+            side.write_current(launch.args[0], rec)
+    side.on_launch(monkeypatch, faulting)
+    side.launches.clear()
+    x = DeviceArray(side, np.zeros(8), np.int32)
+    mod.divide(x, 0)
+    with pytest.raises(mod.KernelError, match=r"division by zero in ratio \(thread 2\)"):
+        mod.divide(x, 1)  # the first launch has completed: its error comes first, before this launch
+    assert len(side.launches) == 1
+    mod.divide(x, 1)
+    mod.check()  # reported once
+
+
+def test_a_numpy_array_makes_the_call_wait_and_report(load_on, side, monkeypatch):
+    mod = load_on(DIVIDE, "divide")
+
+    def faulting(launch):
+        rec = np.zeros(L.CTX_SLOTS, np.int64)
+        rec[[L.CTX_ERR_CODE, L.CTX_ERR_THREAD]] = L.E_DIV0, 1
+        side.write_current(launch.args[0], rec)
+    side.on_launch(monkeypatch, faulting)
+    s = _stream(side)
+    with pytest.raises(mod.KernelError, match="division by zero"):
+        mod.divide(np.zeros(8, np.int32), 0, stream=s)
+    assert ("stream", int(s)) in side.cu.syncs  # its stream, for the copy back; never the whole device
+    assert not any(kind == "context" for kind, _ in side.cu.syncs)
+    side._in_primary(side.cu.cuStreamDestroy, s)
+
+
+def test_use_names_the_one_driver(load):
+    mod = load(SAXPY.read_text(), "saxpy")
+    with pytest.raises(ValueError, match=r"no driver 'pycuda': launchers run on cuda-python"):
+        mod.use("pycuda")
+
+
+# ---- the CPU fallback (issue 30, point 3) ---------------------------------------------------------------
+
+def _written(tmp_path, text: str, name: str):
+    source = kernel_file_launcher(text, "sm_90", f"{name}.fth")
+    path = tmp_path / f"{name}_cpu.py"
+    path.write_text(source)
+    spec = importlib.util.spec_from_file_location(f"{name}_cpu", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_without_a_gpu_the_launcher_runs_the_kernel_on_the_emulator(tmp_path, monkeypatch):
+    monkeypatch.setitem(sys.modules, "cuda", None)  # no cuda-bindings: no GPU to launch on
+    mod = _written(tmp_path, SAXPY.read_text(), "saxpy")
+    x, y = np.arange(300, dtype=np.float32), np.full(300, 10, np.float32)
+    mod.saxpy(x, y, 0.5)
+    np.testing.assert_array_equal(y, np.float32(0.5) * np.arange(300, dtype=np.float32) + 10)
+    mod.saxpy(x, y, 2.0, block=64)  # again, in the same emulator session
+    want = np.float32(2.5) * np.arange(300, dtype=np.float32) + 10
+    np.testing.assert_array_equal(y, want)
+    with pytest.raises(ValueError, match=r"saxpy: X is f32\[N\]: it needs 100 elements \(N = 100\), but has 300"):
+        mod.saxpy(x, y, 2.0, N=100)  # checked as on the GPU
+    with pytest.raises(TypeError, match=r"saxpy: X is f32\[N\]: pass an array of float32, not float64"):
+        mod.saxpy(np.zeros(4), y[:4].copy(), 1.0)
+    with pytest.raises(TypeError, match="on the CPU, X must be a numpy array"):
+        mod.saxpy(HostArray(np.zeros(4), np.float32), y, 1.0)
+    mod.close()
+
+
+def test_device_cpu_runs_on_the_emulator_and_reports_errors_with_their_place(tmp_path, side):
+    mod = _written(tmp_path, DIVIDE, "divide")
+    mod.use("cuda-python")  # a GPU driver is there: device="cpu" still runs on the emulator
+    x = np.zeros(8, np.int32)
+    side.launches.clear()
+    mod.divide(x, 3, device="cpu")
+    np.testing.assert_array_equal(x, np.arange(8, dtype=np.int32) // 3)
+    assert side.launches == []
+    with pytest.raises(mod.KernelError) as e:
+        mod.divide(x, 0, device="cpu")
+    assert "division by zero" in str(e.value) and (e.value.file, e.value.line) == ("divide.fth", 5)
+    mod.close()
+
+
+# ---- PyTorch: the kernel as a custom op (issue 30, point 2) ---------------------------------------------
+
+def test_the_torch_op_traces_under_torch_compile_and_runs_on_the_cpu(tmp_path, monkeypatch):
+    torch = pytest.importorskip("torch")
+    monkeypatch.setitem(sys.modules, "cuda", None)  # no GPU: the op's CPU tensors go to the emulator
+    mod = _written(tmp_path, SAXPY.read_text(), "saxpy")
+    op = mod.torch_op("tftest")
+    assert str(torch.ops.tftest.saxpy.default._schema) == (
+        "tftest::saxpy(Tensor(a!) X, Tensor(b!) Y, float A, int? N=None) -> ()")
+
+    def f(x, y):
+        z = y * 2  # torch work around the kernel: one graph, no break
+        torch.ops.tftest.saxpy(x, z, 0.5)
+        return z + 1
+
+    x, y = torch.arange(64, dtype=torch.float32), torch.full((64,), 3.0)
+    compiled = torch.compile(f, fullgraph=True, backend="eager")  # fullgraph: a graph break is an error
+    got = compiled(x, y)
+    want = (np.full(64, 6, np.float32) + np.float32(0.5) * np.arange(64, dtype=np.float32)) + 1
+    np.testing.assert_array_equal(got.numpy(), want)
+    # the fake implementation: shapes only, nothing runs
+    from torch._subclasses.fake_tensor import FakeTensorMode
+    with FakeTensorMode():
+        fx, fy = torch.empty(8), torch.empty(8)
+        op(fx, fy, 1.0)
+    assert mod.torch_op("tftest") is op
+    mod.close()
+
+
+def test_the_torchrun_example_runs_on_two_ranks_on_the_cpu(tmp_path):
+    """docs/kernel-files.md's torchrun example, as a user runs it: two ranks (gloo) through the CPU
+    fallback, the ranks' sums added by all_reduce; the printed total is the comment's, which is
+    sum(2 i + 1 for i < 2048) = 4 * 1024**2."""
+    pytest.importorskip("torch")
+    doc = (ROOT / "docs" / "kernel-files.md").read_text()
+    part = doc[doc.index("### Every rank of a torchrun job"):]
+    (block,) = re.findall(r"^```python\n(.*?)^```", part, re.M | re.S)[:1]
+    want = re.search(r"print\(int\(total\)\)\s+# (\d+)", block).group(1)
+    assert int(want) == sum(2 * i + 1 for i in range(2048))
+    from tileforth.repl.cli import main
+    assert main(["compile", str(SAXPY), "--python", str(tmp_path / "saxpy.py"), "--arch", "sm_90"]) == 0
+    (tmp_path / "ddp_saxpy.py").write_text(block)
+    env = dict(os.environ, TILEFORTH_SERVER="0", PYTHONPATH=str(ROOT))
+    env.pop("CUDA_VISIBLE_DEVICES", None)
+    r = subprocess.run([sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node=2",
+                        "ddp_saxpy.py"], capture_output=True, text=True, timeout=300, cwd=tmp_path, env=env,
+                       stdin=subprocess.DEVNULL)
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert r.stdout.split() == [want]

@@ -57,9 +57,11 @@ def test_launchrt_imports_only_the_standard_library_numpy_and_the_drivers():
     tree = ast.parse(open(launchrt.__file__, encoding="utf-8").read())
     tops = {a.name.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
     tops |= {n.module.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.level == 0}
-    assert tops - set(sys.stdlib_module_names) == {"numpy", "pycuda", "cupy", "cuda"}
+    # the driver (cuda-bindings), the current stream of torch or CuPy when their arrays are passed, and
+    # tileforth's emulator for the CPU fallback only
+    assert tops - set(sys.stdlib_module_names) == {"numpy", "cuda", "torch", "cupy", "tileforth"}
     at_load = {a.name for n in tree.body if isinstance(n, ast.Import) for a in n.names}
-    assert at_load == {"ctypes", "os", "numpy"}  # a driver only when the first launch needs it
+    assert at_load == {"atexit", "ctypes", "os", "numpy"}  # a driver only when the first launch needs it
 
 
 def test_the_block_holds_exactly_the_values_the_generator_writes():
@@ -180,18 +182,19 @@ def test_errors_name_the_kernels_word_and_strings(rt):
     assert "uncaught exception -10 (thread 1): division by zero" in str(rt._error([L.E_THROW, -1, 1, 0, -10]))
 
 
-def test_use_picks_an_installed_driver_and_says_when_there_is_none(rt, monkeypatch):
-    with standins("pycuda"):
-        monkeypatch.setenv("TILEFORTH_LAUNCHER_DRIVER", "pycuda")
-        assert rt.use() == "pycuda"
+def test_use_starts_cuda_python_and_says_how_to_install_it(rt, monkeypatch):
+    with standins("cuda"):
+        monkeypatch.setenv("TILEFORTH_LAUNCHER_DRIVER", "cuda-python")
+        assert rt.use() == "cuda-python"
         monkeypatch.delenv("TILEFORTH_LAUNCHER_DRIVER")
-        assert rt.use() == "pycuda"  # CuPy is not installed here: the next in order
+        assert rt.use() == "cuda-python"
         rt.close()
-        with pytest.raises(ValueError, match=re.escape("kernel: no driver 'numba': use one of cupy, pycuda, "
-                                                       "cuda-python")):
-            rt.use("numba")
-    for name in ("pycuda", "cupy", "cuda"):
-        monkeypatch.setitem(sys.modules, name, None)
-    with pytest.raises(ImportError, match="kernel: no CUDA driver for Python is installed: install cupy, pycuda "
-                                          "or cuda-python"):
+        for old in ("pycuda", "cupy", "numba"):
+            with pytest.raises(ValueError, match=re.escape(f"kernel: no driver {old!r}: launchers run on "
+                                                           "cuda-python (NVIDIA's cuda-bindings, pip install "
+                                                           "cuda-python)")):
+                rt.use(old)
+    monkeypatch.setitem(sys.modules, "cuda", None)
+    with pytest.raises(ImportError, match=r"kernel: the launcher needs NVIDIA's cuda-bindings: pip install "
+                                          "cuda-python"):
         rt.use()

@@ -35,14 +35,9 @@ TIMEOUT = 60  # seconds per program and per system; gforth takes < 1 s on each
 # F10: 128-cell stacks.
 # F11: :NONAME cannot be compiled into a definition.
 KNOWN: dict[str, str] = {
-    "ffl_act.fth": "ALLOCATE gives exactly the bytes asked for: acn-init stores a cell (0!) into acn>balance, the "
-                   "1-byte cfield: at the end of an acn% node, past the allocation (gforth's malloc rounds up)",
     "ffl_spf.fth": "the float stack is f32 by default (gforth's is f64): 8.9E+250 is inf (it matches with "
                    "TILEFORTH_FLOAT=f64)",
-    # slow, not wrong: given minutes (tests/programs run alone on the cpu backend) each prints what gforth prints
-    **{f"ffl_{m}.fth": "F8: prints what gforth prints, but slower than the time limit (EXECUTE of many ticked words)"
-       for m in "hct md5".split()},
-    "ffl_fsm.fth": "F8: slow: beyond 200 s after its first line (not yet known whether the rest matches)",
+    "ffl_fsm.fth": "F7: snl-execute EXECUTEs fst-to-dot, a host-level word, from device code",
     "gforth_test_float.fth": "the float stack is f32 by default (d>f f>d of 2**52+1 loses it), and the missing "
                              "gforth words PI (point 6) and F2/ (before F7's fix ttester's ERROR ended the run at the "
                              "first failing test, with nothing printed, as gforth prints when all pass)",

@@ -224,9 +224,10 @@ def test_the_kernel_cache_keeps_the_most_recently_used_and_releases_the_rest(mon
     released = []
     real = f.backend.release
     monkeypatch.setattr(f.backend, "release", lambda k: (released.append(k.name), real(k)))
-    for i in range(10):
-        f.eval(f"{i} 1 + DROP")
-    f.eval("2 1 + DROP")  # an evicted line compiles again and runs
+    for i in range(10):  # ten lines of different structure (lines differing in numbers share one kernel)
+        f.eval("1" + " DUP +" * (i + 1) + " DROP")
+    assert len(f.kcache) == 4 and len(released) == 6
+    f.eval("5 DUP + DUP + DROP")  # an evicted line compiles again and runs
     assert len(f.kcache) == 4 and len(released) == 7
     f.eval("9 1 + .")
     assert f.eval("9 1 + .") == "10 "
@@ -250,11 +251,13 @@ def test_full_jit_engines_are_closed_when_their_kernels_are_released(monkeypatch
         if eng.live == 0 and eng.full and eng not in (f.backend.fast, f.backend.heavy):
             closed.append(eng)
     monkeypatch.setattr(f.backend, "release", release)
+    def line(i: int) -> str:  # lines of different structure (lines differing in numbers share one kernel)
+        return "100" + " 1 +" * (i + 1) + " ."
     for i in range(12):
-        assert f.eval(f"{i} 100 + .") == f"{i + 100} "
+        assert f.eval(line(i)) == f"{i + 101} "
     assert len(closed) >= 3
     for i in (11, 10, 9, 3):  # cached ones and evicted ones (compiled again in a new engine)
-        assert f.eval(f"{i} 100 + .") == f"{i + 100} "
+        assert f.eval(line(i)) == f"{i + 101} "
     f.eval("10 0 DO I DROP LOOP")  # the heavy engine (loops) takes kernels too
     assert f.eval("3 4 + .") == "7 "
 
@@ -314,7 +317,7 @@ def test_the_first_launch_with_a_tile_op_checks_reads_against_the_live_table():
     memory) was a false "bad address" (`2e TFILL D 16 TSTORE D F@` in a new session). The lanes read
     what their warp's TSTORE wrote after a SYNCWARP (without it, a race: tensor_cores.md §8.8)."""
     for line, out in [("2e TFILL D 16 TSTORE SYNCWARP D F@ F.", "2. "),
-                      ("F16 TILE-IN H 16 TLOAD-A TDROP H 8 + @ .", "0 ")]:
+                      ("F16 TILE-IN H 16 TLOAD-A TDROP H 8 + HF@ F.", "0. ")]:
         f = Forth(backend="cpu")
         f.eval("16 16 F32 MATRIX D  16 16 F16 MATRIX H")
         assert f.eval(line) == out

@@ -127,8 +127,9 @@ def test_python_names_are_case_insensitive():
     f = Forth(backend="cpu")
     x = np.array([1, 2, 3, 4], np.float32)
     y = np.array([10, 20, 30, 40], np.float32)
+    expected = np.float32(0.5) * x + y
     run_kernel_file(f, saxpy_spec(), {"x": x, "y": y, "a": 0.5})
-    np.testing.assert_array_equal(f.array("Y"), 0.5 * x + y)
+    np.testing.assert_array_equal(f.array("Y"), expected)
 
 
 @pytest.mark.parametrize("values,message", [

@@ -35,11 +35,15 @@ def test_a_kernel_given_a_float64_array_for_an_f32_word_is_refused(f):
 @pytest.mark.parametrize("etype,word,ok", [
     ("F64", "DF@", True), ("F64", "SF@", False), ("F32", "SF@", True), ("F32", "DF@", False),
     ("F16", "HF@", True), ("F16", "BF@", False), ("BF16", "BF@", True), ("BF16", "HF@", False),
-    ("F32", "I32@", True), ("F64", "@", True),  # integer words see bytes: not checked
+    # issue 30.4: integer words are typed by their width (a float array read as cells is a mistake);
+    # bytes are untyped
+    ("F32", "I32@", False), ("F64", "@", False), ("I32", "@", False), ("I32", "I32@", True), ("I32", "L@", True),
+    ("I64", "@", True), ("I64", "2@", True), ("I16", "W@", True), ("I16", "I32@", False), ("I32", "SF@", False),
+    ("F32", "C@", True), ("I64", "C@", True),
 ])
 def test_float_words_on_typed_arrays(f, etype, word, ok):
     f.eval(f"4 {etype} ARRAY a")
-    line = f"a {word} DROP" if "F" not in word else f"a {word} FDROP"
+    line = f"a {word} " + ("FDROP" if "F" in word else "2DROP" if word == "2@" else "DROP")
     if ok:
         f.eval(line)
         return

@@ -327,8 +327,41 @@ def latency(rep: Report) -> None:
                  f"{_ms(new['ir passes']).strip()}, emit {_ms(new['nvptx emit']).strip()}, JIT "
                  f"{_ms(new['jit']).strip()}, launch {_ms(new['launch']).strip()}); a cached line "
                  f"{_ms(cached['eval']).strip()} ms")
+        _tiers(rep, f, lines, new["eval"])
     finally:
         _close(f)
+
+
+def _tiers(rep: Report, f, lines: list[str], evals: list[float]) -> None:
+    """Issue 27's cuda rows on the compile tiers (tileforth/core/compile/tiers.py): new straight and
+    new loop lines (tier 0: the driver JIT at level 1) against their targets, and a loop line's
+    move to the full tier (its full PTX made on a thread at its first reuse, loaded at a later launch)."""
+    be = f.backend
+    if not hasattr(be, "compiled_tiers"):
+        rep.note("compile tiers: not in this tileforth (unmeasured)")
+        return
+    loops = [t for line, t in zip(lines, evals) if " DO " in line or "?DO" in line]
+    straight = [t for line, t in zip(lines, evals) if not (" DO " in line or "?DO" in line)]
+    for name, xs, target in (("new straight line", straight, 12.0), ("new loop line", loops, 30.0)):
+        if xs:
+            med = statistics.median(xs) * 1e3
+            verdict = "unmeasured: no GPU" if standin() else ("meets" if med <= target else "MISSES")
+            rep.note(f"{name} {med:.2f} ms (target <= {target:g} ms: {verdict})")
+    line = "0 5000 0 DO I 3 * XOR LOOP ."
+    spent = []
+    for _ in range(3):  # compile, reuse (the full PTX starts), once more
+        t0 = time.perf_counter()
+        f.eval(line)
+        spent.append(time.perf_counter() - t0)
+    be.wait_recompiles(60)
+    for _ in range(3):  # the swap (the full tier's JIT), then full-tier runs
+        t0 = time.perf_counter()
+        f.eval(line)
+        spent.append(time.perf_counter() - t0)
+    rep.row("loop line's launches, ms: " + " ".join(f"{t * 1e3:.2f}" for t in spent) + " (1st: tier-0 compile; "
+            "4th: the full tier loaded)")
+    rep.note(f"kernels at tier 0 {be.compiled_tiers.get(0, 0)}, at full {be.compiled_tiers.get(2, 0)}, "
+             f"moved to full {be.recompiled}")
 
 
 def big_launch(rep: Report) -> None:

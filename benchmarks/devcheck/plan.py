@@ -43,7 +43,8 @@ STEPS = [
     Step("sticky_cupy", "B", 20, "the same with a CuPy array holding the primary context"),
     Step("sticky_alone", "B", 15, "the same with no other holder: the plain release-and-retain path"),
     Step("latency", "B", 25, "where a cuda line's time goes, on 15 new and 30 cached lines: IR build, IR passes, "
-         "NVPTX emit, module load (JIT), launch, read-back"),
+         "NVPTX emit, module load (JIT), launch, read-back; the compile tiers: new straight and loop lines against "
+         "issue 27's 12 and 30 ms, a loop line's move to the full tier"),
     Step("big_launch", "B", 40, "a trivial line at 135,168 and 1,048,576 threads: snapshot, thread-record upload, "
          "launch, read-back"),
     Step("gpu_check", "B", 30, "benchmarks/gpu_check.py: the 4096^3 GEMM export through PyCUDA against "

@@ -29,6 +29,7 @@ strides, and NAME[] ( i0 .. i<d-1> -- addr ), the address of an element.
 from __future__ import annotations
 
 import re
+import weakref
 import sys
 from pathlib import Path
 
@@ -44,7 +45,7 @@ from tileforth.core.compile.eltypes import BY_NAME, ElType
 from tileforth.core.session.building import CLOSERS, OPENERS
 from tileforth.core.session.words.arraydata import read_npy
 from tileforth.core.session.words.arrays import DEVICE_ARRAY_MAX, array_bytes_max, host_memory_bytes
-from tileforth.core.session.words.launch import check_shape
+from tileforth.core.session.words.launch import check_python_shape
 from tileforth.core.session.interpreter import Collector, Forth
 
 TYPE_NAMES = " ".join(t.lower() for t in BY_NAME)
@@ -338,17 +339,30 @@ class KernelBody(Collector):
                          f"is one launch: {hint}", tok.pos, tok.text)
 
 
+# the names kernel files run in a session defined (parameters, shared arrays): a second run may define them
+# again (run_kernel_file is repeatable), but they must not hide the session's own words
+_KERNEL_NAMES: "weakref.WeakKeyDictionary[Forth, dict[str, int]]" = weakref.WeakKeyDictionary()
+
+
 def check_names(f: Forth, spec: KernelSpec) -> None:
-    """Parameter and shared names must not hide a word of the session (I, DUP ...)."""
+    """Parameter and shared names must not hide a word of the session (I, DUP ...); a name an
+    earlier kernel file run in this session defined may be defined again."""
+    mine = _KERNEL_NAMES.get(f, {})
     for item in [*spec.params, *spec.shared]:
-        if item.name.upper() in f.dict:
-            raise ForthError(f"{item.name} would hide the Forth word {item.name.upper()}: choose another name",
+        key = item.name.upper()
+        if key in f.dict and key not in mine:
+            raise ForthError(f"{item.name} would hide the Forth word {key}: choose another name",
                              item.pos, item.name)
 
 
 def declare_shared(f: Forth, spec: KernelSpec) -> None:
+    mine = _KERNEL_NAMES.setdefault(f, {})
     for s in spec.shared:
+        key = s.name.upper()
+        if mine.get(key) == s.nbytes and getattr(f.dict.get(key), "shared", None) is not None:
+            continue  # declared by an earlier run, the same size: the same shared array
         f.eval(f"{s.nbytes} SHARED: {s.name}")
+        mine[key] = s.nbytes
 
 
 def declare_params_for_export(f: Forth, spec: KernelSpec) -> None:
@@ -601,11 +615,10 @@ def run_kernel_file(f: Forth, spec: KernelSpec, values: dict[str, Value],
     to the file's `\\! grid` and `\\! block`, else 1,1,1 and 32,1,1.
     `cli`: errors name `--param` options (`tileforth run`, whose values
     parse_param_values made)."""
-    grid = tuple(grid or spec.grid or (1, 1, 1))
-    block = tuple(block or spec.block or (32, 1, 1))
     check_names(f, spec)
     try:
-        check_shape(f.backend.caps, grid, block, "the launch", f.backend.name)
+        grid, block = check_python_shape(f.backend.caps, grid or spec.grid or (1, 1, 1),
+                                         block or spec.block or (32, 1, 1), f.backend.name)
     except ForthError as err:
         raise ForthError(f"{err.message}; give a smaller {'--grid or --block' if cli else 'grid or block'}") \
             from None
@@ -632,10 +645,19 @@ def run_kernel_file(f: Forth, spec: KernelSpec, values: dict[str, Value],
         else:
             v = scalar_value(p, values[key])
             f.dict[key] = Constant(p.name, v, help=f"( -- x ) kernel parameter {p.name}")
+    mine = _KERNEL_NAMES.setdefault(f, {})
+    mine.update({p.name.upper(): 0 for p in spec.params})
     declare_shared(f, spec)
     f.eval(" ".join(map(str, grid)) + " GRID " + " ".join(map(str, block)) + " THREADS")
     nodes = read_body(f, spec)
-    return f.run_nodes(nodes)  # the whole body is one launch, as on the GPU
+    out = f.run_nodes(nodes)  # the whole body is one launch, as on the GPU
+    for p in spec.params:  # numpy arrays given get the results, as f.kernel writes its arrays back
+        given = values.get(p.name.upper())
+        if p.count is not None and isinstance(given, np.ndarray) and given.flags.writeable:
+            result = f.array(p.name).reshape(-1)
+            if result.size == given.size:
+                np.copyto(given, result.reshape(given.shape), casting="unsafe")
+    return out
 
 
 SUMMARY_ELEMENTS = 256  # a larger array prints as its first and last values (--save writes them all)

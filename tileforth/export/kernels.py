@@ -22,6 +22,7 @@ from tileforth.core.compile.compiler import Compiler, KernelModule
 from tileforth.core.compile.machine import DEFAULT
 from tileforth.core.errors import ForthError
 from tileforth.core.front.dictionary import Colon
+from tileforth.core.front.linekey import line_shape
 from tileforth.core.records import replace
 from tileforth.core.session.words.arrays import export_memory
 
@@ -101,9 +102,10 @@ def kernel_file_ptx(text: str, arch: str = "sm_80", source: str = "<kernel>", un
 
 
 def segment_ptx(forth: Forth, nodes: list, tiles: list, arch: str = "sm_80", heavy: bool = False) -> str:
-    """The PTX the cuda backend runs for one segment of a REPL line (stacks in the state buffer)."""
+    """The PTX the cuda backend runs for one segment of a REPL line (stacks in the state buffer, literals in
+    the launch's table: linekey.py)."""
     _, block = forth.launch_shape
-    km = nvptx_compiler(forth, arch, checked=True).kernel(nodes, tiles, block=block)
+    km = nvptx_compiler(forth, arch, checked=True).kernel(nodes, tiles, block=block, line=line_shape(nodes))
     return module_to_ptx(km.module, arch, heavy=heavy or km.heavy)
 
 

@@ -9,20 +9,23 @@ as one), copied out with the kernel's values in place of launchrt's block
 "the kernel", a docstring of its own, and a function named after the kernel
 with the kernel's parameters by name:
 
-    saxpy(X, Y, A, N=None, *, grid=None, block=(256, 1, 1), stream=None)
+    saxpy(X, Y, A, N=None, *, grid=None, block=None, stream=None)
 
-It imports numpy and, when it first launches, whichever driver is installed:
-CuPy (`RawModule`), PyCUDA, or cuda-python (`cuda.bindings.driver`, what
-`cuda.core` is built on). It never imports tileforth: the PTX (or cubin), the
-parameters, the error messages and the source positions of the kernel's words
-are written into it. Arrays are any `__cuda_array_interface__` object (CuPy,
-PyTorch, numba), any DLPack object on a CUDA device, or a numpy array (copied
-in and back); their element type and size are checked against the header
-(`f32[N]`: a float32 array of N elements; a size parameter not given is taken
-from its arrays). Scalars are checked against their declared type's range.
-The call waits for the device before and after the launch; an error that the
-kernel records in its context record (the entry's first parameter) is raised
-as `KernelError`, with the message the REPL gives.
+It imports numpy and, when it first launches, NVIDIA's cuda-bindings
+(`cuda.bindings.driver`, the `cuda-python` package, what `cuda.core` is built
+on), whatever library made the arrays. It never imports tileforth: the PTX (or
+cubin), the parameters, the file's `\\! grid` and `\\! block` (the defaults), the
+error messages and the source positions of the kernel's words are written into
+it. Arrays are any `__cuda_array_interface__` object (CuPy, PyTorch, numba), any
+DLPack object on a CUDA device, or a numpy array (copied in and back); their
+element type and size are checked against the header (`f32[N]`: a float32 array
+of N elements; a size parameter not given is taken from its arrays), and they
+must be on one device, where the kernel runs. Scalars are checked against their
+declared type's range. The launch is queued on the caller's stream (`stream=`,
+else PyTorch's or CuPy's current stream) and nothing waits for the device; an
+error that a checked kernel records in its context record (the entry's first
+parameter) is raised as `KernelError`, with the message the REPL gives, by the
+module's `check()` or by its next call once the launch completed (launchrt.py).
 """
 from __future__ import annotations
 
@@ -84,21 +87,23 @@ def kernel_file_launcher(text: str, arch: str = "sm_80", source: str = "<kernel>
     if unchecked:
         if image is None:
             image = kernel_file_ptx(text, arch, source, unchecked=True)
-        return launcher_source(spec, image, context=False, command=command)
+        return launcher_source(spec, image, context=False, command=command, source_text=text)
     km, forth = compile_kernel_file(spec, arch)
     if image is None:
         image = module_to_ptx(km.module, arch, heavy=True)
     sites = [(word, pos.source if pos else "", pos.line if pos else 0, pos.col if pos else 0,
               pos.text if pos else "") for word, pos in forth.sites.entries]
     return launcher_source(spec, image, sites=sites, strings=list(forth.strings),
-                           recursion_max=RECURSION_MAX, command=command)
+                           recursion_max=RECURSION_MAX, command=command, source_text=text)
 
 
 def kernel_data(spec: KernelSpec, image: str | bytes, *, context: bool = True,
                 sites: list[tuple[str, str, int, int, str]] | tuple = (), strings: list[str] | tuple = (),
-                recursion_max: int = RECURSION_MAX, throw_meanings: dict[int, str] | None = None) -> dict[str, Any]:
+                recursion_max: int = RECURSION_MAX, throw_meanings: dict[int, str] | None = None,
+                source_text: str | None = None) -> dict[str, Any]:
     """The values of launchrt's block "the kernel" for `spec` and its compiled `image` (PTX text,
     or cubin bytes), by name. context=False: an --unchecked export (no context parameter).
+    source_text: the kernel file (the CPU fallback runs it on the emulator; None: no fallback).
     sites: (word, source, line, col, line text) for each error site the kernel may record;
     strings: ABORT" texts."""
     return {
@@ -114,6 +119,10 @@ def kernel_data(spec: KernelSpec, image: str | bytes, *, context: bool = True,
         "THROW_MEANINGS": dict(THROW_MEANINGS if throw_meanings is None else throw_meanings),
         "SITES": list(sites),
         "STRINGS": list(strings),
+        "GRID": tuple(spec.grid) if spec.grid else None,
+        "BLOCK": tuple(spec.block) if spec.block else None,
+        "SOURCE": source_text,
+        "SOURCE_NAME": spec.source,
         "IMAGE_KIND": "cubin" if isinstance(image, bytes) else "ptx",
         "IMAGE": image,
     }
@@ -122,12 +131,12 @@ def kernel_data(spec: KernelSpec, image: str | bytes, *, context: bool = True,
 def launcher_source(spec: KernelSpec, image: str | bytes, *, context: bool = True,
                     sites: list[tuple[str, str, int, int, str]] | tuple = (), strings: list[str] | tuple = (),
                     recursion_max: int = RECURSION_MAX, throw_meanings: dict[int, str] | None = None,
-                    command: str = "") -> str:
+                    command: str = "", source_text: str | None = None) -> str:
     """The launcher module for `spec` and its compiled `image` (PTX text, or cubin bytes): launchrt's
     code with kernel_data's values (the arguments are kernel_data's), a docstring, and the kernel's
     function."""
     data = kernel_data(spec, image, context=context, sites=sites, strings=strings, recursion_max=recursion_max,
-                       throw_meanings=throw_meanings)
+                       throw_meanings=throw_meanings, source_text=source_text)
     head, block, tail = _runtime_parts()
     if data["IMAGE_KIND"] == "cubin":  # the image is written as base64.b64decode(...)
         head = head.replace("import ctypes\n", "import base64\nimport ctypes\n", 1)
@@ -196,12 +205,15 @@ def _docstring(spec: KernelSpec, context: bool, made_by: str) -> str:
     lines = [f"Launcher for kernel {spec.name} (written by `{made_by}`; do not edit).", "",
              f"    {_call(spec)}", "", *_describe(spec), "",
              "Arrays: any __cuda_array_interface__ or DLPack object on a CUDA device (CuPy, PyTorch, numba),",
-             "or a numpy array (copied to the device and back). A size parameter left out is taken from its",
-             "arrays. grid defaults to one thread per element of the first array; the call waits for the",
-             "device before and after the launch. Drivers: CuPy, PyCUDA or cuda-python, the first installed",
-             "(use(\"pycuda\") or TILEFORTH_LAUNCHER_DRIVER chooses one)."]
+             "or a numpy array (copied to the device and back), all on one device. A size parameter left out",
+             "is taken from its arrays. grid and block default to the file's \\! grid and \\! block, else one",
+             "thread per element of the first array, 256 to a block. The launch is queued on `stream`, else",
+             "PyTorch's or CuPy's current stream, and the call does not wait for the device (but for a numpy",
+             "array's results). It runs on NVIDIA's cuda-bindings (pip install cuda-python). Without a GPU",
+             "(or with device=\"cpu\") it runs the kernel on tileforth's emulator, checked, over numpy arrays."]
     if context:
-        lines.append("An error the kernel records (its context record) is raised as KernelError.")
+        lines.append("An error the kernel records (its context record) is raised as KernelError by check(),")
+        lines.append("or by the next call once the launch has completed.")
     else:
         lines.append("An --unchecked export: an error ends its thread and is not reported.")
     return '"""' + "\n".join(lines).replace('"""', "'''").replace("\\", "\\\\") + '\n"""'
@@ -213,7 +225,7 @@ def _py_name(name: str) -> str | None:
     return None
 
 
-_RESERVED = {"grid", "block", "stream", "np", "KERNEL", "PARAMS"}
+_RESERVED = {"grid", "block", "stream", "device", "np", "KERNEL", "PARAMS"}
 
 
 def _sizes(spec: KernelSpec) -> set[str]:
@@ -223,7 +235,7 @@ def _sizes(spec: KernelSpec) -> set[str]:
 def _call(spec: KernelSpec) -> str:
     sizes = _sizes(spec)
     args = [p.name + ("=None" if p.name.upper() in sizes else "") for p in spec.params]
-    return f"{spec.name}({', '.join(args + ['*', 'grid=None', 'block=(256, 1, 1)', 'stream=None'])})"
+    return f"{spec.name}({', '.join(args + ['*', 'grid=None', 'block=None', 'stream=None', 'device=None'])})"
 
 
 def _signature(spec: KernelSpec) -> str:
@@ -232,11 +244,11 @@ def _signature(spec: KernelSpec) -> str:
     if all(names) and len({n.lower() for n in names}) == len(names):
         sizes = _sizes(spec)
         args = [n + ("=None" if n.upper() in sizes else "") for n in names]
-        head = ", ".join(args + ["*", "grid=None", "block=(256, 1, 1)", "stream=None"])
-        body = f"    return _launch(({', '.join(names)},), grid, block, stream)"
+        head = ", ".join(args + ["*", "grid=None", "block=None", "stream=None", "device=None"])
+        body = f"    return _launch(({', '.join(names)},), grid, block, stream, device)"
     else:  # names that are not Python identifiers: by position, or as keywords through **values
-        head = "*args, grid=None, block=(256, 1, 1), stream=None, **values"
-        body = "    return _launch(_bind(args, values), grid, block, stream)"
+        head = "*args, grid=None, block=None, stream=None, device=None, **values"
+        body = "    return _launch(_bind(args, values), grid, block, stream, device)"
     text = f"def {fname}({head}):\n    {_call(spec)!r}\n{body}\n"
     if fname != spec.name:
         text += f"\n\nglobals()[{spec.name!r}] = {fname}\n"

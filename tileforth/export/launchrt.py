@@ -2,27 +2,43 @@
 
 tileforth/export/launcher.py writes a launcher as this module's code, copied
 out, with the kernel's own values (its name, parameters, PTX or cubin, error
-sites and messages) in place of the block marked "the kernel" below, a
-docstring of its own and one function named after the kernel that calls
-`_launch` (or `_bind`, then `_launch`). So the module is ordinary Python that
-is imported, linted and tested here (tests/test_launchrt.py, with the
-stand-in drivers of tests/standin), and it must stay one that a user can run
-alone: it imports the standard library and numpy, never tileforth, and loads
-its driver (CuPy, PyCUDA or cuda-python) when it first launches.
+sites and messages, the file's `\\! grid` and `\\! block`) in place of the block
+marked "the kernel" below, a docstring of its own and one function named after
+the kernel that calls `_launch` (or `_bind`, then `_launch`). So the module is
+ordinary Python that is imported, linted and tested here (tests/test_launchrt.py
+and tests/test_launcher.py, with the stand-in driver of tests/standin/cuda), and
+it must stay one that a user can run alone: it imports the standard library and
+numpy, never tileforth, and loads its driver, NVIDIA's cuda-bindings
+(`cuda.bindings.driver`, the `cuda-python` package), when it first launches.
 
-    use(name=None)           choose the driver (the first that imports, or TILEFORTH_LAUNCHER_DRIVER's)
-    close()                  free what the module allocated and release the primary context
+A launch behaves as a CuPy or Triton kernel does: it is queued on the caller's
+stream (the `stream=` given; else PyTorch's current stream when an argument is
+a torch tensor, CuPy's when one is a CuPy array; else the legacy default
+stream) on the device the arrays are on, and nothing waits for the device. An
+array that another stream produced is waited for on the device (the stream of
+its `__cuda_array_interface__` v3, or DLPack's `__dlpack__(stream=...)`). A
+checked kernel writes errors into a context record of its own; the record is
+read when the launch has completed, so an error is raised by `check()`, or by
+the next call of the launcher after the device finished it (after the caller
+synchronized). numpy arrays are copied to the device and back, so a call with
+one waits for its stream and reports errors at once.
+
+    check()                  wait for this module's launches and raise the first error they recorded
+    torch_op()               the kernel as a PyTorch custom op (torch.compile, CUDA graphs)
+    use(name=None)           choose the driver (cuda-python, the only one; TILEFORTH_LAUNCHER_DRIVER)
+    close()                  free what the module allocated and release the primary contexts it retained
     KernelError              an error the kernel recorded in its context record, with its source position
-    _launch(values, grid, block, stream)    one launch: arguments checked, arrays copied, the record read
+    _launch(values, grid, block, stream)    one launch: arguments checked, arrays copied, queued
 """
 from __future__ import annotations
 
+import atexit
 import ctypes
 import os
 
 import numpy as np
 
-__all__ = ["KernelError", "use", "close"]
+__all__ = ["KernelError", "check", "use", "close", "torch_op"]
 
 # ---- the kernel: its values (tileforth/export/launcher.py writes these for each kernel) ----
 KERNEL = "kernel"
@@ -37,6 +53,10 @@ MESSAGES: dict = {}  # error code -> message ({where}: " in WORD" or "", {thr}: 
 THROW_MEANINGS: dict = {}  # THROW code -> what it means (Forth-2012 table 9.1)
 SITES: list = []  # (word, file, line, column, line text) by site number
 STRINGS: list = []  # ABORT" texts by number
+GRID: tuple | None = None  # the file's `\\! grid`: the default grid (None: one thread per element of the first array)
+BLOCK: tuple | None = None  # the file's `\\! block`: the default block (None: 256 threads)
+SOURCE: str | None = None  # the kernel file's text: the CPU fallback runs it on tileforth's emulator
+SOURCE_NAME = "<kernel>"
 IMAGE_KIND = "ptx"  # or "cubin"
 IMAGE: str | bytes = ""  # the PTX text, or the cubin's bytes
 # ---- end of the kernel ----
@@ -108,6 +128,18 @@ def _typename(typestr):
         return typestr
 
 
+def _library(value):
+    """"torch" or "cupy" for their arrays (whose current stream a launch takes), else None."""
+    lib = type(value).__module__.split(".", 1)[0]
+    return lib if lib in ("torch", "cupy") else None
+
+
+def _torch_device(value):
+    """The CUDA device index of a torch tensor, else None."""
+    dev = getattr(value, "device", None) if _library(value) == "torch" else None
+    return int(dev.index or 0) if getattr(dev, "type", None) == "cuda" else None
+
+
 def _c_contiguous(shape, strides, itemsize):
     if strides is None:
         return True
@@ -122,8 +154,10 @@ def _c_contiguous(shape, strides, itemsize):
 class _Array:
     """One array argument: its device address and elements; `host`: a numpy array copied in and back."""
 
-    def __init__(self, name, value):
-        self.name, self.host, self.keep = name, None, value
+    def __init__(self, name, value, stream=0):
+        # device: the device it is on, when the array says (DLPack, a torch tensor); producer: the stream
+        # that made it, when its __cuda_array_interface__ (v3) names one the launch's stream must wait for
+        self.name, self.host, self.keep, self.device, self.producer = name, None, value, _torch_device(value), None
         if hasattr(value, "__cuda_array_interface__"):
             ai = value.__cuda_array_interface__
             self.ptr, shape = int(ai["data"][0] or 0), tuple(int(n) for n in ai["shape"])
@@ -132,9 +166,15 @@ class _Array:
             strides = ai.get("strides")
             if ai.get("mask") is not None:
                 raise TypeError(f"{KERNEL}: {name} has a mask; pass an array without one")
+            if ai.get("stream") is not None and int(ai["stream"]) != int(stream):
+                self.producer = int(ai["stream"])
         elif hasattr(value, "__dlpack__") and hasattr(value, "__dlpack_device__") \
                 and int(value.__dlpack_device__()[0]) in _DL_CUDA:
-            self.capsule = value.__dlpack__()
+            self.device = int(value.__dlpack_device__()[1])
+            try:  # the producer orders its work before the consumer's stream (1: the legacy default stream)
+                self.capsule = value.__dlpack__(stream=int(stream) or 1)
+            except TypeError:  # a producer of DLPack before streams
+                self.capsule = value.__dlpack__()
             get = ctypes.pythonapi.PyCapsule_GetPointer
             get.restype, get.argtypes = ctypes.c_void_p, [ctypes.py_object, ctypes.c_char_p]
             t = _DLTensor.from_address(get(self.capsule, b"dltensor"))
@@ -204,8 +244,9 @@ def _bind(args, values):
     return tuple(out)
 
 
-def _prepare(values):
-    """The kernel's arguments as (struct format, value) pairs, and the array arguments."""
+def _prepare(values, stream=0):
+    """The kernel's arguments as (struct format, value) pairs, and the array arguments (for a launch on
+    `stream`: DLPack producers order their work before it)."""
     sizes = {p[2].upper() for p in PARAMS if isinstance(p[2], str)}
     arrays, given, size_of = {}, {}, {}
     for (name, ty, count), v in zip(PARAMS, values):
@@ -217,7 +258,7 @@ def _prepare(values):
             continue
         if v is None:
             raise TypeError(f"{KERNEL}: missing array {name} ({ty}[{count}])")
-        a = arrays[name.upper()] = _Array(name, v)
+        a = arrays[name.upper()] = _Array(name, v, stream)
         want = NUMPY_TYPES[ty]
         if a.type != want:
             raise TypeError(f"{KERNEL}: {name} is {ty}[{count}]: pass an array of {want}, not {a.type}; convert "
@@ -264,152 +305,54 @@ def _stream_handle(stream):
     return int(stream)
 
 
+def _current_stream(values, device):
+    """The stream a launch goes on when none is given: PyTorch's current stream on `device` when an
+    argument is a torch tensor, CuPy's when one is a CuPy array, else the legacy default stream (0)."""
+    for v in values:
+        lib = _library(v)
+        if lib == "torch" and _torch_device(v) is not None:  # a CUDA tensor (a CPU one has no stream)
+            import torch
+            return int(torch.cuda.current_stream(device).cuda_stream)
+        if lib == "cupy":
+            import cupy
+            return int(cupy.cuda.get_current_stream().ptr)
+    return 0
+
+
 def _record():
     rec = np.zeros(CONTEXT_SLOTS, np.int64)
     rec[RECURSION_SLOT] = RECURSION_MAX
     return rec
 
 
-# ---- drivers --------------------------------------------------------------------------------------
+# ---- the driver: cuda-bindings ---------------------------------------------------------------------------
 def _image_bytes():
     return IMAGE.encode() + b"\0" if isinstance(IMAGE, str) else IMAGE
 
 
-class _PyCuda:
-    """PyCUDA: the current context, else the device's primary context (the one CuPy and PyTorch use)."""
-    name = "pycuda"
-
-    def __init__(self):
-        import pycuda.driver as drv
-        drv.init()
-        self.drv, self.primary, self.loaded = drv, None, {}
-
-    def enter(self):
-        if self.drv.Context.get_current() is not None:
-            return False
-        if self.primary is None:
-            self.primary = self.drv.Device(int(os.environ.get("TILEFORTH_LAUNCHER_DEVICE", "0"))) \
-                .retain_primary_context()
-        self.primary.push()
-        return True
-
-    def leave(self, pushed):
-        if pushed:
-            self.drv.Context.pop()
-
-    def state(self):
-        key = self.drv.Context.get_current().handle
-        if key not in self.loaded:
-            mod = self.drv.module_from_buffer(_image_bytes())
-            fn = mod.get_function(KERNEL)
-            ctx = self.drv.mem_alloc(CONTEXT_SLOTS * 8) if CONTEXT else None
-            self.loaded[key] = (mod, fn, ctx)
-        return self.loaded[key]
-
-    def alloc(self, host):
-        dev = self.drv.mem_alloc(max(host.nbytes, 1))
-        self.drv.memcpy_htod(dev, host.reshape(-1).view(np.uint8))  # bytes: bfloat16 has no buffer format
-        return dev, int(dev)
-
-    def copy_back(self, host, dev):
-        self.drv.memcpy_dtoh(host.reshape(-1).view(np.uint8), dev)
-
-    def free(self, dev):
-        dev.free()
-
-    def launch(self, grid, block, stream, args):
-        _, fn, ctx = self.state()
-        fmt = "".join(f for f, _ in args)
-        values = [int(v) if f == "P" else v for f, v in args]
-        if CONTEXT:
-            self.drv.memcpy_htod(ctx, _record())
-            fmt, values = "P" + fmt, [int(ctx)] + values
-        fn.prepare(fmt)
-        self.drv.Context.synchronize()  # what other streams wrote to the arguments is done
-        # a PyCUDA stream: launched on it; another library's stream: the synchronizations around order it
-        if isinstance(stream, getattr(self.drv, "Stream", ())):
-            fn.prepared_async_call(grid, block, stream, *values)
-        else:
-            fn.prepared_call(grid, block, *values)
-        self.drv.Context.synchronize()
-        if CONTEXT:
-            rec = np.zeros(len(ERROR_SLOTS), np.int64)
-            self.drv.memcpy_dtoh(rec, int(ctx))
-            return rec
-        return None
-
-    def close(self):
-        for _, _, ctx in self.loaded.values():
-            if ctx is not None:
-                ctx.free()
-        self.loaded.clear()
-        if self.primary is not None:
-            self.primary.detach()
-            self.primary = None
+CU_STREAM_NON_BLOCKING = 1
+CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL = 9
+CUDA_ERROR_NOT_READY = 600
+PENDING_MAX = 256  # launches whose error record is not read yet; one more waits for the oldest
 
 
-class _CuPy:
-    """CuPy: RawModule on the current device, launched on the current stream (or `stream`)."""
-    name = "cupy"
+class _Loaded:
+    """What this module keeps in one context: the module, the kernel, a stream of its own (to read
+    error records without waiting for the caller's streams) and the error records not in use."""
 
-    def __init__(self):
-        import tempfile
-
-        import cupy
-        self.cp, self.loaded = cupy, {}
-        fd, self.path = tempfile.mkstemp(suffix="." + IMAGE_KIND, prefix=KERNEL + "_")
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(_image_bytes())
-
-    def enter(self):
-        return False
-
-    def leave(self, pushed):
-        pass
-
-    def state(self):
-        dev = self.cp.cuda.Device().id
-        if dev not in self.loaded:
-            mod = self.cp.RawModule(path=self.path)
-            ctx = self.cp.zeros(CONTEXT_SLOTS, self.cp.int64) if CONTEXT else None
-            self.loaded[dev] = (mod, mod.get_function(KERNEL), ctx)
-        return self.loaded[dev]
-
-    def alloc(self, host):
-        dev = self.cp.asarray(host.reshape(-1).view(np.uint8))  # bytes: CuPy has no bfloat16
-        return dev, int(dev.data.ptr)
-
-    def copy_back(self, host, dev):
-        host.reshape(-1).view(np.uint8)[:] = self.cp.asnumpy(dev)
-
-    def free(self, dev):
-        pass  # CuPy's memory pool takes it back when the array goes
-
-    def launch(self, grid, block, stream, args):
-        _, fn, ctx = self.state()
-        values = [_ARG_TYPES[f](v) for f, v in args]
-        if CONTEXT:
-            ctx.set(_record())
-            values.insert(0, np.uint64(ctx.data.ptr))
-        self.cp.cuda.Device().synchronize()
-        if stream is not None:
-            with self.cp.cuda.ExternalStream(_stream_handle(stream)):
-                fn(grid, block, tuple(values))
-        else:
-            fn(grid, block, tuple(values))
-        self.cp.cuda.Device().synchronize()
-        return ctx[:len(ERROR_SLOTS)].get() if CONTEXT else None
-
-    def close(self):
-        self.loaded.clear()
-        try:
-            os.unlink(self.path)
-        except OSError:
-            pass
+    def __init__(self, ctx, mod, fn, reader):
+        self.ctx, self.mod, self.fn, self.reader, self.records = ctx, mod, fn, reader, []
 
 
-class _CudaPython:
-    """cuda-python's driver API (cuda.bindings.driver; cuda.core is built on it)."""
+class _Pending:
+    """A checked launch whose error record is not read yet."""
+
+    def __init__(self, loaded, record, init, event):
+        self.loaded, self.record, self.init, self.event = loaded, record, init, event
+
+
+class _Driver:
+    """NVIDIA's cuda-bindings (cuda.bindings.driver; the older `from cuda import cuda` too)."""
     name = "cuda-python"
 
     def __init__(self):
@@ -417,7 +360,7 @@ class _CudaPython:
             from cuda.bindings import driver as cu
         except ImportError:
             from cuda import cuda as cu
-        self.cu, self.primary, self.loaded = cu, None, {}
+        self.cu, self.primary, self.loaded, self.pending = cu, {}, {}, []
         self.ok(cu.cuInit(0))
 
     def ok(self, result):
@@ -427,14 +370,25 @@ class _CudaPython:
             raise RuntimeError(f"{KERNEL}: CUDA error {int(err)}: {text.decode() if text else err}")
         return rest[0] if len(rest) == 1 else rest
 
-    def enter(self):
+    def device_of(self, array):
+        """The device an array's memory is on (None for host memory)."""
+        if array.host is not None or array.device is not None:
+            return array.device
+        err, ordinal = self.cu.cuPointerGetAttribute(CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, array.ptr)
+        return int(ordinal) if int(err) == 0 else None
+
+    def enter(self, device):
+        """Make `device`'s context current (the current one if it is that device's, else its primary
+        context; None: the current context, or device TILEFORTH_LAUNCHER_DEVICE's, default 0). True when
+        a context was pushed (leave pops it)."""
         cur = self.ok(self.cu.cuCtxGetCurrent())
-        if cur is not None and int(cur) != 0:
+        if cur is not None and int(cur) != 0 and (device is None or int(self.ok(self.cu.cuCtxGetDevice())) == device):
             return False
-        if self.primary is None:
-            dev = self.ok(self.cu.cuDeviceGet(int(os.environ.get("TILEFORTH_LAUNCHER_DEVICE", "0"))))
-            self.primary = (dev, self.ok(self.cu.cuDevicePrimaryCtxRetain(dev)))
-        self.ok(self.cu.cuCtxPushCurrent(self.primary[1]))
+        ordinal = int(os.environ.get("TILEFORTH_LAUNCHER_DEVICE", "0")) if device is None else device
+        if ordinal not in self.primary:
+            dev = self.ok(self.cu.cuDeviceGet(ordinal))
+            self.primary[ordinal] = (dev, self.ok(self.cu.cuDevicePrimaryCtxRetain(dev)))
+        self.ok(self.cu.cuCtxPushCurrent(self.primary[ordinal][1]))
         return True
 
     def leave(self, pushed):
@@ -442,114 +396,308 @@ class _CudaPython:
             self.ok(self.cu.cuCtxPopCurrent())
 
     def state(self):
-        key = int(self.ok(self.cu.cuCtxGetCurrent()))
-        if key not in self.loaded:
+        """What this module keeps in the current context, loaded on first use."""
+        ctx = self.ok(self.cu.cuCtxGetCurrent())
+        st = self.loaded.get(int(ctx))
+        if st is None:
             self._image = np.frombuffer(_image_bytes(), np.uint8)
             mod = self.ok(self.cu.cuModuleLoadData(self._image.ctypes.data))
             fn = self.ok(self.cu.cuModuleGetFunction(mod, KERNEL.encode()))
-            ctx = self.ok(self.cu.cuMemAlloc(CONTEXT_SLOTS * 8)) if CONTEXT else None
-            self.loaded[key] = (mod, fn, ctx, self.ok(self.cu.cuCtxGetCurrent()))
-        return self.loaded[key][:3]
+            reader = self.ok(self.cu.cuStreamCreate(CU_STREAM_NON_BLOCKING))
+            st = self.loaded[int(ctx)] = _Loaded(ctx, mod, fn, reader)
+        return st
 
-    def alloc(self, host):
+    def alloc(self, host, stream):
         dev = self.ok(self.cu.cuMemAlloc(max(host.nbytes, 1)))
         try:
-            self.ok(self.cu.cuMemcpyHtoD(dev, host.ctypes.data, host.nbytes))
+            self.ok(self.cu.cuMemcpyHtoDAsync(dev, host.ctypes.data, host.nbytes, stream))
         except BaseException:
             self.free(dev)
             raise
         return dev, int(dev)
 
-    def copy_back(self, host, dev):
-        self.ok(self.cu.cuMemcpyDtoH(host.ctypes.data, dev, host.nbytes))
+    def copy_back(self, host, dev, stream):
+        self.ok(self.cu.cuMemcpyDtoHAsync(host.ctypes.data, dev, host.nbytes, stream))
 
     def free(self, dev):
         self.cu.cuMemFree(dev)  # in the context it was allocated in (the current one)
 
+    def wait_for(self, producer, stream):
+        """Work queued on `stream` from now on waits for what `producer` queued so far (on the device)."""
+        ev = self.ok(self.cu.cuEventCreate(0))
+        try:
+            self.ok(self.cu.cuEventRecord(ev, producer))
+            self.ok(self.cu.cuStreamWaitEvent(stream, ev, 0))
+        finally:
+            self.cu.cuEventDestroy(ev)
+
     def launch(self, grid, block, stream, args):
-        _, fn, ctx = self.state()
+        """Queue the kernel on `stream`; a checked kernel's error record is initialised on the same
+        stream before it and read once an event after it has completed (collect)."""
+        st = self.state()
         boxes = [np.array([v], _ARG_TYPES[f]) for f, v in args]
+        pending = None
         if CONTEXT:
-            rec = _record()
-            self.ok(self.cu.cuMemcpyHtoD(ctx, rec.ctypes.data, rec.nbytes))
-            boxes.insert(0, np.array([int(ctx)], np.uint64))
+            if len(self.pending) >= PENDING_MAX:
+                self.collect(wait=True, upto=1)
+            record = st.records.pop() if st.records else self.ok(self.cu.cuMemAlloc(CONTEXT_SLOTS * 8))
+            init = _record()
+            self.ok(self.cu.cuMemcpyHtoDAsync(record, init.ctypes.data, init.nbytes, stream))
+            boxes.insert(0, np.array([int(record)], np.uint64))
+            pending = _Pending(st, record, init, self.ok(self.cu.cuEventCreate(0)))
         ptrs = np.array([b.ctypes.data for b in boxes], np.uint64)
-        self.ok(self.cu.cuCtxSynchronize())
-        self.ok(self.cu.cuLaunchKernel(fn, *grid, *block, 0, _stream_handle(stream), ptrs.ctypes.data, 0))
-        self.ok(self.cu.cuCtxSynchronize())
-        if CONTEXT:
-            out = np.zeros(len(ERROR_SLOTS), np.int64)
-            self.ok(self.cu.cuMemcpyDtoH(out.ctypes.data, ctx, out.nbytes))
-            return out
-        return None
+        self.ok(self.cu.cuLaunchKernel(st.fn, *grid, *block, 0, stream, ptrs.ctypes.data, 0))
+        if pending is not None:
+            self.ok(self.cu.cuEventRecord(pending.event, stream))
+            self.pending.append(pending)
+
+    def collect(self, wait, upto=None):
+        """Read the error records of the launches that have completed (wait: of all of them, or of the
+        oldest `upto`), in launch order; raise the first error one recorded."""
+        first, keep, done = None, [], 0
+        for p in self.pending:
+            if upto is not None and done >= upto:
+                keep.append(p)
+                continue
+            pushed = self._push(p.loaded.ctx)
+            try:
+                if wait:
+                    self.ok(self.cu.cuEventSynchronize(p.event))
+                else:
+                    err = self.cu.cuEventQuery(p.event)
+                    err = err[0] if isinstance(err, tuple) else err
+                    if int(err) == CUDA_ERROR_NOT_READY:
+                        keep.append(p)
+                        continue
+                    self.ok(err)
+                out = np.zeros(len(ERROR_SLOTS), np.int64)
+                self.ok(self.cu.cuMemcpyDtoHAsync(out.ctypes.data, p.record, out.nbytes, p.loaded.reader))
+                self.ok(self.cu.cuStreamSynchronize(p.loaded.reader))  # this module's own stream only
+                p.loaded.records.append(p.record)
+                self.cu.cuEventDestroy(p.event)
+                done += 1
+                if first is None and int(out[0]) != 0:
+                    first = out
+            finally:
+                self.leave(pushed)
+        self.pending = keep
+        if first is not None:
+            raise _error(first)
+
+    def _push(self, ctx):
+        cur = self.ok(self.cu.cuCtxGetCurrent())
+        if cur is not None and int(cur) == int(ctx):
+            return False
+        self.ok(self.cu.cuCtxPushCurrent(ctx))
+        return True
 
     def close(self):
-        for mod, _, ctx, owner in self.loaded.values():
-            if int(self.cu.cuCtxPushCurrent(owner)[0]) != 0:
+        try:
+            self.collect(wait=True)
+        except Exception:  # noqa: BLE001 - closing: an error nobody asked for is not raised here
+            pass
+        for st in self.loaded.values():
+            if int(self.cu.cuCtxPushCurrent(st.ctx)[0]) != 0:
                 continue  # that context is gone, and what was loaded in it
-            if ctx is not None:
-                self.cu.cuMemFree(ctx)
-            self.cu.cuModuleUnload(mod)
+            for record in st.records:
+                self.cu.cuMemFree(record)
+            self.cu.cuStreamDestroy(st.reader)
+            self.cu.cuModuleUnload(st.mod)
             self.cu.cuCtxPopCurrent()
         self.loaded.clear()
-        if self.primary is not None:
-            self.cu.cuDevicePrimaryCtxRelease(self.primary[0])
-            self.primary = None
+        for dev, _ in self.primary.values():
+            self.cu.cuDevicePrimaryCtxRelease(dev)
+        self.primary.clear()
 
 
-_DRIVERS = {"cupy": _CuPy, "pycuda": _PyCuda, "cuda-python": _CudaPython}
+DRIVERS = ("cuda-python",)
 _driver = None
 
 
 def use(name=None):
-    """Choose the driver: "cupy", "pycuda" or "cuda-python"; None: the first that imports (in that
-    order, or TILEFORTH_LAUNCHER_DRIVER's). Returns its name."""
+    """Start the driver: "cuda-python" (NVIDIA's cuda-bindings), the only one; None:
+    TILEFORTH_LAUNCHER_DRIVER's, else cuda-python. Returns its name."""
     global _driver
     close()
-    name = name or os.environ.get("TILEFORTH_LAUNCHER_DRIVER")
-    names = [name] if name else list(_DRIVERS)
-    errors = []
-    for n in names:
-        if n not in _DRIVERS:
-            raise ValueError(f"{KERNEL}: no driver {n!r}: use one of {', '.join(_DRIVERS)}")
-        try:
-            _driver = _DRIVERS[n]()
-            return n
-        except ImportError as e:
-            errors.append(f"{n}: {e}")
-    raise ImportError(f"{KERNEL}: no CUDA driver for Python is installed: install cupy, pycuda or cuda-python "
-                      f"({'; '.join(errors)})")
+    name = name or os.environ.get("TILEFORTH_LAUNCHER_DRIVER") or "cuda-python"
+    if name not in DRIVERS:
+        raise ValueError(f"{KERNEL}: no driver {name!r}: launchers run on cuda-python (NVIDIA's cuda-bindings, "
+                         "pip install cuda-python), whatever library made the arrays")
+    try:
+        _driver = _Driver()
+    except ImportError as e:
+        raise ImportError(f"{KERNEL}: the launcher needs NVIDIA's cuda-bindings: pip install cuda-python ({e})") \
+            from None
+    return name
+
+
+def check():
+    """Wait for this module's launches and raise the first error they recorded (KernelError); errors of
+    launches that completed are also raised by the next launch."""
+    if _driver is not None:
+        _driver.collect(wait=True)
 
 
 def close():
-    """Free the context records and modules, and release the primary context this module retained."""
-    global _driver
+    """Free the error records and modules, release the primary contexts this module retained (an
+    error not yet reported is dropped), and close the CPU fallback's emulator session."""
+    global _driver, _cpu, _gpu
     if _driver is not None:
         _driver.close()
         _driver = None
+    if _cpu is not None:
+        _cpu[0].close()
+        _cpu = None
+    _gpu = None
 
 
-def _launch(values, grid, block, stream):
-    args, arrays = _prepare(values)
-    block = _shape(block, "block")
+_cpu = None  # the CPU fallback's emulator session and kernel (made at its first launch)
+_gpu = None  # whether this process has a GPU to launch on (None: not known yet)
+
+
+def _has_gpu():
+    """cuda-bindings imports, and the driver starts with a device."""
+    global _gpu
+    if _gpu is None:
+        try:
+            if _driver is None:
+                use()
+            _gpu = int(_driver.ok(_driver.cu.cuDeviceGetCount())) > 0
+        except (ImportError, RuntimeError):
+            _gpu = False
+    return _gpu
+
+
+def _launch_cpu(values, grid, block):
+    """The kernel on tileforth's emulator (checked, as the REPL runs it) over numpy arrays, which get the
+    results; for machines without a GPU (a user's CI) or device="cpu"."""
+    global _cpu
+    if SOURCE is None:
+        raise RuntimeError(f"{KERNEL}: this module holds no kernel source to run on the CPU; write it with "
+                           "`tileforth compile FILE --python` to have the CPU fallback")
+    try:
+        from tileforth.core import Forth, ForthError
+        from tileforth.export.kernelfile import parse_kernel_file, run_kernel_file
+    except ImportError:
+        raise ImportError(f"{KERNEL}: there is no GPU here, and the CPU fallback runs the kernel on tileforth's "
+                          "emulator: pip install tileforth") from None
+    if _cpu is None:
+        _cpu = (Forth(backend="cpu"), parse_kernel_file(SOURCE, SOURCE_NAME))
+    forth, spec = _cpu
+    given = {}
+    for (name, ty, count), v in zip(PARAMS, values):
+        if v is None:
+            continue
+        if count is not None and not isinstance(v, np.ndarray):
+            if hasattr(v, "__cuda_array_interface__") or not hasattr(v, "__array_interface__"):
+                raise TypeError(f"{KERNEL}: on the CPU, {name} must be a numpy array (a device array needs a GPU)")
+            v = np.asarray(v)
+        given[name] = v
+    _prepare([given.get(p[0]) for p in PARAMS])  # the arguments checked as for the GPU (types, sizes, ranges)
+    block = _shape(block if block is not None else BLOCK or (256, 1, 1), "block")
+    if grid is None:
+        grid = GRID or (max(1, -(-max((np.size(v) for (_, _, c), v in zip(PARAMS, values) if c is not None
+                                        and v is not None), default=1) // (block[0] * block[1] * block[2]))),)
+    try:
+        return run_kernel_file(forth, spec, given, _shape(grid, "grid"), block)
+    except ForthError as err:
+        raise KernelError(f"{KERNEL}: {err}", None, None, None, None, None,
+                          (None, err.pos.source, err.pos.line, err.pos.col) if err.pos else None) from None
+
+
+# ---- PyTorch: the kernel as a custom op (torch.compile traces through it; CUDA graphs capture it) -------
+_TORCH_TYPES = {"i8": "int", "i16": "int", "i32": "int", "i64": "int", "f16": "float", "bf16": "float",
+                "f32": "float", "f64": "float"}
+_op = None
+
+
+def _op_name():
+    return "".join(c if c.isalnum() else "_" for c in KERNEL)
+
+
+def torch_op(namespace="tileforth"):
+    """The kernel as the PyTorch custom op torch.ops.<namespace>.<kernel>: its array parameters are
+    tensors it writes in place (every array counts as written: the header does not say which are
+    read only), its scalars ints and floats, a size parameter optional; it returns nothing. The
+    launch goes on torch's current stream (CUDA tensors) or to the CPU fallback (CPU tensors). Its
+    fake implementation does nothing, so torch.compile(fullgraph=True) traces through the op without
+    a graph break, and a launch inside a CUDA graph capture is captured."""
+    global _op
+    if _op is not None:
+        return _op
+    import torch
+    sizes = {p[2].upper() for p in PARAMS if isinstance(p[2], str)}
+    args, letters = [], iter("abcdefghijklmnopqrstuvwxyz")
+    for name, ty, count in PARAMS:
+        if count is not None:
+            args.append(f"Tensor({next(letters)}!) {name}")
+        elif name.upper() in sizes:
+            args.append(f"{_TORCH_TYPES[ty]}? {name}=None")
+        else:
+            args.append(f"{_TORCH_TYPES[ty]} {name}")
+    schema = f"({', '.join(args)}) -> ()"
+
+    def impl(*values):
+        arrays = [v for (_, _, c), v in zip(PARAMS, values) if c is not None]
+        if arrays and all(getattr(a, "device", None) is not None and a.device.type == "cpu" for a in arrays):
+            cpu = [v.numpy() if (c is not None) else v for (_, _, c), v in zip(PARAMS, values)]
+            _launch_cpu(tuple(cpu), None, None)
+            return
+        _launch(tuple(values), None, None, None)
+
+    _op = torch.library.custom_op(f"{namespace}::{_op_name()}", impl, mutates_args=[
+        p[0] for p in PARAMS if p[2] is not None], schema=schema)
+    _op.register_fake(lambda *values: None)
+    return _op
+
+
+def _launch(values, grid, block, stream, device=None):
+    if device == "cpu" or (device is None and not _has_gpu()):
+        return _launch_cpu(values, grid, block)
+    if device is not None and not isinstance(device, (int, np.integer)):
+        raise ValueError(f"{KERNEL}: device {device!r}: give a device number, or \"cpu\" for the emulator")
+    if _driver is None:
+        use()
+    drv = _driver
+    drv.collect(wait=False)  # an error of an earlier launch that has completed is raised now
+    block = _shape(block if block is not None else BLOCK or (256, 1, 1), "block")
+    arrays_given = [v for (_, _, count), v in zip(PARAMS, values) if count is not None and v is not None]
+    asked = None if device is None else int(device)  # device=N: the launch's device; else the arrays'
+    devices = {d for d in (_torch_device(v) for v in arrays_given) if d is not None}
+    device = asked if asked is not None else min(devices) if devices else None
+    stream = _stream_handle(stream) if stream is not None else _current_stream(arrays_given, device)
+    args, arrays = _prepare(values, stream)
+    if grid is None and GRID is not None:
+        grid = GRID
     if grid is None:
         n = max((a.size for a in arrays), default=1)
         grid = (max(1, -(-n // (block[0] * block[1] * block[2]))), 1, 1)
     grid = _shape(grid, "grid")
-    if _driver is None:
-        use()
-    drv = _driver
-    pushed = drv.enter()
+    on = {a.name: drv.device_of(a) for a in arrays}
+    if asked is None:
+        device = next((d for d in on.values() if d is not None), device)
+    pushed = drv.enter(device)
     copies = []
     try:
+        if device is None:
+            device = int(drv.ok(drv.cu.cuCtxGetDevice()))
+        other = [f"{n} (device {d})" for n, d in on.items() if d is not None and d != device]
+        if other:
+            raise ValueError(f"{KERNEL}: the arrays are on different devices: {', '.join(other)}, but the launch "
+                             f"is on device {device}; move them to one device first (x.to('cuda:{device}'), "
+                             "cupy.asarray under cupy.cuda.Device(...))")
         for a in arrays:
+            if a.producer is not None:
+                drv.wait_for(a.producer, stream)
             if a.host is not None:
-                dev, a.ptr = drv.alloc(a.host)
+                dev, a.ptr = drv.alloc(a.host, stream)
                 copies.append((a.host, dev))
         args = [(f, v.ptr if isinstance(v, _Array) else v) for f, v in args]
-        record = drv.launch(grid, block, stream, args)
-        for host, dev in copies:
-            drv.copy_back(host, dev)
+        drv.launch(grid, block, stream, args)
+        if copies:  # numpy arrays: their results are read back, so this call waits for its stream
+            for host, dev in copies:
+                drv.copy_back(host, dev, stream)
+            drv.ok(drv.cu.cuStreamSynchronize(stream))
     finally:
         try:
             for _, dev in copies:  # the copies' device memory, freed in its context
@@ -557,5 +705,8 @@ def _launch(values, grid, block, stream):
         except Exception:  # noqa: BLE001 - a dead context took it with it; the first error is the one to see
             pass
         drv.leave(pushed)
-    if record is not None and int(record[0]) != 0:
-        raise _error(record)
+    if copies:
+        drv.collect(wait=True)  # the stream is done: report this launch's error now
+
+
+atexit.register(close)  # before the libraries it uses shut down (atexit runs the latest first)

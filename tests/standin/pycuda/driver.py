@@ -25,11 +25,14 @@ enforced so that tests catch misuse:
   (os.abort), as PyCUDA's context_stack destructor does.
 * Sticky errors: `inject(call, code)` makes the next `call` fail with that
   CUDA error; `fault(code)` makes the next launch fault asynchronously (the
-  launch returns, the next call reports it). After a sticky error (700, 702,
-  710, 714-719) every call on that context raises the same error until the
-  context is destroyed (for a primary context: every reference released).
+  launch returns, the next call reports it). After a sticky error (STICKY:
+  700, 702, 709, 710, 714-719, 721, ECC 214, NVLink 220, 911) every call on
+  that context raises the same error until the context is destroyed (for a
+  primary context: every reference released). FAULT_CLASSES lists every
+  error the driver reports for a launch or the synchronize after it.
   Exception classes follow PyCUDA's translate_cuda_error: 701, 702, 703, 719
-  are LaunchError, 2 MemoryError, 999 Error, the rest (700 too) LogicError;
+  are LaunchError, 2 MemoryError, 100 209 214 301 600 RuntimeError, 999
+  Error, the rest (700 too) LogicError;
   the message is "<cuFunction> failed: <cuGetErrorString text>".
 * Launch limits: grid x <= 2^31-1, y, z <= 65535; block x, y <= 1024,
   z <= 64, x*y*z <= 1024 (else "invalid argument"), and at most the
@@ -98,12 +101,16 @@ def configure(**kw) -> None:
 
 def inject(call: str, code: int) -> None:
     """The next `call` (launch, synchronize, memcpy_htod, memcpy_dtoh, memset_d8, mem_alloc,
-    module_from_buffer, set_limit) fails with CUDA error `code`; a sticky code kills the context."""
+    module_from_buffer, set_limit, retain -- retain_primary_context --, primary_ctx_reset) fails with
+    CUDA error `code`; a sticky code kills the context."""
     _injected.setdefault(call, []).append(code)
 
 
 def fault(code: int = 700) -> None:
-    """The next launch faults on the device: it returns, and the context is dead from then on."""
+    """The next launch faults on the device: it returns, and the context is dead from then on
+    (a fault on the device is always sticky: FAULT_CLASSES)."""
+    if code not in STICKY:
+        raise builtins.ValueError(f"a kernel's fault is sticky; CUDA error {code} is not: inject('launch', {code})")
     _faults.append(code)
 
 
@@ -140,16 +147,35 @@ class MemoryError(Error):  # noqa: A001 - PyCUDA's name
     pass
 
 
-_TEXT = {1: "invalid argument", 2: "out of memory", 3: "initialization error",
+_TEXT = {1: "invalid argument", 2: "out of memory", 3: "initialization error", 4: "driver shutting down",
+         46: "CUDA-capable device(s) is/are busy or unavailable",
          100: "no CUDA-capable device is detected", 101: "invalid device ordinal", 201: "invalid device context",
-         218: "a PTX JIT compilation failed", 400: "invalid resource handle", 500: "named symbol not found",
+         214: "uncorrectable ECC error encountered", 218: "a PTX JIT compilation failed",
+         220: "uncorrectable NVLink error detected during the execution",
+         400: "invalid resource handle", 500: "named symbol not found",
          700: "an illegal memory access was encountered", 701: "too many resources requested for launch",
          702: "the launch timed out and was terminated", 709: "context is destroyed",
          710: "device-side assert triggered", 714: "hardware stack error",
          715: "an illegal instruction was encountered", 716: "misaligned address",
          717: "operation not supported on global/shared address space", 718: "invalid program counter",
-         719: "unspecified launch failure", 999: "unknown error"}
-STICKY = frozenset({700, 702, 710, 714, 715, 716, 717, 718, 719})
+         719: "unspecified launch failure", 720: "too many blocks in cooperative launch",
+         721: "tensor memory not completely freed", 800: "operation not permitted", 801: "operation not supported",
+         909: "the wait operation has timed out", 911: "an error occurred on an external device",
+         999: "unknown error"}
+# the errors after which the context is unusable: every later call on it reports the same error until
+# it is destroyed (cuda.h: "the process is left in an inconsistent state"; for ECC and NVLink errors the
+# context is corrupted too)
+STICKY = frozenset({214, 220, 700, 702, 709, 710, 714, 715, 716, 717, 718, 719, 721, 911})
+# Every error the driver can report for a launch or at the synchronize after it (cuda.h's CUresult), by
+# when it comes: "fault" -- the kernel faulted on the device, so it is asynchronous (the launch returns,
+# the next call reports it) and sticky; "launch" -- cuLaunchKernel refuses, synchronously, and the
+# context lives on (unless the code is sticky). Tests feed each one through fault() or inject().
+FAULT_CLASSES = {
+    700: "fault", 702: "fault", 710: "fault", 714: "fault", 715: "fault", 716: "fault", 717: "fault",
+    718: "fault", 719: "fault", 214: "fault", 220: "fault", 721: "fault", 911: "fault",
+    1: "launch", 2: "launch", 4: "launch", 46: "launch", 201: "launch", 400: "launch", 701: "launch",
+    709: "launch", 720: "launch", 800: "launch", 801: "launch", 909: "launch", 999: "launch",
+}
 
 
 def _error(routine: str, code: int, msg: str | None = None) -> Error:
@@ -158,7 +184,7 @@ def _error(routine: str, code: int, msg: str | None = None) -> Error:
         return LaunchError(text)
     if code == 2:
         return MemoryError(text)
-    if code in (100, 209, 301, 600):
+    if code in (100, 209, 214, 301, 600):  # PyCUDA's translate_cuda_error: ECC_UNCORRECTABLE is a RuntimeError
         return RuntimeError(text)
     return Error(text) if code == 999 else LogicError(text)
 
@@ -422,6 +448,9 @@ class Device:
         return ctx
 
     def retain_primary_context(self) -> Context:
+        codes = _injected.get("retain")
+        if codes:  # the driver refuses (a device that needs a reset after an ECC error, a driver going away)
+            raise _error("cuDevicePrimaryCtxRetain", codes.pop(0))
         ctx = _primary.get(self.ordinal)
         if ctx is not None and ctx.sticky:  # as the driver: a lost primary context is not handed out again
             raise _error("cuDevicePrimaryCtxRetain", ctx.sticky)
@@ -438,6 +467,10 @@ def primary_ctx_reset(ordinal: int) -> bool:
     """cuDevicePrimaryCtxReset, which PyCUDA does not wrap (tileforth calls libcuda through
     ctypes; here, this): the primary context and its memory are destroyed for every holder;
     their references stay counted and the next retain gets a fresh context."""
+    codes = _injected.get("primary_ctx_reset")
+    if codes:  # the reset fails (CUDA error codes.pop(0)): ctypes' caller sees only that it did not return 0
+        codes.pop(0)
+        return False
     ctx = _primary.get(ordinal)
     stats["primary_hard_resets"] += 1
     if ctx is not None:

@@ -8,7 +8,8 @@ import hashlib
 import os
 import resource
 import threading
-from typing import TYPE_CHECKING
+import weakref
+from typing import TYPE_CHECKING, Sequence
 
 import llvmlite.binding as llvm
 import numpy as np
@@ -19,9 +20,16 @@ from tileforth.core.compile.machine import DEFAULT as DEFAULT_MACHINE
 from tileforth.core.compile.machine import Machine
 from tileforth.core.compile import state as S
 from tileforth.core.compile.codegen import HELPERS
+from tileforth.core.compile.heapgen import HEAP_ALLOCATE, HEAP_FREE, HEAP_THROW
 from tileforth.core.compile.target import HELPERS_IR, Backend, Capabilities, LaunchResult, LaunchShape, fill_context
 from tileforth.core.errors import ForthError
+from tileforth.core.front.linekey import LITS_MAX
 
+from tileforth.core.compile.tiers import REUSED_AT, TIER_CHEAP, TIER_FULL, tiered
+
+from .asynccopy import AsyncCopies
+from .asynccopy import helper_ir as async_ir
+from .asynccopy import helper_ir_key as async_ir_key
 from .races import HEADER, Races
 from .races import helpers_ir as races_ir
 from .races import helpers_ir_key as races_ir_key
@@ -67,6 +75,29 @@ _WARP_OPS = ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64, ct
 _STEP = ctypes.CFUNCTYPE(ctypes.c_int64, *[ctypes.c_void_p] * 3, ctypes.c_int64, *[ctypes.c_void_p] * 2,
                          *[ctypes.c_int64] * 3, *[ctypes.c_void_p] * 2)
 
+_HEAP = ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64,
+                         ctypes.c_int64, ctypes.c_void_p)
+_heap_owners: dict[int, "weakref.ref[CpuBackend]"] = {}  # a backend's context record's address -> the backend
+
+
+def _tf_heap(ctx: int, thr: int, op: int, a: int, b: int, out: int) -> int:
+    """The runtime helper tf_heap (compile/heapgen.py): ALLOCATE FREE RESIZE of device code, a native
+    call into the backend whose context record the launch runs with. Never raises (a ctypes callback
+    cannot): 0, or the exception code the thread ends with."""
+    try:
+        ref = _heap_owners.get(ctx or 0)
+        be = ref() if ref is not None else None
+        if be is None or be.heap is None or threading.current_thread().name.startswith(POOL_PREFIX):
+            return HEAP_THROW  # a worker's copy of the context: blocks run on several cores
+        return be._heap_op(ctx, op, a, b, out)
+    except KeyboardInterrupt:
+        return -28  # user interrupt
+    except Exception:  # noqa: BLE001  (a bug: the launch ends with the code, never a crash)
+        return HEAP_THROW
+
+
+_HEAP_FN = _HEAP(_tf_heap)  # kept for the process: the JIT-ed code holds its address
+POOL_PREFIX = "tileforth-block"  # the worker threads of a launch's blocks (_pool)
 
 _this_thread = threading.local()
 
@@ -149,8 +180,54 @@ class CpuKernel:
         self.addr = addr
         self.suspends = suspends
         self.name = name
-        self.module: llvm.ModuleRef | None = None
+        self.module: llvm.ModuleRef | None = None  # None once the code is an object file (the optimised tier)
         self.engine: _Engine | None = None
+        self.tier = TIER_FULL  # tiers.py: TIER_CHEAP, or TIER_FULL
+        self.loops = False  # a loop kernel: recompiled at full optimisation when launched again
+        self.launches = 0
+        self.recompile: _Recompile | None = None  # the optimised compile under way
+
+
+class _Recompile:
+    """A tier-0 loop kernel compiled again at full optimisation on a thread of its own: its IR as
+    bitcode (taken on the launching thread), optimised and turned into an object file in an LLVM
+    context of its own. llvmlite runs one LLVM call at a time in the process (its FFI lock), so the
+    thread never races the session's compiles; it only makes one of them wait for the LLVM call
+    running then. `obj` is the object file, or None when the compile failed (the kernel stays at
+    tier 0)."""
+
+    def __init__(self, bitcode: bytes, tm) -> None:
+        self.obj: bytes | None = None
+        self.error: BaseException | None = None
+        self.cancelled = False
+        self.thread = threading.Thread(target=self._run, args=(bitcode, tm), name="tileforth-recompile")
+        self.thread.start()
+
+    def _run(self, bitcode: bytes, tm) -> None:
+        try:
+            if self.cancelled:
+                return
+            ctx = llvm.create_context()
+            mod = llvm.parse_bitcode(bitcode, context=ctx)
+            if self.cancelled:
+                return
+            _optimize_full(mod, tm)
+            if self.cancelled:
+                return
+            self.obj = tm.emit_object(mod)
+            mod.close()
+        except BaseException as exc:  # noqa: BLE001 - kept: the kernel keeps its tier-0 code
+            self.error = exc
+
+    @property
+    def done(self) -> bool:
+        return not self.thread.is_alive()
+
+
+def _optimize_full(mod: llvm.ModuleRef, tm) -> None:
+    """The full tier's IR passes (O2), as loop kernels compiled at once get them."""
+    pb = llvm.create_pass_builder(tm, llvm.create_pipeline_tuning_options(speed_level=2))
+    pb.getModulePassManager().run(mod, pb)
 
 
 class _Runtime:
@@ -192,6 +269,14 @@ class _Runtime:
             return eng
 
     @functools.cached_property
+    def recompile_tm(self):
+        """The target machine of the optimised compiles on threads (CpuBackend._tier_up): one of their own,
+        since an engine's goes when the engine closes, which a compile under way must not see."""
+        with self.lock:
+            _init_llvm()
+            return _target_machine(2)
+
+    @functools.cached_property
     def target_data(self) -> str:
         """The data layout of the JIT's target machine (what CpuTarget needs), without an engine."""
         _init_llvm()
@@ -212,9 +297,9 @@ class _Runtime:
             # links_helpers is False)
             head = f'target triple = "{llvm.get_process_triple()}"\n'
             ir_text = head + SCHEDULER_IR + STEP_IR + WARP_OPS_IR + HELPERS_IR
-            cache = _ObjectCache(ir_text + races_ir_key().hex(), sched.tm)
+            cache = _ObjectCache(ir_text + races_ir_key().hex() + async_ir_key().hex(), sched.tm)
             if cache.data is None:  # not on disk: optimise it here (the object on disk is the optimised one)
-                mod = llvm.parse_assembly(ir_text + races_ir())
+                mod = llvm.parse_assembly(ir_text + races_ir() + "\n" + async_ir())
                 pb = llvm.create_pass_builder(sched.tm, llvm.create_pipeline_tuning_options(speed_level=3))
                 pb.getModulePassManager().run(mod, pb)
             else:  # MCJIT asks the cache before it compiles a module: an empty one loads the object from disk
@@ -230,8 +315,10 @@ class _Runtime:
             self.step_blocks = _STEP(ee.get_function_address("tf_step_blocks"))
             self.race_many = _RACE_MANY(ee.get_function_address("tf_race_many"))  # tile loads and stores
             self.warp_ops = _WARP_OPS(ee.get_function_address("tf_warp_ops"))  # a launch step's tile op
-            for helper in HELPERS:  # tf_fail, tf_poll, tf_addr_scan, tf_out, tf_race
-                llvm.add_symbol(helper, ee.get_function_address(helper))
+            for helper in HELPERS:  # tf_fail, tf_poll, tf_addr_scan, tf_out, tf_race, tf_async_check
+                if helper != "tf_heap":
+                    llvm.add_symbol(helper, ee.get_function_address(helper))
+            llvm.add_symbol("tf_heap", ctypes.cast(_HEAP_FN, ctypes.c_void_p).value)  # device code's ALLOCATE
             self.__dict__["sched"] = sched
             return sched
 
@@ -310,7 +397,7 @@ def runtime() -> _Runtime:
 
 class CpuBackend(Backend):
     name = "cpu"
-    caps = Capabilities(host_memory=True, races=True, element_types=True, access_trace=True)
+    caps = Capabilities(host_memory=True, races=True, element_types=True, access_trace=True, device_heap=True)
 
     def __init__(self, machine: Machine = DEFAULT_MACHINE) -> None:
         self.machine = machine  # the session's settings: the float type, the stacks' and the output's capacities
@@ -323,10 +410,13 @@ class CpuBackend(Backend):
         self._user: dict[int, int] = {}  # the user allocations (ARRAY, ALLOCATE, data space...): base -> bytes
         self.elem_types: dict[int, np.dtype] = {}  # allocation base -> element type (ARRAY, MATRIX, f.kernel arrays)
         self.races = Races()  # the race detector's shadows (on in checked launches: Forth sets races.on)
+        self.asyncs = AsyncCopies(self)  # the cp.async model (asynccopy.py): copies in flight per launch
         self.trace_cap = 0  # records of the memory-access trace a launch keeps (0: no trace; PROFILE sets it)
         self.trace = np.zeros((0, 4), np.int64)  # the last traced launch's records (races.py: the layout)
         self.trace_dropped = 0
         self.ctx = np.zeros(L.CTX_SLOTS, np.int64)
+        self.lits = np.zeros(LITS_MAX, np.int64)  # the launch's literal table (ctx[CTX_LITS])
+        _heap_owners[self.ctx.ctypes.data] = weakref.ref(self)  # tf_heap finds the backend by its context
         self.abort_flag = np.zeros(1, np.int64)
         self.out = zeroed((self.machine.out_cap, L.OUT_SLOTS), np.int64)
         self._table = AllocTable()  # the user allocations (kernels' range checks read it in place)
@@ -342,6 +432,10 @@ class CpuBackend(Backend):
         self.workers = _workers()  # blocks of a launch run on this many threads (1: one after another)
         self._shapes: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}  # (grid, block) -> (state, thr), LRU
         self._executor: ThreadPoolExecutor | None = None
+        self.tiers = tiered()  # tiers.py: loop kernels start at tier 0 (False: TILEFORTH_TIERS=full)
+        self.compiled_tiers = {TIER_CHEAP: 0, TIER_FULL: 0}  # kernels compiled at each tier
+        self.recompiled = 0  # tier-0 kernels swapped for their optimised code
+        self._recompiles: set[_Recompile] = set()  # optimised compiles under way
         self.set_shape(LaunchShape())
 
     # ---- compilation ----------------------------------------------------
@@ -349,24 +443,29 @@ class CpuBackend(Backend):
     heavy = property(lambda self: self.rt.heavy, doc="the engine new optimised kernels go to")
 
     def _optimize(self, mod: llvm.ModuleRef, level: int, coroutines: bool) -> None:
-        if level == 0 and not coroutines:  # straight code is not optimised (its module holds only the line and
+        if level == 0 and not coroutines:  # tier 0 is not optimised (its module holds only the line and
             return  # the words it calls: the helpers are the scheduler's, CpuTarget.links_helpers)
-        eng = self.heavy if level >= 2 else self.fast
-        pto = llvm.create_pipeline_tuning_options(speed_level=max(level, 1))
-        pb = llvm.create_pass_builder(eng.tm, pto)
-        pb.getModulePassManager().run(mod, pb)
+        if level >= 2:
+            _optimize_full(mod, self.heavy.tm)
+            return
+        pb = llvm.create_pass_builder(self.fast.tm, llvm.create_pipeline_tuning_options(speed_level=1))
+        pb.getModulePassManager().run(mod, pb)  # a coroutine needs its passes (CoroSplit) to run at all
 
     def compile(self, module: llvm.ModuleRef, kernel: str, suspends: bool, heavy: bool,
                 shape: LaunchShape) -> CpuKernel:
+        """The kernel of a line (tiers.py): tier 0 (no IR passes, codegen opt 0; O1 for a coroutine) for
+        straight lines, and for lines with loops (`heavy`) until their first reuse, when launch() starts
+        their full compile (O2, codegen opt 2); with TILEFORTH_TIERS=full, loop lines at full at once."""
         mod = module
         try:
             mod.verify()
         except RuntimeError as exc:  # a compiler bug, not a user error
             raise ForthError(f"internal compiler error (invalid IR): {exc}") from exc
-        self._optimize(mod, 2 if heavy else 0, suspends)
+        full = heavy and not self.tiers
+        self._optimize(mod, 2 if full else 0, suspends)
         with self.rt.lock:
             self.rt.sched  # noqa: B018  (the scheduler, and tf_race in the symbol table, before the first kernel)
-            eng = self._engine(heavy)
+            eng = self._engine(full)
             eng.ee.add_module(mod)
             eng.ee.finalize_object()
             eng.compiled += 1
@@ -374,7 +473,54 @@ class CpuBackend(Backend):
             addr = eng.ee.get_function_address(kernel)
         handle = CpuKernel(addr, suspends, kernel)
         handle.module, handle.engine = mod, eng
+        handle.tier, handle.loops = (TIER_FULL if full else TIER_CHEAP), heavy
+        self.compiled_tiers[handle.tier] += 1
         return handle
+
+    def _tier_up(self, handle: CpuKernel) -> None:
+        """At a launch of a tier-0 loop kernel: its REUSED_AT-th launch starts the optimised compile
+        (on a thread); the first launch after that compile is done runs the optimised code."""
+        rc = handle.recompile
+        if rc is None:
+            if handle.launches >= REUSED_AT and handle.module is not None:
+                with self.rt.lock:
+                    bitcode = handle.module.as_bitcode()
+                    tm = self.rt.recompile_tm
+                handle.recompile = rc = _Recompile(bitcode, tm)
+                self._recompiles = {r for r in self._recompiles if not r.done}  # (the set is for close())
+                self._recompiles.add(rc)
+            return
+        if not rc.done:
+            return
+        handle.recompile = None
+        if rc.obj is None:  # the compile failed: tier 0 stays (correct, only slower)
+            handle.loops = False
+            return
+        with self.rt.lock:
+            eng = self._engine(True)
+            eng.ee.add_object_file(llvm.ObjectFileRef.from_data(rc.obj))
+            eng.ee.finalize_object()
+            eng.compiled += 1
+            eng.live += 1
+            addr = eng.ee.get_function_address(handle.name)
+        self.release(handle)  # the tier-0 code leaves its engine
+        handle.addr, handle.engine, handle.module, handle.tier = addr, eng, None, TIER_FULL
+        self.recompiled += 1
+
+    def wait_recompiles(self, timeout: float | None = None) -> bool:
+        """Wait for the optimised compiles under way (tests: a condition, not a sleep); True when none is left."""
+        for rc in list(self._recompiles):
+            rc.thread.join(timeout)
+        return all(rc.done for rc in self._recompiles)
+
+    def close(self) -> None:
+        """The optimised compiles under way are cancelled where they have not started their LLVM work,
+        and joined (each ends within one LLVM call)."""
+        for rc in list(self._recompiles):
+            rc.cancelled = True
+        for rc in list(self._recompiles):
+            rc.thread.join()
+        self._recompiles.clear()
 
     def compile_word(self, module: llvm.ModuleRef, name: str) -> None:
         """A big word compiled once (Target.compile_word): optimised, added to the process's engine
@@ -408,13 +554,18 @@ class CpuBackend(Backend):
         return eng
 
     def release(self, handle: CpuKernel) -> None:
-        """Forget a compiled kernel: its module leaves the JIT; a full engine
-        whose kernels are all released is closed, which frees their code."""
+        """Forget a compiled kernel: its module leaves the JIT (the object file of an optimised tier
+        stays until its engine closes); a full engine whose kernels are all released is closed, which
+        frees their code."""
         eng = handle.engine
+        if handle.recompile is not None:  # its optimised compile is not wanted any more
+            handle.recompile.cancelled = True
+            handle.recompile = None
         with self.rt.lock:
-            eng.ee.remove_module(handle.module)
-            handle.module.close()
-            handle.module = None
+            if handle.module is not None:
+                eng.ee.remove_module(handle.module)
+                handle.module.close()
+                handle.module = None
             eng.live -= 1
             if eng.live == 0 and eng.full and not eng.permanent and eng not in (self.fast, self.heavy):
                 eng.ee.close()
@@ -425,8 +576,9 @@ class CpuBackend(Backend):
         header (the race detector's shadow address and the float type). Constant time in the
         number of live allocations (the tables take a row in place: core/alloctable.py)."""
         buf = zeroed(max(nbytes, 1) + ALIGN + HEADER, np.uint8)
-        off = (-(buf.ctypes.data + HEADER)) % ALIGN + HEADER  # room for the header, then aligned
-        addr = buf.ctypes.data + off
+        start = buf.__array_interface__["data"][0]  # (ctypes.data costs twice as much: ALLOCATE's hot path)
+        off = (-(start + HEADER)) % ALIGN + HEADER  # room for the header, then aligned
+        addr = start + off
         self._buffers[addr] = buf[off:off + max(nbytes, 1)]
         self._headers[addr] = buf[off - HEADER:off].view(np.int64)
         self._sizes[addr] = nbytes
@@ -446,6 +598,25 @@ class CpuBackend(Backend):
         self.races.forget(addr)
         if self._user.pop(addr, None) is not None:
             self._table.remove(addr)
+
+    def _heap_op(self, ctx: int, op: int, a: int, b: int, out: int) -> int:
+        """tf_heap's work (_tf_heap): the operation on the session's heap (core/heap.py), its results
+        to out[0], out[1]; then the launch's context holds the allocation table as it is now (an add
+        may have moved the rows) and, in a launch that checks races, a new block is armed."""
+        heap = self.heap
+        if op == HEAP_ALLOCATE:
+            addr, ior = heap.allocate(a)
+        elif op == HEAP_FREE:
+            addr, ior = 0, heap.free(a)
+        else:
+            addr, ior = heap.resize(a, b)
+        res = (ctypes.c_int64 * 2).from_address(out)
+        res[0], res[1] = addr, ior
+        slots = (ctypes.c_int64 * L.CTX_SLOTS).from_address(ctx)
+        slots[L.CTX_ALLOCS], slots[L.CTX_N_ALLOCS] = self._table.address, self._table.n
+        if ior == 0 and op != HEAP_FREE and slots[L.CTX_RACE_GEN]:  # (else the next launch that checks arms it)
+            self.races.arm_new(addr, self._user[addr], self._headers[addr])
+        return 0
 
     @property
     def alloc_table(self) -> np.ndarray:
@@ -613,9 +784,12 @@ class CpuBackend(Backend):
 
     # ---- launching ----------------------------------------------------------
     def launch(self, handle: CpuKernel, shape: LaunchShape, base_addr: int, shared_bytes: int, steps: int,
-               sites: "Sites | None" = None) -> LaunchResult:
+               sites: "Sites | None" = None, lits: Sequence[int] = ()) -> LaunchResult:
         if shape is not self.shape and shape != self.shape:
             raise ValueError(f"launch over {shape}, but the stacks are {self.shape}'s: set_shape first")
+        handle.launches += 1
+        if handle.loops and handle.tier == TIER_CHEAP:
+            self._tier_up(handle)
         thr = self.thr
         shared = self.shared_base()  # first: making the region rebuilds the allocation table
         chunks = self._chunks()
@@ -627,6 +801,9 @@ class CpuBackend(Backend):
                            recursion_max=self.caps.recursion_max, steps=steps)
         ctx[L.CTX_SHARED] = shared
         ctx[L.CTX_BLOCK_SIZE] = self.block_size
+        if lits:
+            self.lits[:len(lits)] = lits
+            ctx[L.CTX_LITS] = self.lits.ctypes.data
         self.clock[0] = 0
         ctx[L.CTX_CLOCK] = self.clock.ctypes.data
         self.races.arm(ctx, self._user, self.elem_types, self._headers.__getitem__, self.nthreads)
@@ -725,7 +902,7 @@ class CpuBackend(Backend):
         if self._executor is None:
             from concurrent.futures import ThreadPoolExecutor  # imported with the first pool
 
-            self._executor = ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="tileforth-block")
+            self._executor = ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix=POOL_PREFIX)
         return self._executor
 
     def _run_blocks(self, handle: CpuKernel, ctx: np.ndarray, lo: int, hi: int,

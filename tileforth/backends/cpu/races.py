@@ -64,17 +64,21 @@ CLOCK_MASK, W_MASK, R1_MASK, R2_MASK = (1 << 48) - 1, 48, 52, 56  # e4: write cl
 R_KIND_FIRST, R_KIND_SECOND, R_SHARED, R_FLAG, R_SITE = 24, 26, 28, 29, 32
 # a float access of another type than the allocation's elements: flag, the access's type, the array's
 R_TYPE, R_TYPE_ACCESS, R_TYPE_ARRAY = 30, 32, 36
-# float element types (the size argument's bits 8 up, an allocation header's second cell): 0 is untyped
-FLOAT_CODES = {"float16": 1, "bfloat16": 2, "float32": 3, "float64": 4}
-FLOAT_NAMES = {v: k for k, v in FLOAT_CODES.items()}
+# element types (the size argument's bits 8 up, an allocation header's second cell): 0 is untyped. Integers
+# count by width (an int32 and a uint32 array take the same words); bytes are untyped (C@ reads any memory)
+FLOAT_CODES = {"float16": 1, "bfloat16": 2, "float32": 3, "float64": 4,
+               "int16": 6, "uint16": 6, "int32": 7, "uint32": 7, "int64": 8, "uint64": 8}
+FLOAT_NAMES = {1: "float16", 2: "bfloat16", 3: "float32", 4: "float64", 6: "int16", 7: "int32", 8: "int64 (cell)"}
+_INT_CODES = {2: 6, 4: 7, 8: 8}  # an integer access's width in bytes -> its code
 
 
-def float_code(word: str, float_bits: int) -> int:
-    """The float type a memory word reads or writes (F@ SF! DF@ HF! BF@ FATOMIC+), 0 for the others;
-    F@ F! move the float stack's type (float_bits wide)."""
+def float_code(word: str, float_bits: int, size: int = 0) -> int:
+    """The element type a memory word reads or writes: a float word's (F@ SF! DF@ HF! BF@ FATOMIC+; F@ F!
+    move the float stack's type, float_bits wide), else an integer word's by its width `size` (@ ! +!
+    2@ L@ I32! W@ ATOMIC+ ...: cells, 32-, 16-bit integers); 0 for a byte and an unknown width."""
     prefix = {"FATOMIC+": "SF"}.get(word, word[:-1])
     name = {"F": f"float{float_bits}", "SF": "float32", "DF": "float64", "HF": "float16", "BF": "bfloat16"}
-    return FLOAT_CODES[name[prefix]] if prefix in name else 0
+    return FLOAT_CODES[name[prefix]] if prefix in name else _INT_CODES.get(size, 0)
 
 
 def _unpack(aux: int) -> dict:
@@ -505,6 +509,18 @@ class Races:
         ctx[L.CTX_TYPES] = 1
         if threads > 1:
             ctx[L.CTX_RACE_GEN] = self.gen
+
+    def arm_new(self, addr: int, nbytes: int, header: np.ndarray) -> None:
+        """A block made while a launch runs (ALLOCATE or RESIZE in device code): its header is
+        written now, so the rest of the launch checks its accesses (a launch's own blocks are
+        new to every thread, so no entry of theirs is stale)."""
+        if not self.on:
+            return
+        checked = nbytes <= SHADOW_LIMIT and addr not in self.exempt
+        if checked and addr not in self.shadows:
+            self.shadows[addr] = zeroed(-(-nbytes // GRANULE) * ENTRY, np.int64)
+        header[:] = (self.shadows[addr].ctypes.data if checked else 0, 0)
+        self._pending.discard(addr)
 
     unpack = staticmethod(_unpack)
 

@@ -31,6 +31,7 @@ from tileforth.core.compile.tilegen import CheckedLoad, CheckedStore
 from tileforth.core.compile.tileops import Add, Copy, Fill, Load, Mma, Perm, Scale, Store, TileOp, Zero
 from tileforth.core.compile.tiles import ACC_TYPES, IN_TYPES, WARP, Tile, elem_bytes
 from tileforth.core.compile.tileops import Shuffle, SyncWarp, Vote, WarpOp
+from tileforth.core.compile.smem import AsyncOp
 from tileforth.core.errors import ForthError
 from tileforth.core.compile.eltypes import BY_NAME, ELTYPES
 from tileforth.core.errors import ranges
@@ -199,7 +200,7 @@ class WarpOps:
         leaves everything as it was for the warp-by-warp path, which words the error."""
         be = self.be
         bs = be.block_size
-        if bs % WARP:
+        if bs % WARP or self.ctx[L.CTX_ASYNC]:  # (copies in flight: tile loads check them, warp by warp)
             return False
         rows = be.thr[lo * bs:hi * bs]
         plans = []
@@ -459,7 +460,11 @@ class WarpOps:
         loose = [int(s) for s in np.unique(sites[waiting]) if not getattr(self.sites.info[int(s)], "collective", True)]
         for s in loose:
             here = waiting & (sites == s)
-            rows[here, L.T_OP] = _mask(here)
+            op = self.sites.info[s]
+            if isinstance(op, AsyncOp):  # CP.ASYNC CP.COMMIT CP.WAIT: the copy model, lane by lane
+                self.be.asyncs.perform(op, rows[here], self.ctx, s, lambda m, w, s=s: self.error(s, m, w))
+            else:
+                rows[here, L.T_OP] = _mask(here)
             rows[here, L.T_STATUS] = L.ST_RUN
             self.ctx[L.CTX_STEPS_USED] += WARP_OP_STEPS
         return bool(loose)
@@ -625,6 +630,8 @@ class WarpOps:
     def load(self, t: Tile, addr: int, stride: int, site: int, word: str, typed: bool = False,
              row: int = -1) -> np.ndarray:
         view, idx = self._index(t, addr, stride, site, word, typed)
+        if self.ctx[L.CTX_ASYNC]:  # copies in flight this launch: the tile's lines must have landed
+            self.be.asyncs.check_tile(self.ctx, t, addr, stride, row, word, False, lambda m: self.error(site, m, word))
         self._race_one(t, addr, stride, row, READ, site)
         mem = view.view(_mem_dtype(t.dtype))[idx]
         if t.kind == "acc":
@@ -634,6 +641,9 @@ class WarpOps:
     def store(self, t: Tile, value: np.ndarray, addr: int, stride: int, site: int, typed: bool = False,
               row: int = -1) -> None:
         view, idx = self._index(t, addr, stride, site, "TSTORE", typed)
+        if self.ctx[L.CTX_ASYNC]:
+            self.be.asyncs.check_tile(self.ctx, t, addr, stride, row, "TSTORE", True,
+                                      lambda m: self.error(site, m, "TSTORE"))
         mem = view.view(_mem_dtype(t.dtype))
         new = value.astype(_mem_dtype(t.dtype))
         self._race_one(t, addr, stride, row, WRITE, site, new, mem[idx])

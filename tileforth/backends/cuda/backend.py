@@ -60,7 +60,7 @@ import re
 import threading
 import weakref
 from contextlib import contextmanager
-from typing import Iterator
+from typing import TYPE_CHECKING, Iterator, Sequence
 
 import numpy as np
 from tileforth.core.alloctable import AllocTable
@@ -77,24 +77,64 @@ from tileforth.core.compile.target import (
     fill_context,
 )
 from tileforth.core.errors import ForthError
+from tileforth.core.front.linekey import LITS_MAX
 from tileforth.core.records import record
 
 from .requires import NEEDS_PYCUDA
+from tileforth.core.compile.tiers import REUSED_AT, TIER_CHEAP, TIER_FULL, tiered
+
 from .ptx import device_arch, module_to_ptx, parse_ptxas_log, target_machine
 from .target import NvptxTarget
+
+if TYPE_CHECKING:
+    import llvmlite.binding as llvm
 
 TABLE_CAP = 4096  # rows the device's allocation table holds at first (it doubles when they don't fit)
 SHADOW_MAX = 64 << 20  # allocations up to this size keep a host copy, to survive a lost context
 RECURSION_MAX = 256  # nested calls of recursive words per thread (see the module docstring)
 STACK_CAP = 64 << 10  # bytes of call stack per thread, at most
 FALLBACK_FRAME = 256  # bytes per level when the JIT log gives no frame sizes
+_LITS_AT = L.CTX_SLOTS + L.THR_SLOTS  # where the literal table starts in the context buffer
 CU_JIT_LOG_VERBOSE = 12  # cuda.h; PyCUDA's jit_option enum has no name for it
+CU_JIT_OPTIMIZATION_LEVEL = 7  # cuda.h: 0..4, 4 the driver's default
+CHEAP_JIT_LEVEL = 1  # the driver JIT's level for tier-0 kernels (fast_gemm.md §4: 15-30 % below the default)
 # cuGetErrorString of the errors after which a context is unusable (700, 702, 709, 710, 714-719)
 STICKY = ("an illegal memory access was encountered", "the launch timed out and was terminated",
           "context is destroyed", "device-side assert triggered", "hardware stack error",
           "an illegal instruction was encountered", "misaligned address",
           "operation not supported on global/shared address space", "invalid program counter",
-          "unspecified launch failure")
+          "unspecified launch failure", "uncorrectable ECC error", "uncorrectable NVLink error",
+          "tensor memory not completely freed", "an error occurred on an external device")
+# why a context was lost, by the driver's words, and what to do about it (the message adds it)
+LOST_CAUSE = (
+    (("an illegal memory access", "misaligned address", "global/shared address space", "invalid program counter",
+      "illegal instruction", "unspecified launch failure"),
+     "a kernel touched memory it must not (in an unchecked session nothing checks addresses): run the line in a "
+     "checked session to find the bad access"),
+    (("hardware stack error",), "a thread's call stack overflowed (deep recursion): recurse less deeply, or run the "
+                                "line in a checked session, whose depth check stops it"),
+    (("launch timed out",), "the kernel ran longer than this GPU allows (a GPU that drives a display stops kernels "
+                            "after a few seconds): split the work over several lines, or use a GPU without a display"),
+    (("ECC error", "NVLink error", "external device"),
+     "the GPU reported a hardware error: if it happens again, check the GPU (nvidia-smi -q) and tell the machine's "
+     "administrator"),
+)
+# what to do after a driver error that leaves the context alive, by the driver's words (cuGetErrorString)
+DRIVER_ADVICE = (
+    ("out of memory", "the GPU's memory is full: give back memory the session no longer needs (FREE what ALLOCATE "
+                      "gave), use fewer THREADS or smaller stacks (STACK-SIZE), or close other programs that use the "
+                      "GPU"),
+    ("busy or unavailable", "another process holds the GPU (exclusive compute mode): wait for it to finish, or use "
+                            "--backend cpu"),
+    ("not permitted", "the GPU's driver does not allow it here (its compute mode, MIG or a container's limits): use "
+                      "--backend cpu, or ask the machine's administrator"),
+    ("operation not supported", "this GPU or its driver cannot do it: use --backend cpu, or a newer driver"),
+    ("driver shutting down", "the process is exiting, so the GPU cannot be used any more: restart the session"),
+)
+RETRY = "run the line again; if it fails again, restart the session (or use --backend cpu)"
+# after a lost context that could not be replaced: the session keeps no context, and the next operation tries again
+TRY_AGAIN = ("The dictionary is kept, and tileforth tries again to start a context at the next line; if that fails "
+             "too, restart the session (or use --backend cpu)")
 TOO_MANY_RESOURCES = "too many resources requested for launch"
 # the note when the primary context had to be reset for every holder (_reset_primary)
 RESET_FOR_ALL = ("another library in this process held the GPU context too, so it was reset for every holder: the GPU "
@@ -234,6 +274,9 @@ class _Primary:
     @contextmanager
     def active(self) -> Iterator[None]:
         """The primary context is current inside (pushed once per thread, popped after)."""
+        if self.context is None:  # a lost context that could not be replaced (the backend's _device retries)
+            raise ForthError("the GPU has no usable context: it was lost and could not be made again; restart the "
+                             "session (or use --backend cpu)")
         depth = self.depth()
         if depth == 0:
             self.context.push()
@@ -244,6 +287,15 @@ class _Primary:
             self._tls.depth = depth
             if depth == 0:
                 self.cuda.Context.pop()
+
+    def forget_context(self) -> None:
+        """After a failed replacement: no context (the next operation tries again, _device)."""
+        if self.context is not None:
+            try:
+                self.context.detach()
+            except Exception:  # noqa: BLE001 - already gone
+                pass
+            self.context = None
 
     def dead(self) -> bool:
         """Is the context unusable (a sticky error)? A synchronize reports it."""
@@ -287,11 +339,11 @@ class _Primary:
                 self.context = None
             if not _reset_primary(cuda, self.ordinal):
                 raise ForthError("the GPU context was lost and could not be reset: another library in this "
-                                 "process (CuPy, PyTorch) holds it too. Restart the session (or use --backend cpu)")
+                                 f"process (CuPy, PyTorch) holds it too. {TRY_AGAIN}")
             self.context = self.device.retain_primary_context()
             if self.dead():
                 raise ForthError("the GPU context was lost and even a reset of the device's primary context left it "
-                                 "unusable: restart the session (or use --backend cpu)")
+                                 f"unusable. {TRY_AGAIN}")
         notes = [RESET_FOR_ALL] if dead else []
         recs = sorted((rec for res in self.users for rec in res.allocs.values()), key=lambda r: r.addr)
         zeroed = 0
@@ -347,6 +399,37 @@ class CudaKernel:
         self.stack_base = self.stack_level = 0  # its stack: base + (depth + 2) * level bytes per thread
         self.depth = RECURSION_MAX  # the launch's recursion depth limit
         self.frames: dict[str, int] = {}
+        self.tier = TIER_FULL  # tiers.py: TIER_CHEAP (JIT at CHEAP_JIT_LEVEL), or TIER_FULL
+        self.loops = False  # a tier-0 loop kernel: its full PTX is made at its first reuse
+        self.bitcode: bytes | None = None  # its IR, kept for that
+        self.launches = 0
+        self.recompile: _FullPtx | None = None
+
+
+class _FullPtx:
+    """The full tier's PTX (O3, NVPTX opt 3) of a tier-0 loop kernel, made on a thread of its own
+    from the kernel's bitcode. llvmlite runs one LLVM call at a time in the process (its FFI lock),
+    so this never races the session's own compiles. The driver's JIT of it runs on the launching
+    thread, in the context, at the first launch after the PTX is ready (launch())."""
+
+    def __init__(self, bitcode: bytes, arch: str) -> None:
+        self.ptx: str | None = None
+        self.error: BaseException | None = None
+        self.cancelled = False
+        self.thread = threading.Thread(target=self._run, args=(bitcode, arch), name="tileforth-recompile")
+        self.thread.start()
+
+    def _run(self, bitcode: bytes, arch: str) -> None:
+        import llvmlite.binding as llvm
+        try:
+            if not self.cancelled:
+                self.ptx = module_to_ptx(llvm.parse_bitcode(bitcode), arch, heavy=True)
+        except BaseException as exc:  # noqa: BLE001 - kept: the kernel keeps its tier-0 code
+            self.error = exc
+
+    @property
+    def done(self) -> bool:
+        return not self.thread.is_alive()
 
 
 _HEADER = re.compile(r"^[ \t]*(?:\.visible[ \t]+|\.weak[ \t]+|\.extern[ \t]+)*\.(entry|func)[ \t]+"
@@ -424,12 +507,17 @@ class CudaBackend(Backend):
         primary.acquire(res)
         self._finalizer = weakref.finalize(self, res.close)  # also at exit, so the process exits cleanly
         self._jit_options = self._verbose_jit()
+        self._cheap_jit = self._jit_level(CHEAP_JIT_LEVEL)
+        self.tiers = tiered()  # tiers.py: loop kernels start at tier 0 (False: TILEFORTH_TIERS=full)
+        self.compiled_tiers = {TIER_CHEAP: 0, TIER_FULL: 0}  # kernels compiled at each tier
+        self.recompiled = 0  # tier-0 kernels swapped for their full tier
+        self._recompiles: set[_FullPtx] = set()
         self._n_allocs = 0
         self._table_version, self._table_cap = -1, TABLE_CAP  # the device table's copy of res.table, its rows
         try:
             with self._device("starting the session"):
                 res.make_abort_flag()
-            self.ctx_host = np.zeros(L.CTX_SLOTS + L.THR_SLOTS, np.int64)
+            self.ctx_host = np.zeros(_LITS_AT + LITS_MAX, np.int64)
             self.ctx_dev = self._raw(self.ctx_host.nbytes, keep=False)
             self.out_dev = self._raw(self.machine.out_cap * L.OUT_SLOTS * 8, keep=False)
             self.table_dev = self._raw(TABLE_CAP * 16, keep=False)
@@ -469,8 +557,21 @@ class CudaBackend(Backend):
             return []
         return [(key, 1)]
 
+    def _jit_level(self, level: int) -> list:
+        """The JIT option for optimisation level `level`, or none where this PyCUDA cannot name it."""
+        opt = self.cuda.jit_option
+        try:
+            return [(getattr(opt, "OPTIMIZATION_LEVEL", None) or opt(CU_JIT_OPTIMIZATION_LEVEL), level)]
+        except Exception:  # noqa: BLE001
+            return []
+
     def close(self) -> None:
-        """Free this session's device memory and release its reference to the primary context."""
+        """Join the full-tier compiles under way, free this session's device memory and release its
+        reference to the primary context."""
+        for rc in list(getattr(self, "_recompiles", ())):
+            rc.cancelled = True
+        for rc in list(getattr(self, "_recompiles", ())):
+            rc.thread.join()
         self._finalizer()
 
     # ---- running driver calls -------------------------------------------------------------------
@@ -481,6 +582,8 @@ class CudaBackend(Backend):
         if self._res.closed:
             raise ForthError("this cuda session is closed")
         outer = self._primary.depth() == 0
+        if outer and self._primary.context is None:
+            self._recover()
         try:
             with self._primary.active():
                 yield
@@ -488,6 +591,17 @@ class CudaBackend(Backend):
             if not outer:
                 raise
             raise self._driver_error(exc, what) from exc
+
+    def _recover(self) -> None:
+        """A context lost earlier that could not be replaced then: try again (the device may be back),
+        with every allocation re-created as after any lost context."""
+        try:
+            self._primary.reset()
+        except self.cuda.Error as exc:
+            raise ForthError(f"the GPU context was lost, and it still cannot be made again ({_reason(exc)}): "
+                             "restart the session (or use --backend cpu)") from exc
+        except ForthError as exc:
+            raise ForthError(f"the GPU context was lost, and it still cannot be made again: {exc.message}") from exc
 
     def _driver_error(self, exc: Exception, what: str) -> ForthError:
         text, reason = str(exc), _reason(exc)
@@ -497,16 +611,19 @@ class CudaBackend(Backend):
         lost = (isinstance(exc, self.cuda.LaunchError) or any(s in text for s in STICKY)
                 or self._primary.dead())
         if not lost:
-            return ForthError(f"the GPU driver failed while {what}: {text}")
+            advice = next((a for key, a in DRIVER_ADVICE if key in text), RETRY)
+            return ForthError(f"the GPU driver failed while {what}: {text}; the session is unchanged: {advice}")
         try:
             notes = self._primary.reset()
         except self.cuda.Error as again:
-            raise ForthError(f"the GPU context was lost ({reason}), and replacing it failed too ({_reason(again)}): "
-                             "restart the session (or use --backend cpu)") from again
+            self._primary.forget_context()
+            raise ForthError(f"the GPU context was lost ({reason}), and replacing it failed too ({_reason(again)}). "
+                             f"{TRY_AGAIN}") from again
         extra = f" ({'; '.join(notes)})" if notes else ""
+        cause = next((c for keys, c in LOST_CAUSE if any(k in text for k in keys)), "run the line again")
         return ForthError(f"the GPU context was lost ({reason}): tileforth started a fresh one; the dictionary and "
                           "the stacks are kept, device memory was restored from the host's copies (what kernels "
-                          f"wrote since the host last read it is lost){extra}; or restart with --backend cpu")
+                          f"wrote since the host last read it is lost){extra}; {cause}; or restart with --backend cpu")
 
     # ---- memory ----------------------------------------------------------------
     def _raw(self, nbytes: int, user: bool = False, keep: bool = True) -> int:
@@ -620,16 +737,64 @@ class CudaBackend(Backend):
         return []
 
     # ---- compile and launch -----------------------------------------------------------
-    def compile(self, module: object, kernel: str, suspends: bool, heavy: bool,
+    def compile(self, module: "llvm.ModuleRef", kernel: str, suspends: bool, heavy: bool,
                 shape: LaunchShape) -> CudaKernel:
-        handle = CudaKernel(module_to_ptx(module, self.arch, heavy=heavy), kernel, suspends)
+        """The kernel of a line (tiers.py): tier 0 (O1 passes, NVPTX CHEAP_CODEGEN_OPT, the driver JIT at
+        CHEAP_JIT_LEVEL) for straight lines, and for lines with loops (`heavy`) until their first reuse,
+        when launch() starts their full PTX; with TILEFORTH_TIERS=full, loop lines at full at once."""
+        full = heavy and not self.tiers
+        bitcode = module.as_bitcode() if heavy and not full else None  # module_to_ptx uses the module up
+        handle = CudaKernel(module_to_ptx(module, self.arch, heavy=full), kernel, suspends)
+        handle.tier, handle.loops, handle.bitcode = (TIER_FULL if full else TIER_CHEAP), heavy, bitcode
         with self._device("loading a kernel"):
             self._load(handle)
+            if handle.tier == TIER_CHEAP and shape.block_size > handle.max_threads and self._cheap_jit:
+                handle.tier = TIER_FULL  # the cheap JIT's registers do not fit the block: the driver's default
+                handle.loops = False
+                self._load(handle)
+        self.compiled_tiers[handle.tier] += 1
         self._check_block(handle, shape)
         return handle
 
+    def _tier_up(self, handle: CudaKernel, shape: LaunchShape) -> None:
+        """At a launch of a tier-0 loop kernel: its REUSED_AT-th launch starts its full PTX (on a thread);
+        the first launch after that is ready loads it (the driver's JIT at its default level)."""
+        rc = handle.recompile
+        if rc is None:
+            if handle.launches >= REUSED_AT and handle.bitcode is not None:
+                handle.recompile = _FullPtx(handle.bitcode, self.arch)
+                self._recompiles = {r for r in self._recompiles if not r.done}
+                self._recompiles.add(handle.recompile)
+            return
+        if not rc.done:
+            return
+        handle.recompile = None
+        handle.bitcode = None
+        handle.loops = False
+        if rc.ptx is None:  # the compile failed: tier 0 stays (correct, only slower)
+            return
+        old = (handle.ptx, handle.module, handle.fn)
+        handle.ptx, handle.tier = rc.ptx, TIER_FULL
+        try:
+            self._load(handle)
+            if shape.block_size > handle.max_threads:
+                raise ForthError("the full tier's registers do not fit the block")
+        except Exception:  # noqa: BLE001 - the full tier did not load or fit: tier 0 stays
+            handle.ptx, handle.module, handle.fn = old
+            handle.tier = TIER_CHEAP
+            self._load(handle)
+            return
+        self.recompiled += 1
+
+    def wait_recompiles(self, timeout: float | None = None) -> bool:
+        """Wait for the full-tier compiles under way (tests: a condition, not a sleep); True when none is left."""
+        for rc in list(self._recompiles):
+            rc.thread.join(timeout)
+        return all(rc.done for rc in self._recompiles)
+
     def _load(self, handle: CudaKernel) -> None:
-        """Load the kernel's PTX into the current context (again after a reset)."""
+        """Load the kernel's PTX into the current context (again after a reset), the driver's JIT at
+        CHEAP_JIT_LEVEL for a tier-0 kernel."""
         cuda, FA = self.cuda, self.cuda.function_attribute
         logs: list[str] = []
 
@@ -637,11 +802,12 @@ class CudaBackend(Backend):
             return cuda.module_from_buffer(handle.ptx.encode(), options=options,
                                            message_handler=lambda ok, info, err: logs.extend((info, err)))
         try:
-            handle.module = load(self._jit_options)
-        except TypeError:  # this PyCUDA does not take the verbose-log option: load without it (frames estimated)
-            if not self._jit_options:
+            cheap = self._cheap_jit if handle.tier == TIER_CHEAP else []
+            handle.module = load(self._jit_options + cheap)
+        except TypeError:  # this PyCUDA does not take JIT options: load without them (frames estimated)
+            if not (self._jit_options or cheap):
                 raise
-            self._jit_options = []
+            self._jit_options = self._cheap_jit = []
             handle.module = load([])
         handle.fn = handle.module.get_function(handle.name)
         handle.fn.prepare("PP")
@@ -680,7 +846,7 @@ class CudaBackend(Backend):
                 handle.depth //= 2
 
     def launch(self, handle: CudaKernel, shape: LaunchShape, base_addr: int, shared_bytes: int, steps: int,
-               sites: object = None) -> LaunchResult:
+               sites: object = None, lits: Sequence[int] = ()) -> LaunchResult:
         if shape is not self.shape and shape != self.shape:
             raise ValueError(f"launch over {shape}, but the stacks are {self.shape}'s: set_shape first")
         self._check_block(handle, shape)
@@ -691,6 +857,9 @@ class CudaBackend(Backend):
         with self._device("running the line"):
             if handle.generation != self._primary.generation:
                 self._load(handle)
+            handle.launches += 1
+            if handle.loops and handle.tier == TIER_CHEAP:
+                self._tier_up(handle, shape)
             if res.table_dirty or res.table.version != self._table_version:
                 table = np.ascontiguousarray(res.table.rows)
                 if len(table) > self._table_cap:  # a bigger table on the device
@@ -705,6 +874,9 @@ class CudaBackend(Backend):
             ctx = fill_context(self.ctx_host, allocs=self.table_dev, n_allocs=self._n_allocs, out=self.out_dev,
                                out_cap=self.machine.out_cap, base_addr=base_addr, abort=res.abort_dev,
                                shared_size=shared_bytes, recursion_max=handle.depth, steps=steps)
+            if lits:  # the literal table follows the context (and a thread record): one copy
+                ctx[_LITS_AT:_LITS_AT + len(lits)] = lits
+                ctx[L.CTX_LITS] = int(self.ctx_dev) + _LITS_AT * 8
             cuda.memcpy_htod(self.ctx_dev, ctx)
             thr = self.thr_host
             thr[:, L.T_STATUS] = L.ST_RUN

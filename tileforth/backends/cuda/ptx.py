@@ -9,9 +9,10 @@ ptxas are. A session's words and kernel files become PTX in
 tileforth/export/kernels.py, which builds on these.
 
 Two cost levels (anchors.md: NVPTX codegen at opt 3 grows superlinearly with
-kernel length): `heavy=False` is the REPL's cheap code generation (opt 1);
-exported kernels and benchmarks get the full O3 pipeline and opt-3 code
-generation.
+kernel length): `heavy=False` is the REPL's cheap tier (core/compile/tiers.py:
+O1 passes, which keep the PTX short for the driver's JIT, and NVPTX code
+generation at CHEAP_CODEGEN_OPT); exported kernels and benchmarks get the full
+O3 pipeline and opt-3 code generation.
 """
 from __future__ import annotations
 
@@ -94,16 +95,73 @@ def _libdevice_bitcode() -> bytes:
     return path.read_bytes()
 
 
+def arch_sm(arch: str) -> int:
+    """sm_90a -> 90: the architecture's number, without its arch-specific suffix."""
+    m = re.fullmatch(r"sm_(\d+)a?", arch)
+    if m is None:
+        raise ForthError(f"unknown GPU architecture {arch}: use one of {', '.join(ARCHS)}")
+    return int(m.group(1))
+
+
+# the intrinsics whose instructions not every architecture has, with the first one that has them
+# (../shared/reference/tensor_cores.md: wmma f16 from sm_70; bf16 from sm_80, where on sm_75 LLVM's
+# instruction selection aborts the process with "Cannot select"); the code generator checks them at the
+# word (tilegen, with the word's position), this is the last check before LLVM generates code
+INTRINSIC_MIN_SM: tuple[tuple[re.Pattern[str], int, str], ...] = (
+    (re.compile(r"llvm\.nvvm\.wmma\..*\bbf16\b"), 80, "bf16 tiles (BF16 TILE-IN)"),
+    (re.compile(r"llvm\.nvvm\.wmma\."), 70, "tiles (tensor cores)"),
+    (re.compile(r"llvm\.nvvm\.(shfl|vote)\.sync\.|llvm\.nvvm\.bar\.warp\.sync|llvm\.nvvm\.activemask"), 70,
+     "warp words (shuffles, votes, SYNCWARP)"),
+)
+
+
+def check_intrinsics(mod: llvm.ModuleRef, arch: str) -> None:
+    """A ForthError, before any code is generated, when the module calls an intrinsic that `arch` lacks
+    (LLVM would abort the process in instruction selection)."""
+    sm = arch_sm(arch)
+    for fn in mod.functions:
+        for pattern, need, what in INTRINSIC_MIN_SM:
+            if pattern.match(fn.name):
+                if sm < need:
+                    raise ForthError(f"{what} need sm_{need} or newer, but this kernel is built for {arch} "
+                                     f"(it calls {fn.name}): compile for sm_{need} or newer (--arch), or run it "
+                                     "with --backend cpu")
+                break
+
+
+def _llvm_refused(what: str, arch: str, exc: Exception) -> ForthError:
+    first = " ".join(str(exc).split())[:300] or type(exc).__name__
+    return ForthError(f"internal error: LLVM refused the kernel module for {arch} ({what}: {first}); the session "
+                      "is unchanged. Please report it with the line that caused it; meanwhile run the line with "
+                      "--backend cpu")
+
+
+# NVPTX code generation of the cheap tier. Not opt 0, though it emits 2 ms faster (fast_gemm.md §4): at opt 0
+# NVPTX skips its address-space inference, so every array access becomes a generic ld/st instead of
+# ld.global/st.global (tests/test_nvptx_codegen.py), in exactly the straight lines that run on many threads.
+CHEAP_CODEGEN_OPT = 1
+
+
 def module_to_ptx(module: llvm.ModuleRef | str, arch: str = "sm_80", heavy: bool = True) -> str:
-    """Optimise a module (or its IR text) for the GPU and emit PTX; the module is used up."""
-    tm = target_machine(arch, 3 if heavy else 1)
-    mod = llvm.parse_assembly(module) if isinstance(module, str) else module
-    if any(f.name.startswith("__nv_") for f in mod.functions):
-        mod.link_in(llvm.parse_bitcode(_libdevice_bitcode()))
-        for f in mod.functions:
-            if f.name.startswith("__nv_") or f.name.startswith("__internal"):
-                f.linkage = "internal"
-    mod.verify()
+    """Optimise a module (or its IR text) for the GPU and emit PTX; the module is used up.
+    Everything LLVM could refuse is checked before code generation, which would abort the process:
+    a malformed or invalid module (RuntimeError from parsing, linking, verifying) and an intrinsic
+    the architecture lacks (check_intrinsics) are ForthErrors."""
+    tm = target_machine(arch, 3 if heavy else CHEAP_CODEGEN_OPT)
+    try:
+        mod = llvm.parse_assembly(module) if isinstance(module, str) else module
+    except RuntimeError as exc:
+        raise _llvm_refused("the IR does not parse", arch, exc) from None
+    try:
+        if any(f.name.startswith("__nv_") for f in mod.functions):
+            mod.link_in(llvm.parse_bitcode(_libdevice_bitcode()))
+            for f in mod.functions:
+                if f.name.startswith("__nv_") or f.name.startswith("__internal"):
+                    f.linkage = "internal"
+        mod.verify()
+    except RuntimeError as exc:
+        raise _llvm_refused("the module is invalid", arch, exc) from None
+    check_intrinsics(mod, arch)
     pto = llvm.create_pipeline_tuning_options(speed_level=3 if heavy else 1)
     pb = llvm.create_pass_builder(tm, pto)
     pb.getModulePassManager().run(mod, pb)

@@ -5,7 +5,8 @@ import importlib.util
 
 from tileforth.core.errors import ForthError
 
-NEEDS_PYCUDA = "the cuda backend needs PyCUDA: pip install -e '.[cuda]' (or use backend='cpu')"
+NEEDS_PYCUDA = ("the cuda backend needs PyCUDA: pip install 'tileforth[cuda]' (PyCUDA builds from source: it needs the "
+                "CUDA toolkit's headers), or use backend='cpu'")
 
 
 def require_pycuda() -> None:

@@ -9,6 +9,8 @@
 * checked accesses   -> the block's shared window, else the allocation table
                         (the last allocation hit is kept in registers)
 * the launch's block -> `.maxntid`, so ptxas keeps registers within what the block needs
+* CP.ASYNC CP.COMMIT CP.WAIT -> llvm.nvvm.cp.async.cg.shared.global.16(.s), commit.group,
+                        wait.group (sm_80+; smem.py gates the arch at the word)
 * tile words         -> llvm.nvvm.wmma.* with a `convergent` attribute on every
                         call site (LLVM 22 does not mark them; O3 was seen
                         sinking a wmma.load into a divergent branch)
@@ -23,6 +25,7 @@ phis for free.
 """
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Callable
 
 from llvmlite import ir
@@ -48,6 +51,7 @@ from tileforth.core.compile.target import STATIC_SHARED_BYTES, BodyEmitter, Targ
 from tileforth.core.compile.tileops import Add, Copy, Fill, Load, Mma, Perm, Scale, Store, TileOp, Zero
 from tileforth.core.compile.tiles import SHAPES, Hole, Tile, elem_bytes, resolve
 from tileforth.core.compile.tileops import ActiveMask, Shuffle, SyncWarp, Vote, WarpOp
+from tileforth.core.compile.smem import AsyncCommit, AsyncCopy, AsyncOp, AsyncWait
 from tileforth.core.errors import ForthError
 from tileforth.core.records import field, record
 
@@ -64,9 +68,12 @@ LIBDEVICE_MATH = {name: f"__nv_{name}f" for name in (
     "exp", "exp10", "expm1", "log", "log10", "log1p", "pow", "sin", "cos", "tan", "asin", "acos", "atan", "atan2",
     "sinh", "cosh", "tanh", "asinh", "acosh", "atanh")}
 _SREG = {"tid": "tid", "bid": "ctaid", "bdim": "ntid", "gdim": "nctaid"}
-MIN_SM = {"f16": 75, "bf16": 80}
+# what each architecture's tensor cores take (../shared/reference/tensor_cores.md): wmma with f16 inputs from
+# sm_70 (every shape of tiles.SHAPES, f16 or f32 accumulators), bf16 inputs from sm_80 (LLVM's instruction
+# selection aborts the process on "Cannot select" below it); checked at the tile word, with its position
+TILE_MIN_SM = {"f16": 70, "bf16": 80}
 FULL_MASK = ir.Constant(I32, -1)  # every lane of the warp (0xffffffff)
-SHFL_MODE = {"idx": "idx", "up": "up", "down": "down", "xor": "bfly"}  # warpgen's mode -> the intrinsic's  # wmma with bf16 needs sm_80 (LLVM aborts on "Cannot select")
+SHFL_MODE = {"idx": "idx", "up": "up", "down": "down", "xor": "bfly"}  # warpgen's mode -> the intrinsic's
 
 
 def geom(shape: tuple[int, int, int]) -> str:
@@ -130,7 +137,10 @@ class NvptxTarget(Target):
     def __init__(self, arch: str = "sm_80", data_layout: str = "", machine: Machine = DEFAULT_MACHINE) -> None:
         self.machine = machine
         self.arch = arch
-        self.sm = int(arch.removeprefix("sm_"))
+        m = re.fullmatch(r"sm_(\d+)a?", arch)  # sm_90a: sm_90's arch-specific features too
+        if m is None:
+            raise ForthError(f"unknown GPU architecture {arch}: give one like sm_80, sm_90 or sm_90a")
+        self.sm = int(m.group(1))
         self.data_layout = data_layout
         self.shared_bytes = 0
         # exported kernels: True, the entry's first parameter is the context record (docs/kernel-files.md,
@@ -217,6 +227,28 @@ class NvptxTarget(Target):
             return g.b.call(g.intrinsic(fn, ty, [ty] * len(args)), args)
         return g.b.call(g.intrinsic(f"llvm.{name}.{float_suffix(ty)}", ty, [ty] * len(args)), args)
 
+    # ---- asynchronous copies (smem.py; the word checked the arch) -----------------
+    def async_op(self, g: "Gen", op: AsyncOp, operands: list[ir.Value]) -> None:
+        b = g.b
+        void = ir.VoidType()
+        match op:
+            case AsyncCopy():
+                gaddr, saddr, nbytes = operands
+                dst = self.mem_pointer(g, saddr, "shared")
+                src = self.mem_pointer(g, gaddr, "global")
+                if op.word == "CP.ASYNC":
+                    fn = g.intrinsic("llvm.nvvm.cp.async.cg.shared.global.16", void, [SHARED, GLOBAL])
+                    b.call(fn, [dst, src])
+                else:  # the zero-fill form: src-size bytes read, the rest of the 16 zeros
+                    fn = g.intrinsic("llvm.nvvm.cp.async.cg.shared.global.16.s", void, [SHARED, GLOBAL, I32])
+                    b.call(fn, [dst, src, b.trunc(nbytes, I32)])
+            case AsyncCommit():
+                b.call(g.intrinsic("llvm.nvvm.cp.async.commit.group", void, []), [])
+            case AsyncWait(n=n):
+                b.call(g.intrinsic("llvm.nvvm.cp.async.wait.group", void, [I32]), [ir.Constant(I32, n)])
+            case _:  # pragma: no cover - smem.py emits only the ops above
+                raise AssertionError(op)
+
     # ---- tiles ----------------------------------------------------------------
     def _slot(self, g: "Gen", pos: int, t: Tile) -> ir.Value:
         slots = g.tstate.frag_slots
@@ -232,11 +264,15 @@ class NvptxTarget(Target):
         fn = g.intrinsic(name, ret, [a.type for a in args])
         return g.b.call(fn, args, attrs=("convergent",))
 
-    def _check_arch(self, t: Tile) -> None:
-        need = MIN_SM.get(t.dtype, 75)
+    def _check_arch(self, t: Tile, word: str) -> None:
+        """The tile's input type on this architecture's tensor cores (TILE_MIN_SM), before any intrinsic is
+        emitted; tilegen gives the error the word's position."""
+        need = TILE_MIN_SM.get(t.dtype, 70)
         if self.sm < need:
-            raise ForthError(f"{t.dtype} tiles need sm_{need} or newer, but the target is {self.arch}: "
-                             f"compile with --arch sm_{need}")
+            fix = "use F16 TILE-IN, " if t.dtype != "f16" else ""
+            raise ForthError(f"{word}: {t.dtype} tiles need the tensor cores of sm_{need} or newer, but this kernel "
+                             f"is built for {self.arch}: {fix}compile for sm_{need} or newer (--arch), or run it "
+                             "with --backend cpu", word=word)
 
     def _tile_mem_check(self, g: "Gen", t: Tile, addr: ir.Value, stride: ir.Value) -> None:
         if not g.checked:
@@ -261,7 +297,7 @@ class NvptxTarget(Target):
                 v = ir.Constant(F32, 0.0) if isinstance(op, Zero) else b.bitcast(b.trunc(operands[0], I32), F32)
                 b.store(self._splat(g, t, v), self._slot(g, dst, t))
             case Load(dst, t):
-                self._check_arch(t)
+                self._check_arch(t, op.word)
                 addr, stride = operands
                 self._tile_mem_check(g, t, addr, stride)
                 frag = "c" if t.kind == "acc" else t.kind
@@ -276,7 +312,7 @@ class NvptxTarget(Target):
                 name = f"llvm.nvvm.wmma.{geom(t.shape)}.store.d.row.stride.{t.dtype}.p0"
                 self._wmma(g, name, ir.VoidType(), [b.inttoptr(addr, PTR), *regs, b.trunc(stride, I32)])
             case Mma(acc_at, a_at, b_at, acc, at, bt):
-                self._check_arch(at)
+                self._check_arch(at, "TMMA")
                 args = []
                 for pos, t in ((a_at, at), (b_at, bt), (acc_at, acc)):
                     ty = frag_type(t)

@@ -52,6 +52,7 @@ from .tiles import detailed, resolve, same_stack
 
 if TYPE_CHECKING:
     from ..front.dictionary import Colon
+    from ..front.linekey import LineShape
     from .machine import Machine
     from .target import Target
     from .tileops import TileOp
@@ -91,7 +92,35 @@ HELPERS: dict[str, ir.FunctionType] = {
     "tf_out": ir.FunctionType(ir.VoidType(), [PTR, PTR, I64, I64, I64]),
     # the emulator's race detector and access trace (tileforth/backends/cpu/races.py); other targets never call it
     "tf_race": ir.FunctionType(I64, [PTR, PTR, I64, I64, I64, I64, I64]),
+    # the emulator's cp.async model: an access of bytes whose copy has not landed (backends/cpu/asynccopy.py)
+    "tf_async_check": ir.FunctionType(I1, [PTR, PTR, I64, I64, I64]),
+    # ALLOCATE FREE RESIZE in device code (heapgen.py), where the target has them (Target.device_heap)
+    "tf_heap": ir.FunctionType(I64, [PTR, PTR, I64, I64, I64, PTR]),
 }
+
+
+FREEING = frozenset({"(FREE)", "(RESIZE)", "EXECUTE"})  # device words that may end an allocation
+
+
+def frees_heap(word: "Colon") -> bool:
+    """The word, or a word it calls, may end an allocation in device code (FREE, RESIZE, or an
+    EXECUTE of a word that does): a checked caller empties its range cache after calling it.
+    Kept with the word, for its final body (a word's body does not change once it is defined)."""
+    body = getattr(word, "body", None)
+    if body is None:
+        return False
+    key = len(body)
+    hit = word.__dict__.get("_frees")
+    if hit is not None and hit[0] == key:
+        return hit[1]
+    word.__dict__["_frees"] = (key, False)  # a word reached again while it is walked: its own answer follows
+    found = False
+    for n in walk(body):
+        if (type(n) is Prim and n.prim.name in FREEING) or (type(n) is Call and frees_heap(n.word)):
+            found = True
+            break
+    word.__dict__["_frees"] = (key, found)
+    return found
 
 
 def declare(module: ir.Module, name: str, fnty: ir.FunctionType) -> ir.Function:
@@ -123,6 +152,22 @@ class Sites:
     def add(self, word: str, pos: SourcePos | None) -> int:
         self.entries.append((word, pos))
         return len(self.entries) - 1
+
+
+class Strings(list):
+    """The texts `."` and `ABORT"` print, by id; each text is kept once, so lines that print
+    the same text have the same code (and share a kernel: linekey.py)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._ids: dict[str, int] = {}
+
+    def id_of(self, text: str) -> int:
+        sid = self._ids.get(text)
+        if sid is None:
+            sid = self._ids[text] = len(self)
+            self.append(text)
+        return sid
 
 
 @record(eq=False)
@@ -326,6 +371,8 @@ class Gen(Visitor):
         self.inlined_size = 0  # nodes of suspending words inlined into this function (bounded by INLINE_MAX)
         self.inlining_suspending = 0  # nesting of those inlines
         self.labels: dict[int, _LabelState] = {}  # the jumps and labels CS-ROLL/CS-PICK made (visit_Label)
+        self.line: "LineShape | None" = None  # a line's kernel: its literals and positions are launch data
+        self.patches: list[tuple[int, int]] = []  # (site id, index in line.positions) of the line's sites
 
     # ---- small helpers -------------------------------------------------
     def helper(self, name: str) -> ir.Function:
@@ -345,7 +392,27 @@ class Gen(Visitor):
         return slot
 
     def site(self) -> int:
-        return self.sites.add(self.word_name, self.pos)
+        sid = self.sites.add(self.word_name, self.pos)
+        if self.line is not None and self.pos is not None:
+            k = self.line.pos_slot.get(id(self.pos))
+            if k is not None:  # a position of the line: filled in before each launch (linekey.py)
+                self.patches.append((sid, k))
+        return sid
+
+    def launch_literal(self, n: "Lit | FLit") -> ir.Value | None:
+        """The literal `n` of a line read from the launch's literal table (linekey.py), or None
+        when it is a constant of the code."""
+        k = None if self.line is None else self.line.lit_slot.get(id(n))
+        if k is None:
+            return None
+        b = self.b
+        invariant = self.module.add_metadata([])
+        table = b.load(b.gep(self.env.ctx, [c64(L.CTX_LITS)], source_etype=I64), typ=I64)
+        table.set_metadata("invariant.load", invariant)
+        ptr = b.gep(b.inttoptr(table, self.env.ctx.type), [c64(k)], source_etype=I64)
+        value = b.load(ptr, typ=I64)
+        value.set_metadata("invariant.load", invariant)
+        return value
 
     def flag(self, cond: ir.Value) -> ir.Value:
         return self.b.sext(cond, I64)
@@ -485,6 +552,12 @@ class Gen(Visitor):
             self.target.mem_access(self, addr, size, kind, value, word)
         return self.target.mem_pointer(self, addr, space)
 
+    def forget_range(self) -> None:
+        """Empty the range cache of checked accesses: a FREE or RESIZE (here, or in a word just
+        called) may have ended the allocation it holds, so the next access looks it up again."""
+        self.b.store(c64(0), self.env.range_lo)
+        self.b.store(c64(0), self.env.range_hi)
+
     def in_allocation(self, addr: ir.Value, size: ir.Value) -> ir.Value:
         """i1: [addr, addr+size) lies inside one live allocation. The range
         of the last allocation hit is kept in registers; a miss scans the
@@ -525,10 +598,16 @@ class Gen(Visitor):
 
     # ---- one visit_ per node type (tree.Visitor's table dispatches them) ----
     def visit_Lit(self, n: Lit) -> None:
-        self.push(self.tag(c64(n.value), n.space))
+        value = self.launch_literal(n)
+        self.push(self.tag(c64(n.value) if value is None else value, n.space))
 
     def visit_FLit(self, n: FLit) -> None:
-        self.fpush(ir.Constant(self.float_t, n.value))
+        bits = self.launch_literal(n)
+        if bits is None:
+            self.fpush(ir.Constant(self.float_t, n.value))
+            return
+        value = self.b.bitcast(bits, ir.DoubleType())
+        self.fpush(value if isinstance(self.float_t, ir.DoubleType) else self.b.fptrunc(value, self.float_t))
 
     def visit_Call(self, n: Call) -> None:
         self.call(n.word)
@@ -865,6 +944,8 @@ class Gen(Visitor):
         self.check_ok(ok)
         self.load_steps()
         self.forget_sp()
+        if self.checked and frees_heap(word):
+            self.forget_range()
         if eff.static:
             self.dguar += eff.dnet
             self.fguar += eff.fnet
@@ -873,11 +954,12 @@ class Gen(Visitor):
 
     def visit_Recurse(self, n: Recurse) -> None:
         self.flush()
-        self.counted_call(self.word_fn(n.word), [])
+        self.counted_call(self.word_fn(n.word), [], frees=frees_heap(n.word))
 
-    def counted_call(self, fn: ir.Function, extra: list[ir.Value]) -> None:
+    def counted_call(self, fn: ir.Function, extra: list[ir.Value], frees: bool = True) -> None:
         """A call that may recurse (RECURSE, EXECUTE): its depth is bounded by
-        the backend's limit and the stack left, and it counts as a step."""
+        the backend's limit and the stack left, and it counts as a step; `frees`: it
+        may FREE or RESIZE (EXECUTE may: the range cache is emptied after it)."""
         depth_p = self.target.thr_slot(self, L.T_DEPTH)
         d = self.b.load(depth_p, typ=I64)
         limit_p = self.b.gep(self.env.ctx, [c64(L.CTX_RECURSION_MAX)], source_etype=I64)
@@ -890,6 +972,8 @@ class Gen(Visitor):
         ok = self.b.call(fn, self.env.args() + extra)
         self.check_ok(ok)
         self.load_steps()
+        if self.checked and frees:
+            self.forget_range()
         d2 = self.b.load(depth_p, typ=I64)
         self.b.store(self.b.sub(d2, c64(1)), depth_p)
         self.forget_sp()

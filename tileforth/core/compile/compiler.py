@@ -22,6 +22,7 @@ from ..errors import ForthError
 from ..front import dictionary
 from ..front.dictionary import Colon
 from ..front.effects import body_effect
+from ..front.linekey import LineShape
 from ..front.tree import Begin, Call, Do, Lit, Node, Prim, Recurse, walk
 from ..lazy import llvm
 from ..records import field, record, replace
@@ -61,6 +62,7 @@ class KernelModule:
     tiles_out: list  # the static tile stack at the end of the kernel
     tiles_in: list
     params: list = field(default_factory=list)  # an export's parameters after ctx: (name, kind) (see export)
+    patches: list = field(default_factory=list)  # a line's (site id, position index): filled in at launch
 
     @property
     def text(self) -> str:
@@ -103,6 +105,9 @@ class Compiler:
         self._linked: dict[int, int] = {}  # word uid (a word with loops) -> the modules it was linked into
         self._dispatching: dict[int, bool] = {}  # word uid -> it reaches EXECUTE (_reaches_dispatch)
         self._filling = False  # a batch of token entries is being assembled (its EXECUTEs link the stub)
+        # words being compiled on their own: the table is filled after them (an entry whose word calls
+        # one of them would name a symbol not yet defined: LLVM aborts the process)
+        self._alone_depth = 0
         self.count_steps = True
         self._parsed: OrderedDict[tuple, llvm.ModuleRef] = OrderedDict()
 
@@ -267,7 +272,11 @@ class Compiler:
         mod = llvm.parse_assembly(str(self._module(f"alone_{w.ir_name}")))
         wmod, callees = self.word_module(w)
         mod.link_in(wmod, preserve=True)
-        self._link(mod, w.ir_name, callees, {w.uid})
+        self._alone_depth += 1
+        try:
+            self._link(mod, w.ir_name, callees, {w.uid})
+        finally:
+            self._alone_depth -= 1
         compile_word(mod, w.ir_name)
         return True
 
@@ -303,7 +312,7 @@ class Compiler:
                 stub = self._module("dispatch")
                 xttable.define_stub(stub, table.address, helper_fn(stub, "tf_fail"))
                 table.stub = llvm.parse_assembly(str(stub))  # the same for every module: parsed once
-            if not self._filling:
+            if not self._filling and not self._alone_depth:  # (else the kernel's _assemble fills it)
                 self._fill_table(table)
             mod.link_in(table.stub, preserve=True)
             return []
@@ -399,10 +408,12 @@ class Compiler:
         return (str(m) if text else m), needed
 
     def kernel(self, nodes: list[Node], tiles: list | tuple = (), holes: bool = False,
-               block: tuple[int, int, int] | None = None) -> KernelModule:
+               block: tuple[int, int, int] | None = None, line: LineShape | None = None) -> KernelModule:
         """A kernel for a line (or, with holes=True, a definition checked on
         its own: tiles below its entry are unknown until used), for launches
-        with `block` threads per block when that is known."""
+        with `block` threads per block when that is known. With the line's
+        shape (linekey.py) its literals are read from the launch's table and
+        its sites' positions are filled in at launch (KernelModule.patches)."""
         name = f"k{next(_kernel_ids)}"
         suspends = _suspends(nodes)
         m = self._module(name)
@@ -412,8 +423,12 @@ class Compiler:
         if holes:  # a definition checked alone: unknown tiles below, resolved by their first use
             tiles = [Hole(i) for i in range(MAX_TILES)]
 
+        patches: list[tuple[int, int]] = []
+
         def make_gen(fn: ir.Function, env: Env, fail_bb: ir.Block) -> Gen:
-            return self._gen(m, fn, env, fail_bb, needed, inline_suspending=suspends)
+            g = self._gen(m, fn, env, fail_bb, needed, inline_suspending=suspends)
+            g.line, g.patches = line, patches
+            return g
 
         def emit(g: Gen) -> None:
             g.tstack = list(tiles)
@@ -431,7 +446,7 @@ class Compiler:
         self.target.define_kernel(m, name, suspends, make_gen, emit, block)
         mod, words = self._assemble(m, needed)
         heavy = _has_loops(nodes) or any(_has_loops(w.body) for w in words)
-        return KernelModule(mod, name, suspends, heavy, words, tiles_out, tiles_in)
+        return KernelModule(mod, name, suspends, heavy, words, tiles_out, tiles_in, patches=patches)
 
 
 # ---- portable exports (word_ptx): the session's memory as parameters and a global copy ---------------

@@ -34,6 +34,8 @@ CTX_RACE_GEN, CTX_BLOCK_SIZE = 17, 23
 CTX_TRACE, CTX_TRACE_CAP, CTX_TRACE_LEN = 24, 25, 26
 CTX_TYPES = 28  # the emulator checks float words against their arrays' element types (races.py)
 CTX_CLOCK = 27  # address of the race detector's fence clock: THREADFENCEs executed so far in the launch
+CTX_LITS = 29  # address of the launch's literal table: a line's literals as i64 (floats' f64 bits; linekey.py)
+CTX_ASYNC = 30  # cpu: address of the async-copy model's table for this launch (backends/cpu/asynccopy.py), 0: none
 CTX_SLOTS = 32
 
 # thread record slots
@@ -68,6 +70,7 @@ E_BAD_XT = 20  # EXECUTE of a token the device cannot run (aux: the token; addr:
 XT_UNKNOWN, XT_HOST, XT_SUSPENDS, XT_FRAME = 0, 1, 2, 3
 XT_BASE = 0x1000  # execution tokens are XT_BASE + an index (so 0, an unset DEFER, is never one)
 E_RACE = 22  # the race detector: a conflicting access (addr: the address; aux: races.py's packed record)
+E_ASYNC = 23  # an asynchronous copy misused (aux: value | kind << 32: asynccopy.py's A_* kinds)
 E_THROW = 21  # THROW, ABORT, ABORT" (aux: the exception code; addr: ABORT"'s string id, or -1)
 
 # output record kinds: (thread, kind, aux, value)

@@ -21,7 +21,7 @@ from llvmlite import ir
 from ..errors import ForthError
 from ..front.effects import DYNAMIC, Effect
 from .primitive import Emit, Registry
-from . import floatwords, tilegen, warpgen, xtgen
+from . import floatwords, heapgen, smem, tilegen, warpgen, xtgen
 from . import layout as L
 from .codegen import F16, F32, F64, I8, I16, I32, I64, I128, c64, fconvert, float_bits
 
@@ -881,4 +881,6 @@ def _dot_s(g: "Gen", n: "Prim") -> None:
 # The tile words, last in the reference as in the dictionary: added here, explicitly.
 floatwords.install(REGISTRY)
 xtgen.install(REGISTRY)
+heapgen.install(REGISTRY)  # (ALLOCATE) (FREE) (RESIZE): no names in the dictionary
 tilegen.install(REGISTRY)
+smem.install(REGISTRY)

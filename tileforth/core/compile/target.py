@@ -13,7 +13,7 @@ the single-threaded emulator.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from llvmlite import ir
 
@@ -93,7 +93,11 @@ fail:
 }}
 
 ; the slow path of a checked access: the allocation [base, limit) that holds [addr, end),
-; or (0, 0) when none does; the caller keeps it in registers as its range cache
+; or (0, 0) when none does; the caller keeps it in registers as its range cache. The table's rows
+; are sorted by base: a binary search finds the last row that starts at or below addr (a cost of
+; log2 of the live allocations, so a program's 10,000 ALLOCATEd nodes cost what 10 do); only where
+; that row does not hold the access (an error, or rows that overlap: another library's arrays that
+; share memory) are all rows scanned
 define {{ i64, i64 }} @tf_addr_scan(ptr %ctx, i64 %addr, i64 %end) noinline {{
 entry:
   %a3 = icmp uge i64 %end, %addr
@@ -102,9 +106,42 @@ entry:
   %tab = inttoptr i64 %tabi to ptr
   %np = getelementptr i64, ptr %ctx, i64 {L.CTX_N_ALLOCS}
   %n = load i64, ptr %np
-  br label %scan
+  br label %bisect
+bisect:
+  %lo = phi i64 [0, %entry], [%lo1, %half]
+  %hi = phi i64 [%n, %entry], [%hi1, %half]
+  %open = icmp slt i64 %lo, %hi
+  br i1 %open, label %half, label %last
+half:
+  %sum = add i64 %lo, %hi
+  %mid = lshr i64 %sum, 1
+  %m2 = shl i64 %mid, 1
+  %mp = getelementptr i64, ptr %tab, i64 %m2
+  %mb = load i64, ptr %mp
+  %below = icmp ule i64 %mb, %addr
+  %mid1 = add i64 %mid, 1
+  %lo1 = select i1 %below, i64 %mid1, i64 %lo
+  %hi1 = select i1 %below, i64 %hi, i64 %mid
+  br label %bisect
+last:
+  %any = icmp sgt i64 %lo, 0
+  br i1 %any, label %probe, label %scan
+probe:
+  %j = sub i64 %lo, 1
+  %j2 = shl i64 %j, 1
+  %jp = getelementptr i64, ptr %tab, i64 %j2
+  %jb = load i64, ptr %jp
+  %jlp = getelementptr i64, ptr %jp, i64 1
+  %jl = load i64, ptr %jlp
+  %j1 = icmp ule i64 %end, %jl
+  %jin = and i1 %j1, %a3
+  br i1 %jin, label %hit, label %scan
+hit:
+  %h0 = insertvalue {{ i64, i64 }} undef, i64 %jb, 0
+  %h1 = insertvalue {{ i64, i64 }} %h0, i64 %jl, 1
+  ret {{ i64, i64 }} %h1
 scan:
-  %i = phi i64 [0, %entry], [%i1, %next]
+  %i = phi i64 [0, %last], [0, %probe], [%i1, %next]
   %more = icmp slt i64 %i, %n
   br i1 %more, label %test, label %no
 test:
@@ -187,6 +224,9 @@ class Target(ABC):
     # whole); False: the backend compiles them once and kernels only declare them (the emulator: with its
     # scheduler), so a line's module holds only the line
     links_helpers: bool = True
+    # ALLOCATE FREE RESIZE can be compiled (compile/heapgen.py: a call of the helper tf_heap, which the backend
+    # defines; its caps say device_heap)
+    device_heap: bool = False
 
     @abstractmethod
     def sreg(self, g: "Gen", which: str) -> ir.Value:
@@ -249,6 +289,11 @@ class Target(ABC):
         """i1: a checked access of `size` bytes at `addr` may go ahead. `space`
         is what the compiler knows of the address ("shared", "global" or None)."""
         return g.in_allocation(addr, size)
+
+    def async_op(self, g: "Gen", op: Any, operands: list[ir.Value]) -> None:
+        """One thread's asynchronous-copy operation (smem.py: CP.ASYNC, CP.COMMIT, CP.WAIT); `operands`
+        are its `op.operands` i64 values. A target without them says so."""
+        raise ForthError(f"{op.word} is not supported by the {self.name} target", None, op.word)
 
     def mem_access(self, g: "Gen", addr: ir.Value, size: int, kind: str, value: ir.Value | None,
                    word: str) -> None:
@@ -323,6 +368,9 @@ class Capabilities:
     element_types: bool = False  # float words and tile ops are checked against arrays' element types
     access_trace: bool = False  # a launch can record its memory accesses (start_trace, take_trace)
     external_memory: bool = False  # other libraries' device arrays can be used in place (register_external)
+    # ALLOCATE FREE RESIZE in a definition run in device code (the target's tf_heap reaches Backend.heap)
+    # instead of ending the launch (core/heap.py, compile/heapgen.py)
+    device_heap: bool = False
 
 
 def fill_context(ctx: np.ndarray, *, allocs: int, n_allocs: int, out: int, out_cap: int, base_addr: int,
@@ -363,6 +411,7 @@ class Backend(ABC):
     target: Target
     caps: Capabilities = Capabilities()
     machine: Machine = DEFAULT_MACHINE  # the session's settings (machine.py), given when the backend is made
+    heap: Any = None  # ALLOCATE's blocks (core/heap.py's Heap), given by the session (device code's: caps.device_heap)
 
     # ---- memory ------------------------------------------------------------------------------------
     @abstractmethod
@@ -463,8 +512,9 @@ class Backend(ABC):
 
     @abstractmethod
     def launch(self, handle: object, shape: LaunchShape, base_addr: int, shared_bytes: int, steps: int,
-               sites: Any = None) -> LaunchResult:
-        """Run a kernel over `shape` (the shape set_shape made current); `sites` describes warp operations."""
+               sites: Any = None, lits: Sequence[int] = ()) -> LaunchResult:
+        """Run a kernel over `shape` (the shape set_shape made current); `sites` describes warp operations,
+        `lits` is the launch's literal table (ctx[CTX_LITS]: a line's literals, linekey.py)."""
 
     def abort(self) -> None:
         """Ask the running line to stop at its next loop back-edge (Ctrl-C)."""

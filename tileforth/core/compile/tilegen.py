@@ -84,9 +84,14 @@ def _push(g: "Gen", n: "Prim", word: str, t) -> None:
     g.tstack.append(t)
 
 
-def _op(g: "Gen", op: TileOp, dyn: list[ir.Value]) -> None:
+def _op(g: "Gen", n: "Prim", op: TileOp, dyn: list[ir.Value]) -> None:
+    """The target's code for one tile operation; a target's refusal (a tile type its architecture
+    lacks) is reported at the word."""
     assert len(dyn) == op.operands, op
-    g.target.tile_op(g, op, dyn)
+    try:
+        g.target.tile_op(g, op, dyn)
+    except ForthError as exc:
+        raise exc.at(n.pos, n.prim.name) from None
 
 
 def _cfg(n: "Prim") -> TileConfig:
@@ -95,14 +100,14 @@ def _cfg(n: "Prim") -> TileConfig:
 
 def t_zero(g: "Gen", n: "Prim") -> None:
     t = _default("acc", _cfg(n))
-    _op(g, Zero(len(g.tstack), t), [])
+    _op(g, n, Zero(len(g.tstack), t), [])
     _push(g, n, "TZERO", t)
 
 
 def t_fill(g: "Gen", n: "Prim") -> None:
     (r,) = g.fpop(1)
     t = _default("acc", _cfg(n))
-    _op(g, Fill(len(g.tstack), t), [_bits(g, r)])
+    _op(g, n, Fill(len(g.tstack), t), [_bits(g, r)])
     _push(g, n, "TFILL", t)
 
 
@@ -111,7 +116,7 @@ def _loader(kind: str, layout: str, word: str):
         addr, stride = g.pop(2)
         cfg = _cfg(n)
         t = Tile(kind, cfg.shape, cfg.acc_type if kind == "acc" else cfg.in_type, layout if kind != "acc" else "row")
-        _op(g, (CheckedLoad if g.checked else Load)(len(g.tstack), t, word), [addr, stride])
+        _op(g, n, (CheckedLoad if g.checked else Load)(len(g.tstack), t, word), [addr, stride])
         _push(g, n, word, t)
     return emit
 
@@ -128,14 +133,14 @@ def t_mma(g: "Gen", n: "Prim") -> None:
     if a.dtype == "bf16" and acc.dtype != "f32":
         raise ForthError("TMMA with bf16 inputs needs an f32 accumulator (PTX has no bf16 -> f16 mma)",
                          n.pos, "TMMA")
-    _op(g, Mma(base, base + 1, base + 2, acc, a, b), [])
+    _op(g, n, Mma(base, base + 1, base + 2, acc, a, b), [])
     g.tstack.append(acc)
 
 
 def t_store(g: "Gen", n: "Prim") -> None:
     addr, stride = g.pop(2)
     (acc,) = _take(g, n, "TSTORE", ("acc",), "( acc )")
-    _op(g, (CheckedStore if g.checked else Store)(len(g.tstack), acc), [addr, stride])
+    _op(g, n, (CheckedStore if g.checked else Store)(len(g.tstack), acc), [addr, stride])
 
 
 def _copy(depth: int, word: str, expects: str):
@@ -143,7 +148,7 @@ def _copy(depth: int, word: str, expects: str):
         tiles = _take(g, n, word, ("*",) * (depth + 1), expects)
         g.tstack.extend(tiles)
         src = len(g.tstack) - 1 - depth
-        _op(g, Copy(src, len(g.tstack), g.tstack[src]), [])
+        _op(g, n, Copy(src, len(g.tstack), g.tstack[src]), [])
         _push(g, n, word, g.tstack[src])
     return emit
 
@@ -162,7 +167,7 @@ def _perm(count: int | None, word: str):
         order = list(range(1, k)) + [0]
         if word == "TSWAP":
             order = [1, 0]
-        _op(g, Perm(base, tuple(order), tuple(tiles)), [])
+        _op(g, n, Perm(base, tuple(order), tuple(tiles)), [])
         g.tstack.extend(tiles[i] for i in order)
     return emit
 
@@ -174,7 +179,7 @@ def t_drop(g: "Gen", n: "Prim") -> None:
 def t_scale(g: "Gen", n: "Prim") -> None:
     (r,) = g.fpop(1)
     (acc,) = _take(g, n, "TSCALE", ("acc",), "( acc )")
-    _op(g, Scale(len(g.tstack), acc), [_bits(g, r)])
+    _op(g, n, Scale(len(g.tstack), acc), [_bits(g, r)])
     g.tstack.append(acc)
 
 
@@ -184,7 +189,7 @@ def t_add(g: "Gen", n: "Prim") -> None:
         raise ForthError(f"T+ needs two accumulators of one shape and type, but they are {x.short()} and "
                          f"{y.short()}", n.pos, "T+")
     base = len(g.tstack)
-    _op(g, Add(base, base + 1, x), [])
+    _op(g, n, Add(base, base + 1, x), [])
     g.tstack.append(x)
 
 

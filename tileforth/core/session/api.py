@@ -11,7 +11,7 @@ import builtins
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
-    from ..compile.codegen import Sites
+    from ..compile.codegen import Sites, Strings
     from ..front.reader import Reader, Token
     from .device import Device
     from .parts import Builder, DataSpace, HostIO, TextInput, Views
@@ -29,7 +29,7 @@ class Session(Protocol):
     views: "Views"
     # what the session holds itself
     sites: "Sites"
-    strings: list[str]
+    strings: "Strings"
     tokens: Any
     checked: bool
     # the façade's names of the parts' state that these modules use

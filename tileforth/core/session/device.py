@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import time
 import weakref
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from ... import registry
 from ..compile.machine import DEFAULT as DEFAULT_MACHINE
@@ -21,9 +21,11 @@ from ..compile.state import Snapshot
 from ..compile.target import Backend, LaunchResult, LaunchShape
 from ..compile.tiles import Tile, TileConfig
 from ..errors import ForthError
+from ..front.linekey import line_shape
 from ..records import record
 
 if TYPE_CHECKING:
+    from ..compile.codegen import Sites
     from ..compile.compiler import Compiler
     from ..front.tree import Node
 
@@ -76,7 +78,7 @@ class Device:
     """The backend and everything of the session that belongs to the machine."""
 
     __slots__ = ("backend", "checked", "shape", "kcache", "_release", "tiles", "tile_config", "step_budget",
-                 "last_timing", "launch_hooks", "base", "asked", "__weakref__")
+                 "last_timing", "launch_hooks", "base", "asked", "compiled", "__weakref__")
 
     def __init__(self, backend: Backend, checked: bool, asked: tuple[int, int] | None = None) -> None:
         self.backend = backend
@@ -87,6 +89,7 @@ class Device:
         self.asked = asked
         self.shape = LaunchShape()  # every backend starts with it (1 1 1 GRID 32 1 1 THREADS)
         self.kcache: dict[tuple, object] = {}
+        self.compiled = 0  # kernels compiled so far (a line that hits the cache compiles none)
         # the kernels go back to the backend when the session does (backends share their JIT engines)
         self._release = weakref.finalize(self, _release_kernels, backend, self.kcache)
         self.tiles: list[Tile] = []  # the tile stack's static shape (the data is per warp, in the backend)
@@ -131,28 +134,36 @@ class Device:
         self.shape = shape
 
     def launch(self, nodes: list["Node"], compiler: "Compiler", key: tuple, base_addr: int,
-               shared_bytes: int, sites: object) -> tuple[LaunchResult, list[Tile]]:
-        """Compile `nodes` (or take them from the cache under `key`, the segment's structure
-        with what else changes its code) and launch them over the shape; returns what the
-        launch left and the tile stack the kernel ends with."""
+               shared_bytes: int, sites: "Sites") -> tuple[LaunchResult, list[Tile]]:
+        """Compile `nodes` (or take them from the cache under the segment's structure, linekey.py,
+        with `key`, what else changes its code) and launch them over the shape, the segment's
+        literals as launch data and its sites at its positions; returns what the launch left and
+        the tile stack the kernel ends with."""
         shape = self.shape
-        key = (shape.grid, shape.block, self.backend.machine, self.checked, tuple(self.tiles), *key)
-        kernel = self.kcache.pop(key, None)
+        line = line_shape(nodes)
+        key = (shape.grid, shape.block, self.backend.machine, self.checked, tuple(self.tiles), *key, line.key)
+        kernel: Any = self.kcache.pop(key, None)  # a backend's handle, with the tiles and patches noted on it
         timing: dict[str, float] = {}
         t0 = time.perf_counter()
         if kernel is None:
-            km = compiler.kernel(nodes, self.tiles, block=shape.block)
+            km = compiler.kernel(nodes, self.tiles, block=shape.block, line=line)
             t1 = time.perf_counter()
             kernel = self.backend.compile(km.module, km.name, km.suspends, km.heavy, shape)
             kernel.tiles_out = list(km.tiles_out)
+            kernel.patches = km.patches
+            self.compiled += 1
             timing["ir"] = t1 - t0
             while len(self.kcache) >= KERNEL_CACHE:  # the least recently used kernel goes
                 self.backend.release(self.kcache.pop(next(iter(self.kcache))))
         self.kcache[key] = kernel  # (re)inserted last: the dict's order is the order of use
         t2 = time.perf_counter()
         timing["compile"] = t2 - t0
+        entries = sites.entries
+        for sid, k in kernel.patches:  # the line's sites name this line's positions
+            entries[sid] = (entries[sid][0], line.positions[k])
         try:
-            res = self.backend.launch(kernel, shape, base_addr, shared_bytes, self.step_budget, sites)
+            res = self.backend.launch(kernel, shape, base_addr, shared_bytes, self.step_budget, sites,
+                                      lits=line.lits)
         finally:
             for hook in list(self.launch_hooks):
                 hook()

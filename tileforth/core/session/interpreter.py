@@ -10,16 +10,14 @@ restores the snapshot taken before it, so the session keeps its state.
 from __future__ import annotations
 
 import builtins  # `dict` in Forth's body is the façade's name for FORTH-WORDLIST
-import math
 from operator import attrgetter
 import os
-import struct
 import time
 from typing import TYPE_CHECKING, Any, Callable
 
 from ... import registry
 from ..compile import layout as L
-from ..compile.codegen import Sites
+from ..compile.codegen import Sites, Strings
 from ..compile.compiler import Compiler
 from ..compile.machine import Machine
 from ..compile.primitives import TABLE as PRIMS
@@ -30,7 +28,7 @@ from ..errors import ForthError
 from ..front.dictionary import Colon, Constant, HostWord, Immediate
 from ..front.effects import body_effect
 from ..front.reader import Reader, Token, parse_double, parse_float, parse_integer, wrap64
-from ..front.tree import Begin, Call, Do, FLit, HostOp, If, Lit, LocalGet, Node, Prim, Recurse, Visitor
+from ..front.tree import Call, FLit, HostOp, Lit, LocalGet, Node, Prim, Recurse
 from ..lazy import np
 from ..records import record
 from .device import Device, DeviceSnapshot, load_backend
@@ -44,6 +42,8 @@ from .parts import Builder, DataSnapshot, DataSpace, HostIO, InputSnapshot, Text
 from .tokens import Tokens
 from .wordlists import Dictionary, DictionarySnapshot
 from .inputpos import note_in, sync_in
+from .kernelrun import KernelRun
+from .words.launch import check_python_shape
 
 if TYPE_CHECKING:
     from .reference import Entry
@@ -51,6 +51,8 @@ if TYPE_CHECKING:
 PRELUDE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "prelude.fth")
 _DOT_S = PRIMS[".S"]
 _EXECUTE = PRIMS["EXECUTE"]
+DEVICE_HEAP = frozenset({"ALLOCATE", "FREE", "RESIZE"})  # host words a definition compiles into device code where
+# the backend runs them there (caps.device_heap: compile/heapgen.py)
 
 
 @record(frozen=True)
@@ -231,7 +233,7 @@ class Forth:
         # names a front end acts on itself, not dictionary words (name -> where): the unknown-word error says so
         self.prompt_words: dict[str, str] = {}
         self.sites = Sites()
-        self.strings: list[str] = []
+        self.strings = Strings()
         self.compiler = Compiler(self.backend.target, self.sites, self.strings, checked, lambda: self.base_addr,
                                  lambda: self.tokens.table())
         self.tokens = Tokens(self._node_for)  # execution tokens (tokens.py)
@@ -338,12 +340,15 @@ class Forth:
         view = self.views.last_profile
         return view.data() if view is not None else None
 
-    def kernel(self, word: str) -> Callable[..., None]:
+    def kernel(self, word: str) -> Callable[..., KernelRun]:
         """A Python callable that runs `word` over a grid: arguments are its
         inputs in order (arrays -> their device address, ints -> cells, floats
         -> the float stack). numpy arrays are copied in and back; objects with
         __cuda_array_interface__ are used in place on the cuda backend and copied
-        in and back through the host on the cpu backend."""
+        in and back through the host on the cpu backend. `grid` and `block` are
+        an int or one to three ints, checked as GRID and THREADS check theirs.
+        A call returns a KernelRun: what the launch printed and the results each
+        thread left (kernelrun.py)."""
         entry = self.dict.get(word.upper())
         if not isinstance(entry, Colon):
             raise ForthError(f"{word} is not a colon definition")
@@ -352,13 +357,14 @@ class Forth:
         if not entry.effect.static:
             raise ForthError(f"{word} has a dynamic stack effect; a kernel needs a static one")
 
-        def run(*args: Any, grid: tuple[int, int, int] = (1, 1, 1),
-                block: tuple[int, int, int] = (32, 1, 1)) -> str:
-            return self._run_kernel(entry, args, tuple(grid), tuple(block))
+        def run(*args: Any, grid: int | tuple[int, ...] = (1, 1, 1),
+                block: int | tuple[int, ...] = (32, 1, 1)) -> KernelRun:
+            g, b = check_python_shape(self.backend.caps, grid, block, self.backend.name)
+            return self._run_kernel(entry, args, g, b)
         run.__name__ = entry.name
         return run
 
-    def _run_kernel(self, word: Colon, args: tuple, grid: tuple, block: tuple) -> str:
+    def _run_kernel(self, word: Colon, args: tuple, grid: tuple, block: tuple) -> KernelRun:
         eff = word.effect
         cells: list[int] = []
         floats: list[float] = []
@@ -404,11 +410,14 @@ class Forth:
                 st.set_floats(floats)
                 st.save(self.backend)
             out = self.run_nodes([Call(word, word.pos)])
+            st = StackState.live(self.backend)  # the inputs went in: each thread now holds the results
+            rd, rf = eff.dneed + eff.dnet, eff.fneed + eff.fnet
+            result = KernelRun(out, st.ds[:, :rd].copy(), st.fs[:, :rf].copy())
             for addr, arr in temps:
                 np.copyto(arr, self.backend.read(addr, arr.nbytes).view(arr.dtype).reshape(arr.shape))
             for back in backs:
                 back()
-            return out
+            return result
         finally:
             self._restore(snap)
             for addr, _ in temps:
@@ -626,6 +635,9 @@ class Forth:
                 else:
                     self._token(Token(text, tok.pos))
             return
+        if self.compile_state and word.name in DEVICE_HEAP and self.backend.caps.device_heap:
+            self.append(Prim(PRIMS[f"({word.name})"], tok.pos))  # runs in device code (compile/heapgen.py)
+            return
         if self.compile_state or self.open_frames():  # it runs when the definition (or the structure) does
             self.append(HostOp(word.name, _run_host_word, word, tok.pos))
             return
@@ -734,7 +746,7 @@ class Forth:
             self._push_literals(nodes)
             return
         device = self.device
-        res, tiles_out = device.launch(nodes, self.compiler, (self.tokens.version, _tree_key(nodes)), self.base_addr,
+        res, tiles_out = device.launch(nodes, self.compiler, (self.tokens.version,), self.base_addr,
                                        self.shared_bytes, self.sites)
         t3 = time.perf_counter()
         self.out_parts.append(format_output(res.output, self.strings, res.output_dropped,
@@ -928,55 +940,3 @@ def _has_host_action(node: Node) -> bool:
         for name in n.BODIES:
             todo.extend(getattr(n, name) or ())
     return False
-
-
-def _where(n: Node) -> tuple[int, int] | None:
-    p = getattr(n, "pos", None)
-    return (p.line, p.col) if p else None
-
-
-class _TreeKey(Visitor):
-    """The kernel cache's key for a segment: its structure, values and the
-    positions of everything that can fail (sites are positions)."""
-
-    def key(self, nodes: list[Node]) -> tuple:
-        table = self._visit_table
-        return tuple([table[type(n)](self, n) for n in nodes])
-
-    def visit_Lit(self, n: Lit) -> tuple:
-        return ("L", n.value, n.space)
-
-    def visit_FLit(self, n: FLit) -> tuple:
-        # the f64 bits: a float-stack value of either width, told apart exactly
-        return ("F", struct.pack("<d", n.value) if math.isfinite(n.value) else repr(n.value))
-
-    def visit_Prim(self, n: Prim) -> tuple:
-        return ("P", n.prim.name, n.arg, _where(n))
-
-    def visit_Call(self, n: Call) -> tuple:
-        return ("C", n.word.uid, _where(n))
-
-    def visit_If(self, n: If) -> tuple:
-        return ("I", self.key(n.then), None if n.else_ is None else self.key(n.else_), _where(n))
-
-    def visit_Begin(self, n: Begin) -> tuple:
-        return ("B", n.kind, self.key(n.cond), self.key(n.body), _where(n))
-
-    def visit_Do(self, n: Do) -> tuple:
-        return ("D", n.query, n.plus, self.key(n.body), _where(n))
-
-    def visit_Label(self, n) -> tuple:
-        return ("Lb", n.label, _where(n))
-
-    def visit_Jump(self, n) -> tuple:
-        return ("J", n.label, n.if_zero, _where(n))
-
-    def generic_visit(self, n: Node) -> tuple:  # LEAVE EXIT RECURSE and locals: the kind and position
-        return (type(n).__name__, _where(n))
-
-
-_TREE_KEY = _TreeKey()
-
-
-def _tree_key(nodes: list[Node]) -> tuple:
-    return _TREE_KEY.key(nodes)

@@ -26,6 +26,7 @@ from ..front.tree import Call, HostOp, walk
 from ..lazy import np
 from .hostexec import RAISE_BUDGET
 from .output import ranges as _ranges
+from .smemtiles import async_message
 
 if TYPE_CHECKING:
     from .api import Session as Forth
@@ -33,13 +34,17 @@ if TYPE_CHECKING:
 THROW_CODES = {L.E_UNDERFLOW: -4, L.E_OVERFLOW: -3, L.E_FUNDERFLOW: -45, L.E_FOVERFLOW: -44, L.E_BAD_ADDR: -9,
                L.E_ALIGN: -23, L.E_DIV0: -10, L.E_RECURSION: -5, L.E_STACK: -5,
                L.E_ABORT: None, L.E_STEPS: None, L.E_LAUNCH_STEPS: None,  # None: CATCH lets it through
-               L.E_RACE: -256}  # system-defined (Forth-2012 9.3.1: -4095..-256 are the system's)
+               L.E_RACE: -256, L.E_ASYNC: -257}  # system-defined (Forth-2012 9.3.1: -4095..-256 are the system's)
 THROW_MEANINGS = {-1: "ABORT", -2: 'ABORT"', -3: "stack overflow", -4: "stack underflow", -5: "return stack overflow",
                   -6: "return stack underflow", -9: "invalid memory address", -10: "division by zero",
                   -11: "result out of range", -13: "undefined word", -14: "interpreting a compile-only word",
                   -23: "address alignment exception", -24: "invalid numeric argument", -28: "user interrupt",
                   -44: "floating-point stack overflow", -45: "floating-point stack underflow",
-                  -256: "the emulator's checker found a data race or a float word on an array of another type"}
+                  -256: "the emulator's checker found a data race or a float word on an array of another type",
+                  -257: "an asynchronous copy (cp.async) or a shared tile misused",
+                  -262: "ALLOCATE, FREE or RESIZE in device code, in a launch whose blocks run on several cores, "
+                        "where the allocation table cannot change: allocate at the top level of a line, or run "
+                        "fewer than 512 threads or one block (or set TILEFORTH_WORKERS=1)"}
 
 
 def word_at(pos: SourcePos | None) -> str | None:
@@ -90,6 +95,8 @@ def launch_error(f: "Forth", err: tuple[int, int, int, int, int]) -> ForthError:
         msgs[code] = _throw_message(f, aux, addr, where, thr)
     if code == L.E_RACE:
         msgs[code] = _race_message(f, addr, aux, thread, where, word_at(pos), site)
+    if code == L.E_ASYNC:
+        msgs[code] = async_message(f, thread, addr, aux, where, word_at(pos))
     return ForthError(msgs.get(code, f"device error {code}{where}"), pos, word_at(pos),
                       code=aux if code == L.E_THROW else THROW_CODES.get(code, -1))
 
@@ -179,12 +186,15 @@ def _access(f: "Forth", thread: int, kind: int, site: int | None) -> str:
 
 
 def _type_message(f: "Forth", addr: int, access: str, array: str, who: str) -> str:
-    """A float word on an array of another float type (checked mode, the emulator)."""
+    """A memory word on an array of another element type (checked mode, the emulator): a float word on
+    an array of another float type or of integers, a cell or integer word on a float array or one of
+    integers of another width."""
     be = f.backend
     base = be.allocation_base(addr, 1)
     meta = getattr(be.element_type(base) if base is not None else None, "metadata", None) or {}
     name = meta.get("name") or _address_name(f, addr)
-    words = {"float16": "HF@ HF!", "bfloat16": "BF@ BF!", "float32": "SF@ SF!", "float64": "DF@ DF!"}
+    words = {"float16": "HF@ HF!", "bfloat16": "BF@ BF!", "float32": "SF@ SF!", "float64": "DF@ DF!",
+             "int16": "I16@ I16! (W@ W!)", "int32": "I32@ I32! (L@ L!)", "int64 (cell)": "@ !"}
     return (f"{name} holds {array} values, but {who} accesses it as {access}: use "
             f"{words.get(array, 'the words of its type')} for it, or give it an array of {access}")
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Callable
 
+from ..heap import Heap
 from ..lazy import np
 from ..records import record
 
@@ -54,7 +55,8 @@ class DataSpace:
         self.here = 64
         self.pad_addr = be.alloc(PAD_BYTES)  # PAD: scratch memory outside data space, as the standard wants
         self.shared_bytes = 0
-        self.heap: dict[int, int] = {}  # ALLOCATE's blocks: address -> size (heapwords.py)
+        # ALLOCATE's blocks (core/heap.py); device code's ALLOCATE reaches them through the backend
+        self.heap = be.heap = Heap(be)
         self.areas: dict[str, Any] = {}  # the session's own areas (HLD's, the string ring), made on first use
         self.state_written = 0  # the value of the STATE cell in data space
         self.write_cell(self.base_addr, 10)

@@ -496,3 +496,33 @@
 : CSTRING>SSTRING  ( c-addr -- c-addr u )  DUP BEGIN DUP C@ WHILE CHAR+ REPEAT OVER - ;
 \ The string of a zero-ended C string, without the zero (gforth's; ARGV holds such strings).
 \ e.g. CREATE z 104 C, 105 C, 0 C,  z CSTRING>SSTRING TYPE \ hi
+
+\ ---- Shared tiles and asynchronous copies -------------------------------------------------
+\
+\ A SMEM-TILE is a ring of stages in shared memory; CP.ASYNC copies 16 bytes
+\ per thread into it asynchronously (docs/tiles.md, "Staging tiles with
+\ cp.async"). In a tile of rows of 128 bytes swizzled (SMEM-TILE-SWZ) the 16
+\ byte chunk c of row r lives at chunk c XOR (r mod 8), so that the 8 rows
+\ a column of chunks crosses fall in 8 different banks. SWIZZLE128 is the one
+\ definition of that layout: STAGE-TILE, the GPU and the emulator all use it.
+
+: SWIZZLE128 ( row chunk -- offset )  OVER 7 AND XOR 4 LSHIFT SWAP 7 LSHIFT + ;
+\ The byte offset in a 128-byte-swizzled tile of 16-byte chunk `chunk` of row `row`: row*128 + (chunk XOR (row mod 8))*16.
+\ e.g. 3 1 SWIZZLE128 . \ 416
+
+: BLOCK-THREADS ( -- n )  BDIM-X BDIM-Y * BDIM-Z * ;
+\ The number of threads in a block.
+\ e.g. 64 2 1 THREADS BLOCK-THREADS TID-X TID-Y + 0= IF . THEN \ [thread 0] 128
+
+: STAGE-CHUNK ( gaddr gstride saddr geom i -- )
+  { g s a geom i }  i geom 16 RSHIFT 65535 AND /MOD  DUP s * g +  2 PICK 4 LSHIFT +  -ROT
+  geom 32 RSHIFT IF SWAP SWIZZLE128 ELSE geom 16 RSHIFT 65535 AND * + 4 LSHIFT THEN  a +  CP.ASYNC ;
+\ Start the CP.ASYNC of 16-byte chunk i (row-major: row i / chunks, chunk i mod chunks) of a tile of shape geom (a SMEM-TILE's name-GEOM) from the rows at gaddr, gstride bytes apart, into the stage at saddr (swizzled if the tile is).
+\ e.g. 32 1 1 THREADS 8 64 BF16 1 SMEM-TILE t  8 64 BF16 MATRIX m  RAMP m  TID-X 0= IF m 128 0 t t-GEOM 9 STAGE-CHUNK THEN CP.COMMIT 0 CP.WAIT TID-X 0= IF 0 t 144 + BF@ F. THEN \ [thread 0] 72.
+
+: STAGE-TILE ( gaddr gstride saddr geom -- )
+  { g s a geom }  geom 65535 AND  geom 16 RSHIFT 65535 AND *  THREAD-ID ?DO
+    g s a geom I STAGE-CHUNK
+  BLOCK-THREADS +LOOP ;
+\ Every thread of the block starts its share of the 16-byte CP.ASYNC copies that fill a stage (saddr, e.g. `0 As`) of a SMEM-TILE whose name-GEOM is geom from the rows at gaddr, gstride bytes apart; it does not commit them (CP.COMMIT).
+\ e.g. 64 1 1 THREADS 8 64 BF16 1 SMEM-TILE t  8 64 BF16 MATRIX m  RAMP m  m 128 0 t t-GEOM STAGE-TILE CP.COMMIT 0 CP.WAIT BARRIER  TID-X 0= IF 0 t 2 + BF@ F. THEN \ [thread 0] 1.

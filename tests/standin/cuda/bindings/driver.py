@@ -21,8 +21,13 @@ from the ELF, standin_device.cubin_entries); cuModuleLoadDataEx checks its JIT o
 of CUjit_option and one value each; CU_JIT_OPTIMIZATION_LEVEL 0-4). Events time the host's
 wall clock between their records; cuMemsetD8, device attributes and names as the driver.
 
+Streams (cuStreamCreate, the legacy and per-thread handles 1 and 2) belong to a context; work runs
+when it is queued, so events have always completed (cuEventQuery) and synchronizing waits for
+nothing, but each synchronization is recorded (`syncs`) and so is each cuStreamWaitEvent
+(`waits`). Two devices, alike; cuPointerGetAttribute gives the device ordinal of an allocation.
+
 Test hooks (not cuda-python): launches, on_launch, memory, view(ptr, nbytes), primary_refs(),
-context_stack(), allocations(), loads (each module load: (kind, jit options)).
+context_stack(), allocations(), loads (each module load: (kind, jit options)), syncs, waits.
 """
 from __future__ import annotations
 
@@ -92,6 +97,9 @@ class CUfunction_attribute(enum.IntEnum):  # noqa: N801
 
 
 launches: list[_sd.Launch] = []
+syncs: list[tuple[str, int]] = []  # each synchronization asked for: ("context", ctx) or ("stream", stream)
+waits: list[tuple[int, int]] = []  # each cuStreamWaitEvent: (stream, event)
+DEVICES = 2  # devices 0 and 1, alike
 on_launch: list = []  # hooks: hook(launch), called after each launch is recorded (its context current)
 loads: list[tuple[str, dict]] = []  # each module loaded: ("ptx" or "cubin", {CUjit_option: value})
 memory = _sd.Memory()
@@ -242,9 +250,15 @@ def cuDriverGetVersion():  # noqa: N802
 def cuDeviceGet(ordinal: int):  # noqa: N802
     if not _initialized[0]:
         return (CUresult.CUDA_ERROR_NOT_INITIALIZED, None)
-    if ordinal != 0:
+    if not 0 <= ordinal < DEVICES:
         return (CUresult.CUDA_ERROR_INVALID_DEVICE, None)
     return (_OK, CUdevice(ordinal))
+
+
+def cuDeviceGetCount():  # noqa: N802
+    if not _initialized[0]:
+        return (CUresult.CUDA_ERROR_NOT_INITIALIZED, None)
+    return (_OK, DEVICES)
 
 
 def cuDeviceGetAttribute(attrib, dev):  # noqa: N802
@@ -320,8 +334,72 @@ def cuCtxPopCurrent():  # noqa: N802
 
 
 def cuCtxSynchronize():  # noqa: N802
-    err, _ = _need()
+    err, ctx = _need()
+    if not err:
+        syncs.append(("context", ctx.handle))
     return (err,)
+
+
+def cuCtxGetDevice():  # noqa: N802
+    err, ctx = _need()
+    return (err, None) if err else (_OK, CUdevice(ctx.device))
+
+
+# ---- streams: work runs when it is queued (kernels do not run), so a stream is always idle --------------
+
+_streams: dict[int, _Ctx] = {}  # stream handle -> its context
+STREAM_LEGACY, STREAM_PER_THREAD = 1, 2  # the driver's special handles (CU_STREAM_LEGACY, CU_STREAM_PER_THREAD)
+
+
+def _stream_ok(ctx: _Ctx, stream) -> bool:
+    h = 0 if stream is None else _address(stream)
+    return h in (0, STREAM_LEGACY, STREAM_PER_THREAD) or _streams.get(h) is ctx
+
+
+def cuStreamCreate(Flags: int):  # noqa: N802, N803
+    err, ctx = _need()
+    if err:
+        return (err, None)
+    h = next(_handles)
+    _streams[h] = ctx
+    return (_OK, CUstream(h))
+
+
+def cuStreamDestroy(hStream):  # noqa: N802, N803
+    if _streams.pop(_address(hStream), None) is None:
+        return (CUresult.CUDA_ERROR_INVALID_HANDLE,)
+    return (_OK,)
+
+
+def cuStreamSynchronize(hStream):  # noqa: N802, N803
+    err, ctx = _need()
+    if err:
+        return (err,)
+    if not _stream_ok(ctx, hStream):
+        return (CUresult.CUDA_ERROR_INVALID_HANDLE,)
+    syncs.append(("stream", 0 if hStream is None else _address(hStream)))
+    return (_OK,)
+
+
+def cuStreamWaitEvent(hStream, hEvent, Flags: int):  # noqa: N802, N803
+    err, ctx = _need()
+    if err:
+        return (err,)
+    if not _stream_ok(ctx, hStream) or int(hEvent) not in _events:
+        return (CUresult.CUDA_ERROR_INVALID_HANDLE,)
+    waits.append((0 if hStream is None else _address(hStream), int(hEvent)))
+    return (_OK,)
+
+
+def cuPointerGetAttribute(attribute: int, ptr):  # noqa: N802
+    """Only CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL (9): the device of the context that allocated ptr."""
+    if not _initialized[0]:
+        return (CUresult.CUDA_ERROR_NOT_INITIALIZED, None)
+    addr = _address(ptr)
+    for ctx in _contexts.values():
+        if not ctx.destroyed and any(a <= addr < a + memory.live[a].size for a in ctx.allocs):
+            return (_OK, ctx.device) if int(attribute) == 9 else (CUresult.CUDA_ERROR_INVALID_VALUE, None)
+    return (CUresult.CUDA_ERROR_INVALID_VALUE, None)
 
 
 # ---- memory ------------------------------------------------------------------------------------------
@@ -377,6 +455,24 @@ def cuMemcpyDtoH(dstHost, srcDevice, ByteCount: int):  # noqa: N802, N803
         return (CUresult.CUDA_ERROR_INVALID_VALUE,)
     ctypes.memmove(dstHost, src.ctypes.data, ByteCount)
     return (_OK,)
+
+
+def cuMemcpyHtoDAsync(dstDevice, srcHost, ByteCount: int, hStream):  # noqa: N802, N803
+    err, ctx = _need()
+    if err:
+        return (err,)
+    if not _stream_ok(ctx, hStream):
+        return (CUresult.CUDA_ERROR_INVALID_HANDLE,)
+    return cuMemcpyHtoD(dstDevice, srcHost, ByteCount)
+
+
+def cuMemcpyDtoHAsync(dstHost, srcDevice, ByteCount: int, hStream):  # noqa: N802, N803
+    err, ctx = _need()
+    if err:
+        return (err,)
+    if not _stream_ok(ctx, hStream):
+        return (CUresult.CUDA_ERROR_INVALID_HANDLE,)
+    return cuMemcpyDtoH(dstHost, srcDevice, ByteCount)
 
 
 def cuMemsetD8(dstDevice, uc: int, N: int):  # noqa: N802, N803
@@ -500,6 +596,8 @@ def cuLaunchKernel(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockD
         return (CUresult.CUDA_ERROR_INVALID_VALUE,)
     if extra not in (None, 0) or not isinstance(kernelParams, int) or (params and not kernelParams):
         return (CUresult.CUDA_ERROR_INVALID_VALUE,)  # the stand-in takes kernelParams as an address only
+    if not _stream_ok(ctx, hStream):
+        return (CUresult.CUDA_ERROR_INVALID_HANDLE,)
     stream = 0 if hStream is None else _address(hStream)
     # kernelParams: void*[n], the i-th pointing at parameter i, read as wide as the entry declares it
     slots = (ctypes.c_void_p * len(params)).from_address(kernelParams) if params else []
@@ -539,12 +637,19 @@ def cuEventCreate(Flags: int):  # noqa: N802, N803
 
 
 def cuEventRecord(hEvent, hStream):  # noqa: N802, N803
-    err, _ = _need()
+    err, ctx = _need()
     if err:
         return (err,)
-    if not isinstance(hEvent, CUevent) or int(hEvent) not in _events:
+    if not isinstance(hEvent, CUevent) or int(hEvent) not in _events or not _stream_ok(ctx, hStream):
         return (CUresult.CUDA_ERROR_INVALID_HANDLE,)
     _events[int(hEvent)] = time.perf_counter()
+    return (_OK,)
+
+
+def cuEventQuery(hEvent):  # noqa: N802, N803
+    """Work runs when it is queued here: a recorded event has always completed."""
+    if not isinstance(hEvent, CUevent) or int(hEvent) not in _events:
+        return (CUresult.CUDA_ERROR_INVALID_HANDLE,)
     return (_OK,)
 
 

@@ -16,6 +16,7 @@ table.py (`WORDS`) as it is imported. In the reference's order:
     system        ENVIRONMENT? BYE MS TIME&DATE CLEARSTACK and the step budget
     memory        ALLOCATE FREE RESIZE
     launch        GRID THREADS SHARED: (the SIMT launch)
+    smem          SMEM-TILE SMEM-TILE-SWZ (shared-memory tiles for cp.async)
     arrays        ARRAY MATRIX and the element types I8 ... F64
     arraydata     ZEROS AFILL RAMP IDENTITY RANDOM LOAD-NPY SAVE-NPY
     tiles         TILE-SHAPE TILE-IN TILE-ACC TILES-KEPT?
@@ -45,6 +46,7 @@ from . import (  # noqa: F401 - imported for the words they declare, in this ord
     system,
     memory,
     launch,
+    smem,
     arrays,
     arraydata,
     tiles,

@@ -3,13 +3,15 @@ and the threads per block that every line runs on, SHARED: declares
 per-block shared memory."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import operator
+from typing import TYPE_CHECKING, Any
 
 from ...compile.state import StackState, differing_warps
 from ...compile.target import Capabilities, LaunchShape
 from ...errors import ForthError
 from ...front.dictionary import Constant
 from ...front.reader import Token
+from ...lazy import np
 from .definitions import _define
 from .table import NEW_NAME, host
 from .textin import _name
@@ -40,6 +42,32 @@ def check_shape(caps: Capabilities, grid: tuple[int, int, int], block: tuple[int
                          f"({'x'.join(map(str, block))} is {threads})")
     if grid[0] * grid[1] * grid[2] * threads > caps.max_threads:
         raise ForthError(f"{word}: at most {caps.max_threads} threads in one launch on the {backend} backend")
+
+
+def python_shape(value: object, word: str) -> tuple[int, int, int]:
+    """A grid (word GRID) or block (THREADS) given from Python: an int, or one to three ints, the
+    missing sizes 1; refused as the word refuses it."""
+    sizes: Any = (value,) if isinstance(value, (int, np.integer)) else value
+    try:
+        t = tuple(operator.index(v) for v in sizes)
+    except TypeError:
+        t = ()
+    if not 1 <= len(t) <= 3:
+        raise ForthError(f"{word} takes an int or one to three ints (x, y, z), not {value!r}")
+    x, y, z = t + (1,) * (3 - len(t))
+    if min(x, y, z) < 1:
+        raise ForthError(f"{word} needs three positive sizes ( x y z -- ), e.g. `4 1 1 {word}`")
+    return x, y, z
+
+
+def check_python_shape(caps: Capabilities, grid: object, block: object,
+                       backend: str) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
+    """A launch shape given from Python (f.kernel, run_kernel_file) checked as GRID and THREADS check
+    theirs, with their messages."""
+    g, b = python_shape(grid, "GRID"), python_shape(block, "THREADS")
+    check_shape(caps, (1, 1, 1), b, "THREADS", backend)
+    check_shape(caps, g, b, "GRID", backend)
+    return g, b
 
 
 def _reshape(f: "Forth", grid: tuple[int, int, int], block: tuple[int, int, int], word: str,

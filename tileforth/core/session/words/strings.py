@@ -187,8 +187,7 @@ def i_abort_quote(f: "Forth", tok: Token) -> None:
     text, found = f.reader.parse_until('"')
     if not found:
         raise ForthError('ABORT" needs a closing " on the same line', tok.pos, tok.text)
-    f.strings.append(text)
-    f.append(Prim(PRIMS['(ABORT")'], tok.pos, arg=len(f.strings) - 1))
+    f.append(Prim(PRIMS['(ABORT")'], tok.pos, arg=f.strings.id_of(text)))
 
 
 @immediate("SLITERAL", "( c-addr u -- )", "Compile a string (taken from the stack now) into the definition.",

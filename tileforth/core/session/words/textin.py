@@ -119,8 +119,7 @@ def i_dot_quote(f: "Forth", tok: Token) -> None:
     text, found = f.reader.parse_until('"')
     if not found:
         raise ForthError('." needs a closing " on the same line', tok.pos, tok.text)
-    f.strings.append(text)
-    f.append(Prim(PRIMS['."'], tok.pos, arg=len(f.strings) - 1))
+    f.append(Prim(PRIMS['."'], tok.pos, arg=f.strings.id_of(text)))
 
 
 @immediate(".(", "( -- )", "Print text up to ) immediately.", ".( compiling...)", wordset="CORE-EXT",

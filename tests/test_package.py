@@ -1,0 +1,88 @@
+"""Issue 30, point 6: tileforth is a real package. Its metadata (license, classifiers, a capped
+llvmlite, the extras), its version in three places that agree, `python -m tileforth`, the typed
+marker, and the tour shipped as package data (`python -m tileforth.demos tour`)."""
+from __future__ import annotations
+
+import importlib.metadata
+import os
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import tileforth
+from tileforth import demos
+
+ROOT = Path(__file__).resolve().parents[1]
+PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
+ENV = dict(os.environ, TILEFORTH_SERVER="0")
+
+
+def run(*args: str, stdin: str = "") -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, *args], capture_output=True, text=True, input=stdin, timeout=120,
+                          cwd=ROOT / "tests", env=ENV)
+
+
+def test_the_license_is_a_file_and_metadata():
+    text = (ROOT / "LICENSE").read_text()
+    assert text.startswith("MIT License") and "WITHOUT WARRANTY" in text
+    project = PYPROJECT["project"]
+    assert project["license"] == "MIT" and project["license-files"] == ["LICENSE"]
+    meta = importlib.metadata.metadata("tileforth")
+    assert meta["License-Expression"] == "MIT" or meta["License"] == "MIT"
+
+
+def test_classifiers_say_linux_python_and_cuda():
+    classifiers = PYPROJECT["project"]["classifiers"]
+    assert "Operating System :: POSIX :: Linux" in classifiers
+    assert "Environment :: GPU :: NVIDIA CUDA" in classifiers
+    assert f"Programming Language :: Python :: {sys.version_info.major}.{sys.version_info.minor}" in classifiers
+    assert "Typing :: Typed" in classifiers and (ROOT / "tileforth" / "py.typed").is_file()
+
+
+def test_llvmlite_is_capped_to_the_tested_minor_version():
+    (spec,) = [d for d in PYPROJECT["project"]["dependencies"] if d.startswith("llvmlite")]
+    low, high = spec.split(">=")[1].split(",<")
+    installed = tuple(int(x) for x in importlib.metadata.version("llvmlite").split(".")[:2])
+    assert tuple(int(x) for x in low.split(".")[:2]) <= installed < tuple(int(x) for x in high.strip().split("."))
+
+
+def test_the_extras_bring_what_their_features_need():
+    extras = PYPROJECT["project"]["optional-dependencies"]
+    assert any(d.startswith("pycuda") for d in extras["cuda"])
+    assert any(d.startswith("nvidia-cuda-nvcc") for d in extras["cuda"])  # ptxas, libdevice
+    assert any(d.startswith("ipython") for d in extras["notebook"])
+    assert any(d.startswith("pytest") for d in extras["test"])
+    from tileforth.backends.cuda.requires import NEEDS_PYCUDA
+    assert "pip install 'tileforth[cuda]'" in NEEDS_PYCUDA and "-e" not in NEEDS_PYCUDA
+
+
+def test_the_version_is_the_same_everywhere():
+    assert tileforth.__version__ == importlib.metadata.version("tileforth")
+    assert PYPROJECT["project"]["dynamic"] == ["version"]
+
+
+def test_python_dash_m_tileforth_is_the_command():
+    r = run("-m", "tileforth", "-e", "1 2 + .")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == "3 "
+
+
+def test_the_demos_ship_with_the_package_and_the_tour_runs():
+    assert {"tour", "saxpy", "gemm", "reduce", "transpose"} <= set(demos.names())
+    assert demos.path("tour").read_text() == (ROOT / "demos" / "tour.fth").read_text()
+    data = PYPROJECT["tool"]["setuptools"]["package-data"]["tileforth.demos"]
+    assert "*.fth" in data
+    r = run("-m", "tileforth.demos", "tour", "--stacks", "none")
+    direct = subprocess.run([sys.executable, "-m", "tileforth", "--stacks", "none", str(ROOT / "demos" / "tour.fth")],
+                            capture_output=True, text=True, timeout=120, cwd=ROOT / "tests", env=ENV, input="")
+    assert r.returncode == 0 and direct.returncode == 0, r.stderr + direct.stderr
+    assert r.stdout == direct.stdout and "TMMA" not in r.stderr
+    bad = run("-m", "tileforth.demos", "nope")
+    assert bad.returncode == 2 and "the demos are: " in bad.stderr and "tour" in bad.stderr
+
+
+def test_the_sdist_manifest_holds_what_the_tests_need():
+    manifest = (ROOT / "MANIFEST.in").read_text().split()
+    for folder in ("tests", "docs", "demos", "benchmarks"):
+        assert folder in manifest

@@ -1,0 +1,495 @@
+"""The emulator's model of asynchronous copies (cp.async: CP.ASYNC, CP.COMMIT, CP.WAIT; smem.py).
+
+Each thread parks at each of these words (they are warp ops that do not
+synchronise: warpops.py hands them here, lane by lane). The model keeps, per
+launch context (one per worker: each has its own shared region), every copy
+in flight: the thread that issued it, its 16 bytes (read from global memory
+when it was issued), its destination, and its group (None while the thread
+has not committed it). A copy lands, its bytes written to shared memory, only
+at its thread's CP.WAIT that covers its group; until then the destination
+keeps its old bytes, as the GPU may.
+
+In checked mode the model also reports misuse, naming the tile, the stage and
+the group (SmemTile.where):
+
+* a read or write of shared bytes whose copy has not landed: the compiled
+  access (CpuTarget.mem_access) calls `tf_async_check` (below, in IR; a runtime
+  helper compiled once with the scheduler), which
+  looks the 16-byte chunk up in this launch's `pending` shadow (copy id + 1,
+  0: none) and records E_ASYNC; `describe` words it for the session;
+* a CP.ASYNC into bytes another copy in flight targets, or into bytes another
+  thread of the block read since the last BARRIER (a stage still being read):
+  tf_async_check keeps the last two readers of each chunk (thread + 1 | epoch
+  << 32) in the `reads` shadow;
+* a CP.WAIT while the thread has copies it has not committed: a wait lands
+  committed groups only, so it can never land those;
+* a block that ends with copies in flight (found when the next block of the
+  worker starts copying).
+
+The table ctx[CTX_ASYNC] points to: region, region bytes, the pending shadow's
+address (i32 per 16-byte chunk), the reads shadow's (two i64 per chunk). It is
+set when the launch's first async op is performed in that context, so launches
+without these words pay nothing but one load per checked access.
+"""
+from __future__ import annotations
+
+import threading
+from typing import TYPE_CHECKING, Any, Callable
+
+import numpy as np
+from llvmlite import ir
+from tileforth.core.compile import layout as L
+from tileforth.core.compile.smem import A_READ, A_UNSYNCED, CHUNK, AsyncCommit, AsyncCopy, AsyncOp, AsyncWait, SmemTile
+from tileforth.core.compile.tiles import elem_bytes
+from tileforth.core.errors import ForthError
+from tileforth.core.records import field, record
+
+if TYPE_CHECKING:
+    from tileforth.core.compile.codegen import Gen
+
+I1, I32, I64 = ir.IntType(1), ir.IntType(32), ir.IntType(64)
+PTR = ir.PointerType()
+HELPER = "tf_async_check"
+WARP = 32
+# a landed copy's chunk in the pending shadow: -(1 + its thread | the thread's epoch at the wait << 24)
+LANDED_SHIFT = 24
+LANDED_THREAD = 1 << LANDED_SHIFT
+KEEP_LAUNCHES = 256  # launch contexts whose state is kept (describe reads the last ones)
+
+
+def _c(v: int) -> ir.Constant:
+    return ir.Constant(I64, v)
+
+
+def _check_fn(module: ir.Module, fail: ir.Function) -> ir.Function:
+    """`i1 tf_async_check(ctx, thr, addr, size, kind | site << 2)`, a runtime helper compiled once with
+    the scheduler (backend.py), which kernels declare (codegen.HELPERS): 1 when the access may go
+    ahead; else E_ASYNC is recorded (tf_fail) and 0. A read notes its thread as the chunk's reader."""
+    fn = ir.Function(module, ir.FunctionType(I1, [PTR, PTR, I64, I64, I64]), HELPER)
+    fn.attributes.add("noinline")
+    ctx, thr, addr, size, ks = fn.args
+    blocks = {n: fn.append_basic_block(n) for n in ("entry", "armed", "inside", "chunk", "next", "pending",
+                                                    "read", "note", "newer", "ok")}
+    b = ir.IRBuilder(blocks["entry"])
+
+    def slot(base: ir.Value, i: int | ir.Value, ty: ir.Type = I64) -> ir.Value:
+        return b.gep(base, [_c(i) if isinstance(i, int) else i], source_etype=ty)
+
+    table_i = b.load(slot(ctx, L.CTX_ASYNC), typ=I64)
+    b.cbranch(b.icmp_unsigned("==", table_i, _c(0)), blocks["ok"], blocks["armed"])
+    b.position_at_end(blocks["armed"])
+    table = b.inttoptr(table_i, PTR)
+    off = b.sub(addr, b.load(slot(table, 0), typ=I64))
+    inside = b.icmp_unsigned("<", off, b.load(slot(table, 1), typ=I64))
+    b.cbranch(inside, blocks["inside"], blocks["ok"])
+    b.position_at_end(blocks["inside"])
+    pend = b.inttoptr(b.load(slot(table, 2), typ=I64), PTR)
+    first = b.lshr(off, _c(4))
+    last = b.lshr(b.add(off, b.sub(size, _c(1))), _c(4))
+    b.branch(blocks["chunk"])
+    # the chunks the access touches (one, or two for an access across a 16-byte boundary)
+    b.position_at_end(blocks["chunk"])
+    k = b.phi(I64)
+    k.add_incoming(first, blocks["inside"])
+    v = b.load(slot(pend, k), typ=I64)
+    landed, check_landed, unsynced = (fn.append_basic_block(n) for n in ("landed", "check_landed", "unsynced"))
+    b.cbranch(b.icmp_signed(">", v, _c(0)), blocks["pending"], check_landed)
+    b.position_at_end(check_landed)
+    b.cbranch(b.icmp_signed("<", v, _c(0)), landed, blocks["next"])
+    # landed at thread lt's wait (epoch le then): another thread of the block needs a BARRIER since
+    b.position_at_end(landed)
+    m = b.sub(b.sub(_c(0), v), _c(1))
+    lt, le = b.and_(m, _c(LANDED_THREAD - 1)), b.lshr(m, _c(LANDED_SHIFT))
+    me0 = b.load(slot(thr, L.T_LINEAR), typ=I64)
+    bs = b.load(slot(ctx, L.CTX_BLOCK_SIZE), typ=I64)
+    same_block = b.icmp_unsigned("==", b.udiv(lt, bs), b.udiv(me0, bs))
+    same_warp = b.icmp_unsigned("==", b.lshr(lt, _c(5)), b.lshr(me0, _c(5)))
+    myep = b.and_(b.load(slot(thr, L.T_EPOCH), typ=I64), _c(0xFFFFFFFF))
+    conc = b.select(same_warp, b.icmp_unsigned("==", le, myep),
+                    b.icmp_unsigned("==", b.lshr(le, _c(16)), b.lshr(myep, _c(16))))
+    bad = b.and_(b.and_(b.icmp_unsigned("!=", lt, me0), same_block), conc)
+    b.cbranch(bad, unsynced, blocks["next"])
+    b.position_at_end(unsynced)
+    b.call(fail, [ctx, thr, _c(L.E_ASYNC), b.lshr(ks, _c(2)), addr, b.or_(lt, _c(A_UNSYNCED << 32))])
+    b.ret(ir.Constant(I1, 0))
+    b.position_at_end(blocks["next"])
+    k1 = b.add(k, _c(1))
+    k.add_incoming(k1, blocks["next"])
+    b.cbranch(b.icmp_unsigned("<=", k1, last), blocks["chunk"], blocks["read"])
+    b.position_at_end(blocks["pending"])
+    kind = b.and_(ks, _c(3))
+    wrote = b.zext(b.icmp_unsigned("!=", kind, _c(0)), I64)  # a write or an atomic: A_WRITE
+    aux = b.or_(v, b.shl(b.add(wrote, _c(A_READ)), _c(32)))
+    b.call(fail, [ctx, thr, _c(L.E_ASYNC), b.lshr(ks, _c(2)), addr, aux])
+    b.ret(ir.Constant(I1, 0))
+    # a read: this thread becomes the chunk's last reader (the one before, if another, the second)
+    b.position_at_end(blocks["read"])
+    b.cbranch(b.icmp_unsigned("==", b.and_(ks, _c(3)), _c(0)), blocks["note"], blocks["ok"])
+    b.position_at_end(blocks["note"])
+    reads = b.inttoptr(b.load(slot(table, 3), typ=I64), PTR)
+    me = b.add(b.load(slot(thr, L.T_LINEAR), typ=I64), _c(1))
+    epoch = b.and_(b.load(slot(thr, L.T_EPOCH), typ=I64), _c(0xFFFFFFFF))
+    entry = b.or_(me, b.shl(epoch, _c(32)))
+    p0 = slot(reads, b.shl(first, _c(1)))
+    e0 = b.load(p0, typ=I64)
+    same = fn.append_basic_block("same")
+    b.cbranch(b.icmp_unsigned("!=", b.and_(e0, _c(0xFFFFFFFF)), me), blocks["newer"], same)
+    b.position_at_end(blocks["newer"])
+    b.store(e0, b.gep(p0, [_c(1)], source_etype=I64))
+    b.store(entry, p0)
+    b.branch(blocks["ok"])
+    b.position_at_end(same)  # the same reader again: its entry with its newer epoch
+    b.store(entry, p0)
+    b.branch(blocks["ok"])
+    b.position_at_end(blocks["ok"])
+    b.ret(ir.Constant(I1, 1))
+    return fn
+
+
+def helper_ir() -> str:
+    """tf_async_check's definition, as IR text for the scheduler's module (which defines tf_fail)."""
+    m = ir.Module("asynccopy")
+    fail = ir.Function(m, ir.FunctionType(ir.VoidType(), [PTR, PTR, I64, I64, I64, I64]), "tf_fail")
+    _check_fn(m, fail)
+    return "\n".join(str(f) for f in m.functions if not f.is_declaration)
+
+
+def helper_ir_key() -> bytes:
+    """What helper_ir() is made from, for the scheduler's disk cache: this module's source and layout.py's."""
+    parts = []
+    for path in (__file__, L.__file__):
+        with open(path, "rb") as fh:
+            parts.append(fh.read())
+    return b"\0".join(parts)
+
+
+def emit_check(g: "Gen", addr: ir.Value, size: int, code: ir.Value) -> ir.Value:
+    """The call of tf_async_check for one checked access (code: kind | site << 2): its i1."""
+    return g.b.call(g.helper(HELPER), [g.env.ctx, g.env.thr, addr, _c(size), code])
+
+
+# ---- the model -----------------------------------------------------------------------------------
+@record(eq=False)
+class Copy:
+    id: int
+    thread: int
+    block: int
+    dst: int  # the shared address
+    data: bytes  # the 16 bytes it lands
+    site: int
+    group: int | None = None  # the thread's group number, once committed
+
+
+@record(eq=False)
+class Thread:
+    open: list[int] = field(default_factory=list)  # copies not committed yet
+    groups: list[tuple[int, list[int]]] = field(default_factory=list)  # committed groups in flight, oldest first
+    committed: int = 0  # groups committed so far
+    last_wait: tuple[int, int] | None = None  # (n, groups committed then) of its last CP.WAIT
+
+
+@record(eq=False)
+class Launch:
+    """One launch context's state."""
+    region: int
+    size: int
+    table: np.ndarray
+    pending: np.ndarray  # i64 per chunk: copy id + 1 in flight, a landed marker (< 0), or 0
+    reads: np.ndarray  # two i64 per chunk
+    block: int = -1
+    view: np.ndarray | None = None  # the region's bytes (made at the first landing)
+    threads: dict[int, Thread] = field(default_factory=dict)
+    copies: dict[int, Copy] = field(default_factory=dict)  # in flight, by id
+
+
+class AsyncCopies:
+    """The backend's model (CpuBackend.asyncs): one Launch per context in use."""
+
+    def __init__(self, backend: Any) -> None:
+        self.be = backend
+        self.tiles: list[SmemTile] = []  # the session's SMEM-TILEs (words/smem.py keeps it)
+        self._launches: dict[int, Launch] = {}
+        self._next = 1  # the next copy's id + 1 (ids are unique in the process, but for wrapping at 2**31)
+        self._lock = threading.Lock()
+
+    # ---- naming ---------------------------------------------------------------------------------
+    def where(self, off: int) -> str:
+        for t in self.tiles:
+            w = t.where(off)
+            if w is not None:
+                return w
+        return f"shared byte {off}"
+
+    def _launch(self, ctx: np.ndarray) -> Launch:
+        key = ctx.ctypes.data
+        st = self._launches.get(key)
+        if st is not None and ctx[L.CTX_ASYNC] == st.table.ctypes.data:
+            return st
+        region, size = int(ctx[L.CTX_SHARED]), max(int(ctx[L.CTX_SHARED_SIZE]), CHUNK)
+        chunks = -(-size // CHUNK)
+        pending, reads = np.zeros(chunks, np.int64), np.zeros(2 * chunks, np.int64)
+        table = np.array([region, chunks * CHUNK, pending.ctypes.data, reads.ctypes.data], np.int64)
+        if len(self._launches) >= KEEP_LAUNCHES:  # the oldest contexts' launches are long over
+            for old in list(self._launches)[:KEEP_LAUNCHES // 2]:
+                del self._launches[old]
+        st = self._launches[key] = Launch(region, size, table, pending, reads)
+        ctx[L.CTX_ASYNC] = table.ctypes.data
+        return st
+
+    # ---- performing the ops of the lanes parked at one site ---------------------------------------
+    def perform(self, op: AsyncOp, rows: np.ndarray, ctx: np.ndarray, site: int,
+                error: Callable[[str, str], ForthError]) -> None:
+        """The op for each thread of `rows` (their records, in order), as the threads would run it."""
+        with self._lock:
+            st = self._launch(ctx)
+            bs = self.be.block_size
+            if isinstance(op, AsyncCopy) and len(rows) > 1 and self._copies_at_once(st, op, rows, site):
+                return
+            for r in rows:
+                tid = int(r[L.T_LINEAR])
+                block = tid // bs
+                if block != st.block:
+                    self._new_block(st, block, op, error)
+                th = st.threads.setdefault(tid, Thread())
+                match op:
+                    case AsyncCopy():
+                        self._copy(st, op, th, tid, block, r, site, error)
+                    case AsyncCommit():
+                        st_group = th.committed
+                        for cid in th.open:
+                            st.copies[cid].group = st_group
+                        th.groups.append((st_group, th.open))
+                        th.open = []
+                        th.committed += 1
+                    case AsyncWait(n=n):
+                        self._wait(st, op, th, tid, n, int(r[L.T_EPOCH]), error)
+
+    def _copies_at_once(self, st: Launch, op: AsyncOp, rows: np.ndarray, site: int) -> bool:
+        """The copies of rows (threads of the block the launch is at), with numpy, when nothing about
+        them is unusual: all addresses good, the sources in one allocation, no chunk twice, in
+        flight or (checked) read by another thread since the last BARRIER. False: nothing done (the
+        thread-by-thread path does them, and words what is wrong)."""
+        bs = self.be.block_size
+        tids = rows[:, L.T_LINEAR]
+        if (tids // bs != st.block).any():
+            return False
+        gaddr, saddr, nbytes = (rows[:, L.T_OP + i] for i in range(3))
+        off = saddr - st.region
+        if ((nbytes < 0) | (nbytes > CHUNK) | (saddr % CHUNK != 0) | (gaddr % CHUNK != 0) | (off < 0)
+                | (off > st.size - CHUNK)).any():
+            return False
+        chunks = off // CHUNK
+        if len(np.unique(chunks)) != len(chunks) or (st.pending[chunks] > 0).any():
+            return False
+        table = self.be.alloc_table
+        if not len(table):
+            return False
+        k = int(np.searchsorted(table[:, 0], int(gaddr.min()), side="right")) - 1
+        reads = nbytes > 0
+        if k < 0 or (reads & ((gaddr < table[k, 0]) | (gaddr + nbytes > table[k, 1]))).any():
+            return False
+        base = int(table[k, 0])
+        src = self.be.allocation_view(base, int(table[k, 1]) - base)
+        if src is None:
+            return False
+        if op.checked:
+            epoch = rows[:, L.T_EPOCH] & 0xFFFFFFFF
+            for e in (st.reads[2 * chunks], st.reads[2 * chunks + 1]):
+                reader = (e & 0xFFFFFFFF) - 1
+                theirs = e >> 32
+                same_warp = reader // WARP == tids // WARP
+                concurrent = np.where(same_warp, theirs == epoch, theirs >> 16 == epoch >> 16)
+                if ((reader >= 0) & (reader != tids) & (reader // bs == st.block) & concurrent).any():
+                    return False
+        lane = np.arange(CHUNK)
+        idx = np.clip((gaddr - base)[:, None] + lane, 0, len(src) - 1)
+        data = np.where(lane < nbytes[:, None], src[idx], 0).astype(np.uint8)
+        first = self._next
+        self._next = (self._next + len(rows)) % (1 << 31) or 1
+        for i, tid in enumerate(tids.tolist()):
+            cid = first + i
+            th = st.threads.get(tid)
+            if th is None:
+                th = st.threads[tid] = Thread()
+            st.copies[cid - 1] = Copy(cid - 1, tid, st.block, int(saddr[i]), data[i].tobytes(), site)
+            th.open.append(cid - 1)
+        st.pending[chunks] = np.arange(first, first + len(rows))
+        return True
+
+    def _new_block(self, st: Launch, block: int, op: AsyncOp, error) -> None:
+        """The worker's region goes to another block: the last one's copies in flight never land."""
+        left = list(st.copies.values())
+        if left and op.checked:
+            c = left[0]
+            raise error(f"{op.word}" + "{where}" + f": block {st.block} finished with {len(left)} "
+                        f"cp.async cop{'y' if len(left) == 1 else 'ies'} in flight that no CP.WAIT landed "
+                        f"(thread {c.thread}'s into {self.where(c.dst - st.region)}, "
+                        f"{self._group(c)}): end with `0 CP.WAIT` before the threads finish", op.word)
+        st.pending[:] = 0
+        st.reads[:] = 0
+        st.threads.clear()
+        st.copies.clear()
+        st.block = block
+
+    @staticmethod
+    def _group(c: Copy) -> str:
+        return "not committed" if c.group is None else f"its group {c.group}"
+
+    def _copy(self, st: Launch, op: AsyncOp, th: Thread, tid: int, block: int, r: np.ndarray, site: int,
+              error) -> None:
+        gaddr, saddr, nbytes = (int(x) for x in r[L.T_OP:L.T_OP + 3])
+        off = saddr - st.region
+        # the host reads and writes memory here: bad addresses are errors even in unchecked mode
+        if not 0 <= nbytes <= CHUNK:
+            raise error(f"{op.word}" + "{where}" + f": thread {tid} asks for {nbytes} bytes; a copy reads "
+                        f"0 to {CHUNK}", op.word)
+        if saddr % CHUNK or gaddr % CHUNK:
+            raise error(f"{op.word}" + "{where}" + f": thread {tid}'s addresses ${gaddr:x} -> ${saddr:x} must "
+                        f"both be multiples of {CHUNK}", op.word)
+        if not 0 <= off <= st.size - CHUNK:
+            raise error(f"{op.word}" + "{where}" + f": thread {tid}'s destination ${saddr:x} is not in the "
+                        "block's shared memory: use a stage of a SMEM-TILE (`0 As`)", op.word)
+        src = self.be.allocation_view(gaddr, nbytes) if nbytes else np.zeros(0, np.uint8)
+        if src is None:
+            raise error(f"{op.word}" + "{where}" + f": thread {tid}'s source ${gaddr:x} ({nbytes} bytes) is "
+                        "outside every allocation; copy from an ARRAY or MATRIX", op.word)
+        chunk = off // CHUNK
+        if op.checked:
+            busy = int(st.pending[chunk])
+            if busy > 0:
+                c = st.copies[busy - 1]
+                raise error(f"{op.word}" + "{where}" + f": thread {tid} copies into {self.where(off)} while "
+                            f"thread {c.thread}'s copy into the same bytes ({self._group(c)}) has not landed: "
+                            f"{self._lands(st, c)}, and a BARRIER, before the stage is refilled", op.word)
+            self._check_readers(st, op, tid, block, int(r[L.T_EPOCH]), chunk, off, error)
+        cid = self._next
+        self._next = (self._next + 1) % (1 << 31) or 1
+        data = bytes(src) + bytes(CHUNK - nbytes)
+        st.copies[cid - 1] = Copy(cid - 1, tid, block, saddr, data, site)
+        st.pending[chunk] = cid
+        th.open.append(cid - 1)
+
+    def _check_readers(self, st: Launch, op: AsyncOp, tid: int, block: int, epoch: int, chunk: int, off: int,
+                       error) -> None:
+        bs = self.be.block_size
+        for e in (int(st.reads[2 * chunk]), int(st.reads[2 * chunk + 1])):
+            reader = (e & 0xFFFFFFFF) - 1
+            if reader < 0 or reader == tid or reader // bs != block:
+                continue
+            theirs = e >> 32
+            same_warp = reader // WARP == tid // WARP and reader // bs == tid // bs
+            concurrent = theirs == epoch & 0xFFFFFFFF if same_warp else theirs >> 16 == (epoch & 0xFFFFFFFF) >> 16
+            if concurrent:
+                raise error(f"{op.word}" + "{where}" + f": thread {tid} refills {self.where(off)} while thread "
+                            f"{reader} may still be reading it (it read these bytes since the last BARRIER): "
+                            "put a BARRIER between the last read of a stage and the CP.ASYNC that refills it",
+                            op.word)
+
+    def _lands(self, st: Launch, c: Copy) -> str:
+        """Which wait of its thread lands copy c."""
+        th = st.threads[c.thread]
+        if c.group is None:
+            return f"thread {c.thread} has to CP.COMMIT it, then wait (`0 CP.WAIT`)"
+        need = th.committed - 1 - c.group
+        return f"it lands at thread {c.thread}'s `{need} CP.WAIT`" + (" (or a smaller count)" if need else "")
+
+    def _wait(self, st: Launch, op: AsyncOp, th: Thread, tid: int, n: int, epoch: int, error) -> None:
+        if th.open and op.checked:
+            c = st.copies[th.open[0]]
+            raise error(f"{n} {op.word}" + "{where}" + f" can never land thread {tid}'s {len(th.open)} "
+                        f"cop{'y' if len(th.open) == 1 else 'ies'} since its last CP.COMMIT (into "
+                        f"{self.where(c.dst - st.region)}): a wait lands committed groups only; CP.COMMIT "
+                        "before the wait", op.word)
+        th.last_wait = (n, th.committed)
+        land = th.groups[:max(0, len(th.groups) - n)]
+        th.groups = th.groups[len(land):]
+        for _, ids in land:
+            for cid in ids:
+                c = st.copies.pop(cid)
+                off = c.dst - st.region
+                if st.view is None:
+                    st.view = self.be.allocation_view(st.region, st.size)
+                if st.view is not None:
+                    st.view[off:off + CHUNK] = np.frombuffer(c.data, np.uint8)
+                if st.pending[off // CHUNK] == cid + 1:  # landed: other threads see it after a BARRIER
+                    st.pending[off // CHUNK] = -(1 + (tid | (epoch & 0xFFFFFFFF) << LANDED_SHIFT))
+
+    # ---- tile loads and stores (warpops.py, warp by warp) -----------------------------------------
+    def check_tile(self, ctx: np.ndarray, t: Any, addr: int, stride: int, row: int, word: str, write: bool,
+                   error: Callable[[str], ForthError]) -> None:
+        """A warp's tile load (or store) of t at addr: a line over bytes whose copy has not landed is
+        an error (checked mode: a launch with copies armed its table); a load notes its first lane
+        (row) as a reader of the lines' chunks."""
+        st = self._launches.get(ctx.ctypes.data)
+        if st is None or ctx[L.CTX_ASYNC] != st.table.ctypes.data:
+            return
+        rows_n, cols = t.rows_cols
+        esize = elem_bytes(t.dtype)
+        lead, outer = (cols, rows_n) if t.layout == "row" else (rows_n, cols)
+        starts = addr - st.region + np.arange(outer, dtype=np.int64) * stride * esize
+        first, last = starts // CHUNK, (starts + lead * esize - 1) // CHUNK
+        inside = (starts >= 0) & (starts + lead * esize <= len(st.pending) * CHUNK)
+        epoch = int(self.be.thr[row, L.T_EPOCH]) & 0xFFFFFFFF if row >= 0 else 0
+        for lo, hi in zip(first[inside].tolist(), last[inside].tolist()):
+            for ch in np.flatnonzero(st.pending[lo:hi + 1] < 0).tolist():
+                landed = self._unsynced(int(st.pending[lo + ch]), row, epoch)
+                if landed is not None:
+                    raise error(f"{word}" + "{where}" + f": the warp of threads {row}-{row + WARP - 1} "
+                                f"{'writes' if write else 'reads'} {self.where((lo + ch) * CHUNK)}, which thread "
+                                f"{landed}'s cp.async copy filled at its wait, with no BARRIER since: a thread "
+                                "sees another's copies after that thread's wait and a BARRIER")
+            busy = np.flatnonzero(st.pending[lo:hi + 1] > 0)
+            if busy.size:
+                k = lo + int(busy[0])
+                c = st.copies[int(st.pending[k]) - 1]
+                who = f"the warp of threads {row}-{row + WARP - 1}" if row >= 0 else "a warp"
+                raise error(f"{word}" + "{where}" + f": {who} {'writes' if write else 'reads'} "
+                            f"{self.where(k * CHUNK)} before the cp.async copy into it landed: it is thread "
+                            f"{c.thread}'s copy, {self._group(c)}; {self._lands(st, c)}; a warp reading the "
+                            "copies of its block's threads needs their waits and then a BARRIER")
+            if not write and row >= 0:
+                me = row + 1 | (int(self.be.thr[row, L.T_EPOCH]) & 0xFFFFFFFF) << 32
+                for ch in range(lo, hi + 1):
+                    if st.reads[2 * ch] & 0xFFFFFFFF != row + 1:
+                        st.reads[2 * ch + 1] = st.reads[2 * ch]
+                    st.reads[2 * ch] = me
+
+    def _unsynced(self, marker: int, reader: int, epoch: int) -> int | None:
+        """The thread whose copy landed (marker: its pending-shadow entry) when `reader` (its epoch
+        now) is another thread of its block with no BARRIER (SYNCWARP in one warp) since; else None."""
+        m = -marker - 1
+        lt, le = m & (LANDED_THREAD - 1), m >> LANDED_SHIFT
+        bs = self.be.block_size
+        if reader < 0 or lt // WARP == reader // WARP or lt // bs != reader // bs:
+            return None  # (a warp's own lanes: the tile op's first lane stands for all 32)
+        return lt if le >> 16 == epoch >> 16 else None
+
+    # ---- the E_ASYNC record of a read or write, in words (launcherrors.py) ----------------------
+    def describe(self, thread: int, addr: int, aux: int, where: str, word: str | None) -> str:
+        kind, value = aux >> 32, aux & 0xFFFFFFFF
+        if kind == A_UNSYNCED:
+            st = next((s for s in reversed(self._launches.values()) if 0 <= addr - s.region < s.size), None)
+            place = self.where(addr - st.region) if st is not None else f"shared memory at ${addr:x}"
+            return (f"{word or 'an access'}{where}: thread {thread} touches {place}, which thread {value}'s "
+                    "cp.async copy filled at its wait, with no BARRIER since: a thread sees another's copies "
+                    "after that thread's wait and a BARRIER")
+        st = next((s for s in reversed(self._launches.values()) if value - 1 in s.copies), None)
+        c = st.copies.get(value - 1) if st is not None else None
+        verb = "reads" if kind == A_READ else "writes"
+        access = f"{word or 'an access'}{where}: thread {thread} {verb}"
+        if st is None or c is None:  # pragma: no cover - the record outlived its model
+            return f"{access} shared memory at ${addr:x} before its cp.async copy landed"
+        th = st.threads[c.thread]
+        off = addr - st.region
+        text = (f"{access} {self.where(off)} before the cp.async copy into it landed: it is thread "
+                f"{c.thread}'s copy, {self._group(c)}; {self._lands(st, c)}")
+        if c.group is not None and th.last_wait is not None:
+            n, committed = th.last_wait
+            if committed - 1 - c.group < n:
+                text += (f"; its last wait, `{n} CP.WAIT`, left its {n} newest group{'s' * (n != 1)} in flight, "
+                         "this one among them")
+        if c.thread != thread:
+            text += "; a thread reading another thread's copy needs that wait and then a BARRIER"
+        elif kind != A_READ:
+            text += "; wait for the copy before writing over it"
+        return text

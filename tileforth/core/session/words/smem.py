@@ -1,0 +1,84 @@
+"""Shared-memory tiles (tileforth's own words): SMEM-TILE and SMEM-TILE-SWZ lay out a ring of
+`stages` tiles of rows x cols elements in the block's shared memory, each stage aligned as the
+hardware needs (128 bytes; 1024 for a 128-byte-swizzled tile, whose pattern repeats every 8
+rows of 128 bytes). The name compiles (SMEM-STAGE) with the tile's record (smem.py: SmemTile),
+so its uses are checked against it: `stage name` is the stage's address, a stage past the ring is
+an error in checked mode; `name-GEOM` is the tile's shape for STAGE-TILE (the prelude). The
+emulator's copy model (backends/cpu/asynccopy.py) names tiles and stages with the same record."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ...compile.eltypes import BY_CODE
+from ...compile.primitives import TABLE as PRIMS
+from ...compile.smem import ALIGN, CHUNK, SWIZZLE_ROW, SWIZZLED_ALIGN, SmemTile
+from ...errors import ForthError
+from ...front.dictionary import NEW, Constant, Parse
+from ...front.reader import Token
+from ...front.tree import Prim
+from ..smemtiles import session_tiles
+from .definitions import _define
+from .table import host
+from .textin import _name
+
+if TYPE_CHECKING:
+    from ..interpreter import Forth
+
+_DEFINES = Parse(NEW, defines="colon")  # the name is a word ( stage -- saddr ); name-GEOM a constant
+
+
+def _declare(f: "Forth", tok: Token, word: str, swizzle: bool) -> None:
+    name = _name(f, tok)
+    rows, cols, code, stages = f.pop_uniform(4, word)
+    et = BY_CODE.get(code)
+    if et is None:
+        raise ForthError(f"{word}: {code} is not an element type; give one of I8 ... F64, e.g. "
+                         f"`16 64 BF16 2 {word} {name.text}`", tok.pos, tok.text)
+    if min(rows, cols, stages) < 1:
+        raise ForthError(f"{word} needs positive rows, columns and stages ( rows cols type stages -- ), not "
+                         f"{rows} {cols} {stages}", tok.pos, tok.text)
+    row_bytes = cols * et.size
+    if row_bytes % CHUNK:
+        raise ForthError(f"{word}: a row of {cols} {et.name} is {row_bytes} bytes; cp.async moves 16 bytes, so "
+                         f"a row must be a multiple of 16 bytes ({CHUNK // et.size} elements)", tok.pos, tok.text)
+    if swizzle and row_bytes != SWIZZLE_ROW:
+        raise ForthError(f"{word}: a 128-byte swizzle needs rows of 128 bytes ({SWIZZLE_ROW // et.size} "
+                         f"{et.name}), but a row of {cols} is {row_bytes}; use SMEM-TILE, or {SWIZZLE_ROW // et.size} "
+                         "columns", tok.pos, tok.text)
+    align = SWIZZLED_ALIGN if swizzle else ALIGN
+    off = -(-f.shared_bytes // align) * align
+    tile = SmemTile(name.text, rows, cols, et.name, et.size, stages, swizzle, off)
+    total = stages * tile.stage_bytes
+    most = f.backend.caps.shared_bytes
+    if off + total > most:
+        raise ForthError(f"{word}: {stages} stage{'s' * (stages > 1)} of {rows}x{cols} {et.name} "
+                         f"({total} bytes) do not fit: a block has {most} bytes of shared memory on the "
+                         f"{f.backend.name} backend ({max(0, most - off)} left)", tok.pos, tok.text)
+    f.shared_bytes = off + total
+    f.backend.set_shared(f.shared_bytes)
+    _define(f, f.make_word(name.text, [Prim(PRIMS["(SMEM-STAGE)"], name.pos, arg=tile)]))
+    models = getattr(f.backend, "asyncs", None)  # the emulator's copy model names tiles and stages
+    if models is not None:
+        models.tiles = session_tiles(f)
+    layout = "swizzled (128 bytes), " if swizzle else ""
+    _define(f, Constant(f"{name.text}-GEOM", tile.geom,
+                        help=f"( -- geom ) {name.text}'s shape for STAGE-TILE ({stages} stage{'s' * (stages > 1)} of "
+                             f"{rows}x{cols} {et.name}, {layout}{tile.stage_bytes} bytes apart): rows | 16-byte "
+                             "chunks per row << 16 | swizzled << 32"))
+
+
+@host("SMEM-TILE", "( rows cols type stages -- )", "Declare a ring of stages tiles of rows x cols elements of "
+      "type in the block's shared memory, each stage 128 byte aligned; `stage name` pushes a stage's address "
+      "and name-GEOM its shape (for STAGE-TILE). A row is a multiple of 16 bytes.",
+      "16 64 BF16 2 SMEM-TILE As  1 As 0 As - . \\ 2048", wordset="tileforth", parses=_DEFINES)
+def w_smem_tile(f: "Forth", tok: Token) -> None:
+    _declare(f, tok, "SMEM-TILE", False)
+
+
+@host("SMEM-TILE-SWZ", "( rows cols type stages -- )", "SMEM-TILE with the 128 byte swizzle: rows of 128 "
+      "bytes, the 16 byte chunk c of row r stored at chunk c XOR (r mod 8) (SWIZZLE128 gives its offset), "
+      "each stage 1024 byte aligned.",
+      "64 64 BF16 2 SMEM-TILE-SWZ Bs  1 Bs 0 Bs - .  Bs-GEOM 16 RSHIFT 65535 AND . \\ 8192 8",
+      wordset="tileforth", parses=_DEFINES)
+def w_smem_tile_swz(f: "Forth", tok: Token) -> None:
+    _declare(f, tok, "SMEM-TILE-SWZ", True)
