@@ -37,7 +37,6 @@ TIMEOUT = 60  # seconds per program and per system; gforth takes < 1 s on each
 KNOWN: dict[str, str] = {
     "ffl_spf.fth": "the float stack is f32 by default (gforth's is f64): 8.9E+250 is inf (it matches with "
                    "TILEFORTH_FLOAT=f64)",
-    "ffl_fsm.fth": "F7: snl-execute EXECUTEs fst-to-dot, a host-level word, from device code",
     "gforth_test_float.fth": "the float stack is f32 by default (d>f f>d of 2**52+1 loses it), and the missing "
                              "gforth words PI (point 6) and F2/ (before F7's fix ttester's ERROR ended the run at the "
                              "first failing test, with nothing printed, as gforth prints when all pass)",
