@@ -230,8 +230,10 @@ def test_errors_name_what_to_do():
         f.eval("12345 EXECUTE")
     with pytest.raises(ForthError, match="unset DEFER"):
         f.eval("DEFER nothing-yet nothing-yet")
-    with pytest.raises(ForthError, match="runs on the host"):
+    with pytest.raises(ForthError, match="CREATE needs a name"):  # at one thread it runs, as in gforth (F7)
         f.eval(": mk CREATE ; : call-it ['] mk EXECUTE ; call-it")
+    with pytest.raises(ForthError, match="runs on the host .*only a one-thread launch"):
+        fresh("1 1 1 GRID 32 1 1 THREADS").eval(": mk CREATE ; : call-it ['] mk EXECUTE ; call-it")
     with pytest.raises(ForthError, match="not made by\\s+CREATE"):
         f.eval(": bad VARIABLE DOES> @ ; : ok 1 ; bad x")
     with pytest.raises(ForthError, match="only inside a definition"):

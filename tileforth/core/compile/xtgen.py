@@ -13,7 +13,9 @@ known anyway, and a switch lets LLVM inline small words into the cases). A
 kernel is compiled again when the table grows (the kernel cache's key holds
 its size). Tokens of host-level words and of words that suspend (BARRIER,
 tile words) are not in the switch: executing one on the device is an error
-that says why.
+that says why. In a one-thread launch the host walks device code that reaches
+EXECUTE when such a token exists (tileforth/core/session/hostexec.py), so
+there the switch only meets tokens it can run.
 
 THROW (and ABORT, ABORT") ends the launch with error E_THROW and the code:
 the host turns it into a ForthError with the code's standard meaning, which

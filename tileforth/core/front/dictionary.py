@@ -96,6 +96,13 @@ class Colon:
                              (isinstance(n, Call) and n.word is not self and n.word.host))
 
     @property
+    def executes(self) -> bool:
+        """It reaches EXECUTE (itself or through a word it calls): at one thread the host walks it
+        when a token may name a host word (tileforth/core/session/hostexec.py)."""
+        return self._reaches("_executes", lambda n: (isinstance(n, Prim) and n.prim.name == "EXECUTE") or
+                             (isinstance(n, Call) and n.word is not self and n.word.executes))
+
+    @property
     def uses_base(self) -> bool:
         """It reads or writes BASE (itself or through a word it calls): the
         interpreter runs it before it reads the next number."""

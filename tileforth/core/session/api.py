@@ -39,6 +39,9 @@ class Session(Protocol):
     step_budget: int
     shared_bytes: int
     colon: Any
+    collector: Any  # a body gathered as one kernel (interpreter.py's Collector), or None
+    shape: Any  # the launch shape (compile/target.py: LaunchShape)
+    tile_config: Any
     segment: list[Any]
     colon_text: list[str]
     colon_start: tuple["Reader | None", Any]

@@ -19,13 +19,29 @@ interpreter would, one node at a time:
 So `: table CREATE 0 DO I , LOOP ;  5 table t` compiles nothing: it is
 walked on the host, and `,` stores each index from the host. A step budget
 bounds host loops as it bounds device ones.
+
+EXECUTE runs a token on the host when it names a host-level word (`execute`).
+In a one-thread launch (the way ordinary Forth programs run) that reaches
+device code too: once some token names a word only the host can run (`walks`),
+a device word that reaches EXECUTE is walked here like a host-level one
+instead of joining the segment (`walk_now` when the interpreter reads it,
+`walk_segment` for a segment built otherwise), so each EXECUTE it meets takes
+its token from the stack and runs the word where it belongs: a host-level word
+on the host, any other in the segment. The parts without EXECUTE still run as
+device code, and a line without a host token runs all on the device. At more
+threads the device runs the line, and EXECUTE of a host word there is an
+error that says to run it at one thread (launcherrors.py).
 """
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..compile.primitives import LOOP_WORDS, RSTACK_WORDS
+from ..compile import layout as L
+from ..compile.primitive import Primitive
+from ..compile.primitives import LOOP_WORDS, RSTACK_WORDS, TABLE as PRIMS
+from ..compile.state import StackState, differing
 from ..errors import ForthError
+from ..front.dictionary import Colon, HostWord, Immediate
 from ..front.reader import Token, wrap64
 from ..front.tree import (
     Begin,
@@ -72,9 +88,10 @@ class _Break(Exception):
     pass
 
 
-def device_ok(n: Node, loops: int = 0, begins: int = 0) -> bool:
+def device_ok(n: Node, loops: int = 0, begins: int = 0, walk: bool = False) -> bool:
     """`n` can run on the device as it is: no host action in it, and what it
-    says about loops and the return stack refers to structures inside it."""
+    says about loops and the return stack refers to structures inside it
+    (`walk`: and no call of a word that reaches EXECUTE, which is walked)."""
     t = type(n)
     if t in (Lit, FLit):
         return True
@@ -86,17 +103,17 @@ def device_ok(n: Node, loops: int = 0, begins: int = 0) -> bool:
             return loops >= LOOP_WORDS[name]
         return name not in RSTACK_WORDS or (loops > 0 and name == "UNLOOP")
     if t is Call:
-        return not n.word.host
+        return not n.word.host and not (walk and n.word.executes)
     if t is Leave:
         return loops > 0
     if t is Break:
         return begins > 0
     if t is If:
-        return all(device_ok(m, loops, begins) for m in n.then + (n.else_ or []))
+        return all(device_ok(m, loops, begins, walk) for m in n.then + (n.else_ or []))
     if t is Begin:
-        return all(device_ok(m, loops, begins + 1) for m in n.cond + n.body)
+        return all(device_ok(m, loops, begins + 1, walk) for m in n.cond + n.body)
     if t is Do:
-        return all(device_ok(m, loops + 1, begins) for m in n.body)
+        return all(device_ok(m, loops + 1, begins, walk) for m in n.body)
     return False  # HostOp, Exit, Recurse, LocalGet
 
 
@@ -146,7 +163,7 @@ class HostRunner:
             self.node(n, fr)
 
     def node(self, n: Node, fr: "_Frame") -> None:
-        if device_ok(n, 0):
+        if device_ok(n, 0, 0, walks(self.f)):
             self.device(n)
             return
         t = type(n)
@@ -178,9 +195,11 @@ class HostRunner:
         elif t is Do:
             self.do(n, fr)
         elif t is Label or t is Jump:
-            raise ForthError(f"{fr.word.name if fr.word else 'this line'} runs on the host (it defines or compiles "
-                             "words) and has jumps made by CS-ROLL or CS-PICK, which only device code can take: "
-                             "keep the reordered control structures in a word of their own", n.pos, "CS-ROLL")
+            who = fr.word.name if fr.word else "this line"
+            why = ("reaches EXECUTE, which a one-thread launch walks on the host once a token names a host word"
+                   if fr.word is None or not fr.word.host else "runs on the host (it defines or compiles words)")
+            raise ForthError(f"{who} {why}, and has jumps made by CS-ROLL or CS-PICK, which only device code can "
+                             "take: keep the reordered control structures in a word of their own", n.pos, "CS-ROLL")
         elif t is LocalsDef:  # a host-level word's locals live on the host
             fr.locals += (self.pop(n.taken, "locals") if n.taken else []) + [0] * n.extra
         elif t is LocalGet:
@@ -202,7 +221,7 @@ class HostRunner:
                 raise ForthError("UNLOOP is only allowed inside DO ... LOOP", n.pos, name)
             fr.unlooped += 1
         elif name == "EXECUTE":
-            self.f.execute_now(Token(name, n.pos))
+            execute(self.f, Token(name, n.pos), self)
         elif name in (">R", "2>R"):
             fr.rstack.extend(self.pop(2 if name == "2>R" else 1, name))
         elif name == "N>R":
@@ -303,7 +322,118 @@ def run_host(f: "Forth", nodes: list[Node]) -> None:
     fr = _Frame(f.colon) if f.colon is not None else _Frame(None)  # type: ignore[arg-type]
     try:
         runner.body(nodes, fr)
+    except RecursionError:  # the walk recursed as deep as Python lets it (each call costs a few frames)
+        raise ForthError("the words walked on the host (host-level words, and at one thread words that reach "
+                         "EXECUTE) call each other too deeply for the host: is the recursion's base case "
+                         "missing? If not, recurse less deeply", getattr(nodes[0], "pos", None), code=-5) from None
     except _Exit:
         raise ForthError("EXIT is only allowed inside a colon definition", getattr(nodes[0], "pos", None), "EXIT")
     except _Leave:
         raise ForthError("LEAVE is only allowed inside DO ... LOOP", getattr(nodes[0], "pos", None), "LEAVE")
+
+
+# ---- EXECUTE: where a token runs ------------------------------------------------------------------
+_EXECUTE = PRIMS["EXECUTE"]
+
+
+def walks(f: "Forth") -> bool:
+    """EXECUTE may meet a word only the host can run, and the launch has one thread: device code
+    that reaches EXECUTE is walked on the host (walk_now, walk_segment). Not in a body gathered as
+    one kernel (a kernel file's)."""
+    return f.collector is None and f.shape.nthreads == 1 and f.tokens.names_host_words()
+
+
+def reaches_execute(node: Node) -> bool:
+    """`node` is EXECUTE, calls a word that reaches it, or holds either (iterative: trees nest deeply)."""
+    todo = [node]
+    while todo:
+        n = todo.pop()
+        if (isinstance(n, Prim) and n.prim is _EXECUTE) or (isinstance(n, Call) and n.word.executes):
+            return True
+        for name in n.BODIES:
+            todo.extend(getattr(n, name) or ())
+    return False
+
+
+def walk_now(f: "Forth", node: Node) -> bool:
+    """A node read into the line's segment that reaches EXECUTE, when `walks`: it runs now, walked
+    on the host after the segment before it (as a host-level word does when it is read), so a
+    host word it executes sees the input where gforth's would (SOURCE, >IN). False: the node is
+    the segment's."""
+    if not walks(f) or not reaches_execute(node):
+        return False
+    f.flush_segment()
+    run_host(f, [node])
+    return True
+
+
+def walk_segment(f: "Forth", nodes: list[Node]) -> bool:
+    """flush_segment's decision for a segment built otherwise (CATCH's, a word run from Python):
+    when `walks` and a node reaches EXECUTE, the segment is walked, its device parts launched."""
+    if not walks(f) or not any(reaches_execute(n) for n in nodes):
+        return False
+    run_host(f, nodes)
+    f.flush_segment()
+    return True
+
+
+def _host_level(entry: object) -> bool:
+    return isinstance(entry, (HostWord, Immediate)) or (isinstance(entry, Colon) and entry.host)
+
+
+def execute(f: "Forth", tok: Token, runner: HostRunner | None = None) -> None:
+    """EXECUTE in the line or in a word walked on the host (by `runner`). A host-level word named
+    by the token (the same in every thread) runs on the host. When `walks`, every token is
+    resolved here: a word that reaches EXECUTE is walked, any other joins the segment. Otherwise
+    (tokens that differ between threads, no host token handed out) EXECUTE joins the segment and
+    the device runs each thread's token."""
+    f.flush_segment()
+    st = StackState.live(f.backend)
+    walk = walks(f)
+    if st.short(1) is not None:
+        if walk:
+            raise ForthError("data stack underflow: EXECUTE needs an execution token; push one with ' or [']",
+                             tok.pos, "EXECUTE", code=-4)
+        f.segment.append(Prim(_EXECUTE, tok.pos))  # the device reports the underflow
+        return
+    xts = st.top(1)[:, 0]
+    entry = None if differing(xts) else f.tokens.find(int(xts[0]))
+    if entry is not None and _host_level(entry):
+        f.pop_uniform(1, "EXECUTE")
+        if isinstance(entry, Colon):
+            _walk(f, entry, tok, runner)
+        else:
+            entry.fn(f, Token(entry.name, tok.pos))
+        return
+    if not walk:
+        f.segment.append(Prim(_EXECUTE, tok.pos))  # the line's code, also from a host walk
+        return
+    (xt,) = f.pop_uniform(1, "EXECUTE")
+    _, word, why = f.tokens.row(xt)
+    if entry is None:
+        raise ForthError(f"EXECUTE: {xt} is not an execution token (an unset DEFER holds 0); get one with ' or [']",
+                         tok.pos, "EXECUTE")
+    if why == L.XT_FRAME:
+        raise ForthError(f"EXECUTE: {entry.name} works on the return stack or the DO loops of the definition it "
+                         "is written in, so it cannot run through a token; write it in the definition",
+                         tok.pos, "EXECUTE")
+    if isinstance(entry, Colon):
+        word = entry
+    elif isinstance(entry, Primitive):  # also those that wait (BARRIER, at one thread) and a computed PICK
+        if entry is _EXECUTE:
+            execute(f, tok, runner)
+            return
+        f.segment.append(Prim(entry, tok.pos, arg=f.tile_config if entry.tile_word else None))
+        return
+    assert word is not None  # a constant's one-node word
+    if word.executes:
+        _walk(f, word, tok, runner)
+    else:
+        f.segment.append(Call(word, tok.pos))
+
+
+def _walk(f: "Forth", word: Colon, tok: Token, runner: HostRunner | None) -> None:
+    if runner is not None:
+        runner.call(word, tok.pos)
+    else:
+        run_host(f, [Call(word, tok.pos)])

@@ -32,7 +32,7 @@ from ..front.tree import Call, FLit, HostOp, Lit, LocalGet, Node, Prim, Recurse
 from ..lazy import np
 from ..records import record
 from .device import Device, DeviceSnapshot, load_backend
-from .hostexec import device_ok, run_host
+from .hostexec import device_ok, execute, run_host, walk_now, walk_segment
 from .words.table import WORDS
 from .building import CLOSERS, OPENERS, Frame, definition_text
 from .launcherrors import divergence_error, launch_error, word_at
@@ -589,21 +589,8 @@ class Forth:
     def execute_now(self, tok: Token) -> None:
         """EXECUTE in the line or in a word walked on the host: a host-level word
         named by the token runs on the host; any other token (or tokens that
-        differ between threads) runs on the device."""
-        self.flush_segment()
-        st = StackState.live(self.backend)
-        if st.short(1) is None:
-            xts = st.top(1)[:, 0]
-            entry = None if differing(xts) else self.tokens.find(int(xts[0]))
-            if entry is not None:
-                if isinstance(entry, (HostWord, Immediate)) or (isinstance(entry, Colon) and entry.host):
-                    self.pop_uniform(1, "EXECUTE")
-                    if isinstance(entry, Colon):
-                        run_host(self, [Call(entry, tok.pos)])
-                    else:
-                        entry.fn(self, Token(entry.name, tok.pos))
-                    return
-        self.segment.append(Prim(PRIMS["EXECUTE"], tok.pos))  # the line's code, also from a host walk
+        differ between threads) runs on the device (hostexec.execute)."""
+        execute(self, tok)
 
     def _node_for(self, entry: Any, tok: Token) -> Node:
         if isinstance(entry, Primitive):
@@ -705,6 +692,8 @@ class Forth:
             self.flush_segment()
             run_host(self, [node])
             return
+        if items is self.segment and walk_now(self, node):  # one thread, and EXECUTE may meet a host word
+            return
         items.append(node)
 
     def print_text(self, text: str) -> None:
@@ -748,6 +737,8 @@ class Forth:
             return
         if self.collector is not None:  # a body gathered as one kernel (a kernel file's): don't run
             self.collector.nodes.extend(nodes)
+            return
+        if walk_segment(self, nodes):  # one thread, and EXECUTE may meet a host word: walked (hostexec.py)
             return
         if self.on_segment is not None:
             self.on_segment(nodes, list(self.tiles))

@@ -18,9 +18,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..compile import layout as L
+from ..compile.primitive import Primitive
 from ..compile.tileops import Load, Store
 from ..errors import ForthError, SourcePos
-from ..front.dictionary import Constant
+from ..front.dictionary import Colon, Constant, HostWord, Immediate
+from ..front.tree import Call, HostOp, walk
 from ..lazy import np
 from .hostexec import RAISE_BUDGET
 from .output import ranges as _ranges
@@ -91,7 +93,7 @@ def launch_error(f: "Forth", err: tuple[int, int, int, int, int]) -> ForthError:
                           f"operation such as SHFL-XOR or BALLOT counts as many), without finishing ({thr} was "
                           f"running): the loop looks infinite ({RAISE_BUDGET})",
         L.E_ABORT: "interrupted",
-        L.E_BAD_XT: f.tokens.device_error(addr, aux, where, thr),
+        L.E_BAD_XT: _bad_xt_message(f, addr, aux, where, thr),
         L.E_RECURSION: f"recursion deeper than {aux} calls{where} ({thr}), the limit of the {f.backend.name} "
                        "backend; is the base case missing?",
         L.E_STACK: f"recursion{where} used up the stack the {f.backend.name} backend allows ({thr}, {aux} "
@@ -106,6 +108,54 @@ def launch_error(f: "Forth", err: tuple[int, int, int, int, int]) -> ForthError:
         msgs[code] = async_message(f, thread, addr, aux, where, word_at(pos))
     throw = aux if code == L.E_THROW else -11 if code == L.E_DIV0 and aux == 2 else THROW_CODES.get(code, -1)
     return ForthError(msgs.get(code, f"device error {code}{where}"), pos, word_at(pos), code=throw)
+
+
+def _bad_xt_message(f: "Forth", why: int, xt: int, where: str, thr: str) -> str:
+    """E_BAD_XT: why the device could not execute `xt`, and how to run it."""
+    entry = f.tokens.find(xt)
+    name = entry.name if entry is not None else None
+    if why == L.XT_HOST and isinstance(entry, Primitive):  # PICK ROLL TROLL: a literal count is their operand
+        return (f"EXECUTE{where} ({thr}): {name} takes its count from a literal before it, so device code "
+                "cannot run it through a token; write it in the definition")
+    if why == L.XT_HOST:
+        uses = _host_action(entry)
+        n = int(np.prod(f.launch_shape))
+        if f.collector is not None or n == 1:  # a kernel file's body (or f.kernel's word): one launch
+            how = ("a kernel is one launch, which cannot stop for the host: call the word from a line "
+                   "instead, or keep host words out of the kernel")
+        else:
+            how = (f"the launch has {n} threads, and only a one-thread launch (`1 1 1 GRID 1 1 1 THREADS`, "
+                   "as an ordinary Forth program runs) lets EXECUTE reach host words; run it there, or "
+                   "EXECUTE it in the line, outside definitions and loops")
+        return (f"EXECUTE{where} ({thr}): {name} runs on the host ({uses}), so device code cannot "
+                f"execute it: {how}")
+    if why == L.XT_SUSPENDS:
+        return (f"EXECUTE{where} ({thr}): {name} waits for the warp or the block (a BARRIER or a tile "
+                "operation), which a called word cannot; call it by name")
+    if why == L.XT_FRAME:
+        return (f"EXECUTE{where} ({thr}): {name} works on the return stack or the DO loops of the definition "
+                "it is written in, so it cannot run through a token; write it in the definition")
+    return (f"EXECUTE{where} ({thr}): {xt} is not an execution token (an unset DEFER holds 0); get one "
+            "with ' or [']")
+
+
+def _host_action(entry: object) -> str:
+    """What makes a host-level word one: the first host word it reaches, as a phrase."""
+    if isinstance(entry, (HostWord, Immediate)):
+        return "it is a host word"
+    seen: set[int] = set()
+    todo = [entry] if isinstance(entry, Colon) else []
+    while todo:
+        word = todo.pop()
+        if word.uid in seen:
+            continue
+        seen.add(word.uid)
+        for n in walk(word.body):
+            if isinstance(n, HostOp):
+                return f"it uses {n.name.split()[-1]}" + (f", in {word.name}" if word is not entry else "")
+            if isinstance(n, Call) and n.word.host:
+                todo.append(n.word)
+    return "it defines or compiles words"
 
 
 def _race_message(f: "Forth", addr: int, aux: int, thread: int, where: str, token: str | None,

@@ -30,6 +30,7 @@ class Tokens:
         self._runs_as: dict[int, Colon | None] = {}  # index -> the colon the device runs (None: cannot)
         self._node_for = node_for
         self.forgotten = 0  # times MARKER took tokens back (a token may now name another word)
+        self._hosted: tuple[tuple[int, int], bool] = ((0, 0), False)  # version -> a token names a host word
 
     @property
     def version(self) -> tuple[int, int]:
@@ -71,40 +72,38 @@ class Tokens:
 
     def table(self) -> list[tuple[int, Colon | None, int]]:
         """EXECUTE's table for device code: (token, the colon that runs it or None, why not)."""
-        rows = []
-        for i, e in enumerate(self.entries):
-            if i not in self._runs_as:
-                word = None
-                if isinstance(e, Colon):
-                    word = e
-                elif isinstance(e, (Primitive, Constant)) and not getattr(e, "takes_literal", False):
-                    node = self._node_for(e, Token(e.name, None)) if isinstance(e, Constant) else Prim(e, None)
-                    word = Colon(e.name, [node], None, prelude=True)
-                    word.effect = body_effect(word.body)
-                self._runs_as[i] = word
-            word = self._runs_as[i]
-            if isinstance(e, Primitive) and (e.name in RSTACK_WORDS or e.name in LOOP_WORDS):
-                rows.append((XT_BASE + i, None, L.XT_FRAME))
-            elif word is None or word.host:
-                rows.append((XT_BASE + i, None, L.XT_HOST))
-            elif word.suspends:
-                rows.append((XT_BASE + i, None, L.XT_SUSPENDS))
-            else:
-                rows.append((XT_BASE + i, word, 0))
-        return rows
+        return [self.row(XT_BASE + i) for i in range(len(self.entries))]
 
-    def device_error(self, why: int, xt: int, where: str, thr: str) -> str:
-        """The message of E_BAD_XT: why the device could not execute `xt`."""
-        entry = self.find(xt)
-        name = entry.name if entry is not None else None
-        if why == L.XT_HOST:
-            return (f"EXECUTE{where} ({thr}): {name} runs on the host (it defines or compiles words), so device "
-                    "code cannot execute it; EXECUTE it in the line, outside definitions and loops")
-        if why == L.XT_SUSPENDS:
-            return (f"EXECUTE{where} ({thr}): {name} waits for the warp or the block (a BARRIER or a tile "
-                    "operation), which a called word cannot; call it by name")
-        if why == L.XT_FRAME:
-            return (f"EXECUTE{where} ({thr}): {name} works on the return stack or the DO loops of the definition "
-                    "it is written in, so it cannot run through a token; write it in the definition")
-        return (f"EXECUTE{where} ({thr}): {xt} is not an execution token (an unset DEFER holds 0); get one "
-                "with ' or [']")
+    def names_host_words(self) -> bool:
+        """Some token names a word that device code cannot run because it runs on the host or waits
+        for the warp or the block: at one thread the host walks what reaches EXECUTE then
+        (tileforth/core/session/hostexec.py)."""
+        version, hit = self._hosted
+        if version != self.version:
+            hit = any(self.row(XT_BASE + i)[2] in (L.XT_HOST, L.XT_SUSPENDS) for i in range(len(self.entries)))
+            self._hosted = (self.version, hit)
+        return hit
+
+    def row(self, xt: int) -> tuple[int, Colon | None, int]:
+        """One token's row of the table (a token that names no entry: no colon, XT_UNKNOWN)."""
+        i = xt - XT_BASE
+        if not 0 <= i < len(self.entries):
+            return xt, None, L.XT_UNKNOWN
+        e = self.entries[i]
+        if i not in self._runs_as:
+            word = None
+            if isinstance(e, Colon):
+                word = e
+            elif isinstance(e, (Primitive, Constant)) and not getattr(e, "takes_literal", False):
+                node = self._node_for(e, Token(e.name, None)) if isinstance(e, Constant) else Prim(e, None)
+                word = Colon(e.name, [node], None, prelude=True)
+                word.effect = body_effect(word.body)
+            self._runs_as[i] = word
+        word = self._runs_as[i]
+        if isinstance(e, Primitive) and (e.name in RSTACK_WORDS or e.name in LOOP_WORDS):
+            return xt, None, L.XT_FRAME
+        if word is None or word.host:
+            return xt, None, L.XT_HOST
+        if word.suspends:
+            return xt, None, L.XT_SUSPENDS
+        return xt, word, 0

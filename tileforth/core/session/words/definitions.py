@@ -219,8 +219,11 @@ def _data_word(f: "Forth", tok: Token, value: int, kind: str, tail: list[str]) -
     _align(f)
     addr = _allot(f, 8)
     f.write_cell(addr, value)
-    f.define(f.make_word(name.text, [Lit(addr, name.pos)] + [Prim(PRIMS[w], name.pos) for w in tail],
-                         body_addr=addr, data_kind=kind))
+    at = None if kind == "defer" else name.pos  # a DEFER's EXECUTE fails where the DEFER word is called
+    word = f.make_word(name.text, [Lit(addr, at)] + [Prim(PRIMS[w], at) for w in tail], body_addr=addr,
+                       data_kind=kind)
+    word.pos = name.pos
+    f.define(word)
 
 
 @host("VALUE", '( x "name" -- )', "Define a word that pushes x; change it with TO.", "5 VALUE v  7 TO v  v . \\ 7",
