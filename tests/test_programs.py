@@ -37,9 +37,8 @@ TIMEOUT = 60  # seconds per program and per system; gforth takes < 1 s on each
 KNOWN: dict[str, str] = {
     "ffl_spf.fth": "the float stack is f32 by default (gforth's is f64): 8.9E+250 is inf (it matches with "
                    "TILEFORTH_FLOAT=f64)",
-    "gforth_test_float.fth": "the float stack is f32 by default (d>f f>d of 2**52+1 loses it), and the missing "
-                             "gforth words PI (point 6) and F2/ (before F7's fix ttester's ERROR ended the run at the "
-                             "first failing test, with nothing printed, as gforth prints when all pass)",
+    "gforth_test_float.fth": "the float stack is f32 by default: d>f f>d of 2**52+1 loses it, as do three more "
+                             "of its tests (gforth's floats are f64)",
     "gforth_moof_exm.fth": "PAGE AT-XY (FACILITY, left out on purpose) and gforth's attribute words",
     "gforth_test_other.fth": "gforth-only word LP@ (gforth's locals stack pointer), not planned",
     "rosetta_y_combinator.fth": "F11: Y compiles :NONAME LATESTXT into a definition",

@@ -351,3 +351,7 @@ def test_float_on_the_return_stack_keeps_an_f64():
     defs = ": f>r r> rp@ float - rp! rp@ f! >r ; : fr> r> rp@ f@ float rp@ + rp! >r ; : fr@ r> rp@ f@ >r ; "
     src = ": t F>R 1e FR> F+ ; 0.1e t F.  : t2 F>R FR@ FR> F+ ; 1.000000001e t2 F."
     check_output(f64, src, gsrc=defs + src)
+
+
+def test_f2_star_and_f2_slash(f):
+    check_output(f, "1.25e F2* F. 5e F2/ F. -3e F2/ F. 0.75e F2* F2/ F.")

@@ -489,6 +489,14 @@
 \ The float nearest to pi (gforth's).
 \ e.g. PI F. \ 3.1415927
 
+: F2*      ( F: r -- r*2 )  2e F* ;
+\ Multiply r by 2 (gforth's).
+\ e.g. 1.25e F2* F. \ 2.5
+
+: F2/      ( F: r -- r/2 )  0.5e F* ;
+\ Divide r by 2 (gforth's).
+\ e.g. 5e F2/ F. \ 2.5
+
 : NEWLINE  ( -- c-addr u )  S\" \n" ;
 \ The string that ends a line on this system, a line feed (gforth's).
 \ e.g. NEWLINE NIP . \ 1
