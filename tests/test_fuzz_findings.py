@@ -18,7 +18,7 @@ CASES = [
     ("' DUP EXECUTE", "data stack underflow", 7),
     ("' FDROP EXECUTE", "float stack underflow", 9),
     (": t ['] DROP EXECUTE ; t", "data stack underflow in t", 14),
-    ("DEFER d ' DROP IS d d", "data stack underflow in d", 7),
+    ("DEFER d ' DROP IS d d", "data stack underflow in d", 21),  # where the deferred word runs
     (":NONAME DROP ; EXECUTE", "data stack underflow", 16),
 ]
 

@@ -37,7 +37,6 @@ TIMEOUT = 60  # seconds per program and per system; gforth takes < 1 s on each
 KNOWN: dict[str, str] = {
     "gforth_moof_exm.fth": "PAGE AT-XY (FACILITY, left out on purpose) and gforth's attribute words",
     "gforth_test_other.fth": "gforth-only word LP@ (gforth's locals stack pointer), not planned",
-    "rosetta_y_combinator.fth": "F11: Y compiles :NONAME LATESTXT into a definition",
 }
 
 

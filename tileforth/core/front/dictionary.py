@@ -31,6 +31,7 @@ class Colon:
     recursive: bool = False
     prelude: bool = False  # defined by prelude.fth: errors point at the caller
     tile_effect: tuple | None = None  # (tiles needed, tiles left), inferred at ;
+    open: bool = False  # a :NONAME not finished yet: its xt is handed out at its start (device code can't run it)
     touches_base: bool = False  # BASE is compiled into its body (see uses_base)
     immediate: bool = False  # IMMEDIATE: runs while a definition is compiled
     anonymous: bool = False  # :NONAME or a DOES> part: not entered in the dictionary at ;

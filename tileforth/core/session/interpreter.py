@@ -903,9 +903,8 @@ class Forth:
         else:
             self.compiler.check_word(colon)
         self.colon = None
-        if colon.anonymous:  # :NONAME (its xt is pushed) or a DOES> part (its defining word calls it)
-            if colon.name == ":NONAME":
-                self.push_uniform(self.tokens.xt_of(colon))
+        colon.open = False
+        if colon.anonymous:  # :NONAME (its xt was pushed at its start) or a DOES> part (its defining word calls it)
             return
         self.define(colon)
 

@@ -90,6 +90,8 @@ class Tokens:
         if not 0 <= i < len(self.entries):
             return xt, None, L.XT_UNKNOWN
         e = self.entries[i]
+        if isinstance(e, Colon) and e.open:  # a :NONAME being defined: nothing to run yet
+            return xt, None, L.XT_UNKNOWN
         if i not in self._runs_as:
             word = None
             if isinstance(e, Colon):

@@ -86,6 +86,10 @@ def i_colon(f: "Forth", tok: Token, named: bool = True, running: bool = False) -
     # SEE's text: from the `:` read here; a word that runs `:` leaves the line its name is on
     f.colon_start = (None, None) if running else (f.reader, tok.pos)
     f.colon_text = []
+    if not named and name.text.upper() == ":NONAME":  # ( -- xt ) at once, as the standard says: the
+        f.colon.open = True  # definition may use it (LATESTXT, POSTPONE LITERAL: gforth's recursive closures)
+        f.last_defined = f.colon
+        f.push_uniform(f.tokens.xt_of(f.colon))
 
 
 def _colon_later(f: "Forth", node: HostOp) -> None:
@@ -122,7 +126,7 @@ def w_immediate(f: "Forth", tok: Token) -> None:
 
 
 # ---- :NONAME, DOES>, >BODY, VALUE, DEFER, SYNONYM, MARKER ----------------------------------------
-@immediate(":NONAME", "( -- )", "Start a definition without a name; ; leaves its xt.",
+@immediate(":NONAME", "( -- xt )", "Start a definition without a name; its xt is pushed at once.",
            ":NONAME 2 * ; 21 SWAP EXECUTE . \\ 42", wordset="CORE-EXT")
 def i_noname(f: "Forth", tok: Token) -> None:
     i_colon(f, Token(":NONAME", tok.pos), named=False)
