@@ -86,3 +86,9 @@ def test_the_sdist_manifest_holds_what_the_tests_need():
     manifest = (ROOT / "MANIFEST.in").read_text().split()
     for folder in ("tests", "docs", "demos", "benchmarks"):
         assert folder in manifest
+
+
+def test_tileforth_dash_dash_version_says_the_version():
+    for cmd in (["-m", "tileforth", "--version"], ["-m", "tileforth.repl.cli", "--version"]):
+        r = run(*cmd)
+        assert r.returncode == 0 and r.stdout == f"tileforth {tileforth.__version__}\n", r.stderr
