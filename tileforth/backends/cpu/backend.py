@@ -796,6 +796,9 @@ class CpuBackend(Backend):
     def reset_abort(self) -> None:
         self.abort_flag[0] = 0
 
+    def aborted(self) -> bool:
+        return bool(self.abort_flag[0])
+
     def abort(self) -> None:
         """Ask running code to stop at its next loop back-edge (Ctrl-C); safe
         from another thread while a launch runs."""

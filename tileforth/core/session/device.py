@@ -173,9 +173,10 @@ class Device:
                               self.backend.get_tiles() if self.tiles else None, self.tile_config)
 
     def restore(self, snap: DeviceSnapshot) -> None:
-        if snap.shape != self.shape or snap.asked != self.asked:
-            self.asked = snap.asked
-            self._use(snap.shape)
+        # always (a cached shape costs resetting the depths): a line stopped inside a shape change
+        # (Ctrl-C landing in Python between the machine, the backend's shape and ours) is undone too
+        self.asked = snap.asked
+        self._use(snap.shape)
         snap.stacks.restore(self.backend)
         self.tiles, self.tile_config = list(snap.tiles), snap.tile_config
         if snap.tile_data is None:  # no tiles then (a tile stack with no static entries holds none in any warp)

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 
 from ..compile.primitives import LOOP_WORDS, RSTACK_WORDS
 from ..errors import ForthError
+from .hostbound import RAISE_BUDGET, check_abort  # noqa: F401  (RAISE_BUDGET: launcherrors, blocks)
 from ..front.reader import Token, wrap64
 from ..front.tree import (
     Begin,
@@ -54,7 +55,6 @@ if TYPE_CHECKING:
 
 
 # what every step-budget error says (words/system.py has the words, tileforth/repl/cli.py the option)
-RAISE_BUDGET = "if it is not, raise the step budget: `n SET-STEP-BUDGET` or `tileforth --steps n`, 0 for none"
 
 
 EXIT = object()  # what a HostOp's fn returns to end the word running it (DOES>)
@@ -124,6 +124,7 @@ class HostRunner:
 
     def step(self, pos) -> None:
         self.steps += 1
+        check_abort(self.f, pos)  # Ctrl-C stops a host-level loop as it stops a launch's
         if self.steps > self.f.step_budget:
             raise ForthError(f"a host-level word ran {self.f.step_budget} loop iterations and calls without "
                              f"finishing: the loop or recursion looks infinite ({RAISE_BUDGET})", pos, code=None)  # CATCH lets it through, as a runaway device loop
