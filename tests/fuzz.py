@@ -31,11 +31,15 @@ failure's program.
 from __future__ import annotations
 
 import base64
+import faulthandler
 import json
 import math
 import os
 import queue
 import random
+import re
+import resource
+import signal
 import select
 import struct
 import subprocess
@@ -48,7 +52,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-STEP_BUDGET = 1 << 16  # per program: loops end fast, so the time limit catches real hangs
+STEP_BUDGET = 1 << 12  # per program: loops end fast, so the time limit catches real hangs
 
 # ---- the generator ------------------------------------------------------------------------------------
 INTS = ["0", "1", "-1", "2", "3", "7", "8", "15", "16", "17", "31", "32", "33", "63", "64", "65", "127", "128",
@@ -269,21 +273,250 @@ def cli_args(rng: random.Random) -> tuple[list[str], dict[str, bytes]]:
     return args, files
 
 
+# ---- the whole vocabulary (issue 26): programs from the dictionary, arguments of plausible kinds ------------
+SETUP = ("VARIABLE v  CREATE cb 64 ALLOT  16 CELLS BUFFER: bb  8 F32 ARRAY fa  8 I32 ARRAY ia  5 VALUE val  "
+         "1e FVALUE fval  DEFER df  ' DUP IS df  : sq DUP * ;  FVARIABLE fv  2VARIABLE dv")
+ADDRS = ["v", "cb", "bb", "fa", "ia", "PAD", "HERE", "fv", "dv", "cb 8 +", "v 1+", "0", "-8", "1152921504606846976",
+         "' sq >BODY", "cb 63 +"]
+XTS = ["' DUP", "' sq", "' DROP", "' df", "' +", "' .", "' EXECUTE", "' CATCH", "' THROW", "' v", "' val",
+       "' cb", ":NONAME 1 ;", "' FDROP", "' EVALUATE", "' ABORT", "0", "12345"]
+STRS = ['S" t.txt"', 'S" abc"', 'PAD 4', 'S" 1 2 +"', 'S" 0 >IN !"', 'S" sq"', 'S" nope.fs"', 'S" t.blk"',
+        'S\\" a\\x00b"', 'S" "', 'cb 64', 'PAD -1', 'S" : q 1 ; q"', 'S" ." S" \\" X\\""']
+SMALL = ["0", "1", "2", "3", "-1", "4", "8", "16", "32", "64", "100", "7"]
+NAMES2 = ["q", "v", "sq", "df", "val", "fval", "cb", "DUP", "nm", "IF"]
+PARSE_MARK = ('"name"', '"<spaces>name"', '"ccc<quote>"', '"ccc<paren>"', '"<chars>ccc<char>"', '"ccc"', "<name>",
+              '"name1"', '"text"', '"<spaces>name1"', '"filename"', '"file"')
+
+
+@dataclass
+class Vocab:
+    """The words and their stack effects (the word table's and the prelude's), for the generator."""
+    words: list[str]
+    effects: dict[str, str]
+    examples: dict[str, str]
+
+
+def vocab() -> Vocab:
+    from tileforth.core.session.reference import entries
+    es = entries()
+    return Vocab(sorted({e.name for e in es}), {e.name: e.effect for e in es},
+                 {e.name: e.example for e in es if e.example})
+
+
+def _arg(rng: random.Random, name: str) -> str:
+    n = name.lower().strip("'").rstrip("0123456789'")
+    if n in ("xt", "xt1", "xt2") or n.startswith("xt"):
+        return rng.choice(XTS)
+    if "addr" in n or n in ("a", "addr", "sf-addr", "df-addr", "f-addr", "body"):
+        return rng.choice(ADDRS)
+    if n in ("fileid", "fid"):
+        return rng.choice(["fid", "fid", "0", "99"])
+    if n == "wid":
+        return rng.choice(["FORTH-WORDLIST", "WORDLIST", "0", "99"])
+    if n in ("r", "f", "r1", "r2"):
+        return rng.choice(FLOATS) if rng.random() < 0.5 else rng.choice(["1e", "2.5e", "0e", "-1e"])
+    if n in ("d", "ud", "d1", "d2"):
+        return rng.choice(["1 0", "-1 -1", "5 S>D", "0 1"])
+    if n in ("flag", "f"):
+        return rng.choice(["0", "-1", "1"])
+    return rng.choice(SMALL) if rng.random() < 0.8 else rng.choice(INTS)
+
+
+def call_of(rng: random.Random, voc: Vocab, word: str) -> str:
+    """`word` with arguments of the kinds its stack effect names (sometimes too few or odd ones)."""
+    eff = voc.effects.get(word, "")
+    parts, floats, names = [], [], []
+    for group in re.findall(r"\(([^)]*)\)", eff):
+        before = group.split("--")[0].split()
+        fl = bool(before) and before[0] == "F:"
+        if before and before[0] in ("F:", "R:", "T:"):
+            if before[0] == "F:":
+                floats += [rng.choice(["1e", "2.5e", "0e", "-1e"] + FLOATS[:6]) for _ in before[1:]]
+            continue
+        for b in before:
+            if b.startswith(('"', "<")) or b in PARSE_MARK:
+                names.append(b)
+            elif b not in ("|", "i*x", "j*x", "k*x", "...", "0"):
+                parts.append(_arg(rng, b))
+        del fl
+    if '"name' in eff or '"<spaces>name' in eff or "<name>" in eff:
+        names = [n for n in names if "name" in n] or ['"name"']
+    r = rng.random()
+    if r < 0.1 and parts:
+        parts = parts[1:]  # too few
+    elif r < 0.15:
+        parts = [rng.choice(INTS) for _ in parts]  # boundary values of any kind
+    tail = []
+    for n in names:
+        if "quote" in n or n in ('"text"', '"ccc"'):
+            tail.append(rng.choice(['abc"', 'x"', '"', "q\" 1"]))
+        elif "paren" in n:
+            tail.append(rng.choice(["abc)", ")", "x"]))
+        elif "char" in n:
+            tail.append(rng.choice(["hello", "", ")"]))
+        elif "file" in n:
+            tail.append(rng.choice(["t.txt", "inc.fs", "nope.fs", "t.blk", "self.fs", "bin.fs"]))
+        else:
+            tail.append(rng.choice(NAMES2))
+    return " ".join(floats + parts + [word] + tail)
+
+
+def _vocab_soup(rng: random.Random, voc: Vocab) -> list[str]:
+    return [" ".join(call_of(rng, voc, rng.choice(voc.words)) for _ in range(rng.randint(1, 4)))
+            for _ in range(rng.randint(1, 5))]
+
+
+def _mutate(rng: random.Random, toks: list[str], voc: Vocab) -> list[str]:
+    toks = list(toks)
+    for _ in range(rng.randint(1, 3)):
+        if not toks:
+            break
+        i = rng.randrange(len(toks))
+        r = rng.random()
+        if r < 0.25:
+            del toks[i]
+        elif r < 0.5:
+            toks.insert(i, toks[i])
+        elif r < 0.7:
+            toks[i] = rng.choice(INTS + FLOATS[:4])
+        elif r < 0.85:
+            toks[i] = rng.choice(voc.words)
+        else:
+            toks.insert(i, rng.choice(["1 0 /", "ABORT", "-1 THROW", "DROP", "BYE", ";", "IMMEDIATE", "CATCH"]))
+    return toks
+
+
+def _examples(rng: random.Random, voc: Vocab) -> list[str]:
+    """A word's HELP example as written, then mutated (tokens dropped, doubled, replaced)."""
+    ex = voc.examples[rng.choice(list(voc.examples))].split("\\")[0].split()
+    lines = [" ".join(ex)] if rng.random() < 0.3 else []
+    return lines + _lines(rng, _mutate(rng, ex, voc))
+
+
+CONTROL = [("{} IF {} ELSE {} THEN", 3), ("{} 0 ?DO {} LOOP", 2), ("BEGIN {} DUP 0= UNTIL", 1),
+           ("{} CASE 1 OF {} ENDOF 2 OF {} ENDOF ENDCASE", 3), ("{} 0 DO I {} 2 +LOOP", 2),
+           ("{} BEGIN DUP WHILE 1- {} REPEAT DROP", 2), ("['] {} CATCH", 1), ("{} >R {} R>", 2)]
+SPECIAL = [
+    ": mk CREATE , DOES> @ ; {a} mk ch ch .", ": mk CREATE DUP 1 SWAP +! @ ; {a} mk ch ch @ .",
+    ": mk CREATE {n} 0 DO I , LOOP ; mk ch", ": mk CREATE {n} ALLOT DOES> {n} + ; mk ch ch",
+    "CREATE r 1 , 2 , DOES> SWAP CELLS + @ ; {n} r .", ": mk CREATE IMMEDIATE DOES> DROP ; mk ch : t ch ;",
+    "{n} VALUE x {n} TO x x . {n} +TO x", "{f} FVALUE fx {f} TO fx fx F.", "1 2 2VALUE dx 3 4 TO dx",
+    "{n} TO val {f} TO fval {n} +TO val", "DEFER d {x} IS d {n} d", "DEFER d d", "{x} ' df DEFER! ' df DEFER@ EXECUTE",
+    "ACTION-OF df {x} IS df", ": t {x} CATCH ; {n} t", ": t {n} THROW ; ' t CATCH .", "{n} THROW",
+    ": t ABORT\" no\" ; {n} ' t CATCH", "{s} EVALUATE", "{s} ' EVALUATE CATCH", "S\" 0 >IN !\" EVALUATE",
+    "{n} >IN !", "-1 >IN !", ": t S\" {n} {n} +\" EVALUATE ; t", "{x} EXECUTE", "{n} {x} CATCH {x} CATCH",
+    ": t {n} 0 DO I , LOOP ; t", ": t BEGIN {n} , AGAIN ; t", ": t RECURSE ; t", ": t {n} 0 DO LOOP ; t",
+    "MARKER gone : q 1 ; gone q", ": q POSTPONE ; ; : r q", ": q POSTPONE IF ; IMMEDIATE : r q ;",
+    "{n} {n} {n} : t [ ] ; IMMEDIATE", ": w 1 ; IMMEDIATE {n} 0 /", ": w {n} ; ' w >BODY",
+    ":NONAME {n} ; DUP EXECUTE SWAP EXECUTE", "' sq {n} SWAP EXECUTE", "{n} LATESTXT EXECUTE",
+    "SYNONYM w sq {n} w", "' sq ALIAS w {n} w", "S\" q\" NEXTNAME : 1 ; q", "{n} LOCALS| a | ",
+    ": t {: a b :} a b + ; {n} {n} t", "{n} {n} {n} : t {n} ; {n} [IF] 1 [ELSE] 2 [THEN]",
+    "{n} MS", "{n} SET-STEP-BUDGET : t BEGIN AGAIN ; t",
+]
+
+
+def _fmt(rng: random.Random, t: str) -> str:
+    out, i = [], 0
+    for m in re.finditer(r"\{(\w)\}", t):
+        out.append(t[i:m.start()])
+        k = m.group(1)
+        out.append(rng.choice(SMALL) if k == "n" and rng.random() < 0.7 else rng.choice(INTS) if k == "n" else
+                   rng.choice(["1e", "2e", "1e39"]) if k == "f" else rng.choice(XTS) if k == "x" else
+                   rng.choice(STRS) if k == "s" else rng.choice(ADDRS))
+        i = m.end()
+    return "".join(out) + t[i:]
+
+
+def _defs(rng: random.Random, voc: Vocab) -> list[str]:
+    """Definitions with control flow, then calls; CREATE DOES>, VALUE/TO, DEFER/IS, CATCH/THROW, EVALUATE."""
+    lines = []
+    for k in range(rng.randint(1, 3)):
+        if rng.random() < 0.45:
+            lines.append(_fmt(rng, rng.choice(SPECIAL)))
+            continue
+        body = call_of(rng, voc, rng.choice(voc.words))
+        for _ in range(rng.randint(1, 3)):
+            tmpl, holes = rng.choice(CONTROL)
+            fill = [body] + [call_of(rng, voc, rng.choice(voc.words)) for _ in range(holes - 1)]
+            body = tmpl.format(*fill)
+        name = rng.choice(["w", "x", "w", "sq", "t"])
+        lines.append(f": {name} {body} ;")
+        lines.append(" ".join(rng.choice(SMALL) for _ in range(rng.randint(0, 3))) + f" {name}")
+    return lines
+
+
+FILE_WORDS = ['S" t.txt" R/O OPEN-FILE', 'S" t.txt" R/W OPEN-FILE', 'S" new.txt" W/O CREATE-FILE',
+              'S" t.txt" R/O BIN OPEN-FILE', 'fid CLOSE-FILE', 'PAD 80 fid READ-LINE', 'PAD {n} fid READ-FILE',
+              'cb 10 fid WRITE-FILE', 'S" line" fid WRITE-LINE', 'fid FILE-SIZE', 'fid FILE-POSITION',
+              '{n} 0 fid REPOSITION-FILE', '{n} 0 fid RESIZE-FILE', 'fid FLUSH-FILE', 'S" t.txt" FILE-STATUS',
+              'S" new.txt" DELETE-FILE', 'S" t.txt" S" u.txt" RENAME-FILE', 'S" inc.fs" INCLUDED',
+              'INCLUDE inc.fs', 'INCLUDE self.fs', 'INCLUDE bin.fs', 'REQUIRE inc.fs', 'S" long.fs" INCLUDED',
+              'fid INCLUDE-FILE', 'S" t.blk" OPEN-BLOCKS', '{n} BLOCK', '{n} BUFFER', 'UPDATE', 'FLUSH',
+              'SAVE-BUFFERS', 'EMPTY-BUFFERS', '{n} LIST', '{n} LOAD', '{n} {n} THRU', 'SCR @', 'BLK @',
+              '{n} BLOCK 1024 BLANK UPDATE', 'S" 1 2 + ." {n} BLOCK SWAP MOVE UPDATE', 'S" nodir/x.blk" OPEN-BLOCKS',
+              'S" ro.blk" OPEN-BLOCKS 1 BLOCK DROP UPDATE FLUSH', 'SOURCE-ID .', 'REFILL', 'SAVE-INPUT RESTORE-INPUT']
+FILES_TXT = {"t.txt": b"hello\nworld\n1 2 +\n" + b"x" * 300 + b"\n", "inc.fs": b"1 2 + DROP\n: incw 3 ;\n",
+             "self.fs": b"INCLUDE self.fs\n", "bin.fs": b"\xff\xfe\x00 1 2\n", "long.fs": b"1 " * 1000 + b"\n",
+             "ro.blk": b" " * 2048}
+
+
+def _files(rng: random.Random, voc: Vocab) -> tuple[list[str], dict[str, bytes]]:
+    """File and block words on temporary files (the worker's own folder), some files odd."""
+    files = dict(FILES_TXT)
+    files["t.blk"] = rng.choice([b"", b" " * 1024, b"1 2 + .  " + b" " * 2039, rng.randbytes(rng.choice([1, 1000]))])
+    lines = ['S" t.txt" R/W OPEN-FILE DROP VALUE fid'] if rng.random() < 0.8 else []
+    for _ in range(rng.randint(1, 5)):
+        lines.append(" ".join(_fmt(rng, rng.choice(FILE_WORDS)) + rng.choice(["", " DROP", " . .", " THROW", ""])
+                              for _ in range(rng.randint(1, 3))))
+    return lines, files
+
+
+WARP = ["v 1 ATOMIC+ .", "{n} v ATOMIC-MAX .", "{n} v ATOMIC-MIN .", "{n} {n} v ATOMIC-CAS .", "{n} v ATOMIC-XCHG .",
+        "ia 1 I32-ATOMIC+ .", "{n} {n} ia I32-ATOMIC-CAS .", "{a} 1 ATOMIC+ .", "1e fa FATOMIC+ F.",
+        "GLOBAL-ID {n} SHFL-XOR .", "LANE-ID {n} SHFL-DOWN .", "LANE-ID {n} SHFL-UP .", "{n} {n} SHFL-IDX .",
+        "1e {n} FSHFL-XOR F.", "LANE-ID 2 MOD BALLOT .", "LANE-ID ANY .", "LANE-ID ALL .", "ACTIVEMASK .",
+        "SYNCWARP", "BARRIER", "THREADFENCE", "{n} SHARED: s", "{n} CELLS SHARED: s2 s2 !", "{n} 1 1 THREADS",
+        "{n} 1 1 GRID", "64 1 1 THREADS", "1 1 1 THREADS", "PROFILE sq", "PROFILE{ {n} sq DROP }PROFILE",
+        "PROFILE{", "}PROFILE", "PROFILE EXECUTE", "PROFILE df", ".LANES", ".STACKS", "{n} VIEW-WARP",
+        "TZERO {f} TFILL .TILE TDROP", "16 16 F16 MATRIX ta ta 16 TLOAD-A", "ta {n} TLOAD-A-COL", "TMMA",
+        "16 16 F32 MATRIX tc tc 16 TSTORE", "ta 1152921504606846976 TLOAD-A-COL", "2e TSCALE", "TDUP T+",
+        "GLOBAL-ID 2 MOD 0= IF 0 . THEN", "GLOBAL-ID fa + C@ .", "TID-X 16 >= IF 1 THEN ' DROP EXECUTE",
+        ": k GLOBAL-ID CELLS bb + ! ; GLOBAL-ID k", "GLOBAL-ID v ATOMIC+ DROP v @ ."]
+
+
+def _warp(rng: random.Random, voc: Vocab) -> list[str]:
+    """Atomics, shuffles and votes, SHARED:, PROFILE and tiles, on grids of a few shapes."""
+    return [" ".join(_fmt(rng, rng.choice(WARP)) for _ in range(rng.randint(1, 4))) for _ in range(rng.randint(1, 5))]
+
+
+VOCAB_CLASSES = {"vocab": (_vocab_soup, 5), "examples": (_examples, 3), "defs": (_defs, 4), "files": (_files, 2),
+                 "warp": (_warp, 2)}
+
+
 CLASSES = {"soup": (_soup, 4), "numbers": (_numbers, 3), "structure": (_structure, 3), "shapes": (_shapes, 2),
            "tiles": (_tiles, 3), "npy": (_npy_program, 1), "kernel": (_kernel_program, 1)}
 
 
-def generate(rng: random.Random, words: list[str]) -> dict:
-    """One program: {'kind': 'forth', 'cls', 'lines', 'files'} or a kernel-file program."""
-    names = list(CLASSES)
-    cls = rng.choices(names, weights=[CLASSES[n][1] for n in names])[0]
-    out = CLASSES[cls][0](rng, words)
+def generate(rng: random.Random, words: list[str], voc: Vocab | None = None) -> dict:
+    """One program: {'kind': 'forth', 'cls', 'lines', 'files', 'setup', 'checked', 'interrupt'} or a
+    kernel-file program. With `voc`, the whole vocabulary's classes join the older ones."""
+    table = dict(CLASSES, **(VOCAB_CLASSES if voc is not None else {}))
+    names = list(table)
+    cls = rng.choices(names, weights=[table[n][1] for n in names])[0]
+    out = table[cls][0](rng, voc if cls in VOCAB_CLASSES else words)
     if cls == "kernel":
         out["cls"] = cls
         return out
     lines, files = out if isinstance(out, tuple) else (out, {})
-    return {"kind": "forth", "cls": cls, "lines": lines, "files": files,
-            "spanning": rng.random() < 0.1}
+    prog = {"kind": "forth", "cls": cls, "lines": lines, "files": files, "spanning": rng.random() < 0.1,
+            "setup": SETUP if cls in VOCAB_CLASSES else "", "checked": rng.random() < 0.75}
+    r = rng.random()
+    waits = any(w in WAITS for line in lines for w in line.split())
+    if waits or r < 0.3:  # a wait the user asked for must still stop at Ctrl-C: interrupted, always
+        how = "abort" if waits or r < 0.15 else "sigint"
+        prog["interrupt"] = {"how": how, "delays": [rng.choice([0.0, 0.001, 0.01, 0.05, 0.2, 0.5, 1.0]) * rng.random()
+                                                    for _ in lines]}
+    return prog
 
 
 WAITS = {"MS", "SET-STEP-BUDGET"}  # words that wait on purpose (a fuzzed `10000000 MS` is a wait the user asked
@@ -299,8 +532,12 @@ def word_list() -> list[str]:
 
 
 # ---- the worker -----------------------------------------------------------------------------------------
-def session_state(f) -> dict:
-    """Everything a failed line must leave as it was, through the public API."""
+def session_state(f, memory: tuple[int, int] | None = None) -> dict:
+    """Everything a failed line must leave as it was, through the public API (and the dictionary's
+    entries: which are IMMEDIATE, which was defined last). `memory`: (start, end) of data space to
+    compare too (a failed line's own stores are kept, as documented: the runner asks for memory only
+    around lines that store nothing)."""
+    from tileforth.core.front.dictionary import is_immediate
     grid, block = f.launch_shape
     warps = math.prod(grid) * -(-math.prod(block) // 32)
     tiles = []
@@ -308,9 +545,32 @@ def session_state(f) -> dict:
         tiles.append([(t.kind, tuple(t.shape), str(t.dtype), str(t.layout), tuple(t.mnk),
                        t.values.dtype.str, t.values.shape, t.values.tobytes()) for t in f.tile_stack(w)])
     floats = [[struct.pack("<d", x) for x in row] for row in f.float_stack(lane=None)]  # NaN-safe
-    return {"data": f.data_stack(lane=None), "floats": floats, "tiles": tiles,
-            "dict": sorted((k, id(v)) for k, v in f.dict.items()), "here": f.here, "base": f.base(),
-            "shape": f.launch_shape, "tile_config": repr(f.tile_config)}  # an open definition is abandoned on error (documented): not compared
+    out = {"data": f.data_stack(lane=None), "floats": floats, "tiles": tiles,
+           "dict": sorted((k, id(v)) for k, v in f.dict.items()), "here": f.here, "base": f.base(),
+           "immediate": sorted(k for k, v in f.dict.items() if is_immediate(v)), "last": id(f.last_defined),
+           "shape": f.launch_shape, "tile_config": repr(f.tile_config)}  # an open definition is abandoned on error (documented): not compared
+    if memory is not None and memory[1] > memory[0]:
+        out["memory"] = f.read_bytes(f.space.data_addr + memory[0], memory[1] - memory[0])
+    return out
+
+
+# words that may store into data space (a failed line keeps its stores, as documented), or run other code
+WRITERS = {"TO", "+TO", "IS", "MOVE", "CMOVE", "CMOVE>", "FILL", "ERASE", "BLANK", "ACCEPT", "READ-FILE", "READ-LINE",
+           "EXECUTE", "CATCH", "EVALUATE", "INCLUDED", "INCLUDE", "REQUIRE", "REQUIRED", "INCLUDE-FILE", "LOAD",
+           "THRU", "AFILL", "ZEROS", "RAMP", "RANDOM", "IDENTITY", "LOAD-NPY", "TSTORE", "REPLACES", "SUBSTITUTE",
+           "UNESCAPE", "PROFILE", "PROFILE{", "WORD", "PARSE", "PARSE-NAME", "BLOCK", "BUFFER", "FSHFL-XOR",
+           "DEFER!", "MARKER", "POSTPONE", "[COMPILE]", "COMPILE,", "LITERAL", "SLITERAL", "REFILL", "RESTORE-INPUT",
+           "SAVE-INPUT", "CREATE", "DOES>", "VALUE", "FVALUE", "2VALUE"}
+
+
+def stores_nothing(f, line: str, builtin: set[str]) -> bool:
+    """Whether a line can leave data space as it was: no storing word and no word the program defined."""
+    for tok in line.upper().split():
+        if "!" in tok or "," in tok or tok in WRITERS or "ATOMIC" in tok:
+            return False
+        if tok in f.dict and tok not in builtin:
+            return False
+    return True
 
 
 def _diff(a: dict, b: dict) -> str:
@@ -349,25 +609,112 @@ def run_program(prog: dict) -> dict:
             if f is not None:
                 f.close()
         return {"status": "ok", "detail": ""}
-    f = Forth(backend="cpu")
+    f = Forth(backend="cpu", checked=bool(prog.get("checked", True)))
     f.step_budget = STEP_BUDGET
+    builtin = set(f.dict)
+    here0 = f.here
+    intr = prog.get("interrupt")
     try:
+        if prog.get("setup"):
+            try:
+                f.eval(prog["setup"])
+            except ForthError as e:
+                return {"status": "crash", "detail": f"the setup line failed: {e}"}
         units = ["\n".join(prog["lines"])] if prog.get("spanning") else prog["lines"]
         for i, line in enumerate(units):
-            before = session_state(f)
-            try:
-                f.eval(line, spanning=bool(prog.get("spanning")))
-            except Bye:  # BYE drawn from the word list: the program ends there, as the REPL and the CLI end
-                break
-            except ForthError:
-                after = session_state(f)
+            memory = (here0, f.here) if stores_nothing(f, line, builtin) else None
+            before = session_state(f, memory)
+            delay = intr["delays"][min(i, len(intr["delays"]) - 1)] if intr else None
+            with Interrupter(f, intr["how"] if intr else None, delay) as it:
+                try:
+                    it.run(lambda: f.eval(line, spanning=bool(prog.get("spanning"))))
+                    failed = False
+                except Bye:  # BYE drawn from the word list: the program ends there, as the REPL and the CLI end
+                    break
+                except ForthError:
+                    failed = True
+                except KeyboardInterrupt as e:  # Ctrl-C in Python (Jupyter's interrupt): the line is undone too
+                    failed = "_eval" in _frames(e)  # (not when it came after the line had ended)
+                except Exception:
+                    return {"status": "crash", "detail": f"line {i + 1} {line!r}:\n" + traceback.format_exc(limit=-6)}
+            if it.late is not None:
+                return {"status": "hang", "detail": f"line {i + 1} {line!r} ran {it.late:.1f} s after the "
+                                                     f"{it.how} that should have stopped it"}
+            if failed:
+                after = session_state(f, memory)
                 if after != before:
                     return {"status": "corrupt", "detail": f"after failed line {i + 1} {line!r}: {_diff(before, after)}"}
-            except Exception:
-                return {"status": "crash", "detail": f"line {i + 1} {line!r}:\n" + traceback.format_exc(limit=-6)}
     finally:
-        f.close()
+        try:
+            f.close()
+        except ForthError:  # UPDATEd blocks that could not be written back: reported (the CLI prints it)
+            pass
     return {"status": "ok", "detail": ""}
+
+
+def _frames(e: BaseException) -> set[str]:
+    tb, names = e.__traceback__, set()
+    while tb is not None:
+        names.add(tb.tb_frame.f_code.co_name)
+        tb = tb.tb_next
+    return names
+
+
+STOP_S = 10.0  # a line still running this long after its interrupt: a hang (Ctrl-C must stop every loop and wait)
+
+
+class Interrupter:
+    """Interrupts one line from another thread, as the front ends do: "abort" calls backend.abort()
+    every 0.05 s after `delay` until the line ends (the REPL's key watcher, the CLI's SIGINT thread);
+    "sigint" sends SIGINT to this process once after `delay`, so a KeyboardInterrupt lands wherever
+    the main thread is (Jupyter's interrupt). Measures how long the line ran after the first."""
+
+    def __init__(self, f, how: str | None, delay: float | None) -> None:
+        self.f, self.how, self.delay = f, how, delay
+        self.done = threading.Event()
+        self.first: float | None = None
+        self.late: float | None = None
+        self.in_eval = False
+
+    def __enter__(self) -> "Interrupter":
+        if self.how is not None:
+            if self.how == "sigint":
+                signal.signal(signal.SIGINT, self._handler)
+            self.thread = threading.Thread(target=self._fire, daemon=True)
+            self.thread.start()
+        return self
+
+    def _handler(self, signum, frame) -> None:
+        if self.in_eval:
+            raise KeyboardInterrupt
+
+    def run(self, fn) -> None:
+        self.in_eval = True
+        try:
+            fn()
+        finally:
+            self.in_eval = False
+
+    def _fire(self) -> None:
+        if self.done.wait(self.delay):
+            return
+        self.first = time.monotonic()
+        if self.how == "sigint":
+            os.kill(os.getpid(), signal.SIGINT)
+            return
+        while not self.done.is_set():
+            self.f.backend.abort()
+            self.done.wait(0.05)
+
+    def __exit__(self, *exc) -> None:
+        end = time.monotonic()
+        self.done.set()
+        if self.how is not None:
+            self.thread.join()
+            if self.how == "sigint":
+                signal.signal(signal.SIGINT, signal.SIG_IGN)
+            if self.first is not None and end - self.first > STOP_S:
+                self.late = end - self.first
 
 
 def worker_main() -> None:
@@ -380,17 +727,40 @@ def worker_main() -> None:
     os.dup2(null, 1)
     sys.stdin = open(os.devnull)
     sys.stdout = open(os.devnull, "w")
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # (an Interrupter's SIGINT lands only inside a line)
     from tileforth.core import Forth  # noqa: F401  (imported once, before the first program's clock)
     out.write(json.dumps({"ready": True}) + "\n")
     out.flush()
     for line in inp:
         prog = json.loads(line)
+        if prog.get("timeout"):  # where it is when the runner's clock runs out: on stderr, before the kill
+            faulthandler.dump_traceback_later(max(1.0, prog["timeout"] - 3))
         try:
             res = run_program(prog)
         except BaseException:  # a bug in the worker itself counts as a crash too
             res = {"status": "crash", "detail": traceback.format_exc(limit=-6)}
+        faulthandler.cancel_dump_traceback_later()
+        res["rss_kb"] = _rss_kb()
         out.write(json.dumps(res) + "\n")
         out.flush()
+
+
+def _rss_kb() -> int:
+    """This process's resident memory now (kB), from /proc."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+# A program still running when its time is up, with the main thread inside LLVM's code generation
+# (the dump faulthandler writes before the kill says so): not a host loop that ignores Ctrl-C but
+# a kernel that takes LLVM that long (a line of thousands of literals, `10000 PICK`: compile time
+# grows faster than the static stack depth; the compiler's, counted apart as "compile").
+COMPILING = "finalize_object"
 
 
 class Worker:
@@ -434,7 +804,7 @@ class Worker:
     def run(self, prog: dict, timeout: float) -> dict:
         if self.proc is None or self.proc.poll() is not None:
             self.start()
-        wire = dict(prog, files={k: base64.b64encode(v).decode() for k, v in prog.get("files", {}).items()})
+        wire = dict(prog, timeout=timeout, files={k: base64.b64encode(v).decode() for k, v in prog.get("files", {}).items()})
         try:
             self.proc.stdin.write((json.dumps(wire) + "\n").encode())
             self.proc.stdin.flush()
@@ -448,9 +818,11 @@ class Worker:
             rc = self.proc.wait(timeout=10) if self.eof else self.proc.poll()
         except subprocess.TimeoutExpired:
             rc = None
-        if rc is None:  # still running: a hang
+        if rc is None:  # still running: a hang, unless it is inside LLVM's code generation (see COMPILING)
+            where = self.stderr()
             self.kill()
-            return {"status": "hang", "detail": f"no result within {timeout:.0f} s"}
+            status = "compile" if COMPILING in where else "hang"
+            return {"status": status, "detail": f"no result within {timeout:.0f} s:\n{where[-2500:]}"}
         detail = f"the worker exited with status {rc}: {self.stderr()}"
         self.kill()
         return {"status": "signal" if rc < 0 else "crash", "detail": detail}
@@ -492,19 +864,31 @@ def run_cli(args: list[str], files: dict[str, bytes], timeout: float) -> dict:
 @dataclass
 class Report:
     tried: int = 0
-    counts: dict[str, int] = field(default_factory=lambda: {"crash": 0, "hang": 0, "corrupt": 0, "signal": 0})
+    counts: dict[str, int] = field(default_factory=lambda: {"crash": 0, "hang": 0, "corrupt": 0, "signal": 0,
+                                                            "compile": 0})
+    unchecked: dict[str, int] = field(default_factory=lambda: {"crash": 0, "hang": 0, "corrupt": 0, "signal": 0,
+                                                               "compile": 0})
     by_class: dict[str, int] = field(default_factory=dict)
+    by_mode: dict[str, int] = field(default_factory=dict)  # checked/unchecked, plain/abort/sigint
     failures: list[tuple[str, dict, str]] = field(default_factory=list)  # (status, program, detail)
     seconds: float = 0.0
+    worker_rss_kb: list[int] = field(default_factory=list)  # each worker's last resident size
+    max_rss_kb: int = 0  # the largest a worker grew to (every worker runs many programs)
 
     @property
     def failed(self) -> int:
-        return sum(self.counts.values())
+        """Failures in checked sessions, and crashes, hangs and corruptions in unchecked ones (an
+        unchecked session's segfault is its documented risk: counted apart)."""
+        c, u = self.counts, self.unchecked
+        return c["crash"] + c["hang"] + c["corrupt"] + c["signal"] + u["crash"] + u["hang"] + u["corrupt"]
 
     def summary(self) -> str:
-        c = self.counts
-        return (f"fuzz: {self.tried} programs tried in {self.seconds:.0f} s ({dict(sorted(self.by_class.items()))}): "
-                f"{c['crash']} crashes, {c['hang']} hangs, {c['corrupt']} corruptions, {c['signal']} segfaults")
+        c, u = self.counts, self.unchecked
+        return (f"fuzz: {self.tried} programs tried in {self.seconds:.0f} s ({dict(sorted(self.by_class.items()))}; "
+                f"{dict(sorted(self.by_mode.items()))}): checked sessions: {c['crash']} crashes, {c['hang']} hangs, "
+                f"{c['corrupt']} corruptions, {c['signal']} segfaults ({c['compile']} slow compiles); unchecked sessions: {u['crash']} crashes, "
+                f"{u['hang']} hangs, {u['corrupt']} corruptions, {u['signal']} signal deaths ({u['compile']} slow compiles); worker memory "
+                f"{[k // 1024 for k in self.worker_rss_kb]} MB at the end, {self.max_rss_kb // 1024} MB at most")
 
     def details(self, most: int = 10) -> str:
         out = []
@@ -514,11 +898,20 @@ class Report:
         return "\n".join(out)
 
 
+def _mode(prog: dict) -> str:
+    intr = prog.get("interrupt")
+    return ("checked" if prog.get("checked", True) else "unchecked") + "/" + (intr["how"] if intr else "plain")
+
+
 def run_fuzz(seed: int = 0, programs: int | None = None, seconds: float | None = None, workers: int = 2,
-             timeout: float = 30.0, cli_every: int = 25, words: list[str] | None = None) -> Report:
+             timeout: float = 30.0, cli_every: int = 25, words: list[str] | None = None,
+             whole: bool = True, log=None) -> Report:
     """Generate programs from `seed` and run them on `workers` worker processes until `programs`
-    have run or `seconds` have passed; every `cli_every`-th program is a CLI run instead."""
+    have run or `seconds` have passed; every `cli_every`-th program is a CLI run instead. `whole`:
+    the whole vocabulary's classes too (else the older ones only). `log`: a file each failure is
+    written to as it is found."""
     words = words or word_list()
+    voc = vocab() if whole else None
     rng = random.Random(seed)
     lock = threading.Lock()
     report = Report()
@@ -541,10 +934,11 @@ def run_fuzz(seed: int = 0, programs: int | None = None, seconds: float | None =
                 args, files = cli_args(rng)
                 jobs.put({"kind": "cli", "cls": "cli", "args": args, "files": files})
             else:
-                jobs.put(generate(rng, words))
+                jobs.put(generate(rng, words, voc))
 
-    def loop() -> None:
+    def loop(k: int) -> None:
         w = Worker()
+        last_rss = 0
         try:
             while True:
                 with lock:
@@ -558,16 +952,28 @@ def run_fuzz(seed: int = 0, programs: int | None = None, seconds: float | None =
                     res = run_cli(prog["args"], prog["files"], timeout)
                 else:
                     res = w.run(prog, timeout)
+                    last_rss = res.get("rss_kb", last_rss)
                 with lock:
                     report.tried += 1
                     report.by_class[prog["cls"]] = report.by_class.get(prog["cls"], 0) + 1
+                    report.max_rss_kb = max(report.max_rss_kb, last_rss)
+                    if prog["kind"] == "forth":
+                        m = _mode(prog)
+                        report.by_mode[m] = report.by_mode.get(m, 0) + 1
                     if res["status"] != "ok":
-                        report.counts[res["status"]] += 1
+                        table = report.counts if prog.get("checked", True) else report.unchecked
+                        table[res["status"]] += 1
                         report.failures.append((res["status"], prog, res["detail"]))
+                        if log is not None:
+                            shown = {k: v for k, v in prog.items() if k != "files"}
+                            log.write(f"--- {res['status']}: {json.dumps(shown)}\n{res['detail']}\n")
+                            log.flush()
         finally:
+            with lock:
+                report.worker_rss_kb.append(last_rss)
             w.close()
 
-    threads = [threading.Thread(target=loop) for _ in range(workers)]
+    threads = [threading.Thread(target=loop, args=(k,)) for k in range(workers)]
     for t in threads:
         t.start()
     for t in threads:
@@ -580,8 +986,17 @@ if __name__ == "__main__":
     if sys.argv[1:2] == ["worker"]:
         sys.setrecursionlimit(max(sys.getrecursionlimit(), 1000))
         worker_main()
-    else:  # python tests/fuzz.py [SECONDS] [SEED]: a run from the command line
-        secs = float(sys.argv[1]) if len(sys.argv) > 1 else 60
-        rep = run_fuzz(seed=int(sys.argv[2]) if len(sys.argv) > 2 else 0, seconds=secs)
-        print(rep.summary())
-        print(rep.details(50))
+    else:  # python tests/fuzz.py --minutes 15 --seed 1 --workers 2 --log fuzz.log: a long run
+        import argparse
+        ap = argparse.ArgumentParser(description="fuzz tileforth over its whole vocabulary")
+        ap.add_argument("--minutes", type=float, default=1.0)
+        ap.add_argument("--seed", type=int, default=0)
+        ap.add_argument("--workers", type=int, default=2)
+        ap.add_argument("--log", default=None, help="a file each failure is written to as it is found")
+        ap.add_argument("--old", action="store_true", help="only the older classes (issue 10's)")
+        a = ap.parse_args()
+        with open(a.log, "a") if a.log else open(os.devnull, "w") as logf:
+            rep = run_fuzz(seed=a.seed, seconds=a.minutes * 60, workers=a.workers, whole=not a.old, log=logf)
+            print(rep.summary())
+            print(rep.details(80))
+            print(f"runner memory: {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024} MB at most")

@@ -65,9 +65,17 @@ def test_state_comparison_sees_every_part():
     from tileforth.core import Forth
     f = Forth(backend="cpu")
     base = fuzz.session_state(f)
-    for line in ["1", "1e", "TZERO", "VARIABLE v", "HEX", "64 1 1 THREADS", "BF16 TILE-IN", "8 ALLOT"]:
+    for line in ["1", "1e", "TZERO", "VARIABLE v", "HEX", "64 1 1 THREADS", "BF16 TILE-IN", "8 ALLOT", "IMMEDIATE",
+                 ": q ;"]:
         g = Forth(backend="cpu")
         g.eval(line)
         assert fuzz.session_state(g) != base, line
         g.close()
+    f.eval("VARIABLE m")  # memory, where asked for: a cell the program's own
+    start = f.here - 8
+    before = fuzz.session_state(f, (start, f.here))
+    f.eval("5 m !")
+    assert fuzz.session_state(f, (start, f.here)) != before
+    assert not fuzz.stores_nothing(f, "5 m !", set())
     f.close()
+

@@ -68,3 +68,103 @@ def test_a_nul_byte_in_a_file_name_is_a_forth_error(line):
     with pytest.raises(ForthError, match="holds a NUL byte, which no file name can"):
         f.eval(line)
     assert f.data_stack() == [42]
+
+
+# ---- found by tests/fuzz.py over the whole vocabulary (issue 26, point 1) --------------------------------
+import threading  # noqa: E402
+
+
+def _aborting(f: Forth, line: str) -> tuple[str, list[int]]:
+    """Run `line` while another thread asks the backend to abort until the line ends, as the
+    REPL's key watcher does (again and again: the line's start clears an earlier request)."""
+    done = threading.Event()
+
+    def watch() -> None:
+        while not done.is_set():
+            f.backend.abort()
+            done.wait(0.01)
+    t = threading.Thread(target=watch)
+    t.start()
+    try:
+        f.eval(line)
+        got = "finished"
+    except ForthError as e:
+        got = str(e)
+    finally:
+        done.set()
+        t.join()
+    return got, f.data_stack()
+
+
+@pytest.mark.parametrize("line", ["100000 MS", "9223372036854775807 MS", 'S" 0 >IN !" EVALUATE', "-1 >IN !",
+                                  ": t BEGIN 1 , AGAIN ; t", "0 SET-STEP-BUDGET : t BEGIN 1 , AGAIN ; t",
+                                  '0 SET-STEP-BUDGET : t BEGIN S" 1 DROP" EVALUATE AGAIN ; t'])
+def test_ctrl_c_stops_host_loops_and_waits(line):
+    """(Fuzzed: MS slept its whole count, and host-level loops ran on after abort(); `S" 0 >IN !"
+    EVALUATE` ran for hours.) Every host loop and wait looks at the abort flag a launch polls."""
+    f = Forth()
+    f.eval("7")
+    got, stack = _aborting(f, line)
+    assert got.endswith("interrupted"), got
+    assert stack == [7]
+    assert f.eval("1 2 + .") == "3 "
+
+
+@pytest.mark.parametrize("line", ['S" 0 >IN !" EVALUATE', "-1 >IN !", "0 >IN !"])
+def test_moving_in_back_forever_is_on_the_step_budget(line):
+    """A line Forth code sends the interpreter back over draws on the budget, as a loop does."""
+    f = Forth()
+    f.step_budget = 500
+    f.eval("7")
+    with pytest.raises(ForthError, match=r"moved >IN back 500 times .* the loop looks infinite"):
+        f.eval(line)
+    assert f.data_stack() == [7]
+    f.step_budget = 1 << 20
+    f.eval("CLEARSTACK 1 1 1 THREADS VARIABLE n 0 n !  : t n @ 3 < IF 1 n +! 0 >IN ! THEN ;")
+    assert f.eval('S" 1 t" EVALUATE DEPTH .') == "4 "  # a loop that ends is fine: 1 read four times
+
+
+def test_a_failed_line_keeps_no_immediate_it_applied():
+    f = Forth()
+    f.eval(": w 5 ;")
+    with pytest.raises(ForthError, match="division by zero"):
+        f.eval("IMMEDIATE 1 0 /")
+    f.eval(": u w ;")  # w is compiled, not run: it is not immediate
+    assert f.data_stack() == []
+    assert f.eval("u .") == "5 "
+
+
+def test_a_failed_line_leaves_the_last_definition_as_it_was():
+    """IMMEDIATE (and DOES>) after a failed line act on the word defined last before it, not on one
+    the failed line defined and the restore removed."""
+    f = Forth()
+    f.eval('1 1 1 GRID 1 1 1 THREADS : w ." ran " ;')
+    with pytest.raises(ForthError, match="division by zero"):
+        f.eval("VARIABLE zz 1 0 /")
+    f.eval("IMMEDIATE")
+    out = f.eval(": u w ;")  # w runs as u is compiled
+    gforth.require()
+    assert out == gforth.output(': w ." ran " ; IMMEDIATE : u w ;') == "ran "
+
+
+def test_an_interrupt_inside_a_shape_change_is_undone():
+    """(Fuzzed: a KeyboardInterrupt landing between the backend's shape change and the session's left
+    a state buffer of another size, and every later line was a Python ValueError.)"""
+    f = Forth()
+    f.eval("10 20")
+    real = f.backend.set_shape
+
+    hits = []
+
+    def interrupted(shape):
+        real(shape)
+        if not hits:  # one Ctrl-C in Python (Jupyter's interrupt), right after the backend changed
+            hits.append(shape)
+            raise KeyboardInterrupt
+    f.backend.set_shape = interrupted
+    with pytest.raises(KeyboardInterrupt):
+        f.eval("64 1 1 THREADS")
+    f.backend.set_shape = real
+    assert f.launch_shape == ((1, 1, 1), (32, 1, 1))
+    assert f.data_stack() == [10, 20]
+    assert f.eval("+ .") == "30 "

@@ -231,9 +231,11 @@ def test_a_definition_using_block_is_host_level_and_refused_on_the_device(tmp_pa
     assert f.dict["B1"].host
     with pytest.raises(ForthError, match="runs on the host"):
         f.kernel("B1")
-    _refused(f, "' B1 RUN", "B1 runs on the host")
     assert f.eval("B1 1 BLOCK = .") == "-1 "  # at the line's level it runs, on the host
+    assert f.eval("' B1 RUN 1 BLOCK = .") == "-1 "  # and through EXECUTE at one thread (the host walks it)
     assert f.data_stack() == []
+    f.eval("1 1 1 GRID 32 1 1 THREADS")  # at more threads, device code cannot reach it
+    _refused(f, "' B1 RUN", "B1 runs on the host")
 
 
 def test_every_thread_must_agree_on_the_block(tmp_path):

@@ -397,7 +397,10 @@ def runtime() -> _Runtime:
 
 class CpuBackend(Backend):
     name = "cpu"
-    caps = Capabilities(host_memory=True, races=True, element_types=True, access_trace=True, device_heap=True)
+    # the emulator runs every thread: 16M threads (a 4096x4096 grid of one thread per element) already take
+    # minutes, so more is refused at GRID/THREADS rather than left to run (or to fill the memory) for hours
+    caps = Capabilities(host_memory=True, races=True, element_types=True, access_trace=True, device_heap=True,
+                        max_threads=1 << 24)
 
     def __init__(self, machine: Machine = DEFAULT_MACHINE) -> None:
         self.machine = machine  # the session's settings: the float type, the stacks' and the output's capacities
@@ -983,6 +986,9 @@ class CpuBackend(Backend):
 
     def reset_abort(self) -> None:
         self.abort_flag[0] = 0
+
+    def aborted(self) -> bool:
+        return bool(self.abort_flag[0])
 
     def abort(self) -> None:
         """Ask running code to stop at its next loop back-edge (Ctrl-C); safe

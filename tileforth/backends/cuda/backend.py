@@ -1032,6 +1032,9 @@ class CudaBackend(Backend):
         if self._res.abort_host is not None:
             self._res.abort_host[0] = 0
 
+    def aborted(self) -> bool:
+        return self._res.abort_host is not None and bool(self._res.abort_host[0])
+
     def abort(self) -> None:
         """Ctrl-C: set the abort flag that loop back-edges poll (mapped host memory)."""
         if self._res.abort_host is not None:

@@ -558,6 +558,11 @@ class Backend(ABC):
     def reset_abort(self) -> None:
         """Clear the abort flag (at the start of a line)."""
 
+    def aborted(self) -> bool:
+        """Whether abort() was asked since reset_abort(): the host's own loops and waits stop too
+        (session/hostbound.py)."""
+        return False
+
     def close(self) -> None:
         """Give back what the backend holds (a GPU context, device memory)."""
 

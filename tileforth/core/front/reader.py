@@ -74,6 +74,7 @@ class Reader:
         self.row = 0
         self.col = 0
         self.past_delimiter = False  # col is past a word's delimiter (PARSE, >IN), not at it (next_token)
+        self.rereads = 0  # times Forth code moved >IN back (session/hostbound.py: on the step budget)
 
     def _pos(self, row: int, col: int) -> SourcePos:
         return _source_pos(self.first_line + row, col + 1, self.lines[row], self.name)

@@ -207,7 +207,10 @@ class Device:
                               self.backend.get_tiles() if self.tiles else None, self.tile_config)
 
     def restore(self, snap: DeviceSnapshot) -> None:
-        if snap.shape != self.shape or snap.asked != self.asked:
+        # also when the backend's shape or machine is not the snapshot's: a line stopped inside a shape change
+        # (Ctrl-C landing in Python between the machine, the backend's shape and ours) is undone too
+        if (snap.shape != self.shape or snap.asked != self.asked or self.backend.shape != snap.shape
+                or self.backend.machine != self.machine_for(snap.shape, snap.asked)):
             self.asked = snap.asked
             self._use(snap.shape)
         if isinstance(snap.stacks, Snapshot):

@@ -42,6 +42,7 @@ from ..compile.primitives import LOOP_WORDS, RSTACK_WORDS, TABLE as PRIMS
 from ..compile.state import StackState, differing
 from ..errors import ForthError
 from ..front.dictionary import Colon, HostWord, Immediate
+from .hostbound import RAISE_BUDGET, check_abort  # noqa: F401  (RAISE_BUDGET: launcherrors, blocks)
 from ..front.reader import Token, wrap64
 from ..front.tree import (
     Begin,
@@ -70,7 +71,6 @@ if TYPE_CHECKING:
 
 
 # what every step-budget error says (words/system.py has the words, tileforth/repl/cli.py the option)
-RAISE_BUDGET = "if it is not, raise the step budget: `n SET-STEP-BUDGET` or `tileforth --steps n`, 0 for none"
 
 
 EXIT = object()  # what a HostOp's fn returns to end the word running it (DOES>)
@@ -141,6 +141,7 @@ class HostRunner:
 
     def step(self, pos) -> None:
         self.steps += 1
+        check_abort(self.f, pos)  # Ctrl-C stops a host-level loop as it stops a launch's
         if self.steps > self.f.step_budget:
             raise ForthError(f"a host-level word ran {self.f.step_budget} loop iterations and calls without "
                              f"finishing: the loop or recursion looks infinite ({RAISE_BUDGET})", pos, code=None)  # CATCH lets it through, as a runaway device loop

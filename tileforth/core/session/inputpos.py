@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..lazy import np
+from .hostbound import reread
 
 if TYPE_CHECKING:
     from .api import Session as Forth
@@ -25,6 +26,8 @@ def sync_in(f: "Forth") -> None:
     f.flush_segment()
     col = int(f.backend.read(buf.in_cell, 8).view(np.int64)[0])
     if col != buf.written:
+        if col < buf.written:  # back: part of the line is read again
+            reread(f, r)
         r.col = max(0, col)
         r.past_delimiter = True
 

@@ -23,7 +23,9 @@ def check_shape(caps: Capabilities, grid: tuple[int, int, int], block: tuple[int
         raise ForthError(f"{word}: a block has at most {caps.max_block_threads} threads on the {backend} backend "
                          f"({'x'.join(map(str, block))} is {threads})")
     if grid[0] * grid[1] * grid[2] * threads > caps.max_threads:
-        raise ForthError(f"{word}: at most {caps.max_threads} threads in one launch on the {backend} backend")
+        raise ForthError(f"{word}: at most {caps.max_threads} threads in one launch on the {backend} backend "
+                         f"({'x'.join(map(str, grid))} blocks of {threads} threads is {grid[0] * grid[1] * grid[2] * threads}); "
+                         "use fewer blocks (GRID) or threads (THREADS)")
 
 
 def python_shape(value: object, word: str) -> tuple[int, int, int]:

@@ -20,6 +20,8 @@ class DictionarySnapshot:
     order: tuple[int, ...]
     current: int
     names: tuple[tuple[int, str], ...] = ()
+    last_defined: Any = None  # what IMMEDIATE marks and DOES> changes, and whether it was immediate:
+    last_immediate: bool = False  # the one change a line makes to an entry in place (IMMEDIATE)
 
 
 FORTH_WORDLIST, ROOT_WORDLIST, ENVIRONMENT_WORDLIST = 1, 2, 3  # the word lists every session has
@@ -66,11 +68,15 @@ class Dictionary:
         return hidden if word is entry else None
 
     def snapshot(self) -> DictionarySnapshot:
+        last = self.last_defined
         return DictionarySnapshot(tuple(dict(w) for w in self.wordlists), tuple(self.order), self.current,
-                                  tuple(self.names.items()))
+                                  tuple(self.names.items()), last, bool(getattr(last, "immediate", False)))
 
     def restore(self, snap: DictionarySnapshot) -> None:
         self.wordlists = [dict(w) for w in snap.wordlists]
         self.forth = self.wordlists[0]
         self.order, self.current = list(snap.order), snap.current
         self.names, self.next_name = dict(snap.names), None
+        self.last_defined = snap.last_defined
+        if hasattr(snap.last_defined, "immediate"):
+            snap.last_defined.immediate = snap.last_immediate

@@ -12,6 +12,7 @@ from ...front.dictionary import Constant
 from ...front.reader import Token
 from ...front.tree import Lit
 from ...lazy import np
+from ..hostbound import wait
 from .table import host
 
 if TYPE_CHECKING:
@@ -118,7 +119,7 @@ def w_clearstack(f: "Forth", tok: Token) -> None:
       wordset="FACILITY-EXT")
 def w_ms(f: "Forth", tok: Token) -> None:
     (n,) = f.pop_uniform(1, "MS")
-    time.sleep(max(n, 0) / 1000)
+    wait(f, max(n, 0) / 1000, tok.pos)  # Ctrl-C ends it (any count: 2^63 ms waits until then)
 
 
 @host("TIME&DATE", "( -- sec min hour day month year )", "The host's local time and date.",
