@@ -209,7 +209,7 @@ class Device:
     def restore(self, snap: DeviceSnapshot) -> None:
         # also when the backend's shape or machine is not the snapshot's: a line stopped inside a shape change
         # (Ctrl-C landing in Python between the machine, the backend's shape and ours) is undone too
-        if (snap.shape != self.shape or snap.asked != self.asked or self.backend.shape != snap.shape
+        if (snap.shape != self.shape or snap.asked != self.asked or getattr(self.backend, "shape", snap.shape) != snap.shape
                 or self.backend.machine != self.machine_for(snap.shape, snap.asked)):
             self.asked = snap.asked
             self._use(snap.shape)
