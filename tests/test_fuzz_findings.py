@@ -168,3 +168,17 @@ def test_an_interrupt_inside_a_shape_change_is_undone():
     assert f.launch_shape == ((1, 1, 1), (32, 1, 1))
     assert f.data_stack() == [10, 20]
     assert f.eval("+ .") == "30 "
+
+
+def test_a_deep_literal_pick_runs_at_run_time():
+    """(Fuzzed: `10000 PICK` folded its count into the code, which then held 10,000 cells: minutes of LLVM.)
+    A count deeper than FOLD_MAX is PICK's run-time form, with gforth's result; one beyond the stack is
+    still refused at the word."""
+    from tileforth.core.session.interpreter import FOLD_MAX
+    f = Forth()
+    f.eval("1 1 1 GRID 1 1 1 THREADS : d 0 ?DO I LOOP ;")
+    prog = f"{FOLD_MAX * 100 + 1} d {FOLD_MAX * 100} PICK . {FOLD_MAX + 5} PICK . {FOLD_MAX + 2} ROLL ."
+    gforth.require()
+    assert f.eval(prog) == gforth.output(": d 0 ?DO I LOOP ; " + prog)
+    with pytest.raises(ForthError, match="reaches beyond the stack"):
+        f.eval("CLEARSTACK 100000 PICK")

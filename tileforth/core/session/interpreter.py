@@ -48,6 +48,7 @@ from .launchshape import check_python_shape
 if TYPE_CHECKING:
     from .reference import Entry
 
+FOLD_MAX = 64  # the deepest literal PICK/ROLL count compiled as a constant (deeper ones: at run time)
 PRELUDE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "prelude.fth")
 _DOT_S = PRIMS[".S"]
 _EXECUTE = PRIMS["EXECUTE"]
@@ -595,6 +596,8 @@ class Forth:
     def _node_for(self, entry: Any, tok: Token) -> Node:
         if isinstance(entry, Primitive):
             items = self._items() if entry.takes_literal else None
+            # a deep literal count of a data-stack word (`10000 PICK`) is left to the run-time form: folded, it
+            # would make the code hold that many cells (a compile of minutes, found by fuzzing)
             if items and isinstance(items[-1], Lit) and items[-1].value >= 0:
                 count = items[-1].value
                 most = self.machine.ds_max - 1 if entry.literal_max is None else entry.literal_max
@@ -603,7 +606,8 @@ class Forth:
                     unit = "tiles per warp" if entry.tile_word else "cells"
                     raise ForthError(f"{entry.name}: the count {count} reaches beyond the stack: the {what} "
                                      f"{most + 1} {unit}, so use a count from 0 to {most}", tok.pos, tok.text)
-                return Prim(entry, tok.pos, arg=items.pop().value)
+                if entry.literal_max is not None or count <= FOLD_MAX:
+                    return Prim(entry, tok.pos, arg=items.pop().value)
             if entry.tile_word:  # tile words keep the settings of now
                 return Prim(entry, tok.pos, arg=self.tile_config)
             return Prim(entry, tok.pos)
