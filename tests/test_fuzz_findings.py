@@ -182,3 +182,17 @@ def test_a_deep_literal_pick_runs_at_run_time():
     assert f.eval(prog) == gforth.output(": d 0 ?DO I LOOP ; " + prog)
     with pytest.raises(ForthError, match="reaches beyond the stack"):
         f.eval("CLEARSTACK 100000 PICK")
+
+
+def test_a_line_of_thousands_of_literals_then_words_runs_at_once():
+    """(Fuzzed: 3,000 literals before `. .` were held in the kernel's code: 12 s of LLVM, past Ctrl-C.) The
+    host pushes a segment's leading literals; the kernel does the rest, with the same results."""
+    f = Forth()
+    f.eval("1 1 1 GRID 1 1 1 THREADS")
+    line = " ".join(str(i) for i in range(3000)) + " . . + ."
+    assert f.eval(line) == "2999 2998 5993 "
+    assert f.data_stack() == list(range(2996))
+    f.eval("CLEARSTACK")
+    with pytest.raises(ForthError, match="division by zero") as e:
+        f.eval(" ".join(["7"] * 100) + " 0 /")
+    assert e.value.pos.col == 203 and f.data_stack() == []  # the failed line's pushes are undone

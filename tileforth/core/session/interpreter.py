@@ -48,6 +48,7 @@ from .launchshape import check_python_shape
 if TYPE_CHECKING:
     from .reference import Entry
 
+LEAD_PUSHED = 64  # a segment's leading literals the host pushes (held in the code, thousands compile for minutes)
 FOLD_MAX = 64  # the deepest literal PICK/ROLL count compiled as a constant (deeper ones: at run time)
 PRELUDE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "prelude.fth")
 _DOT_S = PRIMS[".S"]
@@ -749,6 +750,10 @@ class Forth:
         if all(type(n) in (Lit, FLit) for n in nodes):  # only literals (`16 1 1 THREADS`, `5 ,`): no kernel
             self._push_literals(nodes)
             return
+        lead = next((i for i, n in enumerate(nodes) if type(n) not in (Lit, FLit)), len(nodes))
+        if lead >= LEAD_PUSHED:  # a long run of literals first (data): the host pushes it, the kernel does the rest
+            self._push_literals(nodes[:lead])
+            nodes = nodes[lead:]
         device = self.device
         res, tiles_out = device.launch(nodes, self.compiler, (self.tokens.version,), self.base_addr,
                                        self.shared_bytes, self.sites)
