@@ -503,10 +503,10 @@ def test_arguments_the_scan_does_not_know_go_to_argparse(argv):
 
 def test_the_scans_option_names_are_the_parsers():
     """args.py's VALUE_OPTIONS and FLAG_OPTIONS, which the scan reads instead of argparse, name exactly the
-    parser's options that take a value and its flags (-h and -i aside: the scan treats them itself)."""
+    parser's options that take a value and its flags (-h, --version and -i aside: the scan treats them itself or leaves them to argparse)."""
     takes, flags = set(), set()
     for action in parser()._actions:
-        names = {n for n in action.option_strings if n not in ("-h", "--help", "-i")}
+        names = {n for n in action.option_strings if n not in ("-h", "--help", "-i", "--version")}
         (takes if action.nargs != 0 else flags).update(names)
     assert takes == set(VALUE_OPTIONS) and flags == set(FLAG_OPTIONS)
 
