@@ -11,6 +11,8 @@ import contextlib
 import sys
 from pathlib import Path
 
+import pytest
+
 STANDIN = str(Path(__file__).parent / "standin")
 DRIVERS = ("pycuda", "cupy", "cuda")  # the stand-ins' top-level packages
 
@@ -33,3 +35,12 @@ def standins(only: str):
         for k in _standin_modules():
             del sys.modules[k]
         sys.modules.update(saved)
+
+
+@pytest.fixture
+def drv():
+    """A fresh stand-in `pycuda.driver` for a test (a real PyCUDA, if any, is put back after); test files that
+    use it import it from here."""
+    with standins("pycuda"):
+        import pycuda.driver as driver
+        yield driver

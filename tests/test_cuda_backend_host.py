@@ -7,20 +7,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from standins import standins
+from standins import drv, standins  # noqa: F401 - drv: the fixture
 from tileforth.core import Forth, ForthError
 from tileforth.core.compile import layout as L
 
 LOST = ("the GPU context was lost (an illegal memory access was encountered): tileforth started a fresh one; "
         "the dictionary and the stacks are kept, device memory was restored from the host's copies")
-
-
-@pytest.fixture
-def drv():
-    """A fresh stand-in `pycuda.driver` for this test (a real PyCUDA, if any, is put back after)."""
-    with standins("pycuda"):
-        import pycuda.driver as driver
-        yield driver
 
 
 @pytest.fixture

@@ -13,7 +13,7 @@ import re
 
 import numpy as np
 import pytest
-from standins import standins
+from standins import drv, standins  # noqa: F401 - drv: the fixture
 from tileforth.core import Forth, ForthError
 
 with standins("pycuda"):
@@ -23,13 +23,6 @@ with standins("pycuda"):
     TEXT = dict(_d._TEXT)
 # what the user is told to do: each message has one of these
 ADVICE = re.compile(r"\b(use|restart|run|try|FREE|wait|split|check|close)\b")
-
-
-@pytest.fixture
-def drv():
-    with standins("pycuda"):
-        import pycuda.driver as driver
-        yield driver
 
 
 @pytest.fixture

@@ -7,19 +7,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from standins import standins
+from standins import drv, standins  # noqa: F401 - drv: the fixture
 from tileforth.core import Forth, ForthError
 from tileforth.core.compile import layout as L
 
 THREADS = 65536
 SHAPE = "64 1 1 GRID 1024 1 1 THREADS"
-
-
-@pytest.fixture
-def drv():
-    with standins("pycuda"):
-        import pycuda.driver as driver
-        yield driver
 
 
 @pytest.fixture
