@@ -568,6 +568,16 @@ def _has_gpu():
     return _gpu
 
 
+def _launch_shape(grid, block, arrays):
+    """grid and block as given, else the file's `\\! grid` and `\\! block`, else one thread per element of the
+    largest array in blocks of 256."""
+    block = _shape(block if block is not None else BLOCK or (256, 1, 1), "block")
+    if grid is None:
+        n = max((a.size for a in arrays), default=1)
+        grid = GRID or (max(1, -(-n // (block[0] * block[1] * block[2]))), 1, 1)
+    return _shape(grid, "grid"), block
+
+
 def _launch_cpu(values, grid, block):
     """The kernel on tileforth's emulator (checked, as the REPL runs it) over numpy arrays, which get the
     results; for machines without a GPU (a user's CI) or device="cpu"."""
@@ -593,13 +603,10 @@ def _launch_cpu(values, grid, block):
                 raise TypeError(f"{KERNEL}: on the CPU, {name} must be a numpy array (a device array needs a GPU)")
             v = np.asarray(v)
         given[name] = v
-    _prepare([given.get(p[0]) for p in PARAMS])  # the arguments checked as for the GPU (types, sizes, ranges)
-    block = _shape(block if block is not None else BLOCK or (256, 1, 1), "block")
-    if grid is None:
-        grid = GRID or (max(1, -(-max((np.size(v) for (_, _, c), v in zip(PARAMS, values) if c is not None
-                                        and v is not None), default=1) // (block[0] * block[1] * block[2]))),)
+    _, arrays = _prepare([given.get(p[0]) for p in PARAMS])  # checked as for the GPU (types, sizes, ranges)
+    grid, block = _launch_shape(grid, block, arrays)
     try:
-        return run_kernel_file(forth, spec, given, _shape(grid, "grid"), block)
+        return run_kernel_file(forth, spec, given, grid, block)
     except ForthError as err:
         raise KernelError(f"{KERNEL}: {err}", None, None, None, None, None,
                           (None, err.pos.source, err.pos.line, err.pos.col) if err.pos else None) from None
@@ -660,19 +667,13 @@ def _launch(values, grid, block, stream, device=None):
         use()
     drv = _driver
     drv.collect(wait=False)  # an error of an earlier launch that has completed is raised now
-    block = _shape(block if block is not None else BLOCK or (256, 1, 1), "block")
     arrays_given = [v for (_, _, count), v in zip(PARAMS, values) if count is not None and v is not None]
     asked = None if device is None else int(device)  # device=N: the launch's device; else the arrays'
     devices = {d for d in (_torch_device(v) for v in arrays_given) if d is not None}
     device = asked if asked is not None else min(devices) if devices else None
     stream = _stream_handle(stream) if stream is not None else _current_stream(arrays_given, device)
     args, arrays = _prepare(values, stream)
-    if grid is None and GRID is not None:
-        grid = GRID
-    if grid is None:
-        n = max((a.size for a in arrays), default=1)
-        grid = (max(1, -(-n // (block[0] * block[1] * block[2]))), 1, 1)
-    grid = _shape(grid, "grid")
+    grid, block = _launch_shape(grid, block, arrays)
     on = {a.name: drv.device_of(a) for a in arrays}
     if asked is None:
         device = next((d for d in on.values() if d is not None), device)
