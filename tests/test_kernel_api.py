@@ -93,3 +93,44 @@ def test_see_ptx_says_where_a_words_results_go():
     assert re.search(rf"cvta\.to\.global\.u64\s+%rd\d+, {re.escape(addr)};", shown)  # out, the last parameter
     shown = f.eval("SEE-PTX sq!")
     assert "`out`" not in shown and "mul.lo.s64" in shown
+
+
+class _PendingStream:
+    """A caller's stream with work still queued: its synchronize() lands that work (the input's
+    values); a launch that did not wait for it would read zeros."""
+
+    def __init__(self, dst: np.ndarray, src: np.ndarray) -> None:
+        self.dst, self.src, self.syncs = dst, src, 0
+
+    def synchronize(self) -> None:
+        self.syncs += 1
+        self.dst[:] = self.src
+
+
+def test_kernel_stream_orders_the_launch_after_the_callers_work():
+    f = Forth()
+    f.eval(SAXPY)
+    x = np.zeros(256, np.float32)
+    y = np.ones(256, np.float32)
+    produced = np.arange(256, dtype=np.float32)
+    s = _PendingStream(x, produced)
+    f.kernel("saxpy")(x, y, 256, 2.0, grid=2, block=128, stream=s)
+    assert s.syncs == 1
+    np.testing.assert_array_equal(y, 2.0 * produced + 1.0)
+    y2 = np.ones(4, np.float32)
+    f.kernel("saxpy")(np.ones(4, np.float32), y2, 4, 1.0, stream=0)  # the legacy default stream: ordered already
+    np.testing.assert_array_equal(y2, np.full(4, 2.0, np.float32))
+
+
+def test_kernel_stream_refuses_what_is_not_a_stream():
+    f = Forth()
+    f.eval(SAXPY)
+    run = f.kernel("saxpy")
+    with pytest.raises(ForthError, match="stream= takes a stream object"):
+        run(np.zeros(4, np.float32), np.zeros(4, np.float32), 4, 1.0, stream="s0")
+    if importlib.util.find_spec("pycuda") is None:  # no driver here to wait on a raw handle
+        import ctypes.util
+        if ctypes.util.find_library("cuda") is None:
+            with pytest.raises(ForthError, match="no CUDA driver here"):
+                run(np.zeros(4, np.float32), np.zeros(4, np.float32), 4, 1.0, stream=0x1234)
+    assert f.data_stack() == []

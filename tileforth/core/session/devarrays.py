@@ -3,6 +3,7 @@
 a numpy array, the kernel runs on that copy, and the results are copied back.
 
     host_copy(obj) -> (numpy array, write_back)
+    wait_for_stream(stream)   the work queued on a caller's stream so far is done
 
 The copy goes through the object's own library (CuPy's get/set, PyTorch's
 cpu/copy_, numba's copy_to_host/copy_to_device); any other object through the
@@ -15,6 +16,7 @@ import ctypes
 import sys
 from typing import Any, Callable
 
+from ..errors import ForthError
 from ..lazy import np
 
 
@@ -48,6 +50,26 @@ def host_copy(obj: Any) -> tuple[np.ndarray, Callable[[], None]]:
     return arr, lambda: ctypes.memmove(ptr, arr.ctypes.data, nbytes)
 
 
+def wait_for_stream(stream: Any) -> None:
+    """f.kernel(..., stream=s): the call is synchronous (it returns the results), so ordering it on
+    the caller's stream means waiting for what that stream holds before the launch. A stream object
+    (PyTorch's, CuPy's, PyCUDA's) is asked to synchronize; a raw CUstream handle goes to the driver."""
+    sync = getattr(stream, "synchronize", None)
+    if callable(sync):
+        sync()
+        return
+    if isinstance(stream, bool) or not isinstance(stream, (int, np.integer)):
+        raise ForthError(f"stream= takes a stream object (with synchronize()) or a CUstream handle (an int), "
+                         f"not a {type(stream).__name__}")
+    if int(stream) in (0, 1, 2):  # the legacy or per-thread default stream: every launch is ordered after it
+        return
+    driver = _Driver.get()
+    if driver is None:
+        raise ForthError(f"stream={int(stream)} is a CUstream handle, but there is no CUDA driver here: "
+                         "pass the stream object, or no stream")
+    driver.sync(int(stream))
+
+
 def _c_strides(shape: tuple[int, ...], itemsize: int) -> tuple[int, ...]:
     out, step = [], itemsize
     for n in reversed(shape):
@@ -79,6 +101,15 @@ class _Driver:
         self.ctx = ctypes.c_void_p()
         if lib.cuDeviceGet(ctypes.byref(dev), 0) or lib.cuDevicePrimaryCtxRetain(ctypes.byref(self.ctx), dev):
             raise OSError("no CUDA device")
+
+    def sync(self, stream: int) -> None:
+        self.lib.cuCtxPushCurrent_v2(self.ctx)
+        try:
+            err = self.lib.cuStreamSynchronize(ctypes.c_void_p(stream))
+        finally:
+            self.lib.cuCtxPopCurrent_v2(ctypes.byref(ctypes.c_void_p()))
+        if err:
+            raise ForthError(f"CUDA error {err} waiting for stream {stream:#x}: is it a stream of this process?")
 
     def copy(self, dst: int, src: int, nbytes: int, to_host: bool) -> None:
         lib = self.lib

@@ -42,6 +42,7 @@ from .parts import Builder, DataSnapshot, DataSpace, HostIO, InputSnapshot, Text
 from .tokens import Tokens
 from .wordlists import Dictionary, DictionarySnapshot
 from .inputpos import note_in, sync_in
+from .devarrays import wait_for_stream
 from .kernelrun import KernelRun
 from .launchshape import check_python_shape
 
@@ -349,7 +350,10 @@ class Forth:
         __cuda_array_interface__ are used in place on the cuda backend and copied
         in and back through the host on the cpu backend. `grid` and `block` are
         an int or one to three ints, checked as GRID and THREADS check theirs.
-        A call returns a KernelRun: what the launch printed and the results each
+        `stream`: a stream object (PyTorch's, CuPy's, PyCUDA's: anything with
+        `synchronize()`) or a raw CUstream handle; the launch starts after the
+        work queued on it so far, and since a call returns the results, work
+        queued on it afterwards sees them. A call returns a KernelRun: what the launch printed and the results each
         thread left (kernelrun.py)."""
         entry = self.dict.get(word.upper())
         if not isinstance(entry, Colon):
@@ -360,8 +364,10 @@ class Forth:
             raise ForthError(f"{word} has a dynamic stack effect; a kernel needs a static one")
 
         def run(*args: Any, grid: int | tuple[int, ...] = (1, 1, 1),
-                block: int | tuple[int, ...] = (32, 1, 1)) -> KernelRun:
+                block: int | tuple[int, ...] = (32, 1, 1), stream: Any = None) -> KernelRun:
             g, b = check_python_shape(self.backend.caps, grid, block, self.backend.name)
+            if stream is not None:
+                wait_for_stream(stream)
             return self._run_kernel(entry, args, g, b)
         run.__name__ = entry.name
         return run
