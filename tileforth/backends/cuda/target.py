@@ -15,7 +15,7 @@
                         call site (LLVM 22 does not mark them; O3 was seen
                         sinking a wmma.load into a divergent branch)
 * m16n8k16 tiles     -> TMMA: llvm.nvvm.mma.m16n8k16.row.col.* (mma.sync, sm_80+);
-                        TLDSM-A/-B: ldmatrix.sync.aligned.m8n8.x4 / .x2.trans (sm_75+),
+                        TLDSM-A/-B: ldmatrix.sync.aligned.m8n8.x4 / .x2.trans (sm_80+ here),
                         TSTSM: stmatrix.sync.aligned.m8n8.x2 (sm_90+), each lane's
                         address from the tile's geom (tileops.lane_chunk, the swizzle);
                         TLOAD-*/TSTORE: each lane's own elements by the documented
@@ -80,9 +80,10 @@ _SREG = {"tid": "tid", "bid": "ctaid", "bdim": "ntid", "gdim": "nctaid"}
 # sm_70 (every shape of tiles.SHAPES, f16 or f32 accumulators), bf16 inputs from sm_80 (LLVM's instruction
 # selection aborts the process on "Cannot select" below it); checked at the tile word, with its position
 TILE_MIN_SM = {"f16": 70, "bf16": 80}
-# the m16n8k16 instructions (PTX ISA: mma.sync .m16n8k16 with .f16/.bf16 needs sm_80, ldmatrix sm_75, stmatrix
-# sm_90; LLVM 22 aborts on "Cannot select" below): checked at the word, as TILE_MIN_SM is
-MMA_SYNC_MIN_SM = {"TMMA": 80, "ldmatrix": 75, "stmatrix": 90}
+# the m16n8k16 instructions (PTX ISA: mma.sync .m16n8k16 with .f16/.bf16 needs sm_80, stmatrix sm_90; ldmatrix
+# sm_75 with PTX 6.5, but LLVM 22's sm_75 target emits PTX 6.3 and aborts on "Cannot select" for it, as it does
+# below the others): checked at the word, as TILE_MIN_SM is
+MMA_SYNC_MIN_SM = {"TMMA": 80, "ldmatrix": 80, "stmatrix": 90}
 FULL_MASK = ir.Constant(I32, -1)  # every lane of the warp (0xffffffff)
 SHFL_MODE = {"idx": "idx", "up": "up", "down": "down", "xor": "bfly"}  # warpgen's mode -> the intrinsic's
 

@@ -301,7 +301,7 @@ def install(registry: "Registry") -> None:
     tile("TLDSM-A", "( saddr row col geom -- ) ( T: -- a )",
          "ldmatrix .x4: load the 16x16 a fragment whose first element is at row, col (col a multiple of 8) of "
          "the shared tile at saddr (a stage of a SMEM-TILE; geom its name-GEOM, which says whether it is "
-         "swizzled). Needs 16 8 16 TILE-SHAPE; sm_75 or newer on the GPU.",
+         "swizzled). Needs 16 8 16 TILE-SHAPE; sm_80 or newer on the GPU.",
          _SMS + "0 S 0 8 S-GEOM TLDSM-A", _ldsm("a", "TLDSM-A"), Effect(True, 4, -4, 0, 0))
     tile("TLDSM-B", "( saddr row col geom -- ) ( T: -- b )",
          "ldmatrix .x2.trans: load the 16x8 b fragment (k x n) whose first element is at row, col of a shared "
