@@ -334,3 +334,26 @@ def test_global_m16n8k16_tiles_compile_to_per_lane_global_loads_and_hmma():
     f.eval("16 16 F16 MATRIX A  16 8 F16 MATRIX B  : kg ( -- ) C 8 TLOAD-C A 16 TLOAD-A B 8 TLOAD-B TMMA C 8 TSTORE ;")
     ops = sass.opcodes(sass.sass(sass.cubin(word_ptx(f, "kg", "sm_90"), "sm_90"))["kg"])
     assert ops.count("HMMA") == 1 and "LDG" in ops and "STG" in ops and "MOVM" not in ops, ops
+
+
+def test_the_tiles_md_example_is_exact():
+    """docs/tiles.md, "mma.sync and ldmatrix": GF = GA·GB, GA and GB from the formulas of its GEMM section."""
+    from test_docs_tiles import DocRun
+    doc = DocRun()
+    n = 64
+    i = np.arange(n * n)
+    ga = (((7 * i + 5) % 9) - 4).reshape(n, n).astype(np.float64)
+    gb = (((5 * i + 2) % 9) - 4).reshape(n, n).astype(np.float64)
+    assert np.array_equal(doc.f.array("GF"), ga @ gb)
+    assert doc.after["mma.sync with ldmatrix"]["tiles"][0] == []
+
+
+def test_the_gemm_compiles_to_ldsm_and_hmma_for_sm_90():
+    sass.require("ptxas")
+    f = Forth(backend="cpu")
+    f.eval(GEMM)
+    ins = sass.sass(sass.cubin(word_ptx(f, "gemm", "sm_90"), "sm_90"))["gemm"]
+    ops = sass.opcodes(ins)
+    # (LLVM unrolls the k loop, 4 steps, and keeps the loop over the 8 n tiles)
+    assert ops.count("HMMA") >= 1 and ops.count("LDSM") == 2 * ops.count("HMMA") and "LDGSTS" in ops, ops
+    assert "MOVM" not in ops and "LD" not in ops, ops  # no transposes, no generic loads
