@@ -526,7 +526,7 @@ class WarpOps:
         copy model's check (copies in flight) and the race detector's (each row one access of the warp)."""
         t16 = Tile("acc", (1, 8, 16), "f16")  # one 16-byte row, for the copy model and the race detector
         dtype = _mem_dtype(op.store_type if isinstance(op, StMatrix) else op.tile.dtype)
-        out = []
+        out: list[np.ndarray] = []
         for addr in addrs:
             view = self.be.allocation_view(addr, 16)
             if view is None:

@@ -402,6 +402,7 @@ class NvptxTarget(Target):
         """TLANE@ / TLANE!: element i of this lane's registers, i taken mod 4 (the emulator reports
         an index outside 0..3): a chain of selects, so a run-time i keeps the fragment in registers."""
         b, t = g.b, op.tile
+        assert t is not None  # tilegen always gives the accumulator
         slot = self._slot(g, op.pos, t)
         ty = frag_type(t)
         frag = b.load(slot, typ=ty)

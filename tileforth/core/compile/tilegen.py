@@ -299,9 +299,9 @@ def install(registry: "Registry") -> None:
     _SM = "16 8 16 TILE-SHAPE  16 64 F16 1 SMEM-TILE S  "  # a shared tile of the default input type
     _SMS = "16 8 16 TILE-SHAPE  16 64 F16 1 SMEM-TILE-SWZ S  "
     tile("TLDSM-A", "( saddr row col geom -- ) ( T: -- a )",
-         "ldmatrix .x4: load the 16x16 a fragment whose first element is at row, col (col a multiple of 8) of "
-         "the shared tile at saddr (a stage of a SMEM-TILE; geom its name-GEOM, which says whether it is "
-         "swizzled). Needs 16 8 16 TILE-SHAPE; sm_80 or newer on the GPU.",
+         "ldmatrix .x4 (m16n8k16 tiles; sm_80 or newer on the GPU): load the 16x16 a fragment whose first "
+         "element is at row, col (col a multiple of 8) of the shared tile at saddr, a stage of a SMEM-TILE "
+         "whose name-GEOM is geom (it says whether the tile is swizzled).",
          _SMS + "0 S 0 8 S-GEOM TLDSM-A", _ldsm("a", "TLDSM-A"), Effect(True, 4, -4, 0, 0))
     tile("TLDSM-B", "( saddr row col geom -- ) ( T: -- b )",
          "ldmatrix .x2.trans: load the 16x8 b fragment (k x n) whose first element is at row, col of a shared "
