@@ -357,3 +357,12 @@ def test_the_gemm_compiles_to_ldsm_and_hmma_for_sm_90():
     # (LLVM unrolls the k loop, 4 steps, and keeps the loop over the 8 n tiles)
     assert ops.count("HMMA") >= 1 and ops.count("LDSM") == 2 * ops.count("HMMA") and "LDGSTS" in ops, ops
     assert "MOVM" not in ops and "LD" not in ops, ops  # no transposes, no generic loads
+
+
+def test_the_race_detector_sees_ldmatrix_reads(f):
+    """ldmatrix's rows are reads of the warp: one after another warp's store with no BARRIER is a race."""
+    f.eval("16 8 16 TILE-SHAPE  64 1 1 THREADS  16 64 F16 1 SMEM-TILE SA")
+    with pytest.raises(ForthError) as err:
+        f.eval("WARP-ID 1 = IF 1e 0 SA 4 + HF! THEN  WARP-ID 0= IF 0 SA 0 0 SA-GEOM TLDSM-A TDROP THEN")
+    assert "data race on shared memory" in err.value.message and "thread 0 read it" in err.value.message
+    f.eval("BARRIER  WARP-ID 0= IF 0 SA 0 0 SA-GEOM TLDSM-A TDROP THEN")  # ordered: no race
