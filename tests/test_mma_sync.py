@@ -366,3 +366,13 @@ def test_the_race_detector_sees_ldmatrix_reads(f):
         f.eval("WARP-ID 1 = IF 1e 0 SA 4 + HF! THEN  WARP-ID 0= IF 0 SA 0 0 SA-GEOM TLDSM-A TDROP THEN")
     assert "data race on shared memory" in err.value.message and "thread 0 read it" in err.value.message
     f.eval("BARRIER  WARP-ID 0= IF 0 SA 0 0 SA-GEOM TLDSM-A TDROP THEN")  # ordered: no race
+
+
+def test_tlane_works_per_lane_inside_a_divergent_if(f):
+    """TLANE! is each lane's own (no warp-wide step, as on the GPU): only the odd lanes write here, in 4 blocks."""
+    f.eval("16 8 16 TILE-SHAPE  16 8 F32 MATRIX C  4 1 1 GRID")
+    f.eval(": k  2e TFILL  LANE-ID 2 MOD IF  LANE-ID S>F 1 TLANE!  THEN  BID-X 0= IF C 8 TSTORE ELSE TDROP THEN ;  k")
+    want = np.full((16, 8), 2, np.float32)
+    for lane in range(1, WARP, 2):
+        want[isa_c(lane, 1)] = lane
+    assert np.array_equal(f.array("C"), want)
