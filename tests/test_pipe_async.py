@@ -134,3 +134,31 @@ def test_the_race_detector_sees_the_copys_global_read():
     assert "data race on global memory at g+4: thread 0 read it, then thread 1 wrote it" in str(e.value)
     # the zero-fill form reads n bytes only: a write just past them is no race
     f.eval("TID-X 0= IF g 0 e 4 CP.ASYNC-N THEN CP.COMMIT 0 CP.WAIT  TID-X 1 = IF 5e g 4 + SF! THEN")
+
+
+def test_stage_tile_n_zero_fills_outside_the_edge_as_numpy_says():
+    """A 16x32 f32 tile at the corner of a 13x20 window (rows 0..12, bytes 0..79 of each row are
+    inside the matrix), staged swizzle-free by 96 threads: the stage is the window, zeros elsewhere."""
+    f = Forth(backend="cpu")
+    f.eval("96 1 1 THREADS  16 32 F32 MATRIX m  RAMP m  16 32 F32 1 SMEM-TILE w")
+    f.eval("m 128 0 w w-GEOM 13 80 STAGE-TILE-N CP.COMMIT 0 CP.WAIT BARRIER")
+    got = f.backend.read(f.backend.shared_regions()[0], 2048).view(np.float32).reshape(16, 32)
+    want = np.zeros((16, 32), np.float32)
+    want[:13, :20] = f.array("m")[:13, :20]
+    assert (got == want).all()
+
+
+@pytest.mark.parametrize("arch", ["sm_80", "sm_90"])
+def test_stage_tile_n_compiles_for_ptxas_to_ldgsts_with_zero_fill(arch):
+    sass = pytest.importorskip("sass")
+    sass.require("ptxas")
+    from tileforth.export.kernels import word_ptx
+    f = Forth()
+    f.eval("128 1 1 THREADS  64 64 BF16 MATRIX a  64 64 BF16 2 SMEM-TILE-SWZ As "
+           ": edge ( -- ) a 128 0 As As-GEOM 40 72 STAGE-TILE-N CP.COMMIT 0 CP.WAIT BARRIER ;")
+    ptx = word_ptx(f, "edge", arch)
+    ins = sass.sass(sass.cubin(ptx, arch))["edge"]
+    bases = sass.opcodes(ins)
+    assert "LDGSTS" in bases and "LDGDEPBAR" in bases and "DEPBAR" in bases, sass.listing(ins)
+    assert "LDGSTS.E.BYPASS.128.ZFILL" in [i.opcode for i in ins], sass.listing(ins)  # the src-size form
+    assert ", 16, %r" in " ".join(ptx.split()), ptx  # cp.async.cg.shared.global [d], [s], 16, n
