@@ -727,8 +727,9 @@ def render(kind: str, view: View, *, forth=None, width: int = PLAIN_WIDTH, colou
         if table is not None:
             return table
     if kind == "pipe":  # .PIPE: on a colour terminal a rich table of stages per wait (pipeview.py)
+        from ..core.session.pipeview import Pipe
         from .pipeview import render_pipe
-        drawn = render_pipe(view, width=width, colour=colour, glyphs=glyphs)
+        drawn = render_pipe(view, width=width, colour=colour, glyphs=glyphs) if isinstance(view, Pipe) else None
         if drawn is not None:
             return drawn
     if kind in OWN_LAYOUT:

@@ -229,7 +229,7 @@ def _source_read(g: "Gen", gaddr: ir.Value, nbytes: ir.Value, word: str, sized: 
     first = len(g.sites.entries)
     _source_cases(g, gaddr, nbytes, word, sized)
     for site in range(first, len(g.sites.entries)):  # PROFILE names these sites' rows cp.async
-        g.sites.info[site] = AsyncCopy(word, True)
+        g.sites.info[site] = AsyncCopy(word, True)  # type: ignore[assignment]  # (a WarpOp, as the park sites hold)
 
 
 def _source_cases(g: "Gen", gaddr: ir.Value, nbytes: ir.Value, word: str, sized: bool) -> None:
@@ -319,7 +319,7 @@ def install(registry: "Registry") -> None:
     registry.prim("CP.WAIT", "( -- )", "n CP.WAIT (n a literal, 0 to 7): wait until at most this thread's n "
                   "newest committed groups of copies are still in flight; the older ones have landed.",
                   setup + "TID-X 0= IF g 0 s CP.ASYNC CP.COMMIT  g 16 + 0 s 16 + CP.ASYNC CP.COMMIT  1 CP.WAIT "
-                  "0 s 8 + SF@ F. THEN \\ [thread 0] 2.",
+                  "0 s 8 + SF@ F. 0 CP.WAIT THEN \\ [thread 0] 2.",
                   _wait, static_effect=lambda n: NO_DATA, suspend_point=True, takes_literal=True)
     registry.prim("(SMEM-STAGE)", "( stage -- saddr )", "The address of a stage of a SMEM-TILE (compiled "
                   "for its name).", "", _stage, static_effect=lambda n: Effect(True, 1, 0, 0, 0))
