@@ -162,3 +162,12 @@ def test_stage_tile_n_compiles_for_ptxas_to_ldgsts_with_zero_fill(arch):
     assert "LDGSTS" in bases and "LDGDEPBAR" in bases and "DEPBAR" in bases, sass.listing(ins)
     assert "LDGSTS.E.BYPASS.128.ZFILL" in [i.opcode for i in ins], sass.listing(ins)  # the src-size form
     assert ", 16, %r" in " ".join(ptx.split()), ptx  # cp.async.cg.shared.global [d], [s], 16, n
+
+
+def test_pipe_keeps_the_last_launch_that_copied():
+    """A line without copies in between (the REPL's `1 2 + .`) does not empty .PIPE."""
+    f = Forth(backend="cpu")
+    f.eval(RING)
+    f.eval(LOOP)
+    f.eval("1 2 + .")
+    assert len(pipeview.last(f)["steps"]) == 4

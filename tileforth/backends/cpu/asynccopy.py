@@ -259,12 +259,14 @@ class AsyncCopies:
 
     # ---- the end of a launch ----------------------------------------------------------------------
     def finish(self) -> tuple[Copy, int] | None:
-        """After a launch (the session's launch hook, words/smem.py): its record of waits becomes what
-        .PIPE shows, with where it stopped if copies were left in flight; the first copy left in flight
+        """After a launch (the session's launch hook, words/smem.py): the record of waits of a launch
+        that copied becomes what .PIPE shows, with where it stopped if copies were left in flight; the first copy left in flight
         and how many were (None: none). Their bytes never land: the launch is over."""
         with self._lock:
             touched = [self._launches[k] for k in self._touched if k in self._launches]
             self._touched.clear()
+            if not touched:  # a launch without copies: .PIPE still shows the last one that had them
+                return None
             steps = [self._steps[k] for k in sorted(self._steps)]
             self._steps = {}
             left = [c for st in touched for c in st.copies.values()]

@@ -101,7 +101,7 @@ def _watch(f: "Forth") -> None:
     hooks.append(after_async_launch)
 
 
-@host(".PIPE", "( -- )", "Show the cp.async pipeline of the last launch's first block (the emulator): at "
+@host(".PIPE", "( -- )", "Show the cp.async pipeline of the first block of the last launch that copied (the emulator): at "
       "each warp's k-th CP.WAIT, the groups its threads had in flight and those it landed, and every stage "
       "of every SMEM-TILE (in flight, landed, empty, with its groups) once the warps had waited.",
       "32 1 1 THREADS 64 F32 ARRAY g 1 16 F32 2 SMEM-TILE s  TID-X 4 < IF TID-X 16 * g + TID-X 16 * 0 s + "
