@@ -6,7 +6,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from test_docs_tiles import DocRun, matrix_from_index
-from tileforth.core.session import pipeview
 
 N = 64
 
@@ -31,7 +30,7 @@ def test_the_ring_keeps_two_groups_in_flight_and_halves_the_barriers(doc):
     out = doc.after["step 3: a three-stage cp.async ring"]["out"]
     assert "4 BARRIERs per block" in out
     assert "8 BARRIERs per block" in doc.after["step 2: shared tiles"]["out"]
-    steps = [s for s in pipeview.last(doc.f)["steps"] if s["index"] >= 0]
+    steps = [s for s in doc.after["step 3: a three-stage cp.async ring"]["pipe"]["steps"] if s["index"] >= 0]
     assert len(steps) == N // 16 + 1  # a wait per k-step and the last 0 CP.WAIT
     for k, step in enumerate(steps[:-1]):
         assert {w["warp"] for w in step["waits"]} == {0, 1, 2, 3}
