@@ -48,6 +48,8 @@ from ..front.tree import (
 )
 from ..records import field, record
 from . import layout as L
+from .ranges import loop_fits_32, value_range
+from .spaces import result_spaces
 from .tiles import detailed, resolve, same_stack
 
 if TYPE_CHECKING:
@@ -236,11 +238,18 @@ def finish_state(g: "Gen", stp: ir.Value) -> None:
 class LoopFrame:
     """An open DO loop: its index and limit, where LEAVE goes, and the stacks at entry."""
 
-    index: ir.Value  # alloca i64
+    index: ir.Value  # alloca i64, or i32 (narrow)
     limit: ir.Value
     exit_bb: ir.Block
     rslots: list[ir.Value]  # the return stack's slots at loop entry (and exit)
     tiles: list  # the tile stack at loop entry (and exit)
+    narrow: bool = False  # the index counts in i32 (ranges.loop_fits_32 proved it fits)
+
+    def read(self, b: ir.IRBuilder) -> ir.Value:
+        """The index as a cell (I, J, K): an i32 index sign-extended, the same value as in i64."""
+        if self.narrow:
+            return b.sext(b.load(self.index, typ=I32), I64)
+        return b.load(self.index, typ=I64)
 
 
 def _has_labels(word: "Colon") -> bool:
@@ -847,13 +856,32 @@ class Gen(Visitor):
         self.tstack = exit_tiles
         self.forget_sp()
 
+    def literal_step(self, n: Do) -> int | None:
+        """A DO loop's step when it is a compile-time literal: 1 for LOOP; for +LOOP the literal that
+        ends the body (`16 +LOOP`), unless a line's literal read at launch (linekey.py)."""
+        if not n.plus:
+            return 1
+        last = n.body[-1] if n.body else None
+        if type(last) is not Lit or (self.line is not None and id(last) in self.line.lit_slot):
+            return None
+        return last.value
+
+    def narrow_loop(self, n: Do, start: ir.Value, limit: ir.Value) -> bool:
+        """Count this loop in i32 (where the target prefers it, Target.narrow_loops): its
+        bounds' ranges prove every index fits (ranges.py)."""
+        if not self.target.narrow_loops:
+            return False
+        return loop_fits_32(value_range(start), value_range(limit), self.literal_step(n), n.query)
+
     def visit_Do(self, n: Do) -> None:
         limit, start = self.pop(2)
         self.flush()
-        idx = self.alloca(I64, "i")
-        lim = self.alloca(I64, "lim")
-        self.b.store(start, idx)
-        self.b.store(limit, lim)
+        narrow = self.narrow_loop(n, start, limit)
+        ity = I32 if narrow else I64
+        idx = self.alloca(ity, "i")
+        lim = self.alloca(ity, "lim")
+        self.b.store(self.b.trunc(start, I32) if narrow else start, idx)
+        self.b.store(self.b.trunc(limit, I32) if narrow else limit, lim)
         guar = self.loop_guar(n.body + ([_DROP_FLAG] if n.plus else []))
         self.dguar, self.fguar = guar
         tiles0 = list(self.tstack)
@@ -865,28 +893,31 @@ class Gen(Visitor):
         self.b.position_at_end(body_bb)
         self.forget_sp()
         rslots = list(self.scope.rstack)
-        self.scope.loops.append(LoopFrame(idx, lim, exit_bb, rslots, tiles0))
+        self.scope.loops.append(LoopFrame(idx, lim, exit_bb, rslots, tiles0, narrow))
         unlooped = self.scope.unlooped
         self.body(n.body)
         self.scope.unlooped = unlooped  # a path that UNLOOPs ends in EXIT
         self.scope.loops.pop()
         if not self.b.block.is_terminated:
             self.settle_rstack(rslots, "DO ... LOOP", n.pos)
-            i = self.b.load(idx, typ=I64)
+            i = self.b.load(idx, typ=ity)
             if n.plus:
                 step = self.pop(1)[0]
                 self.flush()
-                old = self.b.sub(i, self.b.load(lim, typ=I64))
+                if narrow:  # the step is the literal narrow_loop saw (the body's last node pushed it)
+                    assert isinstance(step, ir.Constant) and step.constant == self.literal_step(n), step
+                    step = ir.Constant(I32, step.constant)
+                old = self.b.sub(i, self.b.load(lim, typ=ity))
                 new = self.b.add(old, step)
                 self.b.store(self.b.add(i, step), idx)
                 # gforth's rule: leave when the boundary between limit-1 and limit is crossed
                 crossed = self.b.and_(self.b.xor(old, new), self.b.xor(old, step))
-                done = self.b.icmp_signed("<", crossed, c64(0))
+                done = self.b.icmp_signed("<", crossed, ir.Constant(ity, 0))
             else:
                 self.flush()
-                i1 = self.b.add(i, c64(1))
+                i1 = self.b.add(i, ir.Constant(ity, 1))
                 self.b.store(i1, idx)
-                done = self.b.icmp_signed("==", i1, self.b.load(lim, typ=I64))
+                done = self.b.icmp_signed("==", i1, self.b.load(lim, typ=ity))
             again = self.new_block("loop")
             self.b.cbranch(done, exit_bb, again)
             self.b.position_at_end(again)
@@ -949,8 +980,21 @@ class Gen(Visitor):
         if eff.static:
             self.dguar += eff.dnet
             self.fguar += eff.fnet
+            self.retag_results(word)
         else:
             self.dguar = self.fguar = 0
+
+    def retag_results(self, word: "Colon") -> None:
+        """After a call: the results whose memory the callee's body shows (spaces.py) are read
+        back into the stack cache, tagged, so that accesses through them use that address space."""
+        spaces = result_spaces(word)
+        k = len(spaces)
+        while k and spaces[len(spaces) - k] is None:  # the deepest tagged result and those above it
+            k -= 1
+        if not k or k > self.dguar:
+            return
+        vals = self.pop(k)
+        self.push(*(self.tag(v, s) for v, s in zip(vals, spaces[len(spaces) - k:])))
 
     def visit_Recurse(self, n: Recurse) -> None:
         self.flush()
