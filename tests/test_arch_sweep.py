@@ -102,7 +102,10 @@ def cases() -> list[dict]:
                  f"64 64 {tin} MATRIX B  64 64 {acc} MATRIX C", False],
                 ["TZERO A 64 TLOAD-A B 64 TLOAD-B TMMA  A 64 TLOAD-A-COL B 64 TLOAD-B-COL TMMA  C 64 TSTORE", bf],
                 ["C 64 TLOAD-C 2e TFILL T+ 3e TSCALE TZERO TDUP TOVER TSWAP TROT 3 TROLL T+ T+ T+ TDUP TDROP "
-                 "C 64 TSTORE", False]]})
+                 "C 64 TSTORE", False],
+                # the address spaces of tile pointers: shared (wmma .shared), unknown (generic), global
+                ["4096 SHARED: tsh  VARIABLE tp  C tp !", False],
+                ["tsh 32 TLOAD-C tp @ 64 TLOAD-C T+ tsh 32 TSTORE", False]]})
     return out
 
 

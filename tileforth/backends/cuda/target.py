@@ -136,6 +136,7 @@ class NvptxTarget(Target):
     name = "nvptx"
     triple = "nvptx64-nvidia-cuda"
     narrow_loops = True  # i32 loop indices where they provably fit (codegen.Gen.narrow_loop)
+    address_spaces = True  # ld/st.global and .shared (mem_pointer)
 
     def __init__(self, arch: str = "sm_80", data_layout: str = "", machine: Machine = DEFAULT_MACHINE) -> None:
         self.machine = machine

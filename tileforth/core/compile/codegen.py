@@ -49,6 +49,7 @@ from ..front.tree import (
 from ..records import field, record
 from . import layout as L
 from .ranges import loop_fits_32, value_range
+from .slottags import SlotTags, Spec
 from .spaces import result_spaces
 from .tiles import detailed, resolve, same_stack
 
@@ -101,6 +102,7 @@ HELPERS: dict[str, ir.FunctionType] = {
 }
 
 
+SHORT_LOOP = 32  # DO loops of at most this many iterations with literal bounds keep an i64 index (narrow_loop)
 FREEING = frozenset({"(FREE)", "(RESIZE)", "EXECUTE"})  # device words that may end an allocation
 
 
@@ -298,11 +300,21 @@ class CachedStack:
         self.sp_val: ir.Value | None = None
         self.dirty = False
         self.guar = 0
+        self.slots: SlotTags | None = None  # the spaces of what memory slots hold (the data stack, on
+        # targets with address spaces: slottags.py)
+
+    def lose_depth(self) -> None:
+        if self.slots is not None:
+            self.slots.lost()
 
     def sp(self, g: "Gen") -> ir.Value:
         if self.sp_val is None:
             self.sp_val = g.b.load(self.depth, typ=I64)
         return self.sp_val
+
+    def _at(self, sp: ir.Value) -> int | None:
+        """The depth `sp` stands for relative to the tracked anchor (slottags.py), or None."""
+        return None if self.slots is None else self.slots.current(sp)
 
     def ensure(self, g: "Gen", k: int) -> None:
         if k > self.guar:
@@ -322,7 +334,13 @@ class CachedStack:
             self.ensure(g, k)
             sp = self.sp(g)
             mem = [g.b.load(self.slot(g, g.b.sub(sp, c64(i))), typ=self.ty) for i in range(k, 0, -1)]
+            d = self._at(sp)
+            if d is not None and self.slots is not None:
+                for i, v in zip(range(k, 0, -1), mem):
+                    g.tag(v, self.slots.read(d - i))
             self.sp_val = g.b.sub(sp, c64(k))
+            if self.slots is not None:
+                self.slots.moved(self.sp_val, -k)
             self.dirty = True
             self.guar -= k
         return mem + cached
@@ -337,9 +355,14 @@ class CachedStack:
             sp = self.sp(g)
             n = len(self.cache)
             g.fail_if(g.b.icmp_signed(">", sp, c64(self.capacity - n)), self.overflow)
+            d = self._at(sp)
             for i, v in enumerate(self.cache):
                 g.b.store(v, self.slot(g, g.b.add(sp, c64(i))))
+                if self.slots is not None:
+                    self.slots.wrote(None if d is None else d + i, g.space_of(v))
             self.sp_val = g.b.add(sp, c64(n))
+            if self.slots is not None:
+                self.slots.moved(self.sp_val, n)
             self.dirty = True
             self.guar += n
             self.cache = []
@@ -365,6 +388,8 @@ class Gen(Visitor):
         self.float_t = float_type(m)  # the float stack's type
         self.dstack = CachedStack(I64, env.ds, env.dsp, m.ds_max, L.E_UNDERFLOW, L.E_OVERFLOW)
         self.fstack = CachedStack(self.float_t, env.fs, env.fsp, m.fs_max, L.E_FUNDERFLOW, L.E_FOVERFLOW)
+        if target.address_spaces:
+            self.dstack.slots = SlotTags()
         self.scope = Scope("<line>")
         self.pos: SourcePos | None = None
         self.word_name = "<line>"
@@ -490,8 +515,16 @@ class Gen(Visitor):
         """After a join or a call the depth cells must be re-read."""
         self.dstack.sp_val = None
         self.fstack.sp_val = None
+        self.dstack.lose_depth()
 
-    dguar = property(lambda self: self.dstack.guar, lambda self, v: setattr(self.dstack, "guar", v))
+    def _set_dguar(self, v: int) -> None:
+        """Nothing known of the stack in memory (a dynamic effect, a call, a ROLL of a computed depth,
+        which writes the stack's memory without the cache): the tracked depth is lost too."""
+        if v == 0:
+            self.dstack.lose_depth()
+        self.dstack.guar = v
+
+    dguar = property(lambda self: self.dstack.guar, _set_dguar)
     fguar = property(lambda self: self.fstack.guar, lambda self, v: setattr(self.fstack, "guar", v))
     dsp_val = property(lambda self: self.dstack.sp_val, lambda self, v: setattr(self.dstack, "sp_val", v))
     fsp_val = property(lambda self: self.fstack.sp_val, lambda self, v: setattr(self.fstack, "sp_val", v))
@@ -551,6 +584,9 @@ class Gen(Visitor):
         rest store), for the target's access hook (the emulator's race
         detector)."""
         space = self.space_of(addr)
+        spec = space if isinstance(space, Spec) else None
+        if spec is not None:
+            space = None
         if self.checked:
             ok = self.target.addr_ok(self, addr, c64(size), space)
             self.fail_if(self.b.not_(ok), L.E_BAD_ADDR, addr=addr, aux=c64(size))
@@ -559,6 +595,12 @@ class Gen(Visitor):
                 self.fail_if(mis, L.E_ALIGN, addr=addr, aux=c64(size))
             kind = "atomic" if "ATOMIC" in word else "read" if word.endswith("@") else "write"
             self.target.mem_access(self, addr, size, kind, value, word)
+        if spec is not None and self.dstack.slots is not None:
+            ptr = self.target.mem_pointer(self, addr, spec.space)
+            if isinstance(ptr, ir.CastInstr) and ptr.opname == "addrspacecast":
+                self.dstack.slots.use(ptr, spec)  # made generic again if the loop's check fails
+                return ptr
+            return self.target.mem_pointer(self, addr, None)
         return self.target.mem_pointer(self, addr, space)
 
     def forget_range(self) -> None:
@@ -722,6 +764,7 @@ class Gen(Visitor):
         self.b.cbranch(self.b.icmp_signed("!=", cond, c64(0)), then_bb, else_bb)
         start = self.state()
         sps = (self.dsp_val, self.fsp_val)  # computed before the split, so valid in both arms
+        split = self.slots_snapshot()
         rstack, unlooped = list(self.scope.rstack), self.scope.unlooped
         ends: list[tuple[int, int, tuple]] = []
         joined: list[ir.Value] | None = None  # the return stack's slots at THEN (set by the first branch there)
@@ -729,6 +772,8 @@ class Gen(Visitor):
             self.b.position_at_end(bb)
             self.set_state(start)
             self.dsp_val, self.fsp_val = sps
+            if split is not None and self.dstack.slots is not None:
+                self.dstack.slots.restore(split)
             self.scope.rstack[:], self.scope.unlooped = list(rstack), unlooped
             self.body(part)
             if not self.b.block.is_terminated:
@@ -801,6 +846,7 @@ class Gen(Visitor):
 
     def visit_Begin(self, n: Begin) -> None:
         self.flush()
+        entry = self.slots_snapshot()
         unlooped = self.scope.unlooped
         if n.kind == "while":
             guar = self.loop_guar(n.cond + [_DROP_FLAG] + n.body)
@@ -818,6 +864,7 @@ class Gen(Visitor):
         self.b.branch(head)
         self.b.position_at_end(head)
         self.forget_sp()
+        self.slots_open(entry)
         if n.kind == "while":
             self.body(n.cond)
             flag = self.pop(1)[0]
@@ -831,6 +878,7 @@ class Gen(Visitor):
             if not self.b.block.is_terminated:
                 self.flush()
                 self.settle_rstack(rslots, "a BEGIN loop", n.pos)
+                self.slots_back_edge()
                 self.back_edge(head, n.pos, tiles0)
         elif n.kind == "until":
             self.body(n.body)
@@ -838,6 +886,7 @@ class Gen(Visitor):
                 flag = self.pop(1)[0]
                 self.flush()
                 self.settle_rstack(rslots, "a BEGIN loop", n.pos)
+                self.slots_back_edge()
                 again = self.new_block("until")
                 self.b.cbranch(self.b.icmp_signed("!=", flag, c64(0)), exit_bb, again)
                 self.b.position_at_end(again)
@@ -847,6 +896,7 @@ class Gen(Visitor):
             if not self.b.block.is_terminated:
                 self.flush()
                 self.settle_rstack(rslots, "a BEGIN loop", n.pos)
+                self.slots_back_edge()
                 self.back_edge(head, n.pos, tiles0)
         self.scope.unlooped = unlooped  # a path that UNLOOPs ends in EXIT
         self.scope.begins.pop()
@@ -855,6 +905,7 @@ class Gen(Visitor):
         self.dguar, self.fguar = guar
         self.tstack = exit_tiles
         self.forget_sp()
+        self.slots_close()
 
     def literal_step(self, n: Do) -> int | None:
         """A DO loop's step when it is a compile-time literal: 1 for LOOP; for +LOOP the literal that
@@ -871,11 +922,18 @@ class Gen(Visitor):
         bounds' ranges prove every index fits (ranges.py)."""
         if not self.target.narrow_loops:
             return False
-        return loop_fits_32(value_range(start), value_range(limit), self.literal_step(n), n.query)
+        step = self.literal_step(n)
+        lo, hi = value_range(start), value_range(limit)
+        if lo is not None and hi is not None and lo[0] == lo[1] and hi[0] == hi[1] and step:
+            trips = (hi[0] - lo[0]) // step if (hi[0] - lo[0]) * step > 0 else 0
+            if trips <= SHORT_LOOP:  # LLVM unrolls it whole: its indices become constants, and
+                return False          # an i32 index there only hides alignments from the load vectorizer
+        return loop_fits_32(lo, hi, step, n.query)
 
     def visit_Do(self, n: Do) -> None:
         limit, start = self.pop(2)
         self.flush()
+        entry = self.slots_snapshot()
         narrow = self.narrow_loop(n, start, limit)
         ity = I32 if narrow else I64
         idx = self.alloca(ity, "i")
@@ -892,6 +950,7 @@ class Gen(Visitor):
             self.b.branch(body_bb)
         self.b.position_at_end(body_bb)
         self.forget_sp()
+        self.slots_open(entry)
         rslots = list(self.scope.rstack)
         self.scope.loops.append(LoopFrame(idx, lim, exit_bb, rslots, tiles0, narrow))
         unlooped = self.scope.unlooped
@@ -918,6 +977,7 @@ class Gen(Visitor):
                 i1 = self.b.add(i, ir.Constant(ity, 1))
                 self.b.store(i1, idx)
                 done = self.b.icmp_signed("==", i1, self.b.load(lim, typ=ity))
+            self.slots_back_edge()
             again = self.new_block("loop")
             self.b.cbranch(done, exit_bb, again)
             self.b.position_at_end(again)
@@ -927,6 +987,7 @@ class Gen(Visitor):
         self.dguar, self.fguar = guar
         self.tstack = tiles0
         self.forget_sp()
+        self.slots_close()
 
     def visit_Exit(self, n: Exit) -> None:
         if self.scope.exit is None:
@@ -983,6 +1044,24 @@ class Gen(Visitor):
             self.retag_results(word)
         else:
             self.dguar = self.fguar = 0
+
+    # ---- the spaces of what the stack's memory holds, around loops (slottags.py) -----------------
+    def slots_snapshot(self) -> tuple | None:
+        st = self.dstack
+        return None if st.slots is None or st.sp_val is None else st.slots.snapshot(st.sp_val)
+
+    def slots_open(self, snap: tuple | None) -> None:
+        if self.dstack.slots is not None:
+            self.dstack.slots.open_loop(snap if snap is not None else (None, None, {}))
+
+    def slots_back_edge(self) -> None:
+        st = self.dstack
+        if st.slots is not None:
+            st.slots.back_edge(st.sp_val)
+
+    def slots_close(self) -> None:
+        if self.dstack.slots is not None:
+            self.dstack.slots.close_loop()
 
     def retag_results(self, word: "Colon") -> None:
         """After a call: the results whose memory the callee's body shows (spaces.py) are read

@@ -230,6 +230,9 @@ class Target(ABC):
     # DO loops whose bounds provably fit in 32 bits count in i32 (codegen.Gen.narrow_loop): a GPU's
     # 64-bit adds and compares take two instructions each; the emulator's take one either way
     narrow_loops: bool = False
+    # loads and stores of an address known to point into global memory differ from generic ones (nvptx:
+    # ld.global); a loop may then speculate that an address it keeps on the stack stays one (slottags.py)
+    address_spaces: bool = False
 
     @abstractmethod
     def sreg(self, g: "Gen", which: str) -> ir.Value:
