@@ -16,7 +16,7 @@ reaches a suspend point (BARRIER, warp ops) ends up inside the coroutine.
 from __future__ import annotations
 
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Callable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 from llvmlite import ir
 
@@ -401,7 +401,7 @@ class Gen(Visitor):
         self.tile_initial: list = []  # the tile stack at entry
         self.tstate = target.function_state()  # what the target keeps for this function (its own type)
         self.count_steps = True  # loop back-edges count against the step budget
-        self.spaces: dict[int, tuple[ir.Value, str]] = {}  # address values known to point into a space
+        self.spaces: dict[int, tuple[ir.Value, object]] = {}  # address values known to point into a space
         self.inlined_size = 0  # nodes of suspending words inlined into this function (bounded by INLINE_MAX)
         self.inlining_suspending = 0  # nesting of those inlines
         self.labels: dict[int, _LabelState] = {}  # the jumps and labels CS-ROLL/CS-PICK made (visit_Label)
@@ -519,8 +519,9 @@ class Gen(Visitor):
 
     def _set_dguar(self, v: int) -> None:
         """Nothing known of the stack in memory (a dynamic effect, a call, a ROLL of a computed depth,
-        which writes the stack's memory without the cache): the tracked depth is lost too."""
-        if v == 0:
+        which writes the stack's memory without the cache): the tracked depth is lost too. (Where the
+        depth is not loaded yet, nothing was written: a word's function starts so.)"""
+        if v == 0 and self.dstack.sp_val is not None:
             self.dstack.lose_depth()
         self.dstack.guar = v
 
@@ -560,14 +561,14 @@ class Gen(Visitor):
         return min([i for i, h in enumerate(self.tile_initial) if h.touched], default=self.tile_floor)
 
     # ---- memory ----------------------------------------------------------
-    def tag(self, value: ir.Value, space: str | None) -> ir.Value:
+    def tag(self, value: ir.Value, space: object) -> ir.Value:
         """Remember which memory an address value points into ("shared",
         "global"), so that accesses through it use that address space."""
         if space is not None:
             self.spaces[id(value)] = (value, space)
         return value
 
-    def space_of(self, value: ir.Value) -> str | None:
+    def space_of(self, value: ir.Value) -> Any:  # "shared", "global", a loop's Spec (slottags.py), None
         hit = self.spaces.get(id(value))
         return hit[1] if hit is not None and hit[0] is value else None
 

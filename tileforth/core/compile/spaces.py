@@ -61,7 +61,8 @@ def _walk(body: list, depth: int) -> tuple[str | None, ...] | None:
     stack: list[str | None] = []
 
     def take(n: int) -> list[str | None]:
-        got = stack[len(stack) - n:] if n <= len(stack) else [None] * (n - len(stack)) + stack
+        pad: list[str | None] = [None] * max(0, n - len(stack))
+        got = pad + stack[max(0, len(stack) - n):]
         del stack[max(0, len(stack) - n):]
         return got
 
@@ -74,15 +75,16 @@ def _walk(body: list, depth: int) -> tuple[str | None, ...] | None:
             got = take(k)
             stack.extend(got[i] for i in out)
             continue
-        if type(n) is Prim and n.prim.address_arith and n.prim.ins == 2:
+        arith = getattr(n.prim, "address_arith", "") if type(n) is Prim else ""
+        if arith and getattr(n.prim, "ins", 0) == 2:
             a, b = take(2)
-            stack.append(combine(a, b, n.prim.address_arith))
+            stack.append(combine(a, b, arith))
             continue
         if type(n) is Call and depth < _DEPTH and n.word.effect.static and not n.word.recursive:
             eff = n.word.effect
             inner = _walk(n.word.body, depth + 1) if getattr(n.word, "body", None) is not None else None
             take(eff.dneed)
-            results = [None] * (eff.dneed + eff.dnet)
+            results: list[str | None] = [None] * (eff.dneed + eff.dnet)
             if inner:
                 k = min(len(inner), len(results))
                 results[len(results) - k:] = inner[len(inner) - k:]
