@@ -149,3 +149,18 @@ def test_the_cpu_backend_computes_the_same(tmp_path):
     assert np.array_equal(got, x)
     f.eval("4096 SHARED: sh  VARIABLE p  sh p !")
     f.eval(": swapper  X 64 0 DO  DUP I 4 * + F@  I 4 * X + F!  DROP p @  LOOP DROP ;  swapper")
+
+
+@needs_ptxas
+def test_the_sass_mix_benchmark_prints_its_rows():
+    """benchmarks/sass_mix.py (figures for people): one row per kernel, the exported ones without LD."""
+    import subprocess
+    script = Path(__file__).resolve().parents[1] / "benchmarks" / "sass_mix.py"
+    r = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stdout + r.stderr
+    rows = {ln.split()[0] + " " + ln.split()[1]: ln.split() for ln in r.stdout.splitlines()
+            if ln.startswith(("gemm ", "gemm2 "))}
+    assert set(rows) == {"gemm export", "gemm repl", "gemm2 export", "gemm2 repl"}, r.stdout
+    for name in ("gemm export", "gemm2 export"):
+        hmma, ldg, ld = (int(rows[name][i]) for i in (3, 4, 5))
+        assert hmma and ldg and ld == 0, r.stdout
