@@ -120,7 +120,10 @@ def cases() -> list[dict]:
                 ["TZERO A 64 TLOAD-A B 64 TLOAD-B TMMA  A 64 TLOAD-A-COL B 64 TLOAD-B-COL TMMA  C 64 TSTORE",
                  BF16_SM if mma or tin == "BF16" else 0],  # (m16n8k16: TMMA; its loads are plain, per lane)
                 ["C 64 TLOAD-C 2e TFILL T+ 3e TSCALE TZERO TDUP TOVER TSWAP TROT 3 TROLL T+ T+ T+ TDUP TDROP "
-                 "C 64 TSTORE", 0]]
+                 "C 64 TSTORE", 0],
+                # the address spaces of tile pointers: shared (wmma .shared), unknown (generic), global
+                ["4096 SHARED: tsh  VARIABLE tp  C tp !", 0],
+                ["tsh 32 TLOAD-C tp @ 64 TLOAD-C T+ tsh 32 TSTORE", 0]]
             if mma:  # ldmatrix, stmatrix and per-lane access, of each type
                 lines += [[f"64 64 {tin} 1 SMEM-TILE-SWZ S  TZERO 0 S 0 8 S-GEOM TLDSM-A 0 S 16 8 S-GEOM TLDSM-B TMMA "
                            "0 TLANE@ 2e F* 3 TLANE!  C 64 TSTORE", BF16_SM],

@@ -113,9 +113,11 @@ def _build_whitelist() -> frozenset[str]:
         for lay in ("row", "col"):
             for frag, types in (("a", ("f16", "bf16")), ("b", ("f16", "bf16")), ("c", ("f16", "f32"))):
                 for ty in types:
-                    names.add(f"llvm.nvvm.wmma.{g}.load.{frag}.{lay}.stride.{ty}.p0")
+                    for sp in ("p0", "p1", "p3"):  # generic, global, shared pointers
+                        names.add(f"llvm.nvvm.wmma.{g}.load.{frag}.{lay}.stride.{ty}.{sp}")
             for ty in ("f16", "f32"):
-                names.add(f"llvm.nvvm.wmma.{g}.store.d.{lay}.stride.{ty}.p0")
+                for sp in ("p0", "p1", "p3"):
+                    names.add(f"llvm.nvvm.wmma.{g}.store.d.{lay}.stride.{ty}.{sp}")
         for al in ("row", "col"):
             for bl in ("row", "col"):
                 for d in ("f16", "f32"):
@@ -148,6 +150,8 @@ UNCHECKED_RECURSION_MAX = 256  # an --unchecked export's depth limit for recursi
 class NvptxTarget(Target):
     name = "nvptx"
     triple = "nvptx64-nvidia-cuda"
+    narrow_loops = True  # i32 loop indices where they provably fit (codegen.Gen.narrow_loop)
+    address_spaces = True  # ld/st.global and .shared (mem_pointer)
 
     def __init__(self, arch: str = "sm_80", data_layout: str = "", machine: Machine = DEFAULT_MACHINE) -> None:
         self.machine = machine
@@ -234,6 +238,16 @@ class NvptxTarget(Target):
         if space == "global":
             return b.addrspacecast(b.inttoptr(addr, PTR), GLOBAL)
         return b.inttoptr(addr, PTR)
+
+    def _tile_pointer(self, g: "Gen", addr: ir.Value) -> tuple[ir.Value, str]:
+        """A tile load's or store's pointer and its intrinsic's suffix: an address known to point into an
+        array (an ARRAY or MATRIX name, a kernel-file array parameter) is a global pointer (`.p1`:
+        wmma.load.*.global, SASS LDG), one into SHARED: memory a shared one (`.p3`: LDS); any other
+        a generic one (`.p0`)."""
+        space = g.space_of(addr)
+        if space in ("global", "shared"):
+            return self.mem_pointer(g, addr, space), "p1" if space == "global" else "p3"
+        return g.b.inttoptr(addr, PTR), "p0"
 
     def math(self, g: "Gen", name: str, args: list[ir.Value]) -> ir.Value:
         ty = args[0].type  # f32, or f64 (the float stack's type in the f64 mode): __nv_sin, llvm.sqrt.f64
@@ -477,16 +491,18 @@ class NvptxTarget(Target):
                 addr, stride = operands
                 self._tile_mem_check(g, t, addr, stride)
                 frag = "c" if t.kind == "acc" else t.kind
-                name = f"llvm.nvvm.wmma.{geom(t.shape)}.load.{frag}.{t.layout}.stride.{t.dtype}.p0"
-                val = self._wmma(g, name, frag_type(t), [b.inttoptr(addr, PTR), b.trunc(stride, I32)])
+                ptr, sp = self._tile_pointer(g, addr)
+                name = f"llvm.nvvm.wmma.{geom(t.shape)}.load.{frag}.{t.layout}.stride.{t.dtype}.{sp}"
+                val = self._wmma(g, name, frag_type(t), [ptr, b.trunc(stride, I32)])
                 b.store(val, self._slot(g, dst, t))
             case Store(src, t):
                 addr, stride = operands
                 self._tile_mem_check(g, t, addr, stride)
                 val = b.load(self._slot(g, src, t), typ=frag_type(t))
                 regs = [b.extract_value(val, i) for i in range(len(frag_type(t).elements))]
-                name = f"llvm.nvvm.wmma.{geom(t.shape)}.store.d.row.stride.{t.dtype}.p0"
-                self._wmma(g, name, ir.VoidType(), [b.inttoptr(addr, PTR), *regs, b.trunc(stride, I32)])
+                ptr, sp = self._tile_pointer(g, addr)
+                name = f"llvm.nvvm.wmma.{geom(t.shape)}.store.d.row.stride.{t.dtype}.{sp}"
+                self._wmma(g, name, ir.VoidType(), [ptr, *regs, b.trunc(stride, I32)])
             case Mma(acc_at, a_at, b_at, acc, at, bt):
                 self._check_arch(at, "TMMA")
                 args = []
