@@ -750,6 +750,8 @@ class CpuBackend(Backend):
         self.tile_data = [[t.copy() for t in warp] for warp in tiles]
 
     def truncate_tiles(self, depth: int) -> None:
+        if depth == 0 and not any(self.tile_data):  # no warp holds a tile (a C-speed scan: 32,768 warps at 1M)
+            return
         for warp in self.tile_data:
             del warp[depth:]
 
@@ -763,6 +765,10 @@ class CpuBackend(Backend):
 
     def set_state(self, state: np.ndarray) -> None:
         self.state[...] = state
+
+    def state_columns(self, start: int, width: int) -> np.ndarray:
+        """Backend.state_columns, each record's span copied as one item (state.copy_columns)."""
+        return S.copy_columns(self.state, start, width)
 
     # ---- the optional checks: races, element types, the access trace -------------------------
     def allocation_sizes(self) -> dict[int, int]:
@@ -805,7 +811,6 @@ class CpuBackend(Backend):
         handle.launches += 1
         if handle.loops and handle.tier == TIER_CHEAP:
             self._tier_up(handle)
-        thr = self.thr
         shared = self.shared_base()  # first: making the region rebuilds the allocation table
         chunks = self._chunks()
         for w in range(1, len(chunks)):  # the other workers' shared regions: made before the table is read
@@ -822,15 +827,13 @@ class CpuBackend(Backend):
         self.clock[0] = 0
         ctx[L.CTX_CLOCK] = self.clock.ctypes.data
         self.races.arm(ctx, self._user, self.elem_types, self._headers.__getitem__, self.nthreads)
-        thr[:, L.T_EPOCH:L.T_ACQUIRED + 1] = 0  # T_EPOCH, T_FENCED, T_ACQUIRED: adjacent
         if self.trace_cap:
             buf = zeroed((self.trace_cap, 4), np.int64)
             ctx[L.CTX_TRACE], ctx[L.CTX_TRACE_CAP] = buf.ctypes.data, self.trace_cap
-        # status, site, steps, frame are adjacent slots: one strided pass (at 1M threads each pass costs ~20 ms)
-        assert (L.T_SITE, L.T_STEPS, L.T_FRAME) == (L.T_STATUS + 1, L.T_STATUS + 2, L.T_STATUS + 3)
-        thr[:, L.T_STATUS:L.T_FRAME + 1] = (L.ST_RUN, -1, steps, 0)
-        thr[:, L.T_DEPTH] = 0
-        thr[:, L.T_STACK_LIMIT] = _stack_budget()  # the kernel entry makes it an address
+        ctx[L.CTX_THREAD_STEPS] = steps
+        ctx[L.CTX_STACK_BUDGET] = _stack_budget()  # the kernel entry makes it an address (T_STACK_LIMIT)
+        if handle.suspends or self.trace_cap:
+            self._reset_records(steps)  # (a kernel that does not suspend resets its own: cpu/target.py)
         if len(chunks) == 1:
             ctx, out, n_out, divergence = self._run_alone(handle, ctx, sites)
         else:
@@ -840,6 +843,17 @@ class CpuBackend(Backend):
             self.trace, self.trace_dropped = buf[:min(n, self.trace_cap)], max(0, n - self.trace_cap)
         return LaunchResult(error=tuple(int(x) for x in ctx[:5]), output=out[:min(n_out, self.machine.out_cap)].copy(),
                             output_dropped=max(0, n_out - self.machine.out_cap), divergence=divergence)
+
+    def _reset_records(self, steps: int) -> None:
+        """Every thread record as a launch starts it (what a kernel that does not suspend writes at its
+        entry instead): a coroutine kernel's scheduler reads every status and frees every frame of a
+        block, and the access trace reads every thread's epoch."""
+        thr = self.thr
+        thr[:, L.T_EPOCH:L.T_ACQUIRED + 1] = 0  # T_EPOCH, T_FENCED, T_ACQUIRED: adjacent
+        # status, site, steps, frame are adjacent slots: one strided pass (at 1M threads each pass costs ~20 ms)
+        assert (L.T_SITE, L.T_STEPS, L.T_FRAME) == (L.T_STATUS + 1, L.T_STATUS + 2, L.T_STATUS + 3)
+        thr[:, L.T_STATUS:L.T_FRAME + 1] = (L.ST_RUN, -1, steps, 0)
+        thr[:, L.T_DEPTH] = 0
 
     # ---- blocks on all cores -------------------------------------------------
     def _chunks(self) -> list[tuple[int, int]]:
