@@ -839,7 +839,7 @@ class CpuBackend(Backend):
         ctx[L.CTX_THREAD_STEPS] = steps
         ctx[L.CTX_STACK_BUDGET] = _stack_budget()  # the kernel entry makes it an address (T_STACK_LIMIT)
         if handle.suspends or self.trace_cap:
-            self._reset_records(steps)  # (a kernel that does not suspend resets its own: cpu/target.py)
+            self._reset_records(steps)  # (a plain kernel's are reset by tf_run_plain, thread by thread: scheduler.py)
         if len(chunks) == 1:
             ctx, out, n_out, divergence = self._run_alone(handle, ctx, sites)
         else:
@@ -851,8 +851,8 @@ class CpuBackend(Backend):
                             output_dropped=max(0, n_out - self.machine.out_cap), divergence=divergence)
 
     def _reset_records(self, steps: int) -> None:
-        """Every thread record as a launch starts it (what a kernel that does not suspend writes at its
-        entry instead): a coroutine kernel's scheduler reads every status and frees every frame of a
+        """Every thread record as a launch starts it (what tf_run_plain writes before each thread of a
+        kernel that does not suspend instead): a coroutine kernel's scheduler reads every status and frees every frame of a
         block, and the access trace reads every thread's epoch."""
         thr = self.thr
         thr[:, L.T_EPOCH:L.T_ACQUIRED + 1] = 0  # T_EPOCH, T_FENCED, T_ACQUIRED: adjacent

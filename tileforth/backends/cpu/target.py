@@ -220,8 +220,6 @@ class CpuTarget(Target):
             mem = b.call(decl["malloc"], [size])
             b.store(b.ptrtoint(mem, I64), b.gep(thr, [c64(L.T_FRAME)], source_etype=I64))
             hdl = b.call(decl["llvm.coro.begin"], [cid, mem])
-        if not suspends:
-            _reset_record(b, ctx, thr)
         env, stp = state_env(b, ctx, thr, self.machine, coroutine=suspends)
         _stack_limit(b, ctx, thr)
         fail_bb = fn.append_basic_block("fail")
@@ -262,20 +260,6 @@ def _stack_limit(b: ir.IRBuilder, ctx: ir.Value, thr: ir.Value) -> None:
     budget = b.load(b.gep(ctx, [c64(L.CTX_STACK_BUDGET)], source_etype=I64), typ=I64)
     here = b.ptrtoint(b.alloca(I8, name="stack_top"), I64)
     b.store(b.sub(here, budget), b.gep(thr, [c64(L.T_STACK_LIMIT)], source_etype=I64))
-
-
-def _reset_record(b: ir.IRBuilder, ctx: ir.Value, thr: ir.Value) -> None:
-    """At the entry of a kernel that does not suspend: the fields of this thread's record that a
-    launch starts from (status RUN, no site, the step budget, no frame, no recursion, the race
-    detector's clocks at 0), written by the thread itself, in the cache lines its run touches
-    anyway, so the host passes over no record per launch (1M threads' records are 288 MiB). A
-    coroutine kernel's records are reset by the host (the scheduler reads every thread's status
-    and frees every frame of a block, also of threads it has not started)."""
-    steps = b.load(b.gep(ctx, [c64(L.CTX_THREAD_STEPS)], source_etype=I64), typ=I64)
-    for slot, value in ((L.T_STATUS, c64(L.ST_RUN)), (L.T_SITE, c64(-1)), (L.T_STEPS, steps),
-                        (L.T_FRAME, c64(0)), (L.T_DEPTH, c64(0)), (L.T_EPOCH, c64(0)),
-                        (L.T_FENCED, c64(0)), (L.T_ACQUIRED, c64(0))):
-        b.store(value, b.gep(thr, [c64(slot)], source_etype=I64))
 
 
 def _declare_coro(module: ir.Module) -> dict[str, ir.Function]:
