@@ -15,6 +15,7 @@ targets: coretest.fs + dbltest.fs ≤ 10 s together, FFL md5 ≤ 3 s (issue 25).
 
     python benchmarks/standard.py            # every file
     python benchmarks/standard.py --quick    # coretest.fs only (and the real testers)
+    python benchmarks/standard.py --real     # the real testers only
 """
 
 from __future__ import annotations
@@ -143,8 +144,12 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true", help="coretest.fs only")
     ap.add_argument("--timeout", type=float, default=300.0, help="seconds per file and system")
     ap.add_argument("--top", type=int, default=20, help="failure reasons to list")
+    ap.add_argument("--real", action="store_true", help="the real testers only (the timed rows of issue 25)")
     args = ap.parse_args()
     gforth = shutil.which("gforth")
+    if args.real:
+        run_real_testers(gforth, args.timeout)
+        return
     groups = {"core": [suites.coretest()]}
     if not args.quick:
         for spec in suites.forth2012():

@@ -390,6 +390,11 @@ class _ObjectCache:
             pass
 
 
+def _address(a: np.ndarray) -> int:
+    """Where an array's data is (what a.ctypes.data says, at half its cost)."""
+    return a.__array_interface__["data"][0]
+
+
 @functools.cache
 def runtime() -> _Runtime:
     return _Runtime()
@@ -750,6 +755,8 @@ class CpuBackend(Backend):
         self.tile_data = [[t.copy() for t in warp] for warp in tiles]
 
     def truncate_tiles(self, depth: int) -> None:
+        if depth == 0 and not any(self.tile_data):  # no warp holds a tile (a C-speed scan: 32,768 warps at 1M)
+            return
         for warp in self.tile_data:
             del warp[depth:]
 
@@ -763,6 +770,10 @@ class CpuBackend(Backend):
 
     def set_state(self, state: np.ndarray) -> None:
         self.state[...] = state
+
+    def state_columns(self, start: int, width: int) -> np.ndarray:
+        """Backend.state_columns, each record's span copied as one item (state.copy_columns)."""
+        return S.copy_columns(self.state, start, width)
 
     # ---- the optional checks: races, element types, the access trace -------------------------
     def allocation_sizes(self) -> dict[int, int]:
@@ -805,32 +816,30 @@ class CpuBackend(Backend):
         handle.launches += 1
         if handle.loops and handle.tier == TIER_CHEAP:
             self._tier_up(handle)
-        thr = self.thr
         shared = self.shared_base()  # first: making the region rebuilds the allocation table
         chunks = self._chunks()
         for w in range(1, len(chunks)):  # the other workers' shared regions: made before the table is read
             self._worker_shared(w)
-        ctx = fill_context(self.ctx, allocs=self.alloc_table.ctypes.data, n_allocs=len(self.alloc_table),
-                           out=self.out.ctypes.data, out_cap=self.machine.out_cap, base_addr=base_addr,
-                           abort=self.abort_flag.ctypes.data, shared_size=shared_bytes,
+        # (addresses through __array_interface__: ndarray.ctypes costs ~1 µs each, a cached line ~0.1 ms)
+        ctx = fill_context(self.ctx, allocs=self._table.address, n_allocs=self._table.n,
+                           out=_address(self.out), out_cap=self.machine.out_cap, base_addr=base_addr,
+                           abort=_address(self.abort_flag), shared_size=shared_bytes,
                            recursion_max=self.caps.recursion_max, steps=steps)
         ctx[L.CTX_SHARED] = shared
         ctx[L.CTX_BLOCK_SIZE] = self.block_size
         if lits:
             self.lits[:len(lits)] = lits
-            ctx[L.CTX_LITS] = self.lits.ctypes.data
+            ctx[L.CTX_LITS] = _address(self.lits)
         self.clock[0] = 0
-        ctx[L.CTX_CLOCK] = self.clock.ctypes.data
+        ctx[L.CTX_CLOCK] = _address(self.clock)
         self.races.arm(ctx, self._user, self.elem_types, self._headers.__getitem__, self.nthreads)
-        thr[:, L.T_EPOCH:L.T_ACQUIRED + 1] = 0  # T_EPOCH, T_FENCED, T_ACQUIRED: adjacent
         if self.trace_cap:
             buf = zeroed((self.trace_cap, 4), np.int64)
             ctx[L.CTX_TRACE], ctx[L.CTX_TRACE_CAP] = buf.ctypes.data, self.trace_cap
-        # status, site, steps, frame are adjacent slots: one strided pass (at 1M threads each pass costs ~20 ms)
-        assert (L.T_SITE, L.T_STEPS, L.T_FRAME) == (L.T_STATUS + 1, L.T_STATUS + 2, L.T_STATUS + 3)
-        thr[:, L.T_STATUS:L.T_FRAME + 1] = (L.ST_RUN, -1, steps, 0)
-        thr[:, L.T_DEPTH] = 0
-        thr[:, L.T_STACK_LIMIT] = _stack_budget()  # the kernel entry makes it an address
+        ctx[L.CTX_THREAD_STEPS] = steps
+        ctx[L.CTX_STACK_BUDGET] = _stack_budget()  # the kernel entry makes it an address (T_STACK_LIMIT)
+        if handle.suspends or self.trace_cap:
+            self._reset_records(steps)  # (a plain kernel's are reset by tf_run_plain, thread by thread: scheduler.py)
         if len(chunks) == 1:
             ctx, out, n_out, divergence = self._run_alone(handle, ctx, sites)
         else:
@@ -840,6 +849,17 @@ class CpuBackend(Backend):
             self.trace, self.trace_dropped = buf[:min(n, self.trace_cap)], max(0, n - self.trace_cap)
         return LaunchResult(error=tuple(int(x) for x in ctx[:5]), output=out[:min(n_out, self.machine.out_cap)].copy(),
                             output_dropped=max(0, n_out - self.machine.out_cap), divergence=divergence)
+
+    def _reset_records(self, steps: int) -> None:
+        """Every thread record as a launch starts it (what tf_run_plain writes before each thread of a
+        kernel that does not suspend instead): a coroutine kernel's scheduler reads every status and frees every frame of a
+        block, and the access trace reads every thread's epoch."""
+        thr = self.thr
+        thr[:, L.T_EPOCH:L.T_ACQUIRED + 1] = 0  # T_EPOCH, T_FENCED, T_ACQUIRED: adjacent
+        # status, site, steps, frame are adjacent slots: one strided pass (at 1M threads each pass costs ~20 ms)
+        assert (L.T_SITE, L.T_STEPS, L.T_FRAME) == (L.T_STATUS + 1, L.T_STATUS + 2, L.T_STATUS + 3)
+        thr[:, L.T_STATUS:L.T_FRAME + 1] = (L.ST_RUN, -1, steps, 0)
+        thr[:, L.T_DEPTH] = 0
 
     # ---- blocks on all cores -------------------------------------------------
     def _chunks(self) -> list[tuple[int, int]]:
@@ -924,7 +944,7 @@ class CpuBackend(Backend):
         """Blocks lo..hi-1 in order, in the context ctx: (the divergence, or None; a warp op's
         ForthError, or None). An error record ends the range."""
         thr, bs = self.thr, self.block_size
-        pctx, pthr = ctx.ctypes.data, thr.ctypes.data
+        pctx, pthr = _address(ctx), _address(thr)
         if not handle.suspends:
             self.rt.run_plain(pctx, handle.addr, pthr + lo * bs * L.THR_SLOTS * 8, (hi - lo) * bs)
             return None, None

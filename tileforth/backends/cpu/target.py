@@ -221,7 +221,7 @@ class CpuTarget(Target):
             b.store(b.ptrtoint(mem, I64), b.gep(thr, [c64(L.T_FRAME)], source_etype=I64))
             hdl = b.call(decl["llvm.coro.begin"], [cid, mem])
         env, stp = state_env(b, ctx, thr, self.machine, coroutine=suspends)
-        _stack_limit(b, thr)
+        _stack_limit(b, ctx, thr)
         fail_bb = fn.append_basic_block("fail")
         g = make_gen(fn, env, fail_bb)
         if suspends:
@@ -253,13 +253,13 @@ class CpuTarget(Target):
         return fn
 
 
-def _stack_limit(b: ir.IRBuilder, thr: ir.Value) -> None:
-    """At kernel entry: thr[T_STACK_LIMIT] holds the bytes of native stack
-    recursion may use (the backend's budget); make it the lowest address a
-    recursive call may reach from here (the stack grows down)."""
-    slot = b.gep(thr, [c64(L.T_STACK_LIMIT)], source_etype=I64)
+def _stack_limit(b: ir.IRBuilder, ctx: ir.Value, thr: ir.Value) -> None:
+    """At kernel entry: ctx[CTX_STACK_BUDGET] holds the bytes of native stack
+    recursion may use (the backend's budget); thr[T_STACK_LIMIT] becomes the
+    lowest address a recursive call may reach from here (the stack grows down)."""
+    budget = b.load(b.gep(ctx, [c64(L.CTX_STACK_BUDGET)], source_etype=I64), typ=I64)
     here = b.ptrtoint(b.alloca(I8, name="stack_top"), I64)
-    b.store(b.sub(here, b.load(slot, typ=I64)), slot)
+    b.store(b.sub(here, budget), b.gep(thr, [c64(L.T_STACK_LIMIT)], source_etype=I64))
 
 
 def _declare_coro(module: ir.Module) -> dict[str, ir.Function]:

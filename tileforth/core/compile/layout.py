@@ -30,6 +30,9 @@ CTX_RECURSION_MAX = 14  # nested calls of recursive words allowed per thread in 
 CTX_STEPS_USED, CTX_STEPS_MAX = 15, 16
 # the emulator's race detector (tileforth/backends/cpu/races.py): the launch's generation (0: off), the threads per block
 CTX_RACE_GEN, CTX_BLOCK_SIZE = 17, 23
+# cpu: what tf_run_plain writes into each thread record before the thread runs (the host resets no record
+# per launch of a kernel that does not suspend): each thread's step budget (T_STEPS) and the native stack bytes recursion may use
+CTX_THREAD_STEPS, CTX_STACK_BUDGET = 18, 19
 # the emulator's memory-access trace (PROFILE): its buffer, capacity in records and length
 CTX_TRACE, CTX_TRACE_CAP, CTX_TRACE_LEN = 24, 25, 26
 CTX_TYPES = 28  # the emulator checks float words against their arrays' element types (races.py)

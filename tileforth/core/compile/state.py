@@ -280,9 +280,15 @@ class Snapshot:
     __slots__ = ("threads", "head", "floats")
 
     def __init__(self, st: StackState) -> None:
-        d, f = st.depths()
+        # one pass over the records for the depths (at 1M threads a strided pass costs ~10 ms), a second
+        # only for the cells in use: the deepest stacks are read from the copy
+        head = copy_columns(st.raw, L.S_DSP, L.S_DS - L.S_DSP).view(np.int64)  # dsp, fsp
+        n = len(head)
+        d = min(max(int(head[:, 0].max()), 0), st.m.ds_max) if n else 0
+        f = min(max(int(head[:, 1].max()), 0), st.m.fs_max) if n else 0
         self.threads = st.threads
-        self.head = st.raw.view(np.int64)[:, :L.S_DS // 8 + d].copy()  # dsp, fsp, d cells (i64 columns)
+        # dsp, fsp, d cells (i64 columns)
+        self.head = copy_columns(st.raw, L.S_DSP, L.S_DS + 8 * d).view(np.int64) if d else head
         self.floats = st.fs[:, :f].copy()
 
     @classmethod
@@ -345,6 +351,18 @@ class StackView:
 
     def float_rows(self) -> list[list[float]]:
         return _rows(self.fs, np.clip(self.fsp, 0, self.fs.shape[1]))
+
+
+def copy_columns(raw: np.ndarray, start: int, width: int) -> np.ndarray:
+    """Bytes [start, start+width) of every row of a (threads, state_bytes) uint8 buffer, as a contiguous
+    (threads, width) uint8 copy: each row's span is copied as one item (a void view), not byte by byte
+    (the depths of 1M threads: 10 ms, against 30 ms for their two int64 columns)."""
+    if width <= 0:
+        return np.zeros((len(raw), 0), np.uint8)
+    span = raw[:, start:start + width]
+    if span.strides[1] != 1:
+        return span.copy()
+    return span.view(np.dtype((np.void, width))).copy().view(np.uint8).reshape(len(raw), width)
 
 
 def read_depths(backend: "Backend") -> tuple[np.ndarray, np.ndarray]:
