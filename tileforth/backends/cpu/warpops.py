@@ -31,11 +31,13 @@ from tileforth.core.compile.tilegen import CheckedLoad, CheckedStore
 from tileforth.core.compile.tileops import Add, Copy, Fill, Load, Mma, Perm, Scale, Store, TileOp, Zero
 from tileforth.core.compile.tiles import ACC_TYPES, IN_TYPES, WARP, Tile, elem_bytes
 from tileforth.core.compile.tileops import Shuffle, SyncWarp, Vote, WarpOp
+from tileforth.core.compile.mbarrier import HopperOp
 from tileforth.core.compile.smem import AsyncOp
 from tileforth.core.errors import ForthError
 from tileforth.core.compile.eltypes import BY_NAME, ELTYPES
 from tileforth.core.errors import ranges
 
+from . import mbarriers
 from .races import READ, STORE_VALUE, WRITE
 from .scheduler import RUN_DIVERGENT
 
@@ -463,6 +465,9 @@ class WarpOps:
             op = self.sites.info[s]
             if isinstance(op, AsyncOp):  # CP.ASYNC CP.COMMIT CP.WAIT: the copy model, lane by lane
                 self.be.asyncs.perform(op, rows[here], self.ctx, s, lambda m, w, s=s: self.error(s, m, w))
+            elif isinstance(op, HopperOp):  # mbarriers, TMA: mbarriers.py, lane by lane, each its result
+                rows[here, L.T_OP] = mbarriers.perform(self.be, op, rows[here], self.ctx, s, self.sites,
+                                                       lambda m, w, s=s: self.error(s, m, w))
             else:
                 rows[here, L.T_OP] = _mask(here)
             rows[here, L.T_STATUS] = L.ST_RUN
