@@ -22,7 +22,7 @@ Reported (ForthErrors naming the barrier by its shared offset, and the tile it i
 * a wait that can never complete: every thread of the block has finished, waits at a BARRIER, or waits
   on a phase that has not completed (nothing is left to arrive);
 * more arrivals than the count: an arrival on a phase whose arrivals all came (it still waits for
-  bytes), and, in checked mode, a thread arriving twice on one phase;
+  transaction bytes; on the GPU the count would underflow);
 * an mbarrier used before MBAR-INIT, a box outside the block's shared memory, a tensor map that is none.
 """
 from __future__ import annotations
@@ -210,11 +210,6 @@ class Mbarriers:
                         f"{self.where(off)}, which has had all its {bar.count} arrivals (it waits for "
                         f"{bar.tx} transaction bytes): more arrivals than its count; MBAR-INIT it with the "
                         "number of threads that arrive", op.word)
-        if op.checked and tid in bar.arrived:
-            raise error(f"{op.word}" + "{where}" + f": thread {tid} arrives twice on phase {bar.phase} of "
-                        f"{self.where(off)} (count {bar.count}): more arrivals than its count would complete "
-                        "the phase early; arrive once per phase, or MBAR-INIT it with the number of arrivals",
-                        op.word)
         bar.arrived.add(tid)
         bar.pending -= 1
         self._complete(st, bar)
@@ -242,7 +237,9 @@ class Mbarriers:
         """A wait that can never complete: no thread of the block is left that could arrive."""
         bs = self.be.block_size
         rows = self.be.thr[st.block * bs:(st.block + 1) * bs]
-        for r in rows:
+        waiting = np.zeros(len(rows), bool)  # at an MBAR-WAIT whose phase has not completed
+        free = []  # the others not finished, nor at a BARRIER
+        for k, r in enumerate(rows):
             status = int(r[L.T_STATUS])
             if status in (L.ST_DONE, L.ST_BARRIER):
                 continue
@@ -250,8 +247,14 @@ class Mbarriers:
             if status == L.ST_WARP and isinstance(other, MbarTryWait) and other.word == "MBAR-WAIT":
                 bar = st.barriers.get(int(r[L.T_OP]) - st.launch.region)
                 if bar is not None and (bar.phase & 1) == (int(r[L.T_OP + 1]) & 1):
-                    continue  # waits too
-            return
+                    waiting[k] = True
+                    continue
+            free.append((k, status, other))
+        for k, status, other in free:
+            # a lane at a warp-collective op (ELECT, a shuffle, a tile op) waits for its warp's lanes
+            collective = status == L.ST_WARP and getattr(other, "collective", True)
+            if not (collective and waiting[k - k % WARP:k - k % WARP + WARP].any()):
+                return
         off = addr - st.launch.region
         bar = st.barriers[off]
         missing = f"{bar.pending} of its {bar.count} arrivals" if bar.pending else "no arrival"
