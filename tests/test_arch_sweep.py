@@ -57,6 +57,9 @@ INTERNAL = {
     "(SMEM-STAGE)": ["16 16 F32 2 SMEM-TILE st  1 1 1 THREADS", "1 st DROP"],
 }
 ASYNC_WORDS = re.compile(r"(?<!\S)(CP\.ASYNC|CP\.ASYNC-N|CP\.COMMIT|CP\.WAIT|STAGE-TILE)(?!\S)")  # cp.async: sm_80
+# Hopper's mbarriers, TMA, fences and ELECT (core/compile/mbarrier.py, tma.py): sm_90
+HOPPER_SM = 90
+HOPPER_WORDS = re.compile(r"(?<!\S)(MBAR-[A-Z-]+|TMA-LOAD|TMA-STORE|TMA-WAIT|FENCE-ASYNC|ELECT)(?!\S)")
 KERNEL_FILES = {  # (PARAM): a kernel file's parameters, of every declared type
     "(PARAM)": "\\! kernel params\n\\! param X f32[N]\n\\! param H f16\n\\! param B bf16\n\\! param C i8\n"
                "\\! param S i16\n\\! param W i64\n\\! param D f64\n\\! param N i32\n"
@@ -68,41 +71,46 @@ def sm_of(arch: str) -> int:
     return int(re.match(r"sm_(\d+)", arch).group(1))
 
 
+def needs_sm(line: str) -> int:
+    """The first arch a line's device words compile for: 90 (Hopper's words), 80 (cp.async), else 0."""
+    return HOPPER_SM if HOPPER_WORDS.search(line) else BF16_SM if ASYNC_WORDS.search(line) else 0
+
+
 def example_line(text: str) -> str:
     """A word's example without its `\\ expected output` comment."""
     return text.split(" \\ ")[0].split("\\ ")[0] if "\\" in text else text
 
 
 def cases() -> list[dict]:
-    """Each: an id, the words it is for, the session's float type, and lines (each with whether it uses bf16
-    tiles or cp.async, so refuses below sm_80)."""
+    """Each: an id, the words it is for, the session's float type, and lines (each with the first arch its
+    device words have: 80 for bf16 tiles or cp.async, 90 for Hopper's words, 0 for every arch)."""
     out = []
     for name, p in TABLE.items():
         if not p.example:
             continue
         line = example_line(p.example)
-        out.append({"id": name, "words": [name], "float_bits": 32, "lines": [[line, bool(ASYNC_WORDS.search(line))]]})
+        out.append({"id": name, "words": [name], "float_bits": 32, "lines": [[line, needs_sm(line)]]})
         if "F:" in p.effect or re.search(r"\d[eE]\b|\d[eE]-?\d", line) or name.startswith("F"):
             if re.search(r"(?<!\S)SF[@!](?!\S)", line):  # SF@ SF! move f32s: F@ reads them as SF@ does
                 line = re.sub(r"(?<!\S)F@(?!\S)", "SF@", line)
             elif re.search(r"(?<!\S)F[@!](?!\S)", line):  # F@ and F! move 8 bytes in a session of f64 floats
                 line = line.replace("F32 ARRAY", "F64 ARRAY")
             out.append({"id": f"{name}/f64", "words": [name], "float_bits": 64,
-                        "lines": [[line, bool(ASYNC_WORDS.search(line))]]})
+                        "lines": [[line, needs_sm(line)]]})
     for name, lines in INTERNAL.items():
-        out.append({"id": name, "words": [name], "float_bits": 32, "lines": [[ln, False] for ln in lines]})
+        out.append({"id": name, "words": [name], "float_bits": 32, "lines": [[ln, 0] for ln in lines]})
     for name in KERNEL_FILES:
-        out.append({"id": name, "words": [name], "float_bits": 32, "lines": [["", False]]})
+        out.append({"id": name, "words": [name], "float_bits": 32, "lines": [["", 0]]})
     tile_words = [n for n, p in TABLE.items() if p.tile_word]
     for (m, n, k) in SHAPES:
         for tin, acc in (("F16", "F16"), ("F16", "F32"), ("BF16", "F32")):
-            bf = tin == "BF16"
+            bf = BF16_SM if tin == "BF16" else 0
             out.append({"id": f"tiles {m}x{n}x{k} {tin}->{acc}", "words": tile_words, "float_bits": 32, "lines": [
                 [f"{m} {n} {k} TILE-SHAPE {acc} TILE-ACC {tin} TILE-IN  64 64 {tin} MATRIX A  "
-                 f"64 64 {tin} MATRIX B  64 64 {acc} MATRIX C", False],
+                 f"64 64 {tin} MATRIX B  64 64 {acc} MATRIX C", 0],
                 ["TZERO A 64 TLOAD-A B 64 TLOAD-B TMMA  A 64 TLOAD-A-COL B 64 TLOAD-B-COL TMMA  C 64 TSTORE", bf],
                 ["C 64 TLOAD-C 2e TFILL T+ 3e TSCALE TZERO TDUP TOVER TSWAP TROT 3 TROLL T+ T+ T+ TDUP TDROP "
-                 "C 64 TSTORE", False]]})
+                 "C 64 TSTORE", 0]]})
     return out
 
 
@@ -394,13 +402,13 @@ def test_refusals_are_forth_errors_exactly_where_the_arch_lacks_the_instruction(
     # word: a line's segments of literals alone compile anywhere); no other segment may be refused
     refused_lines = {(c, r["line"], a) for (c, _, a), r in sweep.results.items() if "error" in r}
     for (case_id, seg, arch), r in sorted(sweep.results.items()):
-        needs_sm80 = by_id[case_id]["lines"][r["line"]][1]  # bf16 tiles, cp.async
-        should_refuse = needs_sm80 and sm_of(arch) < BF16_SM
+        needs = by_id[case_id]["lines"][r["line"]][1]  # bf16 tiles, cp.async: 80; Hopper's words: 90
+        should_refuse = bool(needs) and sm_of(arch) < needs
         if "error" in r and not should_refuse:
             wrong.append(f"{case_id} seg {seg} on {arch}: refused: {r['error']}")
         elif should_refuse and (case_id, r["line"], arch) not in refused_lines:
             wrong.append(f"{case_id} seg {seg} on {arch}: compiled, but the arch has no bf16 tensor cores or "
-                         "cp.async")
+                         "cp.async (or Hopper's words)")
         elif "error" in r:
             msg = r["error"]
             if not (r["word"] and r["word"] in msg and arch in msg and r["pos"]
