@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import functools
 import struct
 from typing import TYPE_CHECKING, Any
 
@@ -467,7 +468,7 @@ class WarpOps:
                 self.be.asyncs.perform(op, rows[here], self.ctx, s, lambda m, w, s=s: self.error(s, m, w))
             elif isinstance(op, HopperOp):  # mbarriers, TMA: mbarriers.py, lane by lane, each its result
                 rows[here, L.T_OP] = mbarriers.perform(self.be, op, rows[here], self.ctx, s, self.sites,
-                                                       lambda m, w, s=s: self.error(s, m, w))
+                                                       functools.partial(self.error, s))
             else:
                 rows[here, L.T_OP] = _mask(here)
             rows[here, L.T_STATUS] = L.ST_RUN
