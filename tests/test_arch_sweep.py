@@ -71,9 +71,22 @@ def sm_of(arch: str) -> int:
     return int(re.match(r"sm_(\d+)", arch).group(1))
 
 
-def needs_sm(line: str) -> int:
-    """The first arch a line's device words compile for: 90 (Hopper's words), 80 (cp.async), else 0."""
+ARCH_SPECIFIC_WORDS = re.compile(r"(?<!\S)(REGS-|REGS\+)(?!\S)")  # setmaxnreg: sm_90a, sm_100a (arch-specific)
+
+
+def needs_sm(line: str) -> int | str:
+    """The first arch a line's device words compile for: "90a" (setmaxnreg: an arch-specific target from sm_90a
+    on), 90 (Hopper's words), 80 (cp.async), else 0."""
+    if ARCH_SPECIFIC_WORDS.search(line):
+        return f"{HOPPER_SM}a"
     return HOPPER_SM if HOPPER_WORDS.search(line) else BF16_SM if ASYNC_WORDS.search(line) else 0
+
+
+def refuses(needs: int | str, arch: str) -> bool:
+    """Whether an arch must refuse a line that needs `needs` (needs_sm)."""
+    if isinstance(needs, str):
+        return not (arch.endswith("a") and sm_of(arch) >= int(needs[:-1]))
+    return bool(needs) and sm_of(arch) < needs
 
 
 def example_line(text: str) -> str:
@@ -403,7 +416,7 @@ def test_refusals_are_forth_errors_exactly_where_the_arch_lacks_the_instruction(
     refused_lines = {(c, r["line"], a) for (c, _, a), r in sweep.results.items() if "error" in r}
     for (case_id, seg, arch), r in sorted(sweep.results.items()):
         needs = by_id[case_id]["lines"][r["line"]][1]  # bf16 tiles, cp.async: 80; Hopper's words: 90
-        should_refuse = bool(needs) and sm_of(arch) < needs
+        should_refuse = refuses(needs, arch)
         if "error" in r and not should_refuse:
             wrong.append(f"{case_id} seg {seg} on {arch}: refused: {r['error']}")
         elif should_refuse and (case_id, r["line"], arch) not in refused_lines:

@@ -203,3 +203,25 @@ def test_a_wait_whose_warp_mates_wait_at_elect_is_reported_too():
         f.eval("TID-X 0= IF 0 full bar 1 MBAR-INIT 1 full bar 1 MBAR-INIT 0 empty bar 1 MBAR-INIT 1 empty bar 1 "
                "MBAR-INIT MBAR-FENCE THEN BARRIER  TID-X 32 < IF produce ELSE consume THEN")
     assert "MBAR-WAIT in produce" in str(e.value) and "can never complete" in str(e.value)
+
+
+def test_warpgroup_is_the_linear_thread_index_over_128():
+    f = Forth(backend="cpu")
+    f.eval("64 2 3 THREADS  384 I64 ARRAY wg  WARPGROUP  TID-Z 128 * TID-Y 64 * + TID-X + CELLS wg + !")
+    assert (f.array("wg") == np.arange(384) // 128).all()
+
+
+def test_setmaxnreg_is_ptx_for_sm_90a_and_refused_elsewhere():
+    sass.require("ptxas")
+    f = Forth()
+    f.eval("256 1 1 THREADS  : spec  WARPGROUP 0= IF 40 REGS- ELSE 232 REGS+ THEN ;")
+    ptx = word_ptx(f, "spec", "sm_90a")
+    assert re.search(r"setmaxnreg\.dec\.sync\.aligned\.u32\s+40;", ptx)
+    assert re.search(r"setmaxnreg\.inc\.sync\.aligned\.u32\s+232;", ptx)
+    sass.cubin(ptx, "sm_90a")  # ptxas accepts it
+    with pytest.raises(ForthError) as e:
+        word_ptx(f, "spec", "sm_90")
+    assert e.value.word == "REGS-" and "sm_90a" in e.value.message
+    with pytest.raises(ForthError) as e:
+        f.eval(": bad 36 REGS+ ;  bad")
+    assert "multiple of 8" in str(e.value)

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from llvmlite import ir
 from tileforth.core.compile.mbarrier import (Elect, FenceAsync, HopperOp, MbarArrive, MbarArriveTx, MbarExpectTx,
-                                             MbarFence, MbarInit, MbarTryWait)
+                                             MbarFence, MbarInit, MbarTryWait, SetMaxNReg)
 from tileforth.core.compile.tma import TmaLoad, TmaStore, TmaWait
 
 if TYPE_CHECKING:
@@ -68,6 +68,8 @@ def lower(target, g: "Gen", op: HopperOp, operands: list[ir.Value]) -> ir.Value 
             call("cp.async.bulk.commit.group", VOID, [])
         case TmaWait():
             call("cp.async.bulk.wait.group", VOID, [ir.Constant(I32, 0)])
+        case SetMaxNReg(n=n, inc=inc):
+            call(f"setmaxnreg.{'inc' if inc else 'dec'}.sync.aligned.u32", VOID, [ir.Constant(I32, n)])
         case _:  # pragma: no cover - the words emit only the ops above
             raise AssertionError(op)
     return None

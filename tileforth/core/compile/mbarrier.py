@@ -252,3 +252,60 @@ def install(registry: "Registry") -> None:
                   "True on one lane of the warp (the lowest), false on the others (elect.sync with a full "
                   "mask): every lane of the warp executes it together.",
                   "32 1 1 THREADS  ELECT IF TID-X . THEN \\ [thread 0] 0", _elect, suspend_point=True)
+
+
+# ---- warp specialisation (issue 29, point 3): WARPGROUP, REGS- REGS+ --------------------------------------
+WARPGROUP_THREADS = 128  # four warps
+NREG_MIN, NREG_MAX = 24, 256  # setmaxnreg's range; a multiple of 8
+
+
+@record(frozen=True)
+class SetMaxNReg(HopperOp):
+    """setmaxnreg.inc/dec.sync.aligned.u32 n: the warpgroup's registers per thread raised (inc) or
+    lowered to n; every thread of the warpgroup executes it together (sm_90a)."""
+    n: int = 0
+    inc: bool = False
+
+
+def _warpgroup(g: "Gen", n: "Prim") -> None:
+    """( -- wg ): the thread's linear index in its block / 128 (uniform in each warpgroup of four warps)."""
+    b, s = g.b, g.target.sreg
+    bx, by = s(g, "bdim.x"), s(g, "bdim.y")
+    linear = b.add(s(g, "tid.x"), b.mul(bx, b.add(s(g, "tid.y"), b.mul(by, s(g, "tid.z")))))
+    g.push(b.udiv(linear, c64(WARPGROUP_THREADS)))
+
+
+def _setmaxnreg(inc: bool):
+    word = "REGS+" if inc else "REGS-"
+
+    def emit(g: "Gen", n: "Prim") -> None:
+        arch = getattr(g.target, "arch", "")
+        sm = getattr(g.target, "sm", None)
+        if sm is not None and not (arch.endswith("a") and sm >= HOPPER_SM):
+            raise ForthError(f"{word} needs an arch-specific target, sm_90a (setmaxnreg), but the target is {arch}: "
+                             "compile with --arch sm_90a, or run it with --backend cpu", n.pos, word)
+        if not isinstance(n.arg, int) or not NREG_MIN <= n.arg <= NREG_MAX or n.arg % 8:
+            raise ForthError(f"{word} needs a literal register count before it, a multiple of 8 from {NREG_MIN} "
+                             f"to {NREG_MAX}, e.g. `240 {word}`", n.pos, word)
+        if sm is not None:  # the emulator has no registers to share out
+            perform(g, n, SetMaxNReg(word, g.checked, int(n.arg), inc), [])
+    return emit
+
+
+def install_specialisation(registry: "Registry") -> None:
+    """WARPGROUP, REGS- and REGS+ (primitives.py calls this)."""
+    registry.group("Hopper: warp specialisation (sm_90a)")
+    registry.prim("WARPGROUP", "( -- wg )", "The thread's warpgroup in its block: its linear thread index / 128 "
+                  "(four warps; the producer and consumer roles of a specialised kernel branch on it).",
+                  "256 1 1 THREADS  WARPGROUP TID-X 128 = IF . ELSE DROP THEN \\ [thread 128] 1", _warpgroup,
+                  static_effect=lambda n: Effect(True, 0, 1, 0, 0))
+    registry.prim("REGS-", "( -- )", "n REGS- (n a literal, a multiple of 8 from 24 to 256): lower the "
+                  "warpgroup's registers per thread to n (setmaxnreg.dec), for a producer that needs few. Every "
+                  "thread of the warpgroup executes it together. Needs sm_90a; nothing on the emulator.",
+                  "128 1 1 THREADS  40 REGS- TID-X 0= IF 1 . THEN \\ [thread 0] 1", _setmaxnreg(False),
+                  static_effect=lambda n: NO_DATA, takes_literal=True, literal_max=NREG_MAX, inline=True)
+    registry.prim("REGS+", "( -- )", "n REGS+ (n a literal, a multiple of 8 from 24 to 256): raise the "
+                  "warpgroup's registers per thread to n (setmaxnreg.inc), for consumers holding big "
+                  "accumulators. Needs sm_90a; nothing on the emulator.",
+                  "128 1 1 THREADS  232 REGS+ TID-X 0= IF 1 . THEN \\ [thread 0] 1", _setmaxnreg(True),
+                  static_effect=lambda n: NO_DATA, takes_literal=True, literal_max=NREG_MAX, inline=True)

@@ -891,4 +891,5 @@ heapgen.install(REGISTRY)  # (ALLOCATE) (FREE) (RESIZE): no names in the diction
 tilegen.install(REGISTRY)
 smem.install(REGISTRY)
 mbarrier.install(REGISTRY)  # Hopper: mbarriers, FENCE-ASYNC, ELECT
+mbarrier.install_specialisation(REGISTRY)  # WARPGROUP REGS- REGS+
 tma.install(REGISTRY)  # Hopper: TMA-LOAD TMA-STORE TMA-WAIT
