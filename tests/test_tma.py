@@ -140,3 +140,13 @@ def test_a_driver_refusal_is_a_forth_error():
     with pytest.raises(ForthError) as e:
         driver_encode(t, lambda *args: 1)
     assert "CUresult 1" in str(e.value)
+
+
+def test_every_block_loads_its_own_box_through_its_own_barrier():
+    """8 blocks (on the emulator's workers): block b loads rows 4b..4b+3 and keeps the first row."""
+    f = Forth(backend="cpu")
+    f.eval("32 8 F32 MATRIX m  RAMP m  m 4 8 0 TMAP tm  4 8 F32 1 SMEM-TILE s  8 SHARED: bar  8 8 F32 MATRIX out")
+    f.eval("8 1 1 GRID 32 1 1 THREADS  TID-X 0= IF bar 1 MBAR-INIT MBAR-FENCE THEN BARRIER  ELECT IF bar 128 "
+           "MBAR-ARRIVE-TX 0 s tm 0 BID-X 4 * bar TMA-LOAD THEN bar 0 MBAR-WAIT  "
+           "TID-X 8 < IF TID-X 4 * 0 s + SF@ BID-X 32 * TID-X 4 * + out + SF! THEN  1 1 1 GRID")
+    assert (f.array("out") == f.array("m")[::4]).all()
