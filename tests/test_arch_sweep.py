@@ -57,9 +57,42 @@ INTERNAL = {
     "(SMEM-STAGE)": ["16 16 F32 2 SMEM-TILE st  1 1 1 THREADS", "1 st DROP"],
 }
 ASYNC_WORDS = re.compile(r"(?<!\S)(CP\.ASYNC|CP\.ASYNC-N|CP\.COMMIT|CP\.WAIT|STAGE-TILE)(?!\S)")  # cp.async: sm_80
-# Hopper's mbarriers, TMA, fences and ELECT (core/compile/mbarrier.py, tma.py): sm_90
+# mma.sync m16n8k16 (the PTX ISA): TMMA of that shape needs sm_80, stmatrix (TSTSM) sm_90; ldmatrix (TLDSM-A/-B)
+# needs PTX 6.5, which LLVM 22 emits from sm_80 on (it aborts at sm_75). A line's flag is the first sm it
+# compiles for (0: every arch).
+MMA_SYNC_SHAPE = re.compile(r"(?<!\S)16 8 16 TILE-SHAPE(?!\S)")
+STSM_SM = 90
+
+
+# Hopper's mbarriers, TMA, fences and ELECT (core/compile/mbarrier.py, tma.py): sm_90; setmaxnreg (REGS- REGS+)
+# only on the arch-specific targets from sm_90a on ("90a")
 HOPPER_SM = 90
 HOPPER_WORDS = re.compile(r"(?<!\S)(MBAR-[A-Z-]+|TMA-LOAD|TMA-STORE|TMA-WAIT|FENCE-ASYNC|ELECT)(?!\S)")
+ARCH_SPECIFIC_WORDS = re.compile(r"(?<!\S)(REGS-|REGS\+)(?!\S)")
+
+
+def refuses(need: int | str, arch: str) -> bool:
+    """Whether an arch must refuse a line whose first arch is `need` (min_sm)."""
+    if isinstance(need, str):
+        return not (arch.endswith("a") and sm_of(arch) >= int(need[:-1]))
+    return sm_of(arch) < need
+
+
+def min_sm(line: str) -> int | str:
+    """The first sm a sweep line compiles for: cp.async and m16n8k16 TMMA need sm_80, TSTSM sm_90, Hopper's
+    words sm_90, setmaxnreg "90a" (an arch-specific target)."""
+    if ARCH_SPECIFIC_WORDS.search(line):
+        return f"{HOPPER_SM}a"
+    if HOPPER_WORDS.search(line):
+        return HOPPER_SM
+    if re.search(r"(?<!\S)TSTSM(?!\S)", line):
+        return STSM_SM
+    if ASYNC_WORDS.search(line) or re.search(r"(?<!\S)TLDSM-[AB](?!\S)", line) or (
+            MMA_SYNC_SHAPE.search(line) and re.search(r"(?<!\S)TMMA(?!\S)", line)):
+        return BF16_SM
+    return 0
+
+
 KERNEL_FILES = {  # (PARAM): a kernel file's parameters, of every declared type
     "(PARAM)": "\\! kernel params\n\\! param X f32[N]\n\\! param H f16\n\\! param B bf16\n\\! param C i8\n"
                "\\! param S i16\n\\! param W i64\n\\! param D f64\n\\! param N i32\n"
@@ -71,45 +104,27 @@ def sm_of(arch: str) -> int:
     return int(re.match(r"sm_(\d+)", arch).group(1))
 
 
-ARCH_SPECIFIC_WORDS = re.compile(r"(?<!\S)(REGS-|REGS\+)(?!\S)")  # setmaxnreg: sm_90a, sm_100a (arch-specific)
-
-
-def needs_sm(line: str) -> int | str:
-    """The first arch a line's device words compile for: "90a" (setmaxnreg: an arch-specific target from sm_90a
-    on), 90 (Hopper's words), 80 (cp.async), else 0."""
-    if ARCH_SPECIFIC_WORDS.search(line):
-        return f"{HOPPER_SM}a"
-    return HOPPER_SM if HOPPER_WORDS.search(line) else BF16_SM if ASYNC_WORDS.search(line) else 0
-
-
-def refuses(needs: int | str, arch: str) -> bool:
-    """Whether an arch must refuse a line that needs `needs` (needs_sm)."""
-    if isinstance(needs, str):
-        return not (arch.endswith("a") and sm_of(arch) >= int(needs[:-1]))
-    return bool(needs) and sm_of(arch) < needs
-
-
 def example_line(text: str) -> str:
     """A word's example without its `\\ expected output` comment."""
     return text.split(" \\ ")[0].split("\\ ")[0] if "\\" in text else text
 
 
 def cases() -> list[dict]:
-    """Each: an id, the words it is for, the session's float type, and lines (each with the first arch its
-    device words have: 80 for bf16 tiles or cp.async, 90 for Hopper's words, 0 for every arch)."""
+    """Each: an id, the words it is for, the session's float type, and lines (each with whether it uses bf16
+    tiles or cp.async, so refuses below sm_80)."""
     out = []
     for name, p in TABLE.items():
         if not p.example:
             continue
         line = example_line(p.example)
-        out.append({"id": name, "words": [name], "float_bits": 32, "lines": [[line, needs_sm(line)]]})
+        out.append({"id": name, "words": [name], "float_bits": 32, "lines": [[line, min_sm(line)]]})
         if "F:" in p.effect or re.search(r"\d[eE]\b|\d[eE]-?\d", line) or name.startswith("F"):
             if re.search(r"(?<!\S)SF[@!](?!\S)", line):  # SF@ SF! move f32s: F@ reads them as SF@ does
                 line = re.sub(r"(?<!\S)F@(?!\S)", "SF@", line)
             elif re.search(r"(?<!\S)F[@!](?!\S)", line):  # F@ and F! move 8 bytes in a session of f64 floats
                 line = line.replace("F32 ARRAY", "F64 ARRAY")
             out.append({"id": f"{name}/f64", "words": [name], "float_bits": 64,
-                        "lines": [[line, needs_sm(line)]]})
+                        "lines": [[line, min_sm(line)]]})
     for name, lines in INTERNAL.items():
         out.append({"id": name, "words": [name], "float_bits": 32, "lines": [[ln, 0] for ln in lines]})
     for name in KERNEL_FILES:
@@ -117,13 +132,24 @@ def cases() -> list[dict]:
     tile_words = [n for n, p in TABLE.items() if p.tile_word]
     for (m, n, k) in SHAPES:
         for tin, acc in (("F16", "F16"), ("F16", "F32"), ("BF16", "F32")):
-            bf = BF16_SM if tin == "BF16" else 0
-            out.append({"id": f"tiles {m}x{n}x{k} {tin}->{acc}", "words": tile_words, "float_bits": 32, "lines": [
+            mma = (m, n, k) == (16, 8, 16)
+            lines = [
                 [f"{m} {n} {k} TILE-SHAPE {acc} TILE-ACC {tin} TILE-IN  64 64 {tin} MATRIX A  "
                  f"64 64 {tin} MATRIX B  64 64 {acc} MATRIX C", 0],
-                ["TZERO A 64 TLOAD-A B 64 TLOAD-B TMMA  A 64 TLOAD-A-COL B 64 TLOAD-B-COL TMMA  C 64 TSTORE", bf],
+                ["TZERO A 64 TLOAD-A B 64 TLOAD-B TMMA  A 64 TLOAD-A-COL B 64 TLOAD-B-COL TMMA  C 64 TSTORE",
+                 BF16_SM if mma or tin == "BF16" else 0],  # (m16n8k16: TMMA; its loads are plain, per lane)
                 ["C 64 TLOAD-C 2e TFILL T+ 3e TSCALE TZERO TDUP TOVER TSWAP TROT 3 TROLL T+ T+ T+ TDUP TDROP "
-                 "C 64 TSTORE", 0]]})
+                 "C 64 TSTORE", 0],
+                # the address spaces of tile pointers: shared (wmma .shared), unknown (generic), global
+                ["4096 SHARED: tsh  VARIABLE tp  C tp !", 0],
+                ["tsh 32 TLOAD-C tp @ 64 TLOAD-C T+ tsh 32 TSTORE", 0]]
+            if mma:  # ldmatrix, stmatrix and per-lane access, of each type
+                lines += [[f"64 64 {tin} 1 SMEM-TILE-SWZ S  TZERO 0 S 0 8 S-GEOM TLDSM-A 0 S 16 8 S-GEOM TLDSM-B TMMA "
+                           "0 TLANE@ 2e F* 3 TLANE!  C 64 TSTORE", BF16_SM],
+                          ["0 S 0 8 S-GEOM TLDSM-A 0 S 0 16 S-GEOM TLDSM-B TDROP TDROP  1e TFILL 0 S 16 0 S-GEOM TSTSM",
+                           STSM_SM]]
+            out.append({"id": f"tiles {m}x{n}x{k} {tin}->{acc}", "words": tile_words, "float_bits": 32,
+                        "lines": lines})
     return out
 
 
@@ -415,13 +441,13 @@ def test_refusals_are_forth_errors_exactly_where_the_arch_lacks_the_instruction(
     # word: a line's segments of literals alone compile anywhere); no other segment may be refused
     refused_lines = {(c, r["line"], a) for (c, _, a), r in sweep.results.items() if "error" in r}
     for (case_id, seg, arch), r in sorted(sweep.results.items()):
-        needs = by_id[case_id]["lines"][r["line"]][1]  # bf16 tiles, cp.async: 80; Hopper's words: 90
-        should_refuse = refuses(needs, arch)
+        need = by_id[case_id]["lines"][r["line"]][1]  # bf16 tiles, cp.async, mma.sync: 80; stmatrix: 90
+        should_refuse = refuses(need, arch)
         if "error" in r and not should_refuse:
             wrong.append(f"{case_id} seg {seg} on {arch}: refused: {r['error']}")
         elif should_refuse and (case_id, r["line"], arch) not in refused_lines:
-            wrong.append(f"{case_id} seg {seg} on {arch}: compiled, but the arch has no bf16 tensor cores or "
-                         "cp.async (or Hopper's words)")
+            wrong.append(f"{case_id} seg {seg} on {arch}: compiled, but the arch lacks an instruction of the line "
+                         f"(it needs sm_{need})")
         elif "error" in r:
             msg = r["error"]
             if not (r["word"] and r["word"] in msg and arch in msg and r["pos"]

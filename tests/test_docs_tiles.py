@@ -20,6 +20,7 @@ import ml_dtypes
 import numpy as np
 import pytest
 from tileforth.core import Forth, ForthError
+from tileforth.core.session import pipeview
 from tileforth.repl import render as views
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "tiles.md"
@@ -66,7 +67,8 @@ class DocRun:
         view = "\n".join(str(t) for t in views.render_tiles(f, width=80, colour=False))
         self.after[title] = {"out": out, "view": view, "floats": f.float_stack(),
                              "data": f.data_stack(), "cfg": f.tile_config,
-                             "tiles": [tiles_state(f, w) for w in range(min(warps, 4))]}
+                             "tiles": [tiles_state(f, w) for w in range(min(warps, 4))],
+                             "pipe": pipeview.last(f)}  # .PIPE's record of the last launch that copied
         if nxt[0] == "text":
             self.shown.append((title, nxt[1]))
 

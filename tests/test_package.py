@@ -82,10 +82,38 @@ def test_the_demos_ship_with_the_package_and_the_tour_runs():
     assert bad.returncode == 2 and "the demos are: " in bad.stderr and "tour" in bad.stderr
 
 
-def test_the_sdist_manifest_holds_what_the_tests_need():
-    manifest = (ROOT / "MANIFEST.in").read_text().split()
-    for folder in ("tests", "docs", "demos", "benchmarks"):
-        assert folder in manifest
+def test_the_sdist_holds_every_tracked_file_and_its_tests_run_from_it(tmp_path):
+    """The sdist, built as pip builds it (setuptools' PEP 517 hook), unpacked: every file git tracks is in
+    it (the demos link expanded to files), and test files that need the docs, demos, the programs and
+    the CI script pass when run from the unpacked tree with its own package first on the path."""
+    from setuptools import build_meta
+    cwd = os.getcwd()
+    os.chdir(ROOT)
+    try:
+        name = build_meta.build_sdist(str(tmp_path))
+    finally:
+        os.chdir(cwd)
+    import tarfile
+    with tarfile.open(tmp_path / name) as tar:
+        tar.extractall(tmp_path, filter="data")
+    tree = tmp_path / name.removesuffix(".tar.gz")
+    files = {str(p.relative_to(tree)) for p in tree.rglob("*") if p.is_file()}
+    tracked = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True)
+    if tracked.returncode == 0:  # a checkout (an unpacked sdist has no git: the rest still holds)
+        want = {f for f in tracked.stdout.split() if f != ".gitignore" and not (ROOT / f).is_symlink()}
+        assert want - files == set()
+    assert {"tileforth/demos/tour.fth", "tileforth/demos/__main__.py", ".ci/run", "LICENSE"} <= files
+    env = dict(ENV, PYTHONPATH=str(tree))
+    r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                        "tests/test_readme.py", "tests/test_docs_repl.py", "tests/test_demos.py",
+                        "tests/test_docs_examples.py", "tests/test_docs_tiles.py",
+                        "tests/test_package.py::test_the_demos_ship_with_the_package_and_the_tour_runs"],
+                       cwd=tree, capture_output=True, text=True, env=env, timeout=900)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-2000:]
+    assert " passed" in r.stdout and "error" not in r.stdout.splitlines()[-1]
+    probe = subprocess.run([sys.executable, "-c", "import tileforth; print(tileforth.__file__)"], cwd=tree,
+                           capture_output=True, text=True, env=env)
+    assert probe.stdout.startswith(str(tree)), probe.stdout  # the tests ran the sdist's package
 
 
 def test_tileforth_dash_dash_version_says_the_version():

@@ -13,7 +13,7 @@ than that table until a session asks for a backend or an export.
 """
 from importlib import import_module
 
-__version__ = "0.1.0"  # the package's version (pyproject.toml reads it here)
+from .version import __version__  # noqa: F401 - the package's version (tileforth/version.py)
 
 from . import backends  # noqa: F401 - registers the built-in backends
 from .registry import register_exporter

@@ -96,7 +96,7 @@ def parser():
         prog="tileforth", usage=USAGE,
         description="An interactive Forth for NVIDIA GPUs (or their CPU emulation).",
         epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
-    from tileforth import __version__
+    from tileforth.version import __version__
     p.add_argument("--version", action="version", version=f"tileforth {__version__}")
     p.add_argument("files", nargs="*", metavar="FILE", help="Forth source to run, line by line")
     p.add_argument("-e", dest="sources", action="append", default=[], metavar="SOURCE",

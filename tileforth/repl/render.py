@@ -704,7 +704,8 @@ def _words_lines(view, width: int):
 # record's own plain text repeats it), and the views whose layout depends on
 # the width, laid out for the display's (WORDS, .LANES, .TILE, .FRAG, .M, HELP)
 OWN_LAYOUT = {"see": _see_lines, "words": _words_lines, "lanes": _laid_out, "tile": _laid_out,
-              "frag": _laid_out, "matrix": _laid_out, "help": _laid_out, "profile": _laid_out}
+              "frag": _laid_out, "matrix": _laid_out, "help": _laid_out, "profile": _laid_out,
+              "pipe": _laid_out}
 
 
 def render(kind: str, view: View, *, forth=None, width: int = PLAIN_WIDTH, colour: bool = False,
@@ -725,6 +726,12 @@ def render(kind: str, view: View, *, forth=None, width: int = PLAIN_WIDTH, colou
         table = render_profile(view, width=width, colour=colour, glyphs=glyphs)
         if table is not None:
             return table
+    if kind == "pipe":  # .PIPE: on a colour terminal a rich table of stages per wait (pipeview.py)
+        from ..core.session.pipeview import Pipe
+        from .pipeview import render_pipe
+        drawn = render_pipe(view, width=width, colour=colour, glyphs=glyphs) if isinstance(view, Pipe) else None
+        if drawn is not None:
+            return drawn
     if kind in OWN_LAYOUT:
         return _styled_lines(OWN_LAYOUT[kind](view, width), view.scale)
     return styled(view)

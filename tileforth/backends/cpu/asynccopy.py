@@ -33,13 +33,26 @@ without these words pay nothing but one load per checked access.
 """
 from __future__ import annotations
 
+import ctypes
 import threading
 from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 from llvmlite import ir
 from tileforth.core.compile import layout as L
-from tileforth.core.compile.smem import A_READ, A_UNSYNCED, CHUNK, AsyncCommit, AsyncCopy, AsyncOp, AsyncWait, SmemTile
+from tileforth.core.compile.smem import (
+    A_READ,
+    A_UNSYNCED,
+    CHUNK,
+    AsyncCommit,
+    AsyncCopy,
+    AsyncOp,
+    AsyncWait,
+    PipeStep,
+    SmemTile,
+    StageState,
+    WarpWait,
+)
 from tileforth.core.compile.tiles import elem_bytes
 from tileforth.core.errors import ForthError
 from tileforth.core.records import field, record
@@ -55,6 +68,8 @@ WARP = 32
 LANDED_SHIFT = 24
 LANDED_THREAD = 1 << LANDED_SHIFT
 KEEP_LAUNCHES = 256  # launch contexts whose state is kept (describe reads the last ones)
+PIPE_STEPS = 16  # the waits per warp of a launch's first block that .PIPE keeps
+EPOCH_BITS = (1 << 39) - 1  # the epoch bits of a trace record (races.py: size | epoch << 8)
 
 
 def _c(v: int) -> ir.Constant:
@@ -186,6 +201,7 @@ class Thread:
     groups: list[tuple[int, list[int]]] = field(default_factory=list)  # committed groups in flight, oldest first
     committed: int = 0  # groups committed so far
     last_wait: tuple[int, int] | None = None  # (n, groups committed then) of its last CP.WAIT
+    waits: int = 0  # CP.WAITs done
 
 
 @record(eq=False)
@@ -200,6 +216,7 @@ class Launch:
     view: np.ndarray | None = None  # the region's bytes (made at the first landing)
     threads: dict[int, Thread] = field(default_factory=dict)
     copies: dict[int, Copy] = field(default_factory=dict)  # in flight, by id
+    landed_group: dict[int, int] = field(default_factory=dict)  # chunk -> the group of the copy that landed there
 
 
 class AsyncCopies:
@@ -211,6 +228,10 @@ class AsyncCopies:
         self._launches: dict[int, Launch] = {}
         self._next = 1  # the next copy's id + 1 (ids are unique in the process, but for wrapping at 2**31)
         self._lock = threading.Lock()
+        self._touched: set[int] = set()  # the contexts this launch used (finish() reads them)
+        self._steps: dict[int, PipeStep] = {}  # this launch's first block: the k-th wait of its warps
+        self.pipe: list[PipeStep] = []  # the last finished launch's (what .PIPE shows)
+        self._trace_view: tuple[int, np.ndarray] | None = None
 
     # ---- naming ---------------------------------------------------------------------------------
     def where(self, off: int) -> str:
@@ -236,15 +257,97 @@ class AsyncCopies:
         ctx[L.CTX_ASYNC] = table.ctypes.data
         return st
 
+    # ---- the end of a launch ----------------------------------------------------------------------
+    def finish(self) -> tuple[Copy, int] | None:
+        """After a launch (the session's launch hook, words/smem.py): the record of waits of a launch
+        that copied becomes what .PIPE shows, with where it stopped if copies were left in flight; the first copy left in flight
+        and how many were (None: none). Their bytes never land: the launch is over."""
+        with self._lock:
+            touched = [self._launches[k] for k in self._touched if k in self._launches]
+            self._touched.clear()
+            if not touched:  # a launch without copies: .PIPE still shows the last one that had them
+                return None
+            steps = [self._steps[k] for k in sorted(self._steps)]
+            self._steps = {}
+            left = [c for st in touched for c in st.copies.values()]
+            if left:
+                st = next(st for st in touched if st.copies)
+                steps.append(PipeStep(-1, -1, (), self._stages(st)))
+            self.pipe = steps  # (the launches' states stay for describe(): the next launch starts its own)
+            if not left:
+                return None
+            return min(left, key=lambda c: c.id), len(left)
+
+    # ---- .PIPE: the stages of a block and the waits of its warps ----------------------------------
+    def _stages(self, st: Launch) -> tuple[StageState, ...]:
+        out = []
+        for t in self.tiles:
+            per = t.bytes // CHUNK
+            for s in range(t.stages):
+                lo = (t.offset + s * t.stage_bytes) // CHUNK
+                if lo + per > len(st.pending):
+                    continue
+                p = st.pending[lo:lo + per]
+                flying = [int(v) - 1 for v in p[p > 0].tolist()]
+                fg = sorted({g if (g := st.copies[c].group) is not None else -1 for c in flying if c in st.copies})
+                landed_at = np.flatnonzero(p < 0) + lo
+                lg = sorted({st.landed_group[k] for k in landed_at.tolist() if k in st.landed_group})
+                out.append(StageState(t.name, s, per, len(flying), len(landed_at), tuple(fg), tuple(lg)))
+        return tuple(out)
+
+    def _note_wait(self, st: Launch, op: AsyncWait, site: int, rows: np.ndarray, before: list[tuple[int, ...]],
+                   landed_copies: int) -> None:
+        """A warp of the first block waited: its k-th wait joins step k, whose stages are now the block's."""
+        tids = rows[:, L.T_LINEAR].tolist()
+        warp = tids[0] % self.be.block_size // WARP
+        th = st.threads[tids[0]]
+        k = th.waits - 1
+        if k >= PIPE_STEPS:
+            return
+        first = before[0]
+        landed = first[:max(0, len(first) - op.n)]
+        wait = WarpWait(warp, op.n, first, landed, len(tids), all(b == first for b in before), landed_copies)
+        old = self._steps.get(k)
+        waits = tuple(w for w in (old.waits if old else ()) if w.warp != warp) + (wait,)
+        self._steps[k] = PipeStep(k, site, tuple(sorted(waits, key=lambda w: w.warp)), self._stages(st))
+
+    # ---- PROFILE: a traced launch's records of the copies' shared writes (accessprofile.py) --------
+    def _trace(self, ctx: np.ndarray, rows: np.ndarray, site: int) -> None:
+        """Append a write record per copy (thread, kind 1 | site << 2, shared address, 16 | epoch << 8)
+        to the launch's trace, as tf_race appends a load's (the source's read is traced there, races.py)."""
+        addr, cap = int(ctx[L.CTX_TRACE]), int(ctx[L.CTX_TRACE_CAP])
+        n, m = int(ctx[L.CTX_TRACE_LEN]), len(rows)
+        ctx[L.CTX_TRACE_LEN] = n + m
+        keep = max(0, min(m, cap - n))
+        if not keep:
+            return
+        if self._trace_view is None or self._trace_view[0] != addr:
+            buf = (ctypes.c_int64 * (4 * cap)).from_address(addr)
+            self._trace_view = (addr, np.ctypeslib.as_array(buf).reshape(cap, 4))
+        rec = self._trace_view[1][n:n + keep]
+        r = rows[:keep]
+        rec[:, 0] = r[:, L.T_LINEAR]
+        rec[:, 1] = 1 | site << 2
+        rec[:, 2] = r[:, L.T_OP + 1]
+        rec[:, 3] = CHUNK | (r[:, L.T_EPOCH] & EPOCH_BITS) << 8
+
     # ---- performing the ops of the lanes parked at one site ---------------------------------------
     def perform(self, op: AsyncOp, rows: np.ndarray, ctx: np.ndarray, site: int,
                 error: Callable[[str, str], ForthError]) -> None:
         """The op for each thread of `rows` (their records, in order), as the threads would run it."""
         with self._lock:
             st = self._launch(ctx)
+            self._touched.add(ctx.ctypes.data)
             bs = self.be.block_size
+            if isinstance(op, AsyncCopy) and ctx[L.CTX_TRACE]:
+                self._trace(ctx, rows, site)
             if isinstance(op, AsyncCopy) and len(rows) > 1 and self._copies_at_once(st, op, rows, site):
                 return
+            noted = isinstance(op, AsyncWait) and int(rows[0, L.T_LINEAR]) < bs  # the first block
+            if noted:
+                before = [tuple(g for g, _ in st.threads[t].groups) if t in st.threads else ()
+                          for t in rows[:, L.T_LINEAR].tolist()]
+                flying = len(st.copies)
             for r in rows:
                 tid = int(r[L.T_LINEAR])
                 block = tid // bs
@@ -263,6 +366,8 @@ class AsyncCopies:
                         th.committed += 1
                     case AsyncWait(n=n):
                         self._wait(st, op, th, tid, n, int(r[L.T_EPOCH]), error)
+            if noted and isinstance(op, AsyncWait):
+                self._note_wait(st, op, site, rows, before, flying - len(st.copies))
 
     def _copies_at_once(self, st: Launch, op: AsyncOp, rows: np.ndarray, site: int) -> bool:
         """The copies of rows (threads of the block the launch is at), with numpy, when nothing about
@@ -329,6 +434,7 @@ class AsyncCopies:
         st.reads[:] = 0
         st.threads.clear()
         st.copies.clear()
+        st.landed_group.clear()
         st.block = block
 
     @staticmethod
@@ -401,6 +507,7 @@ class AsyncCopies:
                         f"{self.where(c.dst - st.region)}): a wait lands committed groups only; CP.COMMIT "
                         "before the wait", op.word)
         th.last_wait = (n, th.committed)
+        th.waits += 1
         land = th.groups[:max(0, len(th.groups) - n)]
         th.groups = th.groups[len(land):]
         for _, ids in land:
@@ -413,6 +520,8 @@ class AsyncCopies:
                     st.view[off:off + CHUNK] = np.frombuffer(c.data, np.uint8)
                 if st.pending[off // CHUNK] == cid + 1:  # landed: other threads see it after a BARRIER
                     st.pending[off // CHUNK] = -(1 + (tid | (epoch & 0xFFFFFFFF) << LANDED_SHIFT))
+                    if c.group is not None:
+                        st.landed_group[off // CHUNK] = c.group
 
     # ---- tile loads and stores (warpops.py, warp by warp) -----------------------------------------
     def check_tile(self, ctx: np.ndarray, t: Any, addr: int, stride: int, row: int, word: str, write: bool,

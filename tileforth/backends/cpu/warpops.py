@@ -29,8 +29,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from tileforth.core.compile import layout as L
 from tileforth.core.compile.tilegen import CheckedLoad, CheckedStore
-from tileforth.core.compile.tileops import Add, Copy, Fill, Load, Mma, Perm, Scale, Store, TileOp, Zero
-from tileforth.core.compile.tiles import ACC_TYPES, IN_TYPES, WARP, Tile, elem_bytes
+from tileforth.core.compile.tileops import (Add, Copy, Fill, LaneGet, LanePut, LdMatrix, Load, Mma, Perm, Scale,
+                                             StMatrix, Store, TileOp, Zero, lane_chunk)
+from tileforth.core.compile.tiles import ACC_TYPES, IN_TYPES, MMA_ELEMS, WARP, Tile, elem_bytes, mma_coords
 from tileforth.core.compile.tileops import Shuffle, SyncWarp, Vote, WarpOp
 from tileforth.core.compile.mbarrier import HopperOp
 from tileforth.core.compile.smem import AsyncOp
@@ -169,14 +170,14 @@ class WarpOps:
             waiting = st == L.ST_WARP
             if not waiting.any():
                 continue
-            if self._loose_ops(rows[lanes], waiting):
+            gw = block * be.warps_per_block + w // WARP
+            if self._loose_ops(rows[lanes], waiting, gw, block * bs + w):
                 continue  # ACTIVEMASK went first: the lanes it released may yet join the others
             first = int(site[lanes][np.argmax(waiting)])
             op = self.sites.info[first]
             if isinstance(op, WarpOp):
                 self._warp_op(op, first, block, w, rows[lanes])
                 continue
-            gw = block * be.warps_per_block + w // WARP
             if st.size < WARP:
                 raise self.error(first, f"tile operations need whole warps of 32 threads, but warp {w // WARP} "
                                         f"of the block has {st.size}: make the block size a multiple of 32")
@@ -365,6 +366,8 @@ class WarpOps:
             return self._memory(op.tile, ops[:, 0], ops[:, 1], isinstance(op, CheckedLoad))
         if isinstance(op, Store):
             return self._memory(op.tile, ops[:, 0], ops[:, 1], isinstance(op, CheckedStore))
+        if isinstance(op, (LdMatrix, StMatrix)):
+            return None  # shared memory, lane by lane: warp by warp (perform)
         return ()
 
     def _memory(self, t: Tile, addr: np.ndarray, stride: np.ndarray, typed: bool):
@@ -455,7 +458,7 @@ class WarpOps:
             case _:  # Copy, Perm: list operations
                 self.perform(op, [], stack, -1)
 
-    def _loose_ops(self, rows: np.ndarray, waiting: np.ndarray) -> bool:
+    def _loose_ops(self, rows: np.ndarray, waiting: np.ndarray, gw: int = -1, first: int = -1) -> bool:
         """Release the lanes of a warp that wait at an op that does not synchronise
         (ACTIVEMASK): the lanes at one such site get the mask of the lanes there.
         True when there were any."""
@@ -469,11 +472,118 @@ class WarpOps:
             elif isinstance(op, HopperOp):  # mbarriers, TMA: mbarriers.py, lane by lane, each its result
                 rows[here, L.T_OP] = mbarriers.perform(self.be, op, rows[here], self.ctx, s, self.sites,
                                                        functools.partial(self.error, s))
+            elif isinstance(op, (LaneGet, LanePut)):  # TLANE@ TLANE!: each lane its own element
+                self._lane_elements(op, rows, here, self.be.tile_data[gw], s)
             else:
                 rows[here, L.T_OP] = _mask(here)
             rows[here, L.T_STATUS] = L.ST_RUN
             self.ctx[L.CTX_STEPS_USED] += WARP_OP_STEPS
         return bool(loose)
+
+    def _lane_elements(self, op: "LaneGet | LanePut", rows: np.ndarray, here: np.ndarray,
+                       stack: list[np.ndarray], site: int) -> None:
+        """TLANE@ / TLANE! for the lanes `here` of one warp: element i of lane L's fragment of the
+        m16n8k16 accumulator is at mma_coords("acc", L, i) of the logical matrix (the PTX ISA's layout)."""
+        acc = stack[op.pos]
+        nel = MMA_ELEMS["acc"]
+        for lane in np.flatnonzero(here).tolist():
+            i = int(rows[lane, L.T_OP])
+            if not 0 <= i < nel:
+                raise self.error(site, f"{op.word}" + "{where}" + f": lane {lane} asks for element {i}, but a lane "
+                                 f"holds elements 0 to {nel - 1} of an m16n8k16 accumulator (c0..c{nel - 1}); "
+                                 "give an index from 0 to 3", op.word)
+            r, c = mma_coords("acc", lane, i)
+            if isinstance(op, LaneGet):
+                rows[lane, L.T_OP] = int(np.float32(acc[r, c]).view(np.uint32))
+            else:
+                acc[r, c] = _f32(int(rows[lane, L.T_OP + 1]))  # rounded to the accumulator's type
+
+    # ---- ldmatrix and stmatrix: the lanes' addresses, as the hardware takes them ----------------
+    def _lane_addresses(self, op: "LdMatrix | StMatrix", ops: list[int], site: int) -> list[int]:
+        """The shared address each addressing lane gives (32 for .x4, 16 for .x2), from the warp's
+        operands (saddr row col geom) and lane_chunk, swizzled as geom says; checked against the tile's
+        geometry first (a block outside the tile reads or writes other bytes on a GPU, silently)."""
+        saddr, row, col, geom = ops
+        t = op.tile
+        rows_n, chunks, swz = geom & 0xFFFF, (geom >> 16) & 0xFFFF, (geom >> 32) & 1
+        brows, bcols = (16, 16) if t.kind == "a" else (16, 8)
+        word = op.word
+        if geom >> 33 or rows_n == 0 or chunks == 0:
+            raise self.error(site, f"{word}: {geom} is not a shared tile's shape" + "{where}" + "; give the "
+                             "name-GEOM of the SMEM-TILE the address is a stage of", word)
+        if col % 8 or row < 0 or col < 0 or row + brows > rows_n or col // 8 + bcols // 8 > chunks:
+            raise self.error(site, f"{word}: the {brows}x{bcols} block at row {row}, column {col} is not inside "
+                             f"the {rows_n}x{chunks * 8} shared tile" + "{where}" + "; give a row from 0 to "
+                             f"{rows_n - brows} and a column that is a multiple of 8 from 0 to {chunks * 8 - bcols}"
+                             " (in 16-bit elements)", word)
+        if saddr % 16:
+            raise self.error(site, f"{word}: the shared tile's address ${saddr & (2**64 - 1):x} is not 16-byte "
+                             "aligned" + "{where}" + "; give a stage of a SMEM-TILE, e.g. `0 As`", word)
+        out = []
+        for lane in range(32 if t.kind == "a" else 16):
+            dr, dc = lane_chunk(lane, t.kind)
+            r, ch = row + dr, col // 8 + dc
+            out.append(saddr + (r * chunks + (ch ^ (r & 7) if swz else ch)) * 16)
+        return out
+
+    def _shared_rows(self, op: "LdMatrix | StMatrix", addrs: list[int], site: int, write: bool,
+                     row: int) -> list[np.ndarray]:
+        """The 16 bytes at each address as a view of 8 elements of the tile's memory type, after the
+        copy model's check (copies in flight) and the race detector's (each row one access of the warp)."""
+        t16 = Tile("acc", (1, 8, 16), "f16")  # one 16-byte row, for the copy model and the race detector
+        dtype = _mem_dtype(op.store_type if isinstance(op, StMatrix) else op.tile.dtype)
+        out: list[np.ndarray] = []
+        for addr in addrs:
+            view = self.be.allocation_view(addr, 16)
+            if view is None:
+                raise self.error(site, f"{op.word}: lane {len(out)}'s row at ${addr & (2**64 - 1):x} is outside "
+                                 "the block's shared memory" + "{where}", op.word)
+            if self.ctx[L.CTX_ASYNC]:
+                self.be.asyncs.check_tile(self.ctx, t16, addr, 8, row, op.word, write,
+                                          lambda m: self.error(site, m, op.word))
+            out.append(view.view(dtype))
+        if row >= 0 and self.ctx[L.CTX_RACE_GEN]:
+            n = len(addrs)
+            a = np.array(addrs, np.int64)
+            same = first8 = None
+            if write:
+                same, first8 = np.zeros((n, 1), bool), np.zeros((n, 1), np.int64)
+            if self._races(t16, np.full(n, row, np.int64), a, np.full(n, 8, np.int64), WRITE if write else READ,
+                           site, same, first8) >= 0:
+                raise _Raced()
+        return out
+
+    def ldmatrix(self, op: LdMatrix, ops: list[int], site: int, row: int = -1) -> np.ndarray:
+        """ldmatrix.sync.aligned.m8n8 (.x4 for a, .x2.trans for b) as the PTX ISA describes it: the rows
+        the lanes address form 8x8 matrices (matrix j: lanes 8j..8j+7); lane L receives register j =
+        elements (L/4, 2(L%4)) and (L/4, 2(L%4)+1) of matrix j, or with .trans (2(L%4), L/4) and
+        (2(L%4)+1, L/4); register j holds fragment elements 2j and 2j+1, which mma_coords places."""
+        t = op.tile
+        mats = np.stack(self._shared_rows(op, self._lane_addresses(op, ops, site), site, False, row))
+        mats = mats.astype(np.float32).reshape(-1, 8, 8)  # (matrices, rows, 8)
+        out = np.zeros(t.rows_cols, np.float32)
+        trans = t.kind == "b"
+        for lane in range(WARP):
+            g, q = lane >> 2, lane & 3
+            for e in range(MMA_ELEMS[t.kind]):
+                j, h = e >> 1, e & 1
+                v = mats[j, 2 * q + h, g] if trans else mats[j, g, 2 * q + h]
+                out[mma_coords(t.kind, lane, e)] = v
+        return out
+
+    def stmatrix(self, op: StMatrix, value: np.ndarray, ops: list[int], site: int, row: int = -1) -> None:
+        """stmatrix.sync.aligned.m8n8.x2: lane L (L < 16) addresses row L % 8 of matrix L / 8, which
+        receives register j = L / 8 of lanes 4(L%8) .. 4(L%8)+3 (two 16-bit elements each, in order)."""
+        dtype = _mem_dtype(op.store_type)
+        regs = np.zeros((WARP, MMA_ELEMS["acc"]), np.float32)
+        for lane in range(WARP):
+            for e in range(MMA_ELEMS["acc"]):
+                regs[lane, e] = value[mma_coords("acc", lane, e)]
+        halves = regs.astype(dtype)  # rounded to nearest even, as cvt.rn does
+        mems = self._shared_rows(op, self._lane_addresses(op, ops, site), site, True, row)
+        for lane, mem in enumerate(mems):
+            j, r = lane >> 3, lane & 7
+            mem[:] = np.concatenate([halves[4 * r + q, 2 * j:2 * j + 2] for q in range(4)])
 
     def _warp_op(self, op: WarpOp, site: int, block: int, w: int, rows: np.ndarray) -> None:
         """A shuffle, vote or SYNCWARP: every thread of the warp must be there (a
@@ -546,6 +656,11 @@ class WarpOps:
                 _put(stack, dst, self.load(t, ops[0], ops[1], site, word, isinstance(op, CheckedLoad), row))
             case Store(src, t):
                 self.store(t, stack[src], ops[0], ops[1], site, isinstance(op, CheckedStore), row)
+                del stack[src:]
+            case LdMatrix(dst):
+                _put(stack, dst, self.ldmatrix(op, ops, site, row))
+            case StMatrix(src):
+                self.stmatrix(op, stack[src], ops, site, row)
                 del stack[src:]
             case Mma(acc_at, a_at, b_at):
                 acc, a, b = stack[acc_at], stack[a_at], stack[b_at]

@@ -14,6 +14,12 @@
 * tile words         -> llvm.nvvm.wmma.* with a `convergent` attribute on every
                         call site (LLVM 22 does not mark them; O3 was seen
                         sinking a wmma.load into a divergent branch)
+* m16n8k16 tiles     -> TMMA: llvm.nvvm.mma.m16n8k16.row.col.* (mma.sync, sm_80+);
+                        TLDSM-A/-B: ldmatrix.sync.aligned.m8n8.x4 / .x2.trans (sm_80+ here),
+                        TSTSM: stmatrix.sync.aligned.m8n8.x2 (sm_90+), each lane's
+                        address from the tile's geom (tileops.lane_chunk, the swizzle);
+                        TLOAD-*/TSTORE: each lane's own elements by the documented
+                        layout (tiles.mma_coords); TLANE@/TLANE!: extract/insertvalue
 * warp words         -> llvm.nvvm.shfl.sync.* (a cell or an f64 as two 32-bit
                         shuffles), vote.*.sync, activemask, bar.warp.sync, with a
                         full mask and `convergent` call sites
@@ -48,9 +54,11 @@ from tileforth.core.compile.codegen import (
     state_env,
 )
 from tileforth.core.compile.target import STATIC_SHARED_BYTES, BodyEmitter, Target, float_suffix
-from tileforth.core.compile.tileops import Add, Copy, Fill, Load, Mma, Perm, Scale, Store, TileOp, Zero
-from tileforth.core.compile.tiles import SHAPES, Hole, Tile, elem_bytes, resolve
+from tileforth.core.compile.tileops import (Add, Copy, Fill, LaneGet, LanePut, LdMatrix, Load, Mma, Perm, Scale,
+                                             StMatrix, Store, TileOp, Zero, lane_chunk)
+from tileforth.core.compile.tiles import MMA_ELEMS, SHAPES, WMMA_SHAPES, Hole, Tile, elem_bytes, mma_coords, resolve
 from tileforth.core.compile.tileops import ActiveMask, Shuffle, SyncWarp, Vote, WarpOp
+from tileforth.core.compile.primitives import _to_bf16
 from tileforth.core.compile.smem import AsyncCommit, AsyncCopy, AsyncOp, AsyncWait
 from tileforth.core.errors import ForthError
 from tileforth.core.records import field, record
@@ -74,6 +82,10 @@ _SREG = {"tid": "tid", "bid": "ctaid", "bdim": "ntid", "gdim": "nctaid"}
 # sm_70 (every shape of tiles.SHAPES, f16 or f32 accumulators), bf16 inputs from sm_80 (LLVM's instruction
 # selection aborts the process on "Cannot select" below it); checked at the tile word, with its position
 TILE_MIN_SM = {"f16": 70, "bf16": 80}
+# the m16n8k16 instructions (PTX ISA: mma.sync .m16n8k16 with .f16/.bf16 needs sm_80, stmatrix sm_90; ldmatrix
+# sm_75 with PTX 6.5, but LLVM 22's sm_75 target emits PTX 6.3 and aborts on "Cannot select" for it, as it does
+# below the others): checked at the word, as TILE_MIN_SM is
+MMA_SYNC_MIN_SM = {"TMMA": 80, "ldmatrix": 80, "stmatrix": 90}
 FULL_MASK = ir.Constant(I32, -1)  # every lane of the warp (0xffffffff)
 SHFL_MODE = {"idx": "idx", "up": "up", "down": "down", "xor": "bfly"}  # warpgen's mode -> the intrinsic's
 
@@ -98,20 +110,25 @@ def frag_type(t: Tile) -> ir.Type:
 def _build_whitelist() -> frozenset[str]:
     """Every wmma intrinsic this target may call, from the PTX/LLVM grammar."""
     names = set()
-    for shape in SHAPES:
+    for shape in WMMA_SHAPES:
         g = geom(shape)
         for lay in ("row", "col"):
             for frag, types in (("a", ("f16", "bf16")), ("b", ("f16", "bf16")), ("c", ("f16", "f32"))):
                 for ty in types:
-                    names.add(f"llvm.nvvm.wmma.{g}.load.{frag}.{lay}.stride.{ty}.p0")
+                    for sp in ("p0", "p1", "p3"):  # generic, global, shared pointers
+                        names.add(f"llvm.nvvm.wmma.{g}.load.{frag}.{lay}.stride.{ty}.{sp}")
             for ty in ("f16", "f32"):
-                names.add(f"llvm.nvvm.wmma.{g}.store.d.{lay}.stride.{ty}.p0")
+                for sp in ("p0", "p1", "p3"):
+                    names.add(f"llvm.nvvm.wmma.{g}.store.d.{lay}.stride.{ty}.{sp}")
         for al in ("row", "col"):
             for bl in ("row", "col"):
                 for d in ("f16", "f32"):
                     for c in ("f16", "f32"):
                         names.add(f"llvm.nvvm.wmma.{g}.mma.{al}.{bl}.{d}.{c}")
                 names.add(f"llvm.nvvm.wmma.{g}.mma.{al}.{bl}.bf16")
+    names |= {f"llvm.nvvm.mma.m16n8k16.row.col.{sig}" for sig in ("f32.f32", "f16.f16", "bf16")}
+    names |= {"llvm.nvvm.ldmatrix.sync.aligned.m8n8.x4.b16", "llvm.nvvm.ldmatrix.sync.aligned.m8n8.x2.trans.b16",
+              "llvm.nvvm.stmatrix.sync.aligned.m8n8.x2.b16"}
     return frozenset(names)
 
 
@@ -135,6 +152,8 @@ UNCHECKED_RECURSION_MAX = 256  # an --unchecked export's depth limit for recursi
 class NvptxTarget(Target):
     name = "nvptx"
     triple = "nvptx64-nvidia-cuda"
+    narrow_loops = True  # i32 loop indices where they provably fit (codegen.Gen.narrow_loop)
+    address_spaces = True  # ld/st.global and .shared (mem_pointer)
 
     def __init__(self, arch: str = "sm_80", data_layout: str = "", machine: Machine = DEFAULT_MACHINE) -> None:
         self.machine = machine
@@ -222,6 +241,16 @@ class NvptxTarget(Target):
             return b.addrspacecast(b.inttoptr(addr, PTR), GLOBAL)
         return b.inttoptr(addr, PTR)
 
+    def _tile_pointer(self, g: "Gen", addr: ir.Value) -> tuple[ir.Value, str]:
+        """A tile load's or store's pointer and its intrinsic's suffix: an address known to point into an
+        array (an ARRAY or MATRIX name, a kernel-file array parameter) is a global pointer (`.p1`:
+        wmma.load.*.global, SASS LDG), one into SHARED: memory a shared one (`.p3`: LDS); any other
+        a generic one (`.p0`)."""
+        space = g.space_of(addr)
+        if space in ("global", "shared"):
+            return self.mem_pointer(g, addr, space), "p1" if space == "global" else "p3"
+        return g.b.inttoptr(addr, PTR), "p0"
+
     def math(self, g: "Gen", name: str, args: list[ir.Value]) -> ir.Value:
         ty = args[0].type  # f32, or f64 (the float stack's type in the f64 mode): __nv_sin, llvm.sqrt.f64
         if name in LIBDEVICE_MATH:
@@ -296,27 +325,190 @@ class NvptxTarget(Target):
                       g.b.icmp_unsigned("!=", g.b.and_(g.b.mul(stride, c64(esize)), c64(15)), c64(0)))
         g.fail_if(bad, L.E_ALIGN, addr=stride, aux=c64(16))
 
+    # ---- m16n8k16 (mma.sync) fragments: each lane's own elements, by the documented layout ----------
+    def _check_mma_sync_arch(self, word: str, what: str, insn: str) -> None:
+        need = MMA_SYNC_MIN_SM[what]
+        if self.sm < need:
+            raise ForthError(f"{word}: {insn} needs sm_{need} or newer, but this kernel is built for {self.arch}: "
+                             f"compile for sm_{need} or newer (--arch), or run it with --backend cpu", word=word)
+
+    @staticmethod
+    def _lane(g: "Gen") -> ir.Value:
+        return g.b.zext(g.b.call(g.intrinsic("llvm.nvvm.read.ptx.sreg.laneid", I32, []), []), I64)
+
+    def _lane_shared_ptr(self, g: "Gen", kind: str, operands: list[ir.Value]) -> ir.Value:
+        """The shared address this lane gives ldmatrix/stmatrix: row + dr, chunk col/8 + dc
+        (tileops.lane_chunk), the chunk xor (row mod 8) in a swizzled tile; checked mode: inside the
+        block's shared window."""
+        b = g.b
+        saddr, row, col, gm = operands
+        lane = self._lane(g)
+        if kind == "a":
+            dr, dc = b.and_(lane, c64(15)), b.lshr(lane, c64(4))
+        else:
+            dr, dc = b.and_(lane, c64(15)), c64(0)
+        assert lane_chunk(17, kind) == ((1, 1) if kind == "a" else (1, 0))  # the same arithmetic as the emulator's
+        r = b.add(row, dr)
+        ch = b.add(b.lshr(col, c64(3)), dc)
+        chunks = b.and_(b.lshr(gm, c64(16)), c64(0xFFFF))
+        swz = b.sub(c64(0), b.and_(b.lshr(gm, c64(32)), c64(1)))  # all ones when swizzled
+        ch = b.xor(ch, b.and_(b.and_(r, c64(7)), swz))
+        addr = b.add(saddr, b.shl(b.add(b.mul(r, chunks), ch), c64(4)))
+        if g.checked:
+            g.fail_if(b.icmp_unsigned("!=", b.and_(addr, c64(15)), c64(0)), L.E_ALIGN, addr=addr, aux=c64(16))
+            g.fail_if(b.not_(self.addr_ok(g, addr, c64(16), "shared")), L.E_BAD_ADDR, addr=addr, aux=c64(16))
+        return self.mem_pointer(g, addr, "shared")
+
+    @staticmethod
+    def _pack16(g: "Gen", lo: ir.Value, hi: ir.Value, ty: str) -> ir.Value:
+        """Two f32 as one register of two 16-bit elements (lo in the low half), rounded to nearest even."""
+        b = g.b
+        if ty == "bf16":
+            halves = [b.zext(_to_bf16(g, x), I32) for x in (lo, hi)]
+        else:
+            halves = [b.zext(b.bitcast(b.fptrunc(x, F16), ir.IntType(16)), I32) for x in (lo, hi)]
+        return b.or_(halves[0], b.shl(halves[1], ir.Constant(I32, 16)))
+
+    def _elem_addr(self, g: "Gen", t: Tile, lane: ir.Value, i: int, addr: ir.Value, stride: ir.Value) -> ir.Value:
+        """The address of element i of this lane's fragment (tiles.mma_coords) in a row- or column-major tile."""
+        b = g.b
+        rows_at = [mma_coords(t.kind, ln, i)[0] for ln in range(4)] + [mma_coords(t.kind, 4, i)[0]]
+        cols_at = [mma_coords(t.kind, ln, i)[1] for ln in range(4)] + [mma_coords(t.kind, 4, i)[1]]
+        # every formula is base + a*(lane>>2) + b*(lane&3): read a, b off lanes 0, 1 and 4
+        def affine(v: list[int]) -> ir.Value:
+            base, per_t, per_g = v[0], v[1] - v[0], v[4] - v[0]
+            return b.add(c64(base), b.add(b.mul(b.lshr(lane, c64(2)), c64(per_g)), b.mul(b.and_(lane, c64(3)),
+                                                                                          c64(per_t))))
+        r, c = affine(rows_at), affine(cols_at)
+        idx = b.add(b.mul(r, stride), c) if t.layout == "row" or t.kind == "acc" else b.add(b.mul(c, stride), r)
+        return b.add(addr, b.mul(idx, c64(elem_bytes(t.dtype))))
+
+    def _lane_load(self, g: "Gen", t: Tile, addr: ir.Value, stride: ir.Value) -> ir.Value:
+        b = g.b
+        lane, space = self._lane(g), g.space_of(addr)
+        ty = frag_type(t)
+        elems = []
+        for i in range(MMA_ELEMS[t.kind]):
+            ptr = self.mem_pointer(g, self._elem_addr(g, t, lane, i, addr, stride), space)
+            elems.append(b.load(ptr, typ=F32 if t.dtype == "f32" else ir.IntType(16)))
+        frag = ir.Constant(ty, ir.Undefined)
+        if t.dtype == "f32":
+            for i, e in enumerate(elems):
+                frag = b.insert_value(frag, e, i)
+            return frag
+        for r in range(len(ty.elements)):
+            lo, hi = (b.zext(e, I32) for e in elems[2 * r:2 * r + 2])
+            word = b.or_(lo, b.shl(hi, ir.Constant(I32, 16)))
+            frag = b.insert_value(frag, word if ty.elements[r] == I32 else b.bitcast(word, H2), r)
+        return frag
+
+    def _lane_store(self, g: "Gen", t: Tile, frag: ir.Value, addr: ir.Value, stride: ir.Value) -> None:
+        b = g.b
+        lane, space = self._lane(g), g.space_of(addr)
+        for i in range(MMA_ELEMS[t.kind]):
+            ptr = self.mem_pointer(g, self._elem_addr(g, t, lane, i, addr, stride), space)
+            if t.dtype == "f32":
+                b.store(b.extract_value(frag, i), ptr)
+            else:
+                b.store(b.extract_element(b.extract_value(frag, i // 2), ir.Constant(I32, i % 2)), ptr)
+
+    def _acc_element(self, g: "Gen", t: Tile, frag: ir.Value, j: int) -> ir.Value:
+        """Element j of an accumulator fragment as f32."""
+        if t.dtype == "f32":
+            return g.b.extract_value(frag, j)
+        return g.b.fpext(g.b.extract_element(g.b.extract_value(frag, j // 2), ir.Constant(I32, j % 2)), F32)
+
+    def _lane_op(self, g: "Gen", op: "LaneGet | LanePut", operands: list[ir.Value]) -> ir.Value | None:
+        """TLANE@ / TLANE!: element i of this lane's registers, i taken mod 4 (the emulator reports
+        an index outside 0..3): a chain of selects, so a run-time i keeps the fragment in registers."""
+        b, t = g.b, op.tile
+        assert t is not None  # tilegen always gives the accumulator
+        slot = self._slot(g, op.pos, t)
+        ty = frag_type(t)
+        frag = b.load(slot, typ=ty)
+        i = b.and_(operands[0], c64(MMA_ELEMS["acc"] - 1))
+        if isinstance(op, LaneGet):
+            out = self._acc_element(g, t, frag, 0)
+            for j in range(1, MMA_ELEMS["acc"]):
+                out = b.select(b.icmp_unsigned("==", i, c64(j)), self._acc_element(g, t, frag, j), out)
+            return b.zext(b.bitcast(out, I32), I64)
+        new = b.bitcast(b.trunc(operands[1], I32), F32)
+        for j in range(MMA_ELEMS["acc"]):
+            hit = b.icmp_unsigned("==", i, c64(j))
+            if t.dtype == "f32":
+                frag = b.insert_value(frag, b.select(hit, new, b.extract_value(frag, j)), j)
+            else:
+                reg = b.extract_value(frag, j // 2)
+                lane_j = ir.Constant(I32, j % 2)
+                h = b.select(hit, b.fptrunc(new, F16), b.extract_element(reg, lane_j))
+                frag = b.insert_value(frag, b.insert_element(reg, h, lane_j), j // 2)
+        b.store(frag, slot)
+        return None
+
     def tile_op(self, g: "Gen", op: TileOp, operands: list[ir.Value]) -> None:
         b = g.b
         match op:
             case Zero(dst, t) | Fill(dst, t):
                 v = ir.Constant(F32, 0.0) if isinstance(op, Zero) else b.bitcast(b.trunc(operands[0], I32), F32)
                 b.store(self._splat(g, t, v), self._slot(g, dst, t))
+            case Load(dst, t) if t.mma_sync:
+                addr, stride = operands
+                self._tile_mem_check(g, t, addr, stride)
+                b.store(self._lane_load(g, t, addr, stride), self._slot(g, dst, t))
+            case Store(src, t) if t.mma_sync:
+                addr, stride = operands
+                self._tile_mem_check(g, t, addr, stride)
+                self._lane_store(g, t, b.load(self._slot(g, src, t), typ=frag_type(t)), addr, stride)
+            case Mma(acc_at, a_at, b_at, acc, at, bt) if acc.mma_sync:
+                self._check_mma_sync_arch("TMMA", "TMMA", "mma.sync m16n8k16")
+                args = []
+                for pos, t in ((a_at, at), (b_at, bt), (acc_at, acc)):
+                    val = b.load(self._slot(g, pos, t), typ=frag_type(t))
+                    args += [b.extract_value(val, i) for i in range(len(frag_type(t).elements))]
+                sig = "bf16" if at.dtype == "bf16" else f"{acc.dtype}.{acc.dtype}"
+                name = f"llvm.nvvm.mma.m16n8k16.row.col.{sig}"
+                b.store(self._wmma(g, name, frag_type(acc), args), self._slot(g, acc_at, acc))
+            case LdMatrix(dst, t, word):
+                self._check_mma_sync_arch(word, "ldmatrix", "ldmatrix")
+                ptr = self._lane_shared_ptr(g, t.kind, operands)
+                if t.kind == "a":
+                    name, ret = "llvm.nvvm.ldmatrix.sync.aligned.m8n8.x4.b16", ir.LiteralStructType([I32] * 4)
+                else:
+                    name, ret = "llvm.nvvm.ldmatrix.sync.aligned.m8n8.x2.trans.b16", ir.LiteralStructType([I32] * 2)
+                regs = self._wmma(g, name, ret, [ptr])
+                ty = frag_type(t)
+                frag = ir.Constant(ty, ir.Undefined)
+                for i in range(len(ret.elements)):
+                    r = b.extract_value(regs, i)
+                    frag = b.insert_value(frag, r if ty.elements[i] == I32 else b.bitcast(r, H2), i)
+                b.store(frag, self._slot(g, dst, t))
+            case StMatrix(src, t, store_type, word):
+                self._check_mma_sync_arch(word, "stmatrix", "stmatrix")
+                ptr = self._lane_shared_ptr(g, "acc", operands)
+                val = b.load(self._slot(g, src, t), typ=frag_type(t))
+                if t.dtype == "f16":  # two f16x2 registers already
+                    regs = [b.bitcast(b.extract_value(val, i), I32) for i in range(2)]
+                else:
+                    regs = [self._pack16(g, b.extract_value(val, 2 * i), b.extract_value(val, 2 * i + 1), store_type)
+                            for i in range(2)]
+                self._wmma(g, "llvm.nvvm.stmatrix.sync.aligned.m8n8.x2.b16", ir.VoidType(), [ptr, *regs])
             case Load(dst, t):
                 self._check_arch(t, op.word)
                 addr, stride = operands
                 self._tile_mem_check(g, t, addr, stride)
                 frag = "c" if t.kind == "acc" else t.kind
-                name = f"llvm.nvvm.wmma.{geom(t.shape)}.load.{frag}.{t.layout}.stride.{t.dtype}.p0"
-                val = self._wmma(g, name, frag_type(t), [b.inttoptr(addr, PTR), b.trunc(stride, I32)])
+                ptr, sp = self._tile_pointer(g, addr)
+                name = f"llvm.nvvm.wmma.{geom(t.shape)}.load.{frag}.{t.layout}.stride.{t.dtype}.{sp}"
+                val = self._wmma(g, name, frag_type(t), [ptr, b.trunc(stride, I32)])
                 b.store(val, self._slot(g, dst, t))
             case Store(src, t):
                 addr, stride = operands
                 self._tile_mem_check(g, t, addr, stride)
                 val = b.load(self._slot(g, src, t), typ=frag_type(t))
                 regs = [b.extract_value(val, i) for i in range(len(frag_type(t).elements))]
-                name = f"llvm.nvvm.wmma.{geom(t.shape)}.store.d.row.stride.{t.dtype}.p0"
-                self._wmma(g, name, ir.VoidType(), [b.inttoptr(addr, PTR), *regs, b.trunc(stride, I32)])
+                ptr, sp = self._tile_pointer(g, addr)
+                name = f"llvm.nvvm.wmma.{geom(t.shape)}.store.d.row.stride.{t.dtype}.{sp}"
+                self._wmma(g, name, ir.VoidType(), [ptr, *regs, b.trunc(stride, I32)])
             case Mma(acc_at, a_at, b_at, acc, at, bt):
                 self._check_arch(at, "TMMA")
                 args = []
@@ -385,6 +577,8 @@ class NvptxTarget(Target):
             case SyncWarp():
                 self._warp_call(g, "llvm.nvvm.bar.warp.sync", ir.VoidType(), [FULL_MASK])
                 return None
+            case LaneGet() | LanePut():
+                return self._lane_op(g, op, operands)
             case _:  # pragma: no cover - warpgen emits only the ops above
                 raise AssertionError(op)
 

@@ -16,7 +16,7 @@ reaches a suspend point (BARRIER, warp ops) ends up inside the coroutine.
 from __future__ import annotations
 
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Callable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 from llvmlite import ir
 
@@ -48,6 +48,9 @@ from ..front.tree import (
 )
 from ..records import field, record
 from . import layout as L
+from .ranges import loop_fits_32, value_range
+from .slottags import SlotTags, Spec
+from .spaces import result_spaces
 from .tiles import detailed, resolve, same_stack
 
 if TYPE_CHECKING:
@@ -99,6 +102,7 @@ HELPERS: dict[str, ir.FunctionType] = {
 }
 
 
+SHORT_LOOP = 32  # DO loops of at most this many iterations with literal bounds keep an i64 index (narrow_loop)
 FREEING = frozenset({"(FREE)", "(RESIZE)", "EXECUTE"})  # device words that may end an allocation
 
 
@@ -236,11 +240,18 @@ def finish_state(g: "Gen", stp: ir.Value) -> None:
 class LoopFrame:
     """An open DO loop: its index and limit, where LEAVE goes, and the stacks at entry."""
 
-    index: ir.Value  # alloca i64
+    index: ir.Value  # alloca i64, or i32 (narrow)
     limit: ir.Value
     exit_bb: ir.Block
     rslots: list[ir.Value]  # the return stack's slots at loop entry (and exit)
     tiles: list  # the tile stack at loop entry (and exit)
+    narrow: bool = False  # the index counts in i32 (ranges.loop_fits_32 proved it fits)
+
+    def read(self, b: ir.IRBuilder) -> ir.Value:
+        """The index as a cell (I, J, K): an i32 index sign-extended, the same value as in i64."""
+        if self.narrow:
+            return b.sext(b.load(self.index, typ=I32), I64)
+        return b.load(self.index, typ=I64)
 
 
 def _has_labels(word: "Colon") -> bool:
@@ -289,11 +300,21 @@ class CachedStack:
         self.sp_val: ir.Value | None = None
         self.dirty = False
         self.guar = 0
+        self.slots: SlotTags | None = None  # the spaces of what memory slots hold (the data stack, on
+        # targets with address spaces: slottags.py)
+
+    def lose_depth(self) -> None:
+        if self.slots is not None:
+            self.slots.lost()
 
     def sp(self, g: "Gen") -> ir.Value:
         if self.sp_val is None:
             self.sp_val = g.b.load(self.depth, typ=I64)
         return self.sp_val
+
+    def _at(self, sp: ir.Value) -> int | None:
+        """The depth `sp` stands for relative to the tracked anchor (slottags.py), or None."""
+        return None if self.slots is None else self.slots.current(sp)
 
     def ensure(self, g: "Gen", k: int) -> None:
         if k > self.guar:
@@ -313,7 +334,13 @@ class CachedStack:
             self.ensure(g, k)
             sp = self.sp(g)
             mem = [g.b.load(self.slot(g, g.b.sub(sp, c64(i))), typ=self.ty) for i in range(k, 0, -1)]
+            d = self._at(sp)
+            if d is not None and self.slots is not None:
+                for i, v in zip(range(k, 0, -1), mem):
+                    g.tag(v, self.slots.read(d - i))
             self.sp_val = g.b.sub(sp, c64(k))
+            if self.slots is not None:
+                self.slots.moved(self.sp_val, -k)
             self.dirty = True
             self.guar -= k
         return mem + cached
@@ -328,9 +355,14 @@ class CachedStack:
             sp = self.sp(g)
             n = len(self.cache)
             g.fail_if(g.b.icmp_signed(">", sp, c64(self.capacity - n)), self.overflow)
+            d = self._at(sp)
             for i, v in enumerate(self.cache):
                 g.b.store(v, self.slot(g, g.b.add(sp, c64(i))))
+                if self.slots is not None:
+                    self.slots.wrote(None if d is None else d + i, g.space_of(v))
             self.sp_val = g.b.add(sp, c64(n))
+            if self.slots is not None:
+                self.slots.moved(self.sp_val, n)
             self.dirty = True
             self.guar += n
             self.cache = []
@@ -356,6 +388,8 @@ class Gen(Visitor):
         self.float_t = float_type(m)  # the float stack's type
         self.dstack = CachedStack(I64, env.ds, env.dsp, m.ds_max, L.E_UNDERFLOW, L.E_OVERFLOW)
         self.fstack = CachedStack(self.float_t, env.fs, env.fsp, m.fs_max, L.E_FUNDERFLOW, L.E_FOVERFLOW)
+        if target.address_spaces:
+            self.dstack.slots = SlotTags()
         self.scope = Scope("<line>")
         self.pos: SourcePos | None = None
         self.word_name = "<line>"
@@ -367,7 +401,7 @@ class Gen(Visitor):
         self.tile_initial: list = []  # the tile stack at entry
         self.tstate = target.function_state()  # what the target keeps for this function (its own type)
         self.count_steps = True  # loop back-edges count against the step budget
-        self.spaces: dict[int, tuple[ir.Value, str]] = {}  # address values known to point into a space
+        self.spaces: dict[int, tuple[ir.Value, object]] = {}  # address values known to point into a space
         self.inlined_size = 0  # nodes of suspending words inlined into this function (bounded by INLINE_MAX)
         self.inlining_suspending = 0  # nesting of those inlines
         self.labels: dict[int, _LabelState] = {}  # the jumps and labels CS-ROLL/CS-PICK made (visit_Label)
@@ -481,8 +515,17 @@ class Gen(Visitor):
         """After a join or a call the depth cells must be re-read."""
         self.dstack.sp_val = None
         self.fstack.sp_val = None
+        self.dstack.lose_depth()
 
-    dguar = property(lambda self: self.dstack.guar, lambda self, v: setattr(self.dstack, "guar", v))
+    def _set_dguar(self, v: int) -> None:
+        """Nothing known of the stack in memory (a dynamic effect, a call, a ROLL of a computed depth,
+        which writes the stack's memory without the cache): the tracked depth is lost too. (Where the
+        depth is not loaded yet, nothing was written: a word's function starts so.)"""
+        if v == 0 and self.dstack.sp_val is not None:
+            self.dstack.lose_depth()
+        self.dstack.guar = v
+
+    dguar = property(lambda self: self.dstack.guar, _set_dguar)
     fguar = property(lambda self: self.fstack.guar, lambda self, v: setattr(self.fstack, "guar", v))
     dsp_val = property(lambda self: self.dstack.sp_val, lambda self, v: setattr(self.dstack, "sp_val", v))
     fsp_val = property(lambda self: self.fstack.sp_val, lambda self, v: setattr(self.fstack, "sp_val", v))
@@ -518,14 +561,14 @@ class Gen(Visitor):
         return min([i for i, h in enumerate(self.tile_initial) if h.touched], default=self.tile_floor)
 
     # ---- memory ----------------------------------------------------------
-    def tag(self, value: ir.Value, space: str | None) -> ir.Value:
+    def tag(self, value: ir.Value, space: object) -> ir.Value:
         """Remember which memory an address value points into ("shared",
         "global"), so that accesses through it use that address space."""
         if space is not None:
             self.spaces[id(value)] = (value, space)
         return value
 
-    def space_of(self, value: ir.Value) -> str | None:
+    def space_of(self, value: ir.Value) -> Any:  # "shared", "global", a loop's Spec (slottags.py), None
         hit = self.spaces.get(id(value))
         return hit[1] if hit is not None and hit[0] is value else None
 
@@ -542,6 +585,9 @@ class Gen(Visitor):
         rest store), for the target's access hook (the emulator's race
         detector)."""
         space = self.space_of(addr)
+        spec = space if isinstance(space, Spec) else None
+        if spec is not None:
+            space = None
         if self.checked:
             ok = self.target.addr_ok(self, addr, c64(size), space)
             self.fail_if(self.b.not_(ok), L.E_BAD_ADDR, addr=addr, aux=c64(size))
@@ -550,6 +596,12 @@ class Gen(Visitor):
                 self.fail_if(mis, L.E_ALIGN, addr=addr, aux=c64(size))
             kind = "atomic" if "ATOMIC" in word else "read" if word.endswith("@") else "write"
             self.target.mem_access(self, addr, size, kind, value, word)
+        if spec is not None and self.dstack.slots is not None:
+            ptr = self.target.mem_pointer(self, addr, spec.space)
+            if isinstance(ptr, ir.CastInstr) and ptr.opname == "addrspacecast":
+                self.dstack.slots.use(ptr, spec)  # made generic again if the loop's check fails
+                return ptr
+            return self.target.mem_pointer(self, addr, None)
         return self.target.mem_pointer(self, addr, space)
 
     def forget_range(self) -> None:
@@ -713,6 +765,7 @@ class Gen(Visitor):
         self.b.cbranch(self.b.icmp_signed("!=", cond, c64(0)), then_bb, else_bb)
         start = self.state()
         sps = (self.dsp_val, self.fsp_val)  # computed before the split, so valid in both arms
+        split = self.slots_snapshot()
         rstack, unlooped = list(self.scope.rstack), self.scope.unlooped
         ends: list[tuple[int, int, tuple]] = []
         joined: list[ir.Value] | None = None  # the return stack's slots at THEN (set by the first branch there)
@@ -720,6 +773,8 @@ class Gen(Visitor):
             self.b.position_at_end(bb)
             self.set_state(start)
             self.dsp_val, self.fsp_val = sps
+            if split is not None and self.dstack.slots is not None:
+                self.dstack.slots.restore(split)
             self.scope.rstack[:], self.scope.unlooped = list(rstack), unlooped
             self.body(part)
             if not self.b.block.is_terminated:
@@ -792,6 +847,7 @@ class Gen(Visitor):
 
     def visit_Begin(self, n: Begin) -> None:
         self.flush()
+        entry = self.slots_snapshot()
         unlooped = self.scope.unlooped
         if n.kind == "while":
             guar = self.loop_guar(n.cond + [_DROP_FLAG] + n.body)
@@ -809,6 +865,7 @@ class Gen(Visitor):
         self.b.branch(head)
         self.b.position_at_end(head)
         self.forget_sp()
+        self.slots_open(entry)
         if n.kind == "while":
             self.body(n.cond)
             flag = self.pop(1)[0]
@@ -822,6 +879,7 @@ class Gen(Visitor):
             if not self.b.block.is_terminated:
                 self.flush()
                 self.settle_rstack(rslots, "a BEGIN loop", n.pos)
+                self.slots_back_edge()
                 self.back_edge(head, n.pos, tiles0)
         elif n.kind == "until":
             self.body(n.body)
@@ -829,6 +887,7 @@ class Gen(Visitor):
                 flag = self.pop(1)[0]
                 self.flush()
                 self.settle_rstack(rslots, "a BEGIN loop", n.pos)
+                self.slots_back_edge()
                 again = self.new_block("until")
                 self.b.cbranch(self.b.icmp_signed("!=", flag, c64(0)), exit_bb, again)
                 self.b.position_at_end(again)
@@ -838,6 +897,7 @@ class Gen(Visitor):
             if not self.b.block.is_terminated:
                 self.flush()
                 self.settle_rstack(rslots, "a BEGIN loop", n.pos)
+                self.slots_back_edge()
                 self.back_edge(head, n.pos, tiles0)
         self.scope.unlooped = unlooped  # a path that UNLOOPs ends in EXIT
         self.scope.begins.pop()
@@ -846,14 +906,41 @@ class Gen(Visitor):
         self.dguar, self.fguar = guar
         self.tstack = exit_tiles
         self.forget_sp()
+        self.slots_close()
+
+    def literal_step(self, n: Do) -> int | None:
+        """A DO loop's step when it is a compile-time literal: 1 for LOOP; for +LOOP the literal that
+        ends the body (`16 +LOOP`), unless a line's literal read at launch (linekey.py)."""
+        if not n.plus:
+            return 1
+        last = n.body[-1] if n.body else None
+        if type(last) is not Lit or (self.line is not None and id(last) in self.line.lit_slot):
+            return None
+        return last.value
+
+    def narrow_loop(self, n: Do, start: ir.Value, limit: ir.Value) -> bool:
+        """Count this loop in i32 (where the target prefers it, Target.narrow_loops): its
+        bounds' ranges prove every index fits (ranges.py)."""
+        if not self.target.narrow_loops:
+            return False
+        step = self.literal_step(n)
+        lo, hi = value_range(start), value_range(limit)
+        if lo is not None and hi is not None and lo[0] == lo[1] and hi[0] == hi[1] and step:
+            trips = (hi[0] - lo[0]) // step if (hi[0] - lo[0]) * step > 0 else 0
+            if trips <= SHORT_LOOP:  # LLVM unrolls it whole: its indices become constants, and
+                return False          # an i32 index there only hides alignments from the load vectorizer
+        return loop_fits_32(lo, hi, step, n.query)
 
     def visit_Do(self, n: Do) -> None:
         limit, start = self.pop(2)
         self.flush()
-        idx = self.alloca(I64, "i")
-        lim = self.alloca(I64, "lim")
-        self.b.store(start, idx)
-        self.b.store(limit, lim)
+        entry = self.slots_snapshot()
+        narrow = self.narrow_loop(n, start, limit)
+        ity = I32 if narrow else I64
+        idx = self.alloca(ity, "i")
+        lim = self.alloca(ity, "lim")
+        self.b.store(self.b.trunc(start, I32) if narrow else start, idx)
+        self.b.store(self.b.trunc(limit, I32) if narrow else limit, lim)
         guar = self.loop_guar(n.body + ([_DROP_FLAG] if n.plus else []))
         self.dguar, self.fguar = guar
         tiles0 = list(self.tstack)
@@ -864,29 +951,34 @@ class Gen(Visitor):
             self.b.branch(body_bb)
         self.b.position_at_end(body_bb)
         self.forget_sp()
+        self.slots_open(entry)
         rslots = list(self.scope.rstack)
-        self.scope.loops.append(LoopFrame(idx, lim, exit_bb, rslots, tiles0))
+        self.scope.loops.append(LoopFrame(idx, lim, exit_bb, rslots, tiles0, narrow))
         unlooped = self.scope.unlooped
         self.body(n.body)
         self.scope.unlooped = unlooped  # a path that UNLOOPs ends in EXIT
         self.scope.loops.pop()
         if not self.b.block.is_terminated:
             self.settle_rstack(rslots, "DO ... LOOP", n.pos)
-            i = self.b.load(idx, typ=I64)
+            i = self.b.load(idx, typ=ity)
             if n.plus:
                 step = self.pop(1)[0]
                 self.flush()
-                old = self.b.sub(i, self.b.load(lim, typ=I64))
+                if narrow:  # the step is the literal narrow_loop saw (the body's last node pushed it)
+                    assert isinstance(step, ir.Constant) and step.constant == self.literal_step(n), step
+                    step = ir.Constant(I32, step.constant)
+                old = self.b.sub(i, self.b.load(lim, typ=ity))
                 new = self.b.add(old, step)
                 self.b.store(self.b.add(i, step), idx)
                 # gforth's rule: leave when the boundary between limit-1 and limit is crossed
                 crossed = self.b.and_(self.b.xor(old, new), self.b.xor(old, step))
-                done = self.b.icmp_signed("<", crossed, c64(0))
+                done = self.b.icmp_signed("<", crossed, ir.Constant(ity, 0))
             else:
                 self.flush()
-                i1 = self.b.add(i, c64(1))
+                i1 = self.b.add(i, ir.Constant(ity, 1))
                 self.b.store(i1, idx)
-                done = self.b.icmp_signed("==", i1, self.b.load(lim, typ=I64))
+                done = self.b.icmp_signed("==", i1, self.b.load(lim, typ=ity))
+            self.slots_back_edge()
             again = self.new_block("loop")
             self.b.cbranch(done, exit_bb, again)
             self.b.position_at_end(again)
@@ -896,6 +988,7 @@ class Gen(Visitor):
         self.dguar, self.fguar = guar
         self.tstack = tiles0
         self.forget_sp()
+        self.slots_close()
 
     def visit_Exit(self, n: Exit) -> None:
         if self.scope.exit is None:
@@ -949,8 +1042,39 @@ class Gen(Visitor):
         if eff.static:
             self.dguar += eff.dnet
             self.fguar += eff.fnet
+            self.retag_results(word)
         else:
             self.dguar = self.fguar = 0
+
+    # ---- the spaces of what the stack's memory holds, around loops (slottags.py) -----------------
+    def slots_snapshot(self) -> tuple | None:
+        st = self.dstack
+        return None if st.slots is None or st.sp_val is None else st.slots.snapshot(st.sp_val)
+
+    def slots_open(self, snap: tuple | None) -> None:
+        if self.dstack.slots is not None:
+            self.dstack.slots.open_loop(snap if snap is not None else (None, None, {}))
+
+    def slots_back_edge(self) -> None:
+        st = self.dstack
+        if st.slots is not None:
+            st.slots.back_edge(st.sp_val)
+
+    def slots_close(self) -> None:
+        if self.dstack.slots is not None:
+            self.dstack.slots.close_loop()
+
+    def retag_results(self, word: "Colon") -> None:
+        """After a call: the results whose memory the callee's body shows (spaces.py) are read
+        back into the stack cache, tagged, so that accesses through them use that address space."""
+        spaces = result_spaces(word)
+        k = len(spaces)
+        while k and spaces[len(spaces) - k] is None:  # the deepest tagged result and those above it
+            k -= 1
+        if not k or k > self.dguar:
+            return
+        vals = self.pop(k)
+        self.push(*(self.tag(v, s) for v, s in zip(vals, spaces[len(spaces) - k:])))
 
     def visit_Recurse(self, n: Recurse) -> None:
         self.flush()

@@ -321,7 +321,7 @@ def _loop_index(depth: int, word: str) -> Emit:
         if len(g.scope.loops) < k:
             raise ForthError(f"{word} needs {depth} enclosing DO loop(s) in the same definition"
                              + (" (UNLOOP has discarded one)" if g.scope.unlooped else ""), n.pos, word)
-        g.push(g.b.load(g.scope.loops[-k].index, typ=I64))
+        g.push(g.scope.loops[-k].read(g.b))
     return emit
 
 

@@ -48,6 +48,7 @@ CHUNK = 16  # bytes one cp.async moves
 SWIZZLE_ROW = 128  # bytes in a row of a 128-byte-swizzled tile
 ALIGN, SWIZZLED_ALIGN = 128, 1024  # where a tile's stages start (a swizzled tile's pattern repeats every 1024 bytes)
 WAIT_MAX = 7  # the largest count of CP.WAIT
+TYPED_WIDTHS = (2, 4, 8)  # the widths the emulator's type check takes for an integer access
 # E_ASYNC's kinds (aux >> 32): a read or a write of bytes whose copy has not landed, an access of another
 # thread's landed copy with no BARRIER since its wait, a bad src-size, a bad stage
 A_READ, A_WRITE, A_UNSYNCED, A_SIZE, A_STAGE = 0, 1, 2, 3, 4
@@ -104,6 +105,63 @@ def swizzle128(row: int, chunk: int) -> int:
     """The byte offset of 16-byte chunk `chunk` of row `row` in a 128-byte-swizzled tile (the host's copy
     of the prelude's SWIZZLE128, for messages and views)."""
     return row * SWIZZLE_ROW + ((chunk ^ (row & 7)) * CHUNK)
+
+
+# ---- what .PIPE shows (the emulator's copy model records it, words/smem.py shows it) ----------------
+@record(frozen=True)
+class StageState:
+    """One stage of a SMEM-TILE at a moment of the pipeline: of its `chunks` 16-byte chunks, how many
+    have a copy in flight and how many a wait landed (this launch), and the groups of each (a thread's
+    group number; -1: a copy not committed yet)."""
+
+    tile: str
+    stage: int
+    chunks: int
+    in_flight: int
+    landed: int
+    flight_groups: tuple[int, ...]
+    landed_groups: tuple[int, ...]
+
+    @property
+    def state(self) -> str:
+        """"in flight", "landed", "landing" (some of each), "partly landed", or "empty"."""
+        if self.in_flight and self.landed:
+            return "landing"
+        if self.in_flight:
+            return "in flight"
+        if self.landed:
+            return "landed" if self.landed == self.chunks else "partly landed"
+        return "empty"
+
+
+@record(frozen=True)
+class WarpWait:
+    """A warp's CP.WAIT: `n` the count; the groups its first lane had in flight before it, oldest
+    first, and those it landed; `lanes` the lanes there, `alike`: all had the same groups."""
+
+    warp: int
+    n: int
+    before: tuple[int, ...]
+    landed: tuple[int, ...]
+    lanes: int
+    alike: bool
+    copies: int  # the copies it landed, all its lanes together
+
+    @property
+    def left(self) -> tuple[int, ...]:
+        return self.before[len(self.landed):]
+
+
+@record(frozen=True)
+class PipeStep:
+    """The k-th CP.WAIT of each warp of the launch's first block (`index` k, from 0), and the block's
+    stages once the last warp to get there had waited; or (`index` -1) where the launch stopped with
+    copies in flight."""
+
+    index: int
+    site: int  # the wait's site (Forth.sites), -1 for the stop
+    waits: tuple[WarpWait, ...]
+    stages: tuple[StageState, ...]
 
 
 # ---- the operations a target performs -------------------------------------------------------------
@@ -164,6 +222,35 @@ def _check_copy(g: "Gen", gaddr: ir.Value, saddr: ir.Value, nbytes: ir.Value) ->
     g.fail_if(b.not_(ok), L.E_BAD_ADDR, addr=gaddr, aux=nbytes)
 
 
+def _source_read(g: "Gen", gaddr: ir.Value, nbytes: ir.Value, word: str, sized: bool) -> None:
+    """Checked mode: the copy's read of global memory is an access the target sees (the emulator's
+    race detector and PROFILE's trace, as a load's): 16 bytes, or CP.ASYNC-N's n (a case per n: the
+    target's hook takes a constant size; n = 0 reads nothing)."""
+    first = len(g.sites.entries)
+    _source_cases(g, gaddr, nbytes, word, sized)
+    for site in range(first, len(g.sites.entries)):  # PROFILE names these sites' rows cp.async
+        g.sites.info[site] = AsyncCopy(word, True)  # type: ignore[assignment]  # (a WarpOp, as the park sites hold)
+
+
+def _source_cases(g: "Gen", gaddr: ir.Value, nbytes: ir.Value, word: str, sized: bool) -> None:
+    if not sized:
+        g.target.mem_access(g, gaddr, CHUNK, "read", None, word)
+        return
+    done = g.new_block("cp_src_done")
+    sw = g.b.switch(nbytes, done)
+    for k in range(1, CHUNK + 1):
+        bb = g.new_block(f"cp_src_{k}")
+        sw.add_case(c64(k), bb)
+        g.b.position_at_end(bb)
+        if k in TYPED_WIDTHS:  # an access of 2, 4 or 8 bytes would be checked as an integer's: k-1 and 1
+            g.target.mem_access(g, gaddr, k - 1, "read", None, word)
+            g.target.mem_access(g, g.b.add(gaddr, c64(k - 1)), 1, "read", None, word)
+        else:
+            g.target.mem_access(g, gaddr, k, "read", None, word)
+        g.b.branch(done)
+    g.b.position_at_end(done)
+
+
 def _copy(zero_fill: bool):
     word = "CP.ASYNC-N" if zero_fill else "CP.ASYNC"
 
@@ -175,6 +262,7 @@ def _copy(zero_fill: bool):
             (gaddr, saddr), nbytes = g.pop(2), c64(CHUNK)
         if g.checked:
             _check_copy(g, gaddr, saddr, nbytes)
+            _source_read(g, gaddr, nbytes, word, zero_fill)
         g.target.async_op(g, AsyncCopy(word, g.checked), [gaddr, saddr, nbytes])
     return emit
 
@@ -231,7 +319,7 @@ def install(registry: "Registry") -> None:
     registry.prim("CP.WAIT", "( -- )", "n CP.WAIT (n a literal, 0 to 7): wait until at most this thread's n "
                   "newest committed groups of copies are still in flight; the older ones have landed.",
                   setup + "TID-X 0= IF g 0 s CP.ASYNC CP.COMMIT  g 16 + 0 s 16 + CP.ASYNC CP.COMMIT  1 CP.WAIT "
-                  "0 s 8 + SF@ F. THEN \\ [thread 0] 2.",
+                  "0 s 8 + SF@ F. 0 CP.WAIT THEN \\ [thread 0] 2.",
                   _wait, static_effect=lambda n: NO_DATA, suspend_point=True, takes_literal=True)
     registry.prim("(SMEM-STAGE)", "( stage -- saddr )", "The address of a stage of a SMEM-TILE (compiled "
                   "for its name).", "", _stage, static_effect=lambda n: Effect(True, 1, 0, 0, 0))

@@ -227,6 +227,12 @@ class Target(ABC):
     # ALLOCATE FREE RESIZE can be compiled (compile/heapgen.py: a call of the helper tf_heap, which the backend
     # defines; its caps say device_heap)
     device_heap: bool = False
+    # DO loops whose bounds provably fit in 32 bits count in i32 (codegen.Gen.narrow_loop): a GPU's
+    # 64-bit adds and compares take two instructions each; the emulator's take one either way
+    narrow_loops: bool = False
+    # loads and stores of an address known to point into global memory differ from generic ones (nvptx:
+    # ld.global); a loop may then speculate that an address it keeps on the stack stays one (slottags.py)
+    address_spaces: bool = False
 
     @abstractmethod
     def sreg(self, g: "Gen", which: str) -> ir.Value:

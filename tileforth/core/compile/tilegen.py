@@ -12,6 +12,14 @@ operation. Positions are indices in the warp's tile stack, bottom = 0:
     TSTORE      ( addr stride -- )  ( acc -- )               store src, addr, stride
     TDUP TOVER  ( -- )              copies                   copy  src -> dst
     TSWAP TROT TROLL                permutations             perm  base, order
+
+mma.sync m16n8k16 (`16 8 16 TILE-SHAPE`: fragments of the documented layout, tiles.MMA_SYNC):
+
+    TLDSM-A     ( saddr row col geom -- )  ( -- a )      ldmatrix .x4       dst
+    TLDSM-B     ( saddr row col geom -- )  ( -- b )      ldmatrix .x2.trans dst
+    TSTSM       ( saddr row col geom -- )  ( acc -- )    stmatrix .x2       src
+    TLANE@      ( i -- ) ( F: -- r )       ( acc -- acc ) element i of this lane's fragment (a WarpOp)
+    TLANE!      ( i -- ) ( F: r -- )       ( acc -- acc ) set it
 """
 from __future__ import annotations
 
@@ -22,8 +30,8 @@ from llvmlite import ir
 from ..errors import ForthError
 from ..front.effects import Effect
 from .codegen import F32, I32, I64, fconvert
-from .tileops import Add, Copy, Fill, Load, Mma, Perm, Scale, Store, TileOp, Zero
-from .tiles import MAX_TILES, Hole, Tile, TileConfig, notation, resolve, tile_error
+from .tileops import Add, Copy, Fill, LaneGet, LanePut, LdMatrix, Load, Mma, Perm, Scale, StMatrix, Store, TileOp, Zero
+from .tiles import MAX_TILES, MMA_SYNC, Hole, Tile, TileConfig, notation, resolve, tile_error
 
 if TYPE_CHECKING:
     from ..front.tree import Prim
@@ -193,6 +201,55 @@ def t_add(g: "Gen", n: "Prim") -> None:
     g.tstack.append(x)
 
 
+# ---- mma.sync m16n8k16: ldmatrix, stmatrix, per-lane elements ---------------------------------------
+def _need_mma_sync(n: "Prim", word: str, shape: tuple[int, int, int]) -> None:
+    if shape != MMA_SYNC:
+        m, nn, k = shape
+        raise ForthError(f"{word} works on mma.sync m16n8k16 fragments, whose layout PTX documents, but the tile "
+                         f"shape is m{m}n{nn}k{k}: say `16 8 16 TILE-SHAPE` before the tile words are compiled",
+                         n.pos, word)
+
+
+def _ldsm(kind: str, word: str):
+    def emit(g: "Gen", n: "Prim") -> None:
+        cfg = _cfg(n)
+        _need_mma_sync(n, word, cfg.shape)
+        saddr, row, col, geom = g.pop(4)
+        t = Tile(kind, MMA_SYNC, cfg.in_type)
+        _op(g, n, LdMatrix(len(g.tstack), t, word), [saddr, row, col, geom])
+        _push(g, n, word, t)
+    return emit
+
+
+def t_stsm(g: "Gen", n: "Prim") -> None:
+    saddr, row, col, geom = g.pop(4)
+    (acc,) = _take(g, n, "TSTSM", ("acc",), "( acc )")
+    _need_mma_sync(n, "TSTSM", acc.shape)
+    store = acc.dtype if acc.dtype != "f32" else _cfg(n).in_type
+    _op(g, n, StMatrix(len(g.tstack), acc, store, "TSTSM"), [saddr, row, col, geom])
+
+
+def _top_acc(g: "Gen", n: "Prim", word: str) -> Tile:
+    (acc,) = _take(g, n, word, ("acc",), "( acc )")
+    g.tstack.append(acc)
+    _need_mma_sync(n, word, acc.shape)
+    return acc
+
+
+def t_lane_get(g: "Gen", n: "Prim") -> None:
+    (i,) = g.pop(1)
+    acc = _top_acc(g, n, "TLANE@")
+    bits = g.target.warp_op(g, LaneGet("TLANE@", len(g.tstack) - 1, acc), [i])
+    g.fpush(fconvert(g.b, g.b.bitcast(g.b.trunc(bits, I32), F32), g.float_t))
+
+
+def t_lane_put(g: "Gen", n: "Prim") -> None:
+    (i,) = g.pop(1)
+    (r,) = g.fpop(1)
+    acc = _top_acc(g, n, "TLANE!")
+    g.target.warp_op(g, LanePut("TLANE!", len(g.tstack) - 1, acc), [i, _bits(g, r)])
+
+
 def install(registry: "Registry") -> None:
     """Add the tile words to the primitive registry (tileforth/core/compile/primitives.py calls this).
 
@@ -237,3 +294,28 @@ def install(registry: "Registry") -> None:
     tile("TSCALE", "( F: r -- ) ( T: acc -- acc' )", "Multiply every element of the top accumulator by r.",
          "1e TFILL 3e TSCALE", t_scale, Effect(True, 0, 0, 1, -1))
     tile("T+", "( T: acc1 acc2 -- acc3 )", "Add two accumulators element by element.", "1e TFILL 2e TFILL T+", t_add)
+
+    registry.group("Tiles: mma.sync m16n8k16 (documented fragments)")
+    _SM = "16 8 16 TILE-SHAPE  16 64 F16 1 SMEM-TILE S  "  # a shared tile of the default input type
+    _SMS = "16 8 16 TILE-SHAPE  16 64 F16 1 SMEM-TILE-SWZ S  "
+    tile("TLDSM-A", "( saddr row col geom -- ) ( T: -- a )",
+         "ldmatrix .x4 (m16n8k16 tiles; sm_80 or newer on the GPU): load the 16x16 a fragment whose first "
+         "element is at row, col (col a multiple of 8) of the shared tile at saddr, a stage of a SMEM-TILE "
+         "whose name-GEOM is geom (it says whether the tile is swizzled).",
+         _SMS + "0 S 0 8 S-GEOM TLDSM-A", _ldsm("a", "TLDSM-A"), Effect(True, 4, -4, 0, 0))
+    tile("TLDSM-B", "( saddr row col geom -- ) ( T: -- b )",
+         "ldmatrix .x2.trans: load the 16x8 b fragment (k x n) whose first element is at row, col of a shared "
+         "tile stored k-major (row k holds the n columns), transposing as it loads.",
+         _SM + "0 S 0 16 S-GEOM TLDSM-B", _ldsm("b", "TLDSM-B"), Effect(True, 4, -4, 0, 0))
+    tile("TSTSM", "( saddr row col geom -- ) ( T: acc -- )",
+         "stmatrix .x2: store the 16x8 accumulator at row, col of a shared tile of 16-bit elements, rounded to "
+         "the TILE-IN type (f16 or bf16); sm_90 or newer on the GPU.",
+         _SM + "2e TFILL 0 S 0 8 S-GEOM TSTSM", t_stsm, Effect(True, 4, -4, 0, 0))
+    tile("TLANE@", "( i -- ) ( F: -- r ) ( T: acc -- acc )",
+         "Element i (0 to 3) of this lane's fragment of the top m16n8k16 accumulator, at row i TROW and column "
+         "i TCOL: each lane reads its own, as on the GPU.", "16 8 16 TILE-SHAPE  2e TFILL 3 TLANE@ F. TDROP",
+         t_lane_get, Effect(True, 1, -1, 0, 1))
+    tile("TLANE!", "( i -- ) ( F: r -- ) ( T: acc -- acc )",
+         "Set element i (0 to 3) of this lane's fragment of the top m16n8k16 accumulator (an epilogue per "
+         "lane: bias, activation, scaling).", "16 8 16 TILE-SHAPE  TZERO LANE-ID S>F 0 TLANE! TDROP",
+         t_lane_put, Effect(True, 1, -1, 1, -1))

@@ -100,6 +100,38 @@ class Add(TileOp):
     tile: Tile
 
 
+@record(frozen=True)
+class LdMatrix(TileOp):
+    """ldmatrix (TLDSM-A, TLDSM-B): push an MMA_SYNC a or b fragment at dst read from a shared tile;
+    operands: the tile's (stage) address, the row and column of the block's first element in it, and
+    the tile's geom (smem.SmemTile.geom: rows, 16-byte chunks per row, swizzled). Lane L reads the
+    16 bytes of row `row + (L mod 16)` at chunk `col/8 + L/16` (a: .x4) or `col/8` (b: .x2.trans),
+    the chunk swizzled as the tile is (`lane_chunk`)."""
+    dst: int
+    tile: Tile
+    word: str
+    operands: ClassVar[int] = 4
+
+
+@record(frozen=True)
+class StMatrix(TileOp):
+    """stmatrix (TSTSM): store the MMA_SYNC accumulator at src into a shared tile as 16-bit elements
+    of `store_type` (f16 or bf16, rounded to nearest even) and drop it; operands as LdMatrix's. Lane
+    L (L < 16) gives the address of row `row + L`, chunk `col/8`."""
+    src: int
+    tile: Tile
+    store_type: str
+    word: str
+    operands: ClassVar[int] = 4
+
+
+def lane_chunk(lane: int, kind: str) -> tuple[int, int]:
+    """(row, chunk) offsets of the 16 bytes lane gives the address of, for an ldmatrix of a (.x4), of b
+    (.x2.trans) and a stmatrix of acc (.x2), from the block's first row and chunk. The backends share
+    this arithmetic (the nvptx target emits it as IR, the emulator evaluates it per lane)."""
+    return (lane & 15, lane >> 4) if kind == "a" else (lane & 15, 0)
+
+
 # ---- warp operations (warpgen.py's words): `Target.warp_op` -----------------------------------------
 SHUFFLE_MODES = ("idx", "up", "down", "xor")
 VOTE_MODES = ("ballot", "any", "all")
@@ -140,3 +172,24 @@ class ActiveMask(WarpOp):
 class SyncWarp(WarpOp):
     """Wait until every lane of the warp arrives."""
     results: ClassVar[int] = 0
+
+
+@record(frozen=True)
+class LaneGet(WarpOp):
+    """TLANE@: element i (the operand) of this lane's fragment of the MMA_SYNC accumulator at tile
+    position `pos`; result: its f32 bits. Each lane on its own (no synchronisation)."""
+    pos: int = 0
+    tile: Tile | None = None
+    operands: ClassVar[int] = 1
+    collective: ClassVar[bool] = False
+
+
+@record(frozen=True)
+class LanePut(WarpOp):
+    """TLANE!: set element i of this lane's fragment of the accumulator at `pos`; operands: i, the
+    value's f32 bits (rounded to the accumulator's type)."""
+    pos: int = 0
+    tile: Tile | None = None
+    operands: ClassVar[int] = 2
+    results: ClassVar[int] = 0
+    collective: ClassVar[bool] = False

@@ -13,6 +13,18 @@ registers), so misuse is a compile-time error:
 
 Tensor-core shapes (m, n, k) and the fragment facts every backend relies on
 are in SHAPES; the table checks itself when the module is imported.
+
+MMA_SYNC (16 8 16) is the shape of `mma.sync.aligned.m16n8k16.row.col`, whose
+fragments PTX documents (PTX ISA, "Matrix Fragments for mma.m16n8k16"): with
+g = lane >> 2 and t = lane % 4, element i of a lane's fragment is
+
+    a (16x16)  a0..a7   row g + 8*((i>>1)&1)       col 2t + (i&1) + 8*(i>>2)
+    b (16x8)   b0..b3   row 2t + (i&1) + 8*(i>>1)  col g
+    acc (16x8) c0..c3   row g + 8*(i>>1)           col 2t + (i&1)
+
+(`mma_coords`); elements 2r and 2r+1 share 32-bit register r (f16x2 / bf16x2;
+an f32 accumulator has one element per register). Every backend that moves
+fragment registers (ldmatrix, stmatrix, per-lane access) uses this table.
 """
 from __future__ import annotations
 
@@ -25,16 +37,37 @@ SHAPES: dict[tuple[int, int, int], dict[str, int]] = {
     (16, 16, 16): {"a_f16": 8, "b_f16": 8, "a_bf16": 4, "b_bf16": 4, "acc_f32": 8, "acc_f16": 4},
     (32, 8, 16): {"a_f16": 8, "b_f16": 8, "a_bf16": 8, "b_bf16": 2, "acc_f32": 8, "acc_f16": 4},
     (8, 32, 16): {"a_f16": 8, "b_f16": 8, "a_bf16": 2, "b_bf16": 8, "acc_f32": 8, "acc_f16": 4},
+    # mma.sync m16n8k16: a = 4 x f16x2/bf16x2, b = 2, acc = 4 f32 (or 2 f16x2) per lane
+    (16, 8, 16): {"a_f16": 4, "b_f16": 2, "a_bf16": 4, "b_bf16": 2, "acc_f32": 4, "acc_f16": 2},
 }
+MMA_SYNC = (16, 8, 16)  # the shape with a documented fragment layout (mma.sync, ldmatrix, stmatrix)
+WMMA_SHAPES = tuple(s for s in SHAPES if s != MMA_SYNC)
+# elements of one lane's fragment of each kind, for MMA_SYNC
+MMA_ELEMS = {"a": 8, "b": 4, "acc": 4}
 IN_TYPES = ("f16", "bf16")
 ACC_TYPES = ("f32", "f16")
 MAX_TILES = 8  # tile-stack entries per warp (they are registers on the GPU)
 WARP = L.WARP_SIZE  # a fragment is spread over the lanes of one warp
 
 
+def mma_coords(kind: str, lane: int, i: int) -> tuple[int, int]:
+    """(row, col) of element i of lane's MMA_SYNC fragment of kind (the PTX ISA's table above)."""
+    g, t = lane >> 2, lane & 3
+    if kind == "a":
+        return g + 8 * ((i >> 1) & 1), 2 * t + (i & 1) + 8 * (i >> 2)
+    if kind == "b":
+        return 2 * t + (i & 1) + 8 * (i >> 1), g
+    return g + 8 * (i >> 1), 2 * t + (i & 1)
+
+
 def _check_table() -> None:
     for (m, n, k), regs in SHAPES.items():
-        assert m * n == 256 and k == 16, (m, n, k)
+        if (m, n, k) == MMA_SYNC:
+            assert regs["a_f16"] * 2 * WARP == m * k and regs["b_f16"] * 2 * WARP == k * n
+            assert all(MMA_ELEMS[kind] * WARP == r * c for kind, (r, c) in
+                       (("a", (m, k)), ("b", (k, n)), ("acc", (m, n))))
+        else:
+            assert m * n == 256 and k == 16, (m, n, k)
         # an accumulator register holds f32 (8 per lane) or f16x2 (4 per lane): 256 elements / 32 lanes
         assert regs["acc_f32"] * WARP == m * n and regs["acc_f16"] * 2 * WARP == m * n
         # bf16 operands are packed two per i32 register
@@ -65,6 +98,11 @@ class Tile:
     shape: tuple[int, int, int]
     dtype: str
     layout: str = "row"  # for a/b: the memory layout it was loaded with
+
+    @property
+    def mma_sync(self) -> bool:
+        """A fragment of mma.sync m16n8k16, whose layout is documented."""
+        return self.shape == MMA_SYNC
 
     @property
     def rows_cols(self) -> tuple[int, int]:

@@ -30,7 +30,10 @@ launch's trace into figures per site that mean what Nsight Compute's do:
 
 No caches and no timing are modelled, and requests follow the emulator's
 order of execution (docs/simt.md, "Memory-access analysis").  Tile loads and
-stores (TLOAD-A …, TSTORE) run on the host and are not traced.
+stores (TLOAD-A …, TSTORE) run on the host and are not traced.  A cp.async copy
+(CP.ASYNC, CP.ASYNC-N) is two rows, both of access "cp.async": its global read
+(traced by tf_race, as a load's) and its 16-byte shared write (the emulator's
+copy model appends those records, backends/cpu/asynccopy.py).
 
 The words (words/profiling.py) make a `Profile` view record (laid out here; tileforth/repl/profileview.py
 draws it as a rich table); `last(f)` is the last profile as plain data.
@@ -169,9 +172,11 @@ def _distinct_per_group(group: np.ndarray, value: np.ndarray, ngroups: int) -> n
 
 
 def analyse(trace: np.ndarray, *, grid: tuple, block: tuple, shared_addr: int, shared_bytes: int,
-            sites: list, dropped: int = 0, epochs: np.ndarray | None = None) -> LaunchProfile:
+            sites: list, dropped: int = 0, epochs: np.ndarray | None = None,
+            async_sites: frozenset[int] = frozenset()) -> LaunchProfile:
     """The figures of one launch from its trace (see the module's doc); `sites`: Forth.sites.entries;
-    `epochs`: each thread's epoch at the end of the launch (None: the trace's are used)."""
+    `epochs`: each thread's epoch at the end of the launch (None: the trace's are used); `async_sites`:
+    the sites of cp.async copies (their rows' access is "cp.async")."""
     trace = np.asarray(trace, np.int64).reshape(-1, 4)
     bs = math.prod(block)
     nblocks = math.prod(grid)
@@ -243,7 +248,7 @@ def analyse(trace: np.ndarray, *, grid: tuple, block: tuple, shared_addr: int, s
         stats.append(SiteStats(
             sid, word, getattr(pos, "line", None), getattr(pos, "col", None),
             word_at(pos) or "", pos.text if pos is not None else "",
-            KINDS[int(r_kind[j])], "shared" if r_shared[j] else "global", int(r_size[j]),
+            "cp.async" if sid in async_sites else KINDS[int(r_kind[j])], "shared" if r_shared[j] else "global", int(r_size[j]),
             int(m.sum()), int(ln.sum()), int(ln.min()), int((ln < warp_lanes[m]).sum()),
             int(sectors[m].sum()), int(ideal_sectors[m].sum()), int(wavefronts[m].sum()), int(ideal_wf[m].sum()),
             int(ways[m].max()) if r_shared[j] else 0))
@@ -394,7 +399,9 @@ class Recorder:
         shared = self.be.shared_regions()[0] if f.shared_bytes else 0
         self.launches.append(analyse(records, grid=grid, block=block, shared_addr=int(shared),
                                      shared_bytes=f.shared_bytes, sites=f.sites.entries,
-                                     dropped=int(dropped), epochs=epochs))
+                                     dropped=int(dropped), epochs=epochs,
+                                     async_sites=frozenset(s for s, op in f.sites.info.items()
+                                                           if type(op).__name__ == "AsyncCopy")))
 
 
 def last(f: "Forth") -> dict[str, Any] | None:

@@ -21,15 +21,13 @@ from __future__ import annotations
 
 import functools
 
-from ..compile.tiles import WARP
+from ..compile.tiles import WARP, mma_coords
 from ..lazy import np
 
-# kind -> (block rows, block cols, registers per lane, (lane, i) -> (row, col))
-BLOCKS = {
-    "a": (16, 16, 8, lambda g, t, i: (g + 8 * ((i >> 1) & 1), 2 * t + (i & 1) + 8 * (i >> 2))),
-    "b": (16, 8, 4, lambda g, t, i: (2 * t + (i & 1) + 8 * (i >> 1), g)),
-    "acc": (16, 8, 4, lambda g, t, i: (g + 8 * (i >> 1), 2 * t + (i & 1))),
-}
+# kind -> (block rows, block cols, elements per lane, (g, t, i) -> (row, col)): tiles.mma_coords, the one
+# table the backends use too (the emulator's ldmatrix, stmatrix and TLANE@ place elements by it)
+BLOCKS = {kind: (rows, cols, nel, lambda g, t, i, kind=kind: mma_coords(kind, 4 * g + t, i))
+          for kind, rows, cols, nel in (("a", 16, 16, 8), ("b", 16, 8, 4), ("acc", 16, 8, 4))}
 REG = {"a": "a", "b": "b", "acc": "c"}  # PTX's register names: a0..a7, b0..b3, c0..c3
 
 

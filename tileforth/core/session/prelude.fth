@@ -214,6 +214,14 @@
 \ This thread's lane in its warp (0..31).
 \ e.g. 64 1 1 THREADS  TID-X 40 = IF LANE-ID . THEN \ [thread 40] 8
 
+: TROW ( i -- row )  2/ 3 LSHIFT  LANE-ID 2 RSHIFT + ;
+\ The row of element i of this lane's fragment of an m16n8k16 accumulator (TLANE@): lane/4 + 8*(i/2), the PTX ISA's layout.
+\ e.g. TID-X 5 = IF 3 TROW . THEN \ [thread 5] 9
+
+: TCOL ( i -- col )  1 AND  LANE-ID 3 AND 2* + ;
+\ The column of element i of this lane's fragment of an m16n8k16 accumulator (TLANE@): 2*(lane mod 4) + i mod 2.
+\ e.g. TID-X 5 = IF 3 TCOL . THEN \ [thread 5] 3
+
 : WARP-ID  ( -- n )  THREAD-ID 5 RSHIFT ;
 \ This thread's warp in its block.
 \ e.g. WARP-ID . \ 0
@@ -522,14 +530,30 @@
 \ The number of threads in a block.
 \ e.g. 64 2 1 THREADS BLOCK-THREADS TID-X TID-Y + 0= IF . THEN \ [thread 0] 128
 
-: STAGE-CHUNK ( gaddr gstride saddr geom i -- )
+: STAGE-ADDRS ( gaddr gstride saddr geom i -- gsrc sdst )
   { g s a geom i }  i geom 16 RSHIFT 65535 AND /MOD  DUP s * g +  2 PICK 4 LSHIFT +  -ROT
-  geom 32 RSHIFT IF SWAP SWIZZLE128 ELSE geom 16 RSHIFT 65535 AND * + 4 LSHIFT THEN  a +  CP.ASYNC ;
+  geom 32 RSHIFT IF SWAP SWIZZLE128 ELSE geom 16 RSHIFT 65535 AND * + 4 LSHIFT THEN  a + ;
+\ The global source and the shared destination of 16-byte chunk i (row-major: row i / chunks, chunk i mod chunks) of a tile of shape geom (a SMEM-TILE's name-GEOM) staged from the rows at gaddr, gstride bytes apart, into the stage at saddr (swizzled if the tile is).
+\ e.g. 8 64 BF16 1 SMEM-TILE t  1000 256 0 t-GEOM 9 STAGE-ADDRS . . \ 144 1272
+
+: STAGE-CHUNK ( gaddr gstride saddr geom i -- )  STAGE-ADDRS CP.ASYNC ;
 \ Start the CP.ASYNC of 16-byte chunk i (row-major: row i / chunks, chunk i mod chunks) of a tile of shape geom (a SMEM-TILE's name-GEOM) from the rows at gaddr, gstride bytes apart, into the stage at saddr (swizzled if the tile is).
 \ e.g. 32 1 1 THREADS 8 64 BF16 1 SMEM-TILE t  8 64 BF16 MATRIX m  RAMP m  TID-X 0= IF m 128 0 t t-GEOM 9 STAGE-CHUNK THEN CP.COMMIT 0 CP.WAIT TID-X 0= IF 0 t 144 + BF@ F. THEN \ [thread 0] 72.
 
+: STAGE-BYTES ( rows bytes geom i -- n )
+  { rows bytes geom i }  i geom 16 RSHIFT 65535 AND /MOD  rows < IF 4 LSHIFT bytes SWAP - 0 MAX 16 MIN ELSE DROP 0 THEN ;
+\ The bytes chunk i of a tile of shape geom reads when only the first rows rows and the first bytes bytes of each row are inside the matrix (0 to 16; the rest of the chunk is zeros).
+\ e.g. 8 64 BF16 1 SMEM-TILE t  3 40 t-GEOM 2 STAGE-BYTES .  3 40 t-GEOM 3 STAGE-BYTES .  3 40 t-GEOM 24 STAGE-BYTES . \ 8 0 0
+
+: STAGE-TILE-N ( gaddr gstride saddr geom rows bytes -- )
+  { g s a geom rows bytes }  geom 65535 AND  geom 16 RSHIFT 65535 AND *  DUP THREAD-ID MIN ?DO
+    g s a geom I STAGE-ADDRS  rows bytes geom I STAGE-BYTES  CP.ASYNC-N
+  BLOCK-THREADS +LOOP ;
+\ STAGE-TILE at the edge of a matrix: of the tile's rows only the first rows, of each row only its first bytes bytes are read (CP.ASYNC-N); the rest of the stage is zeros. Chunks outside read nothing.
+\ e.g. 64 1 1 THREADS 8 64 BF16 1 SMEM-TILE t  8 64 BF16 MATRIX m  RAMP m  m 128 0 t t-GEOM 2 20 STAGE-TILE-N CP.COMMIT 0 CP.WAIT BARRIER  TID-X 0= IF 0 t 130 + BF@ F. 0 t 148 + BF@ F. 0 t 256 + BF@ F. THEN \ [thread 0] 65. 0. 0.
+
 : STAGE-TILE ( gaddr gstride saddr geom -- )
-  { g s a geom }  geom 65535 AND  geom 16 RSHIFT 65535 AND *  THREAD-ID ?DO
+  { g s a geom }  geom 65535 AND  geom 16 RSHIFT 65535 AND *  DUP THREAD-ID MIN ?DO  \ (a thread past the chunks: none)
     g s a geom I STAGE-CHUNK
   BLOCK-THREADS +LOOP ;
 \ Every thread of the block starts its share of the 16-byte CP.ASYNC copies that fill a stage (saddr, e.g. `0 As`) of a SMEM-TILE whose name-GEOM is geom from the rows at gaddr, gstride bytes apart; it does not commit them (CP.COMMIT).

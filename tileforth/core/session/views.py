@@ -369,9 +369,14 @@ class Fragments(View):
         br, bc = self.block
         lines = _para(f"{t.kind} {rows}x{cols} {t.dtype} (top of the tile stack <{self.depth}>"
                       f"{_warp_note(self.warps, self.warp)}): the lane that holds each element.", "head", width)
-        lines += _para("Layout shown: the documented mma.sync m16n8k16 one (PTX ISA 9.7.14.5.8). wmma, which "
-                       "tileforth uses on the GPU, does not specify its layout, and it differs between GPU "
-                       "generations.", "note", width)
+        if tuple(t.mnk) == (16, 8, 16):  # an mma.sync tile: the GPU holds it exactly so
+            lines += _para("Layout: the documented mma.sync m16n8k16 one (PTX ISA 9.7.14.5.8), which the GPU "
+                           "uses for this tile (TMMA is mma.sync, TLDSM-A/-B ldmatrix) and TLANE@ reads.",
+                           "note", width)
+        else:
+            lines += _para("Layout shown: the documented mma.sync m16n8k16 one (PTX ISA 9.7.14.5.8). wmma, which "
+                           "tileforth uses on the GPU, does not specify its layout, and it differs between GPU "
+                           "generations.", "note", width)
         for text in self.notes:
             lines += _para(text, "note", width)
         cells = [[str(int(lane[r, c])) for c in range(cols)] for r in range(rows)]

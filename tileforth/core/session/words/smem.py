@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ...compile import layout as L
 from ...compile.eltypes import BY_CODE
 from ...compile.primitives import TABLE as PRIMS
 from ...compile.smem import ALIGN, CHUNK, SWIZZLE_ROW, SWIZZLED_ALIGN, SmemTile
@@ -16,7 +17,10 @@ from ...errors import ForthError
 from ...front.dictionary import NEW, Constant, Parse
 from ...front.reader import Token
 from ...front.tree import Prim
+from ..launcherrors import word_at
+from ..pipeview import make as make_pipe
 from ..smemtiles import session_tiles
+from .inspection import INSPECT_GROUP, show
 from .definitions import _define
 from .table import host
 from .textin import _name
@@ -60,11 +64,51 @@ def _declare(f: "Forth", tok: Token, word: str, swizzle: bool) -> None:
     models = getattr(f.backend, "asyncs", None)  # the emulator's copy model names tiles and stages
     if models is not None:
         models.tiles = session_tiles(f)
+        _watch(f)
     layout = "swizzled (128 bytes), " if swizzle else ""
     _define(f, Constant(f"{name.text}-GEOM", tile.geom,
                         help=f"( -- geom ) {name.text}'s shape for STAGE-TILE ({stages} stage{'s' * (stages > 1)} of "
                              f"{rows}x{cols} {et.name}, {layout}{tile.stage_bytes} bytes apart): rows | 16-byte "
                              "chunks per row << 16 | swizzled << 32"))
+
+
+def _watch(f: "Forth") -> None:
+    """Install the session's launch hook once: after each launch the copy model hands over its record
+    of the waits (.PIPE) and, when every thread finished with copies still in flight (they never land:
+    the launch is over), that is an error at the first such copy."""
+    hooks = f.device.launch_hooks
+    if any(getattr(h, "__name__", "") == "after_async_launch" for h in hooks):
+        return
+
+    def after_async_launch() -> None:
+        be = f.backend
+        left = be.asyncs.finish()
+        if left is None or not f.checked:
+            return
+        status = be.thr[:be.nthreads, L.T_STATUS]
+        if (status != L.ST_DONE).any():  # the launch stopped with an error: that one is reported
+            return
+        c, n = left
+        word, pos = f.sites.entries[c.site] if 0 <= c.site < len(f.sites.entries) else ("<line>", None)
+        where = f" in {word}" if word != "<line>" else ""
+        group = "not committed" if c.group is None else f"its group {c.group}"
+        raise ForthError(f"{word_at(pos) or 'CP.ASYNC'}{where}: the launch ended with {n} cp.async "
+                         f"cop{'y' if n == 1 else 'ies'} in flight that no CP.WAIT landed (thread {c.thread}'s "
+                         f"into {be.asyncs.where(c.dst - be.shared_regions()[0])}, {group}): their bytes never "
+                         "land; end with `0 CP.WAIT` (after a CP.COMMIT) before the threads finish "
+                         "(.PIPE shows what was in flight)", pos, word_at(pos))
+
+    hooks.append(after_async_launch)
+
+
+@host(".PIPE", "( -- )", "Show the cp.async pipeline of the first block of the last launch that copied (the emulator): at "
+      "each warp's k-th CP.WAIT, the groups its threads had in flight and those it landed, and every stage "
+      "of every SMEM-TILE (in flight, landed, empty, with its groups) once the warps had waited.",
+      "32 1 1 THREADS 64 F32 ARRAY g 1 16 F32 2 SMEM-TILE s  TID-X 4 < IF TID-X 16 * g + TID-X 16 * 0 s + "
+      "CP.ASYNC THEN CP.COMMIT 0 CP.WAIT  .PIPE", wordset="tileforth", group=INSPECT_GROUP)
+def w_pipe(f: "Forth", tok: Token) -> None:
+    f.flush_segment()
+    show(f, make_pipe(f))
 
 
 @host("SMEM-TILE", "( rows cols type stages -- )", "Declare a ring of stages tiles of rows x cols elements of "

@@ -17,7 +17,9 @@ if TYPE_CHECKING:
 
 
 @host("TILE-SHAPE", "( m n k -- )", "Set the tensor-core shape for tile words compiled from now on: "
-      "16 16 16 (default), 32 8 16 or 8 32 16.", "32 8 16 TILE-SHAPE", wordset="tileforth")
+      "16 16 16 (default), 32 8 16 or 8 32 16 (wmma), or 16 8 16: mma.sync m16n8k16, whose fragments have the "
+      "documented layout that TLDSM-A, TLDSM-B, TSTSM and TLANE@ rely on (sm_80 or newer on the GPU).",
+      "32 8 16 TILE-SHAPE", wordset="tileforth")
 def w_tile_shape(f: "Forth", tok: Token) -> None:
     m, n, k = f.pop_uniform(3, "TILE-SHAPE")
     if (m, n, k) not in SHAPES:

@@ -1,0 +1,131 @@
+""".PIPE's view: a block's shared-memory stages and the cp.async groups in flight, wait by wait.
+
+The emulator's copy model (tileforth/backends/cpu/asynccopy.py) keeps, for the first block of each
+launch, what each warp's k-th CP.WAIT found and did (the groups its threads had in flight, those it
+landed), and the state of every stage of every SMEM-TILE once the last warp had made its k-th wait:
+how many of the stage's 16-byte chunks have a copy in flight, how many landed, and in which groups
+(records StageState, WarpWait, PipeStep, tileforth/core/compile/smem.py). A launch that stopped with
+copies in flight adds a last step, where it stopped.
+
+`Pipe` lays that out as text (a table of stages per wait, then a line per warp) and as data
+(`data()`, what `last(f)` returns); tileforth/repl/pipeview.py draws it with rich.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from ..compile.smem import PipeStep, StageState, WarpWait
+from ..records import asdict, record
+from .launcherrors import word_at
+from .views import WIDTH, Lines, Span, View, _para
+
+if TYPE_CHECKING:
+    from .api import Session as Forth
+
+SHORT = {"in flight": "flight", "landed": "landed", "landing": "landing", "partly landed": "part", "empty": "-"}
+
+
+def groups(gs: tuple[int, ...]) -> str:
+    """Group numbers as text ("1", "0,1"; -1 is a copy not committed: "open")."""
+    return ",".join("open" if g < 0 else str(g) for g in gs)
+
+
+def stage_cell(s: StageState) -> str:
+    """A stage in a few characters: its state and the groups of its copies ("flight g1", "landed g0")."""
+    state = s.state
+    if state == "empty":
+        return "-"
+    gs = s.flight_groups if state in ("in flight", "landing") else s.landed_groups
+    return f"{SHORT[state]} g{groups(gs)}" if gs else SHORT[state]
+
+
+def wait_text(w: WarpWait) -> str:
+    """What a warp's wait did: "warp 1: 1 CP.WAIT, groups 0,1 in flight: landed 0, 1 left"."""
+    head = f"warp {w.warp}: {w.n} CP.WAIT"
+    if not w.before:
+        return head + ", nothing in flight"
+    text = f"{head}, group{'s' * (len(w.before) != 1)} {groups(w.before)} in flight: "
+    text += f"landed {groups(w.landed)}" if w.landed else "landed none"
+    text += f", {groups(w.left)} left" if w.left else ""
+    if not w.alike:
+        text += f" (lane 0's; the warp's {w.lanes} lanes differ)"
+    return text
+
+
+@record(eq=False)  # compared by identity, as the other views (views.py)
+class Pipe(View):
+    """.PIPE's view of the last launch: its steps, each the block's stages and its warps' waits."""
+
+    kind: ClassVar[str] = "pipe"
+    steps: list[PipeStep]
+    sites: list  # Forth.sites.entries, to name each wait's place
+    tiles: list[str]  # the SMEM-TILEs, in the order of the stages
+
+    def where(self, step: PipeStep) -> str:
+        if step.index < 0:
+            return "where the launch stopped, copies still in flight"
+        if 0 <= step.site < len(self.sites):
+            word, pos = self.sites[step.site]
+            at = f"{pos.line}:{pos.col}" if pos is not None else ""
+            name = "" if word == "<line>" else f" in {word}"
+            return f"wait {step.index + 1}{name} {at}".rstrip() + f" ({word_at(pos) or 'CP.WAIT'})"
+        return f"wait {step.index + 1}"
+
+    def data(self) -> dict[str, Any]:
+        out = []
+        for st in self.steps:
+            out.append({"index": st.index, "where": self.where(st),
+                        "stages": [dict(asdict(s), state=s.state) for s in st.stages],
+                        "waits": [dict(asdict(w), left=w.left) for w in st.waits]})
+        return {"tiles": list(self.tiles), "steps": out}
+
+    def table(self, step: PipeStep) -> tuple[list[str], list[list[str]]]:
+        """The step's stages as a table: a row per tile, a cell per stage (header: stage numbers)."""
+        width = max((s.stage for s in step.stages), default=-1) + 1
+        head = ["tile"] + [f"stage {i}" for i in range(width)]
+        rows: list[list[str]] = []
+        for name in self.tiles:
+            mine = {s.stage: s for s in step.stages if s.tile == name}
+            if mine:
+                rows.append([name] + [stage_cell(mine[i]) if i in mine else "" for i in range(width)])
+        return head, rows
+
+    def lines(self, width: int = WIDTH) -> Lines:
+        out: Lines = [[(".PIPE: the first block of the last launch, wait by wait", "head")]]
+        if not self.steps:
+            out += _para("no CP.WAIT ran in the last launch's first block (.PIPE shows the waits of a launch "
+                         "that copied with CP.ASYNC, on the cpu backend)", "note", width)
+            return out
+        for step in self.steps:
+            out.append([(self.where(step), "label")])
+            head, rows = self.table(step)
+            if rows:
+                cells = [head] + rows
+                widths = [max(len(r[c]) for r in cells) for c in range(len(head))]
+                for r, row in enumerate(cells):
+                    line: list[Span] = [("  ", None)]
+                    for c, text in enumerate(row):
+                        line.append(((" " if c else "") + text.ljust(widths[c]), "label" if r == 0 or c == 0 else None))
+                    out.append(line)
+            for w in step.waits:
+                out += [[("  " + ln[0][0], "note")] for ln in _para(wait_text(w), "note", width - 2)]
+        return out
+
+
+def make(f: "Forth") -> Pipe:
+    """The last launch's pipeline, from the backend's copy model (none on a backend without one)."""
+    model = getattr(f.backend, "asyncs", None)
+    steps = list(model.pipe) if model is not None else []
+    names: list[str] = []
+    for step in steps:
+        for s in step.stages:
+            if s.tile not in names:
+                names.append(s.tile)
+    return Pipe(steps, list(f.sites.entries), names)
+
+
+def last(f: "Forth") -> dict[str, Any]:
+    """.PIPE's record of the last launch as data: {"tiles", "steps": [{"index", "where", "stages": [one
+    dict per stage: tile, stage, chunks, in_flight, landed, flight_groups, landed_groups, state],
+    "waits": [one dict per warp: warp, n, before, landed, left, lanes, alike, copies]}]}."""
+    return make(f).data()
