@@ -641,6 +641,11 @@ class CpuBackend(Backend):
         """The base of the user allocation that holds [addr, addr+nbytes), if one does."""
         return self._table.find(addr, nbytes)
 
+    def hopper_describe(self, thread: int, addr: int, aux: int, where: str, word: str | None) -> str | None:
+        """An E_ASYNC record of an access of a TMA box in flight, in words (mbarriers.py); None: not one."""
+        from .mbarriers import model
+        return model(self).describe(thread, addr, aux, where, word)
+
     def allocation_view(self, addr: int, nbytes: int) -> np.ndarray | None:
         """Bytes [addr, addr+nbytes) when they lie in one user allocation."""
         base = self._table.find(addr, nbytes)

@@ -18,6 +18,7 @@ table.py (`WORDS`) as it is imported. In the reference's order:
     launch        GRID THREADS SHARED: (the SIMT launch)
     smem          SMEM-TILE SMEM-TILE-SWZ (shared-memory tiles for cp.async)
     arrays        ARRAY MATRIX and the element types I8 ... F64
+    hopper        TMAP (tensor maps for the TMA words)
     arraydata     ZEROS AFILL RAMP IDENTITY RANDOM LOAD-NPY SAVE-NPY
     tiles         TILE-SHAPE TILE-IN TILE-ACC TILES-KEPT?
     inspection    .STACKS .LANES .TILE .FRAG VIEW-WARP .M SEE SEE-IR SEE-PTX HELP WORDS DUMP
@@ -48,6 +49,7 @@ from . import (  # noqa: F401 - imported for the words they declare, in this ord
     launch,
     smem,
     arrays,
+    hopper,
     arraydata,
     tiles,
     inspection,
