@@ -194,3 +194,53 @@ def test_stepping_changes_no_result(demo):
     assert names or demo == "tour.fth"
     for name in names:
         assert plain.array(name).tobytes() == dbg.array(name).tobytes(), name
+
+
+DOC = Path(__file__).resolve().parents[1] / "docs" / "debugger.md"
+
+
+def _fences(lang: str) -> list[str]:
+    """The page's fenced blocks opened with ```lang (lang "" : the plain ones)."""
+    out, cur, kind = [], None, None
+    for line in DOC.read_text().splitlines():
+        if line.startswith("```"):
+            if cur is None:
+                cur, kind = [], line[3:].strip()
+            else:
+                if kind == lang:
+                    out.append("\n".join(cur) + "\n")
+                cur = None
+        elif cur is not None:
+            cur.append(line)
+    return out
+
+
+def test_the_lesson_sessions_print_what_the_page_shows():
+    """docs/debugger.md: each session block's `> line`s typed in one fresh session print the lines after
+    them (the lanes' lines, which the page leaves out of its second block, aside there)."""
+    blocks = _fences("")
+    assert len(blocks) == 2
+    for i, block in enumerate(blocks):
+        f = _session()
+        typed: list[tuple[str, list[str]]] = []
+        for line in block.splitlines():
+            if line.startswith("> "):
+                typed.append((line[2:], []))
+            else:
+                typed[-1][1].append(line)
+        for src, shown in typed:
+            try:
+                out = f.eval(src)
+            except ForthError as exc:
+                out = str(exc) + "\n"
+            got = out.splitlines()
+            if i == 1:
+                got = [g for g in got if not re.match(r"^ [ *][ 0-9][0-9]  <", g)]
+            assert got == shown, src
+
+
+def test_the_lesson_python_examples_run():
+    blocks = _fences("python")
+    assert len(blocks) == 2
+    for block in blocks:
+        exec(compile(block, str(DOC), "exec"), {})  # each block asserts what the page says

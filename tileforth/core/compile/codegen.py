@@ -614,8 +614,8 @@ class Gen(Visitor):
         """A debug launch's stop before node n (DEBUG above): the stacks in memory, then the host's call."""
         self.flush()
         sid = self.site()
-        pos = n.pos  # type: ignore[union-attr]
-        written = pos.text[pos.col - 1:].split() if pos.text else []  # the word as the source spells it
+        pos: SourcePos | None = getattr(n, "pos", None)
+        written = pos.text[pos.col - 1:].split() if pos is not None and pos.text else []  # as the source spells it
         word = getattr(n, "word", None) or getattr(n, "prim", None)
         DEBUG.labels[sid] = written[0] if written else getattr(word, "name", None) or type(n).__name__.upper()
         e = self.env

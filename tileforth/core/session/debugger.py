@@ -22,14 +22,13 @@ import ctypes
 import threading
 import weakref
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..compile import layout as L
 from ..compile.codegen import DEBUG
 from ..errors import ForthError, SourcePos
 
-if TYPE_CHECKING:
-    from .interpreter import Forth
+Forth = Any  # the session (interpreter.py imports this module: naming it here would be a cycle)
 
 TOP = 4  # data stack items shown per lane
 FTOP = 2  # float stack items shown per lane
@@ -56,7 +55,7 @@ class Event:
 class _Recorder:
     """What the debug points of one debug run note: per launch, per thread, the list of its Events."""
 
-    def __init__(self, f: "Forth", watch: list[tuple[int, int]]) -> None:
+    def __init__(self, f: Forth, watch: list[tuple[int, int]]) -> None:
         self.f = f
         self.watch = watch
         self.launches: list[dict[int, list[Event]]] = [{}]
@@ -128,7 +127,7 @@ class DebugState:
 _states: "weakref.WeakKeyDictionary[Any, DebugState]" = weakref.WeakKeyDictionary()
 
 
-def state_of(f: "Forth") -> DebugState:
+def state_of(f: Forth) -> DebugState:
     st = _states.get(f)
     if st is None:
         st = _states[f] = DebugState()
@@ -276,7 +275,7 @@ class _Block:
 class Debugger:
     """A line's launches, recorded at every word, stepped warp by warp (module docstring)."""
 
-    def __init__(self, f: "Forth", rec: _Recorder, snap: Any, output: str, error: ForthError | None) -> None:
+    def __init__(self, f: Forth, rec: _Recorder, snap: Any, output: str, error: ForthError | None) -> None:
         self.f, self.rec, self.snap = f, rec, snap
         self.output, self.error = output, error
         self.breaks: set[str] = set(state_of(f).breakpoints)
@@ -463,7 +462,7 @@ def render(v: View) -> str:
     return "\n".join(out)
 
 
-def debug(f: "Forth", line: str, watch: list[tuple[int, int]] | None = None) -> Debugger:
+def debug(f: Forth, line: str, watch: list[tuple[int, int]] | None = None) -> Debugger:
     """Run `line` with a stop at every word of its launches and return the debugger over the record.
     The line's effects stay unless the debugger quits (then the session is as before the line)."""
     global _recording
