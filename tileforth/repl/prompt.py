@@ -34,6 +34,8 @@ from prompt_toolkit import PromptSession
 from prompt_toolkit.auto_suggest import AutoSuggestFromHistory
 from prompt_toolkit.history import FileHistory, History, InMemoryHistory
 from prompt_toolkit.input.typeahead import get_typeahead, store_typeahead
+from prompt_toolkit.filters import Condition
+from prompt_toolkit.key_binding import KeyBindings, merge_key_bindings
 from prompt_toolkit.keys import Keys
 
 from . import editor
@@ -60,6 +62,43 @@ def open_history(path: Path | None = None) -> History:
     except OSError:
         return InMemoryHistory()
     return FileHistory(str(path))
+
+
+# the step debugger's keys (core/session/debugger.py): at an empty prompt while DEBUG has a line stopped,
+# each key types its word and runs it
+DEBUG_KEYS = {"s": "DSTEP", "n": "DSYNC", "c": "DCONT", "f": "DFINISH", "q": "DQUIT"}
+
+
+def debugging(session: Session) -> bool:
+    from tileforth.core.session.debugger import state_of
+
+    try:
+        return state_of(session.forth).debugger is not None
+    except TypeError:  # a session object that cannot be weakly referenced: no debugger
+        return False
+
+
+def debug_key_bindings(session: Session) -> KeyBindings:
+    kb = KeyBindings()
+
+    @Condition
+    def stopped() -> bool:
+        from prompt_toolkit.application.current import get_app
+
+        return debugging(session) and not get_app().current_buffer.text
+
+    for key, word in DEBUG_KEYS.items():
+        def run(event, word: str = word) -> None:
+            buf = event.current_buffer
+            buf.text = word
+            buf.validate_and_handle()
+        kb.add(key, filter=stopped)(run)
+    return kb
+
+
+def debug_toolbar() -> list[tuple[str, str]]:
+    return [("class:bottom-toolbar", " debug: " + "  ".join(f"{k} {w}" for k, w in DEBUG_KEYS.items())
+             + "  (n DWARP, n DBLOCK pick) ")]
 
 
 def _toolbar(session: Session) -> str:
@@ -181,7 +220,7 @@ class Repl:
             input=input, output=output,
             multiline=True,
             prompt_continuation=editor.continuation,
-            key_bindings=editor.key_bindings(self.state),
+            key_bindings=merge_key_bindings([editor.key_bindings(self.state), debug_key_bindings(session)]),
             lexer=editor.ForthLexer(self.state),
             completer=editor.WordCompleter(self.state),
             complete_while_typing=False,
@@ -199,7 +238,7 @@ class Repl:
             width = self.prompt.app.output.get_size().columns
         except Exception:  # an output that cannot say: the toolbar as it is
             width = None
-        frags = editor.toolbar_fragments(self.session)
+        frags = debug_toolbar() if debugging(self.session) else editor.toolbar_fragments(self.session)
         return frags if not width else fit_toolbar(frags, width)
 
     def run(self) -> int:

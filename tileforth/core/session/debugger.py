@@ -469,6 +469,8 @@ def debug(f: Forth, line: str, watch: list[tuple[int, int]] | None = None) -> De
     if f.backend.name != "cpu":
         raise ForthError(f"the debugger runs on the cpu backend (the emulator), not on {f.backend.name}: "
                          "start tileforth with --backend cpu")
+    if DEBUG.on:
+        raise ForthError("a debugged line cannot start another debugger: take DEBUG (or f.debug) out of the line")
     _register()
     rec = _Recorder(f, list(watch if watch is not None else state_of(f).watches))
     snap = f._snapshot()

@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from ..interpreter import Forth
 
 DEBUG_GROUP = "The step debugger (the emulator)"
-EXAMPLE = "64 1 1 THREADS  DEBUG TID-X 2 MOD IF 1 ELSE 2 THEN  DSTEP DSTEP DCONT"
+EXAMPLE = "DEBUG TID-X 2 MOD IF 1 ELSE 2 THEN"
 
 
 def _text(f: "Forth", d: "Debugger") -> None:
