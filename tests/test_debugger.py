@@ -244,3 +244,25 @@ def test_the_lesson_python_examples_run():
     assert len(blocks) == 2
     for block in blocks:
         exec(compile(block, str(DOC), "exec"), {})  # each block asserts what the page says
+
+
+def test_save_view_writes_an_svg_with_32_mask_cells(tmp_path):
+    import xml.etree.ElementTree as ET
+
+    f = _session()
+    f.eval("1 1 1 GRID 64 1 1 THREADS")
+    f.eval("DEBUG TID-X 2 MOD IF 1 THEN")
+    f.eval("DSTEP DSTEP DSTEP DSTEP")
+    path = tmp_path / "stop.svg"
+    f.eval(f"SAVE-VIEW {path}")
+    root = ET.parse(path).getroot()
+    ns = "{http://www.w3.org/2000/svg}"
+    assert root.tag == ns + "svg" and int(root.get("width")) == 20 + 40 + 32 * 18
+    cells = [r for r in root.iter(ns + "rect") if r.get("class") == "lane"]
+    assert len(cells) == 32
+    on = [c.get("fill") == "#4c9a2a" for c in cells]
+    assert on == [t % 2 == 1 for t in range(32)]  # the odd lanes run the IF branch
+    assert len([r for r in root.iter(ns + "rect") if r.get("class") == "warp"]) == 2
+    with pytest.raises(ForthError, match="ending in .svg"):
+        f.eval("SAVE-VIEW stop.png")
+    f.eval("DQUIT")

@@ -7,7 +7,7 @@ from ...errors import ForthError
 from ...front.reader import Token
 from ..debugger import state_of
 from .inspection import word_name
-from .table import NAME_ON_LINE, comment, host
+from .table import FILE_NAME, NAME_ON_LINE, comment, host
 
 if TYPE_CHECKING:
     from ..debugger import Debugger
@@ -140,3 +140,21 @@ def w_watch(f: "Forth", tok: Token) -> None:
         raise ForthError(f"WATCH shows 1 to 64 cells, not {n}: `addr 4 WATCH`", tok.pos, tok.text)
     f.backend.check_span(addr, n * 8)
     watches.append((addr, n))
+
+
+@host("SAVE-VIEW", "( \"file\" -- )", "Debugger: write the current stop's view (the word, the active mask, the lanes' "
+      "stacks, the warps) to the file named next, as an SVG picture.", "", wordset="tileforth", parses=FILE_NAME,
+      group=DEBUG_GROUP)
+def w_save_view(f: "Forth", tok: Token) -> None:
+    from ..debugsvg import view_svg
+
+    d = _current(f, tok)
+    name = f.reader.next_token()
+    if name is None or not name.text.lower().endswith(".svg"):
+        raise ForthError("SAVE-VIEW needs a file name ending in .svg after it: `SAVE-VIEW stop.svg`", tok.pos, tok.text)
+    try:
+        with open(name.text, "w", encoding="utf-8") as out:
+            out.write(view_svg(d.view()))
+    except OSError as exc:
+        raise ForthError(f"SAVE-VIEW cannot write {name.text}: {exc.strerror}; name a file in a folder you can "
+                         "write to", name.pos, name.text) from None
