@@ -50,3 +50,22 @@ def test_stepping_with_keys_in_a_terminal(tmp_path):
         assert "s DSTEP" not in pane.splitlines()[-1]
     finally:
         subprocess.run(["tmux", "kill-session", "-t", name], capture_output=True)
+
+
+def test_a_long_line_shows_progress_and_a_quick_one_does_not(tmp_path):
+    name = f"tfprog{os.getpid()}"
+    env = dict(os.environ, PYTHONPATH=str(ROOT), HOME=str(tmp_path), XDG_DATA_HOME=str(tmp_path))
+    cmd = f"{sys.executable} -m tileforth --backend cpu"
+    subprocess.run(["tmux", "new-session", "-d", "-s", name, "-x", "140", "-y", "50", cmd], env=env, check=True,
+                   cwd=tmp_path)
+    try:
+        _wait_for(name, "checked")
+        subprocess.run(["tmux", "send-keys", "-t", name, "1 2 + . CR", "Enter"])
+        pane = _wait_for(name, "time  ")
+        assert "running" not in pane
+        subprocess.run(["tmux", "send-keys", "-t", name, "3000 MS", "Enter"])
+        _wait_for(name, "… running")
+        subprocess.run(["tmux", "send-keys", "-t", name, "C-c"])  # Ctrl-C still stops it
+        pane = _wait_for(name, "interrupted")
+    finally:
+        subprocess.run(["tmux", "kill-session", "-t", name], capture_output=True)

@@ -28,6 +28,7 @@ import os
 import sys
 import textwrap
 import threading
+import time
 from pathlib import Path
 
 from prompt_toolkit import PromptSession
@@ -66,6 +67,7 @@ def open_history(path: Path | None = None) -> History:
 
 # the step debugger's keys (core/session/debugger.py): at an empty prompt while DEBUG has a line stopped,
 # each key types its word and runs it
+PROGRESS_AFTER_S = 0.5  # a line running longer shows how long it has run (Repl._progress)
 DEBUG_KEYS = {"s": "DSTEP", "n": "DSYNC", "c": "DCONT", "f": "DFINISH", "q": "DQUIT"}
 
 
@@ -322,6 +324,8 @@ class Repl:
                         pass
 
         self.busy.set()
+        progress = threading.Thread(target=self._progress, args=(done,), name="tileforth-progress", daemon=True)
+        progress.start()
         try:
             if self._threaded():
                 worker = threading.Thread(target=work, name="tileforth-line", daemon=True)
@@ -340,6 +344,8 @@ class Repl:
                         pass
         finally:
             self.busy.clear()
+            done.set()
+            progress.join()
         err = box.get("error")
         if isinstance(err, KeyboardInterrupt):  # SIGINT while the line ran in this thread
             from tileforth.core import ForthError
@@ -348,6 +354,18 @@ class Repl:
         if err is not None:
             raise err
         return box["result"]
+
+    def _progress(self, done: threading.Event) -> None:
+        """A line that runs longer than PROGRESS_AFTER_S shows how long it has run, on one line that the
+        line's end clears (Ctrl-C stops the line as ever: the keys are watched elsewhere)."""
+        if done.wait(PROGRESS_AFTER_S) or not sys.stderr.isatty():
+            return
+        start = time.monotonic() - PROGRESS_AFTER_S
+        while not done.wait(0.25):
+            sys.stderr.write(f"\r\x1b[K… running {time.monotonic() - start:.1f} s (Ctrl-C stops it)")
+            sys.stderr.flush()
+        sys.stderr.write("\r\x1b[K")
+        sys.stderr.flush()
 
     def _threaded(self) -> bool:
         if self.threaded is not None:
