@@ -23,6 +23,7 @@ table.py (`WORDS`) as it is imported. In the reference's order:
     tiles         TILE-SHAPE TILE-IN TILE-ACC TILES-KEPT?
     inspection    .STACKS .LANES .TILE .FRAG VIEW-WARP .M SEE SEE-IR SEE-PTX HELP WORDS DUMP
     profiling     PROFILE PROFILE{ }PROFILE
+    debug         DEBUG BREAK UNBREAK WATCH DSTEP DSYNC DCONT DFINISH DWARP DBLOCK DQUIT
     files         the FILE words, INCLUDED INCLUDE REQUIRED REQUIRE
     blocks        the BLOCK words, OPEN-BLOCKS
 
@@ -54,6 +55,7 @@ from . import (  # noqa: F401 - imported for the words they declare, in this ord
     tiles,
     inspection,
     profiling,
+    debug,
     files,
     blocks,
 )
