@@ -266,3 +266,14 @@ def test_save_view_writes_an_svg_with_32_mask_cells(tmp_path):
     with pytest.raises(ForthError, match="ending in .svg"):
         f.eval("SAVE-VIEW stop.png")
     f.eval("DQUIT")
+
+
+def test_what_the_line_did_before_debug_is_kept():
+    """DEBUG in the middle of a line: what the words before it printed and pushed stays (the debugged
+    rest runs as a line inside the line), and the next line reads its own text."""
+    f = Forth()
+    out = f.eval('." before " 7 DEBUG TID-X 2 MOD IF 1 ELSE 2 THEN')
+    assert out.startswith("before ") and "next: TID-X" in out
+    f.eval("DCONT")
+    assert f.data_stack() == [7, 2]
+    assert f.eval("3 .") == "3 "

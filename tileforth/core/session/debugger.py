@@ -476,6 +476,9 @@ def debug(f: Forth, line: str, watch: list[tuple[int, int]] | None = None) -> De
     snap = f._snapshot()
     hooks = f.device.launch_hooks
     output, error = "", None
+    # from the DEBUG word, f.eval is a line inside a line: what the outer line has (its reader, what it
+    # printed so far, its warnings and timings) comes back after it
+    outer = (f.reader, f.line_reader, f.out_parts, f.warnings, f.line_timing)
     with _lock:
         DEBUG.on, _recording = True, rec
         hooks.append(rec.launched)
@@ -487,6 +490,7 @@ def debug(f: Forth, line: str, watch: list[tuple[int, int]] | None = None) -> De
         finally:
             hooks.remove(rec.launched)
             DEBUG.on, _recording = False, None
+            f.reader, f.line_reader, f.out_parts, f.warnings, f.line_timing = outer
     rec.block_sizes.append(int(f.backend.block_size))  # the last record has no launch after it
     if rec.overflow:
         f._restore(snap)
