@@ -19,7 +19,7 @@ table.py (`WORDS`) as it is imported. In the reference's order:
     smem          SMEM-TILE SMEM-TILE-SWZ (shared-memory tiles for cp.async)
     arrays        ARRAY MATRIX and the element types I8 ... F64
     arraydata     ZEROS AFILL RAMP IDENTITY RANDOM LOAD-NPY SAVE-NPY
-    tiles         TILE-SHAPE TILE-IN TILE-ACC TILES-KEPT?
+    tiles         TILE-SHAPE TILE-GRID TILE-IN TILE-ACC TILES-KEPT?
     inspection    .STACKS .LANES .TILE .FRAG VIEW-WARP .M SEE SEE-IR SEE-PTX HELP WORDS DUMP
     profiling     PROFILE PROFILE{ }PROFILE
     files         the FILE words, INCLUDED INCLUDE REQUIRED REQUIRE
