@@ -11,7 +11,7 @@ reference/tensor_cores.md 5.3).  With g = lane >> 2 and t = lane % 4:
 
 A tile of another size is shown as copies of these blocks: a 16x16
 accumulator is two m16n8 accumulators (columns 0-7 and 8-15), a 32x16 A is
-two A blocks, an 8-row tile is the first 8 rows of a block.  `.FRAG` shows
+two A blocks, an 8-row tile is the first 8 rows of a block; a TILE-GRID entry is its grid of blocks.  `.FRAG` shows
 this layout and says that it is the documented mma.sync one.
 
 The table checks itself when first used (the first .FRAG): each formula must
@@ -89,9 +89,13 @@ def describe(kind: str, rows: int, cols: int) -> list[str]:
         "b": "row 2t + (i&1) + 8*(i>>1), column g",
         "acc": "row g + 8*(i>>1), column 2t + (i&1)",
     }[kind]
-    return [f"It is {how}.",
-            f"In each block lane L, with g = L>>2 and t = L%4, holds {r}0..{r}{nreg - 1}:",
-            f"  {r}i at {formula}"]
+    out = [f"It is {how}.",
+           f"In each block lane L, with g = L>>2 and t = L%4, holds {r}0..{r}{nreg - 1}:",
+           f"  {r}i at {formula}"]
+    if kind == "acc" and rows >= br and nr * nc > 1:  # a TILE-GRID's accumulators, as TLANE@ and TROW/TCOL count
+        out.append(f"As a {nr} {nc} TILE-GRID of m16n8k16 accumulators, TLANE@ counts the blocks row by row: "
+                   f"element 4f + i of a lane is its ci of block f, at block row f/{nc}, block column f mod {nc}.")
+    return out
 
 def _count(n: int) -> str:
     return {2: "two", 3: "three", 4: "four"}.get(n, str(n))
