@@ -204,3 +204,18 @@ def test_a_64x64_warp_tile_compiles_to_hmma_and_ldsm_without_spills(arch, word):
     # 4 k steps (LLVM unrolls the k loop), each 4x8 mma.sync and 4 + 8 ldmatrix
     assert ops.count("HMMA") == 4 * 32 and ops.count("LDSM") == 4 * 12, ops
     assert "MOVM" not in ops and "LD" not in ops and "STL" not in ops and "LDL" not in ops, ops
+
+
+def test_the_tiles_md_examples_are_exact():
+    """docs/tiles.md, "Big register tiles": gemm-w stores GW = GA·GB from one 4x8 grid, and the grid epilogue
+    adds one to each element where TROW and TCOL say it lies; GA and GB from the formulas of the page's GEMM
+    section."""
+    from test_docs_tiles import DocRun
+    doc = DocRun()
+    n = 64
+    i = np.arange(n * n)
+    ga = (((7 * i + 5) % 9) - 4).reshape(n, n).astype(np.float64)
+    gb = (((5 * i + 2) % 9) - 4).reshape(n, n).astype(np.float64)
+    assert np.array_equal(doc.f.array("GW"), ga @ gb + 1)
+    assert doc.after["a 64x64 warp tile"]["tiles"][0] == [] and doc.after["a grid epilogue"]["tiles"][0] == []
+    assert doc.after["a grid epilogue"]["cfg"].grid == (1, 1)
