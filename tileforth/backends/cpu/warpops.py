@@ -808,7 +808,7 @@ class WarpOps:
         np.multiply(stride, esize, out=args[2])
         args[3] = table[np.searchsorted(table[:, 0], addr, side="right") - 1, 0] if base is None else base
         p = args.ctypes.data
-        if same is not None and same.ndim == 2:
+        if same is not None and first8 is not None and same.ndim == 2:
             same, first8 = same[..., None], first8[..., None]
         trace = int(ctx[L.CTX_TRACE])
         ctx[L.CTX_TRACE] = 0
@@ -816,7 +816,7 @@ class WarpOps:
             for j in range(parts):
                 args[1] = addr + j * part * esize
                 kinds = bits = None
-                if same is not None and same[..., j].any():
+                if same is not None and first8 is not None and same[..., j].any():
                     kinds = np.where(same[..., j], STORE_VALUE | site << 2, kind | site << 2).astype(np.int64).ravel()
                     bits = np.where(same[..., j], first8[..., j], 0).astype(np.int64).ravel()
                 k = be.rt.race_many(*self._addresses(), p, p + 8 * n, p + 16 * n, p + 24 * n,
@@ -836,9 +836,9 @@ class WarpOps:
         if row < 0 or not self.ctx[L.CTX_RACE_GEN]:
             return
         same = first8 = None
-        if value is not None:
-            lines = (value, mem) if t.layout == "row" else (value.T, mem.T)  # lines × lead
-            same, first8 = _unchanged(*(x[None] for x in lines), parts=_pieces(lines[0].shape[1] * mem.itemsize))
+        if value is not None and mem is not None:
+            new, old = (value, mem) if t.layout == "row" else (value.T, mem.T)  # lines × lead
+            same, first8 = _unchanged(new[None], old[None], _pieces(new.shape[1] * mem.itemsize))
         one = np.array([addr], np.int64)
         if self._races(t, np.array([row], np.int64), one, np.array([stride], np.int64), kind, site,
                        same, first8) >= 0:

@@ -56,7 +56,7 @@ from tileforth.core.compile.codegen import (
 from tileforth.core.compile.target import STATIC_SHARED_BYTES, BodyEmitter, Target, float_suffix
 from tileforth.core.compile.tileops import (Add, Copy, Fill, LaneGet, LanePut, LdMatrix, Load, Mma, Perm, Scale,
                                              StMatrix, Store, TileOp, Zero, lane_chunk)
-from tileforth.core.compile.tiles import MMA_ELEMS, SHAPES, WMMA_SHAPES, Hole, Tile, elem_bytes, mma_coords, resolve
+from tileforth.core.compile.tiles import MMA_ELEMS, WMMA_SHAPES, Hole, Tile, elem_bytes, mma_coords, resolve
 from tileforth.core.compile.tileops import ActiveMask, Shuffle, SyncWarp, Vote, WarpOp
 from tileforth.core.compile.primitives import _to_bf16
 from tileforth.core.compile.smem import AsyncCommit, AsyncCopy, AsyncOp, AsyncWait

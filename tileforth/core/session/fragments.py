@@ -89,13 +89,9 @@ def describe(kind: str, rows: int, cols: int) -> list[str]:
         "b": "row 2t + (i&1) + 8*(i>>1), column g",
         "acc": "row g + 8*(i>>1), column 2t + (i&1)",
     }[kind]
-    out = [f"It is {how}.",
-           f"In each block lane L, with g = L>>2 and t = L%4, holds {r}0..{r}{nreg - 1}:",
-           f"  {r}i at {formula}"]
-    if kind == "acc" and rows >= br and nr * nc > 1:  # a TILE-GRID's accumulators, as TLANE@ and TROW/TCOL count
-        out.append(f"As a {nr} {nc} TILE-GRID of m16n8k16 accumulators, TLANE@ counts the blocks row by row: "
-                   f"element 4f + i of a lane is its ci of block f, at block row f/{nc}, block column f mod {nc}.")
-    return out
+    return [f"It is {how}.",
+            f"In each block lane L, with g = L>>2 and t = L%4, holds {r}0..{r}{nreg - 1}:",
+            f"  {r}i at {formula}"]
 
 def _count(n: int) -> str:
     return {2: "two", 3: "three", 4: "four"}.get(n, str(n))
