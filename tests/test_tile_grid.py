@@ -219,3 +219,29 @@ def test_the_tiles_md_examples_are_exact():
     assert np.array_equal(doc.f.array("GW"), ga @ gb + 1)
     assert doc.after["a 64x64 warp tile"]["tiles"][0] == [] and doc.after["a grid epilogue"]["tiles"][0] == []
     assert doc.after["a grid epilogue"]["cfg"].grid == (1, 1)
+
+
+def test_the_other_grid_words_compile_for_sm_90():
+    """Global loads of each layout, T+ TSCALE TSWAP of grids, TLANE! and a grid stmatrix: ptxas accepts them;
+    the SASS has one HMMA per accumulator fragment and TMMA, one STSM per fragment, and no spills."""
+    sass.require("ptxas")
+    from tileforth.backends.cuda.ptx import assemble
+    f = Forth(backend="cpu")
+    f.eval("16 8 16 TILE-SHAPE  2 4 TILE-GRID  32 16 F16 MATRIX A  16 32 F16 MATRIX AT  16 32 F16 MATRIX B  "
+           "32 16 F16 MATRIX BT  32 32 F32 MATRIX C  32 64 F16 1 SMEM-TILE-SWZ SA")
+    f.eval(": kg ( -- ) C 32 TLOAD-C A 16 TLOAD-A B 32 TLOAD-B TMMA  AT 32 TLOAD-A-COL BT 16 TLOAD-B-COL TMMA "
+           "TZERO T+ 2e TSCALE 1e TFILL TSWAP T+  31 TLANE@ 1e F+ 31 TLANE!  TDUP C 32 TSTORE  0 SA 0 16 SA-GEOM TSTSM ;")
+    rng = np.random.default_rng(8)
+    a, b, c = ints(rng, (32, 16)), ints(rng, (16, 32)), ints(rng, (32, 32), np.float32)
+    for name, v in (("A", a), ("AT", a.T), ("B", b), ("BT", b.T), ("C", c)):
+        f.set_array(name, np.ascontiguousarray(v))
+    f.eval("kg")  # on the emulator too: C = 2 (c + 2 a.b) + 1, then element 31 of each lane one more
+    want = 2 * (c + 2 * (a.astype(np.float32) @ b.astype(np.float32))) + 1
+    for lane in range(WARP):
+        r, col = isa_c(lane, 3)
+        want[16 + r, 24 + col] += 1  # element 31 = c3 of fragment 7, block (1, 3)
+    assert np.array_equal(f.array("C"), want)
+    cubin, info = assemble(word_ptx(f, "kg", "sm_90"), "sm_90")
+    assert info["kg"].spill_stores == 0 and info["kg"].stack_frame == 0, info["kg"]
+    ops = sass.opcodes(sass.sass(cubin)["kg"])
+    assert ops.count("HMMA") == 2 * 8 and ops.count("STSM") == 8 and "LDG" in ops and "STG" in ops, ops
