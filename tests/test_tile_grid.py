@@ -245,3 +245,16 @@ def test_the_other_grid_words_compile_for_sm_90():
     assert info["kg"].spill_stores == 0 and info["kg"].stack_frame == 0, info["kg"]
     ops = sass.opcodes(sass.sass(cubin)["kg"])
     assert ops.count("HMMA") == 2 * 8 and ops.count("STSM") == 8 and "LDG" in ops and "STG" in ops, ops
+
+
+def test_the_race_detector_sees_the_whole_lines_of_a_grid():
+    """A 4x8 f32 grid's rows are 256 bytes: two warps storing different values to blocks that overlap only in
+    the second half of warp 0's rows (columns 40..63) race; blocks side by side do not."""
+    f = Forth(backend="cpu")
+    f.eval("16 8 16 TILE-SHAPE  4 8 TILE-GRID  64 128 F32 MATRIX GD  64 1 1 THREADS")
+    with pytest.raises(ForthError) as err:  # warp 0: columns 0..63, warp 1: columns 40..103
+        f.eval("WARP-ID 1+ S>F TFILL  GD WARP-ID 160 * + 128 TSTORE")
+    e = err.value
+    assert "data race on global memory at GD+160" in e.message and "threads 32-63 wrote it with TSTORE" in e.message
+    f.eval("WARP-ID 1+ S>F TFILL  GD WARP-ID 256 * + 128 TSTORE")  # columns 0..63 and 64..127
+    assert np.array_equal(f.array("GD"), np.repeat(np.array([1, 2], np.float32), 64)[None].repeat(64, 0))

@@ -804,30 +804,44 @@ class WarpOps:
         table = be.alloc_table
         # race_many's four arrays, passed by address: one buffer of rows, addresses, strides, allocations
         args = np.empty((4, n), np.int64)
-        args[0] = rows
+        args[0], args[1] = rows, addr
         np.multiply(stride, esize, out=args[2])
         args[3] = table[np.searchsorted(table[:, 0], addr, side="right") - 1, 0] if base is None else base
-        p = args.ctypes.data
         if same is not None and first8 is not None and same.ndim == 2:
             same, first8 = same[..., None], first8[..., None]
         trace = int(ctx[L.CTX_TRACE])
         ctx[L.CTX_TRACE] = 0
         try:
-            for j in range(parts):
-                args[1] = addr + j * part * esize
-                kinds = bits = None
-                if same is not None and first8 is not None and same[..., j].any():
-                    kinds = np.where(same[..., j], STORE_VALUE | site << 2, kind | site << 2).astype(np.int64).ravel()
-                    bits = np.where(same[..., j], first8[..., j], 0).astype(np.int64).ravel()
-                k = be.rt.race_many(*self._addresses(), p, p + 8 * n, p + 16 * n, p + 24 * n,
-                                    None if kinds is None else kinds.ctypes.data,
-                                    None if bits is None else bits.ctypes.data, n, outer, part * esize,
-                                    kind | site << 2)
-                if k != n:
-                    return k
+            if parts == 1:
+                return self._race_call(args, same, first8, 0, outer, lead * esize, kind, site)
+            # a line in pieces: warp by warp, each warp's lines piece by piece (the order of one call per warp)
+            for w in range(n):
+                one = args[:, w:w + 1].copy()
+                for j in range(parts):
+                    one[1, 0] = args[1, w] + j * part * esize
+                    if self._race_call(one, None if same is None else same[w:w + 1],
+                                       None if first8 is None else first8[w:w + 1], j, outer, part * esize,
+                                       kind, site) >= 0:
+                        return w
+            return -1
         finally:
             ctx[L.CTX_TRACE] = trace
-        return -1
+
+    def _race_call(self, args: np.ndarray, same: np.ndarray | None, first8: np.ndarray | None, j: int,
+                   lines: int, size: int, kind: int, site: int) -> int:
+        """One tf_race_many over args' warps (rows, addresses, strides, allocations), `lines` accesses of
+        `size` bytes each, with piece j of same and first8: the first warp that races, or -1."""
+        n = args.shape[1]
+        args = np.ascontiguousarray(args)
+        p = args.ctypes.data
+        kinds = bits = None
+        if same is not None and first8 is not None and same[..., j].any():
+            kinds = np.where(same[..., j], STORE_VALUE | site << 2, kind | site << 2).astype(np.int64).ravel()
+            bits = np.where(same[..., j], first8[..., j], 0).astype(np.int64).ravel()
+        k = self.be.rt.race_many(*self._addresses(), p, p + 8 * n, p + 16 * n, p + 24 * n,
+                                 None if kinds is None else kinds.ctypes.data,
+                                 None if bits is None else bits.ctypes.data, n, lines, size, kind | site << 2)
+        return -1 if k == n else k
 
     def _race_one(self, t: Tile, addr: int, stride: int, row: int, kind: int, site: int,
                   value: np.ndarray | None = None, mem: np.ndarray | None = None) -> None:
