@@ -483,30 +483,40 @@ class WarpOps:
     def _lane_elements(self, op: "LaneGet | LanePut", rows: np.ndarray, here: np.ndarray,
                        stack: list[np.ndarray], site: int) -> None:
         """TLANE@ / TLANE! for the lanes `here` of one warp: element i of lane L's fragment of the
-        m16n8k16 accumulator is at mma_coords("acc", L, i) of the logical matrix (the PTX ISA's layout)."""
+        m16n8k16 accumulator is at mma_coords("acc", L, i) of the logical matrix (the PTX ISA's layout);
+        in an m x n grid, i = 4f + e is element e of fragment f = (f / n, f mod n), 16 rows and 8 columns
+        per fragment."""
         acc = stack[op.pos]
-        nel = MMA_ELEMS["acc"]
+        t = op.tile
+        gm, gn = t.grid if t is not None else (1, 1)
+        per = MMA_ELEMS["acc"]
+        nel = per * gm * gn
         for lane in np.flatnonzero(here).tolist():
             i = int(rows[lane, L.T_OP])
             if not 0 <= i < nel:
+                what = "an m16n8k16 accumulator (c0..c3); give an index from 0 to 3" if nel == per else \
+                    f"a {gm}x{gn} grid of m16n8k16 accumulators (4 per fragment); give an index from 0 to {nel - 1}"
                 raise self.error(site, f"{op.word}" + "{where}" + f": lane {lane} asks for element {i}, but a lane "
-                                 f"holds elements 0 to {nel - 1} of an m16n8k16 accumulator (c0..c{nel - 1}); "
-                                 "give an index from 0 to 3", op.word)
-            r, c = mma_coords("acc", lane, i)
+                                 f"holds elements 0 to {nel - 1} of {what}", op.word)
+            bi, bj = divmod(i // per, gn)
+            r, c = mma_coords("acc", lane, i % per)
+            r, c = r + 16 * bi, c + 8 * bj
             if isinstance(op, LaneGet):
                 rows[lane, L.T_OP] = int(np.float32(acc[r, c]).view(np.uint32))
             else:
                 acc[r, c] = _f32(int(rows[lane, L.T_OP + 1]))  # rounded to the accumulator's type
 
     # ---- ldmatrix and stmatrix: the lanes' addresses, as the hardware takes them ----------------
-    def _lane_addresses(self, op: "LdMatrix | StMatrix", ops: list[int], site: int) -> list[int]:
+    def _lane_addresses(self, op: "LdMatrix | StMatrix", ops: list[int], site: int,
+                        frag: tuple[int, int] = (0, 0)) -> list[int]:
         """The shared address each addressing lane gives (32 for .x4, 16 for .x2), from the warp's
-        operands (saddr row col geom) and lane_chunk, swizzled as geom says; checked against the tile's
+        operands (saddr row col geom) and lane_chunk, swizzled as geom says, for fragment frag of a
+        grid (its first element frag's block of rows and columns further on); checked against the tile's
         geometry first (a block outside the tile reads or writes other bytes on a GPU, silently)."""
         saddr, row, col, geom = ops
         t = op.tile
         rows_n, chunks, swz = geom & 0xFFFF, (geom >> 16) & 0xFFFF, (geom >> 32) & 1
-        brows, bcols = (16, 16) if t.kind == "a" else (16, 8)
+        brows, bcols = t.rows_cols  # the whole grid must lie inside the tile
         word = op.word
         if geom >> 33 or rows_n == 0 or chunks == 0:
             raise self.error(site, f"{word}: {geom} is not a shared tile's shape" + "{where}" + "; give the "
@@ -519,6 +529,8 @@ class WarpOps:
         if saddr % 16:
             raise self.error(site, f"{word}: the shared tile's address ${saddr & (2**64 - 1):x} is not 16-byte "
                              "aligned" + "{where}" + "; give a stage of a SMEM-TILE, e.g. `0 As`", word)
+        fr, fc = t.frag_shape
+        row, col = row + frag[0] * fr, col + frag[1] * fc
         out = []
         for lane in range(32 if t.kind == "a" else 16):
             dr, dc = lane_chunk(lane, t.kind)
@@ -559,31 +571,40 @@ class WarpOps:
         elements (L/4, 2(L%4)) and (L/4, 2(L%4)+1) of matrix j, or with .trans (2(L%4), L/4) and
         (2(L%4)+1, L/4); register j holds fragment elements 2j and 2j+1, which mma_coords places."""
         t = op.tile
-        mats = np.stack(self._shared_rows(op, self._lane_addresses(op, ops, site), site, False, row))
-        mats = mats.astype(np.float32).reshape(-1, 8, 8)  # (matrices, rows, 8)
         out = np.zeros(t.rows_cols, np.float32)
-        trans = t.kind == "b"
-        for lane in range(WARP):
-            g, q = lane >> 2, lane & 3
-            for e in range(MMA_ELEMS[t.kind]):
-                j, h = e >> 1, e & 1
-                v = mats[j, 2 * q + h, g] if trans else mats[j, g, 2 * q + h]
-                out[mma_coords(t.kind, lane, e)] = v
+        fr, fc = t.frag_shape
+        for bi in range(t.grid[0]):  # a grid: one ldmatrix per fragment, as the GPU code does
+            for bj in range(t.grid[1]):
+                addrs = self._lane_addresses(op, ops, site, (bi, bj))
+                mats = np.stack(self._shared_rows(op, addrs, site, False, row))
+                mats = mats.astype(np.float32).reshape(-1, 8, 8)  # (matrices, rows, 8)
+                block = out[bi * fr:(bi + 1) * fr, bj * fc:(bj + 1) * fc]
+                trans = t.kind == "b"
+                for lane in range(WARP):
+                    g, q = lane >> 2, lane & 3
+                    for e in range(MMA_ELEMS[t.kind]):
+                        j, h = e >> 1, e & 1
+                        v = mats[j, 2 * q + h, g] if trans else mats[j, g, 2 * q + h]
+                        block[mma_coords(t.kind, lane, e)] = v
         return out
 
     def stmatrix(self, op: StMatrix, value: np.ndarray, ops: list[int], site: int, row: int = -1) -> None:
         """stmatrix.sync.aligned.m8n8.x2: lane L (L < 16) addresses row L % 8 of matrix L / 8, which
         receives register j = L / 8 of lanes 4(L%8) .. 4(L%8)+3 (two 16-bit elements each, in order)."""
         dtype = _mem_dtype(op.store_type)
-        regs = np.zeros((WARP, MMA_ELEMS["acc"]), np.float32)
-        for lane in range(WARP):
-            for e in range(MMA_ELEMS["acc"]):
-                regs[lane, e] = value[mma_coords("acc", lane, e)]
-        halves = regs.astype(dtype)  # rounded to nearest even, as cvt.rn does
-        mems = self._shared_rows(op, self._lane_addresses(op, ops, site), site, True, row)
-        for lane, mem in enumerate(mems):
-            j, r = lane >> 3, lane & 7
-            mem[:] = np.concatenate([halves[4 * r + q, 2 * j:2 * j + 2] for q in range(4)])
+        fr, fc = op.tile.frag_shape
+        for bi in range(op.tile.grid[0]):  # a grid: one stmatrix per fragment
+            for bj in range(op.tile.grid[1]):
+                block = value[bi * fr:(bi + 1) * fr, bj * fc:(bj + 1) * fc]
+                regs = np.zeros((WARP, MMA_ELEMS["acc"]), np.float32)
+                for lane in range(WARP):
+                    for e in range(MMA_ELEMS["acc"]):
+                        regs[lane, e] = block[mma_coords("acc", lane, e)]
+                halves = regs.astype(dtype)  # rounded to nearest even, as cvt.rn does
+                mems = self._shared_rows(op, self._lane_addresses(op, ops, site, (bi, bj)), site, True, row)
+                for lane, mem in enumerate(mems):
+                    j, r = lane >> 3, lane & 7
+                    mem[:] = np.concatenate([halves[4 * r + q, 2 * j:2 * j + 2] for q in range(4)])
 
     def _warp_op(self, op: WarpOp, site: int, block: int, w: int, rows: np.ndarray) -> None:
         """A shuffle, vote or SYNCWARP: every thread of the warp must be there (a
@@ -783,6 +804,8 @@ class WarpOps:
         rows_n, cols = t.rows_cols
         esize = elem_bytes(t.dtype)
         lead, outer = (cols, rows_n) if t.layout == "row" else (rows_n, cols)
+        parts = _pieces(lead * esize)
+        part = lead // parts  # tf_race's size is 8 bits: a line of a big grid is checked as `parts` accesses
         n = len(rows)
         table = be.alloc_table
         # race_many's four arrays, passed by address: one buffer of rows, addresses, strides, allocations
@@ -790,19 +813,40 @@ class WarpOps:
         args[0], args[1] = rows, addr
         np.multiply(stride, esize, out=args[2])
         args[3] = table[np.searchsorted(table[:, 0], addr, side="right") - 1, 0] if base is None else base
-        p = args.ctypes.data
-        kinds = bits = None
-        if same is not None and same.any():
-            kinds = np.where(same, STORE_VALUE | site << 2, kind | site << 2).astype(np.int64).ravel()
-            bits = np.where(same, first8, 0).astype(np.int64).ravel()
+        if same is not None and first8 is not None and same.ndim == 2:
+            same, first8 = same[..., None], first8[..., None]
         trace = int(ctx[L.CTX_TRACE])
         ctx[L.CTX_TRACE] = 0
         try:
-            k = be.rt.race_many(*self._addresses(), p, p + 8 * n, p + 16 * n, p + 24 * n,
-                                None if kinds is None else kinds.ctypes.data,
-                                None if bits is None else bits.ctypes.data, n, outer, lead * esize, kind | site << 2)
+            if parts == 1:
+                return self._race_call(args, same, first8, 0, outer, lead * esize, kind, site)
+            # a line in pieces: warp by warp, each warp's lines piece by piece (the order of one call per warp)
+            for w in range(n):
+                one = args[:, w:w + 1].copy()
+                for j in range(parts):
+                    one[1, 0] = args[1, w] + j * part * esize
+                    if self._race_call(one, None if same is None else same[w:w + 1],
+                                       None if first8 is None else first8[w:w + 1], j, outer, part * esize,
+                                       kind, site) >= 0:
+                        return w
+            return -1
         finally:
             ctx[L.CTX_TRACE] = trace
+
+    def _race_call(self, args: np.ndarray, same: np.ndarray | None, first8: np.ndarray | None, j: int,
+                   lines: int, size: int, kind: int, site: int) -> int:
+        """One tf_race_many over args' warps (rows, addresses, strides, allocations), `lines` accesses of
+        `size` bytes each, with piece j of same and first8: the first warp that races, or -1."""
+        n = args.shape[1]
+        args = np.ascontiguousarray(args)
+        p = args.ctypes.data
+        kinds = bits = None
+        if same is not None and first8 is not None and same[..., j].any():
+            kinds = np.where(same[..., j], STORE_VALUE | site << 2, kind | site << 2).astype(np.int64).ravel()
+            bits = np.where(same[..., j], first8[..., j], 0).astype(np.int64).ravel()
+        k = self.be.rt.race_many(*self._addresses(), p, p + 8 * n, p + 16 * n, p + 24 * n,
+                                 None if kinds is None else kinds.ctypes.data,
+                                 None if bits is None else bits.ctypes.data, n, lines, size, kind | site << 2)
         return -1 if k == n else k
 
     def _race_one(self, t: Tile, addr: int, stride: int, row: int, kind: int, site: int,
@@ -812,9 +856,9 @@ class WarpOps:
         if row < 0 or not self.ctx[L.CTX_RACE_GEN]:
             return
         same = first8 = None
-        if value is not None:
-            lines = (value, mem) if t.layout == "row" else (value.T, mem.T)  # lines × lead
-            same, first8 = _unchanged(*(x[None] for x in lines))
+        if value is not None and mem is not None:
+            new, old = (value, mem) if t.layout == "row" else (value.T, mem.T)  # lines × lead
+            same, first8 = _unchanged(new[None], old[None], _pieces(new.shape[1] * mem.itemsize))
         one = np.array([addr], np.int64)
         if self._races(t, np.array([row], np.int64), one, np.array([stride], np.int64), kind, site,
                        same, first8) >= 0:
@@ -836,11 +880,15 @@ class WarpOps:
             if isinstance(op, Store):
                 rows_n, cols = op.tile.rows_cols
                 outer = rows_n if op.tile.layout == "row" else cols
-                same, first8 = np.zeros((len(mine), outer), bool), np.zeros((len(mine), outer), np.int64)
+                lead = cols if op.tile.layout == "row" else rows_n
+                parts = _pieces(lead * elem_bytes(op.tile.dtype))
+                same = np.zeros((len(mine), outer, parts), bool)
+                first8 = np.zeros((len(mine), outer, parts), np.int64)
                 values = stack[op.src]
                 for windows, sel, starts, _ in plan:
                     new = values[sel].astype(windows.dtype)
-                    s8, f8 = _unchanged(new if op.tile.layout == "row" else new.transpose(0, 2, 1), windows[starts])
+                    s8, f8 = _unchanged(new if op.tile.layout == "row" else new.transpose(0, 2, 1), windows[starts],
+                                        parts)
                     same[sel], first8[sel] = s8, f8
             k = self._races(op.tile, rows, ops[:, 0], ops[:, 1], WRITE if isinstance(op, Store) else READ, site,
                             same, first8, plan[0][3] if len(plan) == 1 else None)
@@ -851,12 +899,23 @@ class WarpOps:
         return True
 
 
-def _unchanged(new: np.ndarray, mem: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """For tiles' lines (warps × lines × lead, in memory's element type) to store over mem: which
-    lines would not change (their bits are the same), and each line's first 8 bytes in memory."""
+def _pieces(line_bytes: int) -> int:
+    """How many accesses the race detector sees a tile's line as: tf_race takes at most 255 bytes at once
+    (its size argument's low 8 bits), and a line of a big register tile can be 256 or 512 (lines are a
+    multiple of 8 elements, so 2 and 4 divide them)."""
+    return next(p for p in (1, 2, 4, 8) if line_bytes // p <= 255)
+
+
+def _unchanged(new: np.ndarray, mem: np.ndarray, parts: int = 1) -> tuple[np.ndarray, np.ndarray]:
+    """For tiles' lines (warps × lines × lead, in memory's element type) to store over mem, each line
+    cut in `parts` equal pieces (_pieces): which pieces would not change (their bits are the same), and
+    each piece's first 8 bytes in memory (warps × lines × parts)."""
     uint = np.dtype(f"u{mem.dtype.itemsize}")
-    same = (np.ascontiguousarray(new).view(uint) == np.ascontiguousarray(mem).view(uint)).all(axis=2)
-    first8 = np.ascontiguousarray(mem[:, :, :8 // mem.dtype.itemsize]).view(np.int64)[..., 0]
+    w, lines, lead = mem.shape
+    cut = (w, lines, parts, lead // parts)
+    same = (np.ascontiguousarray(new).view(uint).reshape(cut) ==
+            np.ascontiguousarray(mem).view(uint).reshape(cut)).all(axis=3)
+    first8 = np.ascontiguousarray(mem.reshape(cut)[..., :8 // mem.dtype.itemsize]).view(np.int64)[..., 0]
     return same, first8
 
 

@@ -56,12 +56,12 @@ from tileforth.core.compile.codegen import (
 from tileforth.core.compile.target import STATIC_SHARED_BYTES, BodyEmitter, Target, float_suffix
 from tileforth.core.compile.tileops import (Add, Copy, Fill, LaneGet, LanePut, LdMatrix, Load, Mma, Perm, Scale,
                                              StMatrix, Store, TileOp, Zero, lane_chunk)
-from tileforth.core.compile.tiles import MMA_ELEMS, SHAPES, WMMA_SHAPES, Hole, Tile, elem_bytes, mma_coords, resolve
+from tileforth.core.compile.tiles import MMA_ELEMS, WMMA_SHAPES, Hole, Tile, elem_bytes, mma_coords, resolve
 from tileforth.core.compile.tileops import ActiveMask, Shuffle, SyncWarp, Vote, WarpOp
 from tileforth.core.compile.primitives import _to_bf16
 from tileforth.core.compile.smem import AsyncCommit, AsyncCopy, AsyncOp, AsyncWait
 from tileforth.core.errors import ForthError
-from tileforth.core.records import field, record
+from tileforth.core.records import field, record, replace
 
 from . import hopper
 
@@ -96,8 +96,9 @@ def geom(shape: tuple[int, int, int]) -> str:
 
 
 def frag_type(t: Tile) -> ir.Type:
-    """The per-lane register struct of a fragment (tensor_cores.md §5.1)."""
-    regs = SHAPES[t.shape][f"{t.kind}_{t.dtype}"]
+    """The per-lane register struct of a fragment (tensor_cores.md §5.1); of a grid (TILE-GRID), the
+    registers of its fragments one after another, fragment (i, j) of an m x n grid the (i*n + j)-th."""
+    regs = t.regs
     if t.dtype == "f32":
         elt = F32
     elif t.dtype == "f16":
@@ -419,21 +420,23 @@ class NvptxTarget(Target):
         return g.b.fpext(g.b.extract_element(g.b.extract_value(frag, j // 2), ir.Constant(I32, j % 2)), F32)
 
     def _lane_op(self, g: "Gen", op: "LaneGet | LanePut", operands: list[ir.Value]) -> ir.Value | None:
-        """TLANE@ / TLANE!: element i of this lane's registers, i taken mod 4 (the emulator reports
-        an index outside 0..3): a chain of selects, so a run-time i keeps the fragment in registers."""
+        """TLANE@ / TLANE!: element i of this lane's registers, i taken mod 4 (mod 4mn in an m x n grid,
+        whose fragment f holds elements 4f..4f+3; the emulator reports an index outside): a chain of
+        selects, so a run-time i keeps the fragment in registers."""
         b, t = g.b, op.tile
         assert t is not None  # tilegen always gives the accumulator
         slot = self._slot(g, op.pos, t)
         ty = frag_type(t)
         frag = b.load(slot, typ=ty)
-        i = b.and_(operands[0], c64(MMA_ELEMS["acc"] - 1))
+        nel = MMA_ELEMS["acc"] * t.frags
+        i = b.and_(operands[0], c64(nel - 1)) if nel & (nel - 1) == 0 else b.urem(operands[0], c64(nel))
         if isinstance(op, LaneGet):
             out = self._acc_element(g, t, frag, 0)
-            for j in range(1, MMA_ELEMS["acc"]):
+            for j in range(1, nel):
                 out = b.select(b.icmp_unsigned("==", i, c64(j)), self._acc_element(g, t, frag, j), out)
             return b.zext(b.bitcast(out, I32), I64)
         new = b.bitcast(b.trunc(operands[1], I32), F32)
-        for j in range(MMA_ELEMS["acc"]):
+        for j in range(nel):
             hit = b.icmp_unsigned("==", i, c64(j))
             if t.dtype == "f32":
                 frag = b.insert_value(frag, b.select(hit, new, b.extract_value(frag, j)), j)
@@ -445,6 +448,52 @@ class NvptxTarget(Target):
         b.store(frag, slot)
         return None
 
+    # ---- big register tiles (TILE-GRID): a grid's ops unrolled over its fragments at compile time ---------
+    @staticmethod
+    def _one(t: Tile) -> Tile:
+        """The tile of one fragment of t's grid."""
+        return replace(t, grid=(1, 1))
+
+    def _split(self, g: "Gen", t: Tile, val: ir.Value) -> list[list[ir.Value]]:
+        """The registers of each fragment of the grid value val (row-major over the grid)."""
+        per = self._one(t).regs
+        return [[g.b.extract_value(val, f * per + r) for r in range(per)] for f in range(t.frags)]
+
+    def _join(self, g: "Gen", t: Tile, frags: list[list[ir.Value]]) -> ir.Value:
+        out = ir.Constant(frag_type(t), ir.Undefined)
+        for k, reg in enumerate(r for regs in frags for r in regs):
+            out = g.b.insert_value(out, reg, k)
+        return out
+
+    @staticmethod
+    def _frag_origins(t: Tile) -> list[tuple[int, int]]:
+        """The first row and column of each fragment of t's grid in its logical matrix."""
+        fr, fc = t.frag_shape
+        return [(i * fr, j * fc) for i in range(t.grid[0]) for j in range(t.grid[1])]
+
+    def _frag_addr(self, g: "Gen", t: Tile, addr: ir.Value, stride: ir.Value, r0: int, c0: int) -> ir.Value:
+        """The address of the fragment whose first element is (r0, c0) of a tile in memory at addr (row- or
+        column-major as the tile was loaded, stride elements between lines)."""
+        if r0 == c0 == 0:
+            return addr
+        b = g.b
+        outer, inner = (r0, c0) if t.layout == "row" or t.kind == "acc" else (c0, r0)
+        off = b.add(b.mul(c64(outer), stride), c64(inner))
+        return b.add(addr, b.mul(off, c64(elem_bytes(t.dtype))))
+
+    def _grid_load(self, g: "Gen", t: Tile, addr: ir.Value, stride: ir.Value) -> ir.Value:
+        one = self._one(t)
+        frags = []
+        for r0, c0 in self._frag_origins(t):
+            val = self._lane_load(g, one, self._frag_addr(g, t, addr, stride, r0, c0), stride)
+            frags.append([g.b.extract_value(val, r) for r in range(one.regs)])
+        return self._join(g, t, frags)
+
+    def _grid_store(self, g: "Gen", t: Tile, val: ir.Value, addr: ir.Value, stride: ir.Value) -> None:
+        one = self._one(t)
+        for (r0, c0), regs in zip(self._frag_origins(t), self._split(g, t, val)):
+            self._lane_store(g, one, self._join(g, one, [regs]), self._frag_addr(g, t, addr, stride, r0, c0), stride)
+
     def tile_op(self, g: "Gen", op: TileOp, operands: list[ir.Value]) -> None:
         b = g.b
         match op:
@@ -454,44 +503,51 @@ class NvptxTarget(Target):
             case Load(dst, t) if t.mma_sync:
                 addr, stride = operands
                 self._tile_mem_check(g, t, addr, stride)
-                b.store(self._lane_load(g, t, addr, stride), self._slot(g, dst, t))
+                b.store(self._grid_load(g, t, addr, stride), self._slot(g, dst, t))
             case Store(src, t) if t.mma_sync:
                 addr, stride = operands
                 self._tile_mem_check(g, t, addr, stride)
-                self._lane_store(g, t, b.load(self._slot(g, src, t), typ=frag_type(t)), addr, stride)
+                self._grid_store(g, t, b.load(self._slot(g, src, t), typ=frag_type(t)), addr, stride)
             case Mma(acc_at, a_at, b_at, acc, at, bt) if acc.mma_sync:
                 self._check_mma_sync_arch("TMMA", "TMMA", "mma.sync m16n8k16")
-                args = []
-                for pos, t in ((a_at, at), (b_at, bt), (acc_at, acc)):
-                    val = b.load(self._slot(g, pos, t), typ=frag_type(t))
-                    args += [b.extract_value(val, i) for i in range(len(frag_type(t).elements))]
+                a_f, b_f, c_f = (self._split(g, t, b.load(self._slot(g, pos, t), typ=frag_type(t)))
+                                 for pos, t in ((a_at, at), (b_at, bt), (acc_at, acc)))
                 sig = "bf16" if at.dtype == "bf16" else f"{acc.dtype}.{acc.dtype}"
                 name = f"llvm.nvvm.mma.m16n8k16.row.col.{sig}"
-                b.store(self._wmma(g, name, frag_type(acc), args), self._slot(g, acc_at, acc))
+                one = self._one(acc)
+                gm, gn = acc.grid
+                out = []
+                for i in range(gm):  # acc[i][j] += a[i] . b[j]: one mma.sync per accumulator fragment
+                    for j in range(gn):
+                        d = self._wmma(g, name, frag_type(one), [*a_f[i], *b_f[j], *c_f[i * gn + j]])
+                        out.append([b.extract_value(d, r) for r in range(one.regs)])
+                b.store(self._join(g, acc, out), self._slot(g, acc_at, acc))
             case LdMatrix(dst, t, word):
                 self._check_mma_sync_arch(word, "ldmatrix", "ldmatrix")
-                ptr = self._lane_shared_ptr(g, t.kind, operands)
                 if t.kind == "a":
                     name, ret = "llvm.nvvm.ldmatrix.sync.aligned.m8n8.x4.b16", ir.LiteralStructType([I32] * 4)
                 else:
                     name, ret = "llvm.nvvm.ldmatrix.sync.aligned.m8n8.x2.trans.b16", ir.LiteralStructType([I32] * 2)
-                regs = self._wmma(g, name, ret, [ptr])
-                ty = frag_type(t)
-                frag = ir.Constant(ty, ir.Undefined)
-                for i in range(len(ret.elements)):
-                    r = b.extract_value(regs, i)
-                    frag = b.insert_value(frag, r if ty.elements[i] == I32 else b.bitcast(r, H2), i)
-                b.store(frag, self._slot(g, dst, t))
+                elt = frag_type(self._one(t)).elements
+                saddr, row, col, gm_ = operands
+                frags = []
+                for r0, c0 in self._frag_origins(t):  # one ldmatrix per fragment of a grid
+                    ptr = self._lane_shared_ptr(g, t.kind, [saddr, b.add(row, c64(r0)), b.add(col, c64(c0)), gm_])
+                    regs = self._wmma(g, name, ret, [ptr])
+                    frags.append([r if elt[i] == I32 else b.bitcast(r, H2)
+                                  for i, r in enumerate(b.extract_value(regs, i) for i in range(len(ret.elements)))])
+                b.store(self._join(g, t, frags), self._slot(g, dst, t))
             case StMatrix(src, t, store_type, word):
                 self._check_mma_sync_arch(word, "stmatrix", "stmatrix")
-                ptr = self._lane_shared_ptr(g, "acc", operands)
+                saddr, row, col, gm_ = operands
                 val = b.load(self._slot(g, src, t), typ=frag_type(t))
-                if t.dtype == "f16":  # two f16x2 registers already
-                    regs = [b.bitcast(b.extract_value(val, i), I32) for i in range(2)]
-                else:
-                    regs = [self._pack16(g, b.extract_value(val, 2 * i), b.extract_value(val, 2 * i + 1), store_type)
-                            for i in range(2)]
-                self._wmma(g, "llvm.nvvm.stmatrix.sync.aligned.m8n8.x2.b16", ir.VoidType(), [ptr, *regs])
+                for (r0, c0), fr in zip(self._frag_origins(t), self._split(g, t, val)):
+                    ptr = self._lane_shared_ptr(g, "acc", [saddr, b.add(row, c64(r0)), b.add(col, c64(c0)), gm_])
+                    if t.dtype == "f16":  # two f16x2 registers already
+                        regs = [b.bitcast(fr[i], I32) for i in range(2)]
+                    else:
+                        regs = [self._pack16(g, fr[2 * i], fr[2 * i + 1], store_type) for i in range(2)]
+                    self._wmma(g, "llvm.nvvm.stmatrix.sync.aligned.m8n8.x2.b16", ir.VoidType(), [ptr, *regs])
             case Load(dst, t):
                 self._check_arch(t, op.word)
                 addr, stride = operands

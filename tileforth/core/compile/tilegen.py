@@ -20,6 +20,12 @@ mma.sync m16n8k16 (`16 8 16 TILE-SHAPE`: fragments of the documented layout, til
     TSTSM       ( saddr row col geom -- )  ( acc -- )    stmatrix .x2       src
     TLANE@      ( i -- ) ( F: -- r )       ( acc -- acc ) element i of this lane's fragment (a WarpOp)
     TLANE!      ( i -- ) ( F: r -- )       ( acc -- acc ) set it
+    TROW TCOL   ( i -- row ) ( i -- col )                element i's place (arithmetic on the lane id)
+
+Big register tiles (`m n TILE-GRID`, MMA_SYNC only): an entry stands for a grid of fragments (Tile.grid,
+tiles.kind_grid: acc m x n, a m x 1, b 1 x n); every op above works on the whole grid, which the targets
+unroll at compile time (fragment (i, j) at rows 16i.., columns 8j.. of the entry's logical matrix).
+TMMA checks that the grids fit together; _push that the tile stack's registers fit (MAX_TILE_REGS).
 """
 from __future__ import annotations
 
@@ -29,9 +35,10 @@ from llvmlite import ir
 
 from ..errors import ForthError
 from ..front.effects import Effect
-from .codegen import F32, I32, I64, fconvert
+from .codegen import F32, I32, I64, c64, fconvert
 from .tileops import Add, Copy, Fill, LaneGet, LanePut, LdMatrix, Load, Mma, Perm, Scale, StMatrix, Store, TileOp, Zero
-from .tiles import MAX_TILES, MMA_SYNC, Hole, Tile, TileConfig, notation, resolve, tile_error
+from .tiles import (MAX_TILE_REGS, MAX_TILES, MMA_SYNC, Hole, Tile, TileConfig, kind_grid, detailed, notation, resolve,
+                    tile_error)
 
 if TYPE_CHECKING:
     from ..front.tree import Prim
@@ -81,14 +88,38 @@ def _take(g: "Gen", n: "Prim", word: str, kinds: tuple[str, ...], expects: str) 
     return out
 
 
-def _default(kind: str, cfg: TileConfig) -> Tile:
-    return Tile(kind, cfg.shape, cfg.acc_type if kind == "acc" else cfg.in_type)
+def _default(kind: str, cfg: TileConfig, layout: str = "row") -> Tile:
+    grid = kind_grid(kind, cfg.grid) if cfg.shape == MMA_SYNC else (1, 1)
+    return Tile(kind, cfg.shape, cfg.acc_type if kind == "acc" else cfg.in_type, layout, grid)
+
+
+def _new(n: "Prim", word: str, kind: str, layout: str = "row") -> Tile:
+    """The tile a word pushes under its node's settings; a grid needs the mma.sync shape."""
+    cfg = _cfg(n)
+    if cfg.grid != (1, 1) and cfg.shape != MMA_SYNC:
+        m, nn, k = cfg.shape
+        gm, gn = cfg.grid
+        raise ForthError(f"{word}: a {gm}x{gn} TILE-GRID is a grid of mma.sync m16n8k16 fragments, but the tile "
+                         f"shape is m{m}n{nn}k{k}: say `16 8 16 TILE-SHAPE`, or `1 1 TILE-GRID` for single wmma "
+                         "tiles", n.pos, word)
+    return _default(kind, cfg, layout)
+
+
+def _regs(t) -> int:
+    t = resolve(t)
+    return 0 if isinstance(t, Hole) else t.regs
 
 
 def _push(g: "Gen", n: "Prim", word: str, t) -> None:
     if len(g.tstack) - g.tile_floor >= MAX_TILES:
         raise ForthError(f"{word}: the tile stack holds at most {MAX_TILES} tiles per warp (they are "
                          f"registers on the GPU); it is {notation(g.tstack[g.tiles_shown_from():])}", n.pos, word)
+    used = sum(_regs(x) for x in g.tstack)
+    if used + _regs(t) > MAX_TILE_REGS:
+        raise ForthError(f"{word}: the tile stack's fragments may hold at most {MAX_TILE_REGS} registers per lane, "
+                         f"but {t.short()} needs {_regs(t)} more on top of the {used} of "
+                         f"{detailed(g.tstack[g.tiles_shown_from():])}: drop or store a tile first (TDROP, "
+                         "TSTORE), or use a smaller TILE-GRID", n.pos, word)
     g.tstack.append(t)
 
 
@@ -107,14 +138,14 @@ def _cfg(n: "Prim") -> TileConfig:
 
 
 def t_zero(g: "Gen", n: "Prim") -> None:
-    t = _default("acc", _cfg(n))
+    t = _new(n, "TZERO", "acc")
     _op(g, n, Zero(len(g.tstack), t), [])
     _push(g, n, "TZERO", t)
 
 
 def t_fill(g: "Gen", n: "Prim") -> None:
     (r,) = g.fpop(1)
-    t = _default("acc", _cfg(n))
+    t = _new(n, "TFILL", "acc")
     _op(g, n, Fill(len(g.tstack), t), [_bits(g, r)])
     _push(g, n, "TFILL", t)
 
@@ -122,8 +153,7 @@ def t_fill(g: "Gen", n: "Prim") -> None:
 def _loader(kind: str, layout: str, word: str):
     def emit(g: "Gen", n: "Prim") -> None:
         addr, stride = g.pop(2)
-        cfg = _cfg(n)
-        t = Tile(kind, cfg.shape, cfg.acc_type if kind == "acc" else cfg.in_type, layout if kind != "acc" else "row")
+        t = _new(n, word, kind, layout if kind != "acc" else "row")
         _op(g, n, (CheckedLoad if g.checked else Load)(len(g.tstack), t, word), [addr, stride])
         _push(g, n, word, t)
     return emit
@@ -135,6 +165,12 @@ def t_mma(g: "Gen", n: "Prim") -> None:
     if not (acc.shape == a.shape == b.shape):
         raise ForthError(f"TMMA needs tiles of one shape, but the tile stack is ( {acc.short()} {a.short()} "
                          f"{b.short()} ): load them under the same TILE-SHAPE", n.pos, "TMMA")
+    if a.grid[0] != acc.grid[0] or b.grid[1] != acc.grid[1]:
+        raise ForthError(f"TMMA multiplies an m x 1 grid of a fragments by a 1 x n grid of b fragments into an "
+                         f"m x n grid of accumulators, but the grids are a {a.grid[0]}x{a.grid[1]}, b "
+                         f"{b.grid[0]}x{b.grid[1]} and acc {acc.grid[0]}x{acc.grid[1]} ( {acc.short()} {a.short()} "
+                         f"{b.short()} ): make acc, a and b under one TILE-GRID (`{acc.grid[0]} {acc.grid[1]} "
+                         "TILE-GRID` for this accumulator)", n.pos, "TMMA")
     if a.dtype != b.dtype:
         raise ForthError(f"TMMA needs a and b of one input type, but they are {a.dtype} and {b.dtype}",
                          n.pos, "TMMA")
@@ -215,7 +251,7 @@ def _ldsm(kind: str, word: str):
         cfg = _cfg(n)
         _need_mma_sync(n, word, cfg.shape)
         saddr, row, col, geom = g.pop(4)
-        t = Tile(kind, MMA_SYNC, cfg.in_type)
+        t = _new(n, word, kind)
         _op(g, n, LdMatrix(len(g.tstack), t, word), [saddr, row, col, geom])
         _push(g, n, word, t)
     return emit
@@ -248,6 +284,33 @@ def t_lane_put(g: "Gen", n: "Prim") -> None:
     (r,) = g.fpop(1)
     acc = _top_acc(g, n, "TLANE!")
     g.target.warp_op(g, LanePut("TLANE!", len(g.tstack) - 1, acc), [i, _bits(g, r)])
+
+
+def _lane_id(g: "Gen") -> ir.Value:
+    """This thread's lane: its linear index in the block (x fastest) mod 32, as LANE-ID computes it."""
+    b, sreg = g.b, lambda r: g.target.sreg(g, r)
+    local = b.add(b.mul(b.add(b.mul(sreg("tid.z"), sreg("bdim.y")), sreg("tid.y")), sreg("bdim.x")), sreg("tid.x"))
+    return b.and_(local, c64(31))
+
+
+def _place(col: bool):
+    """TROW / TCOL: element i = 4f + e of this lane's part of an accumulator grid of the node's TILE-GRID is
+    element e of fragment f = bi*n + bj (row-major over the grid), at row 16bi + lane/4 + 8(e/2), column
+    8bj + 2(lane mod 4) + e mod 2 (tiles.mma_coords, the PTX ISA's layout)."""
+    def emit(g: "Gen", n: "Prim") -> None:
+        b = g.b
+        (i,) = g.pop(1)
+        cfg = _cfg(n)
+        gn = cfg.grid[1] if cfg.shape == MMA_SYNC else 1
+        lane = _lane_id(g)
+        f, e = b.ashr(i, c64(2)), b.and_(i, c64(3))
+        if col:
+            bj = b.srem(f, c64(gn)) if gn > 1 else c64(0)
+            g.push(b.add(b.mul(bj, c64(8)), b.add(b.shl(b.and_(lane, c64(3)), c64(1)), b.and_(e, c64(1)))))
+        else:
+            bi = b.sdiv(f, c64(gn)) if gn > 1 else f
+            g.push(b.add(b.mul(bi, c64(16)), b.add(b.lshr(lane, c64(2)), b.shl(b.lshr(e, c64(1)), c64(3)))))
+    return emit
 
 
 def install(registry: "Registry") -> None:
@@ -312,10 +375,19 @@ def install(registry: "Registry") -> None:
          "the TILE-IN type (f16 or bf16); sm_90 or newer on the GPU.",
          _SM + "2e TFILL 0 S 0 8 S-GEOM TSTSM", t_stsm, Effect(True, 4, -4, 0, 0))
     tile("TLANE@", "( i -- ) ( F: -- r ) ( T: acc -- acc )",
-         "Element i (0 to 3) of this lane's fragment of the top m16n8k16 accumulator, at row i TROW and column "
-         "i TCOL: each lane reads its own, as on the GPU.", "16 8 16 TILE-SHAPE  2e TFILL 3 TLANE@ F. TDROP",
+         "Element i (0 to 3, or to 4mn-1 for an m x n TILE-GRID) of this lane's part of the top m16n8k16 "
+         "accumulator, at row i TROW and column i TCOL: each lane reads its own, as on the GPU.", "16 8 16 TILE-SHAPE  2e TFILL 3 TLANE@ F. TDROP",
          t_lane_get, Effect(True, 1, -1, 0, 1))
     tile("TLANE!", "( i -- ) ( F: r -- ) ( T: acc -- acc )",
-         "Set element i (0 to 3) of this lane's fragment of the top m16n8k16 accumulator (an epilogue per "
+         "Set element i (0 to 3, or to 4mn-1 for a grid) of this lane's part of the top m16n8k16 accumulator (an epilogue per "
          "lane: bias, activation, scaling).", "16 8 16 TILE-SHAPE  TZERO LANE-ID S>F 0 TLANE! TDROP",
          t_lane_put, Effect(True, 1, -1, 1, -1))
+    tile("TROW", "( i -- row )",
+         "The row of element i of this lane's part of an m16n8k16 accumulator (TLANE@): lane/4 + 8*(i/2), the "
+         "PTX ISA's layout; under an m x n TILE-GRID i = 4f + e is element e of fragment f = 4-element block "
+         "(f/n, f mod n), at row 16*(f/n) + lane/4 + 8*(e/2).", "TID-X 5 = IF 3 TROW . THEN \\ [thread 5] 9",
+         _place(False), Effect(True, 1, 0, 0, 0))
+    tile("TCOL", "( i -- col )",
+         "The column of element i of this lane's part of an m16n8k16 accumulator (TLANE@): 2*(lane mod 4) + "
+         "i mod 2; under an m x n TILE-GRID 8*(f mod n) + 2*(lane mod 4) + e mod 2 for i = 4f + e.",
+         "TID-X 5 = IF 3 TCOL . THEN \\ [thread 5] 3", _place(True), Effect(True, 1, 0, 0, 0))

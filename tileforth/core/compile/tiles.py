@@ -47,6 +47,11 @@ MMA_ELEMS = {"a": 8, "b": 4, "acc": 4}
 IN_TYPES = ("f16", "bf16")
 ACC_TYPES = ("f32", "f16")
 MAX_TILES = 8  # tile-stack entries per warp (they are registers on the GPU)
+# big register tiles (TILE-GRID): one entry is an m x n grid of MMA_SYNC fragments, each side at most MAX_GRID;
+# the tile stack's fragments together may hold at most MAX_TILE_REGS 32-bit registers per lane (a 4x8 f32
+# accumulator grid is 128, its a and b grids 16 each, twice for fragments loaded ahead: 192; ptxas has 255)
+MAX_GRID = 8
+MAX_TILE_REGS = 192
 WARP = L.WARP_SIZE  # a fragment is spread over the lanes of one warp
 
 
@@ -84,10 +89,19 @@ class TileConfig:
     shape: tuple[int, int, int] = (16, 16, 16)
     in_type: str = "f16"
     acc_type: str = "f32"
+    grid: tuple[int, int] = (1, 1)  # TILE-GRID: fragments per entry (rows x cols of MMA_SYNC blocks)
 
     def describe(self) -> str:
         m, n, k = self.shape
-        return f"m{m}n{n}k{k} {self.in_type}->{self.acc_type}"
+        gr, gc = self.grid
+        return f"m{m}n{n}k{k} {self.in_type}->{self.acc_type}" + (f" grid {gr}x{gc}" if self.grid != (1, 1) else "")
+
+
+def kind_grid(kind: str, grid: tuple[int, int]) -> tuple[int, int]:
+    """The fragments a tile of kind holds under TILE-GRID m n: a is an m x 1 column of a blocks (rows of the
+    accumulator grid), b a 1 x n row of b blocks (its columns), an accumulator the m x n grid."""
+    gm, gn = grid
+    return {"a": (gm, 1), "b": (1, gn), "acc": (gm, gn)}[kind]
 
 
 @record(frozen=True)
@@ -98,6 +112,7 @@ class Tile:
     shape: tuple[int, int, int]
     dtype: str
     layout: str = "row"  # for a/b: the memory layout it was loaded with
+    grid: tuple[int, int] = (1, 1)  # fragments: rows x cols of blocks (kind_grid; MMA_SYNC only)
 
     @property
     def mma_sync(self) -> bool:
@@ -105,14 +120,31 @@ class Tile:
         return self.shape == MMA_SYNC
 
     @property
-    def rows_cols(self) -> tuple[int, int]:
+    def frag_shape(self) -> tuple[int, int]:
+        """Rows and columns of one fragment."""
         m, n, k = self.shape
         return {"a": (m, k), "b": (k, n), "acc": (m, n)}[self.kind]
+
+    @property
+    def frags(self) -> int:
+        return self.grid[0] * self.grid[1]
+
+    @property
+    def rows_cols(self) -> tuple[int, int]:
+        """The logical matrix the entry stands for: the grid of blocks."""
+        (r, c), (gr, gc) = self.frag_shape, self.grid
+        return r * gr, c * gc
+
+    @property
+    def regs(self) -> int:
+        """32-bit registers per lane (every fragment of the grid)."""
+        return SHAPES[self.shape][f"{self.kind}_{self.dtype}"] * self.frags
 
     def short(self) -> str:
         m, n, k = self.shape
         lay = "" if self.kind == "acc" or self.layout == "row" else ",col"
-        return f"{self.kind}[{m}x{n}x{k} {self.dtype}{lay}]"
+        grid = f" grid {self.grid[0]}x{self.grid[1]}" if self.grid != (1, 1) else ""
+        return f"{self.kind}[{m}x{n}x{k} {self.dtype}{lay}{grid}]"
 
 
 def notation(tiles) -> str:

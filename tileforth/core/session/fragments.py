@@ -11,7 +11,7 @@ reference/tensor_cores.md 5.3).  With g = lane >> 2 and t = lane % 4:
 
 A tile of another size is shown as copies of these blocks: a 16x16
 accumulator is two m16n8 accumulators (columns 0-7 and 8-15), a 32x16 A is
-two A blocks, an 8-row tile is the first 8 rows of a block.  `.FRAG` shows
+two A blocks, an 8-row tile is the first 8 rows of a block; a TILE-GRID entry is its grid of blocks.  `.FRAG` shows
 this layout and says that it is the documented mma.sync one.
 
 The table checks itself when first used (the first .FRAG): each formula must

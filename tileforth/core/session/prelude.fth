@@ -214,14 +214,6 @@
 \ This thread's lane in its warp (0..31).
 \ e.g. 64 1 1 THREADS  TID-X 40 = IF LANE-ID . THEN \ [thread 40] 8
 
-: TROW ( i -- row )  2/ 3 LSHIFT  LANE-ID 2 RSHIFT + ;
-\ The row of element i of this lane's fragment of an m16n8k16 accumulator (TLANE@): lane/4 + 8*(i/2), the PTX ISA's layout.
-\ e.g. TID-X 5 = IF 3 TROW . THEN \ [thread 5] 9
-
-: TCOL ( i -- col )  1 AND  LANE-ID 3 AND 2* + ;
-\ The column of element i of this lane's fragment of an m16n8k16 accumulator (TLANE@): 2*(lane mod 4) + i mod 2.
-\ e.g. TID-X 5 = IF 3 TCOL . THEN \ [thread 5] 3
-
 : WARP-ID  ( -- n )  THREAD-ID 5 RSHIFT ;
 \ This thread's warp in its block.
 \ e.g. WARP-ID . \ 0

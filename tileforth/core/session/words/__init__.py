@@ -20,7 +20,7 @@ table.py (`WORDS`) as it is imported. In the reference's order:
     arrays        ARRAY MATRIX and the element types I8 ... F64
     hopper        TMAP (tensor maps for the TMA words)
     arraydata     ZEROS AFILL RAMP IDENTITY RANDOM LOAD-NPY SAVE-NPY
-    tiles         TILE-SHAPE TILE-IN TILE-ACC TILES-KEPT?
+    tiles         TILE-SHAPE TILE-GRID TILE-IN TILE-ACC TILES-KEPT?
     inspection    .STACKS .LANES .TILE .FRAG VIEW-WARP .M SEE SEE-IR SEE-PTX HELP WORDS DUMP
     profiling     PROFILE PROFILE{ }PROFILE
     debug         DEBUG BREAK UNBREAK WATCH DSTEP DSYNC DCONT DFINISH DWARP DBLOCK DQUIT

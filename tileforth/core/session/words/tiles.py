@@ -1,11 +1,11 @@
-"""Tile settings (tileforth's own words): TILE-SHAPE TILE-IN TILE-ACC set what
+"""Tile settings (tileforth's own words): TILE-SHAPE TILE-GRID TILE-IN TILE-ACC set what
 the tile words compiled from now on use; TILES-KEPT? tells whether the tile
 stack survives a line on this backend."""
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ...compile.tiles import ACC_TYPES, IN_TYPES, SHAPES
+from ...compile.tiles import ACC_TYPES, IN_TYPES, MAX_GRID, SHAPES
 from ...errors import ForthError
 from ...front.reader import Token
 from ...records import replace
@@ -26,6 +26,20 @@ def w_tile_shape(f: "Forth", tok: Token) -> None:
         raise ForthError(f"TILE-SHAPE {m} {n} {k} is not a tensor-core shape: use one of "
                          + ", ".join(f"`{a} {b} {c} TILE-SHAPE`" for a, b, c in SHAPES))
     f.tile_config = replace(f.tile_config, shape=(m, n, k))
+
+
+@host("TILE-GRID", "( m n -- )", "Big register tiles: from now on one tile-stack entry is a grid of m16n8k16 "
+      "fragments (16 8 16 TILE-SHAPE): TZERO, TFILL and TLOAD-C make an m x n grid of accumulators (16m x 8n), "
+      "TLOAD-A and TLDSM-A an m x 1 column of a blocks (16m x 16), TLOAD-B and TLDSM-B a 1 x n row of b blocks "
+      "(16 x 8n); TMMA multiplies them all, TLANE@ and TROW/TCOL index 4mn elements. 1 1 TILE-GRID (the "
+      "default) is one fragment.", "16 8 16 TILE-SHAPE  4 8 TILE-GRID  TZERO TDROP  1 1 TILE-GRID",
+      wordset="tileforth")
+def w_tile_grid(f: "Forth", tok: Token) -> None:
+    m, n = f.pop_uniform(2, "TILE-GRID")
+    if not (1 <= m <= MAX_GRID and 1 <= n <= MAX_GRID):
+        raise ForthError(f"TILE-GRID {m} {n}: a grid has 1 to {MAX_GRID} fragments each way, e.g. `4 8 TILE-GRID` "
+                         "for a 64x64 warp tile of m16n8 accumulators")
+    f.tile_config = replace(f.tile_config, grid=(m, n))
 
 
 def _tile_type(f: "Forth", word: str, allowed: tuple[str, ...]) -> str:
