@@ -132,3 +132,20 @@ def test_a_bad_smem_or_tiles_line_is_an_error_at_the_line(line, says):
         run_kernel_file(Forth(backend="cpu"), parse_kernel_file(text, "k.fth"), {})
     e = err.value
     assert says in e.message and e.pos is not None and e.pos.line == 3, e.message
+
+
+# ---- the benchmark runs (its figures are for people; here only that it runs and its products are exact) -----
+def test_the_benchmark_prints_both_gemms_and_the_ratio():
+    r = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "gemm_async.py"), "--quick"], capture_output=True,
+                       text=True, timeout=600)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert r.stdout.count("exact vs numpy") == 3 and "NOT EXACT" not in r.stdout, r.stdout
+    assert re.search(r"ratio gemm_async / gemm2: first run \d+\.\d\dx, warm run \d+\.\d\dx", r.stdout), r.stdout
+
+
+@pytest.mark.parametrize("body,says", [("16 8 16 TILE-SHAPE", "\\! tiles M N K IN"),
+                                       ("16 64 BF16 1 SMEM-TILE T", "\\! smem NAME TYPE[ROWS,COLS] STAGES")])
+def test_the_host_words_in_a_body_name_the_header_line(body, says):
+    with pytest.raises(ForthError) as err:
+        run_kernel_file(Forth(backend="cpu"), parse_kernel_file(HEAD + body + "\n", "k.fth"), {})
+    assert "is a host word" in err.value.message and says in err.value.message, err.value.message

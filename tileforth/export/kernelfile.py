@@ -256,8 +256,9 @@ def parse_kernel_file(text: str, source: str = "<kernel>") -> KernelSpec:
                 raise ForthError(f"the size of {p.name}, {d}, must be an integer scalar parameter "
                                  f"(it is {'an array' if size.kind == 'ptr' else 'a float'})", where, d)
     last = header_lines[-1]
+    grid, block = (shape[k][0] if k in shape else None for k in ("grid", "block"))
     return KernelSpec(kernel[0], params, shared, "\n".join(lines[last:]), last + 1, source, kernel[1],
-                      header_lines, *(shape[k][0] if k in shape else None for k in ("grid", "block")), setup)
+                      header_lines, grid, block, setup)
 
 
 def _parse_smem(args: list[tuple[str, int]], pos: SourcePos, directive: str) -> Setup:
@@ -387,7 +388,11 @@ class KernelBody(Collector):
     HINTS = {"CONSTANT": "define a word instead, e.g. `: NAME 16 ;`",
              "FCONSTANT": "define a word instead, e.g. `: NAME 1.5e ;`",
              "GRID": "set the launch shape with --grid", "THREADS": "set the launch shape with --block",
-             "SHARED:": "declare it in the header: `\\! shared NAME TYPE[N]`"}
+             "SHARED:": "declare it in the header: `\\! shared NAME TYPE[N]`",
+             **dict.fromkeys(("SMEM-TILE", "SMEM-TILE-SWZ"), "declare the tile in the header: "
+                             "`\\! smem NAME TYPE[ROWS,COLS] STAGES [swizzled]`"),
+             **dict.fromkeys(("TILE-SHAPE", "TILE-IN", "TILE-ACC"), "give the tile settings in the header: "
+                             "`\\! tiles M N K IN [ACC]`, e.g. `\\! tiles 16 8 16 bf16`")}
 
     def host_word(self, word: HostWord, tok: Token) -> None:
         hint = self.HINTS.get(word.name, "declare arrays in the header (`\\! param NAME TYPE[N]`)")
