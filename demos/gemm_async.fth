@@ -44,6 +44,7 @@
     OVER MM < OVER NN < AND IF  I TLANE@  SWAP NN * + 4 * C + SF!  ELSE 2DROP THEN
   LOOP TDROP ;
 : gemm ( -- )
+  BLOCK-THREADS 256 <> ABORT" gemm_async: run it with 256 threads a block (--block 256,1,1)"
   TZERO TZERO TZERO TZERO  0 fetch  1 fetch
   k-tiles 0 ?DO  1 CP.WAIT BARRIER  I 2 + fetch  I stage mma-stage  LOOP
   0 CP.WAIT  3 put 2 put 1 put 0 put ;

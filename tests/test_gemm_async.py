@@ -149,3 +149,11 @@ def test_the_host_words_in_a_body_name_the_header_line(body, says):
     with pytest.raises(ForthError) as err:
         run_kernel_file(Forth(backend="cpu"), parse_kernel_file(HEAD + body + "\n", "k.fth"), {})
     assert "is a host word" in err.value.message and says in err.value.message, err.value.message
+
+
+def test_another_block_size_is_an_error_that_says_which(tmp_path):
+    """The warps' layout (4 x 2) and the copies (2 chunks of a stage per thread) are for 256 threads a block."""
+    r = tileforth("run", str(DEMO), "--backend", "cpu", "--param", "MM=64", "--param", "NN=64", "--param", "KK=64",
+                  "--block", "128,1,1")
+    assert r.returncode == 1 and "run it with 256 threads a block (--block 256,1,1)" in r.stderr, r.stderr
+    assert "Traceback" not in r.stderr
