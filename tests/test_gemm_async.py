@@ -157,3 +157,24 @@ def test_another_block_size_is_an_error_that_says_which(tmp_path):
                   "--block", "128,1,1")
     assert r.returncode == 1 and "run it with 256 threads a block (--block 256,1,1)" in r.stderr, r.stderr
     assert "Traceback" not in r.stderr
+
+
+# ---- on a GPU (skipped without one) --------------------------------------------------------------------
+def _cuda() -> Forth | None:
+    try:
+        return Forth(backend="cuda")
+    except ForthError:
+        return None
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("m,n,k", [(64, 128, 96), (256, 256, 256), (1000, 1024, 520)])
+def test_the_demo_on_the_gpu_gives_the_exact_product(m, n, k):
+    f = _cuda()
+    if f is None:
+        pytest.skip("needs an NVIDIA GPU (the cuda backend)")
+    a, b = inputs(m, n, k)
+    c = np.zeros((m, n), np.float32)
+    run_kernel_file(f, parse_kernel_file(DEMO.read_text(), DEMO.name), {"A": a, "B": b, "C": c},
+                    grid=(-(-n // 64), -(-m // 64), 1))
+    assert np.array_equal(c, a.astype(np.float64) @ b.astype(np.float64))
