@@ -178,3 +178,19 @@ def test_the_demo_on_the_gpu_gives_the_exact_product(m, n, k):
     run_kernel_file(f, parse_kernel_file(DEMO.read_text(), DEMO.name), {"A": a, "B": b, "C": c},
                     grid=(-(-n // 64), -(-m // 64), 1))
     assert np.array_equal(c, a.astype(np.float64) @ b.astype(np.float64))
+
+
+# ---- the checked emulator finds the pipeline's mistakes (each a one-word change of the demo) --------------
+@pytest.mark.parametrize("old,new,says", [
+    ("1 CP.WAIT BARRIER", "1 CP.WAIT", "with no BARRIER since"),
+    ("1 CP.WAIT BARRIER", "2 CP.WAIT BARRIER", "before the cp.async copy into it landed"),
+    ("1 CP.WAIT BARRIER  I 2 + fetch", "I 2 + fetch  2 CP.WAIT BARRIER", "may still be reading it"),
+])
+def test_the_checked_emulator_finds_a_broken_pipeline(old, new, says):
+    text = DEMO.read_text()
+    assert old in text
+    a, b = inputs(64, 64, 256)
+    with pytest.raises(ForthError) as err:
+        run_kernel_file(Forth(backend="cpu"), parse_kernel_file(text.replace(old, new), "broken.fth"),
+                        {"A": a, "B": b, "C": np.zeros((64, 64), np.float32)})
+    assert says in err.value.message and err.value.pos is not None, err.value.message
