@@ -532,20 +532,36 @@ def word_list() -> list[str]:
 
 
 # ---- the worker -----------------------------------------------------------------------------------------
+SAMPLED = 1 << 14  # past this many lanes (warps), the state compares a sample: every lane of a 10^7-thread
+#                   launch read into Python lists took the fuzzer itself past its time limit (a false "hang")
+
+
+def _sample(n: int) -> range | list[int]:
+    """Every index below n, or for a large n its first and last 1024 and 2048 spread between."""
+    if n <= SAMPLED:
+        return range(n)
+    return sorted({*range(1024), *range(n - 1024, n), *range(0, n, max(1, n // 2048))})
+
+
 def session_state(f, memory: tuple[int, int] | None = None) -> dict:
     """Everything a failed line must leave as it was, through the public API (and the dictionary's
     entries: which are IMMEDIATE, which was defined last). `memory`: (start, end) of data space to
     compare too (a failed line's own stores are kept, as documented: the runner asks for memory only
     around lines that store nothing)."""
     from tileforth.core.front.dictionary import is_immediate
+    from tileforth.core.compile.state import StackView
     grid, block = f.launch_shape
+    nthreads = math.prod(grid) * math.prod(block)
     warps = math.prod(grid) * -(-math.prod(block) // 32)
     tiles = []
-    for w in range(warps):
+    for w in _sample(warps):
         tiles.append([(t.kind, tuple(t.shape), str(t.dtype), str(t.layout), tuple(t.mnk),
                        t.values.dtype.str, t.values.shape, t.values.tobytes()) for t in f.tile_stack(w)])
-    floats = [[struct.pack("<d", x) for x in row] for row in f.float_stack(lane=None)]  # NaN-safe
-    out = {"data": f.data_stack(lane=None), "floats": floats, "tiles": tiles,
+    st = StackView.read(f.backend)
+    lanes = _sample(nthreads)
+    data = [st.data(k) for k in lanes]
+    floats = [[struct.pack("<d", x) for x in st.floats(k)] for k in lanes]  # NaN-safe
+    out = {"data": data, "floats": floats, "tiles": tiles,
            "dict": sorted((k, id(v)) for k, v in f.dict.items()), "here": f.here, "base": f.base(),
            "immediate": sorted(k for k, v in f.dict.items() if is_immediate(v)), "last": id(f.last_defined),
            "shape": f.launch_shape, "tile_config": repr(f.tile_config)}  # an open definition is abandoned on error (documented): not compared

@@ -64,8 +64,27 @@ MMA_SYNC_SHAPE = re.compile(r"(?<!\S)16 8 16 TILE-SHAPE(?!\S)")
 STSM_SM = 90
 
 
-def min_sm(line: str) -> int:
-    """The first sm a sweep line compiles for: cp.async and m16n8k16 TMMA need sm_80, TSTSM sm_90."""
+# Hopper's mbarriers, TMA, fences and ELECT (core/compile/mbarrier.py, tma.py): sm_90; setmaxnreg (REGS- REGS+)
+# only on the arch-specific targets from sm_90a on ("90a")
+HOPPER_SM = 90
+HOPPER_WORDS = re.compile(r"(?<!\S)(MBAR-[A-Z-]+|TMA-LOAD|TMA-STORE|TMA-WAIT|FENCE-ASYNC|ELECT)(?!\S)")
+ARCH_SPECIFIC_WORDS = re.compile(r"(?<!\S)(REGS-|REGS\+)(?!\S)")
+
+
+def refuses(need: int | str, arch: str) -> bool:
+    """Whether an arch must refuse a line whose first arch is `need` (min_sm)."""
+    if isinstance(need, str):
+        return not (arch.endswith("a") and sm_of(arch) >= int(need[:-1]))
+    return sm_of(arch) < need
+
+
+def min_sm(line: str) -> int | str:
+    """The first sm a sweep line compiles for: cp.async and m16n8k16 TMMA need sm_80, TSTSM sm_90, Hopper's
+    words sm_90, setmaxnreg "90a" (an arch-specific target)."""
+    if ARCH_SPECIFIC_WORDS.search(line):
+        return f"{HOPPER_SM}a"
+    if HOPPER_WORDS.search(line):
+        return HOPPER_SM
     if re.search(r"(?<!\S)TSTSM(?!\S)", line):
         return STSM_SM
     if ASYNC_WORDS.search(line) or re.search(r"(?<!\S)TLDSM-[AB](?!\S)", line) or (
@@ -423,7 +442,7 @@ def test_refusals_are_forth_errors_exactly_where_the_arch_lacks_the_instruction(
     refused_lines = {(c, r["line"], a) for (c, _, a), r in sweep.results.items() if "error" in r}
     for (case_id, seg, arch), r in sorted(sweep.results.items()):
         need = by_id[case_id]["lines"][r["line"]][1]  # bf16 tiles, cp.async, mma.sync: 80; stmatrix: 90
-        should_refuse = sm_of(arch) < need
+        should_refuse = refuses(need, arch)
         if "error" in r and not should_refuse:
             wrong.append(f"{case_id} seg {seg} on {arch}: refused: {r['error']}")
         elif should_refuse and (case_id, r["line"], arch) not in refused_lines:

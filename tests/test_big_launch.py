@@ -80,3 +80,30 @@ def test_a_refused_buffer_is_the_same_error(monkeypatch):
         f.eval("2048 1 1 GRID")  # 2048 blocks of 32 threads
     f.eval("5 DUP *")
     assert f.data_stack() == [25] and np.array_equal(np.array(f.data_stack(lane=None)), np.full((32, 1), 25))
+
+
+def test_ctrl_c_during_a_huge_grid_lands_while_the_records_fill():
+    """`1025 7 33 GRID` (7.5M threads, 2.4 GB of thread records, filled in 64 MiB chunks with no single
+    uninterruptible call over all of them): a Ctrl-C arriving while they fill (from a timer, as the
+    REPL's SIGINT handler delivers it) stops the line there, and the session keeps its stacks and shape."""
+    import _thread
+    import threading
+    f = Forth(backend="cpu")
+    f.eval("1 2")
+    filled: list[int] = []
+    backend = f.backend
+    make = backend._make_shape
+
+    def watched(*args, **kwargs):  # note that the fill began: the interrupt comes only after it did
+        filled.append(1)
+        threading.Timer(0.05, _thread.interrupt_main).start()
+        out = make(*args, **kwargs)
+        filled.append(2)  # all 2.4 GB written: the interrupt waited for the fill
+        return out
+
+    backend._make_shape = watched
+    with pytest.raises(KeyboardInterrupt):
+        f.eval("1025 7 33 GRID")
+    backend._make_shape = make
+    assert filled == [1] and f.data_stack() == [1, 2] and f.launch_shape == ((1, 1, 1), (32, 1, 1))
+    assert f.eval("3 .") == "3 "

@@ -79,3 +79,26 @@ def test_state_comparison_sees_every_part():
     assert not fuzz.stores_nothing(f, "5 m !", set())
     f.close()
 
+
+
+def test_state_of_a_large_launch_is_a_sample_with_both_ends():
+    """Past fuzz.SAMPLED lanes the state compares a sample (every lane of a 10^7-thread launch read
+    into Python lists took the fuzzer past its time limit, reported as a hang): the first and the
+    last lanes are in it, so a change in the last thread's stack is still seen."""
+    from tileforth.core import Forth
+    f = Forth(backend="cpu")
+    try:
+        f.eval("64 1 1 GRID 1024 1 1 THREADS")
+        n = 64 * 1024
+        assert n > fuzz.SAMPLED
+        before = fuzz.session_state(f)
+        assert len(before["data"]) < n
+        f.eval(f"GLOBAL-ID {n - 1} = IF 7 THEN")
+        after = fuzz.session_state(f)
+        assert after["data"][-1] == [7] and before["data"][-1] == []
+        assert after["data"][0] == [] and before != after
+    finally:
+        f.close()
+    assert list(fuzz._sample(10)) == list(range(10))
+    big = fuzz._sample(10 ** 7)
+    assert big[:1024] == list(range(1024)) and big[-1] == 10 ** 7 - 1 and len(big) < 6000

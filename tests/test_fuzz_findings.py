@@ -10,6 +10,7 @@ from __future__ import annotations
 import gforth
 import pytest
 from tileforth.core import Forth, ForthError
+from tileforth.core.session.hostbound import REREAD_COST
 
 CASES = [
     ("' DROP EXECUTE", "data stack underflow", 8),
@@ -114,7 +115,7 @@ def test_ctrl_c_stops_host_loops_and_waits(line):
 def test_moving_in_back_forever_is_on_the_step_budget(line):
     """A line Forth code sends the interpreter back over draws on the budget, as a loop does."""
     f = Forth()
-    f.step_budget = 500
+    f.step_budget = 500 * REREAD_COST  # a re-read draws REREAD_COST steps: 500 of them
     f.eval("7")
     with pytest.raises(ForthError, match=r"moved >IN back 500 times .* the loop looks infinite"):
         f.eval(line)
@@ -196,3 +197,19 @@ def test_a_line_of_thousands_of_literals_then_words_runs_at_once():
     with pytest.raises(ForthError, match="division by zero") as e:
         f.eval(" ".join(["7"] * 100) + " 0 /")
     assert e.value.pos.col == 203 and f.data_stack() == []  # the failed line's pushes are undone
+
+
+def test_a_host_level_loop_draws_more_of_the_budget_than_a_launchs():
+    """A host-level word's iteration (here: `,` makes the word host-level) costs tens of microseconds, a
+    launch's a fraction of one: each draws HOST_STEP_COST steps, so the default budget bounds both to
+    about the same time. The same budget lets a device loop run its full count."""
+    from tileforth.core.session.hostbound import HOST_STEP_COST
+    f = Forth()
+    f.step_budget = 50 * HOST_STEP_COST
+    f.eval("1 1 1 THREADS 7  : fill-in 0 ?DO I , LOOP ;  : spin 0 ?DO LOOP ;")
+    with pytest.raises(ForthError, match=r"a host-level word ran 50 loop iterations .* looks infinite"):
+        f.eval("HERE 1000 fill-in")
+    assert f.data_stack() == [7]
+    assert f.eval("HERE 40 fill-in  HERE SWAP - 8 / .") == "40 "  # within the budget: 40 iterations
+    f.eval("CLEARSTACK 1000 spin")  # a device loop of 1000 < 3200 steps
+    assert f.eval("DEPTH .") == "0 "

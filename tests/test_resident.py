@@ -51,8 +51,10 @@ def wait_for(predicate, seconds: float, what: str):
 
 
 def start_server(folder: Path, **extra: str) -> subprocess.Popen:
+    # a process group of its own (as a job of a shell): under setsid/nohup with no terminal, the test's own
+    # group is orphaned, and the kernel drops SIGTSTP to an orphaned group's processes (the Ctrl-Z test)
     proc = subprocess.Popen(SERVER, env=environment(folder, "1", **extra), stdin=subprocess.DEVNULL,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, process_group=0)
     wait_for(lambda: socket_file(folder) or proc.poll() is not None, 120, "the server's socket")
     assert proc.poll() is None, proc.stderr.read()
     return proc
@@ -187,7 +189,8 @@ def spinning(folder: Path, mode: str) -> subprocess.Popen:
     `spinning` (a condition, not a guess at how long start-up takes on a busy machine)."""
     proc = subprocess.Popen(COMMAND + ["--backend", "cpu", "--steps", "0", "-e", ".( spinning) CR",
                                        "-e", ": spin BEGIN AGAIN ; spin"],
-                            env=environment(folder, mode), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            env=environment(folder, mode), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            process_group=0)  # its own group, not orphaned under setsid/nohup (see start_server)
     assert proc.stdout is not None
     line = proc.stdout.readline()
     if line != "spinning\n":

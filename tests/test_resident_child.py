@@ -45,6 +45,10 @@ def test_the_child_takes_the_callers_nice_value_cpu_affinity_and_stack_limit(ser
     """`nice -n 7 taskset -c 0 tileforth ...` under `ulimit -s` lower than the server's: the child
     has all three (the server has none of them)."""
     folder, srv = served
+    base = os.getpriority(os.PRIO_PROCESS, 0)  # the suite may itself run under nice
+    want = min(19, base + 7)  # what `nice -n 7` gives the caller (the kernel caps it at 19)
+    if want == base:
+        pytest.skip("the suite runs at nice 19: a nicer caller cannot be told from the server")
     soft, hard = resource.getrlimit(resource.RLIMIT_STACK)
     stack = 4 << 20 if soft == resource.RLIM_INFINITY or soft > 4 << 20 else soft // 2
 
@@ -56,8 +60,8 @@ def test_the_child_takes_the_callers_nice_value_cpu_affinity_and_stack_limit(ser
     proc = spin(folder, preexec=caller)
     try:
         (pid,) = wait_for(lambda: children(srv.pid), 60, "the server's child")
-        assert os.getpriority(os.PRIO_PROCESS, srv.pid) != 7  # the server's own
-        assert os.getpriority(os.PRIO_PROCESS, pid) == 7
+        assert os.getpriority(os.PRIO_PROCESS, srv.pid) != want  # the server's own
+        assert os.getpriority(os.PRIO_PROCESS, pid) == want
         assert os.sched_getaffinity(pid) == {0}
         assert resource.prlimit(pid, resource.RLIMIT_STACK) == (stack, hard)
         proc.send_signal(signal.SIGINT)

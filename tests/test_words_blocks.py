@@ -12,6 +12,7 @@ from pathlib import Path
 
 import gforth
 import pytest
+from tileforth.core.session.hostbound import REREAD_COST
 from forthtest import ONE_THREAD
 from tileforth.core import Forth, ForthError
 from tileforth.core.session.words import blocks as blockwords
@@ -220,8 +221,8 @@ def test_a_block_file_that_cannot_be_written(tmp_path):
 
 def test_thru_is_a_bounded_host_loop():
     f = fresh()
-    f.step_budget = 100
-    _refused(f, "1 1000 THRU", "more than the 100 steps")
+    f.step_budget = 100 * REREAD_COST  # each block loaded draws REREAD_COST steps: 100 loads
+    _refused(f, "1 1000 THRU", "more than the 100 loads")
 
 
 # ---- host words: device code cannot call them ---------------------------------------------------

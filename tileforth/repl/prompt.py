@@ -28,12 +28,15 @@ import os
 import sys
 import textwrap
 import threading
+import time
 from pathlib import Path
 
 from prompt_toolkit import PromptSession
 from prompt_toolkit.auto_suggest import AutoSuggestFromHistory
 from prompt_toolkit.history import FileHistory, History, InMemoryHistory
 from prompt_toolkit.input.typeahead import get_typeahead, store_typeahead
+from prompt_toolkit.filters import Condition
+from prompt_toolkit.key_binding import KeyBindings, merge_key_bindings
 from prompt_toolkit.keys import Keys
 
 from . import editor
@@ -60,6 +63,44 @@ def open_history(path: Path | None = None) -> History:
     except OSError:
         return InMemoryHistory()
     return FileHistory(str(path))
+
+
+# the step debugger's keys (core/session/debugger.py): at an empty prompt while DEBUG has a line stopped,
+# each key types its word and runs it
+PROGRESS_AFTER_S = 0.5  # a line running longer shows how long it has run (Repl._progress)
+DEBUG_KEYS = {"s": "DSTEP", "n": "DSYNC", "c": "DCONT", "f": "DFINISH", "q": "DQUIT"}
+
+
+def debugging(session: Session) -> bool:
+    from tileforth.core.session.debugger import state_of
+
+    try:
+        return state_of(session.forth).debugger is not None
+    except TypeError:  # a session object that cannot be weakly referenced: no debugger
+        return False
+
+
+def debug_key_bindings(session: Session) -> KeyBindings:
+    kb = KeyBindings()
+
+    @Condition
+    def stopped() -> bool:
+        from prompt_toolkit.application.current import get_app
+
+        return debugging(session) and not get_app().current_buffer.text
+
+    for key, word in DEBUG_KEYS.items():
+        def run(event, word: str = word) -> None:
+            buf = event.current_buffer
+            buf.text = word
+            buf.validate_and_handle()
+        kb.add(key, filter=stopped)(run)
+    return kb
+
+
+def debug_toolbar() -> list[tuple[str, str]]:
+    return [("class:bottom-toolbar", " debug: " + "  ".join(f"{k} {w}" for k, w in DEBUG_KEYS.items())
+             + "  (n DWARP, n DBLOCK pick) ")]
 
 
 def _toolbar(session: Session) -> str:
@@ -181,7 +222,7 @@ class Repl:
             input=input, output=output,
             multiline=True,
             prompt_continuation=editor.continuation,
-            key_bindings=editor.key_bindings(self.state),
+            key_bindings=merge_key_bindings([editor.key_bindings(self.state), debug_key_bindings(session)]),
             lexer=editor.ForthLexer(self.state),
             completer=editor.WordCompleter(self.state),
             complete_while_typing=False,
@@ -199,7 +240,7 @@ class Repl:
             width = self.prompt.app.output.get_size().columns
         except Exception:  # an output that cannot say: the toolbar as it is
             width = None
-        frags = editor.toolbar_fragments(self.session)
+        frags = debug_toolbar() if debugging(self.session) else editor.toolbar_fragments(self.session)
         return frags if not width else fit_toolbar(frags, width)
 
     def run(self) -> int:
@@ -283,6 +324,8 @@ class Repl:
                         pass
 
         self.busy.set()
+        progress = threading.Thread(target=self._progress, args=(done,), name="tileforth-progress", daemon=True)
+        progress.start()
         try:
             if self._threaded():
                 worker = threading.Thread(target=work, name="tileforth-line", daemon=True)
@@ -301,6 +344,8 @@ class Repl:
                         pass
         finally:
             self.busy.clear()
+            done.set()
+            progress.join()
         err = box.get("error")
         if isinstance(err, KeyboardInterrupt):  # SIGINT while the line ran in this thread
             from tileforth.core import ForthError
@@ -309,6 +354,18 @@ class Repl:
         if err is not None:
             raise err
         return box["result"]
+
+    def _progress(self, done: threading.Event) -> None:
+        """A line that runs longer than PROGRESS_AFTER_S shows how long it has run, on one line that the
+        line's end clears (Ctrl-C stops the line as ever: the keys are watched elsewhere)."""
+        if done.wait(PROGRESS_AFTER_S) or not sys.stderr.isatty():
+            return
+        start = time.monotonic() - PROGRESS_AFTER_S
+        while not done.wait(0.25):
+            sys.stderr.write(f"\r\x1b[K… running {time.monotonic() - start:.1f} s (Ctrl-C stops it)")
+            sys.stderr.flush()
+        sys.stderr.write("\r\x1b[K")
+        sys.stderr.flush()
 
     def _threaded(self) -> bool:
         if self.threaded is not None:

@@ -144,6 +144,8 @@ def _thread_stack_size() -> int:
 # a launch shape's thread records of this size or more are mapped at once (buffers.zeroed's populate:
 # 288 MiB of records at 1M threads, filled, 0.34 s page by page against 0.15 s)
 PREFAULT_BYTES = 16 << 20
+POPULATE_MAX = 512 << 20  # bigger thread records fault page by page, chunk by chunk (interruptible)
+FILL_CHUNK_BYTES = 64 << 20  # thread records filled this much at a time: Ctrl-C lands between chunks
 SHAPE_CACHE_BYTES = 256 << 20  # state buffers and thread records kept for launch shapes used before
 PARALLEL_THREADS = 512  # a launch of fewer threads runs its blocks one after another (a pool costs ~0.1 ms)
 
@@ -641,6 +643,11 @@ class CpuBackend(Backend):
         """The base of the user allocation that holds [addr, addr+nbytes), if one does."""
         return self._table.find(addr, nbytes)
 
+    def hopper_describe(self, thread: int, addr: int, aux: int, where: str, word: str | None) -> str | None:
+        """An E_ASYNC record of an access of a TMA box in flight, in words (mbarriers.py); None: not one."""
+        from .mbarriers import model
+        return model(self).describe(thread, addr, aux, where, word)
+
     def allocation_view(self, addr: int, nbytes: int) -> np.ndarray | None:
         """Bytes [addr, addr+nbytes) when they lie in one user allocation."""
         base = self._table.find(addr, nbytes)
@@ -721,15 +728,21 @@ class CpuBackend(Backend):
         first[:, L.T_BDIM:L.T_BDIM + 3] = block
         first[:, L.T_GDIM:L.T_GDIM + 3] = grid
         first[:, L.T_LINEAR] = t
-        thr = zeroed((n, L.THR_SLOTS), np.int64, populate=n * L.THR_SLOTS * 8 >= PREFAULT_BYTES)
+        nbytes = n * L.THR_SLOTS * 8
+        # one system call maps a populated array's pages, which Ctrl-C cannot stop: a huge one is left to
+        # fault page by page as the chunks below fill it, so an interrupt lands between two chunks
+        thr = zeroed((n, L.THR_SLOTS), np.int64, populate=PREFAULT_BYTES <= nbytes <= POPULATE_MAX)
         blocks = thr.reshape(nb, bs, L.THR_SLOTS)
-        blocks[:] = first
-        b = np.arange(nb)
-        blocks[:, :, L.T_BID] = (b % grid[0])[:, None]
-        blocks[:, :, L.T_BID + 1] = ((b // grid[0]) % grid[1])[:, None]
-        blocks[:, :, L.T_BID + 2] = (b // (grid[0] * grid[1]))[:, None]
-        blocks[:, :, L.T_BSTART] = (b * bs)[:, None]
-        thr[:, L.T_LINEAR] += thr[:, L.T_BSTART]
+        step = max(1, FILL_CHUNK_BYTES // max(1, bs * L.THR_SLOTS * 8))  # blocks per chunk
+        for lo in range(0, nb, step):
+            part = blocks[lo:lo + step]
+            part[:] = first
+            b = np.arange(lo, lo + len(part))
+            part[:, :, L.T_BID] = (b % grid[0])[:, None]
+            part[:, :, L.T_BID + 1] = ((b // grid[0]) % grid[1])[:, None]
+            part[:, :, L.T_BID + 2] = (b // (grid[0] * grid[1]))[:, None]
+            part[:, :, L.T_BSTART] = (b * bs)[:, None]
+            part[:, :, L.T_LINEAR] += part[:, :, L.T_BSTART]
         thr[:, L.T_STATE] = S.record_addresses(state.ctypes.data, n, self.machine)
         return state, thr
 

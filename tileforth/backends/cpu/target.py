@@ -12,7 +12,7 @@ thread, which is cheaper to compile.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from llvmlite import ir
 from tileforth.core.compile import layout as L
@@ -25,7 +25,7 @@ from tileforth.core.compile.tileops import WarpOp
 from tileforth.core.compile.smem import AsyncOp
 from tileforth.core.records import record
 
-from . import asynccopy, races
+from . import asynccopy, mbarriers, races
 
 if TYPE_CHECKING:
     from tileforth.core.compile.codegen import Gen
@@ -178,6 +178,10 @@ class CpuTarget(Target):
         """Park the thread at CP.ASYNC, CP.COMMIT or CP.WAIT: the host models the copies
         (asynccopy.py, through warpops.py's ops that do not synchronise)."""
         self._park(g, op, operands)
+
+    def hopper_op(self, g: "Gen", op: Any, operands: list[ir.Value]) -> ir.Value | None:
+        """mbarriers, TMA, ELECT (mbarriers.py: the thread parks, the host models them)."""
+        return mbarriers.emit(self, g, op, operands)
 
     def check_stack(self, g: "Gen", depth: ir.Value) -> None:
         """Recursion is bounded by stack bytes too (E_STACK): frames can be large (a

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import functools
 import struct
 from typing import TYPE_CHECKING, Any
 
@@ -32,11 +33,13 @@ from tileforth.core.compile.tileops import (Add, Copy, Fill, LaneGet, LanePut, L
                                              StMatrix, Store, TileOp, Zero, lane_chunk)
 from tileforth.core.compile.tiles import ACC_TYPES, IN_TYPES, MMA_ELEMS, WARP, Tile, elem_bytes, mma_coords
 from tileforth.core.compile.tileops import Shuffle, SyncWarp, Vote, WarpOp
+from tileforth.core.compile.mbarrier import HopperOp
 from tileforth.core.compile.smem import AsyncOp
 from tileforth.core.errors import ForthError
 from tileforth.core.compile.eltypes import BY_NAME, ELTYPES
 from tileforth.core.errors import ranges
 
+from . import mbarriers
 from .races import READ, STORE_VALUE, WRITE
 from .scheduler import RUN_DIVERGENT
 
@@ -466,6 +469,9 @@ class WarpOps:
             op = self.sites.info[s]
             if isinstance(op, AsyncOp):  # CP.ASYNC CP.COMMIT CP.WAIT: the copy model, lane by lane
                 self.be.asyncs.perform(op, rows[here], self.ctx, s, lambda m, w, s=s: self.error(s, m, w))
+            elif isinstance(op, HopperOp):  # mbarriers, TMA: mbarriers.py, lane by lane, each its result
+                rows[here, L.T_OP] = mbarriers.perform(self.be, op, rows[here], self.ctx, s, self.sites,
+                                                       functools.partial(self.error, s))
             elif isinstance(op, (LaneGet, LanePut)):  # TLANE@ TLANE!: each lane its own element
                 self._lane_elements(op, rows, here, self.be.tile_data[gw], s)
             else:

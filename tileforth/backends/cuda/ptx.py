@@ -52,11 +52,11 @@ def _init() -> None:
 
 
 @functools.cache
-def target_machine(arch: str, opt: int) -> llvm.TargetMachine:
+def target_machine(arch: str, opt: int, features: str = "") -> llvm.TargetMachine:
     _init()
     if arch not in ARCHS:
         raise ForthError(f"unknown GPU architecture {arch}: use one of {', '.join(ARCHS)}")
-    return llvm.Target.from_triple(NvptxTarget.triple).create_target_machine(cpu=arch, opt=opt)
+    return llvm.Target.from_triple(NvptxTarget.triple).create_target_machine(cpu=arch, opt=opt, features=features)
 
 
 def nvidia_root() -> Path | None:
@@ -107,9 +107,24 @@ def arch_sm(arch: str) -> int:
 # (../shared/reference/tensor_cores.md: wmma f16 from sm_70; bf16 from sm_80, where on sm_75 LLVM's
 # instruction selection aborts the process with "Cannot select"); the code generator checks them at the
 # word (tilegen, with the word's position), this is the last check before LLVM generates code
+# Hopper's asynchrony (core/compile/mbarrier.py, tma.py): on sm_90 LLVM 22 emits PTX 7.8 by default and aborts on
+# fence.mbarrier_init (fast_gemm.md §3), so a module calling these is generated with PTX 8.0 (ptx_features)
+HOPPER_INTRINSICS = re.compile(r"llvm\.nvvm\.(mbarrier\.|fence\.mbarrier_init|fence\.proxy\.async|elect\.sync|"
+                               r"cp\.async\.bulk\.|setmaxnreg\.)")
+PTX80_ARCHS = ("sm_90", "sm_90a")
+
+
+def ptx_features(mod: llvm.ModuleRef, arch: str) -> str:
+    """"+ptx80" for a module that calls Hopper intrinsics on an arch whose default PTX is older."""
+    if arch in PTX80_ARCHS and any(HOPPER_INTRINSICS.match(fn.name) for fn in mod.functions):
+        return "+ptx80"
+    return ""
+
+
 INTRINSIC_MIN_SM: tuple[tuple[re.Pattern[str], int, str], ...] = (
     (re.compile(r"llvm\.nvvm\.wmma\..*\bbf16\b"), 80, "bf16 tiles (BF16 TILE-IN)"),
     (re.compile(r"llvm\.nvvm\.wmma\."), 70, "tiles (tensor cores)"),
+    (HOPPER_INTRINSICS, 90, "Hopper's mbarriers, TMA and elect.sync (MBAR-*, TMA-*, ELECT, FENCE-ASYNC)"),
     (re.compile(r"llvm\.nvvm\.(shfl|vote)\.sync\.|llvm\.nvvm\.bar\.warp\.sync|llvm\.nvvm\.activemask"), 70,
      "warp words (shuffles, votes, SYNCWARP)"),
 )
@@ -147,7 +162,7 @@ def module_to_ptx(module: llvm.ModuleRef | str, arch: str = "sm_80", heavy: bool
     Everything LLVM could refuse is checked before code generation, which would abort the process:
     a malformed or invalid module (RuntimeError from parsing, linking, verifying) and an intrinsic
     the architecture lacks (check_intrinsics) are ForthErrors."""
-    tm = target_machine(arch, 3 if heavy else CHEAP_CODEGEN_OPT)
+    target_machine(arch, 3 if heavy else CHEAP_CODEGEN_OPT)  # (an unknown arch: a ForthError first)
     try:
         mod = llvm.parse_assembly(module) if isinstance(module, str) else module
     except RuntimeError as exc:
@@ -162,6 +177,7 @@ def module_to_ptx(module: llvm.ModuleRef | str, arch: str = "sm_80", heavy: bool
     except RuntimeError as exc:
         raise _llvm_refused("the module is invalid", arch, exc) from None
     check_intrinsics(mod, arch)
+    tm = target_machine(arch, 3 if heavy else CHEAP_CODEGEN_OPT, ptx_features(mod, arch))
     pto = llvm.create_pipeline_tuning_options(speed_level=3 if heavy else 1)
     pb = llvm.create_pass_builder(tm, pto)
     pb.getModulePassManager().run(mod, pb)

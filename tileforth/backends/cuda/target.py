@@ -32,7 +32,7 @@ phis for free.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from llvmlite import ir
 from tileforth.core.compile import layout as L
@@ -62,6 +62,8 @@ from tileforth.core.compile.primitives import _to_bf16
 from tileforth.core.compile.smem import AsyncCommit, AsyncCopy, AsyncOp, AsyncWait
 from tileforth.core.errors import ForthError
 from tileforth.core.records import field, record
+
+from . import hopper
 
 if TYPE_CHECKING:
     from tileforth.core.compile.codegen import Gen
@@ -277,6 +279,10 @@ class NvptxTarget(Target):
                 b.call(g.intrinsic("llvm.nvvm.cp.async.wait.group", void, [I32]), [ir.Constant(I32, n)])
             case _:  # pragma: no cover - smem.py emits only the ops above
                 raise AssertionError(op)
+
+    # ---- Hopper: mbarriers, fences, ELECT, TMA (hopper.py; the words checked the arch) ----
+    def hopper_op(self, g: "Gen", op: Any, operands: list[ir.Value]) -> ir.Value | None:
+        return hopper.lower(self, g, op, operands)
 
     # ---- tiles ----------------------------------------------------------------
     def _slot(self, g: "Gen", pos: int, t: Tile) -> ir.Value:

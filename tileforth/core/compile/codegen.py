@@ -103,6 +103,20 @@ HELPERS: dict[str, ir.FunctionType] = {
 
 
 SHORT_LOOP = 32  # DO loops of at most this many iterations with literal bounds keep an i64 index (narrow_loop)
+
+
+# debug launches (tileforth/core/session/debugger.py): while DEBUG.on, every word of a line's kernel first calls
+# tf_debug_point(ctx, thr, site, ds, dsp, fs, fsp) with its stacks flushed; DEBUG.labels[site] names the word.
+# The kernel cache keys on DEBUG.on (device.py), so normal kernels never carry the calls.
+class _DebugPoints:
+    on = False
+    labels: dict[int, str] = {}
+
+
+DEBUG = _DebugPoints()
+DEBUG_FN = ir.FunctionType(ir.VoidType(), [PTR, PTR, I64, PTR, PTR, PTR, PTR])
+
+
 FREEING = frozenset({"(FREE)", "(RESIZE)", "EXECUTE"})  # device words that may end an allocation
 
 
@@ -646,7 +660,20 @@ class Gen(Visitor):
     def node(self, n: Node) -> None:
         if not self.pinned:  # inside an inlined prelude word, errors point at its call
             self.pos = getattr(n, "pos", None) or self.pos
+            if DEBUG.on and getattr(n, "pos", None) is not None and not self.b.block.is_terminated:
+                self.debug_point(n)
         self._visit_table[type(n)](self, n)
+
+    def debug_point(self, n: Node) -> None:
+        """A debug launch's stop before node n (DEBUG above): the stacks in memory, then the host's call."""
+        self.flush()
+        sid = self.site()
+        pos: SourcePos | None = getattr(n, "pos", None)
+        written = pos.text[pos.col - 1:].split() if pos is not None and pos.text else []  # as the source spells it
+        word = getattr(n, "word", None) or getattr(n, "prim", None)
+        DEBUG.labels[sid] = written[0] if written else getattr(word, "name", None) or type(n).__name__.upper()
+        e = self.env
+        self.b.call(declare(self.module, "tf_debug_point", DEBUG_FN), [e.ctx, e.thr, c64(sid), e.ds, e.dsp, e.fs, e.fsp])
 
     # ---- one visit_ per node type (tree.Visitor's table dispatches them) ----
     def visit_Lit(self, n: Lit) -> None:
@@ -1023,7 +1050,7 @@ class Gen(Visitor):
             finally:
                 self.inlining_suspending -= 1
             return
-        if word.small and not _has_labels(word):
+        if (word.small or (DEBUG.on and not word.recursive)) and not _has_labels(word):
             self.inline(word)
             return
         self.flush()

@@ -21,7 +21,7 @@ from llvmlite import ir
 from ..errors import ForthError
 from ..front.effects import DYNAMIC, Effect
 from .primitive import Emit, Registry
-from . import floatwords, heapgen, smem, tilegen, warpgen, xtgen
+from . import floatwords, heapgen, mbarrier, smem, tilegen, tma, warpgen, xtgen
 from . import layout as L
 from .codegen import F16, F32, F64, I8, I16, I32, I64, I128, c64, fconvert, float_bits
 
@@ -890,3 +890,6 @@ xtgen.install(REGISTRY)
 heapgen.install(REGISTRY)  # (ALLOCATE) (FREE) (RESIZE): no names in the dictionary
 tilegen.install(REGISTRY)
 smem.install(REGISTRY)
+mbarrier.install(REGISTRY)  # Hopper: mbarriers, FENCE-ASYNC, ELECT
+mbarrier.install_specialisation(REGISTRY)  # WARPGROUP REGS- REGS+
+tma.install(REGISTRY)  # Hopper: TMA-LOAD TMA-STORE TMA-WAIT

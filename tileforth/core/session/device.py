@@ -15,6 +15,7 @@ import weakref
 from typing import TYPE_CHECKING, Any, Callable
 
 from ... import registry
+from ..compile.codegen import DEBUG
 from ..compile.machine import DEFAULT as DEFAULT_MACHINE
 from ..compile.machine import STATE_MOST, Machine, sized_for
 from ..compile.state import Snapshot
@@ -163,7 +164,8 @@ class Device:
         the tile stack the kernel ends with."""
         shape = self.shape
         line = line_shape(nodes)
-        key = (shape.grid, shape.block, self.backend.machine, self.checked, tuple(self.tiles), *key, line.key)
+        key = (shape.grid, shape.block, self.backend.machine, self.checked, tuple(self.tiles), *key, line.key,
+               DEBUG.on)  # a debug launch's kernel stops at each word (core/session/debugger.py): a kernel of its own
         kernel: Any = self.kcache.pop(key, None)  # a backend's handle, with the tiles and patches noted on it
         timing: dict[str, float] = {}
         t0 = time.perf_counter()

@@ -15,6 +15,16 @@ from typing import Any
 from ..errors import ForthError
 
 WAIT_SLICE_S = 0.02  # a wait looks at the abort flag this often
+# The budget counts a launch's loop iterations (a fraction of a microsecond each); one step of a host loop
+# costs far more (a host-level iteration ~35 us, re-reading a line ~130 us on a small machine), so each
+# draws this many steps: any budget then bounds the host's loops to about the time it bounds a launch's.
+HOST_STEP_COST = 64
+REREAD_COST = 4096
+
+
+def host_steps(f: Any, cost: int) -> int:
+    """How many host steps of `cost` the session's budget allows (at least one)."""
+    return max(1, f.step_budget // cost)
 RAISE_BUDGET = "if it is not, raise the step budget: `n SET-STEP-BUDGET` or `tileforth --steps n`, 0 for none"
 
 
@@ -40,6 +50,8 @@ def reread(f: Any, reader: Any, pos: Any = None) -> None:
     step of a loop (`S" 0 >IN !" EVALUATE` is an infinite one), on the budget and stopped by Ctrl-C."""
     check_abort(f, pos)
     reader.rereads += 1
-    if reader.rereads > f.step_budget:
-        raise ForthError(f"Forth code moved >IN back {f.step_budget} times on this input, so the interpreter read "
-                         f"it again each time: the loop looks infinite ({RAISE_BUDGET})", pos, code=None)
+    limit = host_steps(f, REREAD_COST)
+    if reader.rereads > limit:
+        raise ForthError(f"Forth code moved >IN back {limit} times on this input, so the interpreter read it again "
+                         f"each time (each re-read counts {REREAD_COST} steps of the budget): the loop looks "
+                         f"infinite ({RAISE_BUDGET})", pos, code=None)

@@ -42,7 +42,7 @@ from ..compile.primitives import LOOP_WORDS, RSTACK_WORDS, TABLE as PRIMS
 from ..compile.state import StackState, differing
 from ..errors import ForthError
 from ..front.dictionary import Colon, HostWord, Immediate
-from .hostbound import RAISE_BUDGET, check_abort  # noqa: F401  (RAISE_BUDGET: launcherrors, blocks)
+from .hostbound import HOST_STEP_COST, RAISE_BUDGET, check_abort, host_steps  # noqa: F401  (RAISE_BUDGET: launcherrors, blocks)
 from ..front.reader import Token, wrap64
 from ..front.tree import (
     Begin,
@@ -142,9 +142,11 @@ class HostRunner:
     def step(self, pos) -> None:
         self.steps += 1
         check_abort(self.f, pos)  # Ctrl-C stops a host-level loop as it stops a launch's
-        if self.steps > self.f.step_budget:
-            raise ForthError(f"a host-level word ran {self.f.step_budget} loop iterations and calls without "
-                             f"finishing: the loop or recursion looks infinite ({RAISE_BUDGET})", pos, code=None)  # CATCH lets it through, as a runaway device loop
+        limit = host_steps(self.f, HOST_STEP_COST)
+        if self.steps > limit:
+            raise ForthError(f"a host-level word ran {limit} loop iterations and calls without finishing (each "
+                             f"counts {HOST_STEP_COST} steps of the budget): the loop or recursion looks infinite "
+                             f"({RAISE_BUDGET})", pos, code=None)  # CATCH lets it through, as a runaway device loop
 
     # ---- words and bodies --------------------------------------------------------------
     def call(self, word: "Colon", pos=None) -> None:

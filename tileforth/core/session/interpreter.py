@@ -315,6 +315,12 @@ class Forth:
         (the REPL's multi-line input); otherwise each line closes its own."""
         return self._eval(src, source, spanning, line)
 
+    def debug(self, src: str, watch: list[tuple[int, int]] | None = None) -> Any:
+        """Run a line with a stop at every word of its launches (cpu backend): a Debugger to step
+        it (debugger.py; docs/debugger.md). `watch`: (address, cells) pairs shown per lane."""
+        from .debugger import debug
+        return debug(self, src, watch)
+
     def data_stack(self, lane: int | None = 0) -> list[int] | list[list[int]]:
         """One thread's data stack, bottom first; lane=None: one list per thread."""
         st = StackView.read(self.backend)  # the depths, then the cells in use: no more comes back

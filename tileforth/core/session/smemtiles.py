@@ -35,4 +35,6 @@ def async_message(f: Any, thread: int, addr: int, aux: int, where: str, word: st
     models = getattr(f.backend, "asyncs", None)
     if models is None:  # pragma: no cover - only the emulator records these
         return f"{word or 'an access'}{where}: thread {thread} touched shared memory before its copy landed"
-    return models.describe(thread, addr, aux, where, word)
+    hopper = getattr(f.backend, "hopper_describe", None)  # a TMA box in flight (backends/cpu/mbarriers.py)
+    text = hopper(thread, addr, aux, where, word) if hopper is not None else None
+    return text or models.describe(thread, addr, aux, where, word)

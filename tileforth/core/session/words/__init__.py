@@ -18,10 +18,12 @@ table.py (`WORDS`) as it is imported. In the reference's order:
     launch        GRID THREADS SHARED: (the SIMT launch)
     smem          SMEM-TILE SMEM-TILE-SWZ (shared-memory tiles for cp.async)
     arrays        ARRAY MATRIX and the element types I8 ... F64
+    hopper        TMAP (tensor maps for the TMA words)
     arraydata     ZEROS AFILL RAMP IDENTITY RANDOM LOAD-NPY SAVE-NPY
     tiles         TILE-SHAPE TILE-IN TILE-ACC TILES-KEPT?
     inspection    .STACKS .LANES .TILE .FRAG VIEW-WARP .M SEE SEE-IR SEE-PTX HELP WORDS DUMP
     profiling     PROFILE PROFILE{ }PROFILE
+    debug         DEBUG BREAK UNBREAK WATCH DSTEP DSYNC DCONT DFINISH DWARP DBLOCK DQUIT
     files         the FILE words, INCLUDED INCLUDE REQUIRED REQUIRE
     blocks        the BLOCK words, OPEN-BLOCKS
 
@@ -48,10 +50,12 @@ from . import (  # noqa: F401 - imported for the words they declare, in this ord
     launch,
     smem,
     arrays,
+    hopper,
     arraydata,
     tiles,
     inspection,
     profiling,
+    debug,
     files,
     blocks,
 )

@@ -37,7 +37,7 @@ from ...errors import ForthError, SourcePos
 from ...front.reader import Reader, Token
 from ...lazy import np
 from ...records import record
-from ..hostexec import RAISE_BUDGET
+from ..hostbound import RAISE_BUDGET, REREAD_COST, host_steps
 from . import textin
 from .files import _path
 from .table import host
@@ -373,9 +373,10 @@ def w_load(f: "Forth", tok: Token) -> None:
       group=GROUP)
 def w_thru(f: "Forth", tok: Token) -> None:
     first, last = f.pop_uniform(2, "THRU")
-    if last - first >= f.step_budget:  # a host loop: bounded as the others are (hostexec.py)
-        raise ForthError(f"THRU: {last - first + 1} blocks are more than the {f.step_budget} steps a host loop may "
-                         f"take; load fewer at a time ({RAISE_BUDGET.replace('if it is not, ', 'or ')})", code=None)
+    limit = host_steps(f, REREAD_COST)  # each block a line read: bounded as re-reads are (hostbound.py)
+    if last - first >= limit:
+        raise ForthError(f"THRU: {last - first + 1} blocks are more than the {limit} loads the step budget allows "
+                         f"(each counts {REREAD_COST} steps); load fewer at a time ({RAISE_BUDGET.replace('if it is not, ', 'or ')})", code=None)
     for blk in range(first, last + 1):
         load(f, blk, "THRU")
 

@@ -153,7 +153,8 @@ def w_get_step_budget(f: "Forth", tok: Token) -> None:
 
 
 @host("SET-STEP-BUDGET", "( u -- )", "Set the step budget (the command line option is --steps); 0 "
-      "removes it, and Ctrl+C still stops a line that runs away.", "0 SET-STEP-BUDGET  GET-STEP-BUDGET . \\ 0",
+      "removes it, and Ctrl+C still stops a line that runs away. A host loop's iteration draws 64 steps and a "
+      "re-read of the input (>IN moved back, a block LOADed by THRU) 4096: each costs that much more time.", "0 SET-STEP-BUDGET  GET-STEP-BUDGET . \\ 0",
       wordset="tileforth")
 def w_set_step_budget(f: "Forth", tok: Token) -> None:
     (n,) = f.pop_uniform(1, "SET-STEP-BUDGET")

@@ -1,0 +1,71 @@
+"""The step debugger's keys at the REPL, typed into a real terminal (tmux) as a person would: DEBUG a line,
+step it with `s`, finish it with `c`; the toolbar names the keys while a line is stopped."""
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="needs tmux")
+
+
+def _pane(name: str) -> str:
+    return subprocess.run(["tmux", "capture-pane", "-p", "-t", name], capture_output=True, text=True).stdout
+
+
+def _wait_for(name: str, text: str, limit: float = 60.0) -> str:
+    end = time.monotonic() + limit  # a bound on waiting, not a timing assertion
+    while time.monotonic() < end:
+        pane = _pane(name)
+        if text in pane:
+            return pane
+        time.sleep(0.2)
+    raise AssertionError(f"{text!r} never appeared:\n{_pane(name)}")
+
+
+def test_stepping_with_keys_in_a_terminal(tmp_path):
+    name = f"tfdebug{os.getpid()}"
+    env = dict(os.environ, PYTHONPATH=str(ROOT), HOME=str(tmp_path), XDG_DATA_HOME=str(tmp_path))
+    cmd = f"{sys.executable} -m tileforth --backend cpu"
+    subprocess.run(["tmux", "new-session", "-d", "-s", name, "-x", "140", "-y", "50", cmd], env=env, check=True,
+                   cwd=tmp_path)
+    try:
+        _wait_for(name, "checked")  # the toolbar: the prompt is up
+        subprocess.run(["tmux", "send-keys", "-t", name, "8 1 1 THREADS DEBUG TID-X 2 MOD IF 5 THEN", "Enter"])
+        pane = _wait_for(name, "next: TID-X")
+        pane = _wait_for(name, "s DSTEP")  # the toolbar shows the keys
+        subprocess.run(["tmux", "send-keys", "-t", name, "s"])
+        _wait_for(name, "next: 2")
+        for _ in range(3):
+            subprocess.run(["tmux", "send-keys", "-t", name, "s"])
+            time.sleep(0.5)
+        pane = _wait_for(name, "next: 5")
+        assert "mask ·█·█·█·█" in pane  # the odd lanes take the branch
+        subprocess.run(["tmux", "send-keys", "-t", name, "c"])
+        pane = _wait_for(name, "debug: done")
+        assert "s DSTEP" not in pane.splitlines()[-1]
+    finally:
+        subprocess.run(["tmux", "kill-session", "-t", name], capture_output=True)
+
+
+def test_a_long_line_shows_progress_and_a_quick_one_does_not(tmp_path):
+    name = f"tfprog{os.getpid()}"
+    env = dict(os.environ, PYTHONPATH=str(ROOT), HOME=str(tmp_path), XDG_DATA_HOME=str(tmp_path))
+    cmd = f"{sys.executable} -m tileforth --backend cpu"
+    subprocess.run(["tmux", "new-session", "-d", "-s", name, "-x", "140", "-y", "50", cmd], env=env, check=True,
+                   cwd=tmp_path)
+    try:
+        _wait_for(name, "checked")
+        subprocess.run(["tmux", "send-keys", "-t", name, "1 2 + . CR", "Enter"])
+        pane = _wait_for(name, "time  ")
+        assert "running" not in pane
+        subprocess.run(["tmux", "send-keys", "-t", name, "3000 MS", "Enter"])
+        _wait_for(name, "… running")
+        subprocess.run(["tmux", "send-keys", "-t", name, "C-c"])  # Ctrl-C still stops it
+        pane = _wait_for(name, "interrupted")
+    finally:
+        subprocess.run(["tmux", "kill-session", "-t", name], capture_output=True)

@@ -1,0 +1,499 @@
+"""A SIMT step debugger on the emulator (the cpu backend): record a line's launches at every word, then step the record.
+
+A debug launch compiles the line's kernel with a stop before every word (compile/codegen.py: DEBUG; a
+kernel of its own in the cache) and every colon word it calls copied in, so stops happen inside words too.
+At each stop a thread calls tf_debug_point, which notes (thread, word, its stacks' top items, watched
+cells) here. The launch itself runs to its end as any launch does, so its results are the unstepped
+launch's, bit for bit; the debugger then replays what each lane did as a warp of 32 lanes runs it:
+
+- a warp runs its lanes in lockstep: the word it runs next is the earliest in the source among its lanes'
+  next words, and the active mask is the lanes at that word (lanes whose next word is later wait: an `IF`
+  splits the mask, the lanes meet again at `THEN`);
+- the block's warps run one at a time, as the emulator's scheduler runs a block's threads in order: a warp
+  runs until it reaches a `BARRIER` (it is parked there) or ends, then the next warp runs; when every warp
+  is parked or done, the barrier releases them all.
+
+`Debugger` (made by `Forth.debug(line)`) steps, continues to breakpoints, picks warps and blocks and
+gives `.view()` records (`View`), which `render` turns into the text the REPL shows.
+"""
+from __future__ import annotations
+
+import ctypes
+import threading
+import weakref
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..compile import layout as L
+from ..compile.codegen import DEBUG
+from ..errors import ForthError, SourcePos
+
+Forth = Any  # the session (interpreter.py imports this module: naming it here would be a cycle)
+
+TOP = 4  # data stack items shown per lane
+FTOP = 2  # float stack items shown per lane
+WARP = 32
+EVENT_CAP = 2_000_000  # a debug launch notes at most this many stops (more: the launch is too big to step)
+SYNC_WORDS = frozenset({"BARRIER"})
+
+_POINT = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64, ctypes.c_void_p,
+                          ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p)
+
+
+@dataclass
+class Event:
+    """One lane at one stop, before the word runs: the site, its stacks' depths and top items, the watch."""
+
+    site: int
+    depth: int
+    top: tuple[int, ...]
+    fdepth: int
+    ftop: tuple[float, ...]
+    watch: tuple[int, ...] = ()
+
+
+class _Recorder:
+    """What the debug points of one debug run note: per launch, per thread, the list of its Events."""
+
+    def __init__(self, f: Forth, watch: list[tuple[int, int]]) -> None:
+        self.f = f
+        self.watch = watch
+        self.launches: list[dict[int, list[Event]]] = [{}]
+        self.block_sizes: list[int] = []
+        self.count = 0
+        self.fbytes = int(f.backend.machine.float_bytes)
+        self.overflow = False
+
+    def launched(self) -> None:  # a device launch hook: the next launch's events go to a new record
+        self.block_sizes.append(int(self.f.backend.block_size))
+        self.launches.append({})
+
+    def note(self, thr: int, site: int, ds: int, dsp: int, fs: int, fsp: int) -> None:
+        if self.count >= EVENT_CAP:
+            self.overflow = True
+            return
+        self.count += 1
+        lin = ctypes.c_int64.from_address(thr + L.T_LINEAR * 8).value
+        depth = ctypes.c_int64.from_address(dsp).value
+        k = max(0, min(TOP, depth))
+        top = tuple((ctypes.c_int64 * k).from_address(ds + (depth - k) * 8)) if k else ()
+        fdepth = ctypes.c_int64.from_address(fsp).value
+        j = max(0, min(FTOP, fdepth))
+        ctype = ctypes.c_float if self.fbytes == 4 else ctypes.c_double
+        ftop = tuple((ctype * j).from_address(fs + (fdepth - j) * self.fbytes)) if j else ()
+        watch: tuple[int, ...] = ()
+        if self.watch:
+            watch = tuple(v for addr, n in self.watch for v in (ctypes.c_int64 * n).from_address(addr))
+        self.launches[-1].setdefault(lin, []).append(Event(site, depth, top, fdepth, ftop, watch))
+
+
+_recording: _Recorder | None = None
+_lock = threading.Lock()
+
+
+def _point(ctx: int, thr: int, site: int, ds: int, dsp: int, fs: int, fsp: int) -> None:
+    rec = _recording
+    if rec is None:
+        return
+    try:
+        rec.note(thr, site, ds, dsp, fs, fsp)
+    except Exception:  # noqa: BLE001  (a ctypes callback must not raise: the stop is left out)
+        pass
+
+
+_POINT_FN = _POINT(_point)  # kept for the process: the JIT-ed code holds its address
+_registered = False
+
+
+def _register() -> None:
+    global _registered
+    if not _registered:
+        import llvmlite.binding as llvm
+
+        llvm.add_symbol("tf_debug_point", ctypes.cast(_POINT_FN, ctypes.c_void_p).value)
+        _registered = True
+
+
+@dataclass
+class DebugState:
+    """What a session keeps for the debugger (the session itself takes no new attributes): the line being
+    debugged, the breakpoints (BREAK) and the watch list (WATCH)."""
+
+    debugger: "Debugger | None" = None
+    breakpoints: set[str] = field(default_factory=set)
+    watches: list[tuple[int, int]] = field(default_factory=list)
+
+
+_states: "weakref.WeakKeyDictionary[Any, DebugState]" = weakref.WeakKeyDictionary()
+
+
+def state_of(f: Forth) -> DebugState:
+    st = _states.get(f)
+    if st is None:
+        st = _states[f] = DebugState()
+    return st
+
+
+# ---- the replay -----------------------------------------------------------------------------------
+@dataclass
+class Lane:
+    lane: int  # 0..31 in its warp
+    active: bool
+    depth: int
+    top: tuple[int, ...]
+    fdepth: int
+    ftop: tuple[float, ...]
+    done: bool
+    watch: tuple[int, ...] = ()
+    watch_changed: bool = False
+
+
+@dataclass
+class View:
+    """One stop: what the REPL renders (render) and tests read."""
+
+    launch: int
+    block: int
+    warp: int
+    word: str  # the word about to run ("" once the launch is over)
+    pos: SourcePos | None
+    mask: list[bool]  # the warp's 32 lanes: True where the lane runs the word
+    lanes: list[Lane]
+    warps: list[str]  # the block's warps: running, diverged, barrier, ready, done
+    tiles: list[str] = field(default_factory=list)
+    finished: bool = False
+
+    @property
+    def source_line(self) -> str:
+        if self.pos is None:
+            return ""
+        return f"{self.pos.text}\n{' ' * (self.pos.col - 1)}^"
+
+
+class _Block:
+    """The replay of one block of one launch: each lane's position in its list of events."""
+
+    def __init__(self, threads: list[list[Event]], sites: Any) -> None:
+        self.threads = threads
+        self.sites = sites
+        self.at = [0] * len(threads)
+        self.nwarps = (len(threads) + WARP - 1) // WARP
+        self.parked = [False] * self.nwarps
+        self.warp = 0
+        self._settle()
+
+    def lanes_of(self, w: int) -> range:
+        return range(w * WARP, min((w + 1) * WARP, len(self.threads)))
+
+    def next_event(self, t: int) -> Event | None:
+        evs = self.threads[t]
+        return evs[self.at[t]] if self.at[t] < len(evs) else None
+
+    def label(self, site: int) -> str:
+        return DEBUG.labels.get(site, "?")
+
+    def order(self, site: int) -> tuple:
+        pos = self.sites.entries[site][1] if site < len(self.sites.entries) else None
+        return (0, 0, site) if pos is None else (pos.line, pos.col, site)
+
+    def chosen(self, w: int) -> int | None:
+        """The site warp w runs next (the earliest in the source among its lanes' next words), or None."""
+        best = None
+        for t in self.lanes_of(w):
+            e = self.next_event(t)
+            if e is not None and (best is None or self.order(e.site) < self.order(best)):
+                best = e.site
+        return best
+
+    def mask(self, w: int) -> list[bool]:
+        site = self.chosen(w)
+        m = [False] * WARP
+        for t in self.lanes_of(w):
+            e = self.next_event(t)
+            m[t - w * WARP] = e is not None and e.site == site
+        return m
+
+    def done(self, w: int) -> bool:
+        return self.chosen(w) is None
+
+    def finished(self) -> bool:
+        return all(self.done(w) for w in range(self.nwarps))
+
+    def _settle(self) -> None:
+        """After a step: keep the current warp while it can run; else the next warp that can, or, when
+        every warp is parked at the barrier or done, release the barrier."""
+        for _ in range(2 * self.nwarps + 2):
+            w = self.warp
+            if not self.parked[w] and not self.done(w):
+                return
+            runnable = [v for v in range(self.nwarps) if not self.parked[v] and not self.done(v)]
+            if runnable:
+                later = [v for v in runnable if v > w]
+                self.warp = later[0] if later else runnable[0]
+                continue
+            if any(self.parked):  # every warp parked or done: the barrier releases them
+                for v in range(self.nwarps):
+                    if self.parked[v]:
+                        self.parked[v] = False
+                        for t in self.lanes_of(v):
+                            if self.next_event(t) is not None:
+                                self.at[t] += 1
+                self.warp = next((v for v in range(self.nwarps) if not self.done(v)), 0)
+                continue
+            return
+
+    def step(self) -> int | None:
+        """Run the current warp's next word on its active lanes; the site it ran, or None at the end.
+        At a BARRIER that all its live lanes reached the warp parks there (the word runs when the last
+        warp of the block arrives)."""
+        w = self.warp
+        site = self.chosen(w)
+        if site is None or self.parked[w]:
+            return None
+        mask = self.mask(w)
+        if self.label(site) in SYNC_WORDS and all(mask[t - w * WARP] or self.next_event(t) is None
+                                                  for t in self.lanes_of(w)):
+            self.parked[w] = True
+        else:
+            for t in self.lanes_of(w):
+                if mask[t - w * WARP]:
+                    self.at[t] += 1
+        self._settle()
+        return site
+
+    def state(self, w: int) -> str:
+        if self.done(w):
+            return "done"
+        if self.parked[w]:
+            return "barrier"
+        if w != self.warp:
+            return "ready"
+        live = [self.next_event(t) is not None for t in self.lanes_of(w)]
+        return "running" if sum(self.mask(w)) == sum(live) else "diverged"
+
+
+class Debugger:
+    """A line's launches, recorded at every word, stepped warp by warp (module docstring)."""
+
+    def __init__(self, f: Forth, rec: _Recorder, snap: Any, output: str, error: ForthError | None) -> None:
+        self.f, self.rec, self.snap = f, rec, snap
+        self.output, self.error = output, error
+        self.breaks: set[str] = set(state_of(f).breakpoints)
+        self.launch = 0
+        self.blocks: dict[tuple[int, int], _Block] = {}
+        self.block = 0
+        self.quitted = False
+        self.launches = [lw for lw in rec.launches if lw]
+        self.sizes = [bs for bs, lw in zip(rec.block_sizes, rec.launches) if lw]
+        self._go_to_first()
+
+    # ---- where the replay is --------------------------------------------------------------------
+    def _go_to_first(self) -> None:
+        self.launch, self.block = 0, 0
+        while self.launch < len(self.launches) and self._cur().finished():
+            if not self._next_block():
+                break
+
+    def _blocks_in(self, launch: int) -> int:
+        threads = self.launches[launch]
+        bs = self.sizes[launch]
+        return (max(threads) // bs + 1) if threads else 0
+
+    def _cur(self) -> _Block:
+        key = (self.launch, self.block)
+        blk = self.blocks.get(key)
+        if blk is None:
+            bs = self.sizes[self.launch]
+            threads = self.launches[self.launch]
+            lists = [threads.get(self.block * bs + i, []) for i in range(bs)]
+            blk = self.blocks[key] = _Block(lists, self.f.sites)
+        return blk
+
+    def _next_block(self) -> bool:
+        """Move to the next block (of this launch, then the next launch) that has a stop left."""
+        while True:
+            if self.block + 1 < self._blocks_in(self.launch):
+                self.block += 1
+            elif self.launch + 1 < len(self.launches):
+                self.launch, self.block = self.launch + 1, 0
+            else:
+                return False
+            if not self._cur().finished():
+                return True
+
+    @property
+    def finished(self) -> bool:
+        return self.quitted or not self.launches or (self._cur().finished() and not self._has_more())
+
+    def _has_more(self) -> bool:
+        saved = self.launch, self.block
+        more = self._next_block()
+        if more:
+            self.launch, self.block = saved
+        return more
+
+    # ---- the commands -------------------------------------------------------------------------
+    def _live(self) -> None:
+        if self.quitted:
+            raise ForthError("the debugger has quit: start another with DEBUG (or f.debug)")
+
+    def step(self) -> View:
+        """One word for the current warp (its active lanes)."""
+        self._live()
+        blk = self._cur()
+        if blk.step() is None or blk.finished():
+            if blk.finished():
+                self._next_block()
+        return self.view()
+
+    def step_sync(self) -> View:
+        """Steps until the current warp reaches a barrier, another warp runs, or the block ends."""
+        self._live()
+        start = (self.launch, self.block, self._cur().warp)
+        while not self.finished:
+            self.step()
+            if (self.launch, self.block, self._cur().warp) != start or self._cur().parked[self._cur().warp]:
+                break
+        return self.view()
+
+    def cont(self) -> View:
+        """Steps until the next stop at a breakpoint (BREAK, DEBUG name) or the end."""
+        self._live()
+        while not self.finished:
+            self.step()
+            if self.view().word.upper() in self.breaks:
+                break
+        return self.view()
+
+    def finish(self) -> View:
+        """At a call: steps over the word called (to the stop after it returns). Inside a word: steps until
+        the current warp leaves it."""
+        self._live()
+        start = self._enclosing()
+        self.step()
+        entered = not self.finished and self._enclosing()[:3] == start[:3] and self._enclosing() != start
+        while not self.finished and (self._enclosing() != start if entered else self._enclosing() == start):
+            self.step()
+        return self.view()
+
+    def _enclosing(self) -> tuple:
+        blk = self._cur()
+        site = blk.chosen(blk.warp)
+        return (self.launch, self.block, blk.warp, None if site is None else self.f.sites.entries[site][0])
+
+    def select_warp(self, w: int) -> View:
+        """Make warp w of the block the current one (it runs next)."""
+        self._live()
+        blk = self._cur()
+        if not 0 <= w < blk.nwarps:
+            raise ForthError(f"warp {w} is not in the block, which has {blk.nwarps} warps: pick 0 to {blk.nwarps - 1}")
+        if blk.parked[w] or blk.done(w):
+            raise ForthError(f"warp {w} is {blk.state(w)}: it cannot run now; pick a warp that is ready")
+        blk.warp = w
+        return self.view()
+
+    def select_block(self, b: int) -> View:
+        """Step block b of the current launch from now on."""
+        self._live()
+        n = self._blocks_in(self.launch)
+        if not 0 <= b < n:
+            raise ForthError(f"block {b} is not in the launch, which has {n} blocks: pick 0 to {n - 1}")
+        self.block = b
+        return self.view()
+
+    def run_to_end(self) -> View:
+        while not self.finished:
+            self.step()
+        return self.view()
+
+    def quit(self) -> None:
+        """Abandon the line: the session is as it was before it (as after a failed line)."""
+        if not self.quitted:
+            self.f._restore(self.snap)
+            self.quitted = True
+
+    # ---- the view -----------------------------------------------------------------------------
+    def view(self) -> View:
+        if not self.launches:
+            return View(0, 0, 0, "", None, [False] * WARP, [], [], finished=True)
+        blk = self._cur()
+        w = blk.warp
+        site = blk.chosen(w)
+        mask = blk.mask(w)
+        lanes = []
+        for t in blk.lanes_of(w):
+            e = blk.next_event(t)
+            done = e is None
+            if e is None and blk.threads[t]:
+                e = blk.threads[t][-1]
+            watch = e.watch if e is not None else ()
+            prev = blk.threads[t][blk.at[t] - 1] if not done and blk.at[t] > 0 else None
+            changed = prev is not None and watch != prev.watch  # the lane's last word changed the cells
+            lanes.append(Lane(t - w * WARP, mask[t - w * WARP], e.depth if e else 0, e.top if e else (),
+                              e.fdepth if e else 0, e.ftop if e else (), done, watch, changed))
+        pos = self.f.sites.entries[site][1] if site is not None else None
+        word = DEBUG.labels.get(site, "?") if site is not None else ""
+        tiles = [str(t) for t in getattr(self.f.device, "tiles", [])]
+        return View(self.launch, self.block, w, word, pos, mask, lanes,
+                    [blk.state(v) for v in range(blk.nwarps)], tiles, finished=self.finished)
+
+
+def render(v: View) -> str:
+    """The text of a view, as the REPL shows it."""
+    if v.finished and not v.word:
+        return "debug: the line's launches are over (continue ends the line)"
+    out = [f"launch {v.launch}  block {v.block}  warp {v.warp}  next: {v.word}"]
+    if v.pos is not None:
+        out.append(v.source_line)
+    out.append("mask " + "".join("█" if m else "·" for m in v.mask) + f"  {sum(v.mask)}/32")
+    out.append("warps " + " ".join(f"{i}:{s}" for i, s in enumerate(v.warps)))
+    for ln in v.lanes:
+        if ln.done:
+            continue
+        mark = "*" if ln.active else " "
+        line = f" {mark}{ln.lane:2}  <{ln.depth}> " + " ".join(str(x) for x in ln.top)
+        if ln.fdepth:
+            line += f"   f<{ln.fdepth}> " + " ".join(f"{x:g}" for x in ln.ftop)
+        if ln.watch and ln.watch_changed:
+            line += "   watch " + " ".join(str(x) for x in ln.watch)
+        out.append(line)
+    if v.tiles:
+        out.append("tiles " + " ".join(v.tiles))
+    return "\n".join(out)
+
+
+def debug(f: Forth, line: str, watch: list[tuple[int, int]] | None = None) -> Debugger:
+    """Run `line` with a stop at every word of its launches and return the debugger over the record.
+    The line's effects stay unless the debugger quits (then the session is as before the line)."""
+    global _recording
+    if f.backend.name != "cpu":
+        raise ForthError(f"the debugger runs on the cpu backend (the emulator), not on {f.backend.name}: "
+                         "start tileforth with --backend cpu")
+    if DEBUG.on:
+        raise ForthError("a debugged line cannot start another debugger: take DEBUG (or f.debug) out of the line")
+    _register()
+    rec = _Recorder(f, list(watch if watch is not None else state_of(f).watches))
+    snap = f._snapshot()
+    hooks = f.device.launch_hooks
+    output, error = "", None
+    # from the DEBUG word, f.eval is a line inside a line: what the outer line has (its reader, what it
+    # printed so far, its warnings and timings) comes back after it
+    outer = (f.reader, f.line_reader, f.out_parts, f.warnings, f.line_timing)
+    with _lock:
+        DEBUG.on, _recording = True, rec
+        hooks.append(rec.launched)
+        try:
+            output = f.eval(line)
+        except ForthError as exc:
+            error = exc
+            output = exc.output
+        finally:
+            hooks.remove(rec.launched)
+            DEBUG.on, _recording = False, None
+            f.reader, f.line_reader, f.out_parts, f.warnings, f.line_timing = outer
+    rec.block_sizes.append(int(f.backend.block_size))  # the last record has no launch after it
+    if rec.overflow:
+        f._restore(snap)
+        raise ForthError(f"the line's launches stop more than {EVENT_CAP:,} times: debug a smaller launch "
+                         "(fewer threads with GRID and THREADS, or fewer loop iterations)")
+    return Debugger(f, rec, snap, output, error)
