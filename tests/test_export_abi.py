@@ -173,7 +173,7 @@ def demo_kernels() -> list[tuple[str, str, int]]:
     out = []
     for p in files:
         spec = parse_kernel_file(p.read_text(), p.name)
-        out.append((p.name, spec.name, sum(s.nbytes for s in spec.shared)))
+        out.append((p.name, spec.name, sum(s.nbytes for s in spec.shared) + sum(t.nbytes for t in spec.setup)))
     return out
 
 

@@ -69,7 +69,7 @@ def test_python_dash_m_tileforth_is_the_command():
 
 
 def test_the_demos_ship_with_the_package_and_the_tour_runs():
-    assert {"tour", "saxpy", "gemm", "reduce", "transpose"} <= set(demos.names())
+    assert {"tour", "saxpy", "gemm", "gemm_async", "reduce", "transpose"} <= set(demos.names())
     assert demos.path("tour").read_text() == (ROOT / "demos" / "tour.fth").read_text()
     data = PYPROJECT["tool"]["setuptools"]["package-data"]["tileforth.demos"]
     assert "*.fth" in data

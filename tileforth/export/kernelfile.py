@@ -6,6 +6,8 @@ r"""Kernel files: a kernel's interface in WarpForth-style header lines, then For
     \! param A f32            a float scalar: A pushes onto the float stack
     \! param N i32            an integer scalar: N pushes its value
     \! shared T f32[256]      per-block shared memory: T pushes its address
+    \! smem As bf16[64,64] 3 swizzled   a SMEM-TILE ring (3 stages, SMEM-TILE-SWZ): `s As`, As-GEOM
+    \! tiles 16 8 16 bf16     the tile words' TILE-SHAPE and TILE-IN (and TILE-ACC, a fifth word)
     \! param M2 f32[R,C]      a row-major R x C array: M2[] ( r c -- addr ), strides M2.S0 M2.S1
     \! grid 4,1,1             the launch's default grid and block (run_kernel_file, launchers)
     \! block 256
@@ -33,6 +35,7 @@ import weakref
 import sys
 from pathlib import Path
 
+from tileforth.core.compile.smem import ALIGN, SWIZZLED_ALIGN
 from tileforth.core.compile.target import STATIC_SHARED_BYTES
 from tileforth.core.errors import ForthError, SourcePos
 from tileforth.core.front.dictionary import Constant, HostWord
@@ -85,6 +88,15 @@ class Shared:
         return self.count * self.eltype.size
 
 
+@record(frozen=True)
+class Setup:
+    """A `\\! smem` or `\\! tiles` line: the Forth (host words) it stands for, run before the body is read."""
+    name: str  # the tile's name (smem), "" for tiles
+    forth: str
+    pos: SourcePos
+    nbytes: int = 0  # the shared memory a smem tile's ring takes (its stages), 0 for tiles
+
+
 @record
 class KernelSpec:
     name: str
@@ -97,6 +109,7 @@ class KernelSpec:
     header_lines: list[int] = field(default_factory=list)
     grid: tuple[int, int, int] | None = None  # `\! grid`: the launch's default (else 1,1,1)
     block: tuple[int, int, int] | None = None  # `\! block` (else 32,1,1)
+    setup: list[Setup] = field(default_factory=list)  # `\! smem` and `\! tiles`, in header order
 
     @property
     def kinds(self) -> list[str]:
@@ -146,6 +159,7 @@ def parse_kernel_file(text: str, source: str = "<kernel>") -> KernelSpec:
     code_line = 0
     shared_bytes = 0
     shape: dict[str, tuple] = {}
+    setup: list[Setup] = []
 
     for lineno, line in enumerate(lines, start=1):
         stripped = line.strip()
@@ -165,7 +179,8 @@ def parse_kernel_file(text: str, source: str = "<kernel>") -> KernelSpec:
         words = _words(line, col0 + 2)
         if not words:
             raise ForthError("empty header line: write `\\! kernel NAME`, `\\! param NAME TYPE[N]`, "
-                             "`\\! param NAME TYPE`, `\\! shared NAME TYPE[N]`, `\\! grid X,Y,Z` or "
+                             "`\\! param NAME TYPE`, `\\! shared NAME TYPE[N]`, `\\! smem NAME TYPE[R,C] STAGES`, "
+                             "`\\! tiles M N K IN`, `\\! grid X,Y,Z` or "
                              "`\\! block X,Y,Z`", at(col0), "\\!")
         (directive, dcol), args = words[0], words[1:]
         kind = directive.lower()
@@ -213,8 +228,15 @@ def parse_kernel_file(text: str, source: str = "<kernel>") -> KernelSpec:
                                      f"the \\! shared lines so far need {shared_bytes}", at(ccol), tytext)
                 shared.append(s)
             names[name.upper()] = at(ncol)
+        elif kind == "smem":
+            setup.append(_parse_smem(args, at(dcol), directive))
+            _check_name(setup[-1].name, names, setup[-1].pos)
+            names[setup[-1].name.upper()] = setup[-1].pos
+        elif kind == "tiles":
+            setup.append(_parse_tiles(args, at(dcol), directive))
         else:
-            raise ForthError(f"unknown header directive {directive!r}: use kernel, param, shared, grid or block",
+            raise ForthError(f"unknown header directive {directive!r}: use kernel, param, shared, smem, tiles, "
+                             "grid or block",
                              at(dcol), directive)
 
     if kernel is None:
@@ -234,8 +256,42 @@ def parse_kernel_file(text: str, source: str = "<kernel>") -> KernelSpec:
                 raise ForthError(f"the size of {p.name}, {d}, must be an integer scalar parameter "
                                  f"(it is {'an array' if size.kind == 'ptr' else 'a float'})", where, d)
     last = header_lines[-1]
+    grid, block = (shape[k][0] if k in shape else None for k in ("grid", "block"))
     return KernelSpec(kernel[0], params, shared, "\n".join(lines[last:]), last + 1, source, kernel[1],
-                      header_lines, *(shape[k][0] if k in shape else None for k in ("grid", "block")))
+                      header_lines, grid, block, setup)
+
+
+def _parse_smem(args: list[tuple[str, int]], pos: SourcePos, directive: str) -> Setup:
+    """`\\! smem NAME TYPE[ROWS,COLS] [STAGES] [swizzled]`: `ROWS COLS TYPE STAGES SMEM-TILE(-SWZ) NAME`."""
+    usage = "write `\\! smem NAME TYPE[ROWS,COLS] STAGES [swizzled]`, e.g. `\\! smem As bf16[64,64] 3 swizzled`"
+    words = [w for w, _ in args]
+    swz = bool(words) and words[-1].lower() == "swizzled"
+    words = words[:-1] if swz else words
+    stages = words[2] if len(words) == 3 else "1"
+    m = _TYPE.match(words[1]) if len(words) in (2, 3) else None
+    dims = m.group(2).split(",") if m and m.group(2) else []
+    et = BY_NAME.get(m.group(1).upper()) if m else None
+    if et is None or len(dims) != 2 or not all(re.fullmatch(r"[0-9]+", d.strip()) for d in dims) \
+            or not re.fullmatch(r"[0-9]+", stages):
+        raise ForthError(usage + " (rows, columns and stages are numbers)", pos, directive)
+    name, ncol = args[0]
+    word = "SMEM-TILE-SWZ" if swz else "SMEM-TILE"
+    rows, cols = int(dims[0]), int(dims[1])
+    align = SWIZZLED_ALIGN if swz else ALIGN  # each stage aligned (SMEM-TILE's layout)
+    return Setup(name, f"{rows} {cols} {et.name} {stages} {word} {name}",
+                 SourcePos(pos.line, ncol, pos.text, pos.source), -(-rows * cols * et.size // align) * align * int(stages))
+
+
+def _parse_tiles(args: list[tuple[str, int]], pos: SourcePos, directive: str) -> Setup:
+    """`\\! tiles M N K IN [ACC]`: `M N K TILE-SHAPE`, then TILE-IN and TILE-ACC in the order their checks allow."""
+    words = [w for w, _ in args]
+    if len(words) not in (4, 5) or not all(re.fullmatch(r"[0-9]+", w) for w in words[:3]) \
+            or not all(w.upper() in BY_NAME for w in words[3:]):
+        raise ForthError("write `\\! tiles M N K IN [ACC]`, e.g. `\\! tiles 16 8 16 bf16` (the TILE-SHAPE, the "
+                         "TILE-IN type and, if not f32, the TILE-ACC type)", pos, directive)
+    tin, acc = words[3].upper(), (words[4] if len(words) == 5 else "f32").upper()
+    types = f"{acc} TILE-ACC {tin} TILE-IN" if acc == "F32" else f"{tin} TILE-IN {acc} TILE-ACC"
+    return Setup("", f"{' '.join(words[:3])} TILE-SHAPE {types}", pos)
 
 
 def _product(dims) -> int:
@@ -332,7 +388,11 @@ class KernelBody(Collector):
     HINTS = {"CONSTANT": "define a word instead, e.g. `: NAME 16 ;`",
              "FCONSTANT": "define a word instead, e.g. `: NAME 1.5e ;`",
              "GRID": "set the launch shape with --grid", "THREADS": "set the launch shape with --block",
-             "SHARED:": "declare it in the header: `\\! shared NAME TYPE[N]`"}
+             "SHARED:": "declare it in the header: `\\! shared NAME TYPE[N]`",
+             **dict.fromkeys(("SMEM-TILE", "SMEM-TILE-SWZ"), "declare the tile in the header: "
+                             "`\\! smem NAME TYPE[ROWS,COLS] STAGES [swizzled]`"),
+             **dict.fromkeys(("TILE-SHAPE", "TILE-IN", "TILE-ACC"), "give the tile settings in the header: "
+                             "`\\! tiles M N K IN [ACC]`, e.g. `\\! tiles 16 8 16 bf16`")}
 
     def host_word(self, word: HostWord, tok: Token) -> None:
         hint = self.HINTS.get(word.name, "declare arrays in the header (`\\! param NAME TYPE[N]`)")
@@ -342,14 +402,14 @@ class KernelBody(Collector):
 
 # the names kernel files run in a session defined (parameters, shared arrays): a second run may define them
 # again (run_kernel_file is repeatable), but they must not hide the session's own words
-_KERNEL_NAMES: "weakref.WeakKeyDictionary[Forth, dict[str, int]]" = weakref.WeakKeyDictionary()
+_KERNEL_NAMES: "weakref.WeakKeyDictionary[Forth, dict[str, int | str]]" = weakref.WeakKeyDictionary()
 
 
 def check_names(f: Forth, spec: KernelSpec) -> None:
     """Parameter and shared names must not hide a word of the session (I, DUP ...); a name an
     earlier kernel file run in this session defined may be defined again."""
     mine = _KERNEL_NAMES.get(f, {})
-    for item in [*spec.params, *spec.shared]:
+    for item in [*spec.params, *spec.shared, *(s for s in spec.setup if s.name)]:
         key = item.name.upper()
         if key in f.dict and key not in mine:
             raise ForthError(f"{item.name} would hide the Forth word {key}: choose another name",
@@ -364,6 +424,16 @@ def declare_shared(f: Forth, spec: KernelSpec) -> None:
             continue  # declared by an earlier run, the same size: the same shared array
         f.eval(f"{s.nbytes} SHARED: {s.name}")
         mine[key] = s.nbytes
+    for t in spec.setup:  # `\! smem` and `\! tiles`: the host words they stand for
+        key = t.name.upper()
+        if t.name and mine.get(key) == t.forth and key in f.dict:
+            continue  # the same tile, declared by an earlier run
+        try:
+            f.eval(t.forth, source=spec.source)
+        except ForthError as err:
+            raise ForthError(err.message, t.pos, t.name or "tiles") from None
+        if t.name:
+            mine[key] = t.forth
 
 
 def declare_params_for_export(f: Forth, spec: KernelSpec) -> None:

@@ -1,0 +1,196 @@
+"""demos/gemm_async.fth (issue 28, point 8): the Ampere GEMM recipe as a kernel file — a three-stage cp.async
+ring of swizzled shared tiles, ldmatrix, mma.sync m16n8k16, 8 warps of 16x32 warp tiles.
+
+* `tileforth run` on the cpu backend gives C = A.B exactly (integer-valued bf16 inputs: every summation order
+  is exact), checked against numpy, at sizes with edges in m, n and k;
+* `tileforth compile --arch sm_90 --cubin --verbose` succeeds and ptxas reports no spills and no stack frame;
+* the SASS of the k loop (the innermost loop that holds the HMMAs) has HMMA, LDSM and LDGSTS, no MOVM and no
+  generic LD (tests/sass.py reads it);
+* the header lines the demo needs, `\\! smem` and `\\! tiles`, declare what SMEM-TILE(-SWZ) and TILE-SHAPE /
+  TILE-IN declare, and a bad one is an error at its line.
+"""
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import ml_dtypes
+import numpy as np
+import pytest
+import sass
+from tileforth.core import Forth, ForthError
+from tileforth.export.kernelfile import parse_kernel_file, run_kernel_file
+from tileforth.export.kernels import kernel_file_ptx
+
+ROOT = Path(__file__).resolve().parents[1]
+DEMO = ROOT / "demos" / "gemm_async.fth"
+CLI = [sys.executable, "-m", "tileforth.repl.cli"]
+
+
+def tileforth(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run(CLI + list(args), capture_output=True, text=True, timeout=600, cwd=cwd)
+
+
+def inputs(m: int, n: int, k: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    return (rng.integers(-4, 5, (m, k)).astype(ml_dtypes.bfloat16),
+            rng.integers(-4, 5, (k, n)).astype(ml_dtypes.bfloat16))
+
+
+def grid(m: int, n: int) -> str:
+    return f"{-(-n // 64)},{-(-m // 64)},1"
+
+
+# ---- tileforth run, against numpy ----------------------------------------------------------------------
+@pytest.mark.parametrize("m,n,k", [(64, 128, 96), (40, 72, 200), (128, 128, 128)])
+def test_tileforth_run_gives_the_exact_product(tmp_path, m, n, k):
+    a, b = inputs(m, n, k)
+    np.save(tmp_path / "a.npy", a.astype(np.float32))  # a .npy of f32: `run` converts to the declared bf16
+    np.save(tmp_path / "b.npy", b.astype(np.float32))
+    r = tileforth("run", str(DEMO), "--backend", "cpu", "--param", "A=@a.npy", "--param", "B=@b.npy",
+                  "--param", f"MM={m}", "--param", f"NN={n}", "--param", f"KK={k}", "--grid", grid(m, n),
+                  "--save", "C=c.npy", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    c = np.load(tmp_path / "c.npy").reshape(m, n)
+    assert np.array_equal(c, a.astype(np.float64) @ b.astype(np.float64))
+
+
+def test_run_kernel_file_twice_in_one_session():
+    """The `\\! smem` tiles and `\\! tiles` settings are declared once per session: a second run (another size)
+    reuses them, and the product is exact again."""
+    spec = parse_kernel_file(DEMO.read_text(), DEMO.name)
+    f = Forth(backend="cpu")
+    for m, n, k in ((16, 64, 64), (64, 64, 16)):
+        a, b = inputs(m, n, k, seed=m)
+        c = np.zeros((m, n), np.float32)
+        run_kernel_file(f, spec, {"A": a, "B": b, "C": c}, grid=(-(-n // 64), -(-m // 64), 1))
+        assert np.array_equal(c, a.astype(np.float32) @ b.astype(np.float32)), (m, n, k)
+
+
+# ---- tileforth compile: ptxas's report, the SASS ---------------------------------------------------------
+@pytest.mark.parametrize("arch", ["sm_80", "sm_90"])
+def test_compile_cubin_verbose_reports_no_spills(tmp_path, arch):
+    sass.require("ptxas")
+    r = tileforth("compile", str(DEMO), "--arch", arch, "--cubin", "--verbose", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / "gemm_async.cubin").read_bytes()[:4] == b"\x7fELF"
+    m = re.fullmatch(rf"\S+gemm_async\.fth: {arch}: gemm_async: (\d+) registers, 0 bytes stack frame, 0\+0 bytes "
+                     r"spilled \(stores\+loads\), 49152 bytes shared memory\n", r.stderr)
+    assert m and int(m.group(1)) <= 255, r.stderr  # 2 tiles x 3 stages x 64x64 bf16 = 48 KiB
+
+
+def k_loop(unchecked: bool, arch: str = "sm_90") -> list:
+    """The innermost loop of the kernel's SASS that holds HMMAs: the k loop (one 64-deep k step)."""
+    ptx = kernel_file_ptx(DEMO.read_text(), arch, DEMO.name, unchecked=unchecked)
+    ins = sass.sass(sass.cubin(ptx, arch))["gemm_async"]
+    loops = [lp for lp in sass.inner_loops(ins) if "HMMA" in sass.opcodes(lp)]
+    assert len(loops) == 1, [sass.opcodes(lp) for lp in sass.inner_loops(ins)]
+    return loops[0]
+
+
+@pytest.mark.parametrize("unchecked", [False, True], ids=["checked", "unchecked"])
+def test_the_k_loop_is_ldgsts_ldsm_and_hmma(unchecked):
+    sass.require("ptxas")
+    ops = sass.opcodes(k_loop(unchecked))
+    # a k step: 8 warps x (16x32 warp tile) over k = 64, each warp 4 k16 steps of 1 ldmatrix.x4 (a) and
+    # 4 ldmatrix.x2.trans (b), 4 mma.sync; and its share (4 chunks) of the next stage's copies
+    assert ops.count("HMMA") == 16 and ops.count("LDSM") == 20, ops
+    assert ops.count("LDGSTS") == 4 and "LDGDEPBAR" in ops and "DEPBAR" in ops and "BAR" in ops, ops
+    assert "MOVM" not in ops and "LD" not in ops and "LDG" not in ops, ops  # no transposes, no generic loads
+
+
+# ---- the header lines --------------------------------------------------------------------------------
+HEAD = "\\! kernel k\n\\! param C f32[16]\n"
+
+
+def test_smem_and_tiles_header_lines_declare_the_tile_and_the_settings():
+    spec = parse_kernel_file(HEAD + "\\! tiles 16 8 16 bf16\n\\! smem T bf16[16,64] 2 swizzled\n"
+                                    "\\! smem U f16[8,24]\n: x ;\n")
+    assert [(s.name, s.forth, s.nbytes) for s in spec.setup] == [
+        ("", "16 8 16 TILE-SHAPE F32 TILE-ACC BF16 TILE-IN", 0),
+        ("T", "16 64 BF16 2 SMEM-TILE-SWZ T", 2 * 2048),   # stages 1024-byte aligned
+        ("U", "8 24 F16 1 SMEM-TILE U", 384)]              # 128-byte aligned
+    f = Forth(backend="cpu")
+    run_kernel_file(f, spec, {})
+    assert f.tile_config.shape == (16, 8, 16) and f.tile_config.in_type == "bf16"
+    assert f.eval("1 T 0 T - .  T-GEOM 16 RSHIFT 65535 AND .") == "2048 8 "
+
+
+@pytest.mark.parametrize("line,says", [
+    ("\\! smem T bf16[16] 2", "\\! smem NAME TYPE[ROWS,COLS] STAGES"),
+    ("\\! smem T bf16[16,56] 1 swizzled", "a 128-byte swizzle needs rows of 128 bytes"),
+    ("\\! smem C bf16[16,64] 1", "duplicate name C"),
+    ("\\! tiles 16 8 bf16", "\\! tiles M N K IN"),
+    ("\\! tiles 16 4 16 f16", "is not a tensor-core shape"),
+    ("\\! tiles 16 8 16 bf16 f16", "needs f16 inputs"),
+])
+def test_a_bad_smem_or_tiles_line_is_an_error_at_the_line(line, says):
+    text = HEAD + line + "\n: x ;\n"
+    with pytest.raises(ForthError) as err:
+        run_kernel_file(Forth(backend="cpu"), parse_kernel_file(text, "k.fth"), {})
+    e = err.value
+    assert says in e.message and e.pos is not None and e.pos.line == 3, e.message
+
+
+# ---- the benchmark runs (its figures are for people; here only that it runs and its products are exact) -----
+def test_the_benchmark_prints_both_gemms_and_the_ratio():
+    r = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "gemm_async.py"), "--quick"], capture_output=True,
+                       text=True, timeout=600)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert r.stdout.count("exact vs numpy") == 3 and "NOT EXACT" not in r.stdout, r.stdout
+    assert re.search(r"ratio gemm_async / gemm2: first run \d+\.\d\dx, warm run \d+\.\d\dx", r.stdout), r.stdout
+
+
+@pytest.mark.parametrize("body,says", [("16 8 16 TILE-SHAPE", "\\! tiles M N K IN"),
+                                       ("16 64 BF16 1 SMEM-TILE T", "\\! smem NAME TYPE[ROWS,COLS] STAGES")])
+def test_the_host_words_in_a_body_name_the_header_line(body, says):
+    with pytest.raises(ForthError) as err:
+        run_kernel_file(Forth(backend="cpu"), parse_kernel_file(HEAD + body + "\n", "k.fth"), {})
+    assert "is a host word" in err.value.message and says in err.value.message, err.value.message
+
+
+def test_another_block_size_is_an_error_that_says_which(tmp_path):
+    """The warps' layout (4 x 2) and the copies (2 chunks of a stage per thread) are for 256 threads a block."""
+    r = tileforth("run", str(DEMO), "--backend", "cpu", "--param", "MM=64", "--param", "NN=64", "--param", "KK=64",
+                  "--block", "128,1,1")
+    assert r.returncode == 1 and "run it with 256 threads a block (--block 256,1,1)" in r.stderr, r.stderr
+    assert "Traceback" not in r.stderr
+
+
+# ---- on a GPU (skipped without one) --------------------------------------------------------------------
+def _cuda() -> Forth | None:
+    try:
+        return Forth(backend="cuda")
+    except ForthError:
+        return None
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("m,n,k", [(64, 128, 96), (256, 256, 256), (1000, 1024, 520)])
+def test_the_demo_on_the_gpu_gives_the_exact_product(m, n, k):
+    f = _cuda()
+    if f is None:
+        pytest.skip("needs an NVIDIA GPU (the cuda backend)")
+    a, b = inputs(m, n, k)
+    c = np.zeros((m, n), np.float32)
+    run_kernel_file(f, parse_kernel_file(DEMO.read_text(), DEMO.name), {"A": a, "B": b, "C": c},
+                    grid=(-(-n // 64), -(-m // 64), 1))
+    assert np.array_equal(c, a.astype(np.float64) @ b.astype(np.float64))
+
+
+# ---- the checked emulator finds the pipeline's mistakes (each a one-word change of the demo) --------------
+@pytest.mark.parametrize("old,new,says", [
+    ("1 CP.WAIT BARRIER", "1 CP.WAIT", "with no BARRIER since"),
+    ("1 CP.WAIT BARRIER", "2 CP.WAIT BARRIER", "before the cp.async copy into it landed"),
+    ("1 CP.WAIT BARRIER  I 2 + fetch", "I 2 + fetch  2 CP.WAIT BARRIER", "may still be reading it"),
+])
+def test_the_checked_emulator_finds_a_broken_pipeline(old, new, says):
+    text = DEMO.read_text()
+    assert old in text
+    a, b = inputs(64, 64, 256)
+    with pytest.raises(ForthError) as err:
+        run_kernel_file(Forth(backend="cpu"), parse_kernel_file(text.replace(old, new), "broken.fth"),
+                        {"A": a, "B": b, "C": np.zeros((64, 64), np.float32)})
+    assert says in err.value.message and err.value.pos is not None, err.value.message
