@@ -265,6 +265,28 @@ def test_a_tile_kernel_runs_and_compiles():
         assert ptxas(ptx, "sm_80")["mm16"].stack_frame == 0
 
 
+TILE_COPIES = r"""\! kernel mmcopy
+\! param A f16[256]
+\! param B f16[256]
+\! param C f32[256]
+: under ( T: x y -- x y x ) TOVER ;
+: twice ( T: x -- x x ) TDUP ;
+TZERO A 16 TLOAD-A under TDROP twice TDROP B 16 TLOAD-B TMMA C 16 TSTORE
+"""
+
+
+def test_words_that_copy_input_tiles_compile_in_a_kernel_file():
+    """TOVER and TDUP in a word that only moves its input tiles (their kind is known only where it is
+    called): the word is checked at ; and the kernel is right (it crashed in the cuda compile)."""
+    a = np.arange(256) % 7 - 3
+    b = np.arange(256) % 4 - 2
+    f, _ = run(TILE_COPIES, ["A=" + ",".join(map(str, a)), "B=" + ",".join(map(str, b))])
+    np.testing.assert_array_equal(f.array("C").reshape(16, 16), a.reshape(16, 16) @ b.reshape(16, 16))
+    if ptxas_path() is not None:
+        ptx = kernel_file_ptx(TILE_COPIES, "sm_80")
+        assert ptx.count("wmma.mma.sync") == 1 and ptxas(ptx, "sm_80")["mmcopy"].stack_frame == 0
+
+
 def test_every_scalar_type_is_a_parameter_of_its_declared_width():
     src = "\n".join([r"\! kernel widths"] + [rf"\! param {t.upper()}S {t}" for t in
                     ("i8", "i16", "i32", "i64", "f16", "bf16", "f32", "f64")] +

@@ -95,9 +95,12 @@ def geom(shape: tuple[int, int, int]) -> str:
     return f"m{m}n{n}k{k}"
 
 
-def frag_type(t: Tile) -> ir.Type:
+def frag_type(t: "Tile | Hole") -> ir.Type:
     """The per-lane register struct of a fragment (tensor_cores.md §5.1); of a grid (TILE-GRID), the
     registers of its fragments one after another, fragment (i, j) of an m x n grid the (i*n + j)-th."""
+    t = resolve(t)
+    if isinstance(t, Hole):  # a definition checked alone (at ;) copies or moves an input tile it never uses as
+        return ir.LiteralStructType([I32])  # an operand: its kind stays unknown, and that check never runs
     regs = t.regs
     if t.dtype == "f32":
         elt = F32
