@@ -149,9 +149,9 @@ def test_exports_and_tier_settings_of_ptx(forth):
     seen: list[int] = []
     real = ptx.target_machine
 
-    def spy(arch: str, opt: int):
+    def spy(arch: str, opt: int, *rest):
         seen.append(opt)
-        return real(arch, opt)
+        return real(arch, opt, *rest)
     ptx.target_machine = spy
     try:
         full = word_ptx(forth, "poly")  # the default: exports

@@ -64,7 +64,8 @@ def test_literal_counts_within_the_stack_still_work(f):
 def test_takes_literal_is_one_rule():
     from tileforth.core.compile.primitives import TABLE as PRIMS
     from tileforth.repl import scan
-    assert {p.name for p in PRIMS.values() if p.takes_literal} == {"PICK", "ROLL", "TROLL", "CP.WAIT"}
+    assert {p.name for p in PRIMS.values() if p.takes_literal} == {"PICK", "ROLL", "TROLL", "CP.WAIT",
+                                                                          "REGS+", "REGS-"}
     assert not hasattr(scan, "LITERAL_ARG")
 
 

@@ -563,6 +563,25 @@ class AsyncCopies:
                         st.reads[2 * ch + 1] = st.reads[2 * ch]
                     st.reads[2 * ch] = me
 
+    def rows_landed(self, ctx: np.ndarray, addrs: np.ndarray, row: int, write: bool) -> bool:
+        """ldmatrix/stmatrix's 16-byte rows (addrs, each CHUNK-aligned) at once: True when no copy into
+        any of them is in flight or unsynced (then a read notes `row`'s warp as their reader, as
+        check_tile does); False leaves everything as it was, for check_tile row by row, which words
+        the error."""
+        st = self._launches.get(ctx.ctypes.data)
+        if st is None or ctx[L.CTX_ASYNC] != st.table.ctypes.data:
+            return True
+        ch = (addrs - st.region) // CHUNK
+        if ((ch < 0) | (ch >= len(st.pending))).any() or (st.pending[ch] != 0).any():
+            return False
+        if not write and row >= 0:
+            me = row + 1 | (int(self.be.thr[row, L.T_EPOCH]) & 0xFFFFFFFF) << 32
+            ch = np.unique(ch)
+            moved = (st.reads[2 * ch] & 0xFFFFFFFF) != row + 1
+            st.reads[2 * ch[moved] + 1] = st.reads[2 * ch[moved]]
+            st.reads[2 * ch] = me
+        return True
+
     def _unsynced(self, marker: int, reader: int, epoch: int) -> int | None:
         """The thread whose copy landed (marker: its pending-shadow entry) when `reader` (its epoch
         now) is another thread of its block with no BARRIER (SYNCWARP in one warp) since; else None."""

@@ -545,12 +545,15 @@ class WarpOps:
         t16 = Tile("acc", (1, 8, 16), "f16")  # one 16-byte row, for the copy model and the race detector
         dtype = _mem_dtype(op.store_type if isinstance(op, StMatrix) else op.tile.dtype)
         out: list[np.ndarray] = []
+        # the copy model's check of all rows at once; row by row (which words an error) only when one fails
+        armed = bool(self.ctx[L.CTX_ASYNC]) and not self.be.asyncs.rows_landed(
+            self.ctx, np.array(addrs, np.int64), row, write)
         for addr in addrs:
             view = self.be.allocation_view(addr, 16)
             if view is None:
                 raise self.error(site, f"{op.word}: lane {len(out)}'s row at ${addr & (2**64 - 1):x} is outside "
                                  "the block's shared memory" + "{where}", op.word)
-            if self.ctx[L.CTX_ASYNC]:
+            if armed:
                 self.be.asyncs.check_tile(self.ctx, t16, addr, 8, row, op.word, write,
                                           lambda m: self.error(site, m, op.word))
             out.append(view.view(dtype))

@@ -52,10 +52,14 @@ def _init() -> None:
 
 
 @functools.cache
-def target_machine(arch: str, opt: int, features: str = "") -> llvm.TargetMachine:
-    _init()
+def check_arch(arch: str) -> None:
     if arch not in ARCHS:
         raise ForthError(f"unknown GPU architecture {arch}: use one of {', '.join(ARCHS)}")
+
+
+def target_machine(arch: str, opt: int, features: str = "") -> llvm.TargetMachine:
+    _init()
+    check_arch(arch)
     return llvm.Target.from_triple(NvptxTarget.triple).create_target_machine(cpu=arch, opt=opt, features=features)
 
 
@@ -162,7 +166,7 @@ def module_to_ptx(module: llvm.ModuleRef | str, arch: str = "sm_80", heavy: bool
     Everything LLVM could refuse is checked before code generation, which would abort the process:
     a malformed or invalid module (RuntimeError from parsing, linking, verifying) and an intrinsic
     the architecture lacks (check_intrinsics) are ForthErrors."""
-    target_machine(arch, 3 if heavy else CHEAP_CODEGEN_OPT)  # (an unknown arch: a ForthError first)
+    check_arch(arch)  # an unknown arch: a ForthError first
     try:
         mod = llvm.parse_assembly(module) if isinstance(module, str) else module
     except RuntimeError as exc:

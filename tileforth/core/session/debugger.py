@@ -21,7 +21,7 @@ from __future__ import annotations
 import ctypes
 import threading
 import weakref
-from dataclasses import dataclass, field
+from ..records import field, record
 from typing import Any
 
 from ..compile import layout as L
@@ -40,7 +40,7 @@ _POINT = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64
                           ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p)
 
 
-@dataclass
+@record
 class Event:
     """One lane at one stop, before the word runs: the site, its stacks' depths and top items, the watch."""
 
@@ -114,7 +114,7 @@ def _register() -> None:
         _registered = True
 
 
-@dataclass
+@record
 class DebugState:
     """What a session keeps for the debugger (the session itself takes no new attributes): the line being
     debugged, the breakpoints (BREAK) and the watch list (WATCH)."""
@@ -135,7 +135,7 @@ def state_of(f: Forth) -> DebugState:
 
 
 # ---- the replay -----------------------------------------------------------------------------------
-@dataclass
+@record
 class Lane:
     lane: int  # 0..31 in its warp
     active: bool
@@ -148,7 +148,7 @@ class Lane:
     watch_changed: bool = False
 
 
-@dataclass
+@record
 class View:
     """One stop: what the REPL renders (render) and tests read."""
 
