@@ -572,10 +572,21 @@ class AsyncCopies:
         if st is None or ctx[L.CTX_ASYNC] != st.table.ctypes.data:
             return True
         ch = (addrs - st.region) // CHUNK
-        if ((ch < 0) | (ch >= len(st.pending))).any() or (st.pending[ch] != 0).any():
+        if ((ch < 0) | (ch >= len(st.pending))).any():
             return False
+        p = st.pending[ch]
+        if (p > 0).any():  # a copy in flight
+            return False
+        epoch = int(self.be.thr[row, L.T_EPOCH]) & 0xFFFFFFFF if row >= 0 else 0
+        landed = p[p < 0]
+        if landed.size and row >= 0:  # copies landed at their waits: by another warp of the block, with no BARRIER since?
+            m = -landed - 1
+            lt, le = m & (LANDED_THREAD - 1), m >> LANDED_SHIFT
+            bs = self.be.block_size
+            if ((lt // WARP != row // WARP) & (lt // bs == row // bs) & (le >> 16 == epoch >> 16)).any():
+                return False  # (_unsynced's rule, for every row at once)
         if not write and row >= 0:
-            me = row + 1 | (int(self.be.thr[row, L.T_EPOCH]) & 0xFFFFFFFF) << 32
+            me = row + 1 | epoch << 32
             ch = np.unique(ch)
             moved = (st.reads[2 * ch] & 0xFFFFFFFF) != row + 1
             st.reads[2 * ch[moved] + 1] = st.reads[2 * ch[moved]]

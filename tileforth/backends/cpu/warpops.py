@@ -112,6 +112,24 @@ def _put(stack: list[np.ndarray], pos: int, value: np.ndarray) -> None:
     stack.append(value)
 
 
+@functools.cache
+def _ldmatrix_map(kind: str) -> tuple[tuple["np.ndarray", ...], tuple["np.ndarray", ...]]:
+    """Where ldmatrix puts each element: for every (lane, element) of a kind's fragment, its place in the
+    8x8 matrices the rows form ((matrix, row, col) index arrays) and in the fragment ((row, col)):
+    register j of lane L holds elements (L/4, 2(L%4)) and (L/4, 2(L%4)+1) of matrix j (b: .trans, the
+    transposed places), and register j is fragment elements 2j and 2j+1, which mma_coords places."""
+    src: list[tuple[int, int, int]] = []
+    dst: list[tuple[int, int]] = []
+    for lane in range(WARP):
+        g, q = lane >> 2, lane & 3
+        for e in range(MMA_ELEMS[kind]):
+            j, h = e >> 1, e & 1
+            src.append((j, 2 * q + h, g) if kind == "b" else (j, g, 2 * q + h))
+            dst.append(mma_coords(kind, lane, e))
+    s, d = np.array(src).T, np.array(dst).T
+    return (s[0], s[1], s[2]), (d[0], d[1])
+
+
 class WarpOps:
     def __init__(self, backend: "CpuBackend", sites: "Sites", ctx: "np.ndarray | None" = None) -> None:
         self.be = backend
@@ -582,13 +600,8 @@ class WarpOps:
                 mats = np.stack(self._shared_rows(op, addrs, site, False, row))
                 mats = mats.astype(np.float32).reshape(-1, 8, 8)  # (matrices, rows, 8)
                 block = out[bi * fr:(bi + 1) * fr, bj * fc:(bj + 1) * fc]
-                trans = t.kind == "b"
-                for lane in range(WARP):
-                    g, q = lane >> 2, lane & 3
-                    for e in range(MMA_ELEMS[t.kind]):
-                        j, h = e >> 1, e & 1
-                        v = mats[j, 2 * q + h, g] if trans else mats[j, g, 2 * q + h]
-                        block[mma_coords(t.kind, lane, e)] = v
+                src, dst = _ldmatrix_map(t.kind)
+                block[dst] = mats[src]
         return out
 
     def stmatrix(self, op: StMatrix, value: np.ndarray, ops: list[int], site: int, row: int = -1) -> None:
