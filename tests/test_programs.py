@@ -35,7 +35,6 @@ TIMEOUT = 60  # seconds per program and per system; gforth takes < 1 s on each
 # F10: 128-cell stacks.
 # F11: :NONAME cannot be compiled into a definition.
 KNOWN: dict[str, str] = {
-    "gforth_moof_exm.fth": "PAGE AT-XY (FACILITY, left out on purpose) and gforth's attribute words",
     "gforth_test_other.fth": "gforth-only word LP@ (gforth's locals stack pointer), not planned",
 }
 

@@ -4,11 +4,13 @@
 """
 
 import re
+import subprocess
 
 import numpy as np
 import pytest
 
 import forthtest
+from tileforth.core import Forth
 from forthtest import check_output, raises
 
 OUTPUT_CASES = [
@@ -121,3 +123,13 @@ def test_output_of_a_failed_line(f):
     f.eval("5")
     raises(f, "1 . NOSUCH")
     assert forthtest.stack(f, "") == [5]
+
+
+@pytest.mark.parametrize("line", ["PAGE", "0 0 AT-XY", "3 5 AT-XY", "123 45 AT-XY 9 10 AT-XY", 'PAGE 2 1 AT-XY ." moof" CR'])
+def test_page_and_at_xy_print_gforths_control_sequences(line):
+    """FACILITY's PAGE and AT-XY: the bytes gforth writes (ANSI ESC[2J ESC[1;1H and ESC[row+1;col+1H)."""
+    want = subprocess.run(["gforth", "-e", line + " bye"], capture_output=True, timeout=30).stdout
+    f = Forth()
+    f.eval("1 1 1 THREADS")
+    assert f.eval(line).encode() == want
+    assert f.eval("255 16 BASE ! EMIT-DECIMAL DECIMAL") == "255"  # in decimal whatever BASE is

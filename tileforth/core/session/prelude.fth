@@ -274,6 +274,19 @@
 \ Print n spaces (none when n <= 0).
 \ e.g. 42 EMIT 3 SPACES 42 EMIT \ *   *
 
+: EMIT-DECIMAL ( u -- )  1 BEGIN 2DUP 10 * SWAP > 0= WHILE 10 * REPEAT
+  BEGIN DUP WHILE 2DUP / 48 + EMIT TUCK MOD SWAP 10 / REPEAT 2DROP ;
+\ Print u in decimal, whatever BASE is, with no space after it (the numbers of a terminal's control sequences).
+\ e.g. 255 16 BASE ! EMIT-DECIMAL DECIMAL \ 255
+
+: PAGE     ( -- )  27 EMIT 91 EMIT 50 EMIT 74 EMIT  27 EMIT 91 EMIT 49 EMIT 59 EMIT 49 EMIT 72 EMIT ;
+\ Clear the terminal and put the cursor at its top left: the ANSI sequences gforth prints, ESC[2J ESC[1;1H (as output, so a launch's PAGE lands where its output does).
+\ e.g. : fresh-screen ( -- ) PAGE ." ready" ;  DEPTH . \ 0
+
+: AT-XY    ( u1 u2 -- )  27 EMIT 91 EMIT 1+ EMIT-DECIMAL 59 EMIT 1+ EMIT-DECIMAL 72 EMIT ;
+\ Put the cursor at column u1, row u2 (0 0: the top left): the ANSI sequence gforth prints, ESC[row+1;col+1H.
+\ e.g. : at-origin ( -- ) 0 0 AT-XY ;  DEPTH . \ 0
+
 : TYPE     ( c-addr u -- )  0 MAX 0 ?DO DUP C@ EMIT CHAR+ LOOP DROP ;
 \ Print the u characters at c-addr (with EMIT, so each thread prints its own; none when u < 0, as gforth).
 \ e.g. S" hello" TYPE \ hello

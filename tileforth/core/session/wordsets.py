@@ -79,8 +79,8 @@ WORDSETS: list[WordSet] = [
             "that ends with an exception, puts the stacks back and pushes the code."),
     WordSet("EXCEPTION-EXT", "9.6.2", _words('ABORT ABORT"')),
     WordSet("FACILITY", "10.6.1", _words("AT-XY KEY? PAGE"),
-            "AT-XY, KEY? and PAGE drive a terminal; device code has none: what it prints are records that "
-            "the host formats after the launch.", cannot=("AT-XY", "KEY?", "PAGE")),
+            "AT-XY and PAGE print the ANSI sequences gforth prints (output like any other); KEY? needs a "
+            "terminal to ask, which a launch has not.", cannot=("KEY?",)),
     WordSet("FACILITY-EXT", "10.6.2", _words("""
         +FIELD BEGIN-STRUCTURE CFIELD: EKEY EKEY>CHAR EKEY>FKEY EKEY? EMIT? END-STRUCTURE FIELD:
         K-ALT-MASK K-CTRL-MASK K-DELETE K-DOWN K-END K-F1 K-F10 K-F11 K-F12 K-F2 K-F3 K-F4 K-F5 K-F6 K-F7
