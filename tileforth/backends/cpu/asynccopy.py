@@ -579,12 +579,8 @@ class AsyncCopies:
             return False
         epoch = int(self.be.thr[row, L.T_EPOCH]) & 0xFFFFFFFF if row >= 0 else 0
         landed = p[p < 0]
-        if landed.size and row >= 0:  # copies landed at their waits: by another warp of the block, with no BARRIER since?
-            m = -landed - 1
-            lt, le = m & (LANDED_THREAD - 1), m >> LANDED_SHIFT
-            bs = self.be.block_size
-            if ((lt // WARP != row // WARP) & (lt // bs == row // bs) & (le >> 16 == epoch >> 16)).any():
-                return False  # (_unsynced's rule, for every row at once)
+        if landed.size and (self._unsynced_threads(landed, row, epoch) >= 0).any():
+            return False  # a copy another warp of the block landed, with no BARRIER since
         if not write and row >= 0:
             me = row + 1 | epoch << 32
             ch = np.unique(ch)
@@ -596,12 +592,19 @@ class AsyncCopies:
     def _unsynced(self, marker: int, reader: int, epoch: int) -> int | None:
         """The thread whose copy landed (marker: its pending-shadow entry) when `reader` (its epoch
         now) is another thread of its block with no BARRIER (SYNCWARP in one warp) since; else None."""
-        m = -marker - 1
+        lt = int(self._unsynced_threads(np.array([marker], np.int64), reader, epoch)[0])
+        return lt if lt >= 0 else None
+
+    def _unsynced_threads(self, markers: np.ndarray, reader: int, epoch: int) -> np.ndarray:
+        """_unsynced's rule for many markers at once: each landed copy's thread, or -1 where `reader`
+        may see it (its own warp: the tile op's first lane stands for all 32; another block; a BARRIER since)."""
+        m = -markers - 1
         lt, le = m & (LANDED_THREAD - 1), m >> LANDED_SHIFT
+        if reader < 0:
+            return np.full(len(markers), -1, np.int64)
         bs = self.be.block_size
-        if reader < 0 or lt // WARP == reader // WARP or lt // bs != reader // bs:
-            return None  # (a warp's own lanes: the tile op's first lane stands for all 32)
-        return lt if le >> 16 == epoch >> 16 else None
+        seen = (lt // WARP == reader // WARP) | (lt // bs != reader // bs) | (le >> 16 != epoch >> 16)
+        return np.where(seen, -1, lt)
 
     # ---- the E_ASYNC record of a read or write, in words (launcherrors.py) ----------------------
     def describe(self, thread: int, addr: int, aux: int, where: str, word: str | None) -> str:
