@@ -113,21 +113,22 @@ def _put(stack: list[np.ndarray], pos: int, value: np.ndarray) -> None:
 
 
 @functools.cache
-def _ldmatrix_map(kind: str) -> tuple[tuple["np.ndarray", ...], tuple["np.ndarray", ...]]:
-    """Where ldmatrix puts each element: for every (lane, element) of a kind's fragment, its place in the
-    8x8 matrices the rows form ((matrix, row, col) index arrays) and in the fragment ((row, col)):
-    register j of lane L holds elements (L/4, 2(L%4)) and (L/4, 2(L%4)+1) of matrix j (b: .trans, the
-    transposed places), and register j is fragment elements 2j and 2j+1, which mma_coords places."""
-    src: list[tuple[int, int, int]] = []
-    dst: list[tuple[int, int]] = []
-    for lane in range(WARP):
-        g, q = lane >> 2, lane & 3
-        for e in range(MMA_ELEMS[kind]):
-            j, h = e >> 1, e & 1
-            src.append((j, 2 * q + h, g) if kind == "b" else (j, g, 2 * q + h))
-            dst.append(mma_coords(kind, lane, e))
-    s, d = np.array(src).T, np.array(dst).T
-    return (s[0], s[1], s[2]), (d[0], d[1])
+def _frag_coords(kind: str) -> tuple["np.ndarray", "np.ndarray"]:
+    """(rows, cols) of every (lane, element) of a kind's MMA_SYNC fragment, lane-major (mma_coords for all)."""
+    rc = np.array([mma_coords(kind, lane, e) for lane in range(WARP) for e in range(MMA_ELEMS[kind])]).T
+    return rc[0], rc[1]
+
+
+@functools.cache
+def _ldmatrix_map(kind: str) -> tuple["np.ndarray", "np.ndarray", "np.ndarray"]:
+    """Where ldmatrix takes each (lane, element) of a kind's fragment from, in the 8x8 matrices the rows
+    form ((matrix, row, col) index arrays, lane-major as _frag_coords): register j of lane L holds elements
+    (L/4, 2(L%4)) and (L/4, 2(L%4)+1) of matrix j (b: .trans, the transposed places), and register j is
+    fragment elements 2j and 2j+1."""
+    src = [(e >> 1, 2 * (lane & 3) + (e & 1), lane >> 2) if kind == "b" else (e >> 1, lane >> 2, 2 * (lane & 3) + (e & 1))
+           for lane in range(WARP) for e in range(MMA_ELEMS[kind])]
+    s = np.array(src).T
+    return s[0], s[1], s[2]
 
 
 class WarpOps:
@@ -600,8 +601,7 @@ class WarpOps:
                 mats = np.stack(self._shared_rows(op, addrs, site, False, row))
                 mats = mats.astype(np.float32).reshape(-1, 8, 8)  # (matrices, rows, 8)
                 block = out[bi * fr:(bi + 1) * fr, bj * fc:(bj + 1) * fc]
-                src, dst = _ldmatrix_map(t.kind)
-                block[dst] = mats[src]
+                block[_frag_coords(t.kind)] = mats[_ldmatrix_map(t.kind)]
         return out
 
     def stmatrix(self, op: StMatrix, value: np.ndarray, ops: list[int], site: int, row: int = -1) -> None:
@@ -612,10 +612,7 @@ class WarpOps:
         for bi in range(op.tile.grid[0]):  # a grid: one stmatrix per fragment
             for bj in range(op.tile.grid[1]):
                 block = value[bi * fr:(bi + 1) * fr, bj * fc:(bj + 1) * fc]
-                regs = np.zeros((WARP, MMA_ELEMS["acc"]), np.float32)
-                for lane in range(WARP):
-                    for e in range(MMA_ELEMS["acc"]):
-                        regs[lane, e] = block[mma_coords("acc", lane, e)]
+                regs = block[_frag_coords("acc")].astype(np.float32).reshape(WARP, MMA_ELEMS["acc"])
                 halves = regs.astype(dtype)  # rounded to nearest even, as cvt.rn does
                 mems = self._shared_rows(op, self._lane_addresses(op, ops, site, (bi, bj)), site, True, row)
                 for lane, mem in enumerate(mems):
