@@ -43,6 +43,13 @@ def w_tmap(f: "Forth", tok: Token) -> None:
                          f"`A 64 64 0 TMAP {name.text}`", tok.pos, tok.text)
     _, shape, et = entry.array
     rows, cols = (1, shape[0]) if len(shape) == 1 else shape
+    define_tensor_map(f, name.text, entry.name, addr, rows, cols, et, box_rows, box_cols, swizzle, tok)
+
+
+def define_tensor_map(f: "Forth", name: str, of: str, addr: int, rows: int, cols: int, et, box_rows: int,
+                      box_cols: int, swizzle: int, tok: Token) -> None:
+    """Define `name` as a tensor map of the rows x cols array `of` (elements `et`) at addr: TMAP, and a
+    kernel file's `\\! tmap` (export/kernelfile.py, which knows an array's dimensions from its header)."""
     t = TensorMap(addr, rows, cols, cols * et.size, et.name, et.size, box_rows, box_cols, swizzle)
     try:
         check(t, "TMAP")
@@ -60,5 +67,5 @@ def w_tmap(f: "Forth", tok: Token) -> None:
     base = f.backend.alloc(TMAP_BYTES + TMAP_ALIGN)
     at = base + (-base % TMAP_ALIGN)
     f.backend.write(at, data)
-    _define(f, Constant(name.text, at, help=f"( -- tmap ) a tensor map of {entry.name}: {box_rows}x{box_cols} "
+    _define(f, Constant(name, at, help=f"( -- tmap ) a tensor map of {of}: {box_rows}x{box_cols} "
                         f"{et.name} boxes ({t.box_bytes} bytes), swizzle {swizzle}"))
