@@ -45,6 +45,13 @@ def device_arch(major: int, minor: int) -> str:
     return arch
 
 
+def specific_arch(arch: str) -> str:
+    """A device's exact architecture as its arch-specific target when this LLVM has one (sm_90 -> sm_90a):
+    code for it loads only on that compute capability, which is the device's, and may use the
+    instructions only it has (setmaxnreg, wgmma). The REPL compiles for it; exports keep their --arch."""
+    return arch + "a" if arch + "a" in ARCHS else arch
+
+
 @functools.cache
 def _init() -> None:
     llvm.initialize_all_targets()
