@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import re
 import struct
-from pathlib import Path
 
 import numpy as np
 import pytest
+from test_kernelfile_params import guide_example
 from test_launcher import DeviceArray, load, side  # noqa: F401 - fixtures
 from tileforth.backends.cuda.ptx import ptxas, ptxas_path
 from tileforth.core import Forth, ForthError
@@ -209,13 +209,5 @@ def test_a_launcher_takes_a_two_dimensional_array_by_its_shape(load, side):  # n
 
 def test_the_guide_example_gives_what_its_comment_says():
     """docs/kernel-files.md, "Parameters", the tensor-map example, run as a user would copy it."""
-    doc = (Path(__file__).resolve().parents[1] / "docs" / "kernel-files.md").read_text()
-    section = doc[doc.index("## Parameters"):doc.index("## Export a word from the REPL")]
-    (block,) = [re.sub(r"^    ", "", b, flags=re.M) for b in re.findall(r"\n\n((?:    [^\n]*\n|\n)+)", section)
-                if "tmap tA" in b]
-    scope: dict = {}
-    exec(compile(block, "docs/kernel-files.md", "exec"), scope)
-    last = block.strip().splitlines()[-1]
-    shown = eval(last.split("#", 1)[1], {"array": np.array, "float32": np.float32})
-    np.testing.assert_array_equal(eval(last.split("#", 1)[0], scope), shown)
+    scope = guide_example("tmap tA")
     np.testing.assert_array_equal(scope["out"], scope["a"][2:6])  # the box: rows 2 to 5
