@@ -218,6 +218,9 @@ class Env:
     lazy_range: bool = False  # the range cache is made at its first use (Gen.range_cache), in the entry block
     steps_entry: ir.Block | None = None  # the entry block `steps` is made in when first read (lazily)
     builder: ir.IRBuilder | None = None  # the function's builder (Gen.b): at the end again after that
+    # a kernel entry's stack pointers and depth slots, each with the instructions that make it (state_env;
+    # finish_state removes those nobody used)
+    setup: list[list[tuple[ir.Value, list[ir.Instruction]]]] = field(default_factory=list)
 
     @property
     def steps(self) -> ir.Value | None:
@@ -267,14 +270,21 @@ def state_env(b: ir.IRBuilder, ctx: ir.Value, thr: ir.Value, m: "Machine",
     """The stacks of the thread whose record is `thr`, for a kernel entry (a target's
     define_kernel): the arrays stay in its state buffer, the depths are copied into allocas
     (registers); also the address of its state."""
+    made = b.block.instructions
+    first = len(made)
     stp = b.inttoptr(b.load(b.gep(thr, [c64(L.T_STATE)], source_etype=I64), typ=I64), PTR)
+    state = (stp, made[first:])
     ds = b.gep(stp, [c64(L.S_DS)], source_etype=I8)
     fs = b.gep(stp, [c64(m.s_fs)], source_etype=I8)
-    dsp = b.alloca(I64, name="dsp")
-    fsp = b.alloca(I64, name="fsp")
-    b.store(b.load(_at(b, stp, L.S_DSP), typ=I64), dsp)
-    b.store(b.load(_at(b, stp, L.S_FSP), typ=I64), fsp)
-    return Env(ctx, thr, ds, dsp, fs, fsp).add_registers(b, coroutine), stp
+    setup: list[tuple[ir.Value, list[ir.Instruction]]] = [(ds, [ds]), (fs, [fs])]
+    for off, name in ((L.S_DSP, "dsp"), (L.S_FSP, "fsp")):
+        first = len(made)
+        slot = b.alloca(I64, name=name)
+        b.store(b.load(_at(b, stp, off), typ=I64), slot)
+        setup.append((slot, made[first:]))
+    env = Env(ctx, thr, ds, setup[2][0], fs, setup[3][0]).add_registers(b, coroutine)
+    env.setup = [setup, [state]]  # (the state's address only once the others are gone)
+    return env, stp
 
 
 def _at(b: ir.IRBuilder, base: ir.Value, offset: int) -> ir.Value:
@@ -284,11 +294,48 @@ def _at(b: ir.IRBuilder, base: ir.Value, offset: int) -> ir.Value:
 
 
 def finish_state(g: "Gen", stp: ir.Value) -> None:
-    """At the end of a line's body: depths back to the state buffer, the thread DONE."""
+    """At the end of a line's body: depths back to the state buffer, the thread DONE. A stack the
+    body never touched (no float in most lines) keeps its depth: its setup at the entry goes
+    (_drop_unused), and nothing is stored back."""
     g.flush()
+    unused = _drop_unused(g)
     for depth, off in ((g.env.dsp, L.S_DSP), (g.env.fsp, L.S_FSP)):
-        g.b.store(g.b.load(depth, typ=I64), _at(g.b, stp, off))
+        if id(depth) not in unused:
+            g.b.store(g.b.load(depth, typ=I64), _at(g.b, stp, off))
     g.b.store(c64(L.ST_DONE), g.b.gep(g.env.thr, [c64(L.T_STATUS)], source_etype=I64))
+
+
+def _drop_unused(g: "Gen") -> set[int]:
+    """The kernel entry's stack pointers and depth slots (state_env's `setup`) that no instruction
+    outside that setup uses, removed from the entry block; their ids. Exact: an unused array pointer
+    is dead code, and a depth slot nobody reads or writes still holds the depth it was loaded with,
+    which storing it back would write again. Tier 0 runs no pass that would remove them, and every
+    instruction of a new line's kernel is printed, parsed and compiled."""
+    gone: set[int] = set()
+    for setup in g.env.setup:
+        mine = {id(i) for _, instrs in setup for i in instrs}
+        wanted = {id(v) for v, _ in setup}
+        used: set[int] = set()
+        for block in g.fn.blocks:
+            for ins in block.instructions:
+                if id(ins) in mine:
+                    continue
+                for op in ins.operands:
+                    if id(op) in wanted:
+                        used.add(id(op))
+                if isinstance(ins, ir.PhiInstr):
+                    for v, _ in ins.incomings:
+                        if id(v) in wanted:
+                            used.add(id(v))
+        for value, instrs in setup:
+            if id(value) not in used:
+                gone.add(id(value))
+                for ins in instrs:
+                    ins.parent.instructions.remove(ins)
+    if gone and g.b.block is g.entry_bb:  # (a builder's place is an index: as Gen.alloca does)
+        g.b.position_at_end(g.entry_bb)
+    g.env.setup = []
+    return gone
 
 
 @record(eq=False)
