@@ -1,7 +1,7 @@
 """What a new line's tier-0 kernel holds (tiers.py: no IR passes run on it, so whatever the code
 generator emits is printed, parsed and compiled while the user waits): the entry's set-up of what the
 body does not use is left out (codegen.py: Env.steps, Gen.range_cache, _drop_unused; the cpu target's
-_calls_code), and the code still computes what the lines mean, keeps the stacks it does not touch,
+_scan), and the code still computes what the lines mean, keeps the stacks it does not touch,
 counts steps in loops and calls, and bounds recursion.
 
 The references: Python's integer arithmetic and numpy's float32 for the results, the LLVM IR
@@ -44,6 +44,7 @@ def test_a_straight_integer_line_has_no_unused_setup(f):
     body = kernel_ir(f, "3 5 + DUP * 7 - 2 MAX DROP")
     assert "alloca" not in body  # no depth slots, step counter, range cache or stack-top marker
     assert "stack_top" not in body and '%steps' not in body and "range_lo" not in body
+    assert "\nfail:" not in body  # none of its instructions can fail: no block for failing
     # the literal table's address is read once: one load of it, then one load per literal (4)
     assert len(re.findall(r"= load i64, ptr %[^,]+, align 8, !invariant.load", body)) == 1 + 4
 
@@ -81,6 +82,7 @@ def test_a_failing_line_still_leaves_the_stacks_as_they_were(f):
 def test_loops_and_calls_still_count_steps(f):
     body = kernel_ir(f, "0 10 0 DO I + LOOP DROP")
     assert '%steps' in body  # a loop reads the step counter: it is made
+    assert "\nfail:" in body  # and it may run out of steps
     f.eval(": spin  BEGIN 1 DROP AGAIN ;")
     f.step_budget = 100_000
     with pytest.raises(ForthError) as err:

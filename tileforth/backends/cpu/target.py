@@ -248,10 +248,14 @@ class CpuTarget(Target):
                 g.b.branch(final_bb)
             else:
                 g.b.ret(ir.Constant(I1, 1))
-        if not suspends and _calls_code(fn):  # the limit is for the words it calls: at its entry, as above
+        calls, fails = (True, True) if suspends else _scan(fn, fail_bb)
+        if not suspends and calls:  # the limit is for the words it calls: at its entry, as above
             sb = ir.IRBuilder(entry)
             sb.position_before(entry.instructions[0])
             _stack_limit(sb, ctx, thr)
+        if not fails:  # no check can fail (a straight line of arithmetic): no block to compile for it
+            fn.blocks.remove(fail_bb)
+            return fn
         g.b.position_at_end(fail_bb)
         if suspends:
             g.b.branch(final_bb)
@@ -262,19 +266,25 @@ class CpuTarget(Target):
         return fn
 
 
-def _calls_code(fn: ir.Function) -> bool:
-    """`fn` calls something other than the runtime helpers and LLVM's intrinsics (a word, EXECUTE's
-    dispatch, a debug point, through a pointer): code that may recurse and so reads the stack limit.
-    A kernel that calls none (most straight lines) needs no `_stack_limit`, which is seven
-    instructions of each new line's kernel to print, parse and compile at tier 0."""
+def _scan(fn: ir.Function, target: ir.Block) -> tuple[bool, bool]:
+    """(`fn` calls something other than the runtime helpers and LLVM's intrinsics: a word, EXECUTE's
+    dispatch, a debug point, through a pointer, code that may recurse and so reads the stack limit;
+    an instruction of `fn` names the block `target`). A kernel that calls none (most straight lines)
+    needs no `_stack_limit`, seven instructions of each new line's kernel to print, parse and compile
+    at tier 0, and one whose checks cannot fail (none) needs no fail block."""
+    calls = named = False
     for block in fn.blocks:
         for ins in block.instructions:
-            if isinstance(ins, ir.CallInstr):
+            if isinstance(ins, ir.CallInstr) and not calls:
                 callee = ins.callee
-                if not (isinstance(callee, ir.Function)
-                        and (callee.name in HELPERS or callee.name.startswith("llvm."))):
-                    return True
-    return False
+                calls = not (isinstance(callee, ir.Function)
+                             and (callee.name in HELPERS or callee.name.startswith("llvm.")))
+            if not named:
+                named = (any(op is target for op in ins.operands)
+                         or (isinstance(ins, ir.SwitchInstr)
+                             and (ins.default is target or any(b is target for _, b in ins.cases)))
+                         or (isinstance(ins, ir.IndirectBranch) and any(b is target for b in ins.destinations)))
+    return calls, named
 
 
 def _stack_limit(b: ir.IRBuilder, ctx: ir.Value, thr: ir.Value) -> None:
