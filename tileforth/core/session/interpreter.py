@@ -763,10 +763,14 @@ class Forth:
             return
         if self.on_segment is not None:
             self.on_segment(nodes, list(self.tiles))
-        if all(type(n) in (Lit, FLit) for n in nodes):  # only literals (`16 1 1 THREADS`, `5 ,`): no kernel
+        lead = 0  # the literals the segment starts with
+        for n in nodes:
+            if type(n) is not Lit and type(n) is not FLit:
+                break
+            lead += 1
+        if lead == len(nodes):  # only literals (`16 1 1 THREADS`, `5 ,`): no kernel
             self._push_literals(nodes)
             return
-        lead = next((i for i, n in enumerate(nodes) if type(n) not in (Lit, FLit)), len(nodes))
         if lead >= LEAD_PUSHED:  # a long run of literals first (data): the host pushes it, the kernel does the rest
             self._push_literals(nodes[:lead])
             nodes = nodes[lead:]
