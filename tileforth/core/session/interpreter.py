@@ -701,8 +701,7 @@ class Forth:
         """Add a node to what is being compiled: the open definition, or the
         line's segment (a node with host actions in it runs now, on the host)."""
         items = self._items()
-        kind = type(node)
-        if kind is Lit or kind is FLit or (kind is Prim and node.prim is not _EXECUTE):
+        if type(node) is Lit or type(node) is FLit or (type(node) is Prim and node.prim is not _EXECUTE):
             items.append(node)  # no host action and no EXECUTE in it: what the tests below would find
             return
         if items is self.segment and _has_host_action(node) and not device_ok(node):
