@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -57,10 +58,14 @@ def test_a_launch_that_does_not_fit_in_memory_is_a_forth_error_and_the_session_g
     f = Forth(backend="cpu")
     f.eval("1 2")
     monkeypatch.setattr(f.backend, "free_memory", lambda: 1 << 30)  # 1 GiB free
-    with pytest.raises(ForthError, match=r"a launch of 4,194,304 threads needs 2,496 MiB of memory for its stacks "
+    with pytest.raises(ForthError, match=r"a launch of 4,194,304 threads needs ([\d,]+) MiB of memory for its stacks "
                        r"\(32 cells and 16 floats a thread\) and thread records, more than the 1,024 MiB of memory "
-                       r"free on the cpu backend: use fewer threads"):
+                       r"free on the cpu backend: use fewer threads") as err:
         f.eval("4096 1 1 GRID 1024 1 1 THREADS")
+    need = int(re.search(r"needs ([\d,]+) MiB", str(err.value))[1].replace(",", ""))
+    # its stacks are kept lazily: the thread records (288 bytes a thread) and two copies of the depths (16 bytes
+    # each), and a scratch region per worker; not the 4M records of stack state (2,496 MiB with the records)
+    assert (4 << 20) * (288 + 32) >> 20 <= need < ((4 << 20) * (288 + 32) >> 20) + 64 * f.backend.workers + 64
     assert f.launch_shape == ((1, 1, 1), (32, 1, 1)) and f.data_stack() == [1, 2]
     f.eval("+")
     assert f.data_stack(lane=None) == [[3]] * 32
@@ -71,10 +76,10 @@ def test_a_refused_buffer_is_the_same_error(monkeypatch):
     monkeypatch.setattr(f.backend, "free_memory", lambda: None)  # unknown: the system itself refuses
     real = f.backend._make_shape
 
-    def refuse(grid, block):
+    def refuse(grid, block, *lazy):
         if grid[0] > 1000:
             raise MemoryError
-        return real(grid, block)
+        return real(grid, block, *lazy)
     monkeypatch.setattr(f.backend, "_make_shape", refuse)
     with pytest.raises(ForthError, match="a launch of 65,536 threads needs .* more than the memory there is"):
         f.eval("2048 1 1 GRID")  # 2048 blocks of 32 threads
@@ -107,3 +112,141 @@ def test_ctrl_c_during_a_huge_grid_lands_while_the_records_fill():
     backend._make_shape = make
     assert filled == [1] and f.data_stack() == [1, 2] and f.launch_shape == ((1, 1, 1), (32, 1, 1))
     assert f.eval("3 .") == "3 "
+
+
+# ---- stacks kept lazily (backends/cpu/heldstacks.py): small shapes run the lazy way, in many chunks -------------
+def lazy(f: Forth, shape: str = "16 1 1 GRID 64 1 1 THREADS", chunk_blocks: int = 1) -> Forth:
+    """f at `shape`, whose stacks it keeps lazily, running in chunks of `chunk_blocks` blocks (the backend's
+    thresholds lowered: the code of a 2M-thread launch, at a test's size)."""
+    be = f.backend
+    be.lazy_bytes = 0
+    f.eval(shape)
+    be.chunk_bytes = be.machine.state_bytes * be.block_size * chunk_blocks
+    assert be.held is not None and be.state_buffer() is None and be.chunk_blocks() == chunk_blocks
+    return f
+
+
+def rows_of(expect) -> list[list]:
+    return [list(r) for r in expect]
+
+
+G = np.arange(16 * 64)  # 1,024 threads: past PARALLEL_THREADS, so the blocks go to the workers
+
+
+def test_items_on_a_subset_of_threads_persist_across_lines_at_a_lazy_shape():
+    f = lazy(Forth(backend="cpu"))
+    f.eval("GLOBAL-ID 3 * 7 +")
+    assert f.data_stack(lane=None) == rows_of([[3 * g + 7] for g in G])
+    f.eval("GLOBAL-ID 5 MOD 0= IF GLOBAL-ID 2 * 1.5e THEN")  # a fifth of the threads hold more
+    f.eval("1 +")
+    want = [[3 * g + 7, 2 * g + 1] if g % 5 == 0 else [3 * g + 8] for g in G]
+    assert f.data_stack(lane=None) == want
+    assert f.float_stack(lane=None) == [[1.5] if g % 5 == 0 else [] for g in G]
+    f.eval("GLOBAL-ID 5 MOD 0= IF + F>S + THEN")  # a later line consumes them
+    assert f.data_stack(lane=None) == [[5 * g + 9] if g % 5 == 0 else [3 * g + 8] for g in G]
+    assert f.float_stack(lane=None) == [[] for _ in G]
+    f.eval("DROP")
+    assert f.data_stack(lane=None) == [[] for _ in G] and f.backend.held.empty
+
+
+def test_a_failed_line_at_a_lazy_shape_restores_every_threads_stacks():
+    f = lazy(Forth(backend="cpu"))
+    f.eval("GLOBAL-ID  GLOBAL-ID 3 MOD 0= IF 2.5e 9 THEN")
+    before = f.data_stack(lane=None), f.float_stack(lane=None)
+    held = f.backend.held
+    with pytest.raises(ForthError, match="data stack underflow: thread 700 has too few items"):
+        f.eval("DROP  GLOBAL-ID 700 = IF DROP DROP DROP THEN")  # the chunks before thread 700's ran, and wrote
+    assert (f.data_stack(lane=None), f.float_stack(lane=None)) == before
+    assert f.backend.held is held  # the snapshot was the stacks the line began with: no copy taken
+    with pytest.raises(ForthError, match="float stack underflow: thread 0 has too few floats"):
+        f.eval("1 2 3 F+")  # a host-pushed line, then a kernel that fails at the first chunk
+    assert (f.data_stack(lane=None), f.float_stack(lane=None)) == before
+    f.eval("GLOBAL-ID 3 MOD 0= IF DROP FDROP THEN")
+    assert f.data_stack(lane=None) == [[g] for g in G] and f.float_stack(lane=None) == [[] for _ in G]
+
+
+def test_host_words_read_and_write_the_stacks_of_a_lazy_shape():
+    f = lazy(Forth(backend="cpu"))
+    f.eval("4 5  2.5e")  # a line of literals: pushed by the host
+    assert f.data_stack(lane=None) == [[4, 5]] * len(G) and f.float_stack(lane=1023) == [2.5]
+    f.eval("+ FDROP")
+    f.eval("32 1 1 GRID")  # GRID pops on the host, keeps the uniform stacks
+    assert f.launch_shape == ((32, 1, 1), (64, 1, 1)) and f.data_stack(lane=None) == [[9]] * 2048
+    assert f.backend.held is not None
+    with pytest.raises(ForthError, match="keeps the stacks only when every thread has the same stacks"):
+        f.eval("GLOBAL-ID 2 MOD IF 1 THEN 16 1 1 GRID")
+    f.eval("CLEARSTACK")
+    assert f.data_stack(lane=None) == [[]] * 2048
+
+
+def test_barriers_shared_memory_and_warp_shuffles_at_a_lazy_shape():
+    """A coroutine kernel's threads keep their scratch records across its BARRIERs (a block at a time, and
+    blocks gathered at warp ops: warpops.run_together), each chunk of blocks in turn."""
+    f = lazy(Forth(backend="cpu"), chunk_blocks=3)
+    f.eval("512 SHARED: sh  GLOBAL-ID")
+    f.eval("TID-X sh TID-X CELLS + !  BARRIER  sh 63 TID-X - CELLS + @")
+    assert f.data_stack(lane=None) == [[g, 63 - g % 64] for g in G]
+    g = lazy(Forth(backend="cpu"), chunk_blocks=5)
+    g.eval("GLOBAL-ID 7 *")
+    g.eval("DUP 1 SHFL-XOR  DUP 3 SHFL-DOWN")
+    want = [[7 * t, 7 * (t ^ 1), 7 * ((t + 3) ^ 1 if t % 32 + 3 < 32 else t ^ 1)] for t in G]
+    assert g.data_stack(lane=None) == want
+
+
+def test_a_race_at_a_lazy_shape_is_reported_as_at_a_dense_one():
+    line = ": race  TID-X sh TID-X CELLS + !  sh 63 TID-X - CELLS + @ ;  race"
+    msgs = []
+    for f in (Forth(backend="cpu"), lazy(Forth(backend="cpu"), "4 1 1 GRID 64 1 1 THREADS")):
+        f.eval("4 1 1 GRID 64 1 1 THREADS  512 SHARED: sh  GLOBAL-ID")
+        before = f.data_stack(lane=None)
+        with pytest.raises(ForthError) as err:
+            f.eval(line)
+        msgs.append(str(err.value))
+        assert f.data_stack(lane=None) == before == [[t] for t in range(256)]
+    assert "data race on shared memory at sh+256 in race: thread 31 read it, then thread 32 wrote it" in msgs[0]
+    assert msgs[0] == msgs[1]
+
+
+def test_catch_at_a_lazy_shape_keeps_what_throw_left_as_at_a_dense_one():
+    program = (": t  GLOBAL-ID 2 MOD IF 11 22 THEN  GLOBAL-ID 100 = IF 9 THROW THEN 1 ;  GLOBAL-ID ' t CATCH",)
+    got = []
+    for f in (Forth(backend="cpu"), lazy(Forth(backend="cpu"), "4 1 1 GRID 64 1 1 THREADS")):
+        f.eval("4 1 1 GRID 64 1 1 THREADS")
+        f.eval(program[0])
+        got.append(f.data_stack(lane=None))
+    assert got[0] == got[1]
+    assert got[1][0][-1] == 9  # thread 100 threw 9: CATCH gives its code to every thread
+
+
+def test_held_stacks_that_do_not_fit_in_memory_are_a_forth_error_and_the_session_goes_on(monkeypatch):
+    f = lazy(Forth(backend="cpu"))
+    f.eval("GLOBAL-ID")
+    be = f.backend
+    be.held_checked = 0
+    monkeypatch.setattr(be, "free_memory", lambda: 1 << 16)  # 64 KiB free
+    with pytest.raises(ForthError, match=r"the stacks this line leaves need [\d,]+ KiB \(1,024 of 1,024 threads hold "
+                       r"items\), more than the 64 KiB of memory free on the cpu backend: leave fewer items on the "
+                       r"stacks \(store results in an ARRAY and DROP them\) or use fewer threads"):
+        f.eval("DUP 10 0 DO DUP LOOP")
+    assert f.data_stack(lane=None) == [[g] for g in G]
+    monkeypatch.undo()
+    be.held_checked = 1 << 40  # no check: the system itself refuses
+    from tileforth.backends.cpu import heldstacks
+
+    def refuse(*args):
+        raise MemoryError
+    monkeypatch.setattr(heldstacks.Held, "of_pieces", refuse)
+    with pytest.raises(ForthError, match="more than the memory there is on the cpu backend"):
+        f.eval("DUP *")
+    monkeypatch.undo()
+    f.eval("1 +")
+    assert f.data_stack(lane=None) == [[g + 1] for g in G]
+
+
+def test_an_absurd_launch_is_a_forth_error_that_names_the_limit():
+    f = Forth(backend="cpu")
+    f.eval("1 2")
+    with pytest.raises(ForthError, match=r"GRID: at most 16777216 threads in one launch on the cpu backend "
+                       r"\(65535x65535x65535 blocks of 32 threads is \d+\); use fewer blocks"):
+        f.eval("65535 65535 65535 GRID")
+    assert f.launch_shape == ((1, 1, 1), (32, 1, 1)) and f.data_stack() == [1, 2]
