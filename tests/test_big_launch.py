@@ -273,3 +273,21 @@ def test_an_absurd_launch_is_a_forth_error_that_names_the_limit():
                        r"\(65535x65535x65535 blocks of 32 threads is \d+\); use fewer blocks"):
         f.eval("65535 65535 65535 GRID")
     assert f.launch_shape == ((1, 1, 1), (32, 1, 1)) and f.data_stack() == [1, 2]
+
+
+def test_a_failed_line_that_moved_between_a_lazy_and_a_dense_shape_is_undone():
+    f = Forth(backend="cpu")
+    be = f.backend
+    be.lazy_bytes = 8 << 20  # 1,024 threads' stacks (16 MiB) are kept lazily, 32 threads' (4.5 MiB) in a buffer
+    f.eval("16 1 1 GRID 64 1 1 THREADS  5 6 DROP")
+    assert be.held is not None
+    with pytest.raises(ForthError, match="data stack underflow"):
+        f.eval("1 1 1 GRID 32 1 1 THREADS  DROP DROP")  # a dense shape, then a kernel that fails
+    assert f.launch_shape == ((16, 1, 1), (64, 1, 1)) and be.held is not None
+    assert f.data_stack(lane=None) == [[5]] * 1024
+    f.eval("1 1 1 GRID 32 1 1 THREADS  2 +")
+    assert be.held is None and be.state_buffer() is not None
+    with pytest.raises(ForthError, match="data stack underflow"):
+        f.eval("16 1 1 GRID  GLOBAL-ID 500 = IF DROP DROP THEN")  # a lazy shape, then a kernel that fails
+    assert f.launch_shape == ((1, 1, 1), (32, 1, 1)) and be.held is None
+    assert f.data_stack(lane=None) == [[7]] * 32
