@@ -128,7 +128,7 @@ class Held:
         fb, n = m.float_bytes, len(zeros)
         d, f = max(p.d for p in pieces), max(p.f for p in pieces)
         width = _width(d, f, fb)
-        if any(p.who is None for p in pieces) or DENSE_SHARE * sum(len(p.who) for p in pieces) >= n:
+        if any(p.who is None for p in pieces) or DENSE_SHARE * sum(p.holders for p in pieces) >= n:
             rows = np.zeros((n, width), np.uint8)  # (the heap's: a launch makes one, as the last goes)
             for p in pieces:
                 c = len(p.heads)
@@ -142,13 +142,13 @@ class Held:
                     rows[p.who] = part
             return cls(m, rows[:, :HEAD].view(np.int64), None, rows, d, f)
         heads = np.concatenate([p.heads for p in pieces]) if len(pieces) > 1 else pieces[0].heads.copy()
-        have = [p for p in pieces if len(p.who)]
-        who = np.concatenate([p.who for p in have]) if have else np.zeros(0, np.int64)
+        have = [(p, p.who) for p in pieces if p.who is not None and len(p.who)]
+        who = np.concatenate([w for _, w in have]) if have else np.zeros(0, np.int64)
         rows = np.zeros((len(who), width), np.uint8)
         at = 0
-        for p in have:
-            _relayout(rows[at:at + len(p.who)], d, p.rows, p.d, p.f, fb)
-            at += len(p.who)
+        for p, w in have:
+            _relayout(rows[at:at + len(w)], d, p.rows, p.d, p.f, fb)
+            at += len(w)
         return cls(m, heads, who, rows, d, f)
 
     @classmethod
