@@ -458,6 +458,7 @@ class CpuBackend(Backend):
         self.held_checked = HELD_CHECKED_BYTES
         self.held: Held | None = None  # the stacks of a lazy launch shape (None: they are self.state)
         self._scratch: dict[int, np.ndarray] = {}  # worker -> the records a lazy launch's chunks run in
+        self._pieces: dict[int, Piece] = {}  # what the chunks of the lazy launch under way left (launch())
         self._executor: ThreadPoolExecutor | None = None
         self.tiers = tiered()  # tiers.py: loop kernels start at tier 0 (False: TILEFORTH_TIERS=full)
         self.compiled_tiers = {TIER_CHEAP: 0, TIER_FULL: 0}  # kernels compiled at each tier
@@ -915,8 +916,8 @@ class CpuBackend(Backend):
         if handle.suspends or self.trace_cap:
             self._reset_records(steps)  # (a plain kernel's are reset by tf_run_plain, thread by thread: scheduler.py)
         held = self.held
-        if held is not None:
-            self._pieces: dict[int, Piece] = {}  # first block of a chunk run -> what it left (_run_lazy)
+        pieces: dict[int, Piece] = {}  # a lazy shape's: first block of a chunk run -> what it left (_run_lazy)
+        self._pieces = pieces  # (each worker takes it when it starts: a late one never writes into another launch's)
         try:
             if len(chunks) == 1:
                 ctx, out, n_out, divergence = self._run_alone(handle, ctx, sites)
@@ -924,8 +925,7 @@ class CpuBackend(Backend):
                 ctx, out, n_out, divergence = self._run_parallel(handle, ctx, sites, chunks)
         finally:
             if held is not None:
-                self.held = self._assemble(held, self._pieces)
-                self._pieces = {}
+                self.held = self._assemble(held, pieces)
         if self.trace_cap:
             n = int(ctx[L.CTX_TRACE_LEN])
             self.trace, self.trace_dropped = buf[:min(n, self.trace_cap)], max(0, n - self.trace_cap)
@@ -1049,7 +1049,7 @@ class CpuBackend(Backend):
         ctx[CTX_STATE_BASE], or here for a coroutine kernel, whose frames keep the address), the chunk
         run, what it left kept as a Piece (self._pieces, which launch() assembles). A chunk that fails
         ends the range, as an error ends _run_blocks'."""
-        held, m, bs = self.held, self.machine, self.block_size
+        held, pieces, m, bs = self.held, self._pieces, self.machine, self.block_size
         assert held is not None
         scratch = self._scratch_of(worker)
         addr, sb, step = _address(scratch), m.state_bytes, self.chunk_blocks()
@@ -1065,7 +1065,7 @@ class CpuBackend(Backend):
             try:
                 result = self._run_blocks(handle, ctx, a, b, sites)
             finally:
-                self._pieces[a] = stage_out(m, t0, n, scratch)
+                pieces[a] = stage_out(m, t0, n, scratch)
             if result[0] is not None or result[1] is not None or ctx[L.CTX_ERR_CODE]:
                 break
         return result
