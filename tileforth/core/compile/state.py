@@ -104,7 +104,11 @@ class StackState:
     # ---- to and from a backend ---------------------------------------------------
     @classmethod
     def load(cls, backend: "Backend") -> "StackState":
-        """A copy of the backend's stacks (changes reach it only through save)."""
+        """A copy of the backend's stacks (changes reach it only through save): the whole buffer where it is
+        host memory, else a partial copy (the depths and the cells in use), not every thread's whole state
+        (2M threads' on the cpu backend, which keeps a big shape's stacks lazily: 1.3 GB)."""
+        if backend.state_buffer() is None and hasattr(backend, "state_columns"):
+            return cls.partial(backend)
         return cls(backend.get_state(), backend.machine)
 
     @classmethod
