@@ -35,7 +35,7 @@ from tileforth.core.compile.tiles import ACC_TYPES, IN_TYPES, MMA_ELEMS, WARP, T
 from tileforth.core.compile.tileops import Shuffle, SyncWarp, Vote, WarpOp
 from tileforth.core.compile.mbarrier import HopperOp
 from tileforth.core.compile.smem import AsyncOp
-from tileforth.core.compile.wgmma import WgOp
+from tileforth.core.compile.wgmma import WgLaneGet, WgLanePut, WgOp
 from tileforth.core.errors import ForthError
 from tileforth.core.compile.eltypes import BY_NAME, ELTYPES
 from tileforth.core.errors import ranges
@@ -492,7 +492,7 @@ class WarpOps:
             elif isinstance(op, HopperOp):  # mbarriers, TMA: mbarriers.py, lane by lane, each its result
                 rows[here, L.T_OP] = mbarriers.perform(self.be, op, rows[here], self.ctx, s, self.sites,
                                                        functools.partial(self.error, s))
-            elif isinstance(op, WgOp):  # WGLANE@ WGLANE!: each lane its own element (wgmma.py)
+            elif isinstance(op, (WgLaneGet, WgLanePut)):  # WGLANE@ WGLANE!: each lane its own element (wgmma.py)
                 wgmma.lanes(self, op, rows, here, gw, s)
             elif isinstance(op, (LaneGet, LanePut)):  # TLANE@ TLANE!: each lane its own element
                 self._lane_elements(op, rows, here, self.be.tile_data[gw], s)

@@ -23,7 +23,7 @@ one STAGE-TILE and TMA write (SWIZZLE128).
 from __future__ import annotations
 
 import weakref
-from typing import TYPE_CHECKING, Any, Callable
+from typing import Any, Callable
 
 import numpy as np
 from tileforth.core.compile import layout as L
@@ -32,8 +32,7 @@ from tileforth.core.compile.wgmma import WG_M, WG_K, WgLaneGet, WgLanePut, WgMma
 from tileforth.core.errors import ForthError, ranges
 from tileforth.core.records import record
 
-if TYPE_CHECKING:
-    from .warpops import WarpOps
+WarpOps = Any  # warpops.WarpOps, which calls this module (named, not imported)
 
 Error = Callable[[str], ForthError]
 
@@ -90,7 +89,7 @@ def operand_offsets(desc: int, rows: int) -> np.ndarray:
     return a ^ (((a >> 7) & (swz // 16 - 1)) << 4)
 
 
-def read_operand(ops: "WarpOps", desc: int, rows: int, in_type: str, site: int, what: str) -> np.ndarray:
+def read_operand(ops: WarpOps, desc: int, rows: int, in_type: str, site: int, what: str) -> np.ndarray:
     """The operand (rows x 16, float64) read from the block's shared memory through the descriptor."""
     fd = fields(desc)
     if fd["base_offset"]:
@@ -112,7 +111,7 @@ def read_operand(ops: "WarpOps", desc: int, rows: int, in_type: str, site: int, 
     return words[off // 2].astype(np.float64)
 
 
-def complete(ops: "WarpOps", gw: int, warp: int, stack: list[np.ndarray], g: Group) -> None:
+def complete(ops: WarpOps, gw: int, warp: int, stack: list[np.ndarray], g: Group) -> None:
     """D += A[16 warp .. +16] . B for one warp's part (rows of the 64 x N result)."""
     a = read_operand(ops, g.adesc, WG_M, g.in_type, g.site, "A")[16 * warp:16 * warp + 16]
     b = read_operand(ops, g.bdesc, g.n, g.in_type, g.site, "B")  # N x K (K-major)
@@ -120,13 +119,13 @@ def complete(ops: "WarpOps", gw: int, warp: int, stack: list[np.ndarray], g: Gro
     stack[g.pos] = (acc.astype(np.float64) + a @ b.T).astype(np.float32)
 
 
-def _mates(ops: "WarpOps", block: int, w: int) -> tuple[int, int]:
+def _mates(ops: WarpOps, block: int, w: int) -> tuple[int, int]:
     """The first thread (block-relative) and the global warp of warp w's warpgroup."""
     first = (w // WARP // WG_WARPS) * WG_WARPS * WARP
     return first, block * ops.be.warps_per_block + first // WARP
 
 
-def perform(ops: "WarpOps", op: WgOp, site: int, block: int, w: int, rows: np.ndarray) -> None:
+def perform(ops: WarpOps, op: WgOp, site: int, block: int, w: int, rows: np.ndarray) -> None:
     """A collective WgOp of warp w (block-relative first thread) of the block, whose 32 lanes wait at it."""
     be = ops.be
     gw = block * be.warps_per_block + w // WARP
@@ -141,7 +140,7 @@ def perform(ops: "WarpOps", op: WgOp, site: int, block: int, w: int, rows: np.nd
             for grp in done:
                 complete(ops, gw, (w // WARP) % WG_WARPS, stack, grp)
             pending(be)[gw] = left
-        case WgStore(pos=pos, tile=t):
+        case WgStore(pos=pos):
             _not_pending(ops, op, gw, pos, site)
             ops_ = rows[0, L.T_OP:L.T_OP + 2]
             _store(ops, op, stack[pos], int(ops_[0]), int(ops_[1]), (w // WARP) % WG_WARPS, site)
@@ -151,13 +150,13 @@ def perform(ops: "WarpOps", op: WgOp, site: int, block: int, w: int, rows: np.nd
     rows[:, L.T_STATUS] = L.ST_RUN
 
 
-def _not_pending(ops: "WarpOps", op: WgOp, gw: int, pos: int, site: int) -> None:
+def _not_pending(ops: WarpOps, op: WgOp, gw: int, pos: int, site: int) -> None:
     if any(g.pos == pos for g in pending(ops.be).get(gw, [])):
         raise ops.error(site, f"{op.word}{{where}}: warp {gw} reads its warpgroup accumulator while a WGMMA writing "
                               f"it is still pending: add `0 WGMMA-WAIT` before {op.word}", op.word)
 
 
-def _mma(ops: "WarpOps", op: WgMma, site: int, block: int, w: int) -> None:
+def _mma(ops: WarpOps, op: WgMma, site: int, block: int, w: int) -> None:
     be = ops.be
     bs = be.block_size
     if bs % (WG_WARPS * WARP):
@@ -194,7 +193,7 @@ def _mma(ops: "WarpOps", op: WgMma, site: int, block: int, w: int) -> None:
     ops.ctx[L.CTX_STEPS_USED] += 1024 * WG_WARPS
 
 
-def _store(ops: "WarpOps", op: WgStore, value: np.ndarray, addr: int, stride: int, warp: int, site: int) -> None:
+def _store(ops: WarpOps, op: WgStore, value: np.ndarray, addr: int, stride: int, warp: int, site: int) -> None:
     """The warp's 16 rows of the accumulator, at rows 16 warp.. of the row-major f32 matrix at addr."""
     r0 = 16 * warp
     rows_n, n = value.shape
@@ -212,7 +211,7 @@ def _store(ops: "WarpOps", op: WgStore, value: np.ndarray, addr: int, stride: in
         out[r * stride:r * stride + n] = value[r]
 
 
-def lanes(ops: "WarpOps", op: "WgLaneGet | WgLanePut", rows: np.ndarray, here: np.ndarray, gw: int, site: int) -> None:
+def lanes(ops: WarpOps, op: "WgLaneGet | WgLanePut", rows: np.ndarray, here: np.ndarray, gw: int, site: int) -> None:
     """WGLANE@ / WGLANE! for the lanes `here` of one warp: element i of lane L is at wg_coords's row (within
     the warp's 16) and column."""
     _not_pending(ops, op, gw, op.pos, site)

@@ -93,17 +93,20 @@ def _fence_operands(g: "Gen", vals: list[ir.Value]) -> list[ir.Value]:
     return [g.b.asm(ty, "", "=f,0", [v], True) for v in vals]
 
 
+def _frag_type(t) -> ir.Type:
+    """A warpgroup accumulator's registers: N/2 f32 (target.frag_type's struct of a wacc tile)."""
+    return ir.LiteralStructType([F32] * t.regs)
+
+
 def _regs(g: "Gen", target, pos: int, t) -> tuple[ir.Value, list[ir.Value]]:
-    from .target import frag_type
     slot = target._slot(g, pos, t)
-    val = g.b.load(slot, typ=frag_type(t))
+    val = g.b.load(slot, typ=_frag_type(t))
     n = t.regs
     return slot, [g.b.extract_value(val, i) for i in range(n)]
 
 
 def _join(g: "Gen", t, regs: list[ir.Value]) -> ir.Value:
-    from .target import frag_type
-    out = ir.Constant(frag_type(t), ir.Undefined)
+    out = ir.Constant(_frag_type(t), ir.Undefined)
     for i, r in enumerate(regs):
         out = g.b.insert_value(out, r, i)
     return out
@@ -128,6 +131,7 @@ def lower_wgmma(target, g: "Gen", op, operands: list[ir.Value]) -> ir.Value | No
 
     match op:
         case WgMma(pos=pos, tile=t, in_type=ty):
+            assert t is not None  # wgmma.py always gives the accumulator
             n = t.shape[1]
             k = n // 2
             slot, regs = _regs(g, target, pos, t)

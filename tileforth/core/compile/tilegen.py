@@ -95,8 +95,9 @@ PENDING_OK = ("WGMMA",)  # the words that may take a pending warpgroup accumulat
 
 def pending_error(word: str, t: Tile, pos) -> ForthError:
     """A pending warpgroup accumulator used before a wait covers it (the registers are still being written)."""
-    later = f" (or `{t.pending - 1} WGMMA-WAIT`, which leaves only the {t.pending - 1} newer WGMMA" \
-            f"{'s' * (t.pending > 2)} in flight)" if t.pending > 1 else ""
+    newer = t.pending - 1
+    later = (f" (or `{newer} WGMMA-WAIT`, which leaves only the {newer} newer WGMMA{'s' * (newer > 1)} in flight)"
+             if newer else "")
     return ForthError(f"{word}: the warpgroup accumulator {t.short()} is pending: the WGMMA that writes it may not "
                       f"have completed, so its registers cannot be read, copied, moved or dropped yet; add "
                       f"`0 WGMMA-WAIT` before {word}{later}", pos, word)

@@ -347,10 +347,10 @@ def install(registry: "Registry") -> None:
         registry.prim(name, effect, help, example, emit, static_effect=lambda n, e=data: e,
                       suspend_point=True, inline=True, tile_word=True, **flags)
 
-    registry.group("Hopper: warpgroup MMA (wgmma, sm_90a)")
+    registry.group("Tiles: warpgroup MMA (Hopper wgmma, sm_90a)")
     tile("WGZERO", "( -- ) ( T: -- wacc )", "Push a warpgroup accumulator of zeros: the 64 x N f32 result of "
          "`64 N 16 WG-SHAPE` WGMMAs, N/2 elements per thread of the warpgroup (128 threads). Needs sm_90a.",
-         "128 1 1 THREADS  WGZERO 0 WGLANE@ F. TDROP \\ [thread 0] 0.", _zero)
+         "128 1 1 THREADS  WGZERO 0 WGLANE@ F. TDROP \\ 0.", _zero)
     tile("WGMMA", "( adesc bdesc -- ) ( T: wacc -- wacc )", "Warpgroup MMA: D += A . B, A 64 x 16 and B (stored "
          "N x K) read from shared memory through their descriptors (WGDESC), every thread of the warpgroup "
          "together (wgmma.fence, mma_async, commit_group). The accumulator is pending until a WGMMA-WAIT covers it.",
@@ -359,16 +359,16 @@ def install(registry: "Registry") -> None:
     tile("WGMMA-WAIT", "( -- )", "n WGMMA-WAIT (n a literal, 0 to 7): wait until at most the n newest WGMMAs "
          "of this thread are in flight (wgmma.wait_group n); the accumulators of the older ones are no longer pending.",
          SETUP + "WGZERO 0 0 0 128 WGDESC sA 0 0 0 128 WGDESC sB WGMMA 0 WGMMA-WAIT 0 WGLANE@ F. TDROP "
-         "\\ [thread 0] 0.", _wait, takes_literal=True, literal_max=WAIT_MAX)
+         "\\ 0.", _wait, takes_literal=True, literal_max=WAIT_MAX)
     tile("WGSTORE", "( addr stride -- ) ( T: wacc -- )", "Store the warpgroup accumulator row-major at addr "
          "(stride f32 elements between rows): each thread its N/2 elements, at WGROW and WGCOL.",
          "128 1 1 THREADS  64 64 F32 MATRIX C  WGZERO C 64 WGSTORE", _store, Effect(True, 2, -2, 0, 0))
     tile("WGLANE@", "( i -- ) ( F: -- r ) ( T: wacc -- wacc )", "Element i (0 to N/2 - 1) of this thread's part of "
          "the top warpgroup accumulator, at row i WGROW and column i WGCOL.",
-         "128 1 1 THREADS  WGZERO 5 WGLANE@ F. TDROP \\ [thread 0] 0.", _lane_get, Effect(True, 1, -1, 0, 1))
+         "128 1 1 THREADS  WGZERO 5 WGLANE@ F. TDROP \\ 0.", _lane_get, Effect(True, 1, -1, 0, 1))
     tile("WGLANE!", "( i -- ) ( F: r -- ) ( T: wacc -- wacc )", "Set element i of this thread's part of the top "
          "warpgroup accumulator (an epilogue per thread: bias, activation, scaling).",
-         "128 1 1 THREADS  WGZERO 2e 5 WGLANE! 5 WGLANE@ F. TDROP \\ [thread 0] 2.", _lane_put,
+         "128 1 1 THREADS  WGZERO 2e 5 WGLANE! 5 WGLANE@ F. TDROP \\ 2.", _lane_put,
          Effect(True, 1, -1, 1, -1))
     tile("WGROW", "( i -- row )", "The row of element i of this thread's part of a warpgroup accumulator: "
          "16*(warp mod 4) + lane/4 + 8*((i/2) mod 2), the PTX ISA's layout of wgmma's D.",

@@ -108,11 +108,13 @@ def _smem_tile(f: "Forth", name: Token) -> SmemTile:
            wordset="tileforth", parses=NAME_NEXT)
 def i_wgdesc(f: "Forth", tok: Token) -> None:
     items = f._items()
-    if not items or not isinstance(items[-1], Lit):
+    last = items[-1] if items else None
+    if not isinstance(last, Lit):
         raise ForthError("WGDESC needs a literal swizzle before it (the descriptor's mode, in bytes: 128 for a "
                          "SMEM-TILE-SWZ, 0 for a tile in core-matrix order), e.g. `0 0 0 128 WGDESC As`", tok.pos,
                          tok.text)
-    swizzle = items.pop().value
+    items.pop()
+    swizzle = int(last.value)
     name = _name(f, tok)
     tile = _smem_tile(f, name)
     why = check_desc(tile, swizzle, f.tile_config.in_type)
