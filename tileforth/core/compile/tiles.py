@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from ..errors import ForthError, SourcePos
 from . import layout as L
-from ..records import record
+from ..records import record, replace
 
 SHAPES: dict[tuple[int, int, int], dict[str, int]] = {
     # per-lane registers of each fragment (LLVM 22 / PTX, f16 A/B are always 8 x f16x2)
@@ -206,6 +206,14 @@ class Hole:
 
 def resolve(t: "Tile | Hole") -> "Tile | Hole":
     return t.resolved if isinstance(t, Hole) and t.resolved is not None else t
+
+
+def same_tile(a: "Tile | Hole", b: "Tile | Hole") -> bool:
+    """One tile as a word's input: equal but for the pending state of a warpgroup accumulator (a word is
+    inlined where it is called, and its uses of a pending accumulator are checked there)."""
+    if isinstance(a, Tile) and isinstance(b, Tile):
+        return replace(a, pending=0) == replace(b, pending=0)
+    return a == b
 
 
 def same_stack(a: list, b: list) -> bool:
