@@ -278,3 +278,15 @@ def test_a_wgmma_left_in_a_called_function_is_refused():
     with pytest.raises(ForthError) as e:
         check_inlined(entry + func)
     assert "C7510" in e.value.message and " w " in e.value.message
+
+
+def test_operands_whose_copies_have_not_landed_are_reported():
+    f = _session(8)
+    for stage, says in (("A 128 0 sA sA-GEOM STAGE-TILE B 128 0 sB sB-GEOM STAGE-TILE CP.COMMIT", "not landed"),
+                        ("A 128 0 sA sA-GEOM STAGE-TILE B 128 0 sB sB-GEOM STAGE-TILE CP.COMMIT 0 CP.WAIT",
+                         "no BARRIER")):
+        with pytest.raises(ForthError) as e:
+            f.eval(f": early {stage} WGZERO 0 0 0 128 WGDESC sA 0 0 0 128 WGDESC sB WGMMA 0 WGMMA-WAIT TDROP "
+                   "0 CP.WAIT ;  early")
+        assert e.value.word == "WGMMA" and says in e.value.message and "0 CP.WAIT BARRIER FENCE-ASYNC" in e.value.message
+    f.eval(f": ok {STAGE} WGZERO 0 0 0 128 WGDESC sA 0 0 0 128 WGDESC sB WGMMA 0 WGMMA-WAIT TDROP ;  ok")

@@ -170,8 +170,9 @@ def _mma(ops: WarpOps, op: WgMma, site: int, block: int, w: int) -> None:
         others = np.flatnonzero(~here)
         waiting = st[others] == L.ST_WARP
         other_sites = {int(s) for s in at[others][waiting]}
-        if waiting.all() and not any(isinstance(ops.sites.info.get(s), WgMma) for s in other_sites):
-            return  # mates still at other warp operations: this warp waits for them
+        coming = waiting | (st[others] == L.ST_RUN)  # at another warp op, or released from one this round
+        if coming.all() and not any(isinstance(ops.sites.info.get(s), WgMma) for s in other_sites):
+            return  # mates still on their way: this warp waits for them
         what = {L.ST_DONE: "finished", L.ST_BARRIER: "wait at a BARRIER", L.ST_WARP: "wait at another WGMMA"}
         kinds = sorted({what.get(int(x), "are elsewhere") for x in st[others]})
         raise ops.error(site, f"divergent warpgroup in block {block}{{where}}: threads "
@@ -187,6 +188,14 @@ def _mma(ops: WarpOps, op: WgMma, site: int, block: int, w: int) -> None:
                               "the same A and B descriptors)", "WGMMA")
     adesc, bdesc = (int(x) & (2 ** 64 - 1) for x in given[0])
     assert op.tile is not None
+    if ops.ctx[L.CTX_ASYNC]:  # cp.async copies in flight: the operands must have landed, and be synced
+        base = int(ops.ctx[L.CTX_SHARED])
+        for desc, rows_n, what in ((adesc, WG_M, "A"), (bdesc, op.tile.shape[1], "B")):
+            chunks = np.unique((base + operand_offsets(desc, rows_n)) & ~15).astype(np.int64)
+            if not be.asyncs.rows_landed(ops.ctx, chunks, block * bs + first, False):
+                raise ops.error(site, f"WGMMA{{where}}: {what}'s shared memory has bytes whose cp.async copy has not "
+                                      "landed, or landed for another thread with no BARRIER since: end the copies "
+                                      "with `0 CP.WAIT BARRIER FENCE-ASYNC` before the WGMMA", "WGMMA")
     for k in range(WG_WARPS):
         pending(be).setdefault(gw0 + k, []).append(Group(op.pos, adesc, bdesc, op.in_type, op.tile.shape[1], site))
     st[:] = L.ST_RUN
