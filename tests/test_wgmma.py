@@ -179,19 +179,24 @@ def test_a_pending_accumulator_is_caught_at_the_word():
 
 
 def test_a_wait_covers_all_but_the_newest_groups():
-    """Two accumulators, a WGMMA into each: `1 WGMMA-WAIT` completes the first, the second stays pending."""
+    """A WGMMA into each of two accumulators: `1 WGMMA-WAIT` completes the older, the newer stays pending."""
     f = _session(64)
     mm = "0 0 0 128 WGDESC sA 0 0 0 128 WGDESC sB WGMMA"
-    with pytest.raises(ForthError) as e:  # the newest is still pending: TSWAP would move it
+    with pytest.raises(ForthError) as e:  # the launch would end with the newer one in flight
+        f.eval(f"WGZERO {mm} WGZERO {mm} 1 WGMMA-WAIT")
+    assert "1 warpgroup accumulator still pending" in e.value.message
+    assert "( wacc[64x64x16 f32] wacc[64x64x16 f32 pending] )" in e.value.message
+    with pytest.raises(ForthError) as e:  # none waited for: both
+        f.eval(f"WGZERO {mm} WGZERO {mm}")
+    assert "2 warpgroup accumulators still pending" in e.value.message
+    with pytest.raises(ForthError) as e:  # the newer one may not be moved yet
         f.eval(f"WGZERO {mm} WGZERO {mm} 1 WGMMA-WAIT TSWAP")
-    assert e.value.word == "TSWAP" and "1 WGMMA-WAIT" not in e.value.message.split("add")[0]
+    assert e.value.word == "TSWAP"
+    with pytest.raises(ForthError) as e:  # a wait of 1 leaves the newest in flight: only 0 covers it
+        f.eval(f"WGZERO {mm} WGZERO {mm} 1 WGMMA-WAIT C 64 WGSTORE")
+    assert e.value.word == "WGSTORE" and "`0 WGMMA-WAIT`" in e.value.message and "`1 WGMMA" not in e.value.message
     out = f.eval(f"WGZERO {mm} WGZERO {mm} 1 WGMMA-WAIT 0 WGMMA-WAIT TSWAP TDROP TDROP 1 .")
     assert out.strip().endswith("1")
-    f.eval(f"WGZERO {mm} WGZERO {mm} 1 WGMMA-WAIT")  # the older one may be read now, the newer not
-    with pytest.raises(ForthError) as e:
-        f.eval("0 WGLANE@ F.")
-    assert e.value.word == "WGLANE@"
-    f.eval("0 WGMMA-WAIT TDROP TDROP")
 
 
 def test_the_descriptor_is_checked_against_the_tiles_layout_when_compiled():
@@ -290,3 +295,14 @@ def test_operands_whose_copies_have_not_landed_are_reported():
                    "0 CP.WAIT ;  early")
         assert e.value.word == "WGMMA" and says in e.value.message and "0 CP.WAIT BARRIER FENCE-ASYNC" in e.value.message
     f.eval(f": ok {STAGE} WGZERO 0 0 0 128 WGDESC sA 0 0 0 128 WGDESC sB WGMMA 0 WGMMA-WAIT TDROP ;  ok")
+
+
+def test_a_launch_may_not_end_with_a_wgmma_in_flight():
+    f = _session(8)
+    src = "WGZERO 0 0 0 128 WGDESC sA 0 0 0 128 WGDESC sB WGMMA"
+    with pytest.raises(ForthError) as e:
+        f.eval(src)
+    assert "still pending" in e.value.message and "0 WGMMA-WAIT" in e.value.message
+    assert f.tile_stack(0) == []  # the session is unchanged
+    f.eval(src + " 0 WGMMA-WAIT")  # kept on the emulator's tile stack, waited for
+    f.eval("C 8 WGSTORE")

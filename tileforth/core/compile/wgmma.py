@@ -57,7 +57,7 @@ from ..records import record, replace
 from .codegen import F32, I32, I64, c64, fconvert
 from .smem import SmemTile
 from .tileops import WarpOp, Zero
-from .tiles import WARP, WG_WARPS, Tile, TileConfig
+from .tiles import WARP, WG_WARPS, Tile, TileConfig, detailed
 
 if TYPE_CHECKING:
     from ..front.tree import Prim
@@ -279,6 +279,16 @@ def _place(col: bool):
         g.push(b.add(b.add(b.shl(warp, c64(4)), b.lshr(lane, c64(2))), b.shl(b.and_(b.lshr(i, c64(1)), c64(1)),
                                                                               c64(3))))
     return emit
+
+
+def check_launch_end(tstack: list, pos) -> None:
+    """A launch (a line's kernel) may not end with a WGMMA in flight: its accumulator would be written after the
+    threads finished (the emulator would read shared memory of another launch)."""
+    left = [t for t in tstack if isinstance(t, Tile) and t.pending]
+    if left:
+        raise ForthError(f"the launch ends with {len(left)} warpgroup accumulator{'s' * (len(left) > 1)} still pending, "
+                         f"the tile stack {detailed(tstack)}: a WGMMA would complete after the threads finished; end "
+                         "with `0 WGMMA-WAIT`", pos, "WGMMA")
 
 
 # ---- WGDESC: compiled by the immediate word (words/hopper.py) with its checked spec ------------------
