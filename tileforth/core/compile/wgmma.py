@@ -358,8 +358,8 @@ def install(registry: "Registry") -> None:
                       suspend_point=True, inline=True, tile_word=True, **flags)
 
     registry.group("Tiles: warpgroup MMA (Hopper wgmma, sm_90a)")
-    tile("WGZERO", "( -- ) ( T: -- wacc )", "Push a warpgroup accumulator of zeros: the 64 x N f32 result of "
-         "`64 N 16 WG-SHAPE` WGMMAs, N/2 elements per thread of the warpgroup (128 threads). Needs sm_90a.",
+    tile("WGZERO", "( -- ) ( T: -- wacc )", "Push a warpgroup accumulator of zeros, 64 x N f32 (N as WG-SHAPE sets it): N/2 "
+         "elements in each thread of the warpgroup, its 128 threads. Needs sm_90a.",
          "128 1 1 THREADS  WGZERO 0 WGLANE@ F. TDROP \\ 0.", _zero)
     tile("WGMMA", "( adesc bdesc -- ) ( T: wacc -- wacc )", "Warpgroup MMA: D += A . B, A 64 x 16 and B (stored "
          "N x K) read from shared memory through their descriptors (WGDESC), every thread of the warpgroup "
