@@ -164,7 +164,8 @@ def lower_wgmma(target, g: "Gen", op, operands: list[ir.Value]) -> ir.Value | No
                 row = b.add(row0, c(8 * ((i >> 1) & 1)))
                 col = b.add(col0, c(8 * (i >> 2) + (i & 1)))
                 at = b.add(addr, b.shl(b.add(b.mul(row, stride), col), c(2)))
-                b.store(r, target.mem_pointer(g, at, space))
+                # checked mode: each element's address range-checked as a store of 4 bytes is (codegen's mem_ptr)
+                b.store(r, g.mem_ptr(g.tag(at, space), 4, "WGSTORE") if g.checked else target.mem_pointer(g, at, space))
         case WgLaneGet(pos=pos, tile=t) | WgLanePut(pos=pos, tile=t):
             slot, regs = _regs(g, target, pos, t)
             i = b.urem(operands[0], c(len(regs)))
