@@ -306,3 +306,24 @@ def test_a_launch_may_not_end_with_a_wgmma_in_flight():
     assert f.tile_stack(0) == []  # the session is unchanged
     f.eval(src + " 0 WGMMA-WAIT")  # kept on the emulator's tile stack, waited for
     f.eval("C 8 WGSTORE")
+
+
+def test_each_block_reads_its_own_shared_memory_and_warpgroups():
+    """Four blocks of two warpgroups: block b's warpgroup g multiplies rows 64(2b + g).. of A (each warpgroup its
+    own pair of tiles) by B; every block's descriptors are offsets in its own shared window."""
+    n = 16
+    f = Forth(backend="cpu")
+    f.eval(f"4 1 1 GRID 256 1 1 THREADS  BF16 TILE-IN  64 {n} 16 WG-SHAPE  512 64 BF16 MATRIX A  {n} 64 BF16 MATRIX B  "
+           f"512 {n} F32 MATRIX C  64 64 BF16 2 SMEM-TILE-SWZ sA  {n} 64 BF16 1 SMEM-TILE-SWZ sB")
+    rng = np.random.default_rng(11)
+    a = rng.integers(-4, 5, (512, 64)).astype(np.float32)
+    b = rng.integers(-4, 5, (n, 64)).astype(np.float32)
+    f.set_array("A", a)
+    f.set_array("B", b)
+    # stage both warpgroups' A rows: 128 rows of A into the two stages of sA, one STAGE-TILE each
+    f.eval(": stage2  A BID-X 128 * 128 * + 128 0 sA sA-GEOM STAGE-TILE  A BID-X 128 * 64 + 128 * + 128 1 sA sA-GEOM "
+           "STAGE-TILE  B 128 0 sB sB-GEOM STAGE-TILE  CP.COMMIT 0 CP.WAIT BARRIER FENCE-ASYNC ;")
+    f.eval(": mm  stage2 WGZERO  WARPGROUP 0 0 128 WGDESC sA  0 0 0 128 WGDESC sB WGMMA  4 1 DO  WARPGROUP 0 I 16 * "
+           "128 WGDESC sA  0 0 I 16 * 128 WGDESC sB WGMMA LOOP  0 WGMMA-WAIT  C BID-X 2* WARPGROUP + 64 * "
+           f"{n} * 4 * + {n} WGSTORE ;  mm")
+    np.testing.assert_array_equal(f.array("C"), a @ b.T)
