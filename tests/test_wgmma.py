@@ -327,3 +327,59 @@ def test_each_block_reads_its_own_shared_memory_and_warpgroups():
            "128 WGDESC sA  0 0 I 16 * 128 WGDESC sB WGMMA LOOP  0 WGMMA-WAIT  C BID-X 2* WARPGROUP + 64 * "
            f"{n} * 4 * + {n} WGSTORE ;  mm")
     np.testing.assert_array_equal(f.array("C"), a @ b.T)
+
+
+def core_matrix_image(m: np.ndarray) -> np.ndarray:
+    """A rows x 16 operand in core-matrix order (the ISA's no-swizzle K-major layout with LBO 128, SBO 256): the
+    8x8 block (i, j) -- rows 8i.., columns 8j.. -- is 128 contiguous bytes at 256 i + 128 j; as 16-byte rows."""
+    rows = m.shape[0]
+    out = np.zeros((2 * rows, 8), m.dtype)
+    for i in range(rows // 8):
+        for j in range(2):
+            out[16 * i + 8 * j:16 * i + 8 * j + 8] = m[8 * i:8 * i + 8, 8 * j:8 * j + 8]
+    return out
+
+
+def test_no_swizzle_descriptors_read_core_matrix_order():
+    n = 24
+    f = Forth(backend="cpu")
+    f.eval(f"128 1 1 THREADS  F16 TILE-IN  64 {n} 16 WG-SHAPE  128 8 F16 MATRIX A  {2 * n} 8 F16 MATRIX B  "
+           f"64 {n} F32 MATRIX C  128 8 F16 1 SMEM-TILE cA  {2 * n} 8 F16 1 SMEM-TILE cB")
+    rng = np.random.default_rng(2)
+    a = rng.integers(-4, 5, (64, 16)).astype(np.float32)
+    b = rng.integers(-4, 5, (n, 16)).astype(np.float32)
+    f.set_array("A", core_matrix_image(a))
+    f.set_array("B", core_matrix_image(b))
+    f.eval("A 16 0 cA cA-GEOM STAGE-TILE  B 16 0 cB cB-GEOM STAGE-TILE  CP.COMMIT 0 CP.WAIT BARRIER FENCE-ASYNC "
+           f"WGZERO 0 0 0 0 WGDESC cA 0 0 0 0 WGDESC cB WGMMA 0 WGMMA-WAIT C {n} WGSTORE")
+    np.testing.assert_array_equal(f.array("C"), a @ b.T)
+
+
+def test_f16_inputs_are_the_f16_instruction():
+    f = Forth(backend="cpu")
+    f.eval("128 1 1 THREADS  F16 TILE-IN  64 32 16 WG-SHAPE  64 64 F16 1 SMEM-TILE-SWZ hA  32 64 F16 1 SMEM-TILE-SWZ hB "
+           "64 32 F32 MATRIX C  : k WGZERO 0 0 0 128 WGDESC hA 0 0 0 128 WGDESC hB WGMMA 0 WGMMA-WAIT C 32 WGSTORE ;")
+    ptx = word_ptx(f, "k", "sm_90a")
+    assert "wgmma.mma_async.sync.aligned.m64n32k16.f32.f16.f16" in ptx
+    log, cubin = _ptxas(ptx)
+    assert "HGMMA" in sass.opcodes(next(iter(sass.sass(cubin).values())))
+
+
+def test_the_emulator_refuses_a_pending_read_the_compiler_did_not_see():
+    """The emulator's own check (a second line behind the compiler's): a WGSTORE or WGLANE@ of a position with a
+    group not completed is an error naming the wait."""
+    from tileforth.backends.cpu import wgmma as emu
+    from tileforth.core.compile.wgmma import WgLaneGet
+
+    class Ops:  # what wgmma.py uses of warpops.WarpOps
+        be = type("Backend", (), {})()
+
+        @staticmethod
+        def error(site, message, word=None):
+            return ForthError(message.replace("{where}", ""), None, word)
+
+    emu.pending(Ops.be)[3] = [emu.Group(1, 0, 0, "bf16", 8, 0)]
+    emu._not_pending(Ops, WgLaneGet("WGLANE@", 0), 3, 0, 0)  # another position: fine
+    with pytest.raises(ForthError) as e:
+        emu._not_pending(Ops, WgLaneGet("WGLANE@", 1), 3, 1, 0)
+    assert "still pending" in e.value.message and "0 WGMMA-WAIT" in e.value.message
