@@ -383,3 +383,14 @@ def test_the_emulator_refuses_a_pending_read_the_compiler_did_not_see():
     with pytest.raises(ForthError) as e:
         emu._not_pending(Ops, WgLaneGet("WGLANE@", 1), 3, 1, 0)
     assert "still pending" in e.value.message and "0 WGMMA-WAIT" in e.value.message
+
+
+def test_mma_sync_words_on_a_warpgroup_accumulator_name_the_warpgroup_words():
+    f = _session(8)
+    for src, word in (("WGZERO C 8 TSTORE", "TSTORE"), ("WGZERO 0 TLANE@ F.", "TLANE@")):
+        with pytest.raises(ForthError) as e:
+            f.eval(src)
+        assert e.value.word == word and "WGSTORE" in e.value.message and "WGLANE@" in e.value.message
+    with pytest.raises(ForthError) as e:
+        f.eval("WGZERO 9 WGMMA-WAIT TDROP")
+    assert "0 to 7" in e.value.message

@@ -176,6 +176,10 @@ def tile_error(word: str, expects: str, tiles: list, pos: SourcePos | None, hint
 
 
 def hint_for(word: str, tiles) -> str:
+    if tiles and getattr(resolve(tiles[-1]), "kind", "") == "wacc" and word in ("TSTORE", "TSCALE", "T+", "TLANE@",
+                                                                                "TLANE!", "TSTSM", "TMMA"):
+        return ("; the top is a warpgroup accumulator (WGZERO, WGMMA): store it with WGSTORE, reach its elements "
+                "with WGLANE@ and WGLANE!")
     if word == "TMMA":
         return "; push an accumulator (TZERO, TLOAD-C), then a (TLOAD-A) and b (TLOAD-B)"
     if word in ("TSTORE", "TSCALE", "T+"):

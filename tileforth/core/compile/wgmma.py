@@ -369,7 +369,7 @@ def install(registry: "Registry") -> None:
     tile("WGMMA-WAIT", "( -- )", "n WGMMA-WAIT (n a literal, 0 to 7): wait until at most the n newest WGMMAs "
          "of this thread are in flight (wgmma.wait_group n); the accumulators of the older ones are no longer pending.",
          SETUP + "WGZERO 0 0 0 128 WGDESC sA 0 0 0 128 WGDESC sB WGMMA 0 WGMMA-WAIT 0 WGLANE@ F. TDROP "
-         "\\ 0.", _wait, takes_literal=True, literal_max=WAIT_MAX)
+         "\\ 0.", _wait, takes_literal=True)
     tile("WGSTORE", "( addr stride -- ) ( T: wacc -- )", "Store the warpgroup accumulator row-major at addr "
          "(stride f32 elements between rows): each thread its N/2 elements, at WGROW and WGCOL.",
          "128 1 1 THREADS  64 64 F32 MATRIX C  WGZERO C 64 WGSTORE", _store, Effect(True, 2, -2, 0, 0))
