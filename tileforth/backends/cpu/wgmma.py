@@ -190,10 +190,10 @@ def _mma(ops: WarpOps, op: WgMma, site: int, block: int, w: int) -> None:
     assert op.tile is not None
     if ops.ctx[L.CTX_ASYNC]:  # cp.async copies in flight: the operands must have landed, and be synced
         base = int(ops.ctx[L.CTX_SHARED])
-        for desc, rows_n, what in ((adesc, WG_M, "A"), (bdesc, op.tile.shape[1], "B")):
+        for desc, rows_n, operand in ((adesc, WG_M, "A"), (bdesc, op.tile.shape[1], "B")):
             chunks = np.unique((base + operand_offsets(desc, rows_n)) & ~15).astype(np.int64)
             if not be.asyncs.rows_landed(ops.ctx, chunks, block * bs + first, False):
-                raise ops.error(site, f"WGMMA{{where}}: {what}'s shared memory has bytes whose cp.async copy has not "
+                raise ops.error(site, f"WGMMA{{where}}: {operand}'s shared memory has bytes whose cp.async copy has not "
                                       "landed, or landed for another thread with no BARRIER since: end the copies "
                                       "with `0 CP.WAIT BARRIER FENCE-ASYNC` before the WGMMA", "WGMMA")
     for k in range(WG_WARPS):
