@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
@@ -394,3 +395,11 @@ def test_mma_sync_words_on_a_warpgroup_accumulator_name_the_warpgroup_words():
     with pytest.raises(ForthError) as e:
         f.eval("WGZERO 9 WGMMA-WAIT TDROP")
     assert "0 to 7" in e.value.message
+
+
+def test_the_sass_benchmark_prints_its_row():
+    sass.require("ptxas")
+    script = Path(__file__).resolve().parent.parent / "benchmarks" / "wgmma_sass.py"
+    r = subprocess.run([sys.executable, str(script), "--n", "8"], capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert re.search(r"^\s+8\s+\d+\s+0\+0\s+4\s+\d+\s+none$", r.stdout, re.M), r.stdout
