@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import sass
+from standins import drv  # noqa: F401 - drv: the fixture (the cuda stand-in)
 from tileforth.core import Forth, ForthError
 from tileforth.export.kernels import word_ptx
 
@@ -403,3 +404,20 @@ def test_the_sass_benchmark_prints_its_row():
     r = subprocess.run([sys.executable, str(script), "--n", "8"], capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stdout + r.stderr
     assert re.search(r"^\s+8\s+\d+\s+0\+0\s+4\s+\d+\s+none$", r.stdout, re.M), r.stdout
+
+
+@pytest.mark.usefixtures("drv")
+def test_at_the_prompt_on_hopper_a_wgmma_line_is_assembled_for_sm_90a():
+    """The cuda backend on a CC 9.0 device (the stand-in driver: kernels do not run, its JIT is ptxas) compiles
+    a line's WGMMA for sm_90a, wgmma and all, where ptxas accepts it."""
+    f = Forth(backend="cuda")
+    try:
+        f.eval("128 1 1 THREADS  BF16 TILE-IN  64 64 16 WG-SHAPE  64 64 BF16 1 SMEM-TILE-SWZ sA  "
+               "64 64 BF16 1 SMEM-TILE-SWZ sB  64 64 F32 MATRIX C")
+        f.eval("WGZERO 0 0 0 128 WGDESC sA 0 0 0 128 WGDESC sB WGMMA 0 WGMMA-WAIT C 64 WGSTORE")
+        (ptx,) = [k.ptx for k in f.kcache.values() if "wgmma.mma_async" in k.ptx]
+        assert ".target sm_90a" in ptx and re.search(r"wgmma\.wait_group\.sync\.aligned\s+0;", ptx)
+        entry = ptx[ptx.index(".entry"):]
+        assert "wgmma.mma_async" in entry[:entry.find("\n.func") if "\n.func" in entry else None]  # in the kernel
+    finally:
+        f.backend.close()
