@@ -421,3 +421,43 @@ def test_at_the_prompt_on_hopper_a_wgmma_line_is_assembled_for_sm_90a():
         assert "wgmma.mma_async" in entry[:entry.find("\n.func") if "\n.func" in entry else None]  # in the kernel
     finally:
         f.backend.close()
+
+
+# ---- on a Hopper GPU (skipped without one): the same numbers as the emulator's --------------------------
+def _hopper() -> Forth | None:
+    try:
+        f = Forth(backend="cuda")
+    except ForthError:
+        return None
+    if f.backend.arch != "sm_90":
+        f.backend.close()
+        return None
+    return f
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("n", [8, 64, 256])
+def test_on_a_hopper_gpu_d_is_a_times_b_and_a_wrong_descriptor_is_the_emulators_wrong_answer(n):
+    f = _hopper()
+    if f is None:
+        pytest.skip("needs a Hopper GPU (compute capability 9.0) and the cuda backend")
+    try:
+        a, b = _inputs(n, n)
+        clear = (1 << 62) - 1
+        results = []
+        for be in (f, _session(n)):
+            if be is f:
+                be.eval(f"128 1 1 THREADS  BF16 TILE-IN  64 {n} 16 WG-SHAPE  64 64 BF16 MATRIX A  {n} 64 BF16 MATRIX B  "
+                        f"64 {n} F32 MATRIX C  64 64 BF16 1 SMEM-TILE-SWZ sA  {n} 64 BF16 1 SMEM-TILE-SWZ sB")
+            be.set_array("A", a)
+            be.set_array("B", b)
+            be.eval(f": gemm {STAGE} WGZERO {K_LOOP} 0 WGMMA-WAIT C {n} WGSTORE ;  gemm")
+            good = be.array("C").copy()
+            be.eval(f": bad {STAGE} WGZERO 0 0 0 128 WGDESC sA {clear} AND  0 0 0 128 WGDESC sB WGMMA 0 WGMMA-WAIT "
+                    f"C {n} WGSTORE ;  bad")
+            results.append((good, be.array("C").copy()))
+        (gpu_good, gpu_bad), (emu_good, emu_bad) = results
+        np.testing.assert_array_equal(gpu_good, a @ b.T)
+        np.testing.assert_array_equal(gpu_bad, emu_bad)  # the descriptor means the same on both
+    finally:
+        f.backend.close()
