@@ -51,7 +51,7 @@ from . import layout as L
 from .ranges import loop_fits_32, value_range
 from .slottags import SlotTags, Spec
 from .spaces import result_spaces
-from .tiles import detailed, resolve, same_stack
+from .tiles import detailed, resolve, same_stack, same_tile
 
 if TYPE_CHECKING:
     from ..front.dictionary import Colon
@@ -1311,7 +1311,7 @@ class Gen(Visitor):
         needs = word.tile_effect[0]
         top = self.tstack[len(self.tstack) - len(needs):] if needs else []
         ok = len(self.tstack) >= len(needs) and all(
-            resolve(n) is n or resolve(n) == resolve(t) for n, t in zip(needs, top))
+            resolve(n) is n or same_tile(resolve(n), resolve(t)) for n, t in zip(needs, top))
         if not ok:
             want = detailed([resolve(n) for n in needs])
             have = detailed(self.tstack[self.tiles_shown_from():]) if self.tstack else "empty"

@@ -26,7 +26,7 @@ from ..front.linekey import LineShape
 from ..front.tree import Begin, Call, Do, Lit, Node, Prim, Recurse, walk
 from ..lazy import llvm
 from ..records import field, record, replace
-from . import xtgen, xttable
+from . import wgmma, xtgen, xttable
 from .codegen import WORD_FNTY, Env, Gen, Sites, declare, emit_word_function, helper_fn
 from .target import HELPERS_IR, Target
 from .tiles import MAX_TILES, Hole
@@ -451,6 +451,7 @@ class Compiler:
                 tiles_in[:] = tiles[used:]
                 tiles_out[:] = g.tstack[used:]
             else:
+                wgmma.check_launch_end(g.tstack, nodes[-1].pos if nodes else None)
                 tiles_out[:] = g.tstack
 
         self.target.define_kernel(m, name, suspends, make_gen, emit, block)

@@ -21,7 +21,7 @@ from llvmlite import ir
 from ..errors import ForthError
 from ..front.effects import DYNAMIC, Effect
 from .primitive import Emit, Registry
-from . import floatwords, heapgen, mbarrier, smem, tilegen, tma, warpgen, xtgen
+from . import floatwords, heapgen, mbarrier, smem, tilegen, tma, warpgen, wgmma, xtgen
 from . import layout as L
 from .codegen import F16, F32, F64, I8, I16, I32, I64, I128, c64, fconvert, float_bits
 
@@ -905,3 +905,4 @@ smem.install(REGISTRY)
 mbarrier.install(REGISTRY)  # Hopper: mbarriers, FENCE-ASYNC, ELECT
 mbarrier.install_specialisation(REGISTRY)  # WARPGROUP REGS- REGS+
 tma.install(REGISTRY)  # Hopper: TMA-LOAD TMA-STORE TMA-WAIT
+wgmma.install(REGISTRY)  # Hopper: WGZERO WGMMA WGMMA-WAIT WGSTORE ... (warpgroup MMA)
