@@ -13,12 +13,20 @@ launch's, bit for bit; the debugger then replays what each lane did as a warp of
   runs until it reaches a `BARRIER` (it is parked there) or ends, then the next warp runs; when every warp
   is parked or done, the barrier releases them all.
 
+At each stop the record also keeps what the emulator's models of asynchrony held for the lane then: its
+cp.async groups (committed so far, committed and still in flight, copies not committed yet;
+backends/cpu/asynccopy.py) and its block's mbarriers (phase, arrivals pending, transaction bytes;
+backends/cpu/mbarriers.py), as the lane found them when it reached the word in the recorded run. The tile
+stack at a stop is static (the compiler knows it at every word: codegen.DEBUG.tiles), so each warp's is the
+one at the word it runs next.
+
 `Debugger` (made by `Forth.debug(line)`) steps, continues to breakpoints, picks warps and blocks and
 gives `.view()` records (`View`), which `render` turns into the text the REPL shows.
 """
 from __future__ import annotations
 
 import ctypes
+import sys
 import threading
 import weakref
 from ..records import field, record
@@ -40,9 +48,32 @@ _POINT = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64
                           ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p)
 
 
+@record(frozen=True)
+class Groups:
+    """A thread's cp.async groups at a stop: committed so far, committed and still in flight (not landed by a
+    CP.WAIT), and copies started since its last CP.COMMIT."""
+
+    committed: int
+    in_flight: int
+    open: int
+
+
+@record(frozen=True)
+class Mbar:
+    """An mbarrier of the block at a stop: its shared offset, arrivals per phase, arrivals its current phase
+    still needs, transaction bytes announced less delivered, and phases completed."""
+
+    offset: int
+    count: int
+    pending: int
+    tx: int
+    phase: int
+
+
 @record
 class Event:
-    """One lane at one stop, before the word runs: the site, its stacks' depths and top items, the watch."""
+    """One lane at one stop, before the word runs: the site, its stacks' depths and top items, the watch,
+    its cp.async groups (None: the launch has copied nothing yet) and its block's mbarriers."""
 
     site: int
     depth: int
@@ -50,6 +81,8 @@ class Event:
     fdepth: int
     ftop: tuple[float, ...]
     watch: tuple[int, ...] = ()
+    groups: Groups | None = None
+    mbars: tuple[Mbar, ...] = ()
 
 
 class _Recorder:
@@ -68,7 +101,7 @@ class _Recorder:
         self.block_sizes.append(int(self.f.backend.block_size))
         self.launches.append({})
 
-    def note(self, thr: int, site: int, ds: int, dsp: int, fs: int, fsp: int) -> None:
+    def note(self, ctx: int, thr: int, site: int, ds: int, dsp: int, fs: int, fsp: int) -> None:
         if self.count >= EVENT_CAP:
             self.overflow = True
             return
@@ -84,7 +117,29 @@ class _Recorder:
         watch: tuple[int, ...] = ()
         if self.watch:
             watch = tuple(v for addr, n in self.watch for v in (ctypes.c_int64 * n).from_address(addr))
-        self.launches[-1].setdefault(lin, []).append(Event(site, depth, top, fdepth, ftop, watch))
+        groups, mbars = self.asyncs(ctx, lin)
+        self.launches[-1].setdefault(lin, []).append(Event(site, depth, top, fdepth, ftop, watch, groups, mbars))
+
+    def asyncs(self, ctx: int, lin: int) -> tuple[Groups | None, tuple[Mbar, ...]]:
+        """The thread's cp.async groups and its block's mbarriers, from the emulator's models, when this
+        launch has used them (ctx[CTX_ASYNC] is set at its first async op: none before)."""
+        table = ctypes.c_int64.from_address(ctx + L.CTX_ASYNC * 8).value
+        if not table:
+            return None, ()
+        model = getattr(self.f.backend, "asyncs", None)
+        st = model._launches.get(ctx) if model is not None else None
+        groups = None
+        if st is not None and st.table.ctypes.data == table:
+            th = st.threads.get(lin)
+            groups = Groups(0, 0, 0) if th is None else Groups(th.committed, len(th.groups), len(th.open))
+        # core imports no backend (tests/test_import_graph.py): the model's module, loaded once a launch used
+        # an mbarrier (backend.py has no accessor for it yet)
+        mbarriers = sys.modules.get("tileforth.backends.cpu.mbarriers")
+        mb = mbarriers._MODELS.get(self.f.backend) if mbarriers is not None else None
+        blk = mb._blocks.get(ctx) if mb is not None else None
+        if blk is None or blk.block != lin // max(1, int(self.f.backend.block_size)):
+            return groups, ()
+        return groups, tuple(Mbar(off, b.count, b.pending, b.tx, b.phase) for off, b in sorted(blk.barriers.items()))
 
 
 _recording: _Recorder | None = None
@@ -96,7 +151,7 @@ def _point(ctx: int, thr: int, site: int, ds: int, dsp: int, fs: int, fsp: int) 
     if rec is None:
         return
     try:
-        rec.note(thr, site, ds, dsp, fs, fsp)
+        rec.note(ctx, thr, site, ds, dsp, fs, fsp)
     except Exception:  # noqa: BLE001  (a ctypes callback must not raise: the stop is left out)
         pass
 
@@ -146,6 +201,19 @@ class Lane:
     done: bool
     watch: tuple[int, ...] = ()
     watch_changed: bool = False
+    groups: Groups | None = None  # its cp.async groups at the stop (None: no copy yet in the launch)
+
+
+@record
+class WarpRow:
+    """A warp of the block at a stop: its state, its tile stack at the word it runs next (top last), and its
+    lanes' cp.async groups (those of its first live lane; alike: every live lane has the same)."""
+
+    warp: int
+    state: str
+    tiles: tuple[str, ...] = ()
+    groups: Groups | None = None
+    alike: bool = True
 
 
 @record
@@ -160,8 +228,10 @@ class View:
     mask: list[bool]  # the warp's 32 lanes: True where the lane runs the word
     lanes: list[Lane]
     warps: list[str]  # the block's warps: running, diverged, barrier, ready, done
-    tiles: list[str] = field(default_factory=list)
+    tiles: list[str] = field(default_factory=list)  # the current warp's tile stack at the word (top last)
     finished: bool = False
+    rows: list[WarpRow] = field(default_factory=list)  # the block's warps: state, tile stack, cp.async groups
+    mbars: list[Mbar] = field(default_factory=list)  # the block's mbarriers, as the warp's first active lane found them
 
     @property
     def source_line(self) -> str:
@@ -177,6 +247,7 @@ class _Block:
         self.threads = threads
         self.sites = sites
         self.at = [0] * len(threads)
+        self.keys: dict[int, list[tuple]] = {}  # a lane's key (below) at each of its events, made when needed
         self.nwarps = (len(threads) + WARP - 1) // WARP
         self.parked = [False] * self.nwarps
         self.warp = 0
@@ -197,13 +268,44 @@ class _Block:
         return (0, 0, site) if pos is None else (pos.line, pos.col, site)
 
     def chosen(self, w: int) -> int | None:
-        """The site warp w runs next (the earliest in the source among its lanes' next words), or None."""
-        best = None
+        """The site warp w runs next (the earliest in the source among its lanes' next words, a word inside
+        a called word placed at its call: `key`), or None."""
+        sites = {}
         for t in self.lanes_of(w):
             e = self.next_event(t)
-            if e is not None and (best is None or self.order(e.site) < self.order(best)):
-                best = e.site
-        return best
+            if e is not None:
+                sites.setdefault(e.site, t)
+        if len(sites) <= 1:
+            return next(iter(sites), None)
+        return min(sites, key=lambda site: self.key(sites[site]))
+
+    def key(self, t: int) -> tuple:
+        """Where lane t's next word is, as a place in the debugged line: the positions of the calls it is
+        inside, outermost first, then its own (the lanes of a warp compare by it: words of different
+        definitions have positions in different texts, the calls' positions are in the line's)."""
+        keys = self.keys.get(t)
+        if keys is None:
+            keys = self.keys[t] = self._keys(self.threads[t])
+        return keys[self.at[t]]
+
+    def _keys(self, evs: list[Event]) -> list[tuple]:
+        out: list[tuple] = []
+        chain: list[tuple[str, tuple]] = []  # the calls the lane is inside: (the word called, the call's place)
+        prev = None
+        for e in evs:
+            d = self.defname(e.site)
+            if prev is not None and d != self.defname(prev.site):
+                if self.label(prev.site).upper() == d.upper():  # the last word was the call of this one
+                    chain.append((d, self.order(prev.site)))
+                else:  # a return: to the word it was called from
+                    while chain and chain[-1][0] != d:
+                        chain.pop()
+            out.append(tuple(place for _, place in chain) + (self.order(e.site),))
+            prev = e
+        return out
+
+    def defname(self, site: int) -> str:
+        return str(self.sites.entries[site][0]) if site < len(self.sites.entries) else ""
 
     def mask(self, w: int) -> list[bool]:
         site = self.chosen(w)
@@ -284,6 +386,7 @@ class Debugger:
         self.block = 0
         self.quitted = False
         self.launches = [lw for lw in rec.launches if lw]
+        self.end_tiles = tuple(t.short() for t in getattr(f.device, "tiles", []))  # the line's tile stack at its end
         self.sizes = [bs for bs, lw in zip(rec.block_sizes, rec.launches) if lw]
         self._go_to_first()
 
@@ -430,12 +533,23 @@ class Debugger:
             prev = blk.threads[t][blk.at[t] - 1] if not done and blk.at[t] > 0 else None
             changed = prev is not None and watch != prev.watch  # the lane's last word changed the cells
             lanes.append(Lane(t - w * WARP, mask[t - w * WARP], e.depth if e else 0, e.top if e else (),
-                              e.fdepth if e else 0, e.ftop if e else (), done, watch, changed))
+                              e.fdepth if e else 0, e.ftop if e else (), done, watch, changed,
+                              e.groups if e else None))
         pos = self.f.sites.entries[site][1] if site is not None else None
         word = DEBUG.labels.get(site, "?") if site is not None else ""
-        tiles = [str(t) for t in getattr(self.f.device, "tiles", [])]
-        return View(self.launch, self.block, w, word, pos, mask, lanes,
-                    [blk.state(v) for v in range(blk.nwarps)], tiles, finished=self.finished)
+        rows = [self._row(blk, v) for v in range(blk.nwarps)]
+        first = next((blk.next_event(t) for t in blk.lanes_of(w) if mask[t - w * WARP]), None)
+        return View(self.launch, self.block, w, word, pos, mask, lanes, [r.state for r in rows],
+                    list(rows[w].tiles) if rows else [], finished=self.finished, rows=rows,
+                    mbars=list(first.mbars) if first is not None else [])
+
+    def _row(self, blk: _Block, w: int) -> WarpRow:
+        """Warp w's row: its state, its tile stack where it is (the line's end tiles once done), its groups."""
+        site = blk.chosen(w)
+        tiles = self.end_tiles if site is None else DEBUG.tiles.get(site, ())
+        evs = [blk.next_event(t) or (blk.threads[t][-1] if blk.threads[t] else None) for t in blk.lanes_of(w)]
+        gs = [e.groups for e in evs if e is not None]
+        return WarpRow(w, blk.state(w), tuple(tiles), gs[0] if gs else None, all(g == gs[0] for g in gs))
 
 
 def render(v: View) -> str:
@@ -457,9 +571,37 @@ def render(v: View) -> str:
         if ln.watch and ln.watch_changed:
             line += "   watch " + " ".join(str(x) for x in ln.watch)
         out.append(line)
-    if v.tiles:
-        out.append("tiles " + " ".join(v.tiles))
+    out += extra_lines(v)
     return "\n".join(out)
+
+
+def tile_stack_text(tiles: tuple[str, ...]) -> str:
+    """A tile stack as a stack comment, top last: "( acc[16x16x16 f32] a[16x16x16 f16] )", "( )"."""
+    return "( " + " ".join(tiles) + " )" if tiles else "( )"
+
+
+def groups_text(g: Groups | None) -> str:
+    """A lane's or warp's cp.async groups in a few words: "3 committed, 1 in flight, 0 open"."""
+    if g is None:
+        return "no copies"
+    return f"{g.committed} committed, {g.in_flight} in flight, {g.open} open"
+
+
+def mbar_text(m: Mbar) -> str:
+    return (f"mbarrier @{m.offset}: phase {m.phase} (parity {m.phase & 1}), "
+            f"{m.pending} of {m.count} arrivals pending, tx {m.tx} bytes")
+
+
+def extra_lines(v: View) -> list[str]:
+    """The rows below the lanes: each warp's tile stack, the cp.async groups per warp, the mbarriers."""
+    out = []
+    if any(r.tiles for r in v.rows):
+        out.append("tiles " + "  ".join(f"w{r.warp} " + tile_stack_text(r.tiles) for r in v.rows))
+    if any(r.groups is not None for r in v.rows):
+        out.append("cp.async " + "  ".join(f"w{r.warp} {groups_text(r.groups)}" + ("" if r.alike else " (lanes differ)")
+                                          for r in v.rows))
+    out += [mbar_text(m) for m in v.mbars]
+    return out
 
 
 def debug(f: Forth, line: str, watch: list[tuple[int, int]] | None = None) -> Debugger:
