@@ -5,6 +5,7 @@ values (against numpy), an error's caret, and never a Python traceback."""
 
 from __future__ import annotations
 
+import json
 import re
 from html.parser import HTMLParser
 from pathlib import Path
@@ -329,3 +330,94 @@ def test_the_repl_guide_notebook_example_shows_what_the_guide_says(ip, capsys):
     assert _plain(bundles[-1]) == shown
     assert line.startswith("%forth ") and line.count("\n") == 1  # the line magic, in the same session
     assert _plain(_line(ip, line[len("%forth "):].rstrip("\n"), capsys)[-1]) == line_shown
+
+
+# ---------------------------------------------------------------- %%forth --trace
+
+
+class _Stops(HTMLParser):
+    """The trace's scrolling box and the stops in it: each stop's <div class="tf-stop"> and its <svg>'s
+    32 mask cells (<rect class="lane">), green where the lane runs the word."""
+
+    def __init__(self):
+        super().__init__()
+        self.box_style = None
+        self.stops: list[list[bool]] = []
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "div" and a.get("class") == "tf-trace":
+            self.box_style = a.get("style", "")
+        elif tag == "div" and a.get("class") == "tf-stop":
+            self.stops.append([])
+        elif tag == "rect" and a.get("class") == "lane":
+            self.stops[-1].append(a.get("fill") == "#4c9a2a")
+
+
+def _trace(html_text: str) -> _Stops:
+    p = _Stops()
+    p.feed(html_text)
+    return p
+
+
+def test_trace_shows_every_stop_as_an_svg_in_a_scrolling_box(ip, capsys):
+    line, threads = "7 DUP *", 64
+    (b,) = _cell(ip, f"--new --backend cpu --threads {threads} --trace", line, capsys)[-1:]
+    p = _trace(b["text/html"])
+    assert "overflow:auto" in p.box_style and "max-height" in p.box_style
+    # each word of the line is one stop per warp (no branch: every lane of the warp runs it)
+    assert len(p.stops) == len(line.split()) * (threads // 32)
+    assert all(cells == [True] * 32 for cells in p.stops)
+    well_formed(b["text/html"])
+    assert b["text/plain"].count("-- stop ") == len(p.stops)
+    assert b["text/plain"].endswith("data  <1> 49\nfloat <0>\n")  # then the stacks, as after a cell
+
+
+def test_trace_masks_follow_a_divergent_if_and_n_limits_the_stops(ip, capsys):
+    (b,) = _cell(ip, "--new --backend cpu --threads 32 --trace", "TID-X 3 MOD 0= IF 10 ELSE 20 THEN", capsys)[-1:]
+    p = _trace(b["text/html"])
+    takes = list(np.arange(32) % 3 == 0)  # numpy: the lanes that take the IF branch
+    assert takes in p.stops and [not t for t in takes] in p.stops
+    total = len(p.stops)
+    (b,) = _cell(ip, "--trace 3", "TID-X 3 MOD 0= IF 10 ELSE 20 THEN", capsys)
+    assert len(_trace(b["text/html"]).stops) == 3
+    assert f"({total - 3} more stops not shown" in b["text/plain"]
+
+
+def test_trace_of_a_failing_cell_shows_the_error_and_restores_the_session(ip, capsys):
+    _cell(ip, "--new --backend cpu --threads 32", "5", capsys)
+    (b,) = _cell(ip, "--trace", "7 DUP * 0 /", capsys)
+    assert "division by zero" in b["text/plain"] and _trace(b["text/html"]).stops
+    (b,) = _line(ip, ".S", capsys)
+    assert "data  <1> 5" in b["text/plain"]
+    (b,) = _cell(ip, "--trace 0", "1", capsys)
+    assert "--trace takes the number of stops" in _plain(b)
+
+
+def test_load_ext_in_a_kernel_sends_the_forth_highlighting(ip, capsys):
+    from tileforth.repl import highlight
+
+    shown = []
+    from IPython.core import display_functions
+
+    orig = display_functions.publish_display_data
+    display_functions.publish_display_data = lambda data, *a, **k: shown.append(data)
+    ip.kernel = object()  # as in an ipykernel (the terminal IPython sends nothing)
+    try:
+        ip.run_line_magic("unload_ext", "tileforth")
+        ip.run_line_magic("load_ext", "tileforth")
+    finally:
+        del ip.kernel
+        display_functions.publish_display_data = orig
+    (js,) = [d["application/javascript"] for d in shown if "application/javascript" in d]
+    assert 'defineMode("tileforth"' in js and "highlight_modes[\"magic_tileforth\"]" in js
+    assert "/^%%forth/" in js
+    words = json.loads(re.search(r"var words = (\[.*?\]);", js).group(1))
+    # the dictionary's words, checked against a session's dictionary (internal (NAME) words aside)
+    from tileforth.core import Forth
+
+    f = Forth(backend="cpu")
+    public = {n for n in f.dict if not (n.startswith("(") and n.endswith(")") and len(n) > 2)}
+    assert public <= set(words), sorted(public - set(words))[:10]
+    assert {"DUP", "TMMA", "CP.WAIT", "DEBUG", "SQUARE"} - set(words) == {"SQUARE"}
+    assert not highlight.wanted(ip)  # the terminal shell: no kernel

@@ -30,6 +30,14 @@ Options of `%%forth` (and of `%forth_session`):
     --threads X Y Z             `X Y Z THREADS` before the cell's lines
     --new                       a fresh session (on the same backend unless --backend says otherwise)
     --no-stacks                 leave out the stacks after the cell
+    --trace [N]                 run the cell under the step debugger (the emulator: core/session/debugger.py)
+                                and show its first N stops (default 200), word by word for the warp that
+                                runs, as a scrollable list of pictures (each stop's view as inline SVG;
+                                text/plain: the views as the REPL prints them), then what the cell
+                                printed and the stacks
+
+`%load_ext tileforth` in a kernel also sends the Javascript that highlights `%%forth` cells as
+tileforth (tileforth/repl/highlight.py; the classic notebook runs it, JupyterLab does not).
 
 The session and the views are the REPL's own (tileforth/repl/session.py, tileforth/repl/render.py);
 core knows nothing of this module.  IPython is imported only by
@@ -66,6 +74,9 @@ PRE = ('<pre style="font-family:var(--jp-code-font-family,monospace);font-size:1
 # an error: its message broken between words at ERROR_WIDTH columns, its source line cut to a window
 # there (render.render_error), and what is still wider than the output area wrapped, not cut off
 ERROR_WIDTH = 100
+TRACE_STOPS = 200  # the stops `%%forth --trace` shows unless told (the line runs to its end either way)
+TRACE_MAX = 5000
+TRACE_HEIGHT = 520  # pixels of the trace's scrolling box
 PRE_WRAP = PRE.replace("white-space:pre;", "white-space:pre-wrap;overflow-wrap:anywhere;")
 
 
@@ -84,6 +95,7 @@ def _parser(prog: str) -> _Parser:
     p.add_argument("--threads", "--block", dest="threads", type=int, nargs="+", metavar="N", default=None)
     p.add_argument("--new", action="store_true")
     p.add_argument("--no-stacks", dest="stacks", action="store_false")
+    p.add_argument("--trace", type=int, nargs="?", const=TRACE_STOPS, default=None, metavar="N")
     return p
 
 
@@ -95,6 +107,8 @@ def parse_options(line: str, prog: str = "%%forth") -> argparse.Namespace:
             if not 1 <= len(v) <= 3 or min(v) < 1:
                 raise ValueError(f"--{name} takes one to three positive numbers (X [Y [Z]]), e.g. --{name} 2 1 1")
             setattr(args, name, tuple(v) + (1,) * (3 - len(v)))
+    if args.trace is not None and not 1 <= args.trace <= TRACE_MAX:
+        raise ValueError(f"--trace takes the number of stops to show, 1 to {TRACE_MAX}, e.g. --trace 50")
     return args
 
 
@@ -138,6 +152,47 @@ class CellResult:
         if self.error is not None:
             out.append(_rich_html([_error_text(self.error, ERROR_WIDTH)], code_format=PRE_WRAP))
         out.append("</div>")
+        return "\n".join(out)
+
+    def _repr_mimebundle_(self, include=None, exclude=None):
+        return {"text/plain": self.plain(), "text/html": self.html()}
+
+
+@record
+class TraceResult:
+    """`%%forth --trace`: the stops shown (debugger.View records), how many the cell's launches made in all,
+    then the cell's result after them (what it printed and the stacks, or why it failed)."""
+
+    stops: list = field(default_factory=list)
+    total: int = 0
+    after: CellResult | None = None
+
+    def plain(self) -> str:
+        from ..core.session.debugger import render as render_stop
+
+        out = []
+        for i, v in enumerate(self.stops):
+            out.append(f"-- stop {i + 1} of {self.total} --\n{render_stop(v)}\n")
+        if self.total > len(self.stops):
+            out.append(f"({self.total - len(self.stops)} more stops not shown: --trace N shows N)\n")
+        if not self.total:
+            out.append("(no stops: the cell launched nothing on the device)\n")
+        return "".join(out) + (self.after.plain() if self.after is not None else "")
+
+    def html(self) -> str:
+        from ..core.session.debugsvg import view_svg
+
+        out = [f'<div class="tf-trace" style="max-height:{TRACE_HEIGHT}px;overflow:auto;border:1px solid #ccc;'
+               'padding:4px">']
+        for i, v in enumerate(self.stops):
+            out.append(f'<div class="tf-stop" data-stop="{i + 1}" style="margin:0 0 8px 0">'
+                       + PRE.format(code=html.escape(f"stop {i + 1} of {self.total}")) + view_svg(v) + "</div>")
+        if self.total > len(self.stops):
+            out.append(PRE.format(code=html.escape(f"({self.total - len(self.stops)} more stops not shown: "
+                                                   "--trace N shows N)")))
+        out.append("</div>")
+        if self.after is not None:
+            out.append(self.after.html())
         return "\n".join(out)
 
     def _repr_mimebundle_(self, include=None, exclude=None):
@@ -403,6 +458,40 @@ class Notebook:
             result.stacks = stacks_record(forth)
         return result
 
+    def trace_cell(self, cell: str, stops: int = TRACE_STOPS, *, grid=None, threads=None,
+                   stacks: bool = True) -> TraceResult | CellResult:
+        """Run the cell under the step debugger: its first `stops` stops, then its result."""
+        from ..core.errors import ForthError
+        from ..core.session.debugger import STEP_CAP
+
+        if grid is not None or threads is not None:  # GRID and THREADS first, as a cell without --trace
+            first = self.run_cell("", grid=grid, threads=threads, stacks=False)
+            if first.error is not None:
+                return first
+        forth = self.forth
+        result = TraceResult(after=CellResult())
+        try:
+            d = forth.debug(cell)
+        except ForthError as e:
+            result.after.error = LineResult(output="", error=e, source_line=getattr(e.pos, "text", None))
+            return result
+        while not d.finished and result.total < STEP_CAP:  # (once finished, a view has no word: not a stop)
+            if len(result.stops) < stops:
+                result.stops.append(d.view())
+            result.total += 1
+            d.step()
+        after = result.after
+        if d.output:
+            after.parts.append(("text", d.output if d.output.endswith("\n") else d.output + "\n"))
+        if d.error is not None:
+            d.quit()
+            after.error = LineResult(output=d.output, error=d.error, source_line=getattr(d.error.pos, "text", None))
+        elif stacks:
+            from ..core.session.words.inspection import stacks_record
+
+            after.stacks = stacks_record(forth)
+        return result
+
     def _ended_with_stacks(self, result: CellResult, last_output: str) -> bool:
         """The last line ended by showing the stacks as they are (`.S`): once, not twice."""
         m = None
@@ -496,6 +585,9 @@ def load_ipython_extension(ipython) -> None:
                 return None
             if note:
                 display(_Message(note))
+            if args.trace is not None:
+                display(nb.trace_cell(cell, args.trace, grid=args.grid, threads=args.threads, stacks=args.stacks))
+                return None
             display(nb.run_cell(cell, grid=args.grid, threads=args.threads, stacks=args.stacks))
             return None
 
@@ -516,6 +608,11 @@ def load_ipython_extension(ipython) -> None:
             return nb.forth
 
     ipython.register_magics(ForthMagics)
+    from . import highlight
+
+    if highlight.wanted(ipython):  # a raw bundle: the front end runs it, whatever formatters the shell has on
+        display({"application/javascript": highlight.javascript(),
+                 "text/plain": "(tileforth: %%forth cells highlighted as Forth)"}, raw=True)
 
 
 def unload_ipython_extension(ipython) -> None:

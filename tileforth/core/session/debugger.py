@@ -43,6 +43,7 @@ FTOP = 2  # float stack items shown per lane
 WARP = 32
 EVENT_CAP = 2_000_000  # a debug launch notes at most this many stops (more: the launch is too big to step)
 SYNC_WORDS = frozenset({"BARRIER"})
+STEP_CAP = 200_000  # a front end that steps a whole record (`%%forth --trace`) stops after this many steps
 
 _POINT = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64, ctypes.c_void_p,
                           ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p)
