@@ -266,7 +266,7 @@ def _outputs(nb, first_line: str) -> list:
 def _bundle(nb, first_line: str) -> dict:
     outs = [o for o in _outputs(nb, first_line) if o.output_type == "display_data"]
     assert len(outs) == 1, outs
-    assert set(outs[0].data) == {"text/plain", "text/html"}
+    assert {"text/plain", "text/html"} <= set(outs[0].data) <= {"text/plain", "text/html", "image/png", "image/svg+xml"}
     well_formed(outs[0].data["text/html"])
     return outs[0].data
 
@@ -421,3 +421,42 @@ def test_load_ext_in_a_kernel_sends_the_forth_highlighting(ip, capsys):
     assert public <= set(words), sorted(public - set(words))[:10]
     assert {"DUP", "TMMA", "CP.WAIT", "DEBUG", "SQUARE"} - set(words) == {"SQUARE"}
     assert not highlight.wanted(ip)  # the terminal shell: no kernel
+
+
+def test_heat_maps_are_images_in_the_bundle_that_a_saved_notebook_keeps(ip, capsys):
+    import base64
+    import struct
+    import xml.etree.ElementTree as ET
+    import zlib
+
+    nbformat = pytest.importorskip("nbformat")
+    (b,) = _cell(ip, "--new --backend cpu", "16 16 F16 MATRIX A  RAMP A\nTZERO A 16 TLOAD-A\n.TILE\n.FRAG",
+                 capsys)[-1:]
+    assert {"image/png", "image/svg+xml", "text/html", "text/plain"} <= set(b)
+    png = base64.b64decode(b["image/png"])
+    assert png[:8] == b"\x89PNG\r\n\x1a\n" and png[12:16] == b"IHDR"
+    w, h = struct.unpack(">II", png[16:24])
+    # .TILE and .FRAG: two 16x16 grids of 8-pixel cells, one under the other, a white row of cells between
+    assert (w, h) == (16 * 8, (16 + 1 + 16) * 8)
+    n = struct.unpack(">I", png[33:37])[0]
+    assert png[37:41] == b"IDAT" and len(zlib.decompress(png[41:41 + n])) == h * (1 + 3 * w)
+    root = ET.fromstring(b["image/svg+xml"])
+    assert len([r for r in root.iter("{http://www.w3.org/2000/svg}rect") if r.get("class") == "cell"]) == 33 * 16
+    # saved in a notebook file, the output keeps its images (nbformat validates the bundle)
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(
+        "%%forth\n.TILE", outputs=[nbformat.v4.new_output("display_data", data=b)])])
+    nbformat.validate(nb)
+    again = nbformat.reads(nbformat.writes(nb), as_version=4)
+    assert again.cells[0].outputs[0].data["image/png"] == b["image/png"]
+    (b,) = _cell(ip, "", "1 2 +", capsys)
+    assert "image/png" not in b  # no heat map: no picture
+
+
+def test_save_view_option_writes_the_cells_last_picture(ip, capsys, tmp_path):
+    path = tmp_path / "tile.png"
+    (b,) = _cell(ip, f"--new --backend cpu --save-view {path}", "TZERO\n.TILE", capsys)[-1:]
+    assert f"saved the view to {path}" in b["text/plain"]
+    data = path.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n" and data[16:24] == (16 * 8).to_bytes(4, "big") * 2
+    (b,) = _cell(ip, f"--new --backend cpu --save-view {tmp_path}/x.svg", "1", capsys)[-1:]
+    assert "--save-view: SAVE-VIEW saves the debugger's stop" in b["text/plain"]

@@ -35,6 +35,8 @@ Options of `%%forth` (and of `%forth_session`):
                                 runs, as a scrollable list of pictures (each stop's view as inline SVG;
                                 text/plain: the views as the REPL prints them), then what the cell
                                 printed and the stacks
+    --save-view FILE            after the cell, write SAVE-VIEW's picture to FILE (.svg or .png): the last
+                                .TILE, .FRAG, .LANES or PROFILE view the session showed
 
 `%load_ext tileforth` in a kernel also sends the Javascript that highlights `%%forth` cells as
 tileforth (tileforth/repl/highlight.py; the classic notebook runs it, JupyterLab does not).
@@ -95,6 +97,7 @@ def _parser(prog: str) -> _Parser:
     p.add_argument("--threads", "--block", dest="threads", type=int, nargs="+", metavar="N", default=None)
     p.add_argument("--new", action="store_true")
     p.add_argument("--no-stacks", dest="stacks", action="store_false")
+    p.add_argument("--save-view", dest="save_view", default=None, metavar="FILE")
     p.add_argument("--trace", type=int, nargs="?", const=TRACE_STOPS, default=None, metavar="N")
     return p
 
@@ -155,7 +158,30 @@ class CellResult:
         return "\n".join(out)
 
     def _repr_mimebundle_(self, include=None, exclude=None):
-        return {"text/plain": self.plain(), "text/html": self.html()}
+        bundle = {"text/plain": self.plain(), "text/html": self.html()}
+        bundle.update(image_bundle([item for what, item in self.parts if what == "view"]))
+        return bundle
+
+
+def image_bundle(views: list) -> dict:
+    """The heat maps among a cell's views (.TILE .FRAG .LANES PROFILE) as one picture, image/png (base64)
+    and image/svg+xml, which outlive the HTML where a reader drops its styles (nbconvert to PDF or
+    markdown, sites that render notebooks); {} when the cell showed none."""
+    import base64
+
+    from ..core.session import viewexport
+
+    pics = []
+    for kind, view in views:
+        if kind in viewexport.KINDS:
+            try:
+                pics.append(viewexport.picture(view))
+            except Exception:  # a view without a picture (an empty profile): the HTML shows it
+                continue
+    if not pics:
+        return {}
+    pic = viewexport.stacked(pics)
+    return {"image/png": base64.b64encode(viewexport.png(pic)).decode("ascii"), "image/svg+xml": viewexport.svg(pic)}
 
 
 @record
@@ -504,6 +530,18 @@ class Notebook:
         return plain_view("stacks", self._views[int(m.group(1))][1]) == plain_view("stacks", stacks_record(self.forth))
 
 
+def save_view_note(forth, path: str) -> str:
+    """--save-view: write the picture; the note saying so (or why not)."""
+    from ..core.errors import ForthError
+    from ..core.session import viewexport
+
+    try:
+        viewexport.save_view(forth, path)
+    except ForthError as e:
+        return f"--save-view: {e.message}"
+    return f"saved the view to {path}"
+
+
 def _open_name(forth) -> str:
     name = getattr(getattr(forth, "colon", None), "name", None)
     return str(name) if name else "a word"
@@ -588,7 +626,10 @@ def load_ipython_extension(ipython) -> None:
             if args.trace is not None:
                 display(nb.trace_cell(cell, args.trace, grid=args.grid, threads=args.threads, stacks=args.stacks))
                 return None
-            display(nb.run_cell(cell, grid=args.grid, threads=args.threads, stacks=args.stacks))
+            result = nb.run_cell(cell, grid=args.grid, threads=args.threads, stacks=args.stacks)
+            if args.save_view and result.error is None:
+                result.notes.append(save_view_note(nb.forth, args.save_view))
+            display(result)
             return None
 
         @line_magic

@@ -510,6 +510,12 @@ class Debugger:
             self.step()
         return self.view()
 
+    def save_view(self, path: str) -> None:
+        """Write the current stop's picture to path: SVG (.svg) or PNG (.png), as SAVE-VIEW does."""
+        from .viewexport import save
+
+        save(self.view(), path)
+
     def quit(self) -> None:
         """Abandon the line: the session is as it was before it (as after a failed line)."""
         if not self.quitted:

@@ -232,3 +232,20 @@ def current(f: Any) -> Any:
 def save_view(f: Any, path: str) -> None:
     """Python's SAVE-VIEW: `save_view(f, "tile.png")` writes what SAVE-VIEW would."""
     save(current(f), path)
+
+
+def stacked(pics: list[Picture]) -> Picture:
+    """Pictures one under the other (a white row between, the narrower padded with white), as one."""
+    if len(pics) == 1:
+        return pics[0]
+    width = max(p.shape[1] for p in pics)
+    rows, tips = [], []
+    for i, p in enumerate(pics):
+        if i:
+            rows.append(np.full((1, width, 3), 255, np.uint8))
+            tips.append([""] * width)
+        pad = np.full((p.shape[0], width, 3), 255, np.uint8)
+        pad[:, :p.shape[1]] = p.rgb
+        rows.append(pad)
+        tips += [list(r) + [""] * (width - len(r)) for r in (p.tips or [[""] * p.shape[1]] * p.shape[0])]
+    return Picture("stacked", "; ".join(p.title for p in pics), np.concatenate(rows), tips)
