@@ -495,18 +495,18 @@ class Notebook:
             if first.error is not None:
                 return first
         forth = self.forth
-        result = TraceResult(after=CellResult())
+        after = CellResult()
+        result = TraceResult(after=after)
         try:
             d = forth.debug(cell)
         except ForthError as e:
-            result.after.error = LineResult(output="", error=e, source_line=getattr(e.pos, "text", None))
+            after.error = LineResult(output="", error=e, source_line=getattr(e.pos, "text", None))
             return result
         while not d.finished and result.total < STEP_CAP:  # (once finished, a view has no word: not a stop)
             if len(result.stops) < stops:
                 result.stops.append(d.view())
             result.total += 1
             d.step()
-        after = result.after
         if d.output:
             after.parts.append(("text", d.output if d.output.endswith("\n") else d.output + "\n"))
         if d.error is not None:

@@ -26,12 +26,12 @@ gives `.view()` records (`View`), which `render` turns into the text the REPL sh
 from __future__ import annotations
 
 import ctypes
-import sys
 import threading
 import weakref
 from ..records import field, record
 from typing import Any
 
+from ... import registry
 from ..compile import layout as L
 from ..compile.codegen import DEBUG
 from ..errors import ForthError, SourcePos
@@ -97,6 +97,7 @@ class _Recorder:
         self.count = 0
         self.fbytes = int(f.backend.machine.float_bytes)
         self.overflow = False
+        self.state: Any = None  # the backend's reader of its async models (asyncs)
 
     def launched(self) -> None:  # a device launch hook: the next launch's events go to a new record
         self.block_sizes.append(int(self.f.backend.block_size))
@@ -123,24 +124,14 @@ class _Recorder:
 
     def asyncs(self, ctx: int, lin: int) -> tuple[Groups | None, tuple[Mbar, ...]]:
         """The thread's cp.async groups and its block's mbarriers, from the emulator's models, when this
-        launch has used them (ctx[CTX_ASYNC] is set at its first async op: none before)."""
-        table = ctypes.c_int64.from_address(ctx + L.CTX_ASYNC * 8).value
-        if not table:
+        launch has used them (ctx[CTX_ASYNC] is set at its first async op: none before). The backend's
+        reader comes from the registry (backends/cpu/debugstate.py: core names no backend)."""
+        if not ctypes.c_int64.from_address(ctx + L.CTX_ASYNC * 8).value:
             return None, ()
-        model = getattr(self.f.backend, "asyncs", None)
-        st = model._launches.get(ctx) if model is not None else None
-        groups = None
-        if st is not None and st.table.ctypes.data == table:
-            th = st.threads.get(lin)
-            groups = Groups(0, 0, 0) if th is None else Groups(th.committed, len(th.groups), len(th.open))
-        # core imports no backend (tests/test_import_graph.py): the model's module, loaded once a launch used
-        # an mbarrier (backend.py has no accessor for it yet)
-        mbarriers = sys.modules.get("tileforth.backends.cpu.mbarriers")
-        mb = mbarriers._MODELS.get(self.f.backend) if mbarriers is not None else None
-        blk = mb._blocks.get(ctx) if mb is not None else None
-        if blk is None or blk.block != lin // max(1, int(self.f.backend.block_size)):
-            return groups, ()
-        return groups, tuple(Mbar(off, b.count, b.pending, b.tx, b.phase) for off, b in sorted(blk.barriers.items()))
+        if self.state is None:
+            self.state = registry.exporter("async_state") or (lambda *a: (None, ()))
+        groups, mbars = self.state(self.f.backend, ctx, lin)
+        return (None if groups is None else Groups(*groups)), tuple(Mbar(*m) for m in mbars)
 
 
 _recording: _Recorder | None = None
@@ -271,7 +262,7 @@ class _Block:
     def chosen(self, w: int) -> int | None:
         """The site warp w runs next (the earliest in the source among its lanes' next words, a word inside
         a called word placed at its call: `key`), or None."""
-        sites = {}
+        sites: dict[int, int] = {}  # each next site: the first lane at it
         for t in self.lanes_of(w):
             e = self.next_event(t)
             if e is not None:
@@ -509,12 +500,6 @@ class Debugger:
         while not self.finished:
             self.step()
         return self.view()
-
-    def save_view(self, path: str) -> None:
-        """Write the current stop's picture to path: SVG (.svg) or PNG (.png), as SAVE-VIEW does."""
-        from .viewexport import save
-
-        save(self.view(), path)
 
     def quit(self) -> None:
         """Abandon the line: the session is as it was before it (as after a failed line)."""
