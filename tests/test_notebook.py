@@ -460,3 +460,31 @@ def test_save_view_option_writes_the_cells_last_picture(ip, capsys, tmp_path):
     assert data[:8] == b"\x89PNG\r\n\x1a\n" and data[16:24] == (16 * 8).to_bytes(4, "big") * 2
     (b,) = _cell(ip, f"--new --backend cpu --save-view {tmp_path}/x.svg", "1", capsys)[-1:]
     assert "--save-view: SAVE-VIEW saves the debugger's stop" in b["text/plain"]
+
+
+def test_a_long_cell_shows_progress_and_a_quick_one_does_not(ip, capsys):
+    """The progress output appears once a cell has run half a second (a 2-second wait, MS: wall time)
+    and is emptied at its end; a quick cell shows none. The test waits for nothing: it reads what the
+    cell published."""
+    from IPython.core import display_functions
+
+    shown, updates = [], []
+    orig = display_functions.publish_display_data
+
+    def grab(data, *a, transient=None, update=False, **k):
+        (updates if update else shown).append(data)
+
+    display_functions.publish_display_data = grab
+    try:
+        ip.run_cell_magic("forth", "--new --backend cpu", "1 2 +")
+        quick = list(shown)
+        shown.clear()
+        ip.run_cell_magic("forth", "", "2000 MS 3")
+    finally:
+        display_functions.publish_display_data = orig
+    capsys.readouterr()
+    assert not any("running" in d.get("text/plain", "") for d in quick)
+    assert [d["text/plain"] for d in shown if "running" in d["text/plain"]] == [
+        "… running 0.5 s (interrupt the kernel to stop it)"]
+    assert updates and updates[-1] == {"text/plain": ""}  # emptied at the end
+    assert "data  <2> 3 3" in shown[-1]["text/plain"]

@@ -38,6 +38,8 @@ Options of `%%forth` (and of `%forth_session`):
     --save-view FILE            after the cell, write SAVE-VIEW's picture to FILE (.svg or .png): the last
                                 .TILE, .FRAG, .LANES or PROFILE view the session showed
 
+A cell that runs longer than half a second shows how long it has run until it ends (Progress).
+
 `%load_ext tileforth` in a kernel also sends the Javascript that highlights `%%forth` cells as
 tileforth (tileforth/repl/highlight.py; the classic notebook runs it, JupyterLab does not).
 
@@ -79,6 +81,7 @@ ERROR_WIDTH = 100
 TRACE_STOPS = 200  # the stops `%%forth --trace` shows unless told (the line runs to its end either way)
 TRACE_MAX = 5000
 TRACE_HEIGHT = 520  # pixels of the trace's scrolling box
+PROGRESS_AFTER_S = 0.5  # a cell running longer shows how long it has run (as the REPL's lines: prompt.py)
 PRE_WRAP = PRE.replace("white-space:pre;", "white-space:pre-wrap;overflow-wrap:anywhere;")
 
 
@@ -542,6 +545,45 @@ def save_view_note(forth, path: str) -> str:
     return f"saved the view to {path}"
 
 
+class Progress:
+    """While a cell runs: after PROGRESS_AFTER_S, an output that says how long it has run, updated
+    four times a second and emptied when the cell ends (a cell that ends sooner shows none). `show(bundle)`
+    makes the output and returns a handle whose `update(bundle, raw=True)` replaces it (IPython's display_id)."""
+
+    def __init__(self, show, after: float = PROGRESS_AFTER_S) -> None:
+        import threading
+
+        self.show, self.after = show, after
+        self.done = threading.Event()
+        self.thread = threading.Thread(target=self._run, name="tileforth-progress", daemon=True)
+        self.shown = False
+
+    @staticmethod
+    def bundle(elapsed: float) -> dict:
+        text = f"… running {elapsed:.1f} s (interrupt the kernel to stop it)"
+        return {"text/plain": text, "text/html": PRE.format(code=f'<span style="opacity:0.7">{html.escape(text)}</span>')}
+
+    def _run(self) -> None:
+        import time
+
+        if self.done.wait(self.after):
+            return
+        start = time.monotonic() - self.after
+        handle = self.show(self.bundle(self.after))
+        self.shown = True
+        while not self.done.wait(0.25):
+            handle.update(self.bundle(time.monotonic() - start), raw=True)
+        handle.update({"text/plain": ""}, raw=True)
+
+    def __enter__(self) -> "Progress":
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.done.set()
+        self.thread.join()
+
+
 def _open_name(forth) -> str:
     name = getattr(getattr(forth, "colon", None), "name", None)
     return str(name) if name else "a word"
@@ -612,7 +654,9 @@ def load_ipython_extension(ipython) -> None:
                     return None
                 if note:
                     display(_Message(note))
-                display(nb.run_cell(line))
+                with Progress(lambda bundle: display(bundle, raw=True, display_id=True)):
+                    result = nb.run_cell(line)
+                display(result)
                 return None
             try:
                 args = parse_options(line)
@@ -623,10 +667,15 @@ def load_ipython_extension(ipython) -> None:
                 return None
             if note:
                 display(_Message(note))
+            with Progress(lambda bundle: display(bundle, raw=True, display_id=True)):
+                if args.trace is not None:
+                    traced = nb.trace_cell(cell, args.trace, grid=args.grid, threads=args.threads,
+                                           stacks=args.stacks)
+                else:
+                    result = nb.run_cell(cell, grid=args.grid, threads=args.threads, stacks=args.stacks)
             if args.trace is not None:
-                display(nb.trace_cell(cell, args.trace, grid=args.grid, threads=args.threads, stacks=args.stacks))
+                display(traced)
                 return None
-            result = nb.run_cell(cell, grid=args.grid, threads=args.threads, stacks=args.stacks)
             if args.save_view and result.error is None:
                 result.notes.append(save_view_note(nb.forth, args.save_view))
             display(result)
