@@ -10,6 +10,7 @@ import pytest
 
 from tileforth.core import Forth
 from tileforth.core.errors import ForthError
+from tileforth.core.session.debugger import render as render_stop
 
 DEMOS = Path(__file__).resolve().parents[1] / "tileforth" / "demos"
 
@@ -277,3 +278,33 @@ def test_what_the_line_did_before_debug_is_kept():
     f.eval("DCONT")
     assert f.data_stack() == [7, 2]
     assert f.eval("3 .") == "3 "
+
+
+def test_each_stop_shows_the_output_printed_up_to_it():
+    """A stop shows what the threads printed before it in the replay, not the launch's whole output: the
+    reference is an undebugged session running only the words before the stop (one warp, no branch: every
+    lane has run exactly those words), and, with two warps, a session where only warp 0's threads print."""
+    line = "1 . TID-X . 2 ."
+    words = line.split()
+    f = _session()
+    f.eval("4 1 1 THREADS")
+    d = f.debug(line)
+    k = 0
+    while not d.finished:
+        v = d.view()
+        ref = _session()
+        ref.eval("4 1 1 THREADS")
+        want = ref.eval(" ".join(words[:k])) if k else ""
+        assert v.printed == want, (k, v.word)
+        d.step()
+        k += 1
+    assert k == len(words)
+    f.eval("64 1 1 THREADS")
+    d = f.debug("TID-X .")
+    while d.view().warp == 0:
+        assert d.view().printed == ""  # warp 0 prints at its last word: nothing before it
+        d.step()
+    ref = _session()
+    ref.eval("64 1 1 THREADS")
+    assert d.view().printed == ref.eval("TID-X 32 < IF TID-X . THEN")
+    assert "printed so far:" in render_stop(d.view())

@@ -509,7 +509,7 @@ class Notebook:
             if len(result.stops) < stops:
                 result.stops.append(d.view())
             result.total += 1
-            d.step()
+            d.advance()
         if d.output:
             after.parts.append(("text", d.output if d.output.endswith("\n") else d.output + "\n"))
         if d.error is not None:

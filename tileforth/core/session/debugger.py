@@ -28,8 +28,11 @@ from __future__ import annotations
 import ctypes
 import threading
 import weakref
-from ..records import field, record
 from typing import Any
+
+import numpy as np
+
+from ..records import field, record
 
 from ... import registry
 from ..compile import layout as L
@@ -43,6 +46,7 @@ FTOP = 2  # float stack items shown per lane
 WARP = 32
 EVENT_CAP = 2_000_000  # a debug launch notes at most this many stops (more: the launch is too big to step)
 SYNC_WORDS = frozenset({"BARRIER"})
+PRINTED_LINES = 8  # the lines of what was printed so far that a rendered stop shows (the last ones)
 STEP_CAP = 200_000  # a front end that steps a whole record (`%%forth --trace`) stops after this many steps
 
 _POINT = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64, ctypes.c_void_p,
@@ -84,6 +88,7 @@ class Event:
     watch: tuple[int, ...] = ()
     groups: Groups | None = None
     mbars: tuple[Mbar, ...] = ()
+    out: int = 0  # output records of the launch noted before this stop (_Recorder.outs)
 
 
 class _Recorder:
@@ -94,6 +99,11 @@ class _Recorder:
         self.watch = watch
         self.launches: list[dict[int, list[Event]]] = [{}]
         self.block_sizes: list[int] = []
+        # each launch's output records, in the order the stops found them in the contexts' buffers, and its shape
+        self.outs: list[list[Any]] = [[]]
+        self.out_count = [0]
+        self.out_seen: dict[int, int] = {}  # per launch context: the records already copied
+        self.shapes: list[Any] = []
         self.count = 0
         self.fbytes = int(f.backend.machine.float_bytes)
         self.overflow = False
@@ -101,7 +111,11 @@ class _Recorder:
 
     def launched(self) -> None:  # a device launch hook: the next launch's events go to a new record
         self.block_sizes.append(int(self.f.backend.block_size))
+        self.shapes.append(self.f.launch_shape)
         self.launches.append({})
+        self.outs.append([])
+        self.out_count.append(0)
+        self.out_seen = {}
 
     def note(self, ctx: int, thr: int, site: int, ds: int, dsp: int, fs: int, fsp: int) -> None:
         if self.count >= EVENT_CAP:
@@ -120,7 +134,23 @@ class _Recorder:
         if self.watch:
             watch = tuple(v for addr, n in self.watch for v in (ctypes.c_int64 * n).from_address(addr))
         groups, mbars = self.asyncs(ctx, lin)
-        self.launches[-1].setdefault(lin, []).append(Event(site, depth, top, fdepth, ftop, watch, groups, mbars))
+        self.copy_output(ctx)
+        self.launches[-1].setdefault(lin, []).append(Event(site, depth, top, fdepth, ftop, watch, groups, mbars,
+                                                           self.out_count[-1]))
+
+    def copy_output(self, ctx: int) -> None:
+        """The records the context's threads printed since its last stop, copied (a thread's own, printed by
+        the words before this stop, are among them: a worker runs its threads one at a time)."""
+        n = min(ctypes.c_int64.from_address(ctx + L.CTX_OUT_LEN * 8).value, int(self.f.machine.out_cap))
+        seen = self.out_seen.get(ctx, 0)
+        if n <= seen:
+            return
+        buf = ctypes.c_int64.from_address(ctx + L.CTX_OUT * 8).value
+        k = (n - seen) * L.OUT_SLOTS
+        recs = np.array((ctypes.c_int64 * k).from_address(buf + seen * L.OUT_SLOTS * 8), np.int64)
+        self.outs[-1].append(recs.reshape(-1, L.OUT_SLOTS))
+        self.out_count[-1] += n - seen
+        self.out_seen[ctx] = n
 
     def asyncs(self, ctx: int, lin: int) -> tuple[Groups | None, tuple[Mbar, ...]]:
         """The thread's cp.async groups and its block's mbarriers, from the emulator's models, when this
@@ -224,6 +254,15 @@ class View:
     finished: bool = False
     rows: list[WarpRow] = field(default_factory=list)  # the block's warps: state, tile stack, cp.async groups
     mbars: list[Mbar] = field(default_factory=list)  # the block's mbarriers, as the warp's first active lane found them
+    output: Any = None  # makes `printed` when first read (Debugger.printed_text, at this stop)
+    _printed: str | None = None
+
+    @property
+    def printed(self) -> str:
+        """What the launches' threads printed up to this stop of the replay (Debugger.printed_text)."""
+        if self._printed is None:
+            self._printed = self.output() if self.output is not None else ""
+        return self._printed
 
     @property
     def source_line(self) -> str:
@@ -380,6 +419,8 @@ class Debugger:
         self.launches = [lw for lw in rec.launches if lw]
         self.end_tiles = tuple(t.short() for t in getattr(f.device, "tiles", []))  # the line's tile stack at its end
         self.sizes = [bs for bs, lw in zip(rec.block_sizes, rec.launches) if lw]
+        self.rec.outs = [o for o, lw in zip(rec.outs, rec.launches) if lw]
+        self.shapes_ = [sh for sh, lw in zip(rec.shapes, rec.launches) if lw]
         self._go_to_first()
 
     # ---- where the replay is --------------------------------------------------------------------
@@ -435,18 +476,28 @@ class Debugger:
     def step(self) -> View:
         """One word for the current warp (its active lanes)."""
         self._live()
+        self.advance()
+        return self.view()
+
+    def advance(self) -> None:
+        """step() without making the view (what steps many times makes one at its end: cont, --trace)."""
         blk = self._cur()
         if blk.step() is None or blk.finished():
             if blk.finished():
                 self._next_block()
-        return self.view()
+
+    def _word(self) -> str:
+        """The word the current warp runs next ("" at the end): view().word, without the view."""
+        blk = self._cur()
+        site = blk.chosen(blk.warp)
+        return "" if site is None else DEBUG.labels.get(site, "?")
 
     def step_sync(self) -> View:
         """Steps until the current warp reaches a barrier, another warp runs, or the block ends."""
         self._live()
         start = (self.launch, self.block, self._cur().warp)
         while not self.finished:
-            self.step()
+            self.advance()
             if (self.launch, self.block, self._cur().warp) != start or self._cur().parked[self._cur().warp]:
                 break
         return self.view()
@@ -455,8 +506,8 @@ class Debugger:
         """Steps until the next stop at a breakpoint (BREAK, DEBUG name) or the end."""
         self._live()
         while not self.finished:
-            self.step()
-            if self.view().word.upper() in self.breaks:
+            self.advance()
+            if self._word().upper() in self.breaks:
                 break
         return self.view()
 
@@ -465,10 +516,10 @@ class Debugger:
         the current warp leaves it."""
         self._live()
         start = self._enclosing()
-        self.step()
+        self.advance()
         entered = not self.finished and self._enclosing()[:3] == start[:3] and self._enclosing() != start
         while not self.finished and (self._enclosing() != start if entered else self._enclosing() == start):
-            self.step()
+            self.advance()
         return self.view()
 
     def _enclosing(self) -> tuple:
@@ -498,7 +549,7 @@ class Debugger:
 
     def run_to_end(self) -> View:
         while not self.finished:
-            self.step()
+            self.advance()
         return self.view()
 
     def quit(self) -> None:
@@ -533,7 +584,56 @@ class Debugger:
         first = next((blk.next_event(t) for t in blk.lanes_of(w) if mask[t - w * WARP]), None)
         return View(self.launch, self.block, w, word, pos, mask, lanes, [r.state for r in rows],
                     list(rows[w].tiles) if rows else [], finished=self.finished, rows=rows,
-                    mbars=list(first.mbars) if first is not None else [])
+                    mbars=list(first.mbars) if first is not None else [], output=self._printed_at())
+
+    def _printed_at(self) -> Any:
+        """printed_text for the replay where it is now (the view reads it only if asked)."""
+        launch, block, at = self.launch, self.block, list(self._cur().at)
+
+        def text() -> str:
+            saved = self.launch, self.block
+            self.launch, self.block = launch, block
+            blk = self._cur()
+            now, blk.at = blk.at, at
+            try:
+                return self.printed_text()
+            finally:
+                blk.at = now
+                self.launch, self.block = saved
+        return text
+
+    def printed_text(self) -> str:
+        """The device output so far, as the line would show it: the earlier launches' whole, then of this
+        launch what each thread printed before where the replay has it (the threads of earlier blocks all,
+        of later blocks none). What a thread prints after its last stop shows from a later stop of
+        another thread on, and in full when the line ends."""
+        from .output import format_output
+
+        parts = []
+        for k in range(self.launch + 1):
+            recs = self.rec.outs[k] if k < len(self.rec.outs) else []
+            if not recs:
+                continue
+            r = np.concatenate(recs)
+            if k == self.launch:
+                bs = self.sizes[k]
+                blk = self._cur()
+                limit = np.zeros(len(r), np.int64)  # per record: how many records its thread had printed then
+                thr = r[:, 0]
+                block = thr // bs
+                keep = block < self.block
+                here = np.flatnonzero(block == self.block)
+                lim = {}
+                for t in np.unique(thr[here]).tolist():
+                    e = blk.next_event(t - self.block * bs) if t - self.block * bs < len(blk.threads) else None
+                    lim[t] = len(r) if e is None else e.out
+                limit[here] = [lim[int(t)] for t in thr[here].tolist()]
+                keep[here] = np.arange(len(r))[here] < limit[here]
+                r = r[keep]
+            if len(r):
+                shape = self.shapes_[k] if k < len(self.shapes_) else None
+                parts.append(format_output(r, self.f.strings, shape=shape, float_bits=self.f.machine.float_bits))
+        return "".join(parts)
 
     def _row(self, blk: _Block, w: int) -> WarpRow:
         """Warp w's row: its state, its tile stack where it is (the line's end tiles once done), its groups."""
@@ -564,6 +664,11 @@ def render(v: View) -> str:
             line += "   watch " + " ".join(str(x) for x in ln.watch)
         out.append(line)
     out += extra_lines(v)
+    if v.printed:
+        lines = v.printed.rstrip("\n").splitlines()
+        out.append("printed so far:" + (f" (the last {PRINTED_LINES} of {len(lines)} lines)"
+                                        if len(lines) > PRINTED_LINES else ""))
+        out += ["  " + ln for ln in lines[-PRINTED_LINES:]]
     return "\n".join(out)
 
 
@@ -626,6 +731,7 @@ def debug(f: Forth, line: str, watch: list[tuple[int, int]] | None = None) -> De
             DEBUG.on, _recording = False, None
             f.reader, f.line_reader, f.out_parts, f.warnings, f.line_timing = outer
     rec.block_sizes.append(int(f.backend.block_size))  # the last record has no launch after it
+    rec.shapes.append(f.launch_shape)
     if rec.overflow:
         f._restore(snap)
         raise ForthError(f"the line's launches stop more than {EVENT_CAP:,} times: debug a smaller launch "
