@@ -146,3 +146,17 @@ def test_each_warps_tile_stack_at_its_next_word():
             assert v.rows[1].tiles == ()
     stop = next(v for v in _stops(f.debug(line)) if v.word == "TMMA")
     assert "tiles w0 ( acc[16x16x16 f32] a[16x16x16 f16] b[16x16x16 f16] )  w1 ( )" in render(stop)
+
+
+def test_the_svg_of_a_stop_has_the_tile_and_async_rows():
+    import xml.etree.ElementTree as ET
+
+    from tileforth.core.session.debugsvg import view_svg
+
+    f = Forth(backend="cpu")
+    f.eval(SETUP)
+    f.eval(CP)
+    v = next(v for v in _stops(f.debug("0 cp 1 cp 1 CP.WAIT 0 CP.WAIT")) if v.word == "CP.WAIT")
+    root = ET.fromstring(view_svg(v))
+    rows = [t.text for t in root.iter("{http://www.w3.org/2000/svg}text") if t.get("class") == "extra"]
+    assert rows == ["cp.async w0 " + "2 committed, 2 in flight, 0 open"]  # two cp: two groups, none landed yet
