@@ -106,11 +106,13 @@ SHORT_LOOP = 32  # DO loops of at most this many iterations with literal bounds 
 
 
 # debug launches (tileforth/core/session/debugger.py): while DEBUG.on, every word of a line's kernel first calls
-# tf_debug_point(ctx, thr, site, ds, dsp, fs, fsp) with its stacks flushed; DEBUG.labels[site] names the word.
+# tf_debug_point(ctx, thr, site, ds, dsp, fs, fsp) with its stacks flushed; DEBUG.labels[site] names the word
+# and DEBUG.tiles[site] is the warp's tile stack there (static: Tile.short() of each entry, top last).
 # The kernel cache keys on DEBUG.on (device.py), so normal kernels never carry the calls.
 class _DebugPoints:
     on = False
     labels: dict[int, str] = {}
+    tiles: dict[int, tuple[str, ...]] = {}
 
 
 DEBUG = _DebugPoints()
@@ -787,6 +789,7 @@ class Gen(Visitor):
         written = pos.text[pos.col - 1:].split() if pos is not None and pos.text else []  # as the source spells it
         word = getattr(n, "word", None) or getattr(n, "prim", None)
         DEBUG.labels[sid] = written[0] if written else getattr(word, "name", None) or type(n).__name__.upper()
+        DEBUG.tiles[sid] = tuple(t.short() if hasattr(t, "short") else "?" for t in self.tstack)
         e = self.env
         self.b.call(declare(self.module, "tf_debug_point", DEBUG_FN), [e.ctx, e.thr, c64(sid), e.ds, e.dsp, e.fs, e.fsp])
 

@@ -50,6 +50,9 @@ MAX_WARPS_COMPARED = 4096  # beyond this a stack view does not say whether the w
 def show(f: "Forth", view: View) -> None:
     """Append a view to the line's output, through the display hook if set.
     A view starts on a fresh line; a hook that fails falls back to text."""
+    from ..viewexport import note
+
+    note(f, view)  # SAVE-VIEW's picture (viewexport.py)
     text = None
     hook = getattr(f, "display", None)
     if hook is not None:
