@@ -8,6 +8,7 @@ r"""Kernel files: a kernel's interface in WarpForth-style header lines, then For
     \! shared T f32[256]      per-block shared memory: T pushes its address
     \! smem As bf16[64,64] 3 swizzled   a SMEM-TILE ring (3 stages, SMEM-TILE-SWZ): `s As`, As-GEOM
     \! tiles 16 8 16 bf16     the tile words' TILE-SHAPE and TILE-IN (and TILE-ACC, a fifth word)
+    \! wg 64 128 16 bf16      the warpgroup MMA words' WG-SHAPE and TILE-IN (WGMMA, sm_90a)
     \! tmap tA A 64,64 swizzled   a tensor map of the array A for TMA-LOAD/TMA-STORE (TMAP): boxes
                               of 64 x 64 elements, 128-byte swizzled (else plain rows); tA pushes its address
     \! param M2 f32[R,C]      a row-major R x C array: M2[] ( r c -- addr ), strides M2.S0 M2.S1
@@ -207,7 +208,7 @@ def parse_kernel_file(text: str, source: str = "<kernel>") -> KernelSpec:
         if not words:
             raise ForthError("empty header line: write `\\! kernel NAME`, `\\! param NAME TYPE[N]`, "
                              "`\\! param NAME TYPE`, `\\! shared NAME TYPE[N]`, `\\! smem NAME TYPE[R,C] STAGES`, "
-                             "`\\! tiles M N K IN`, `\\! tmap NAME ARRAY ROWS,COLS`, `\\! grid X,Y,Z` or "
+                             "`\\! tiles M N K IN`, `\\! wg M N K IN`, `\\! tmap NAME ARRAY ROWS,COLS`, `\\! grid X,Y,Z` or "
                              "`\\! block X,Y,Z`", at(col0), "\\!")
         (directive, dcol), args = words[0], words[1:]
         kind = directive.lower()
@@ -261,13 +262,15 @@ def parse_kernel_file(text: str, source: str = "<kernel>") -> KernelSpec:
             names[setup[-1].name.upper()] = setup[-1].pos
         elif kind == "tiles":
             setup.append(_parse_tiles(args, at(dcol), directive))
+        elif kind == "wg":
+            setup.append(_parse_wg(args, at(dcol), directive))
         elif kind == "tmap":
             tmaps.append(_parse_tmap(args, at(dcol), directive))
             _check_name(tmaps[-1].name, names, tmaps[-1].pos)
             names[tmaps[-1].name.upper()] = tmaps[-1].pos
         else:
             raise ForthError(f"unknown header directive {directive!r}: use kernel, param, shared, smem, tiles, "
-                             "tmap, grid or block",
+                             "wg, tmap, grid or block",
                              at(dcol), directive)
 
     if kernel is None:
@@ -288,6 +291,7 @@ def parse_kernel_file(text: str, source: str = "<kernel>") -> KernelSpec:
                                  f"(it is {'an array' if size.kind == 'ptr' else 'a float'})", where, d)
     for t in tmaps:
         _check_tmap(t, params)
+    _check_tile_in(setup)
     last = header_lines[-1]
     grid, block = (shape[k][0] if k in shape else None for k in ("grid", "block"))
     return KernelSpec(kernel[0], params, shared, "\n".join(lines[last:]), last + 1, source, kernel[1],
@@ -325,6 +329,26 @@ def _parse_tiles(args: list[tuple[str, int]], pos: SourcePos, directive: str) ->
     tin, acc = words[3].upper(), (words[4] if len(words) == 5 else "f32").upper()
     types = f"{acc} TILE-ACC {tin} TILE-IN" if acc == "F32" else f"{tin} TILE-IN {acc} TILE-ACC"
     return Setup("", f"{' '.join(words[:3])} TILE-SHAPE {types}", pos)
+
+
+def _parse_wg(args: list[tuple[str, int]], pos: SourcePos, directive: str) -> Setup:
+    """`\\! wg M N K IN`: `IN TILE-IN  M N K WG-SHAPE` (WG-SHAPE checks the shape)."""
+    words = [w for w, _ in args]
+    if len(words) != 4 or not all(re.fullmatch(r"[0-9]+", w) for w in words[:3]) \
+            or words[3].upper() not in ("F16", "BF16"):
+        raise ForthError("write `\\! wg M N K IN`, e.g. `\\! wg 64 128 16 bf16` (the WG-SHAPE of the WGMMA words, "
+                         "and their input type, f16 or bf16)", pos, directive)
+    return Setup("", f"{words[3].upper()} TILE-IN {' '.join(words[:3])} WG-SHAPE", pos)
+
+
+def _check_tile_in(setup: list[Setup]) -> None:
+    """`\\! tiles` and `\\! wg` both set TILE-IN: they must agree."""
+    given = [(s, re.search(r"(\w+) TILE-IN", s.forth).group(1)) for s in setup if "TILE-IN" in s.forth]
+    for s, tin in given[1:]:
+        if tin != given[0][1]:
+            raise ForthError(f"this line's input type is {tin}, but line {given[0][0].pos.line} made it "
+                             f"{given[0][1]}: the tile words and the warpgroup words share TILE-IN; give one type",
+                             s.pos, tin.lower())
 
 
 def _parse_tmap(args: list[tuple[str, int]], pos: SourcePos, directive: str) -> TensorMapDecl:
@@ -457,7 +481,9 @@ class KernelBody(Collector):
              **dict.fromkeys(("SMEM-TILE", "SMEM-TILE-SWZ"), "declare the tile in the header: "
                              "`\\! smem NAME TYPE[ROWS,COLS] STAGES [swizzled]`"),
              **dict.fromkeys(("TILE-SHAPE", "TILE-IN", "TILE-ACC"), "give the tile settings in the header: "
-                             "`\\! tiles M N K IN [ACC]`, e.g. `\\! tiles 16 8 16 bf16`")}
+                             "`\\! tiles M N K IN [ACC]`, e.g. `\\! tiles 16 8 16 bf16`"),
+             "WG-SHAPE": "give the warpgroup shape in the header: `\\! wg 64 N 16 IN`, e.g. `\\! wg 64 128 16 bf16`",
+             "TMAP": "declare the tensor map in the header: `\\! tmap NAME ARRAY ROWS,COLS [swizzled]`"}
 
     def host_word(self, word: HostWord, tok: Token) -> None:
         hint = self.HINTS.get(word.name, "declare arrays in the header (`\\! param NAME TYPE[N]`)")

@@ -171,6 +171,9 @@ class NvptxTarget(Target):
         # exported kernels: True, the entry's first parameter is the context record (docs/kernel-files.md,
         # "The ABI"); False (`--unchecked`), it takes only the user's parameters and the record is private
         self.context = True
+        # a kernel file's `\\! block`: its entry's .maxntid, and .minnctapersm 1 when it sets registers with
+        # setmaxnreg (REGS- REGS+), which ptxas ignores (C7508) unless it knows the registers at entry
+        self.entry_block: tuple[int, int, int] | None = None
 
     # ---- registers, barrier, memory ------------------------------------------
     def sreg(self, g: "Gen", which: str) -> ir.Value:
@@ -731,8 +734,15 @@ class NvptxTarget(Target):
         (`target.param`), widened to a cell or an f32."""
         def declare(g: "Gen", fn: ir.Function) -> None:
             g.tstate.params = list(params)
-        return self._private_stack_kernel(module, name, [PARAM_TYPES[k] for k in params], make_gen, emit_body,
-                                          declare)
+        fn = self._private_stack_kernel(module, name, [PARAM_TYPES[k] for k in params], make_gen, emit_body,
+                                        declare)
+        if self.entry_block is not None:
+            bounds = [v for axis, n in zip("xyz", self.entry_block)
+                      for v in (ir.MetaDataString(module, f"maxntid{axis}"), ir.Constant(I32, n))]
+            if "setmaxnreg" in str(module):  # REGS- / REGS+ (inline asm, backends/cuda/hopper.py)
+                bounds += [ir.MetaDataString(module, "minctasm"), ir.Constant(I32, 1)]
+            module.add_named_metadata("nvvm.annotations", [fn, *bounds])
+        return fn
 
     def param(self, g: "Gen", index: int, kind: str) -> ir.Value:
         if g.tstate.params is None:
