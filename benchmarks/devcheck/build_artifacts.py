@@ -15,6 +15,8 @@
                                                 with --cubin --unchecked)
   launch_tma_rows.py                            `tileforth compile benchmarks/devcheck/tma_rows.fth --python`
                                                 (a `\\! tmap` parameter: the launcher encodes the tensor map)
+  launch_gemm_hopper.py                         `tileforth compile demos/gemm_hopper.fth --arch sm_90a --python
+                                                --unchecked` (TMA, mbarriers, WGMMA: the Hopper GEMM demo)
   manifest.json                                 the commit, ptxas's version, each file's size and ptxas -v
 
 Every cubin is assembled by --ptxas (default: $TF_ARTIFACT_PTXAS, else tileforth's ptxas_path()).
@@ -137,16 +139,18 @@ def build(out: Path, exe: str, arch: str = "sm_90", log=print) -> dict:
     module("probe_wgmma", probes.wgmma_ptx(probes.WGMMA_ARCH), "wgmma descriptor probe", probes.WGMMA_ARCH)
     saxpy, tma = ROOT / "demos" / "saxpy.fth", HERE / "tma_rows.fth"
     for stem, source, extra in (("launch_saxpy_ptx", saxpy, []), ("launch_saxpy_cubin", saxpy, ["--cubin", "--unchecked"]),
-                                ("launch_tma_rows", tma, [])):
+                                ("launch_tma_rows", tma, []),
+                                ("launch_gemm_hopper", ROOT / "demos" / "gemm_hopper.fth", ["--unchecked"])):
         with tempfile.TemporaryDirectory() as d:
             target = Path(d) / (stem + ".py")
             env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-            proc = subprocess.run([sys.executable, "-m", "tileforth.repl.cli", "compile", str(source), "--arch", arch,
+            file_arch = "sm_90a" if "hopper" in stem else arch  # WGMMA and setmaxnreg: sm_90a only
+            proc = subprocess.run([sys.executable, "-m", "tileforth.repl.cli", "compile", str(source), "--arch", file_arch,
                                    "--python", str(target), *extra], capture_output=True, text=True, env=env,
                                   cwd=d, timeout=300)
             if proc.returncode != 0:
                 raise RuntimeError(f"tileforth compile {' '.join(extra)} --python failed: {proc.stderr.strip()}")
-            write(stem + ".py", target.read_text(), f"tileforth compile {source.relative_to(ROOT)} --arch {arch} "
+            write(stem + ".py", target.read_text(), f"tileforth compile {source.relative_to(ROOT)} --arch {file_arch} "
                   "--python " + " ".join(extra))
     manifest["seconds"] = round(time.perf_counter() - t0, 1)
     manifest["total_bytes"] = sum(f["bytes"] for f in manifest["files"].values())

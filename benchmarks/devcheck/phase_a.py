@@ -361,12 +361,65 @@ def launchers(rep: Report) -> None:
                     rep.row(f"{stem:18} {driver:11} {kind:6}  {'-':>8}  {first_line(exc)}")
             mod.close()
     tma_ok = _tma_rows(rep, makers)
+    if torch is not None and "torch" in makers:
+        tma_ok &= _gemm_hopper(rep, torch)
     if not tried:
         rep.skip("neither torch nor CuPy is usable")
         return
     rep.verdict(ok_all and tma_ok)
     rep.note(f"{tried} launcher calls (saxpy, {n} elements) {'all' if ok_all else 'NOT all'} equal to numpy; "
              f"the TMA launcher (a `\\! tmap` parameter) {'= numpy' if tma_ok else 'WRONG or not run'}")
+
+
+def _gemm_hopper(rep: Report, torch) -> bool:
+    """launch_gemm_hopper.py (demos/gemm_hopper.fth, unchecked, sm_90a) on torch bf16 tensors at 4096^3 and
+    8192^3 against torch.matmul in the same process: exact for integer-valued inputs (|a|, |b| <= 3: every
+    partial sum an integer below 2^24), TFLOP/s and the ratio. Hopper only (compute capability 9.0)."""
+    if torch.cuda.get_device_capability() != (9, 0):
+        rep.row(f"{'launch_gemm_hopper':18} {'cuda-python':11} {'torch':6}  {'-':>8}  not a Hopper GPU: skipped")
+        return True
+    try:
+        mod = _import(artifacts() / "launch_gemm_hopper.py", "launch_gemm_hopper")
+        mod.use("cuda-python")
+    except Exception as exc:  # noqa: BLE001
+        rep.row(f"{'launch_gemm_hopper':18} {'cuda-python':11} {'torch':6}  {'-':>8}  not usable: {first_line(exc)}")
+        return False
+    ok = True
+    for n in (4096, 8192) if not standin() else (128,):
+        try:
+            g = torch.Generator(device="cuda").manual_seed(n)
+            a = torch.randint(-3, 4, (n, n), device="cuda", generator=g).to(torch.bfloat16)
+            b = torch.randint(-3, 4, (n, n), device="cuda", generator=g).to(torch.bfloat16)
+            bt, c = b.t().contiguous(), torch.empty((n, n), device="cuda", dtype=torch.float32)
+
+            def ours() -> None:
+                mod.gemm_hopper(M=n, N=n, KK=n, A=a, BT=bt, C=c, grid=(n // 64, n // 64, 1))
+
+            def theirs() -> None:
+                torch.matmul(a, b)
+            secs = {}
+            for name, fn in (("tileforth", ours), ("torch", theirs)):
+                fn()
+                torch.cuda.synchronize()
+                reps = 5 if n >= 8192 else 20
+                start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+                start.record()
+                for _ in range(reps):
+                    fn()
+                end.record()
+                end.synchronize()
+                secs[name] = start.elapsed_time(end) / 1e3 / reps
+            good = bool(torch.equal(c, a.float() @ b.float()))
+            tf = {k: 2.0 * n ** 3 / v / 1e12 for k, v in secs.items()}
+            rep.row(f"{'launch_gemm_hopper':18} {'cuda-python':11} {'torch':6}  {secs['tileforth'] * 1e6:8.0f}  "
+                    f"n {n}: {tf['tileforth']:.1f} TFLOP/s, torch {tf['torch']:.1f}, ratio "
+                    f"{tf['tileforth'] / tf['torch']:.3f}, {'= exact' if good else 'WRONG'}")
+            ok &= good
+        except Exception as exc:  # noqa: BLE001
+            ok = False
+            rep.row(f"{'launch_gemm_hopper':18} {'cuda-python':11} {'torch':6}  {'-':>8}  n {n}: {first_line(exc)}")
+    mod.close()
+    return ok
 
 
 def _tma_rows(rep: Report, makers: dict) -> bool:
