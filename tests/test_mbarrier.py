@@ -225,3 +225,28 @@ def test_setmaxnreg_is_ptx_for_sm_90a_and_refused_elsewhere():
     with pytest.raises(ForthError) as e:
         f.eval(": bad 36 REGS+ ;  bad")
     assert "multiple of 8" in str(e.value)
+
+
+# ---- REGS- / REGS+ on the emulator: executed by the whole warpgroup together (setmaxnreg.sync.aligned) ----
+def test_regs_in_branches_on_warpgroup_run():
+    """The producer/consumer split of a specialised kernel: each warpgroup's 128 threads together."""
+    f = Forth(backend="cpu")
+    assert f.eval("256 1 1 THREADS  WARPGROUP 0= IF 40 REGS- ELSE 232 REGS+ THEN  TID-X 128 MOD 0= IF "
+                  "WARPGROUP . THEN").split("\n")[:2] == ["[thread 0] 0 ", "[thread 128] 1 "]
+
+
+@pytest.mark.parametrize("line, message", [
+    ("128 1 1 THREADS  TID-X 0= IF 40 REGS- THEN", "divergent warp in block 0 (warp 0): lanes 0 reached REGS- "
+                                                   "but lanes 1-31 finished"),
+    ("128 1 1 THREADS  WARP-ID 0= IF 40 REGS- THEN", "divergent warpgroup in block 0: threads 0-31 reached REGS- "
+                                                     "but threads 32-127 finished"),
+    ("256 1 1 THREADS  WARP-ID 5 < IF 232 REGS+ THEN", "threads 128-159 reached REGS+ but threads 160-255 finished"),
+    ("96 1 1 THREADS  40 REGS-", "a warpgroup is 128 threads (four warps), but the block has 96"),
+])
+def test_regs_not_executed_by_the_whole_warpgroup_is_an_error(line, message):
+    f = Forth(backend="cpu")
+    f.eval("7")
+    with pytest.raises(ForthError) as exc:
+        f.eval(line)
+    assert message in exc.value.message and exc.value.pos is not None
+    assert f.data_stack() == [7]  # the session keeps its state

@@ -28,7 +28,7 @@ from typing import Any, Callable
 import numpy as np
 from tileforth.core.compile import layout as L
 from tileforth.core.compile.tiles import WARP, WG_WARPS
-from tileforth.core.compile.wgmma import WG_M, WG_K, WgLaneGet, WgLanePut, WgMma, WgOp, WgStore, WgWait, fields, wg_coords
+from tileforth.core.compile.wgmma import WG_M, WG_K, WgLaneGet, WgLanePut, WgMma, WgOp, WgRegs, WgStore, WgWait, fields, wg_coords
 from tileforth.core.errors import ForthError, ranges
 from tileforth.core.records import record
 
@@ -134,6 +134,9 @@ def perform(ops: WarpOps, op: WgOp, site: int, block: int, w: int, rows: np.ndar
         case WgMma():
             _mma(ops, op, site, block, w)
             return
+        case WgRegs():
+            _regs(ops, op, site, block, w)
+            return
         case WgWait(n=n):
             groups = pending(be).get(gw, [])
             done, left = (groups[:len(groups) - n], groups[len(groups) - n:]) if n else (groups, [])
@@ -156,30 +159,51 @@ def _not_pending(ops: WarpOps, op: WgOp, gw: int, pos: int, site: int) -> None:
                               f"it is still pending: add `0 WGMMA-WAIT` before {op.word}", op.word)
 
 
-def _mma(ops: WarpOps, op: WgMma, site: int, block: int, w: int) -> None:
+def _together(ops: WarpOps, op: WgOp, site: int, block: int, w: int, kind: type) -> np.ndarray | None:
+    """The records of warp w's warpgroup when all four warps wait at this site; None while a mate is still
+    on its way (this warp waits for it); a divergent warpgroup (a mate finished, waits at a BARRIER or at
+    another op of this kind) is an error."""
     be = ops.be
     bs = be.block_size
     if bs % (WG_WARPS * WARP):
-        raise ops.error(site, f"WGMMA{{where}}: a warpgroup is 128 threads (four warps), but the block has {bs}: "
-                              "make the block size a multiple of 128", "WGMMA")
-    first, gw0 = _mates(ops, block, w)
+        raise ops.error(site, f"{op.word}{{where}}: a warpgroup is 128 threads (four warps), but the block has "
+                              f"{bs}: make the block size a multiple of 128", op.word)
+    first, _ = _mates(ops, block, w)
     thr = be.thr[block * bs + first:block * bs + first + WG_WARPS * WARP]
     st, at = thr[:, L.T_STATUS], thr[:, L.T_SITE]
     here = (st == L.ST_WARP) & (at == site)
-    if not here.all():
-        others = np.flatnonzero(~here)
-        waiting = st[others] == L.ST_WARP
-        other_sites = {int(s) for s in at[others][waiting]}
-        coming = waiting | (st[others] == L.ST_RUN)  # at another warp op, or released from one this round
-        if coming.all() and not any(isinstance(ops.sites.info.get(s), WgMma) for s in other_sites):
-            return  # mates still on their way: this warp waits for them
-        what = {L.ST_DONE: "finished", L.ST_BARRIER: "wait at a BARRIER", L.ST_WARP: "wait at another WGMMA"}
-        kinds = sorted({what.get(int(x), "are elsewhere") for x in st[others]})
-        raise ops.error(site, f"divergent warpgroup in block {block}{{where}}: threads "
-                              f"{ranges((np.flatnonzero(here) + first).tolist())} reached WGMMA but threads "
-                              f"{ranges((others + first).tolist())} {' or '.join(kinds)}. A WGMMA is executed by "
-                              "all 128 threads of the warpgroup together: keep it out of branches that differ "
-                              "between the warpgroup's warps", "WGMMA")
+    if here.all():
+        return thr
+    others = np.flatnonzero(~here)
+    waiting = st[others] == L.ST_WARP
+    other_sites = {int(s) for s in at[others][waiting]}
+    coming = waiting | (st[others] == L.ST_RUN)  # at another warp op, or released from one this round
+    if coming.all() and not any(isinstance(ops.sites.info.get(s), kind) for s in other_sites):
+        return None  # mates still on their way: this warp waits for them
+    what = {L.ST_DONE: "finished", L.ST_BARRIER: "wait at a BARRIER", L.ST_WARP: f"wait at another {op.word}"}
+    kinds = sorted({what.get(int(x), "are elsewhere") for x in st[others]})
+    raise ops.error(site, f"divergent warpgroup in block {block}{{where}}: threads "
+                          f"{ranges((np.flatnonzero(here) + first).tolist())} reached {op.word} but threads "
+                          f"{ranges((others + first).tolist())} {' or '.join(kinds)}. {op.word} is executed by "
+                          "all 128 threads of the warpgroup together: keep it out of branches that differ "
+                          "between the warpgroup's threads (branch on WARPGROUP)", op.word)
+
+
+def _regs(ops: WarpOps, op: WgRegs, site: int, block: int, w: int) -> None:
+    """REGS- / REGS+: nothing to do once the warpgroup is there together (setmaxnreg.sync.aligned)."""
+    thr = _together(ops, op, site, block, w, WgRegs)
+    if thr is not None:
+        thr[:, L.T_STATUS] = L.ST_RUN
+
+
+def _mma(ops: WarpOps, op: WgMma, site: int, block: int, w: int) -> None:
+    be = ops.be
+    bs = be.block_size
+    thr = _together(ops, op, site, block, w, WgMma)
+    if thr is None:
+        return
+    first, gw0 = _mates(ops, block, w)
+    st = thr[:, L.T_STATUS]
     given = thr[:, L.T_OP:L.T_OP + 2]
     bad = np.flatnonzero((given != given[0]).any(axis=1))
     if bad.size:

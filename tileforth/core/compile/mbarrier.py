@@ -287,8 +287,11 @@ def _setmaxnreg(inc: bool):
         if not isinstance(n.arg, int) or not NREG_MIN <= n.arg <= NREG_MAX or n.arg % 8:
             raise ForthError(f"{word} needs a literal register count before it, a multiple of 8 from {NREG_MIN} "
                              f"to {NREG_MAX}, e.g. `240 {word}`", n.pos, word)
-        if sm is not None:  # the emulator has no registers to share out
+        if sm is not None:
             perform(g, n, SetMaxNReg(word, g.checked, int(n.arg), inc), [])
+        else:  # the emulator has no registers to share out, but checks the warpgroup executes it together
+            from .wgmma import WgRegs
+            g.target.warp_op(g, WgRegs(word, checked=g.checked, n=int(n.arg)), [])
     return emit
 
 
@@ -301,11 +304,15 @@ def install_specialisation(registry: "Registry") -> None:
                   static_effect=lambda n: Effect(True, 0, 1, 0, 0))
     registry.prim("REGS-", "( -- )", "n REGS- (n a literal, a multiple of 8 from 24 to 256): lower the "
                   "warpgroup's registers per thread to n (setmaxnreg.dec), for a producer that needs few. Every "
-                  "thread of the warpgroup executes it together. Needs sm_90a; nothing on the emulator.",
+                  "thread of the warpgroup executes it together (the emulator checks that, and does nothing else). "
+                  "Needs sm_90a.",
                   "128 1 1 THREADS  40 REGS- TID-X 0= IF 1 . THEN \\ [thread 0] 1", _setmaxnreg(False),
-                  static_effect=lambda n: NO_DATA, takes_literal=True, literal_max=NREG_MAX, inline=True)
+                  static_effect=lambda n: NO_DATA, takes_literal=True, literal_max=NREG_MAX, inline=True,
+                  suspend_point=True)
     registry.prim("REGS+", "( -- )", "n REGS+ (n a literal, a multiple of 8 from 24 to 256): raise the "
                   "warpgroup's registers per thread to n (setmaxnreg.inc), for consumers holding big "
-                  "accumulators. Needs sm_90a; nothing on the emulator.",
+                  "accumulators. Every thread of the warpgroup executes it together (the emulator checks that, and "
+                  "does nothing else). Needs sm_90a.",
                   "128 1 1 THREADS  232 REGS+ TID-X 0= IF 1 . THEN \\ [thread 0] 1", _setmaxnreg(True),
-                  static_effect=lambda n: NO_DATA, takes_literal=True, literal_max=NREG_MAX, inline=True)
+                  static_effect=lambda n: NO_DATA, takes_literal=True, literal_max=NREG_MAX, inline=True,
+                  suspend_point=True)

@@ -148,6 +148,13 @@ class WgLanePut(WgOp):
     collective: ClassVar[bool] = False
 
 
+@record(frozen=True)
+class WgRegs(WgOp):
+    """REGS- / REGS+ on the emulator (core/compile/mbarrier.py): nothing to share out, but setmaxnreg is
+    executed by every thread of the warpgroup together, which the emulator checks as it checks WGMMA's."""
+    n: int = 0
+
+
 # ---- what the words share ---------------------------------------------------------------------------
 def gate(g: "Gen", n: "Prim", word: str) -> None:
     """sm_90a only: a ForthError at the word on any other target (LLVM aborts on wgmma.wait_group for sm_90,
