@@ -343,7 +343,7 @@ def _parse_wg(args: list[tuple[str, int]], pos: SourcePos, directive: str) -> Se
 
 def _check_tile_in(setup: list[Setup]) -> None:
     """`\\! tiles` and `\\! wg` both set TILE-IN: they must agree."""
-    given = [(s, re.search(r"(\w+) TILE-IN", s.forth).group(1)) for s in setup if "TILE-IN" in s.forth]
+    given = [(s, m.group(1)) for s in setup if (m := re.search(r"(\w+) TILE-IN", s.forth))]
     for s, tin in given[1:]:
         if tin != given[0][1]:
             raise ForthError(f"this line's input type is {tin}, but line {given[0][0].pos.line} made it "

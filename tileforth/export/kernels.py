@@ -86,7 +86,7 @@ def compile_kernel_file(spec: KernelSpec, arch: str = "sm_80", *,
     declare_shared(forth, spec)
     declare_params_for_export(forth, spec)
     comp = nvptx_compiler(forth, arch, checked=False, context=not unchecked, export=True)
-    comp.target.entry_block = spec.block  # `\\! block`: the entry's .maxntid (and register cap for setmaxnreg)
+    comp.target.entry_block = spec.block  # type: ignore[attr-defined]  # the NvptxTarget's: `\\! block`, the entry's .maxntid
     forth.compiler = comp  # the body's definitions are compiled for this target at `;`
     nodes = read_body(forth, spec)
     return comp.kernel_file(spec.name, nodes, spec.param_types), forth
