@@ -589,21 +589,84 @@ class AsyncCopies:
             st.reads[2 * ch] = me
         return True
 
+    # ---- many warps' tile accesses at once (warpops.py's batched path) ------------------------------
+    def launch_of(self, ctx: np.ndarray) -> Launch | None:
+        """The state of the launch ctx runs, when its copies are armed (else None: nothing to check)."""
+        st = self._launches.get(ctx.ctypes.data)
+        return st if st is not None and ctx[L.CTX_ASYNC] == st.table.ctypes.data else None
+
+    @staticmethod
+    def tile_chunks(st: Launch, t: Any, addr: np.ndarray, stride: np.ndarray) -> np.ndarray:
+        """The chunks of the shared region the lines of tiles t at addr with stride (one per warp) touch,
+        warps x (lines x most chunks of a line), -1 where a line has fewer or lies outside the region
+        (a tile in global memory: check_tile's `inside`)."""
+        rows_n, cols = t.rows_cols
+        esize = elem_bytes(t.dtype)
+        lead, outer = (cols, rows_n) if t.layout == "row" else (rows_n, cols)
+        nbytes = lead * esize
+        starts = (addr - st.region)[:, None] + np.arange(outer, dtype=np.int64) * (stride * esize)[:, None]
+        first, last = starts // CHUNK, (starts + nbytes - 1) // CHUNK
+        inside = (starts >= 0) & (starts + nbytes <= len(st.pending) * CHUNK)
+        span = int((last - first).max()) + 1 if starts.size else 1
+        ch = first[..., None] + np.arange(span)
+        keep = inside[..., None] & (ch <= last[..., None])
+        return np.where(keep, ch, -1).reshape(len(addr), -1)
+
+    def chunks_clear(self, st: Launch, chunks: np.ndarray, readers: np.ndarray, epochs: np.ndarray) -> bool:
+        """Many warps' accesses at once, checked as check_tile and rows_landed check one warp's: chunks
+        (warps x k, -1: none) the warps touch, readers (each warp's first lane's record) and their epochs.
+        True when no copy into any of them is in flight, nor landed by another warp of the block with no
+        BARRIER since; nothing is changed (False: the warp-by-warp path words the error)."""
+        if not chunks.size:
+            return True
+        valid = chunks >= 0
+        p = np.where(valid, st.pending[np.where(valid, chunks, 0)], 0)
+        if (p > 0).any():
+            return False
+        landed = p < 0
+        if not landed.any():
+            return True
+        w = np.nonzero(landed)[0]
+        return not (self._unsynced_threads(p[landed], readers[w], epochs[w]) >= 0).any()
+
+    @staticmethod
+    def note_readers(st: Launch, chunks: np.ndarray, readers: np.ndarray, epochs: np.ndarray) -> None:
+        """Note the reads of many warps at once: chunks (-1: none), each read's warp's first lane's record
+        and its epoch, one per chunk read. What noting them one warp after another in increasing
+        record order leaves (check_tile's rule: a chunk's last reader first; the one before it, if
+        another thread, second)."""
+        valid = chunks >= 0
+        if not valid.any():
+            return
+        ch, who, ep = chunks[valid], readers[valid], epochs[valid]
+        keys, at = np.unique(ch.astype(np.int64) << 32 | who, return_index=True)  # by chunk, then reader
+        ch, who = keys >> 32, keys & 0xFFFFFFFF
+        entry = (who + 1) | (ep[at] & 0xFFFFFFFF) << 32
+        last = np.flatnonzero(np.append(ch[1:] != ch[:-1], True))  # each chunk's last reader
+        c = ch[last]
+        many = np.diff(last, prepend=-1) > 1  # read by more than one warp: the one before it is second
+        top, below = st.reads[2 * c], st.reads[2 * c + 1]
+        moved = top & 0xFFFFFFFF != who[last] + 1
+        st.reads[2 * c + 1] = np.where(many, entry[np.maximum(last - 1, 0)], np.where(moved, top, below))
+        st.reads[2 * c] = entry[last]
+
     def _unsynced(self, marker: int, reader: int, epoch: int) -> int | None:
         """The thread whose copy landed (marker: its pending-shadow entry) when `reader` (its epoch
         now) is another thread of its block with no BARRIER (SYNCWARP in one warp) since; else None."""
         lt = int(self._unsynced_threads(np.array([marker], np.int64), reader, epoch)[0])
         return lt if lt >= 0 else None
 
-    def _unsynced_threads(self, markers: np.ndarray, reader: int, epoch: int) -> np.ndarray:
+    def _unsynced_threads(self, markers: np.ndarray, reader: "int | np.ndarray",
+                          epoch: "int | np.ndarray") -> np.ndarray:
         """_unsynced's rule for many markers at once: each landed copy's thread, or -1 where `reader`
-        may see it (its own warp: the tile op's first lane stands for all 32; another block; a BARRIER since)."""
+        may see it (its own warp: the tile op's first lane stands for all 32; another block; a BARRIER
+        since). reader and epoch: one for all, or one per marker; a reader < 0 sees everything."""
         m = -markers - 1
         lt, le = m & (LANDED_THREAD - 1), m >> LANDED_SHIFT
-        if reader < 0:
-            return np.full(len(markers), -1, np.int64)
+        reader, epoch = np.asarray(reader, np.int64), np.asarray(epoch, np.int64)
         bs = self.be.block_size
-        seen = (lt // WARP == reader // WARP) | (lt // bs != reader // bs) | (le >> 16 != epoch >> 16)
+        seen = ((reader < 0) | (lt // WARP == reader // WARP) | (lt // bs != reader // bs)
+                | (le >> 16 != epoch >> 16))
         return np.where(seen, -1, lt)
 
     # ---- the E_ASYNC record of a read or write, in words (launcherrors.py) ----------------------
