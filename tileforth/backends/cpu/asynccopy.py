@@ -57,6 +57,10 @@ from tileforth.core.compile.tiles import elem_bytes
 from tileforth.core.errors import ForthError
 from tileforth.core.records import field, record
 
+from .copytable import Copy, CopyTable
+
+__all__ = ["AsyncCopies", "Copy", "helper_ir", "helper_ir_key"]
+
 if TYPE_CHECKING:
     from tileforth.core.compile.codegen import Gen
 
@@ -185,23 +189,20 @@ def emit_check(g: "Gen", addr: ir.Value, size: int, code: ir.Value) -> ir.Value:
 
 # ---- the model -----------------------------------------------------------------------------------
 @record(eq=False)
-class Copy:
-    id: int
-    thread: int
-    block: int
-    dst: int  # the shared address
-    data: bytes  # the 16 bytes it lands
-    site: int
-    group: int | None = None  # the thread's group number, once committed
+class Threads:
+    """The copy state of a block's threads, one entry per thread of the block (its linear index in the
+    block): the groups it committed, the groups below `landed` have landed (a thread's groups in flight
+    are landed..committed-1, empty ones included), its CP.WAITs and its last one's count and the groups
+    committed then (-1: none yet). Its copies (their groups, -1 not committed) are in the CopyTable."""
+    committed: np.ndarray
+    landed: np.ndarray
+    waits: np.ndarray
+    last_n: np.ndarray
+    last_committed: np.ndarray
 
-
-@record(eq=False)
-class Thread:
-    open: list[int] = field(default_factory=list)  # copies not committed yet
-    groups: list[tuple[int, list[int]]] = field(default_factory=list)  # committed groups in flight, oldest first
-    committed: int = 0  # groups committed so far
-    last_wait: tuple[int, int] | None = None  # (n, groups committed then) of its last CP.WAIT
-    waits: int = 0  # CP.WAITs done
+    @staticmethod
+    def of(n: int) -> "Threads":
+        return Threads(*(np.zeros(n, np.int64) for _ in range(4)), np.full(n, -1, np.int64))
 
 
 @record(eq=False)
@@ -214,9 +215,10 @@ class Launch:
     reads: np.ndarray  # two i64 per chunk
     block: int = -1
     view: np.ndarray | None = None  # the region's bytes (made at the first landing)
-    threads: dict[int, Thread] = field(default_factory=dict)
-    copies: dict[int, Copy] = field(default_factory=dict)  # in flight, by id
-    landed_group: dict[int, int] = field(default_factory=dict)  # chunk -> the group of the copy that landed there
+    threads: Threads = field(default_factory=lambda: Threads.of(0))  # the block's threads
+    copies: CopyTable = field(default_factory=CopyTable)  # in flight, by id
+    landed_group: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))  # per chunk: the group of the
+    # copy that landed there, -1: none
 
 
 class AsyncCopies:
@@ -253,7 +255,8 @@ class AsyncCopies:
         if len(self._launches) >= KEEP_LAUNCHES:  # the oldest contexts' launches are long over
             for old in list(self._launches)[:KEEP_LAUNCHES // 2]:
                 del self._launches[old]
-        st = self._launches[key] = Launch(region, size, table, pending, reads)
+        st = self._launches[key] = Launch(region, size, table, pending, reads,
+                                          landed_group=np.full(chunks, -1, np.int64))
         ctx[L.CTX_ASYNC] = table.ctypes.data
         return st
 
@@ -288,10 +291,10 @@ class AsyncCopies:
                 if lo + per > len(st.pending):
                     continue
                 p = st.pending[lo:lo + per]
-                flying = [int(v) - 1 for v in p[p > 0].tolist()]
-                fg = sorted({g if (g := st.copies[c].group) is not None else -1 for c in flying if c in st.copies})
+                flying = p[p > 0] - 1
+                fg = sorted(set(st.copies.groups_of(flying).tolist()))
                 landed_at = np.flatnonzero(p < 0) + lo
-                lg = sorted({st.landed_group[k] for k in landed_at.tolist() if k in st.landed_group})
+                lg = sorted({g for g in st.landed_group[landed_at].tolist() if g >= 0})
                 out.append(StageState(t.name, s, per, len(flying), len(landed_at), tuple(fg), tuple(lg)))
         return tuple(out)
 
@@ -300,8 +303,7 @@ class AsyncCopies:
         """A warp of the first block waited: its k-th wait joins step k, whose stages are now the block's."""
         tids = rows[:, L.T_LINEAR].tolist()
         warp = tids[0] % self.be.block_size // WARP
-        th = st.threads[tids[0]]
-        k = th.waits - 1
+        k = int(st.threads.waits[tids[0] - st.block * self.be.block_size]) - 1
         if k >= PIPE_STEPS:
             return
         first = before[0]
@@ -341,33 +343,44 @@ class AsyncCopies:
             bs = self.be.block_size
             if isinstance(op, AsyncCopy) and ctx[L.CTX_TRACE]:
                 self._trace(ctx, rows, site)
-            if isinstance(op, AsyncCopy) and len(rows) > 1 and self._copies_at_once(st, op, rows, site):
-                return
-            noted = isinstance(op, AsyncWait) and int(rows[0, L.T_LINEAR]) < bs  # the first block
-            if noted:
-                before = [tuple(g for g, _ in st.threads[t].groups) if t in st.threads else ()
-                          for t in rows[:, L.T_LINEAR].tolist()]
-                flying = len(st.copies)
-            for r in rows:
-                tid = int(r[L.T_LINEAR])
-                block = tid // bs
-                if block != st.block:
-                    self._new_block(st, block, op, error)
-                th = st.threads.setdefault(tid, Thread())
-                match op:
-                    case AsyncCopy():
-                        self._copy(st, op, th, tid, block, r, site, error)
-                    case AsyncCommit():
-                        st_group = th.committed
-                        for cid in th.open:
-                            st.copies[cid].group = st_group
-                        th.groups.append((st_group, th.open))
-                        th.open = []
-                        th.committed += 1
-                    case AsyncWait(n=n):
-                        self._wait(st, op, th, tid, n, int(r[L.T_EPOCH]), error)
-            if noted and isinstance(op, AsyncWait):
-                self._note_wait(st, op, site, rows, before, flying - len(st.copies))
+            blocks = rows[:, L.T_LINEAR] // bs
+            cuts = np.flatnonzero(blocks[1:] != blocks[:-1]) + 1
+            for part in np.split(rows, cuts) if len(cuts) else (rows,):
+                self._perform_block(st, op, part, site, error)
+
+    def _perform_block(self, st: Launch, op: AsyncOp, rows: np.ndarray, site: int,
+                       error: Callable[[str, str], ForthError]) -> None:
+        """The op for the threads of rows, of one block, as they would run it one after another."""
+        bs = self.be.block_size
+        block = int(rows[0, L.T_LINEAR]) // bs
+        if block != st.block:
+            self._new_block(st, block, op, error)
+        local = rows[:, L.T_LINEAR] - block * bs
+        match op:
+            case AsyncCopy():
+                if len(rows) > 1 and self._copies_at_once(st, op, rows, site):
+                    return
+                for r in rows:
+                    self._copy(st, op, int(r[L.T_LINEAR]), block, r, site, error)
+            case AsyncCommit():
+                t = st.copies
+                live = t.live_rows()
+                open_ = live[t.cp[live] & (t.group[live] == -1)]
+                mine = np.zeros(bs, np.bool_)
+                mine[local] = True
+                lt = t.thread[open_] - block * bs
+                open_, lt = open_[mine[lt]], lt[mine[lt]]
+                t.group[open_] = st.threads.committed[lt]
+                st.threads.committed[local] += 1
+            case AsyncWait(n=n):
+                noted = block == 0  # the first block: .PIPE's record
+                if noted:
+                    th = st.threads
+                    before = [tuple(range(a, b)) for a, b in zip(th.landed[local].tolist(), th.committed[local].tolist())]
+                    flying = len(st.copies)
+                self._wait(st, op, rows, local, n, error)
+                if noted:
+                    self._note_wait(st, op, site, rows, before, flying - len(st.copies))
 
     def _copies_at_once(self, st: Launch, op: AsyncOp, rows: np.ndarray, site: int) -> bool:
         """The copies of rows (threads of the block the launch is at), with numpy, when nothing about
@@ -411,38 +424,31 @@ class AsyncCopies:
         data = np.where(lane < nbytes[:, None], src[idx], 0).astype(np.uint8)
         first = self._next
         self._next = (self._next + len(rows)) % (1 << 31) or 1
-        for i, tid in enumerate(tids.tolist()):
-            cid = first + i
-            th = st.threads.get(tid)
-            if th is None:
-                th = st.threads[tid] = Thread()
-            st.copies[cid - 1] = Copy(cid - 1, tid, st.block, int(saddr[i]), data[i].tobytes(), site)
-            th.open.append(cid - 1)
-        st.pending[chunks] = np.arange(first, first + len(rows))
+        ids = np.arange(first - 1, first - 1 + len(rows), dtype=np.int64)
+        st.copies.add_many(ids, tids, st.block, saddr, data, site)
+        st.pending[chunks] = ids + 1
         return True
 
     def _new_block(self, st: Launch, block: int, op: AsyncOp, error) -> None:
         """The worker's region goes to another block: the last one's copies in flight never land."""
-        left = list(st.copies.values())
-        if left and op.checked:
-            c = left[0]
-            raise error(f"{op.word}" + "{where}" + f": block {st.block} finished with {len(left)} "
-                        f"cp.async cop{'y' if len(left) == 1 else 'ies'} in flight that no CP.WAIT landed "
+        if st.copies and op.checked:
+            c, left = st.copies.record(int(st.copies.live_rows()[0])), len(st.copies)
+            raise error(f"{op.word}" + "{where}" + f": block {st.block} finished with {left} "
+                        f"cp.async cop{'y' if left == 1 else 'ies'} in flight that no CP.WAIT landed "
                         f"(thread {c.thread}'s into {self.where(c.dst - st.region)}, "
                         f"{self._group(c)}): end with `0 CP.WAIT` before the threads finish", op.word)
         st.pending[:] = 0
         st.reads[:] = 0
-        st.threads.clear()
+        st.threads = Threads.of(self.be.block_size)
         st.copies.clear()
-        st.landed_group.clear()
+        st.landed_group[:] = -1
         st.block = block
 
     @staticmethod
     def _group(c: Copy) -> str:
         return "not committed" if c.group is None else f"its group {c.group}"
 
-    def _copy(self, st: Launch, op: AsyncOp, th: Thread, tid: int, block: int, r: np.ndarray, site: int,
-              error) -> None:
+    def _copy(self, st: Launch, op: AsyncOp, tid: int, block: int, r: np.ndarray, site: int, error) -> None:
         gaddr, saddr, nbytes = (int(x) for x in r[L.T_OP:L.T_OP + 3])
         off = saddr - st.region
         # the host reads and writes memory here: bad addresses are errors even in unchecked mode
@@ -470,10 +476,10 @@ class AsyncCopies:
             self._check_readers(st, op, tid, block, int(r[L.T_EPOCH]), chunk, off, error)
         cid = self._next
         self._next = (self._next + 1) % (1 << 31) or 1
-        data = bytes(src) + bytes(CHUNK - nbytes)
-        st.copies[cid - 1] = Copy(cid - 1, tid, block, saddr, data, site)
+        data = np.frombuffer(bytes(src) + bytes(CHUNK - nbytes), np.uint8)
+        st.copies.add_many(np.array([cid - 1], np.int64), np.array([tid], np.int64), block,
+                           np.array([saddr], np.int64), data[None], site)
         st.pending[chunk] = cid
-        th.open.append(cid - 1)
 
     def _check_readers(self, st: Launch, op: AsyncOp, tid: int, block: int, epoch: int, chunk: int, off: int,
                        error) -> None:
@@ -493,35 +499,74 @@ class AsyncCopies:
 
     def _lands(self, st: Launch, c: Copy) -> str:
         """Which wait of its thread lands copy c."""
-        th = st.threads[c.thread]
         if c.group is None:
             return f"thread {c.thread} has to CP.COMMIT it, then wait (`0 CP.WAIT`)"
-        need = th.committed - 1 - c.group
+        need = int(st.threads.committed[c.thread - st.block * self.be.block_size]) - 1 - c.group
         return f"it lands at thread {c.thread}'s `{need} CP.WAIT`" + (" (or a smaller count)" if need else "")
 
-    def _wait(self, st: Launch, op: AsyncOp, th: Thread, tid: int, n: int, epoch: int, error) -> None:
-        if th.open and op.checked:
-            c = st.copies[th.open[0]]
-            raise error(f"{n} {op.word}" + "{where}" + f" can never land thread {tid}'s {len(th.open)} "
-                        f"cop{'y' if len(th.open) == 1 else 'ies'} since its last CP.COMMIT (into "
-                        f"{self.where(c.dst - st.region)}): a wait lands committed groups only; CP.COMMIT "
-                        "before the wait", op.word)
-        th.last_wait = (n, th.committed)
-        th.waits += 1
-        land = th.groups[:max(0, len(th.groups) - n)]
-        th.groups = th.groups[len(land):]
-        for _, ids in land:
-            for cid in ids:
-                c = st.copies.pop(cid)
-                off = c.dst - st.region
-                if st.view is None:
-                    st.view = self.be.allocation_view(st.region, st.size)
-                if st.view is not None:
-                    st.view[off:off + CHUNK] = np.frombuffer(c.data, np.uint8)
-                if st.pending[off // CHUNK] == cid + 1:  # landed: other threads see it after a BARRIER
-                    st.pending[off // CHUNK] = -(1 + (tid | (epoch & 0xFFFFFFFF) << LANDED_SHIFT))
-                    if c.group is not None:
-                        st.landed_group[off // CHUNK] = c.group
+    def _wait(self, st: Launch, op: AsyncOp, rows: np.ndarray, local: np.ndarray, n: int, error) -> None:
+        """`n CP.WAIT` of the threads of rows (of st's block; local: their indices in it), one after another:
+        each lands the copies of its groups but the n newest. In checked mode a thread with copies it has
+        not committed cannot wait (the threads before it have)."""
+        t = st.copies
+        live = t.live_rows()
+        cp = live[t.cp[live]]
+        base = st.block * self.be.block_size
+        if op.checked:
+            open_ = cp[t.group[cp] == -1]
+            if open_.size:
+                has = np.isin(local, t.thread[open_] - base)
+                if has.any():
+                    p = int(np.argmax(has))
+                    self._wait_some(st, rows[:p], local[:p], n, cp)
+                    tid = int(rows[p, L.T_LINEAR])
+                    mine = open_[t.thread[open_] == tid]
+                    c = t.record(int(mine[0]))
+                    raise error(f"{n} {op.word}" + "{where}" + f" can never land thread {tid}'s {len(mine)} "
+                                f"cop{'y' if len(mine) == 1 else 'ies'} since its last CP.COMMIT (into "
+                                f"{self.where(c.dst - st.region)}): a wait lands committed groups only; CP.COMMIT "
+                                "before the wait", op.word)
+        self._wait_some(st, rows, local, n, cp)
+
+    def _wait_some(self, st: Launch, rows: np.ndarray, local: np.ndarray, n: int, cp: np.ndarray) -> None:
+        """The waits of _wait, none failing: cp, the rows of the cp.async copies in flight."""
+        if not len(local):
+            return
+        th, t, bs = st.threads, st.copies, self.be.block_size
+        th.last_n[local], th.last_committed[local] = n, th.committed[local]
+        th.waits[local] += 1
+        th.landed[local] = np.maximum(th.landed[local], th.committed[local] - n)
+        lt = t.thread[cp] - st.block * bs
+        at = np.full(bs, -1, np.int64)  # each waiting thread's place in rows
+        at[local] = np.arange(len(local))
+        g = t.group[cp]
+        take = (at[lt] >= 0) & (g >= 0) & (g < th.landed[lt])
+        land = cp[take]
+        if not land.size:
+            return
+        land = land[np.lexsort((land, g[take], at[lt[take]]))]  # thread by thread, group by group, in order
+        epoch = np.zeros(bs, np.int64)
+        epoch[local] = rows[:, L.T_EPOCH] & 0xFFFFFFFF
+        mt = t.thread[land]
+        self._land(st, land, mt | epoch[mt - st.block * bs] << LANDED_SHIFT)
+
+    def _land(self, st: Launch, land: np.ndarray, markers: np.ndarray) -> None:
+        """Land the copies of the table's rows `land` (in the order the waits took them; markers: each one's
+        thread | the thread's epoch at the wait << 24): their bytes written to shared memory; each chunk
+        whose copy this is becomes landed (other threads see it after a BARRIER), with the copy's group."""
+        t = st.copies
+        off = t.dst[land] - st.region
+        if st.view is None:
+            st.view = self.be.allocation_view(st.region, st.size)
+        if st.view is not None:
+            st.view[off[:, None] + np.arange(CHUNK)] = t.data[land]
+        ch = off // CHUNK
+        mine = st.pending[ch] == t.id[land] + 1
+        st.pending[ch[mine]] = -(1 + markers[mine])
+        g = t.group[land]
+        ok = mine & (g >= 0)
+        st.landed_group[ch[ok]] = g[ok]
+        t.kill(land)
 
     # ---- tile loads and stores (warpops.py, warp by warp) -----------------------------------------
     def check_tile(self, ctx: np.ndarray, t: Any, addr: int, stride: int, row: int, word: str, write: bool,
@@ -684,12 +729,14 @@ class AsyncCopies:
         access = f"{word or 'an access'}{where}: thread {thread} {verb}"
         if st is None or c is None:  # pragma: no cover - the record outlived its model
             return f"{access} shared memory at ${addr:x} before its cp.async copy landed"
-        th = st.threads[c.thread]
+        k = c.thread - st.block * self.be.block_size
+        last_wait = (int(st.threads.last_n[k]), int(st.threads.last_committed[k])) \
+            if 0 <= k < len(st.threads.last_n) and st.threads.last_committed[k] >= 0 else None
         off = addr - st.region
         text = (f"{access} {self.where(off)} before the cp.async copy into it landed: it is thread "
                 f"{c.thread}'s copy, {self._group(c)}; {self._lands(st, c)}")
-        if c.group is not None and th.last_wait is not None:
-            n, committed = th.last_wait
+        if c.group is not None and last_wait is not None:
+            n, committed = last_wait
             if committed - 1 - c.group < n:
                 text += (f"; its last wait, `{n} CP.WAIT`, left its {n} newest group{'s' * (n != 1)} in flight, "
                          "this one among them")
