@@ -299,19 +299,21 @@ class AsyncCopies:
         return tuple(out)
 
     def _note_wait(self, st: Launch, op: AsyncWait, site: int, rows: np.ndarray, before: list[tuple[int, ...]],
-                   landed_copies: int) -> None:
-        """A warp of the first block waited: its k-th wait joins step k, whose stages are now the block's."""
+                   landed_copies: int) -> int | None:
+        """A warp of the first block waited: its k-th wait joins step k (k, or None past PIPE_STEPS), whose
+        stages the caller sets (_stages, once the warps it performs have waited)."""
         tids = rows[:, L.T_LINEAR].tolist()
         warp = tids[0] % self.be.block_size // WARP
         k = int(st.threads.waits[tids[0] - st.block * self.be.block_size]) - 1
         if k >= PIPE_STEPS:
-            return
+            return None
         first = before[0]
         landed = first[:max(0, len(first) - op.n)]
         wait = WarpWait(warp, op.n, first, landed, len(tids), all(b == first for b in before), landed_copies)
         old = self._steps.get(k)
         waits = tuple(w for w in (old.waits if old else ()) if w.warp != warp) + (wait,)
-        self._steps[k] = PipeStep(k, site, tuple(sorted(waits, key=lambda w: w.warp)), self._stages(st))
+        self._steps[k] = PipeStep(k, site, tuple(sorted(waits, key=lambda w: w.warp)), old.stages if old else ())
+        return k
 
     # ---- PROFILE: a traced launch's records of the copies' shared writes (accessprofile.py) --------
     def _trace(self, ctx: np.ndarray, rows: np.ndarray, site: int) -> None:
@@ -372,15 +374,25 @@ class AsyncCopies:
                 open_, lt = open_[mine[lt]], lt[mine[lt]]
                 t.group[open_] = st.threads.committed[lt]
                 st.threads.committed[local] += 1
+            case AsyncWait(n=n) if block == 0:  # the first block: .PIPE's record, warp by warp
+                warps = local // WARP
+                cuts = np.flatnonzero(warps[1:] != warps[:-1]) + 1
+                noted = set()
+                try:
+                    for part, loc in zip(np.split(rows, cuts), np.split(local, cuts)):
+                        th = st.threads
+                        before = [tuple(range(a, b)) for a, b in zip(th.landed[loc].tolist(),
+                                                                       th.committed[loc].tolist())]
+                        flying = len(st.copies)
+                        self._wait(st, op, part, loc, n, error)
+                        noted.add(self._note_wait(st, op, site, part, before, flying - len(st.copies)))
+                finally:
+                    stages = self._stages(st) if noted - {None} else ()
+                    for k in noted - {None}:
+                        old = self._steps[k]
+                        self._steps[k] = PipeStep(k, old.site, old.waits, stages)
             case AsyncWait(n=n):
-                noted = block == 0  # the first block: .PIPE's record
-                if noted:
-                    th = st.threads
-                    before = [tuple(range(a, b)) for a, b in zip(th.landed[local].tolist(), th.committed[local].tolist())]
-                    flying = len(st.copies)
                 self._wait(st, op, rows, local, n, error)
-                if noted:
-                    self._note_wait(st, op, site, rows, before, flying - len(st.copies))
 
     def _copies_at_once(self, st: Launch, op: AsyncOp, rows: np.ndarray, site: int) -> bool:
         """The copies of rows (threads of the block the launch is at), with numpy, when nothing about
@@ -389,39 +401,44 @@ class AsyncCopies:
         thread-by-thread path does them, and words what is wrong)."""
         bs = self.be.block_size
         tids = rows[:, L.T_LINEAR]
-        if (tids // bs != st.block).any():
-            return False
-        gaddr, saddr, nbytes = (rows[:, L.T_OP + i] for i in range(3))
+        ops = rows[:, L.T_OP:L.T_OP + 3]
+        gaddr, saddr, nbytes = ops[:, 0], ops[:, 1], ops[:, 2]
         off = saddr - st.region
-        if ((nbytes < 0) | (nbytes > CHUNK) | (saddr % CHUNK != 0) | (gaddr % CHUNK != 0) | (off < 0)
-                | (off > st.size - CHUNK)).any():
+        if ((nbytes < 0) | (nbytes > CHUNK) | ((saddr | gaddr) & (CHUNK - 1) != 0) | (off < 0)
+                | (off > st.size - CHUNK) | (tids // bs != st.block)).any():
             return False
-        chunks = off // CHUNK
-        if len(np.unique(chunks)) != len(chunks) or (st.pending[chunks] > 0).any():
+        chunks = off >> 4
+        order = np.sort(chunks)
+        if (order[1:] == order[:-1]).any() or (st.pending[chunks] > 0).any():
             return False
         table = self.be.alloc_table
         if not len(table):
             return False
         k = int(np.searchsorted(table[:, 0], int(gaddr.min()), side="right")) - 1
-        reads = nbytes > 0
-        if k < 0 or (reads & ((gaddr < table[k, 0]) | (gaddr + nbytes > table[k, 1]))).any():
+        if k < 0:
             return False
-        base = int(table[k, 0])
-        src = self.be.allocation_view(base, int(table[k, 1]) - base)
+        lo, hi = int(table[k, 0]), int(table[k, 1])
+        if ((nbytes > 0) & ((gaddr < lo) | (gaddr + nbytes > hi))).any():
+            return False
+        src = self.be.allocation_view(lo, hi - lo)
         if src is None:
             return False
         if op.checked:
             epoch = rows[:, L.T_EPOCH] & 0xFFFFFFFF
-            for e in (st.reads[2 * chunks], st.reads[2 * chunks + 1]):
-                reader = (e & 0xFFFFFFFF) - 1
-                theirs = e >> 32
-                same_warp = reader // WARP == tids // WARP
-                concurrent = np.where(same_warp, theirs == epoch, theirs >> 16 == epoch >> 16)
-                if ((reader >= 0) & (reader != tids) & (reader // bs == st.block) & concurrent).any():
-                    return False
+            e = st.reads.reshape(-1, 2)[chunks]  # the chunks' last two readers
+            reader = (e & 0xFFFFFFFF) - 1
+            theirs = e >> 32
+            me = tids[:, None]
+            concurrent = np.where(reader // WARP == me // WARP, theirs == epoch[:, None],
+                                  theirs >> 16 == (epoch >> 16)[:, None])
+            if ((reader >= 0) & (reader != me) & (reader // bs == st.block) & concurrent).any():
+                return False
         lane = np.arange(CHUNK)
-        idx = np.clip((gaddr - base)[:, None] + lane, 0, len(src) - 1)
-        data = np.where(lane < nbytes[:, None], src[idx], 0).astype(np.uint8)
+        if (nbytes == CHUNK).all():  # the common case: whole chunks, inside the allocation
+            data = src[(gaddr - lo)[:, None] + lane]
+        else:
+            idx = np.clip((gaddr - lo)[:, None] + lane, 0, len(src) - 1)
+            data = np.where(lane < nbytes[:, None], src[idx], 0).astype(np.uint8)
         first = self._next
         self._next = (self._next + len(rows)) % (1 << 31) or 1
         ids = np.arange(first - 1, first - 1 + len(rows), dtype=np.int64)

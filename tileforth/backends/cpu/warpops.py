@@ -34,7 +34,7 @@ from tileforth.core.compile.tileops import (Add, Copy, Fill, LaneGet, LanePut, L
 from tileforth.core.compile.tiles import ACC_TYPES, IN_TYPES, MMA_ELEMS, WARP, Tile, elem_bytes, mma_coords
 from tileforth.core.compile.tileops import Shuffle, SyncWarp, Vote, WarpOp
 from tileforth.core.compile.mbarrier import HopperOp
-from tileforth.core.compile.smem import CHUNK, AsyncOp, AsyncWait
+from tileforth.core.compile.smem import CHUNK, AsyncOp
 from tileforth.core.errors import ForthError
 from tileforth.core.compile.eltypes import BY_NAME, ELTYPES
 from tileforth.core.errors import ranges
@@ -527,12 +527,7 @@ class WarpOps:
         if isinstance(op, AsyncOp):
             if hi - lo != 1:
                 return False
-            error = lambda m, w: self.error(site, m, w)  # noqa: E731
-            if isinstance(op, AsyncWait):  # warp by warp: .PIPE notes each warp's wait
-                for w in range(0, len(rows), WARP):
-                    self.be.asyncs.perform(op, rows[w:w + WARP], self.ctx, site, error)
-            else:
-                self.be.asyncs.perform(op, rows, self.ctx, site, error)
+            self.be.asyncs.perform(op, rows, self.ctx, site, lambda m, w: self.error(site, m, w))
         elif not isinstance(op, (LaneGet, LanePut)) or not self._lane_elements_batched(op, rows, lo):
             return False
         rows[:, L.T_STATUS] = L.ST_RUN
