@@ -376,3 +376,36 @@ def test_tlane_works_per_lane_inside_a_divergent_if(f):
     for lane in range(1, WARP, 2):
         want[isa_c(lane, 1)] = lane
     assert np.array_equal(f.array("C"), want)
+
+
+# ---- TROW and TCOL: the compile-time grid -------------------------------------------------------------
+def isa_grid_place(lane: int, i: int, gn: int) -> tuple[int, int]:
+    """Element i = 4f + e of a lane's part of an m x n grid of accumulators: element e of fragment f, at
+    block row f / n and block column f mod n, 16 rows and 8 columns a block (isa_c within it)."""
+    f, e = divmod(i, 4)
+    r, c = isa_c(lane, e)
+    return 16 * (f // gn) + r, 8 * (f % gn) + c
+
+
+@pytest.mark.parametrize("gm,gn", [(4, 8), (3, 3), (2, 5)])
+def test_trow_tcol_use_the_compile_time_grid_as_constants(gm, gn):
+    """A literal index folds to one constant added to the lane's arithmetic, and a run-time index becomes
+    shifts, masks or a multiplication by a constant: no division or remainder in the PTX; and each lane's
+    values are the ISA's places in the grid (on the emulator, every element of every lane)."""
+    n = 4 * gm * gn
+    k = 37 % n
+    f = Forth(backend="cpu")
+    f.eval(f"16 8 16 TILE-SHAPE {gm} {gn} TILE-GRID  32 1 1 THREADS  {n} 64 * CELLS ALLOCATE DROP CONSTANT P "
+           f": lit ( a -- )  {k} TROW 1000 * {k} TCOL + SWAP ! ;  : run ( i a -- )  OVER TROW 1000 * ROT TCOL + SWAP ! ;")
+    bodies = {w: (p := word_ptx(f, w, "sm_90", unchecked=True))[p.index("{"):] for w in ("lit", "run")}
+    for body in bodies.values():
+        assert not re.search(r"\b(div|rem)\.", body), body
+    # lane 0's place is the constant the literal folds to (the lane's part is 0 for lane 0)
+    r0, c0 = isa_grid_place(0, k, gn)
+    assert re.search(rf"\b{1000 * r0 + c0};", bodies["lit"]) or 1000 * r0 + c0 == 0, bodies["lit"]
+    f.eval(f": places  {n} 0 DO  I TROW  P I 32 * TID-X + 2 * CELLS + !  I TCOL  P I 32 * TID-X + 2 * 1+ CELLS + ! "
+           "LOOP ;  places")
+    addr = int(f.eval("P .").split()[0])
+    got = f.backend.read(addr, n * WARP * 2 * 8).view(np.int64).reshape(n, WARP, 2)
+    want = np.array([[isa_grid_place(lane, e, gn) for lane in range(WARP)] for e in range(n)])
+    assert np.array_equal(got, want)

@@ -303,12 +303,14 @@ def _place(col: bool):
         cfg = _cfg(n)
         gn = cfg.grid[1] if cfg.shape == MMA_SYNC else 1
         lane = _lane_id(g)
-        f, e = b.ashr(i, c64(2)), b.and_(i, c64(3))
+        # the grid is the node's, known here: constants, which LLVM folds (a literal i leaves only the lane's
+        # arithmetic) or turns into shifts and masks (i unsigned: an element index is 0 to 4mn - 1)
+        f, e = b.lshr(i, c64(2)), b.and_(i, c64(3))
         if col:
-            bj = b.srem(f, c64(gn)) if gn > 1 else c64(0)
+            bj = b.urem(f, c64(gn)) if gn > 1 else c64(0)
             g.push(b.add(b.mul(bj, c64(8)), b.add(b.shl(b.and_(lane, c64(3)), c64(1)), b.and_(e, c64(1)))))
         else:
-            bi = b.sdiv(f, c64(gn)) if gn > 1 else f
+            bi = b.udiv(f, c64(gn)) if gn > 1 else f
             g.push(b.add(b.mul(bi, c64(16)), b.add(b.lshr(lane, c64(2)), b.shl(b.lshr(e, c64(1)), c64(3)))))
     return emit
 
