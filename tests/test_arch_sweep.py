@@ -151,6 +151,10 @@ def cases() -> list[dict]:
                           # big register tiles (TILE-GRID): the same words unrolled over a 4x8 grid
                           ["4 8 TILE-GRID TZERO 0 S 0 8 S-GEOM TLDSM-A 0 S 16 0 S-GEOM TLDSM-B TMMA 5 TLANE@ 2e F* "
                            "5 TLANE! 7 TROW 7 TCOL 2DROP C 64 TSTORE 1 1 TILE-GRID", BF16_SM],
+                          # b from an n-major (column-major B) tile: ldmatrix .x2 without .trans, one and a grid
+                          ["TZERO 0 S 0 8 S-GEOM TLDSM-A 0 S 8 16 S-GEOM TLDSM-B-COL TMMA C 64 TSTORE  4 8 TILE-GRID "
+                           "TZERO 0 S 0 0 S-GEOM TLDSM-A 0 S 0 16 S-GEOM TLDSM-B-COL TMMA C 64 TSTORE 1 1 TILE-GRID",
+                           BF16_SM],
                           ["2 2 TILE-GRID 1e TFILL 0 S 16 8 S-GEOM TSTSM 1 1 TILE-GRID", STSM_SM]]
             out.append({"id": f"tiles {m}x{n}x{k} {tin}->{acc}", "words": tile_words, "float_bits": 32,
                         "lines": lines})

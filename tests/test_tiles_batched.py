@@ -307,6 +307,11 @@ ASYNC_PROGRAMS = {
                 "0 sw warp 16 * 0 sw-GEOM TLDSM-A  0 sw 0 8 sw-GEOM TLDSM-B TMMA "
                 "0 CP.WAIT BARRIER  1 sw warp 16 * 16 sw-GEOM TLDSM-A  1 sw 16 8 sw-GEOM TLDSM-B TMMA "
                 "4 0 DO  warp 16 * I TROW + 64 *  I TCOL 8 + +  4 * gc +  I TLANE@ SF!  LOOP TDROP ; two-stages",
+    # b from an n-major tile (TLDSM-B-COL) under a 1x4 grid: four b fragments 8 rows of the tile apart
+    "ldmatrix_col": ASYNC_SETUP + "16 8 16 TILE-SHAPE BF16 TILE-IN 1 4 TILE-GRID : colb  gh 128 0 sw sw-GEOM "
+                    "STAGE-TILE CP.COMMIT 0 CP.WAIT BARRIER  TZERO 0 sw warp 16 * 0 sw-GEOM TLDSM-A  0 sw 8 16 sw-GEOM "
+                    "TLDSM-B-COL TMMA  16 0 DO  warp 16 * I TROW + 64 *  I TCOL + 4 * gc +  I TLANE@ SF!  LOOP TDROP ; "
+                    "colb 1 1 TILE-GRID",
 }
 ASYNC_ERRORS = {
     # warp 2 waits with a count of 1, which leaves its copies in flight: only its load is an error
@@ -380,3 +385,9 @@ def test_the_batched_programs_compute_what_numpy_does():
     c = f.array("gc")
     for w in range(4):  # warp w: rows 16w.. of gh, k 0..31, times rows 0..31 of gh, columns 8..15; two TMMAs
         np.testing.assert_array_equal(c[16 * w:16 * w + 16, 8:16], per_tmma(h[16 * w:16 * w + 16, :32], h[:32, 8:16]))
+    f = session()
+    f.eval(ASYNC_PROGRAMS["ldmatrix_col"])
+    h = f.array("gh").astype(np.float32)
+    c = f.array("gc")
+    for w in range(4):  # warp w: rows 16w.. of gh, k 0..15, times (rows 8..39 of gh, columns 16..31) transposed
+        np.testing.assert_array_equal(c[16 * w:16 * w + 16, :32], per_tmma(h[16 * w:16 * w + 16, :16], h[8:40, 16:32].T))

@@ -88,7 +88,7 @@ def _check_fn(module: ir.Module, fail: ir.Function) -> ir.Function:
     fn.attributes.add("noinline")
     ctx, thr, addr, size, ks = fn.args
     blocks = {n: fn.append_basic_block(n) for n in ("entry", "armed", "inside", "chunk", "next", "pending",
-                                                    "read", "note", "newer", "ok")}
+                                                    "read", "note", "newer", "wrote", "ok")}
     b = ir.IRBuilder(blocks["entry"])
 
     def slot(base: ir.Value, i: int | ir.Value, ty: ir.Type = I64) -> ir.Value:
@@ -143,7 +143,16 @@ def _check_fn(module: ir.Module, fail: ir.Function) -> ir.Function:
     b.ret(ir.Constant(I1, 0))
     # a read: this thread becomes the chunk's last reader (the one before, if another, the second)
     b.position_at_end(blocks["read"])
-    b.cbranch(b.icmp_unsigned("==", b.and_(ks, _c(3)), _c(0)), blocks["note"], blocks["ok"])
+    b.cbranch(b.icmp_unsigned("==", b.and_(ks, _c(3)), _c(0)), blocks["note"], blocks["wrote"])
+    # a write (or an atomic): this thread becomes the chunks' last writer (a CP.ASYNC into them by another
+    # thread needs a BARRIER first)
+    b.position_at_end(blocks["wrote"])
+    writes = b.inttoptr(b.load(slot(table, 4), typ=I64), PTR)
+    wentry = b.or_(b.add(b.load(slot(thr, L.T_LINEAR), typ=I64), _c(1)),
+                   b.shl(b.and_(b.load(slot(thr, L.T_EPOCH), typ=I64), _c(0xFFFFFFFF)), _c(32)))
+    b.store(wentry, slot(writes, first))
+    b.store(wentry, slot(writes, last))
+    b.branch(blocks["ok"])
     b.position_at_end(blocks["note"])
     reads = b.inttoptr(b.load(slot(table, 3), typ=I64), PTR)
     me = b.add(b.load(slot(thr, L.T_LINEAR), typ=I64), _c(1))
@@ -202,7 +211,8 @@ class Threads:
 
     @staticmethod
     def of(n: int) -> "Threads":
-        return Threads(*(np.zeros(n, np.int64) for _ in range(4)), np.full(n, -1, np.int64))
+        return Threads(np.zeros(n, np.int64), np.zeros(n, np.int64), np.zeros(n, np.int64), np.zeros(n, np.int64),
+                       np.full(n, -1, np.int64))
 
 
 @record(eq=False)
@@ -213,6 +223,7 @@ class Launch:
     table: np.ndarray
     pending: np.ndarray  # i64 per chunk: copy id + 1 in flight, a landed marker (< 0), or 0
     reads: np.ndarray  # two i64 per chunk
+    writes: np.ndarray  # one i64 per chunk: its last writer (thread + 1 | epoch << 32), 0: none
     block: int = -1
     view: np.ndarray | None = None  # the region's bytes (made at the first landing)
     threads: Threads = field(default_factory=lambda: Threads.of(0))  # the block's threads
@@ -250,12 +261,13 @@ class AsyncCopies:
             return st
         region, size = int(ctx[L.CTX_SHARED]), max(int(ctx[L.CTX_SHARED_SIZE]), CHUNK)
         chunks = -(-size // CHUNK)
-        pending, reads = np.zeros(chunks, np.int64), np.zeros(2 * chunks, np.int64)
-        table = np.array([region, chunks * CHUNK, pending.ctypes.data, reads.ctypes.data], np.int64)
+        pending, reads, writes = np.zeros(chunks, np.int64), np.zeros(2 * chunks, np.int64), np.zeros(chunks, np.int64)
+        table = np.array([region, chunks * CHUNK, pending.ctypes.data, reads.ctypes.data, writes.ctypes.data],
+                         np.int64)
         if len(self._launches) >= KEEP_LAUNCHES:  # the oldest contexts' launches are long over
             for old in list(self._launches)[:KEEP_LAUNCHES // 2]:
                 del self._launches[old]
-        st = self._launches[key] = Launch(region, size, table, pending, reads,
+        st = self._launches[key] = Launch(region, size, table, pending, reads, writes,
                                           landed_group=np.full(chunks, -1, np.int64))
         ctx[L.CTX_ASYNC] = table.ctypes.data
         return st
@@ -377,7 +389,7 @@ class AsyncCopies:
             case AsyncWait(n=n) if block == 0:  # the first block: .PIPE's record, warp by warp
                 warps = local // WARP
                 cuts = np.flatnonzero(warps[1:] != warps[:-1]) + 1
-                noted = set()
+                noted: set[int] = set()
                 try:
                     for part, loc in zip(np.split(rows, cuts), np.split(local, cuts)):
                         th = st.threads
@@ -385,10 +397,12 @@ class AsyncCopies:
                                                                        th.committed[loc].tolist())]
                         flying = len(st.copies)
                         self._wait(st, op, part, loc, n, error)
-                        noted.add(self._note_wait(st, op, site, part, before, flying - len(st.copies)))
+                        k = self._note_wait(st, op, site, part, before, flying - len(st.copies))
+                        if k is not None:
+                            noted.add(k)
                 finally:
-                    stages = self._stages(st) if noted - {None} else ()
-                    for k in noted - {None}:
+                    stages = self._stages(st) if noted else ()
+                    for k in noted:
                         old = self._steps[k]
                         self._steps[k] = PipeStep(k, old.site, old.waits, stages)
             case AsyncWait(n=n):
@@ -433,6 +447,11 @@ class AsyncCopies:
                                   theirs >> 16 == (epoch >> 16)[:, None])
             if ((reader >= 0) & (reader != me) & (reader // bs == st.block) & concurrent).any():
                 return False
+            w = st.writes[chunks]
+            writer, theirs = (w & 0xFFFFFFFF) - 1, w >> 32
+            concurrent = np.where(writer // WARP == tids // WARP, theirs == epoch, theirs >> 16 == epoch >> 16)
+            if ((writer >= 0) & (writer != tids) & (writer // bs == st.block) & concurrent).any():
+                return False
         lane = np.arange(CHUNK)
         if (nbytes == CHUNK).all():  # the common case: whole chunks, inside the allocation
             data = src[(gaddr - lo)[:, None] + lane]
@@ -442,7 +461,7 @@ class AsyncCopies:
         first = self._next
         self._next = (self._next + len(rows)) % (1 << 31) or 1
         ids = np.arange(first - 1, first - 1 + len(rows), dtype=np.int64)
-        st.copies.add_many(ids, tids, st.block, saddr, data, site)
+        st.copies.add_many(ids, tids, st.block, saddr, data, site, src=gaddr, nbytes=nbytes)
         st.pending[chunks] = ids + 1
         return True
 
@@ -456,6 +475,7 @@ class AsyncCopies:
                         f"{self._group(c)}): end with `0 CP.WAIT` before the threads finish", op.word)
         st.pending[:] = 0
         st.reads[:] = 0
+        st.writes[:] = 0
         st.threads = Threads.of(self.be.block_size)
         st.copies.clear()
         st.landed_group[:] = -1
@@ -491,12 +511,34 @@ class AsyncCopies:
                             f"thread {c.thread}'s copy into the same bytes ({self._group(c)}) has not landed: "
                             f"{self._lands(st, c)}, and a BARRIER, before the stage is refilled", op.word)
             self._check_readers(st, op, tid, block, int(r[L.T_EPOCH]), chunk, off, error)
+            self._check_writer(st, op, tid, block, int(r[L.T_EPOCH]), chunk, off, error)
         cid = self._next
         self._next = (self._next + 1) % (1 << 31) or 1
         data = np.frombuffer(bytes(src) + bytes(CHUNK - nbytes), np.uint8)
         st.copies.add_many(np.array([cid - 1], np.int64), np.array([tid], np.int64), block,
-                           np.array([saddr], np.int64), data[None], site)
+                           np.array([saddr], np.int64), data[None], site, src=np.array([gaddr], np.int64),
+                           nbytes=np.array([nbytes], np.int64))
         st.pending[chunk] = cid
+
+    def _concurrent(self, e: int, tid: int, block: int, epoch: int) -> int | None:
+        """The thread of a shadow entry (thread + 1 | epoch << 32) when it is another thread of the block with
+        no BARRIER (SYNCWARP, in its warp) between its access and now; else None."""
+        bs = self.be.block_size
+        other = (e & 0xFFFFFFFF) - 1
+        if other < 0 or other == tid or other // bs != block:
+            return None
+        theirs = e >> 32
+        same_warp = other // WARP == tid // WARP
+        concurrent = theirs == epoch & 0xFFFFFFFF if same_warp else theirs >> 16 == (epoch & 0xFFFFFFFF) >> 16
+        return other if concurrent else None
+
+    def _check_writer(self, st: Launch, op: AsyncOp, tid: int, block: int, epoch: int, chunk: int, off: int,
+                      error) -> None:
+        writer = self._concurrent(int(st.writes[chunk]), tid, block, epoch)
+        if writer is not None:
+            raise error(f"{op.word}" + "{where}" + f": thread {tid} copies into {self.where(off)}, which thread "
+                        f"{writer} stored into since the last BARRIER: the store and the copy's write race (a GPU "
+                        "may land either last); put a BARRIER between the store and the CP.ASYNC", op.word)
 
     def _check_readers(self, st: Launch, op: AsyncOp, tid: int, block: int, epoch: int, chunk: int, off: int,
                        error) -> None:
@@ -535,7 +577,7 @@ class AsyncCopies:
                 has = np.isin(local, t.thread[open_] - base)
                 if has.any():
                     p = int(np.argmax(has))
-                    self._wait_some(st, rows[:p], local[:p], n, cp)
+                    self._wait_some(st, op, rows[:p], local[:p], n, cp, error)
                     tid = int(rows[p, L.T_LINEAR])
                     mine = open_[t.thread[open_] == tid]
                     c = t.record(int(mine[0]))
@@ -543,9 +585,10 @@ class AsyncCopies:
                                 f"cop{'y' if len(mine) == 1 else 'ies'} since its last CP.COMMIT (into "
                                 f"{self.where(c.dst - st.region)}): a wait lands committed groups only; CP.COMMIT "
                                 "before the wait", op.word)
-        self._wait_some(st, rows, local, n, cp)
+        self._wait_some(st, op, rows, local, n, cp, error)
 
-    def _wait_some(self, st: Launch, rows: np.ndarray, local: np.ndarray, n: int, cp: np.ndarray) -> None:
+    def _wait_some(self, st: Launch, op: AsyncOp, rows: np.ndarray, local: np.ndarray, n: int, cp: np.ndarray,
+                   error) -> None:
         """The waits of _wait, none failing: cp, the rows of the cp.async copies in flight."""
         if not len(local):
             return
@@ -565,7 +608,47 @@ class AsyncCopies:
         epoch = np.zeros(bs, np.int64)
         epoch[local] = rows[:, L.T_EPOCH] & 0xFFFFFFFF
         mt = t.thread[land]
+        if op.checked:
+            self._check_sources(st, op, land, error)
         self._land(st, land, mt | epoch[mt - st.block * bs] << LANDED_SHIFT)
+
+    def _global(self, addr: int) -> str:
+        """A global address as `name+bytes` of the ARRAY or MATRIX that holds it, else in hex."""
+        base = self.be.allocation_base(addr, 1)
+        dt = self.be.elem_types.get(base) if base is not None else None
+        name = (dt.metadata or {}).get("name") if dt is not None else None
+        if base is None or not name:
+            return f"${addr & (2**64 - 1):x}"
+        return name if addr == base else f"{name}+{addr - base} (bytes)"
+
+    def _check_sources(self, st: Launch, op: AsyncOp, land: np.ndarray, error) -> None:
+        """The global bytes each copy about to land read must be what they were when it was issued: a GPU
+        reads them at some time between the CP.ASYNC and the wait, so a store into them meanwhile (the
+        copying thread's own included, which the race detector does not see) makes the copy read either."""
+        t = st.copies
+        reads = land[t.nbytes[land] > 0]
+        if not reads.size:
+            return
+        src, nb = t.src[reads], t.nbytes[reads]
+        lo, hi = int(src.min()), int((src + nb).max())
+        view = self.be.allocation_view(lo, hi - lo)
+        lane = np.arange(CHUNK)
+        if view is not None:  # the common case: one allocation holds every source
+            now = view[np.minimum((src - lo)[:, None] + lane, len(view) - 1)]
+            changed = ((now != t.data[reads]) & (lane < nb[:, None])).any(axis=1)
+        else:
+            changed = np.zeros(len(reads), np.bool_)
+            for i, (a, k) in enumerate(zip(src.tolist(), nb.tolist())):
+                cur = self.be.allocation_view(a, k)
+                changed[i] = cur is not None and bool((cur != t.data[reads[i], :k]).any())
+        if changed.any():
+            c = t.record(int(reads[int(np.argmax(changed))]))
+            a = int(t.src[reads[int(np.argmax(changed))]])
+            raise error(f"{op.n} {op.word}" + "{where}" + f": the global bytes at {self._global(a)} that thread {c.thread}'s "
+                        f"cp.async copy into {self.where(c.dst - st.region)} ({self._group(c)}) reads were written "
+                        "after its CP.ASYNC and before this wait: a GPU reads them at some time in between, so the "
+                        "copy may get the old bytes or the new; write the source only after the wait that lands "
+                        "the copy", op.word)
 
     def _land(self, st: Launch, land: np.ndarray, markers: np.ndarray) -> None:
         """Land the copies of the table's rows `land` (in the order the waits took them; markers: each one's
@@ -618,6 +701,8 @@ class AsyncCopies:
                             f"{self.where(k * CHUNK)} before the cp.async copy into it landed: it is thread "
                             f"{c.thread}'s copy, {self._group(c)}; {self._lands(st, c)}; a warp reading the "
                             "copies of its block's threads needs their waits and then a BARRIER")
+            if write and row >= 0:
+                st.writes[lo:hi + 1] = row + 1 | (int(self.be.thr[row, L.T_EPOCH]) & 0xFFFFFFFF) << 32
             if not write and row >= 0:
                 me = row + 1 | (int(self.be.thr[row, L.T_EPOCH]) & 0xFFFFFFFF) << 32
                 for ch in range(lo, hi + 1):
@@ -643,6 +728,8 @@ class AsyncCopies:
         landed = p[p < 0]
         if landed.size and (self._unsynced_threads(landed, row, epoch) >= 0).any():
             return False  # a copy another warp of the block landed, with no BARRIER since
+        if write and row >= 0:
+            st.writes[ch] = row + 1 | epoch << 32
         if not write and row >= 0:
             me = row + 1 | epoch << 32
             ch = np.unique(ch)
@@ -690,6 +777,16 @@ class AsyncCopies:
             return True
         w = np.nonzero(landed)[0]
         return not (self._unsynced_threads(p[landed], readers[w], epochs[w]) >= 0).any()
+
+    @staticmethod
+    def note_writers(st: Launch, chunks: np.ndarray, writers: np.ndarray, epochs: np.ndarray) -> None:
+        """Note the tile stores of many warps (as note_readers' arguments): each chunk's last writer, in
+        increasing record order as warp by warp notes them."""
+        valid = chunks >= 0
+        if not valid.any():
+            return
+        order = np.argsort(writers[valid], kind="stable")
+        st.writes[chunks[valid][order]] = ((writers[valid] + 1) | (epochs[valid] & 0xFFFFFFFF) << 32)[order]
 
     @staticmethod
     def note_readers(st: Launch, chunks: np.ndarray, readers: np.ndarray, epochs: np.ndarray) -> None:

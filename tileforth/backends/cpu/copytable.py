@@ -28,11 +28,24 @@ class Copy:
     group: int | None = None  # the thread's group number, once committed
 
 
-_INT_FIELDS = ("id", "thread", "block", "dst", "site", "group")
+_INT_FIELDS = ("id", "thread", "block", "dst", "site", "group", "src", "nbytes")
 
 
 class CopyTable:
     """Copies by id (a dict's methods), rows of arrays underneath: `live` rows are in flight."""
+
+    # one entry per row (_alloc makes them): the _INT_FIELDS, the 16 bytes, in flight, a cp.async copy
+    id: np.ndarray
+    thread: np.ndarray
+    block: np.ndarray
+    dst: np.ndarray
+    site: np.ndarray
+    group: np.ndarray
+    src: np.ndarray  # the global address it read (0 with nbytes 0: a TMA box's chunk, or a zero-fill)
+    nbytes: np.ndarray  # the bytes it read there
+    data: np.ndarray
+    live: np.ndarray
+    cp: np.ndarray
 
     def __init__(self, capacity: int = 1024) -> None:
         self.n = 0  # rows used (live or not)
@@ -41,7 +54,7 @@ class CopyTable:
         self._alloc(capacity)
 
     def _alloc(self, cap: int) -> None:
-        old = {k: getattr(self, k) for k in (*_INT_FIELDS, "data", "live", "cp")} if hasattr(self, "live") else None
+        old = {k: getattr(self, k) for k in (*_INT_FIELDS, "data", "live", "cp")} if "live" in self.__dict__ else None
         for k in _INT_FIELDS:
             setattr(self, k, np.zeros(cap, np.int64))
         self.data = np.zeros((cap, CHUNK), np.uint8)
@@ -68,14 +81,16 @@ class CopyTable:
 
     # ---- adding -------------------------------------------------------------------------------------
     def add_many(self, ids: np.ndarray, threads: np.ndarray, block: int, dsts: np.ndarray, data: np.ndarray,
-                 site: int, cp: bool = True) -> None:
-        """Copies issued together, in this order (cp: cp.async copies)."""
+                 site: int, cp: bool = True, src: np.ndarray | None = None, nbytes: np.ndarray | None = None) -> None:
+        """Copies issued together, in this order (cp: cp.async copies; src, nbytes: what each read)."""
         k = len(ids)
         self._room(k)
         s = slice(self.n, self.n + k)
         self.id[s], self.thread[s], self.block[s], self.dst[s] = ids, threads, block, dsts
         self.site[s], self.group[s], self.live[s], self.cp[s] = site, -1, True, cp
         self.data[s] = data
+        self.src[s] = 0 if src is None else src
+        self.nbytes[s] = 0 if nbytes is None else nbytes
         self._rows.update(zip(ids.tolist(), range(self.n, self.n + k)))
         self.n += k
         self.live_count += k

@@ -124,10 +124,10 @@ def _frag_coords(kind: str) -> tuple["np.ndarray", "np.ndarray"]:
 def _ldmatrix_map(kind: str) -> tuple["np.ndarray", "np.ndarray", "np.ndarray"]:
     """Where ldmatrix takes each (lane, element) of a kind's fragment from, in the 8x8 matrices the rows
     form ((matrix, row, col) index arrays, lane-major as _frag_coords): register j of lane L holds elements
-    (L/4, 2(L%4)) and (L/4, 2(L%4)+1) of matrix j (b: .trans, the transposed places), and register j is
-    fragment elements 2j and 2j+1."""
+    (L/4, 2(L%4)) and (L/4, 2(L%4)+1) of matrix j (b: .trans, the transposed places; bcol, b from an
+    n-major tile: .x2 without .trans, a's places), and register j is fragment elements 2j and 2j+1."""
     src = [(e >> 1, 2 * (lane & 3) + (e & 1), lane >> 2) if kind == "b" else (e >> 1, lane >> 2, 2 * (lane & 3) + (e & 1))
-           for lane in range(WARP) for e in range(MMA_ELEMS[kind])]
+           for lane in range(WARP) for e in range(MMA_ELEMS["b" if kind == "bcol" else kind])]
     s = np.array(src).T
     return s[0], s[1], s[2]
 
@@ -139,8 +139,8 @@ def _lane_offsets(kind: str, grid: tuple[int, int], frag: tuple[int, int]) -> tu
     fragment-major as _lane_addresses takes them: one ldmatrix per fragment."""
     fr, fc = frag
     lanes = 32 if kind == "a" else 16
-    rc = [(bi * fr + r, bj * fc // 8 + c) for bi in range(grid[0]) for bj in range(grid[1])
-          for r, c in (lane_chunk(lane, kind) for lane in range(lanes))]
+    rc = [(bj * fc + r, bi * fr // 8 + c) if kind == "bcol" else (bi * fr + r, bj * fc // 8 + c)
+          for bi in range(grid[0]) for bj in range(grid[1]) for r, c in (lane_chunk(lane, kind) for lane in range(lanes))]
     a = np.array(rc, np.int64).T
     return a[0], a[1]
 
@@ -281,7 +281,11 @@ class WarpOps:
         if self.ctx[L.CTX_RACE_GEN] and not self._races_batched(plans, lo * bs):
             return False
         if reads:
-            self.be.asyncs.note_readers(*reads)
+            st, readers, writers = reads
+            if readers is not None:
+                self.be.asyncs.note_readers(st, *readers)
+            if writers is not None:
+                self.be.asyncs.note_writers(st, *writers)
         for op, plan, stack, lanes, mine, _, _ in plans:
             self._perform_batch(op, plan, stack, len(mine))
             rows[lanes, L.T_STATUS] = L.ST_RUN
@@ -501,7 +505,7 @@ class WarpOps:
                     windows[starts] = mine if t.layout == "row" else mine.transpose(0, 2, 1)
                 del stack[src:]
             case LdMatrix(dst, t):
-                _put(stack, dst, self._ldmatrix_batch(t, plan, n))
+                _put(stack, dst, self._ldmatrix_batch(op, plan, n))
             case Mma(acc_at, a_at, b_at):
                 acc = stack[acc_at]
                 a, b = (x if x.dtype == np.float64 else x.astype(np.float64) for x in (stack[a_at], stack[b_at]))
@@ -568,11 +572,11 @@ class WarpOps:
         saddr, row, col, geom = (ops[:, i] for i in range(4))
         t = op.tile
         rows_n, chunks, swz = geom & 0xFFFF, (geom >> 16) & 0xFFFF, (geom >> 32) & 1
-        brows, bcols = t.rows_cols
+        brows, bcols = t.rows_cols[::-1] if op.n_major else t.rows_cols
         if ((geom >> 33 != 0) | (rows_n == 0) | (chunks == 0) | (col % 8 != 0) | (row < 0) | (col < 0)
                 | (row + brows > rows_n) | (col // 8 + bcols // 8 > chunks) | (saddr % 16 != 0)).any():
             return None
-        dr, dc = _lane_offsets(t.kind, t.grid, t.frag_shape)
+        dr, dc = _lane_offsets(op.lanes_kind, t.grid, t.frag_shape)
         r = row[:, None] + dr
         ch = col[:, None] // 8 + dc
         ch = np.where(swz[:, None] == 1, ch ^ (r & 7), ch)
@@ -581,30 +585,32 @@ class WarpOps:
         view = self.be.allocation_view(first, int(addrs.max()) + 16 - first)
         return None if view is None else (addrs, view, first)
 
-    def _ldmatrix_batch(self, t: Tile, plan, n: int) -> np.ndarray:
+    def _ldmatrix_batch(self, op: LdMatrix, plan, n: int) -> np.ndarray:
         """ldmatrix for n warps at once (its plan: _ldmatrix_plan's): warps x the grid's logical matrix,
         in float64 (exact), as the batched loads leave operands."""
         addrs, view, first = plan
+        t = op.tile
         mem = view.view(_mem_dtype(t.dtype))
         mats = mem[((addrs - first) // 2)[..., None] + np.arange(8)]  # (warps, rows, 8 elements)
         frags = t.grid[0] * t.grid[1]
         mats = mats.reshape(n, frags, -1, 8, 8)  # (warps, fragments, matrices, rows, 8)
         out = np.empty((n, *t.rows_cols), np.float64)
         rr, cc = _frag_places(t.kind, t.grid, t.frag_shape)
-        out[:, rr, cc] = mats[:, :, *_ldmatrix_map(t.kind)].reshape(n, -1)
+        out[:, rr, cc] = mats[:, :, *_ldmatrix_map(op.lanes_kind)].reshape(n, -1)
         return out
 
     def _async_batched(self, plans: list, first: int) -> tuple | None:
         """The copy model's checks of a step's batched loads, stores and ldmatrix (first: the record of
         the step's first thread), as check_tile and rows_landed make them warp by warp, before anything
-        changes: None when one fails; else the reads to note once the step goes ahead (note_readers'
-        arguments), or () when there are none."""
+        changes: None when one fails; else (the launch's state, the reads and the writes to note once the step
+        goes ahead: note_readers' and note_writers' arguments, None for none), or () when there are none."""
         asyncs = self.be.asyncs
         st = asyncs.launch_of(self.ctx)
         if st is None:
             return ()
         thr = self.be.thr
-        notes = []
+        notes: list = []  # loads and ldmatrix: the chunks they read
+        writes: list = []  # stores: the chunks they write
         for op, plan, _, _, mine, ops, _ in plans:
             if isinstance(op, (Load, Store)):
                 ch = asyncs.tile_chunks(st, op.tile, ops[:, 0], ops[:, 1])
@@ -618,12 +624,12 @@ class WarpOps:
             epochs = thr[readers, L.T_EPOCH] & 0xFFFFFFFF
             if not asyncs.chunks_clear(st, ch, readers, epochs):
                 return None
-            if not isinstance(op, Store):
-                k = ch.shape[1]
-                notes.append((ch.ravel(), np.repeat(readers, k), np.repeat(epochs, k)))
-        if not notes:
+            k = ch.shape[1]
+            (writes if isinstance(op, Store) else notes).append((ch.ravel(), np.repeat(readers, k),
+                                                                 np.repeat(epochs, k)))
+        if not notes and not writes:
             return ()
-        return (st, *(np.concatenate(x) for x in zip(*notes)))
+        return st, *((np.concatenate(x) for x in zip(*group)) if group else None for group in (notes, writes))
 
     def _loose_ops(self, rows: np.ndarray, waiting: np.ndarray, gw: int = -1, first: int = -1) -> bool:
         """Release the lanes of a warp that wait at an op that does not synchronise
@@ -683,7 +689,8 @@ class WarpOps:
         saddr, row, col, geom = ops
         t = op.tile
         rows_n, chunks, swz = geom & 0xFFFF, (geom >> 16) & 0xFFFF, (geom >> 32) & 1
-        brows, bcols = t.rows_cols  # the whole grid must lie inside the tile
+        kind = getattr(op, "lanes_kind", t.kind)
+        brows, bcols = t.rows_cols[::-1] if kind == "bcol" else t.rows_cols  # the whole grid must lie inside the tile
         word = op.word
         if geom >> 33 or rows_n == 0 or chunks == 0:
             raise self.error(site, f"{word}: {geom} is not a shared tile's shape" + "{where}" + "; give the "
@@ -697,10 +704,13 @@ class WarpOps:
             raise self.error(site, f"{word}: the shared tile's address ${saddr & (2**64 - 1):x} is not 16-byte "
                              "aligned" + "{where}" + "; give a stage of a SMEM-TILE, e.g. `0 As`", word)
         fr, fc = t.frag_shape
-        row, col = row + frag[0] * fr, col + frag[1] * fc
+        if kind == "bcol":  # the tile holds B transposed: a fragment's n are rows, its k columns
+            row, col = row + frag[1] * fc, col + frag[0] * fr
+        else:
+            row, col = row + frag[0] * fr, col + frag[1] * fc
         out = []
         for lane in range(32 if t.kind == "a" else 16):
-            dr, dc = lane_chunk(lane, t.kind)
+            dr, dc = lane_chunk(lane, kind)
             r, ch = row + dr, col // 8 + dc
             out.append(saddr + (r * chunks + (ch ^ (r & 7) if swz else ch)) * 16)
         return out
@@ -749,7 +759,7 @@ class WarpOps:
                 mats = np.stack(self._shared_rows(op, addrs, site, False, row))
                 mats = mats.astype(np.float32).reshape(-1, 8, 8)  # (matrices, rows, 8)
                 block = out[bi * fr:(bi + 1) * fr, bj * fc:(bj + 1) * fc]
-                block[_frag_coords(t.kind)] = mats[_ldmatrix_map(t.kind)]
+                block[_frag_coords(t.kind)] = mats[_ldmatrix_map(op.lanes_kind)]
         return out
 
     def stmatrix(self, op: StMatrix, value: np.ndarray, ops: list[int], site: int, row: int = -1) -> None:
