@@ -345,8 +345,9 @@ def test_a_copy_into_a_stage_a_warp_stored_a_tile_into_with_no_barrier_is_an_err
     # each thread copies 16 bytes into the next warp's rows (warp 0 into warp 1's, ..., warp 3 into warp 0's)
     copy = "TID-X 16 * g +  TID-X 32 / 1+ 3 AND 1024 *  TID-X 31 AND 16 * + 0 s4 +  CP.ASYNC "
     msg = run_error(f, stores + copy + "CP.COMMIT 0 CP.WAIT")
-    assert "CP.ASYNC: thread 0 copies into stage 0 of s4 (row 16, bytes 0..15 of the row), which thread 32 stored " \
-           "into since the last BARRIER" in msg, msg
+    want = ("CP.ASYNC: thread 0 copies into stage 0 of s4 (row 16, bytes 0..15 of the row), which thread 32 stored "
+            "into since the last BARRIER")
+    assert want in msg, msg
     f.eval(stores + "BARRIER " + copy + "CP.COMMIT 0 CP.WAIT")
 
 
