@@ -57,7 +57,7 @@ INTERNAL = {
     "(SMEM-STAGE)": ["16 16 F32 2 SMEM-TILE st  1 1 1 THREADS", "1 st DROP"],
 }
 ASYNC_WORDS = re.compile(r"(?<!\S)(CP\.ASYNC|CP\.ASYNC-N|CP\.COMMIT|CP\.WAIT|STAGE-TILE)(?!\S)")  # cp.async: sm_80
-# mma.sync m16n8k16 (the PTX ISA): TMMA of that shape needs sm_80, stmatrix (TSTSM) sm_90; ldmatrix (TLDSM-A/-B)
+# mma.sync m16n8k16 (the PTX ISA): TMMA of that shape needs sm_80, stmatrix (TSTSM) sm_90; ldmatrix (TLDSM-A/-B/-B-COL)
 # needs PTX 6.5, which LLVM 22 emits from sm_80 on (it aborts at sm_75). A line's flag is the first sm it
 # compiles for (0: every arch).
 MMA_SYNC_SHAPE = re.compile(r"(?<!\S)16 8 16 TILE-SHAPE(?!\S)")
@@ -87,7 +87,7 @@ def min_sm(line: str) -> int | str:
         return HOPPER_SM
     if re.search(r"(?<!\S)TSTSM(?!\S)", line):
         return STSM_SM
-    if ASYNC_WORDS.search(line) or re.search(r"(?<!\S)TLDSM-[AB](?!\S)", line) or (
+    if ASYNC_WORDS.search(line) or re.search(r"(?<!\S)TLDSM-(A|B|B-COL)(?!\S)", line) or (
             MMA_SYNC_SHAPE.search(line) and re.search(r"(?<!\S)TMMA(?!\S)", line)):
         return BF16_SM
     return 0
