@@ -644,7 +644,7 @@ class AsyncCopies:
         if changed.any():
             c = t.record(int(reads[int(np.argmax(changed))]))
             a = int(t.src[reads[int(np.argmax(changed))]])
-            raise error(f"{op.n} {op.word}" + "{where}" + f": the global bytes at {self._global(a)} that thread {c.thread}'s "
+            raise error(f"{getattr(op, 'n', '')} {op.word}" + "{where}" + f": the global bytes at {self._global(a)} that thread {c.thread}'s "
                         f"cp.async copy into {self.where(c.dst - st.region)} ({self._group(c)}) reads were written "
                         "after its CP.ASYNC and before this wait: a GPU reads them at some time in between, so the "
                         "copy may get the old bytes or the new; write the source only after the wait that lands "
