@@ -13,6 +13,13 @@ data script costs. Each figure is the growth of the process's resident memory
     python benchmarks/memory.py            # 3000 lines, 10000 definitions, 2×300 sessions, 2000 data lines
     python benchmarks/memory.py --quick    # a tenth of each
     python benchmarks/memory.py --lines 20000   # issue 13: resident memory after 20,000 distinct lines
+    python benchmarks/memory.py --big      # issue 27.4: peak memory and time of lines at 1M and 2M threads
+
+    big launches       each in a process of its own (its peak resident memory, ru_maxrss): a trivial line
+                       at 1,048,576 and 2,097,152 threads, and at 1M a line that leaves one item on every
+                       thread (the worst case of stacks kept between lines); the time is the median of
+                       five runs of the line after a first (its compile), with the process's CPU time
+                       (all its threads: the figure that holds when other processes share the cores)
 
 Targets (issue 10): memory does not grow without bound with the number of
 lines; a dropped session gives its memory back; a data script compiles no kernel.
@@ -39,11 +46,62 @@ def grown(run) -> tuple[float, float]:
     return rss_mib() - before, time.perf_counter() - t0
 
 
+BIG_CHILD = """
+import json, resource, sys, time
+from tileforth.core import Forth
+shape, first, line = sys.argv[1:4]
+f = Forth(backend="cpu")
+t0 = time.perf_counter()
+f.eval(shape)
+f.eval(first)
+setup = time.perf_counter() - t0
+times, cpu = [], []
+for _ in range(5):
+    t0, c0 = time.perf_counter(), time.process_time()
+    f.eval(line)
+    times.append(time.perf_counter() - t0)
+    cpu.append(time.process_time() - c0)
+times.sort()
+cpu.sort()
+print(json.dumps({"setup": setup, "line": times[2], "cpu": cpu[2],
+                  "peak_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+                  "cells": f.backend.machine.ds_max}))
+"""
+
+BIG_CASES = (  # (what, the launch shape, the first line, the line timed)
+    ("trivial line, 1M threads", "1024 1 1 GRID 1024 1 1 THREADS", "1 2 + DROP", "1 2 + DROP"),
+    ("trivial line, 2M threads", "2048 1 1 GRID 1024 1 1 THREADS", "1 2 + DROP", "1 2 + DROP"),
+    ("one item a thread, 1M", "1024 1 1 GRID 1024 1 1 THREADS", "GLOBAL-ID", "1 +"),
+)
+
+
+def big_launches() -> None:
+    """Issue 27.4's figures, each case in a fresh process (peak memory is the process's)."""
+    import json
+    import subprocess
+
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in (os.getcwd(), os.environ.get("PYTHONPATH")) if p))
+    for what, shape, first, line in BIG_CASES:
+        out = subprocess.run([sys.executable, "-c", BIG_CHILD, shape, first, line], capture_output=True, text=True,
+                             env=env)
+        if out.returncode:
+            print(f"{what:28s}: failed: {out.stderr.strip().splitlines()[-1:]}")
+            continue
+        got = json.loads(out.stdout.strip().splitlines()[-1])
+        print(f"{what:28s}: peak {got['peak_mib']:7.0f} MiB, line {got['line'] * 1e3:7.1f} ms (CPU time "
+              f"{got['cpu'] * 1e3:6.1f} ms, all its threads; shape and first line {got['setup']:5.2f} s; "
+              f"{got['cells']} cells a stack)")
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--quick", action="store_true")
     p.add_argument("--lines", type=int, default=None, help="distinct lines (issue 13's figure: 20000)")
+    p.add_argument("--big", action="store_true", help="only the big launches' figures (issue 27.4)")
     args = p.parse_args(argv)
+    if args.big:
+        big_launches()
+        return 0
     scale = 10 if args.quick else 1
     lines, defs, sessions, data = 3000 // scale, 10000 // scale, 300 // scale, 2000 // scale
     lines = args.lines or lines

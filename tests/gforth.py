@@ -9,10 +9,9 @@ suite) and reads back what it printed and what it left on the data stack::
     >>> output("1 2 + .")
     '3 '
 
-gforth 0.7.3 on x86-64 has 64-bit cells like tileforth.  Two differences are
-papered over by a prelude: tileforth's division is symmetric (truncating, like
-C) while gforth's ``/ MOD /MOD */ */MOD`` floor, so the prelude redefines them
-through ``SM/REM``; and gforth 0.7.3 lacks ``BUFFER:``.
+gforth 0.7.3 on x86-64 has 64-bit cells like tileforth, and floored division
+like tileforth's.  One difference is papered over by a prelude: gforth 0.7.3
+lacks ``BUFFER:``.
 
 Control structures are compile-only in gforth but allowed at the tileforth
 prompt; ``wrap(line)`` turns such a line into an anonymous definition that is
@@ -33,12 +32,6 @@ _SENTINEL = "<<<TF-STACK>>>"
 
 PRELUDE = r"""
 warnings off
-\ tileforth divides symmetrically (truncating toward zero, like C).
-: /mod   ( n1 n2 -- rem quot )    >r s>d r> sm/rem ;
-: /      ( n1 n2 -- quot )        /mod nip ;
-: mod    ( n1 n2 -- rem )         /mod drop ;
-: */mod  ( n1 n2 n3 -- rem quot ) >r m* r> sm/rem ;
-: */     ( n1 n2 n3 -- quot )     */mod nip ;
 \ Forth-2012 word missing from gforth 0.7.3.
 : buffer: ( u "name" -- )         create allot ;
 \ Print the depth, then the stack bottom first, in decimal.

@@ -55,6 +55,7 @@ INTERNAL = {
     "(SHARED)": ["64 SHARED: buf  1 1 1 THREADS", "7 buf !  buf @ ."],
     '(ABORT")': [': chk ( n -- ) 0< ABORT" negative" ;', "5 chk"],
     "(SMEM-STAGE)": ["16 16 F32 2 SMEM-TILE st  1 1 1 THREADS", "1 st DROP"],
+    "(WGDESC)": ["BF16 TILE-IN  64 64 BF16 1 SMEM-TILE-SWZ sa  1 1 1 THREADS", "0 8 16 128 WGDESC sa DROP"],
 }
 ASYNC_WORDS = re.compile(r"(?<!\S)(CP\.ASYNC|CP\.ASYNC-N|CP\.COMMIT|CP\.WAIT|STAGE-TILE)(?!\S)")  # cp.async: sm_80
 # mma.sync m16n8k16 (the PTX ISA): TMMA of that shape needs sm_80, stmatrix (TSTSM) sm_90; ldmatrix (TLDSM-A/-B/-B-COL)
@@ -69,10 +70,16 @@ STSM_SM = 90
 HOPPER_SM = 90
 HOPPER_WORDS = re.compile(r"(?<!\S)(MBAR-[A-Z-]+|TMA-LOAD|TMA-STORE|TMA-WAIT|FENCE-ASYNC|ELECT)(?!\S)")
 ARCH_SPECIFIC_WORDS = re.compile(r"(?<!\S)(REGS-|REGS\+)(?!\S)")
+# warpgroup MMA (core/compile/wgmma.py): wgmma exists only on sm_90a (not on sm_100a: Blackwell has tcgen05);
+# WGROW and WGCOL are arithmetic on the thread index, which every arch compiles
+WGMMA_WORDS = re.compile(r"(?<!\S)(WGZERO|WGMMA|WGMMA-WAIT|WGSTORE|WGLANE@|WGLANE!|WGDESC)(?!\S)")
+WGMMA_ARCH = "sm_90a"
 
 
 def refuses(need: int | str, arch: str) -> bool:
     """Whether an arch must refuse a line whose first arch is `need` (min_sm)."""
+    if need == WGMMA_ARCH:
+        return arch != WGMMA_ARCH
     if isinstance(need, str):
         return not (arch.endswith("a") and sm_of(arch) >= int(need[:-1]))
     return sm_of(arch) < need
@@ -80,7 +87,9 @@ def refuses(need: int | str, arch: str) -> bool:
 
 def min_sm(line: str) -> int | str:
     """The first sm a sweep line compiles for: cp.async and m16n8k16 TMMA need sm_80, TSTSM sm_90, Hopper's
-    words sm_90, setmaxnreg "90a" (an arch-specific target)."""
+    words sm_90, setmaxnreg "90a" (an arch-specific target), the warpgroup MMA words exactly "sm_90a"."""
+    if WGMMA_WORDS.search(line):
+        return WGMMA_ARCH
     if ARCH_SPECIFIC_WORDS.search(line):
         return f"{HOPPER_SM}a"
     if HOPPER_WORDS.search(line):
@@ -126,7 +135,7 @@ def cases() -> list[dict]:
             out.append({"id": f"{name}/f64", "words": [name], "float_bits": 64,
                         "lines": [[line, min_sm(line)]]})
     for name, lines in INTERNAL.items():
-        out.append({"id": name, "words": [name], "float_bits": 32, "lines": [[ln, 0] for ln in lines]})
+        out.append({"id": name, "words": [name], "float_bits": 32, "lines": [[ln, min_sm(ln)] for ln in lines]})
     for name in KERNEL_FILES:
         out.append({"id": name, "words": [name], "float_bits": 32, "lines": [["", 0]]})
     tile_words = [n for n, p in TABLE.items() if p.tile_word]

@@ -5,6 +5,8 @@ nothing: values reach the stacks through the host (push_uniform, set_array).
 The kernels themselves need a GPU (tests/test_gpu.py)."""
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 from standins import drv, standins  # noqa: F401 - drv: the fixture
@@ -273,6 +275,18 @@ def test_the_exact_architecture_is_used(drv, sessions):
     assert f.backend.arch == "sm_86" and f.ptx_arch == "sm_86"
     f.eval("1 2 +")
     assert ".target sm_86" in list(f.kcache.values())[-1].ptx
+
+
+def test_on_hopper_lines_compile_for_the_arch_specific_target(drv, sessions):
+    """CC 9.0: the REPL's lines target sm_90a (PTX ISA: arch-specific code loads on exactly that compute
+    capability, the device's), so setmaxnreg (REGS-, sm_90a only) runs at the prompt; the JIT (ptxas in the
+    stand-in) assembles it for sm_90a."""
+    f = sessions()
+    assert f.backend.arch == "sm_90" and f.backend.jit_arch == "sm_90a" and f.ptx_arch == "sm_90a"
+    f.eval("128 1 1 THREADS")
+    f.eval("40 REGS-  TID-X 0= IF 7 . THEN")
+    (ptx,) = [k.ptx for k in f.kcache.values() if "setmaxnreg" in k.ptx]
+    assert ".target sm_90a" in ptx and re.search(r"setmaxnreg\.dec\.sync\.aligned\.u32\s+40;", ptx)
 
 
 def test_an_architecture_the_code_generator_does_not_know_is_a_forth_error(drv):

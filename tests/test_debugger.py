@@ -10,6 +10,7 @@ import pytest
 
 from tileforth.core import Forth
 from tileforth.core.errors import ForthError
+from tileforth.core.session.debugger import render as render_stop
 
 DEMOS = Path(__file__).resolve().parents[1] / "tileforth" / "demos"
 
@@ -217,9 +218,9 @@ def _fences(lang: str) -> list[str]:
 
 def test_the_lesson_sessions_print_what_the_page_shows():
     """docs/debugger.md: each session block's `> line`s typed in one fresh session print the lines after
-    them (the lanes' lines, which the page leaves out of its second block, aside there)."""
+    them (the lanes' lines, which the page leaves out after its first block, aside there)."""
     blocks = _fences("")
-    assert len(blocks) == 2
+    assert len(blocks) == 3
     for i, block in enumerate(blocks):
         f = _session()
         typed: list[tuple[str, list[str]]] = []
@@ -234,14 +235,14 @@ def test_the_lesson_sessions_print_what_the_page_shows():
             except ForthError as exc:
                 out = str(exc) + "\n"
             got = out.splitlines()
-            if i == 1:
+            if i >= 1:
                 got = [g for g in got if not re.match(r"^ [ *][ 0-9][0-9]  <", g)]
             assert got == shown, src
 
 
 def test_the_lesson_python_examples_run():
     blocks = _fences("python")
-    assert len(blocks) == 2
+    assert len(blocks) == 4
     for block in blocks:
         exec(compile(block, str(DOC), "exec"), {})  # each block asserts what the page says
 
@@ -263,8 +264,8 @@ def test_save_view_writes_an_svg_with_32_mask_cells(tmp_path):
     on = [c.get("fill") == "#4c9a2a" for c in cells]
     assert on == [t % 2 == 1 for t in range(32)]  # the odd lanes run the IF branch
     assert len([r for r in root.iter(ns + "rect") if r.get("class") == "warp"]) == 2
-    with pytest.raises(ForthError, match="ending in .svg"):
-        f.eval("SAVE-VIEW stop.png")
+    with pytest.raises(ForthError, match="ending in .svg or .png"):
+        f.eval("SAVE-VIEW stop.gif")
     f.eval("DQUIT")
 
 
@@ -277,3 +278,33 @@ def test_what_the_line_did_before_debug_is_kept():
     f.eval("DCONT")
     assert f.data_stack() == [7, 2]
     assert f.eval("3 .") == "3 "
+
+
+def test_each_stop_shows_the_output_printed_up_to_it():
+    """A stop shows what the threads printed before it in the replay, not the launch's whole output: the
+    reference is an undebugged session running only the words before the stop (one warp, no branch: every
+    lane has run exactly those words), and, with two warps, a session where only warp 0's threads print."""
+    line = "1 . TID-X . 2 ."
+    words = line.split()
+    f = _session()
+    f.eval("4 1 1 THREADS")
+    d = f.debug(line)
+    k = 0
+    while not d.finished:
+        v = d.view()
+        ref = _session()
+        ref.eval("4 1 1 THREADS")
+        want = ref.eval(" ".join(words[:k])) if k else ""
+        assert v.printed == want, (k, v.word)
+        d.step()
+        k += 1
+    assert k == len(words)
+    f.eval("64 1 1 THREADS")
+    d = f.debug("TID-X .")
+    while d.view().warp == 0:
+        assert d.view().printed == ""  # warp 0 prints at its last word: nothing before it
+        d.step()
+    ref = _session()
+    ref.eval("64 1 1 THREADS")
+    assert d.view().printed == ref.eval("TID-X 32 < IF TID-X . THEN")
+    assert "printed so far:" in render_stop(d.view())

@@ -244,6 +244,8 @@ def test_the_launchers_and_the_manifest(artifacts):
     ptx = (out / "launch_saxpy_ptx.py").read_text()
     cub = (out / "launch_saxpy_cubin.py").read_text()
     assert "IMAGE_KIND = 'ptx'" in ptx.replace('"', "'") and "IMAGE_KIND = 'cubin'" in cub.replace('"', "'")
+    tma = (out / "launch_tma_rows.py").read_text()
+    assert "TMAPS: list = [('tA', 'A', 4, 8, 0, 7)]" in tma  # the map of A: 4 x 8 boxes, unswizzled, FLOAT32
     assert man["registers"]["gemm_g22_f16:g22"] > man["registers"]["gemm_g11_f16:g11"]  # 2x2 accumulators
     assert set(man["files"]) >= {f"gemm_{g}_{t}.cubin" for g in ("g11", "g11tn", "g22") for t in ("f16", "bf16")}
 

@@ -62,15 +62,15 @@ def flag(b: bool) -> int:
     return -1 if b else 0
 
 
-def tdiv(a: int, b: int) -> int:
+def fdiv(a: int, b: int) -> int:
+    """Floored division, as gforth's and tileforth's (Python's // floors)."""
     if b == 0 or (a == MIN and b == -1):
         raise Unsafe("division")
-    q = abs(a) // abs(b)
-    return q if (a < 0) == (b < 0) else -q
+    return a // b
 
 
-def tmod(a: int, b: int) -> int:
-    return a - b * tdiv(a, b)
+def fmod(a: int, b: int) -> int:
+    return a - b * fdiv(a, b)
 
 
 def shift(u: int) -> int:
@@ -96,11 +96,11 @@ OPS = {
     "+": (2, lambda a, b: (chk(a + b),)),
     "-": (2, lambda a, b: (chk(a - b),)),
     "*": (2, lambda a, b: (chk(a * b),)),
-    "/": (2, lambda a, b: (tdiv(a, b),)),
-    "MOD": (2, lambda a, b: (tmod(a, b),)),
-    "/MOD": (2, lambda a, b: (tmod(a, b), tdiv(a, b))),
-    "*/": (3, lambda a, b, c: (tdiv(chk(a * b), c),)),
-    "*/MOD": (3, lambda a, b, c: (tmod(chk(a * b), c), tdiv(chk(a * b), c))),
+    "/": (2, lambda a, b: (fdiv(a, b),)),
+    "MOD": (2, lambda a, b: (fmod(a, b),)),
+    "/MOD": (2, lambda a, b: (fmod(a, b), fdiv(a, b))),
+    "*/": (3, lambda a, b, c: (fdiv(chk(a * b), c),)),
+    "*/MOD": (3, lambda a, b, c: (fmod(chk(a * b), c), fdiv(chk(a * b), c))),
     "NEGATE": (1, lambda a: (chk(-a),)),
     "ABS": (1, lambda a: (chk(abs(a)),)),
     "MIN": (2, lambda a, b: (min(a, b),)),

@@ -257,3 +257,12 @@ def test_the_gemm_staged_with_cp_async_is_exact(doc):
     assert np.array_equal(doc.f.array("GE"), ga @ gb)
     assert last_tiles(doc, "a GEMM staged with cp.async") == []
     assert doc.f.eval("1 As 0 As - .").split() == ["512"]
+
+
+def test_the_warpgroup_mma_is_a_times_b_transposed(doc):
+    """The Hopper section's WGMMA example: WC = WA . WB^T, from the fill formulas the page gives (exact in f16)."""
+    i = np.arange(64 * 64)
+    a = ((i % 7) - 3).reshape(64, 64)
+    b = ((5 * i % 7) - 3).reshape(64, 64)
+    assert doc.after["a warpgroup MMA"]["cfg"].wg_n == 64
+    np.testing.assert_array_equal(doc.f.array("WC"), (a @ b.T).astype(np.float32))

@@ -29,12 +29,6 @@ def threads(grid=(1, 1, 1), block=(32, 1, 1)):
             yield bid, (lin % bx, lin // bx % by, lin // (bx * by)), lin
 
 
-def trunc_div(a: int, b: int) -> int:
-    """Symmetric division (toward zero), as tileforth's / and C."""
-    q = abs(a) // abs(b)
-    return q if (a < 0) == (b < 0) else -q
-
-
 def wrap64(v: int) -> int:
     v &= (1 << 64) - 1
     return v - (1 << 64) if v >> 63 else v
@@ -45,7 +39,7 @@ f32 = np.float32
 
 # ---- references: (output, data stacks, float stacks) per program -----------------------------
 def ref_arithmetic():
-    s = [9 % 7, 9 // 7, trunc_div(-7, 2), -7 - 2 * trunc_div(-7, 2), wrap64(1 << 63) >> 1, *range(5)]
+    s = [9 % 7, 9 // 7, -7 // 2, -7 % 2, wrap64(1 << 63) >> 1, *range(5)]  # floored, as Python's // and %
     return "", [s] * 32, [[]] * 32
 
 
@@ -136,7 +130,7 @@ def test_gpu_program_on_the_cpu_backend(name):
         assert not f.dict[word].small, f"{word} must be a real call (not inlined) for {name} to test it"
 
 
-# standard Forth: gforth computes the same stacks (its division is made symmetric by tests/gforth.py)
+# standard Forth: gforth computes the same stacks (floored division, as tileforth's)
 GFORTH_CHECKED = {
     "arithmetic": "1 2 + 3 * 7 /MOD -7 2 / -7 2 MOD 1 63 LSHIFT 2/ " + gforth.wrap("5 0 DO I LOOP"),
     "definitions": ": fact DUP 1 > IF DUP 1- RECURSE * THEN ; 10 fact : sq DUP * ; 12 sq",

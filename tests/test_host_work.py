@@ -143,7 +143,8 @@ def test_shape_cache_is_bounded():
         f.eval(f"{n} 1 1 GRID 1024 1 1 THREADS")
     kept = sum(s.nbytes + t.nbytes for s, t in f.backend._shapes.values())
     assert kept <= B.SHAPE_CACHE_BYTES or len(f.backend._shapes) == 1
-    assert f.backend.state_buffer() is f.backend._shapes[((1024, 1, 1), (1024, 1, 1), f.machine)][0]
+    key = ((1024, 1, 1), (1024, 1, 1), f.machine, f.backend.lazy_state(1 << 20))  # the last shape, kept last
+    assert list(f.backend._shapes)[-1] == key and f.backend.thr is f.backend._shapes[key][1]
     f.eval("1 1 1 GRID 32 1 1 THREADS 3 .")
 
 

@@ -188,16 +188,24 @@ GLOBAL-ID 1+  GLOBAL-ID IDX[] !
 
 
 # ---- docs/kernel-files.md, "Parameters" ----------------------------------------------------------------
-def test_the_parameters_guide_example_gives_what_its_comment_says():
+def guide_example(marker: str) -> dict:
+    """Run the Python example of docs/kernel-files.md's "Parameters" that holds `marker`, as a user would
+    copy it; its last line's value must be what its comment shows. Returns the example's variables."""
     doc = (Path(__file__).resolve().parents[1] / "docs" / "kernel-files.md").read_text()
     section = doc[doc.index("## Parameters"):doc.index("## Export a word from the REPL")]
     (block,) = [re.sub(r"^    ", "", b, flags=re.M) for b in re.findall(r"\n\n((?:    [^\n]*\n|\n)+)", section)
-                if "scale_t" in b]
+                if marker in b]
     scope: dict = {}
     exec(compile(block, "docs/kernel-files.md", "exec"), scope)
     last = block.strip().splitlines()[-1]
     shown = eval(last.split("#", 1)[1], {"array": np.array, "float32": np.float32})
-    result = eval(last.split("#", 1)[0], scope)
+    scope["__result__"] = result = eval(last.split("#", 1)[0], scope)
     np.testing.assert_array_equal(result, shown)
+    return scope
+
+
+def test_the_parameters_guide_example_gives_what_its_comment_says():
+    scope = guide_example("scale_t")
+    result = scope["__result__"]
     np.testing.assert_array_equal(result, np.arange(6, dtype=np.float32).reshape(2, 3).T * 2)
     assert scope["spec"].block == (64, 1, 1) and scope["spec"].grid is None

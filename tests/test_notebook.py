@@ -5,6 +5,7 @@ values (against numpy), an error's caret, and never a Python traceback."""
 
 from __future__ import annotations
 
+import json
 import re
 from html.parser import HTMLParser
 from pathlib import Path
@@ -265,7 +266,7 @@ def _outputs(nb, first_line: str) -> list:
 def _bundle(nb, first_line: str) -> dict:
     outs = [o for o in _outputs(nb, first_line) if o.output_type == "display_data"]
     assert len(outs) == 1, outs
-    assert set(outs[0].data) == {"text/plain", "text/html"}
+    assert {"text/plain", "text/html"} <= set(outs[0].data) <= {"text/plain", "text/html", "image/png", "image/svg+xml"}
     well_formed(outs[0].data["text/html"])
     return outs[0].data
 
@@ -329,3 +330,161 @@ def test_the_repl_guide_notebook_example_shows_what_the_guide_says(ip, capsys):
     assert _plain(bundles[-1]) == shown
     assert line.startswith("%forth ") and line.count("\n") == 1  # the line magic, in the same session
     assert _plain(_line(ip, line[len("%forth "):].rstrip("\n"), capsys)[-1]) == line_shown
+
+
+# ---------------------------------------------------------------- %%forth --trace
+
+
+class _Stops(HTMLParser):
+    """The trace's scrolling box and the stops in it: each stop's <div class="tf-stop"> and its <svg>'s
+    32 mask cells (<rect class="lane">), green where the lane runs the word."""
+
+    def __init__(self):
+        super().__init__()
+        self.box_style = None
+        self.stops: list[list[bool]] = []
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "div" and a.get("class") == "tf-trace":
+            self.box_style = a.get("style", "")
+        elif tag == "div" and a.get("class") == "tf-stop":
+            self.stops.append([])
+        elif tag == "rect" and a.get("class") == "lane":
+            self.stops[-1].append(a.get("fill") == "#4c9a2a")
+
+
+def _trace(html_text: str) -> _Stops:
+    p = _Stops()
+    p.feed(html_text)
+    return p
+
+
+def test_trace_shows_every_stop_as_an_svg_in_a_scrolling_box(ip, capsys):
+    line, threads = "7 DUP *", 64
+    (b,) = _cell(ip, f"--new --backend cpu --threads {threads} --trace", line, capsys)[-1:]
+    p = _trace(b["text/html"])
+    assert "overflow:auto" in p.box_style and "max-height" in p.box_style
+    # each word of the line is one stop per warp (no branch: every lane of the warp runs it)
+    assert len(p.stops) == len(line.split()) * (threads // 32)
+    assert all(cells == [True] * 32 for cells in p.stops)
+    well_formed(b["text/html"])
+    assert b["text/plain"].count("-- stop ") == len(p.stops)
+    assert b["text/plain"].endswith("data  <1> 49\nfloat <0>\n")  # then the stacks, as after a cell
+
+
+def test_trace_masks_follow_a_divergent_if_and_n_limits_the_stops(ip, capsys):
+    (b,) = _cell(ip, "--new --backend cpu --threads 32 --trace", "TID-X 3 MOD 0= IF 10 ELSE 20 THEN", capsys)[-1:]
+    p = _trace(b["text/html"])
+    takes = list(np.arange(32) % 3 == 0)  # numpy: the lanes that take the IF branch
+    assert takes in p.stops and [not t for t in takes] in p.stops
+    total = len(p.stops)
+    (b,) = _cell(ip, "--trace 3", "TID-X 3 MOD 0= IF 10 ELSE 20 THEN", capsys)
+    assert len(_trace(b["text/html"]).stops) == 3
+    assert f"({total - 3} more stops not shown" in b["text/plain"]
+
+
+def test_trace_of_a_failing_cell_shows_the_error_and_restores_the_session(ip, capsys):
+    _cell(ip, "--new --backend cpu --threads 32", "5", capsys)
+    (b,) = _cell(ip, "--trace", "7 DUP * 0 /", capsys)
+    assert "division by zero" in b["text/plain"] and _trace(b["text/html"]).stops
+    (b,) = _line(ip, ".S", capsys)
+    assert "data  <1> 5" in b["text/plain"]
+    (b,) = _cell(ip, "--trace 0", "1", capsys)
+    assert "--trace takes the number of stops" in _plain(b)
+
+
+def test_load_ext_in_a_kernel_sends_the_forth_highlighting(ip, capsys):
+    from tileforth.repl import highlight
+
+    shown = []
+    from IPython.core import display_functions
+
+    orig = display_functions.publish_display_data
+    display_functions.publish_display_data = lambda data, *a, **k: shown.append(data)
+    ip.kernel = object()  # as in an ipykernel (the terminal IPython sends nothing)
+    try:
+        ip.run_line_magic("unload_ext", "tileforth")
+        ip.run_line_magic("load_ext", "tileforth")
+    finally:
+        del ip.kernel
+        display_functions.publish_display_data = orig
+    (js,) = [d["application/javascript"] for d in shown if "application/javascript" in d]
+    assert 'defineMode("tileforth"' in js and "highlight_modes[\"magic_tileforth\"]" in js
+    assert "/^%%forth/" in js
+    words = json.loads(re.search(r"var words = (\[.*?\]);", js).group(1))
+    # the dictionary's words, checked against a session's dictionary (internal (NAME) words aside)
+    from tileforth.core import Forth
+
+    f = Forth(backend="cpu")
+    public = {n for n in f.dict if not (n.startswith("(") and n.endswith(")") and len(n) > 2)}
+    assert public <= set(words), sorted(public - set(words))[:10]
+    assert {"DUP", "TMMA", "CP.WAIT", "DEBUG", "SQUARE"} - set(words) == {"SQUARE"}
+    assert not highlight.wanted(ip)  # the terminal shell: no kernel
+
+
+def test_heat_maps_are_images_in_the_bundle_that_a_saved_notebook_keeps(ip, capsys):
+    import base64
+    import struct
+    import xml.etree.ElementTree as ET
+    import zlib
+
+    nbformat = pytest.importorskip("nbformat")
+    (b,) = _cell(ip, "--new --backend cpu", "16 16 F16 MATRIX A  RAMP A\nTZERO A 16 TLOAD-A\n.TILE\n.FRAG",
+                 capsys)[-1:]
+    assert {"image/png", "image/svg+xml", "text/html", "text/plain"} <= set(b)
+    png = base64.b64decode(b["image/png"])
+    assert png[:8] == b"\x89PNG\r\n\x1a\n" and png[12:16] == b"IHDR"
+    w, h = struct.unpack(">II", png[16:24])
+    # .TILE and .FRAG: two 16x16 grids of 8-pixel cells, one under the other, a white row of cells between
+    assert (w, h) == (16 * 8, (16 + 1 + 16) * 8)
+    n = struct.unpack(">I", png[33:37])[0]
+    assert png[37:41] == b"IDAT" and len(zlib.decompress(png[41:41 + n])) == h * (1 + 3 * w)
+    root = ET.fromstring(b["image/svg+xml"])
+    assert len([r for r in root.iter("{http://www.w3.org/2000/svg}rect") if r.get("class") == "cell"]) == 33 * 16
+    # saved in a notebook file, the output keeps its images (nbformat validates the bundle)
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(
+        "%%forth\n.TILE", outputs=[nbformat.v4.new_output("display_data", data=b)])])
+    nbformat.validate(nb)
+    again = nbformat.reads(nbformat.writes(nb), as_version=4)
+    assert again.cells[0].outputs[0].data["image/png"] == b["image/png"]
+    (b,) = _cell(ip, "", "1 2 +", capsys)
+    assert "image/png" not in b  # no heat map: no picture
+
+
+def test_save_view_option_writes_the_cells_last_picture(ip, capsys, tmp_path):
+    path = tmp_path / "tile.png"
+    (b,) = _cell(ip, f"--new --backend cpu --save-view {path}", "TZERO\n.TILE", capsys)[-1:]
+    assert f"saved the view to {path}" in b["text/plain"]
+    data = path.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n" and data[16:24] == (16 * 8).to_bytes(4, "big") * 2
+    (b,) = _cell(ip, f"--new --backend cpu --save-view {tmp_path}/x.svg", "1", capsys)[-1:]
+    assert "--save-view: SAVE-VIEW saves the debugger's stop" in b["text/plain"]
+
+
+def test_a_long_cell_shows_progress_and_a_quick_one_does_not(ip, capsys):
+    """The progress output appears once a cell has run half a second (a 2-second wait, MS: wall time)
+    and is emptied at its end; a quick cell shows none. The test waits for nothing: it reads what the
+    cell published."""
+    from IPython.core import display_functions
+
+    shown, updates = [], []
+    orig = display_functions.publish_display_data
+
+    def grab(data, *a, transient=None, update=False, **k):
+        (updates if update else shown).append(data)
+
+    display_functions.publish_display_data = grab
+    try:
+        ip.run_cell_magic("forth", "--new --backend cpu", "1 2 +")
+        quick = list(shown)
+        shown.clear()
+        ip.run_cell_magic("forth", "", "2000 MS 3")
+    finally:
+        display_functions.publish_display_data = orig
+    capsys.readouterr()
+    assert not any("running" in d.get("text/plain", "") for d in quick)
+    assert [d["text/plain"] for d in shown if "running" in d["text/plain"]] == [
+        "… running 0.5 s (interrupt the kernel to stop it)"]
+    assert updates and updates[-1] == {"text/plain": ""}  # emptied at the end
+    assert "data  <2> 3 3" in shown[-1]["text/plain"]

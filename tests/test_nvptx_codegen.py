@@ -70,7 +70,7 @@ def test_a_word_that_is_not_inlined_can_name_a_shared_buffer():
     f.eval("2048 SHARED: buf  : w ( -- n ) buf @ 1+  8 0 DO  I CELLS buf + @ +  LOOP ;")
     kernels = line_ptx(f, "w .")
     assert any(re.search(r"\.func .*\n?.*w\b", p) or "ld.shared" in p for p in kernels)
-    assert all(".extern .shared .align 32 .b8 tf_shared[];" in p for p in kernels)
+    assert all(".extern .shared .align 1024 .b8 tf_shared[];" in p for p in kernels)
 
 
 def test_the_issue_example_compiles_for_the_gpu():
@@ -82,7 +82,7 @@ def test_an_exported_kernel_has_static_shared_memory_of_the_declared_size():
     f = Forth()
     f.eval("1000 SHARED: a  24 SHARED: b  : k ( -- ) TID-X b ! ;")
     ptx = word_ptx(f, "k", ARCH)
-    assert re.search(r"\.shared \.align 32 \.b8 tf_shared\[1048\];", ptx)
+    assert re.search(r"\.shared \.align 1024 \.b8 tf_shared\[1048\];", ptx)
     assert "st.shared" in ptx and ".extern" not in ptx
 
 

@@ -211,3 +211,58 @@ def test_a_machine_lays_out_the_state_it_is_given():
     assert record_addresses(0, 3, m).tolist() == [0, 120, 240]
     with pytest.raises(ValueError, match="120"):
         StackState(new_buffer(1), m)  # a default machine's buffer is not this machine's
+
+
+# ---- the cpu backend's stacks of a big launch shape (backends/cpu/heldstacks.py), against dense buffers ---------
+def _random_stacks(n: int, share: float, seed: int) -> list[tuple[list[int], list[float]]]:
+    """n threads, a `share` of them holding up to 128 cells and 64 floats (the default machine's stacks)."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for _ in range(n):
+        if rng.random() >= share:
+            out.append(([], []))
+            continue
+        d, f = int(rng.integers(0, DS_MAX + 1)), int(rng.integers(0, FS_MAX + 1))
+        if d == f == 0:
+            d = 1
+        out.append((rng.integers(-2**62, 2**62, d).tolist(), rng.random(f).astype(np.float32).tolist()))
+    return out
+
+
+@pytest.mark.parametrize("share", [0.0, 0.05, 0.9])  # empty; sparse (a list of holders); dense (a record each)
+def test_held_stacks_read_write_and_stage_as_a_dense_buffer(share):
+    from tileforth.backends.cpu.heldstacks import Held, stage_out
+    m = Machine()
+    n = 300
+    stacks = _random_stacks(n, share, seed=int(share * 100))
+    ref = hand_buffer(stacks)  # the dense buffer, byte by byte, cells above a depth 0
+    zeros = np.zeros((n, 2), np.int64)
+    held = Held.fresh(m, zeros).with_columns(0, ref, zeros)
+    assert (held.who is None) == (share > 0.5) and held.empty == (share == 0)
+    for start, width in ((0, 16), (16, 8 * DS_MAX), (S_FS, 4 * FS_MAX), (0, STATE_BYTES), (8, 40), (S_FS + 4, 12)):
+        np.testing.assert_array_equal(held.columns(start, width), ref[:, start:start + width])
+    # a partial write: the depths and 3 cells of every thread (StackState.save's first call), the floats kept
+    part = ref[:, :16 + 24].copy()
+    part.view(np.int64)[:, 0] = np.minimum(part.view(np.int64)[:, 0], 3)
+    part.view(np.int64)[:, 2:5] += 1
+    again = held.with_columns(0, part, zeros)
+    want = [([c + 1 for c in cells[:3]], floats) for cells, floats in stacks]
+    np.testing.assert_array_equal(again.columns(0, STATE_BYTES), hand_buffer(want))
+    np.testing.assert_array_equal(held.columns(0, STATE_BYTES), ref)  # the one it was made from is unchanged
+    # a launch's chunks: staged into records that hold garbage, then back as pieces, in two orders of chunks
+    scratch = np.full((128, STATE_BYTES), 0xAB, np.uint8)
+    pieces = []
+    for lo in range(0, n, 128):
+        c = min(128, n - lo)
+        held.stage_in(lo, c, scratch)
+        for t in range(c):  # what a thread sees: its depths and the items below them
+            cells, floats = stacks[lo + t]
+            row = scratch[t]
+            assert row[:16].view(np.int64).tolist() == [len(cells), len(floats)]
+            assert row[16:16 + 8 * len(cells)].view(np.int64).tolist() == cells
+            assert row[S_FS:S_FS + 4 * len(floats)].view(np.float32).tolist() == floats
+        pieces.append(stage_out(m, lo, c, scratch))
+    back = Held.of_pieces(m, pieces, zeros)
+    np.testing.assert_array_equal(back.columns(0, STATE_BYTES), ref)
+    mixed = Held.of_pieces(m, [held.piece(0, 128), pieces[1], held.piece(256, n - 256)], zeros)
+    np.testing.assert_array_equal(mixed.columns(0, STATE_BYTES), ref)

@@ -1,11 +1,10 @@
 """Integer arithmetic and logic, compared with gforth.
 
-Division in tileforth is symmetric (truncates toward zero, like C); the
-gforth prelude (tests/gforth.py) redefines / MOD /MOD */ */MOD through SM/REM
-to match, while FM/MOD and SM/REM are gforth's own.
+Division in tileforth floors, as gforth's does (/ MOD /MOD */ */MOD are
+compared with gforth's own); SM/REM gives the symmetric (C-like) one.
 
-    -7 2 /      ( -- -3 )
-    -7 2 MOD    ( -- -1 )
+    -7 2 /      ( -- -4 )
+    -7 2 MOD    ( -- 1 )
 """
 
 import itertools
@@ -51,15 +50,16 @@ DIVISORS = [2, -2, 3, -3, 1, -1, 7, MAX]
 
 
 @pytest.mark.parametrize("op", ["/", "MOD", "/MOD"])
-def test_symmetric_division(f, need_gforth, op):
+def test_floored_division(f, need_gforth, op):
     # every dividend with every divisor, one line: "7 2 / 7 -2 / ..."
     check_many(f, [f"{a} {b} {op}" for a, b in itertools.product(DIVIDENDS, DIVISORS)
                    if not (a == MIN and b == -1)])
 
 
-def test_division_truncates_toward_zero(f, need_gforth):
-    # Checked here without gforth's help too: C semantics, not floored.
-    assert check(f, "-7 2 / -7 2 MOD 7 -2 / 7 -2 MOD") == [-3, -1, -3, 1]
+def test_division_floors_toward_negative_infinity(f, need_gforth):
+    # Checked here without gforth's help too: -7/2 = -3.5 floors to -4, remainder -7 - (-4*2) = 1 (the
+    # divisor's sign); 7/-2 floors to -4, remainder 7 - 8 = -1; SM/REM truncates (-3, -1), as C does.
+    assert check(f, "-7 2 / -7 2 MOD 7 -2 / 7 -2 MOD -7 S>D 2 SM/REM") == [-4, 1, -4, -1, -1, -3]
 
 
 STAR_SLASH = [

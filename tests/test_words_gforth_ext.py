@@ -217,8 +217,8 @@ def test_the_numbers_that_differ_by_nature_mean_what_they_say(f):
     f.eval(_query("MAX-FLOAT"))
     assert f.data_stack() == [-1] and f.float_stack() == [float(np.finfo(np.float32).max)]  # an f32 session's
     f.eval("DROP FDROP")
-    f.eval(_query("FLOORED") + " -7 2 /")  # tileforth's division is symmetric: FLOORED is false
-    assert f.data_stack() == [0, -1, -3]
+    f.eval(_query("FLOORED") + " -7 2 /")  # tileforth's division floors, as gforth's: FLOORED is true
+    assert f.data_stack() == [-1, -1, -4]
     f.eval("CLEARSTACK")
     f.eval(_query("WORDLISTS") + " DROP")
     (n,) = f.data_stack()

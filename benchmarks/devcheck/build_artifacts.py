@@ -13,6 +13,8 @@
   probe_mma.{ptx,cubin}, probe_wgmma.{ptx,cubin}  the layout probes (probes.py; wgmma for sm_90a)
   launch_saxpy_ptx.py, launch_saxpy_cubin.py    `tileforth compile demos/saxpy.fth --python` (the second
                                                 with --cubin --unchecked)
+  launch_tma_rows.py                            `tileforth compile benchmarks/devcheck/tma_rows.fth --python`
+                                                (a `\\! tmap` parameter: the launcher encodes the tensor map)
   manifest.json                                 the commit, ptxas's version, each file's size and ptxas -v
 
 Every cubin is assembled by --ptxas (default: $TF_ARTIFACT_PTXAS, else tileforth's ptxas_path()).
@@ -133,18 +135,19 @@ def build(out: Path, exe: str, arch: str = "sm_90", log=print) -> dict:
         write("empty_newer.cubin", cubin, f"an empty kernel ({arch}, ptxas {ptxas_version(own)}: tileforth's own)")
     module("probe_mma", probes.mma_ptx(probes.MMA_ARCH), "mma.sync fragment probe", probes.MMA_ARCH)
     module("probe_wgmma", probes.wgmma_ptx(probes.WGMMA_ARCH), "wgmma descriptor probe", probes.WGMMA_ARCH)
-    saxpy = ROOT / "demos" / "saxpy.fth"
-    for stem, extra in (("launch_saxpy_ptx", []), ("launch_saxpy_cubin", ["--cubin", "--unchecked"])):
+    saxpy, tma = ROOT / "demos" / "saxpy.fth", HERE / "tma_rows.fth"
+    for stem, source, extra in (("launch_saxpy_ptx", saxpy, []), ("launch_saxpy_cubin", saxpy, ["--cubin", "--unchecked"]),
+                                ("launch_tma_rows", tma, [])):
         with tempfile.TemporaryDirectory() as d:
             target = Path(d) / (stem + ".py")
             env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-            proc = subprocess.run([sys.executable, "-m", "tileforth.repl.cli", "compile", str(saxpy), "--arch", arch,
+            proc = subprocess.run([sys.executable, "-m", "tileforth.repl.cli", "compile", str(source), "--arch", arch,
                                    "--python", str(target), *extra], capture_output=True, text=True, env=env,
                                   cwd=d, timeout=300)
             if proc.returncode != 0:
                 raise RuntimeError(f"tileforth compile {' '.join(extra)} --python failed: {proc.stderr.strip()}")
-            write(stem + ".py", target.read_text(), f"tileforth compile demos/saxpy.fth --arch {arch} --python "
-                  + " ".join(extra))
+            write(stem + ".py", target.read_text(), f"tileforth compile {source.relative_to(ROOT)} --arch {arch} "
+                  "--python " + " ".join(extra))
     manifest["seconds"] = round(time.perf_counter() - t0, 1)
     manifest["total_bytes"] = sum(f["bytes"] for f in manifest["files"].values())
     (out / "manifest.json").write_text(json.dumps(manifest, indent=1) + "\n")

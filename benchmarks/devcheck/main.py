@@ -324,7 +324,7 @@ def pytest_gpu(r: Run, py: str, env: dict, tag: str) -> None:
     rc, text, secs, late = r.run(step.name, cmd, env, want)
     passed = len(re.findall(r" PASSED", text))
     failed = re.findall(r"^(?:FAILED|ERROR) (\S+)", text, re.M) or \
-        [m for m in re.findall(r"^(\S+::\S+) (?:FAILED|ERROR)", text, re.M)]
+        re.findall(r"^(\S+::\S+) (?:FAILED|ERROR)", text, re.M)
     skipped = len(re.findall(r" SKIPPED", text))
     names = " ".join(sorted({f.split("::")[-1] for f in failed}))[:400]
     counts = f"{passed} passed, {len(failed)} failed, {skipped} skipped"

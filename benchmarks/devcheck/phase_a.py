@@ -360,11 +360,42 @@ def launchers(rep: Report) -> None:
                     ok_all = False
                     rep.row(f"{stem:18} {driver:11} {kind:6}  {'-':>8}  {first_line(exc)}")
             mod.close()
+    tma_ok = _tma_rows(rep, makers)
     if not tried:
         rep.skip("neither torch nor CuPy is usable")
         return
-    rep.verdict(ok_all)
-    rep.note(f"{tried} launcher calls (saxpy, {n} elements) {'all' if ok_all else 'NOT all'} equal to numpy")
+    rep.verdict(ok_all and tma_ok)
+    rep.note(f"{tried} launcher calls (saxpy, {n} elements) {'all' if ok_all else 'NOT all'} equal to numpy; "
+             f"the TMA launcher (a `\\! tmap` parameter) {'= numpy' if tma_ok else 'WRONG or not run'}")
+
+
+def _tma_rows(rep: Report, makers: dict) -> bool:
+    """launch_tma_rows.py: the launcher encodes A's tensor map (cuTensorMapEncodeTiled through cuda-bindings),
+    the kernel TMA-loads rows 2 to 5 of A into shared memory and writes them to OUT (zeros elsewhere)."""
+    a = np.arange(64, dtype=np.float32).reshape(8, 8)
+    want = np.zeros_like(a)
+    want[2:6] = a[2:6]
+    ok = bool(makers)
+    try:
+        mod = _import(artifacts() / "launch_tma_rows.py", "launch_tma_rows")
+        mod.use("cuda-python")
+    except Exception as exc:  # noqa: BLE001
+        rep.row(f"{'launch_tma_rows':18} {'cuda-python':11} {'-':6}  {'-':>8}  not usable: {first_line(exc)}")
+        return False
+    for kind, (make, back) in makers.items():
+        try:
+            A, OUT = make(a), make(np.zeros_like(a))
+            mod.tma_rows(A, OUT)
+            mod.tma_rows(A, OUT)  # the map again, from the launcher's cache
+            mod.check()
+            good = np.array_equal(back(OUT), want)
+            rep.row(f"{'launch_tma_rows':18} {'cuda-python':11} {kind:6}  {'-':>8}  {'= numpy' if good else 'WRONG'}")
+            ok &= good
+        except Exception as exc:  # noqa: BLE001
+            ok = False
+            rep.row(f"{'launch_tma_rows':18} {'cuda-python':11} {kind:6}  {'-':>8}  {first_line(exc)}")
+    mod.close()
+    return ok
 
 
 STEPS = {"gemm": gemm, "probe_mma": probe_mma, "probe_wgmma": probe_wgmma, "jit": jit, "launchers": launchers}

@@ -116,8 +116,8 @@ _MMA_ENTRY = """
 
 
 def mma_ptx(arch: str = MMA_ARCH) -> str:
-    head = f"// device check: mma.sync m16n8k16 fragment probe (benchmarks/devcheck/probes.py)\n" \
-           f".version 8.0\n.target {arch}\n.address_size 64\n"
+    head = ("// device check: mma.sync m16n8k16 fragment probe (benchmarks/devcheck/probes.py)\n"
+            f".version 8.0\n.target {arch}\n.address_size 64\n")
     return head + "".join(_MMA_ENTRY.format(ty=ty) for ty in ("f16", "bf16"))
 
 
@@ -145,8 +145,8 @@ def check_mma(a: np.ndarray, b: np.ndarray, a_bits: np.ndarray, b_bits: np.ndarr
     want = a.astype(np.float64) @ b.astype(np.float64)
     frag_ok = np.array_equal(frags, mma_expected_fragments(a_bits, b_bits))
     d_ok = np.array_equal(d.astype(np.float64), want)
-    where = "" if frag_ok else f"; {int((frags != mma_expected_fragments(a_bits, b_bits)).sum())} of 192 fragment " \
-                                "words differ from the documented layout"
+    where = "" if frag_ok else (f"; {int((frags != mma_expected_fragments(a_bits, b_bits)).sum())} of 192 fragment "
+                                 "words differ from the documented layout")
     return frag_ok and d_ok, (f"D {'= A.B exactly' if d_ok else f'max |D-A.B| {np.abs(d - want).max():g}'}, "
                               f"fragments {'as documented' if frag_ok else 'NOT as documented'}{where}")
 

@@ -104,5 +104,5 @@ def parse(text: str) -> dict:
 
 
 def header(commit: str, budget: int) -> str:
-    return f"tileforth device check v2  {time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())}  commit {commit}  " \
-           f"budget {budget} s"
+    return (f"tileforth device check v2  {time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())}  commit {commit}  "
+            f"budget {budget} s")

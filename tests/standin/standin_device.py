@@ -34,13 +34,18 @@ class Launch:
 
 
 class Memory:
-    """Device memory: each allocation a host buffer (numpy), its address the buffer's."""
+    """Device memory: each allocation a host buffer (numpy), its address the buffer's, 256 aligned as
+    the driver's allocations are (a tensor map, 64 aligned, may be one)."""
+    ALIGN = 256
 
     def __init__(self) -> None:
         self.live: dict[int, np.ndarray] = {}
 
     def alloc(self, nbytes: int) -> int:
-        buf = np.full(max(int(nbytes), 1), 0xCD, np.uint8)  # fresh memory is not zeroed
+        n = max(int(nbytes), 1)
+        raw = np.full(n + self.ALIGN, 0xCD, np.uint8)  # fresh memory is not zeroed
+        off = -raw.ctypes.data % self.ALIGN
+        buf = raw[off:off + n]
         self.live[buf.ctypes.data] = buf
         return buf.ctypes.data
 

@@ -9,6 +9,8 @@ r"""Kernel files: a kernel's interface in WarpForth-style header lines, then For
     \! smem As bf16[64,64] 3 swizzled   a SMEM-TILE ring (3 stages, SMEM-TILE-SWZ): `s As`, As-GEOM
     \! tiles 16 8 16 bf16     the tile words' TILE-SHAPE and TILE-IN (and TILE-ACC, a fifth word;
                               a last word MxN, e.g. 4x8: `M N TILE-GRID`, big register tiles)
+    \! tmap tA A 64,64 swizzled   a tensor map of the array A for TMA-LOAD/TMA-STORE (TMAP): boxes
+                              of 64 x 64 elements, 128-byte swizzled (else plain rows); tA pushes its address
     \! param M2 f32[R,C]      a row-major R x C array: M2[] ( r c -- addr ), strides M2.S0 M2.S1
     \! grid 4,1,1             the launch's default grid and block (run_kernel_file, launchers)
     \! block 256
@@ -50,6 +52,8 @@ from tileforth.core.session.building import CLOSERS, OPENERS
 from tileforth.core.session.words.arraydata import read_npy
 from tileforth.core.session.words.arrays import DEVICE_ARRAY_MAX, array_bytes_max, host_memory_bytes
 from tileforth.core.session.launchshape import check_python_shape
+from tileforth.core.session.words.hopper import define_tensor_map
+from tileforth.core.session.tensormap import STRIDE_ALIGN, SWIZZLE_SPAN, TensorMap, check
 from tileforth.core.session.interpreter import Collector, Forth
 from tileforth.core.session.launcherrors import BAD_ADDRESS_HINT
 
@@ -98,6 +102,25 @@ class Setup:
     nbytes: int = 0  # the shared memory a smem tile's ring takes (its stages), 0 for tiles
 
 
+@record(frozen=True)
+class TensorMapDecl:
+    """`\\! tmap NAME ARRAY ROWS,COLS [swizzled]`: a tensor map of the array parameter ARRAY (TMAP), boxes
+    of ROWS x COLS elements, laid out as plain rows or with the 128-byte swizzle; NAME pushes its address.
+    An exported kernel receives it as a pointer parameter after the declared ones, which its launcher
+    encodes for the arrays of each call (cuTensorMapEncodeTiled, cached by array address and shape)."""
+    name: str
+    array: str
+    box_rows: int
+    box_cols: int
+    swizzle: int  # 0 or 128 (TMAP's swizzle operand)
+    pos: SourcePos
+
+    @property
+    def forth(self) -> str:
+        """The host words it stands for in a session (run_kernel_file)."""
+        return f"{self.array} {self.box_rows} {self.box_cols} {self.swizzle} TMAP {self.name}"
+
+
 @record
 class KernelSpec:
     name: str
@@ -111,6 +134,7 @@ class KernelSpec:
     grid: tuple[int, int, int] | None = None  # `\! grid`: the launch's default (else 1,1,1)
     block: tuple[int, int, int] | None = None  # `\! block` (else 32,1,1)
     setup: list[Setup] = field(default_factory=list)  # `\! smem` and `\! tiles`, in header order
+    tmaps: list[TensorMapDecl] = field(default_factory=list)  # `\! tmap`: pointer parameters after `params`
 
     @property
     def kinds(self) -> list[str]:
@@ -118,8 +142,10 @@ class KernelSpec:
 
     @property
     def param_types(self) -> list[str]:
-        """What the kernel receives: "ptr" for arrays, the declared type ("i32", "f64", ...) for scalars."""
-        return ["ptr" if p.count is not None else p.eltype.name.lower() for p in self.params]
+        """What the kernel receives: "ptr" for arrays, the declared type ("i32", "f64", ...) for scalars,
+        then a "ptr" for each tensor map."""
+        return ["ptr" if p.count is not None else p.eltype.name.lower() for p in self.params] + \
+            ["ptr"] * len(self.tmaps)
 
     def param(self, name: str) -> Param | None:
         return next((p for p in self.params if p.name.upper() == name.upper()), None)
@@ -161,6 +187,7 @@ def parse_kernel_file(text: str, source: str = "<kernel>") -> KernelSpec:
     shared_bytes = 0
     shape: dict[str, tuple] = {}
     setup: list[Setup] = []
+    tmaps: list[TensorMapDecl] = []
 
     for lineno, line in enumerate(lines, start=1):
         stripped = line.strip()
@@ -181,7 +208,7 @@ def parse_kernel_file(text: str, source: str = "<kernel>") -> KernelSpec:
         if not words:
             raise ForthError("empty header line: write `\\! kernel NAME`, `\\! param NAME TYPE[N]`, "
                              "`\\! param NAME TYPE`, `\\! shared NAME TYPE[N]`, `\\! smem NAME TYPE[R,C] STAGES`, "
-                             "`\\! tiles M N K IN`, `\\! grid X,Y,Z` or "
+                             "`\\! tiles M N K IN`, `\\! tmap NAME ARRAY ROWS,COLS`, `\\! grid X,Y,Z` or "
                              "`\\! block X,Y,Z`", at(col0), "\\!")
         (directive, dcol), args = words[0], words[1:]
         kind = directive.lower()
@@ -235,9 +262,13 @@ def parse_kernel_file(text: str, source: str = "<kernel>") -> KernelSpec:
             names[setup[-1].name.upper()] = setup[-1].pos
         elif kind == "tiles":
             setup.append(_parse_tiles(args, at(dcol), directive))
+        elif kind == "tmap":
+            tmaps.append(_parse_tmap(args, at(dcol), directive))
+            _check_name(tmaps[-1].name, names, tmaps[-1].pos)
+            names[tmaps[-1].name.upper()] = tmaps[-1].pos
         else:
             raise ForthError(f"unknown header directive {directive!r}: use kernel, param, shared, smem, tiles, "
-                             "grid or block",
+                             "tmap, grid or block",
                              at(dcol), directive)
 
     if kernel is None:
@@ -256,10 +287,12 @@ def parse_kernel_file(text: str, source: str = "<kernel>") -> KernelSpec:
             if size.kind != "int":
                 raise ForthError(f"the size of {p.name}, {d}, must be an integer scalar parameter "
                                  f"(it is {'an array' if size.kind == 'ptr' else 'a float'})", where, d)
+    for t in tmaps:
+        _check_tmap(t, params)
     last = header_lines[-1]
     grid, block = (shape[k][0] if k in shape else None for k in ("grid", "block"))
     return KernelSpec(kernel[0], params, shared, "\n".join(lines[last:]), last + 1, source, kernel[1],
-                      header_lines, grid, block, setup)
+                      header_lines, grid, block, setup, tmaps)
 
 
 def _parse_smem(args: list[tuple[str, int]], pos: SourcePos, directive: str) -> Setup:
@@ -299,6 +332,38 @@ def _parse_tiles(args: list[tuple[str, int]], pos: SourcePos, directive: str) ->
     types = f"{acc} TILE-ACC {tin} TILE-IN" if acc == "F32" else f"{tin} TILE-IN {acc} TILE-ACC"
     tail = f" {grid.group(1)} {grid.group(2)} TILE-GRID" if grid else ""
     return Setup("", f"{' '.join(words[:3])} TILE-SHAPE {types}{tail}", pos)
+
+
+def _parse_tmap(args: list[tuple[str, int]], pos: SourcePos, directive: str) -> TensorMapDecl:
+    """`\\! tmap NAME ARRAY ROWS,COLS [swizzled]`."""
+    words = [w for w, _ in args]
+    swz = len(words) == 4 and words[-1].lower() == "swizzled"
+    box = "".join(words[2:3]).split(",")
+    if len(words) != (4 if swz else 3) or len(box) != 2 or not all(re.fullmatch(r"[0-9]+", b) for b in box):
+        raise ForthError("write `\\! tmap NAME ARRAY ROWS,COLS [swizzled]`, e.g. `\\! tmap tA A 64,64 swizzled` "
+                         "(a tensor map of the array parameter A, boxes of 64 x 64 elements)", pos, directive)
+    (name, ncol), (array, _) = args[0], args[1]
+    return TensorMapDecl(name, array, int(box[0]), int(box[1]), SWIZZLE_SPAN if swz else 0,
+                         SourcePos(pos.line, ncol, pos.text, pos.source))
+
+
+def _check_tmap(t: TensorMapDecl, params: list[Param]) -> None:
+    """The array is an array parameter; the box fits what TMA allows (the rest is checked for each call)."""
+    p = next((q for q in params if q.name.upper() == t.array.upper()), None)
+    col = t.pos.text.find(t.array, t.pos.col - 1 + len(t.name)) + 1
+    at = SourcePos(t.pos.line, col if col > 0 else t.pos.col, t.pos.text, t.pos.source)
+    if p is None or p.count is None:
+        what = "is a scalar" if p is not None else "is not a parameter"
+        raise ForthError(f"tmap {t.name}: {t.array} {what}; a tensor map is of an array parameter "
+                         f"(`\\! param {t.array} bf16[M,K]`)", at, t.array)
+    if len(p.dims) > 2:
+        raise ForthError(f"tmap {t.name}: {p.name} has {len(p.dims)} dimensions; a tensor map here is of a 1- or "
+                         "2-dimensional array", at, t.array)
+    try:  # the box's rules, with a stand-in array that has every alignment
+        check(TensorMap(0, t.box_rows, t.box_cols, STRIDE_ALIGN, p.eltype.name, p.eltype.size, t.box_rows,
+                        t.box_cols, t.swizzle), f"tmap {t.name}")
+    except ForthError as err:
+        raise ForthError(err.message, t.pos, t.name) from None
 
 
 def _product(dims) -> int:
@@ -416,7 +481,7 @@ def check_names(f: Forth, spec: KernelSpec) -> None:
     """Parameter and shared names must not hide a word of the session (I, DUP ...); a name an
     earlier kernel file run in this session defined may be defined again."""
     mine = _KERNEL_NAMES.get(f, {})
-    for item in [*spec.params, *spec.shared, *(s for s in spec.setup if s.name)]:
+    for item in [*spec.params, *spec.shared, *(s for s in spec.setup if s.name), *spec.tmaps]:
         key = item.name.upper()
         if key in f.dict and key not in mine:
             raise ForthError(f"{item.name} would hide the Forth word {key}: choose another name",
@@ -443,11 +508,34 @@ def declare_shared(f: Forth, spec: KernelSpec) -> None:
             mine[key] = t.forth
 
 
+def declare_tensor_maps(f: Forth, spec: KernelSpec, values: dict[str, Value]) -> None:
+    """`\\! tmap` in a session: TMAP of the run's arrays (again at each run: they are new arrays), by the
+    dimensions of their header (a session's ARRAY of a kernel file's parameter is flat)."""
+    mine = _KERNEL_NAMES.setdefault(f, {})
+    for t in spec.tmaps:
+        p = spec.param(t.array)
+        assert p is not None  # parse_kernel_file checked it
+        dims = [d if isinstance(d, int) else int(values[d.upper()]) for d in p.dims]
+        rows, cols = (1, dims[0]) if len(dims) == 1 else dims
+        word = f.dict[p.name.upper()]
+        tok = Token(t.name, t.pos)
+        try:
+            define_tensor_map(f, t.name, p.name, word.value, rows, cols, p.eltype, t.box_rows, t.box_cols,
+                              t.swizzle, tok)
+        except ForthError as err:
+            raise ForthError(err.message.replace("TMAP:", f"tmap {t.name}:", 1), t.pos, t.name) from None
+        mine[t.name.upper()] = t.forth
+
+
 def declare_params_for_export(f: Forth, spec: KernelSpec) -> None:
     """Each parameter name compiles to a read of the kernel's parameter (PTX)."""
     for i, p in enumerate(spec.params):
         f.dict[p.name.upper()] = Constant(p.name, 0, param=(i, p.kind),
                                           help=f"kernel parameter {i}: {_describe(p)}")
+    for j, t in enumerate(spec.tmaps, start=len(spec.params)):
+        f.dict[t.name.upper()] = Constant(t.name, 0, param=(j, "ptr"),
+                                          help=f"kernel parameter {j}: a tensor map of {t.array}, "
+                                               f"{t.box_rows}x{t.box_cols} boxes")
 
 
 def read_body(f: Forth, spec: KernelSpec) -> list[Node]:
@@ -726,6 +814,7 @@ def run_kernel_file(f: Forth, spec: KernelSpec, values: dict[str, Value],
     mine = _KERNEL_NAMES.setdefault(f, {})
     mine.update({p.name.upper(): 0 for p in spec.params})
     declare_shared(f, spec)
+    declare_tensor_maps(f, spec, values)
     f.eval(" ".join(map(str, grid)) + " GRID " + " ".join(map(str, block)) + " THREADS")
     nodes = read_body(f, spec)
     try:

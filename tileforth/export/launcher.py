@@ -45,6 +45,8 @@ from tileforth.core.session.launcherrors import THROW_MEANINGS
 
 from . import launchrt
 from .kernelfile import KernelSpec, parse_kernel_file
+from tileforth.core.session.tensormap import DATA_TYPES
+
 from .launchrt import NUMPY_TYPES
 
 RECURSION_MAX = 256  # the depth limit the launcher writes into the context record (as --unchecked's)
@@ -109,6 +111,7 @@ def kernel_data(spec: KernelSpec, image: str | bytes, *, context: bool = True,
     return {
         "KERNEL": spec.name,
         "PARAMS": [(p.name, _type(p.eltype), p.count) for p in spec.params],
+        "TMAPS": [(t.name, t.array, t.box_rows, t.box_cols, t.swizzle, _map_type(spec, t.array)) for t in spec.tmaps],
         "CONTEXT": context,
         "CONTEXT_SLOTS": L.CTX_SLOTS + L.THR_SLOTS,
         "ERROR_SLOTS": (L.CTX_ERR_CODE, L.CTX_ERR_SITE, L.CTX_ERR_THREAD, L.CTX_ERR_ADDR, L.CTX_ERR_AUX),
@@ -181,6 +184,13 @@ def _literal(name: str, value: Any) -> str:
     return "r'''" + value.replace("'''", "' ''") + "'''"
 
 
+def _map_type(spec: KernelSpec, array: str) -> int:
+    """The CUtensorMapDataType of a tensor map of the array parameter `array`."""
+    p = spec.param(array)
+    assert p is not None  # parse_kernel_file checked it
+    return DATA_TYPES[p.eltype.name]
+
+
 def _type(et: ElType) -> str:
     return et.name.lower()
 
@@ -197,7 +207,12 @@ def _describe(spec: KernelSpec) -> list[str]:
         if p.count is None:
             out.append(f"    {p.name}: {t} scalar")
         else:
-            out.append(f"    {p.name}: {t}[{p.count}] array ({NUMPY_TYPES[t]}, {p.count} elements)")
+            dims = ",".join(map(str, p.dims))
+            what = f"{p.count} elements" if len(p.dims) == 1 else f"{' x '.join(map(str, p.dims))}, row-major"
+            out.append(f"    {p.name}: {t}[{dims}] array ({NUMPY_TYPES[t]}, {what})")
+    for tm in spec.tmaps:
+        out.append(f"    ({tm.name}: a tensor map of {tm.array}, {tm.box_rows} x {tm.box_cols} boxes, made for each "
+                   "call)")
     return out
 
 
@@ -229,12 +244,19 @@ _RESERVED = {"grid", "block", "stream", "device", "np", "KERNEL", "PARAMS"}
 
 
 def _sizes(spec: KernelSpec) -> set[str]:
-    return {p.count.upper() for p in spec.params if isinstance(p.count, str)}
+    """The size parameters (names in the arrays' dimensions): each may be left to its arrays."""
+    return {d.upper() for p in spec.params for d in p.dims if isinstance(d, str)}
+
+
+def _defaults(names: list[str], sizes: set[str]) -> list[str]:
+    """`NAME=None` for a size parameter and for every parameter after one (Python's rule; a missing
+    array is reported by the launch)."""
+    first = next((i for i, n in enumerate(names) if n.upper() in sizes), len(names))
+    return [n + ("=None" if i >= first else "") for i, n in enumerate(names)]
 
 
 def _call(spec: KernelSpec) -> str:
-    sizes = _sizes(spec)
-    args = [p.name + ("=None" if p.name.upper() in sizes else "") for p in spec.params]
+    args = _defaults([p.name for p in spec.params], _sizes(spec))
     return f"{spec.name}({', '.join(args + ['*', 'grid=None', 'block=None', 'stream=None', 'device=None'])})"
 
 
@@ -242,8 +264,7 @@ def _signature(spec: KernelSpec) -> str:
     names = [_py_name(p.name) for p in spec.params]
     fname = spec.name if _py_name(spec.name) and not spec.name.startswith("_") else "kernel"
     if all(names) and len({n.lower() for n in names}) == len(names):
-        sizes = _sizes(spec)
-        args = [n + ("=None" if n.upper() in sizes else "") for n in names]
+        args = _defaults([n for n in names if n], _sizes(spec))
         head = ", ".join(args + ["*", "grid=None", "block=None", "stream=None", "device=None"])
         body = f"    return _launch(({', '.join(names)},), grid, block, stream, device)"
     else:  # names that are not Python identifiers: by position, or as keywords through **values

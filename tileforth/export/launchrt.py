@@ -42,7 +42,8 @@ __all__ = ["KernelError", "check", "use", "close", "torch_op"]
 
 # ---- the kernel: its values (tileforth/export/launcher.py writes these for each kernel) ----
 KERNEL = "kernel"
-PARAMS: list = []  # (name, type, elements: a number, a size parameter's name, or None for a scalar)
+PARAMS: list = []  # (name, type, elements: a number, a size parameter's name, dims (a tuple), or None: a scalar)
+TMAPS: list = []  # `\\! tmap`: (name, array, box rows, box cols, swizzle, CUtensorMapDataType), after PARAMS
 CONTEXT = True  # the entry's first parameter is the context record
 CONTEXT_SLOTS = 0
 ERROR_SLOTS: tuple = ()  # code, site, thread, address, aux
@@ -196,6 +197,7 @@ class _Array:
             raise TypeError(f"{KERNEL}: {name} is an array parameter, but got a {type(value).__name__}: pass a "
                             "CuPy array, a PyTorch CUDA tensor, a numba device array (anything with "
                             "__cuda_array_interface__ or DLPack), or a numpy array")
+        self.shape = tuple(int(n) for n in shape)
         self.size = int(np.prod(shape, dtype=np.int64)) if shape else 1
         self.nbytes = self.size * itemsize
         if not _c_contiguous(shape, strides, itemsize):
@@ -244,10 +246,25 @@ def _bind(args, values):
     return tuple(out)
 
 
+def _dims(count):
+    """An array parameter's dimensions: (count,) for one, the tuple for more."""
+    return count if isinstance(count, tuple) else (count,)
+
+
+def _size_names():
+    """The size parameters: the names in the arrays' dimensions (each may be left to its arrays)."""
+    return {d.upper() for p in PARAMS if p[2] is not None for d in _dims(p[2]) if isinstance(d, str)}
+
+
+def _decl(ty, count):
+    return f"{ty}[{','.join(map(str, _dims(count)))}]"
+
+
 def _prepare(values, stream=0):
     """The kernel's arguments as (struct format, value) pairs, and the array arguments (for a launch on
-    `stream`: DLPack producers order their work before it)."""
-    sizes = {p[2].upper() for p in PARAMS if isinstance(p[2], str)}
+    `stream`: DLPack producers order their work before it). A tensor map is ("T", its key): the
+    launch encodes it once the arrays' device addresses are known (_Driver.tensor_map)."""
+    sizes = _size_names()
     arrays, given, size_of = {}, {}, {}
     for (name, ty, count), v in zip(PARAMS, values):
         if count is None:
@@ -257,35 +274,63 @@ def _prepare(values, stream=0):
                 given[name.upper()] = _scalar(name, ty, v)
             continue
         if v is None:
-            raise TypeError(f"{KERNEL}: missing array {name} ({ty}[{count}])")
+            raise TypeError(f"{KERNEL}: missing array {name} ({_decl(ty, count)})")
         a = arrays[name.upper()] = _Array(name, v, stream)
         want = NUMPY_TYPES[ty]
         if a.type != want:
-            raise TypeError(f"{KERNEL}: {name} is {ty}[{count}]: pass an array of {want}, not {a.type}; convert "
+            raise TypeError(f"{KERNEL}: {name} is {_decl(ty, count)}: pass an array of {want}, not {a.type}; convert "
                             f"it first (numpy/CuPy: x.astype('{want}'), PyTorch: x.to(torch.{want}))")
     for (name, ty, count) in PARAMS:  # sizes: given, or taken from the arrays they size
         if count is None:
             continue
-        a = arrays[name.upper()]
-        if isinstance(count, int):
-            if a.size != count:
-                raise ValueError(f"{KERNEL}: {name} is {ty}[{count}]: it needs {count} elements, but has {a.size}")
+        a, dims = arrays[name.upper()], _dims(count)
+        if len(dims) > 1 and len(a.shape) > 1 and len(a.shape) != len(dims):
+            raise ValueError(f"{KERNEL}: {name} is {_decl(ty, count)}: give an array of {len(dims)} dimensions, or "
+                             f"a flat one, not one of shape {a.shape}")
+        pairs = [(dims[0], a.size)] if len(dims) == 1 else list(zip(dims, a.shape)) if len(a.shape) > 1 else []
+        for d, n in pairs:
+            if isinstance(d, int):
+                if n != d:
+                    what = f"{d} elements, but has {n}" if len(dims) == 1 else f"shape {dims}, but has {a.shape}"
+                    raise ValueError(f"{KERNEL}: {name} is {_decl(ty, count)}: it needs {what}")
+                continue
+            key = d.upper()
+            if key not in given:
+                sty = next(p[1] for p in PARAMS if p[0].upper() == key)
+                given[key] = _check_int(d, sty, n)
+                size_of[key] = name
+            elif n != given[key]:
+                src = f"{d} = {given[key]}" + (f", the size of {size_of[key]}" if key in size_of else "")
+                what = "elements" if len(dims) == 1 else f"along {d}"
+                raise ValueError(f"{KERNEL}: {name} is {_decl(ty, count)}: it needs {given[key]} {what} ({src}), "
+                                 f"but has {n}")
+    for (name, ty, count) in PARAMS:  # a flat array of several dimensions: its size, once they are known
+        dims = _dims(count) if count is not None else ()
+        if len(dims) < 2:
             continue
-        key = count.upper()
-        if key not in given:
-            sty = next(p[1] for p in PARAMS if p[0].upper() == key)
-            given[key] = _check_int(count, sty, a.size)
-            size_of[key] = name
-        elif a.size != given[key]:
-            src = f"{count} = {given[key]}" + (f", the size of {size_of[key]}" if key in size_of else "")
-            raise ValueError(f"{KERNEL}: {name} is {ty}[{count}]: it needs {given[key]} elements ({src}), "
-                             f"but has {a.size}")
+        unknown = [d for d in dims if isinstance(d, str) and d.upper() not in given]
+        if unknown:
+            raise TypeError(f"{KERNEL}: {name} is {_decl(ty, count)} and flat: give {unknown[0]}, or {name} "
+                            "with its shape")
+        want = int(np.prod([d if isinstance(d, int) else given[d.upper()] for d in dims], dtype=np.int64))
+        if arrays[name.upper()].size != want:
+            raise ValueError(f"{KERNEL}: {name} is {_decl(ty, count)}: it needs {want} elements, but has "
+                             f"{arrays[name.upper()].size}")
     args = []
     for name, ty, count in PARAMS:
         if count is None:
             args.append((FORMATS[ty], given[name.upper()]))
         else:
             args.append(("P", arrays[name.upper()]))
+    for name, array, box_rows, box_cols, swizzle, dtype in TMAPS:
+        ty, count = next((p[1], p[2]) for p in PARAMS if p[0].upper() == array.upper())
+        dims = [d if isinstance(d, int) else given[d.upper()] for d in _dims(count)]
+        rows, cols = (1, dims[0]) if len(dims) == 1 else dims
+        esize = np.dtype(_ARG_TYPES[FORMATS[ty]]).itemsize
+        if cols * esize % 16:
+            raise ValueError(f"{KERNEL}: the tensor map {name} of {array}: a row of {array} is {cols * esize} bytes, "
+                             "and TMA needs rows of a multiple of 16 bytes: give another number of columns")
+        args.append(("T", (arrays[array.upper()], dtype, rows, cols, cols * esize, box_rows, box_cols, swizzle)))
     return args, list(arrays.values())
 
 
@@ -334,6 +379,8 @@ CU_STREAM_NON_BLOCKING = 1
 CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL = 9
 CUDA_ERROR_NOT_READY = 600
 PENDING_MAX = 256  # launches whose error record is not read yet; one more waits for the oldest
+MAPS_MAX = 64  # tensor maps a context keeps; one more reuses the least recently used one's memory
+TMAP_BYTES = 128  # a CUtensorMap
 
 
 class _Loaded:
@@ -342,6 +389,7 @@ class _Loaded:
 
     def __init__(self, ctx, mod, fn, reader):
         self.ctx, self.mod, self.fn, self.reader, self.records = ctx, mod, fn, reader, []
+        self.maps = {}  # tensor maps in device memory by what they encode: [address, event, host bytes]
 
 
 class _Pending:
@@ -431,10 +479,44 @@ class _Driver:
         finally:
             self.cu.cuEventDestroy(ev)
 
+    def tensor_map(self, key, stream):
+        """The device address of the tensor map `key` encodes (array address, CUtensorMapDataType, rows,
+        cols, row bytes, box rows, box cols, swizzle), written on `stream` when it is not in the cache.
+        The memory of the least recently used map is reused once the last launch that read it is done
+        (its event), so nothing is freed, nor the device synchronized, while a launch may read it."""
+        st = self.state()
+        entry = st.maps.pop(key, None)
+        if entry is None:
+            if len(st.maps) >= MAPS_MAX:
+                entry = st.maps.pop(next(iter(st.maps)))
+                self.ok(self.cu.cuEventSynchronize(entry[1]))
+            else:
+                entry = [self.ok(self.cu.cuMemAlloc(TMAP_BYTES)), self.ok(self.cu.cuEventCreate(0)), None]
+            entry[2] = self.encode(*key)
+            self.ok(self.cu.cuMemcpyHtoDAsync(entry[0], entry[2].ctypes.data, TMAP_BYTES, stream))
+        st.maps[key] = entry  # the most recently used last
+        return entry
+
+    def encode(self, ptr, dtype, rows, cols, row_bytes, box_rows, box_cols, swizzle):
+        """cuTensorMapEncodeTiled of a rows x cols array at ptr, boxes of box_rows x box_cols (dimensions
+        innermost first; swizzle 128: CU_TENSOR_MAP_SWIZZLE_128B; L2 promotion 128B; out-of-bounds
+        elements read as zeros): its 128 bytes."""
+        cu = self.cu
+        u64, u32 = cu.cuuint64_t, cu.cuuint32_t
+        tmap = self.ok(cu.cuTensorMapEncodeTiled(
+            cu.CUtensorMapDataType(dtype), 2, ptr, [u64(cols), u64(rows)], [u64(row_bytes)],
+            [u32(box_cols), u32(box_rows)], [u32(1), u32(1)], cu.CUtensorMapInterleave(0),
+            cu.CUtensorMapSwizzle(3 if swizzle else 0), cu.CUtensorMapL2promotion(2), cu.CUtensorMapFloatOOBfill(0)))
+        return np.array([int(w) for w in tmap.opaque], np.uint64)
+
     def launch(self, grid, block, stream, args):
         """Queue the kernel on `stream`; a checked kernel's error record is initialised on the same
-        stream before it and read once an event after it has completed (collect)."""
+        stream before it and read once an event after it has completed (collect). Tensor maps ("T")
+        are written before it on the stream and marked in use until it completes."""
         st = self.state()
+        used = [self.tensor_map(v, stream) for f, v in args if f == "T"]
+        maps = iter(used)
+        args = [("P", int(next(maps)[0])) if f == "T" else (f, v) for f, v in args]
         boxes = [np.array([v], _ARG_TYPES[f]) for f, v in args]
         pending = None
         if CONTEXT:
@@ -447,6 +529,8 @@ class _Driver:
             pending = _Pending(st, record, init, self.ok(self.cu.cuEventCreate(0)))
         ptrs = np.array([b.ctypes.data for b in boxes], np.uint64)
         self.ok(self.cu.cuLaunchKernel(st.fn, *grid, *block, 0, stream, ptrs.ctypes.data, 0))
+        for entry in used:  # the map's memory is not reused before this launch is done
+            self.ok(self.cu.cuEventRecord(entry[1], stream))
         if pending is not None:
             self.ok(self.cu.cuEventRecord(pending.event, stream))
             self.pending.append(pending)
@@ -501,6 +585,9 @@ class _Driver:
                 continue  # that context is gone, and what was loaded in it
             for record in st.records:
                 self.cu.cuMemFree(record)
+            for dev, event, _ in st.maps.values():
+                self.cu.cuMemFree(dev)
+                self.cu.cuEventDestroy(event)
             self.cu.cuStreamDestroy(st.reader)
             self.cu.cuModuleUnload(st.mod)
             self.cu.cuCtxPopCurrent()
@@ -633,7 +720,7 @@ def torch_op(namespace="tileforth"):
     if _op is not None:
         return _op
     import torch
-    sizes = {p[2].upper() for p in PARAMS if isinstance(p[2], str)}
+    sizes = _size_names()
     args, letters = [], iter("abcdefghijklmnopqrstuvwxyz")
     for name, ty, count in PARAMS:
         if count is not None:
@@ -693,7 +780,7 @@ def _launch(values, grid, block, stream, device=None):
             if a.host is not None:
                 dev, a.ptr = drv.alloc(a.host, stream)
                 copies.append((a.host, dev))
-        args = [(f, v.ptr if isinstance(v, _Array) else v) for f, v in args]
+        args = [(f, v.ptr if isinstance(v, _Array) else (v[0].ptr, *v[1:]) if f == "T" else v) for f, v in args]
         drv.launch(grid, block, stream, args)
         if copies:  # numpy arrays: their results are read back, so this call waits for its stream
             for host, dev in copies:

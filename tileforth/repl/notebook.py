@@ -30,6 +30,18 @@ Options of `%%forth` (and of `%forth_session`):
     --threads X Y Z             `X Y Z THREADS` before the cell's lines
     --new                       a fresh session (on the same backend unless --backend says otherwise)
     --no-stacks                 leave out the stacks after the cell
+    --trace [N]                 run the cell under the step debugger (the emulator: core/session/debugger.py)
+                                and show its first N stops (default 200), word by word for the warp that
+                                runs, as a scrollable list of pictures (each stop's view as inline SVG;
+                                text/plain: the views as the REPL prints them), then what the cell
+                                printed and the stacks
+    --save-view FILE            after the cell, write SAVE-VIEW's picture to FILE (.svg or .png): the last
+                                .TILE, .FRAG, .LANES or PROFILE view the session showed
+
+A cell that runs longer than half a second shows how long it has run until it ends (Progress).
+
+`%load_ext tileforth` in a kernel also sends the Javascript that highlights `%%forth` cells as
+tileforth (tileforth/repl/highlight.py; the classic notebook runs it, JupyterLab does not).
 
 The session and the views are the REPL's own (tileforth/repl/session.py, tileforth/repl/render.py);
 core knows nothing of this module.  IPython is imported only by
@@ -66,6 +78,10 @@ PRE = ('<pre style="font-family:var(--jp-code-font-family,monospace);font-size:1
 # an error: its message broken between words at ERROR_WIDTH columns, its source line cut to a window
 # there (render.render_error), and what is still wider than the output area wrapped, not cut off
 ERROR_WIDTH = 100
+TRACE_STOPS = 200  # the stops `%%forth --trace` shows unless told (the line runs to its end either way)
+TRACE_MAX = 5000
+TRACE_HEIGHT = 520  # pixels of the trace's scrolling box
+PROGRESS_AFTER_S = 0.5  # a cell running longer shows how long it has run (as the REPL's lines: prompt.py)
 PRE_WRAP = PRE.replace("white-space:pre;", "white-space:pre-wrap;overflow-wrap:anywhere;")
 
 
@@ -84,6 +100,8 @@ def _parser(prog: str) -> _Parser:
     p.add_argument("--threads", "--block", dest="threads", type=int, nargs="+", metavar="N", default=None)
     p.add_argument("--new", action="store_true")
     p.add_argument("--no-stacks", dest="stacks", action="store_false")
+    p.add_argument("--save-view", dest="save_view", default=None, metavar="FILE")
+    p.add_argument("--trace", type=int, nargs="?", const=TRACE_STOPS, default=None, metavar="N")
     return p
 
 
@@ -95,6 +113,8 @@ def parse_options(line: str, prog: str = "%%forth") -> argparse.Namespace:
             if not 1 <= len(v) <= 3 or min(v) < 1:
                 raise ValueError(f"--{name} takes one to three positive numbers (X [Y [Z]]), e.g. --{name} 2 1 1")
             setattr(args, name, tuple(v) + (1,) * (3 - len(v)))
+    if args.trace is not None and not 1 <= args.trace <= TRACE_MAX:
+        raise ValueError(f"--trace takes the number of stops to show, 1 to {TRACE_MAX}, e.g. --trace 50")
     return args
 
 
@@ -138,6 +158,70 @@ class CellResult:
         if self.error is not None:
             out.append(_rich_html([_error_text(self.error, ERROR_WIDTH)], code_format=PRE_WRAP))
         out.append("</div>")
+        return "\n".join(out)
+
+    def _repr_mimebundle_(self, include=None, exclude=None):
+        bundle = {"text/plain": self.plain(), "text/html": self.html()}
+        bundle.update(image_bundle([item for what, item in self.parts if what == "view"]))
+        return bundle
+
+
+def image_bundle(views: list) -> dict:
+    """The heat maps among a cell's views (.TILE .FRAG .LANES PROFILE) as one picture, image/png (base64)
+    and image/svg+xml, which outlive the HTML where a reader drops its styles (nbconvert to PDF or
+    markdown, sites that render notebooks); {} when the cell showed none."""
+    import base64
+
+    from ..core.session import viewexport
+
+    pics = []
+    for kind, view in views:
+        if kind in viewexport.KINDS:
+            try:
+                pics.append(viewexport.picture(view))
+            except Exception:  # a view without a picture (an empty profile): the HTML shows it
+                continue
+    if not pics:
+        return {}
+    pic = viewexport.stacked(pics)
+    return {"image/png": base64.b64encode(viewexport.png(pic)).decode("ascii"), "image/svg+xml": viewexport.svg(pic)}
+
+
+@record
+class TraceResult:
+    """`%%forth --trace`: the stops shown (debugger.View records), how many the cell's launches made in all,
+    then the cell's result after them (what it printed and the stacks, or why it failed)."""
+
+    stops: list = field(default_factory=list)
+    total: int = 0
+    after: CellResult | None = None
+
+    def plain(self) -> str:
+        from ..core.session.debugger import render as render_stop
+
+        out = []
+        for i, v in enumerate(self.stops):
+            out.append(f"-- stop {i + 1} of {self.total} --\n{render_stop(v)}\n")
+        if self.total > len(self.stops):
+            out.append(f"({self.total - len(self.stops)} more stops not shown: --trace N shows N)\n")
+        if not self.total:
+            out.append("(no stops: the cell launched nothing on the device)\n")
+        return "".join(out) + (self.after.plain() if self.after is not None else "")
+
+    def html(self) -> str:
+        from ..core.session.debugsvg import view_svg
+
+        out = [f'<div class="tf-trace" style="max-height:{TRACE_HEIGHT}px;overflow:auto;border:1px solid #ccc;'
+               'padding:4px">']
+        for i, v in enumerate(self.stops):
+            out.append(f'<div class="tf-stop" data-stop="{i + 1}" style="margin:0 0 8px 0">'
+                       + PRE.format(code=html.escape(f"stop {i + 1} of {self.total}")) + view_svg(v) + "</div>")
+        if self.total > len(self.stops):
+            out.append(PRE.format(code=html.escape(f"({self.total - len(self.stops)} more stops not shown: "
+                                                   "--trace N shows N)")))
+        out.append("</div>")
+        if self.after is not None:
+            out.append(self.after.html())
         return "\n".join(out)
 
     def _repr_mimebundle_(self, include=None, exclude=None):
@@ -403,6 +487,40 @@ class Notebook:
             result.stacks = stacks_record(forth)
         return result
 
+    def trace_cell(self, cell: str, stops: int = TRACE_STOPS, *, grid=None, threads=None,
+                   stacks: bool = True) -> TraceResult | CellResult:
+        """Run the cell under the step debugger: its first `stops` stops, then its result."""
+        from ..core.errors import ForthError
+        from ..core.session.debugger import STEP_CAP
+
+        if grid is not None or threads is not None:  # GRID and THREADS first, as a cell without --trace
+            first = self.run_cell("", grid=grid, threads=threads, stacks=False)
+            if first.error is not None:
+                return first
+        forth = self.forth
+        after = CellResult()
+        result = TraceResult(after=after)
+        try:
+            d = forth.debug(cell)
+        except ForthError as e:
+            after.error = LineResult(output="", error=e, source_line=getattr(e.pos, "text", None))
+            return result
+        while not d.finished and result.total < STEP_CAP:  # (once finished, a view has no word: not a stop)
+            if len(result.stops) < stops:
+                result.stops.append(d.view())
+            result.total += 1
+            d.advance()
+        if d.output:
+            after.parts.append(("text", d.output if d.output.endswith("\n") else d.output + "\n"))
+        if d.error is not None:
+            d.quit()
+            after.error = LineResult(output=d.output, error=d.error, source_line=getattr(d.error.pos, "text", None))
+        elif stacks:
+            from ..core.session.words.inspection import stacks_record
+
+            after.stacks = stacks_record(forth)
+        return result
+
     def _ended_with_stacks(self, result: CellResult, last_output: str) -> bool:
         """The last line ended by showing the stacks as they are (`.S`): once, not twice."""
         m = None
@@ -413,6 +531,57 @@ class Notebook:
         from ..core.session.words.inspection import stacks_record
 
         return plain_view("stacks", self._views[int(m.group(1))][1]) == plain_view("stacks", stacks_record(self.forth))
+
+
+def save_view_note(forth, path: str) -> str:
+    """--save-view: write the picture; the note saying so (or why not)."""
+    from ..core.errors import ForthError
+    from ..core.session import viewexport
+
+    try:
+        viewexport.save_view(forth, path)
+    except ForthError as e:
+        return f"--save-view: {e.message}"
+    return f"saved the view to {path}"
+
+
+class Progress:
+    """While a cell runs: after PROGRESS_AFTER_S, an output that says how long it has run, updated
+    four times a second and emptied when the cell ends (a cell that ends sooner shows none). `show(bundle)`
+    makes the output and returns a handle whose `update(bundle, raw=True)` replaces it (IPython's display_id)."""
+
+    def __init__(self, show, after: float = PROGRESS_AFTER_S) -> None:
+        import threading
+
+        self.show, self.after = show, after
+        self.done = threading.Event()
+        self.thread = threading.Thread(target=self._run, name="tileforth-progress", daemon=True)
+        self.shown = False
+
+    @staticmethod
+    def bundle(elapsed: float) -> dict:
+        text = f"… running {elapsed:.1f} s (interrupt the kernel to stop it)"
+        return {"text/plain": text, "text/html": PRE.format(code=f'<span style="opacity:0.7">{html.escape(text)}</span>')}
+
+    def _run(self) -> None:
+        import time
+
+        if self.done.wait(self.after):
+            return
+        start = time.monotonic() - self.after
+        handle = self.show(self.bundle(self.after))
+        self.shown = True
+        while not self.done.wait(0.25):
+            handle.update(self.bundle(time.monotonic() - start), raw=True)
+        handle.update({"text/plain": ""}, raw=True)
+
+    def __enter__(self) -> "Progress":
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.done.set()
+        self.thread.join()
 
 
 def _open_name(forth) -> str:
@@ -485,7 +654,9 @@ def load_ipython_extension(ipython) -> None:
                     return None
                 if note:
                     display(_Message(note))
-                display(nb.run_cell(line))
+                with Progress(lambda bundle: display(bundle, raw=True, display_id=True)):
+                    result = nb.run_cell(line)
+                display(result)
                 return None
             try:
                 args = parse_options(line)
@@ -496,7 +667,18 @@ def load_ipython_extension(ipython) -> None:
                 return None
             if note:
                 display(_Message(note))
-            display(nb.run_cell(cell, grid=args.grid, threads=args.threads, stacks=args.stacks))
+            with Progress(lambda bundle: display(bundle, raw=True, display_id=True)):
+                if args.trace is not None:
+                    traced = nb.trace_cell(cell, args.trace, grid=args.grid, threads=args.threads,
+                                           stacks=args.stacks)
+                else:
+                    result = nb.run_cell(cell, grid=args.grid, threads=args.threads, stacks=args.stacks)
+            if args.trace is not None:
+                display(traced)
+                return None
+            if args.save_view and result.error is None:
+                result.notes.append(save_view_note(nb.forth, args.save_view))
+            display(result)
             return None
 
         @line_magic
@@ -516,6 +698,11 @@ def load_ipython_extension(ipython) -> None:
             return nb.forth
 
     ipython.register_magics(ForthMagics)
+    from . import highlight
+
+    if highlight.wanted(ipython):  # a raw bundle: the front end runs it, whatever formatters the shell has on
+        display({"application/javascript": highlight.javascript(),
+                 "text/plain": "(tileforth: %%forth cells highlighted as Forth)"}, raw=True)
 
 
 def unload_ipython_extension(ipython) -> None:

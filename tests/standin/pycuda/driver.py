@@ -799,7 +799,10 @@ def module_from_buffer(buffer, options=(), message_handler=None) -> "Module":
     major, minor = CONFIG["compute_capability"]
     if ".entry" not in text and ".func" not in text:
         raise _error("cuModuleLoadDataEx", 218, "not PTX")
-    asm = _assemble(text, f"sm_{major}{minor}")
+    arch = f"sm_{major}{minor}"
+    if re.search(rf"^\s*\.target\s+{arch}a\b", text, re.M):  # the device's own arch-specific target
+        arch += "a"
+    asm = _assemble(text, arch)
     if message_handler is not None:
         message_handler(asm.ok, asm.log if verbose and asm.ok else "", "" if asm.ok else asm.log)
     if not asm.ok:

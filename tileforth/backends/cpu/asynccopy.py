@@ -208,11 +208,35 @@ class Threads:
     waits: np.ndarray
     last_n: np.ndarray
     last_committed: np.ndarray
+    base: int = 0  # the block's first thread
+    copies: CopyTable | None = None  # the launch's copies (get's open copies)
 
     @staticmethod
-    def of(n: int) -> "Threads":
+    def of(n: int, base: int = 0, copies: CopyTable | None = None) -> "Threads":
         return Threads(np.zeros(n, np.int64), np.zeros(n, np.int64), np.zeros(n, np.int64), np.zeros(n, np.int64),
-                       np.full(n, -1, np.int64))
+                       np.full(n, -1, np.int64), base, copies)
+
+    def get(self, tid: int) -> "ThreadState | None":
+        """Thread tid's state (a debugger's view: debugstate.py), None when it is not of the block."""
+        k = tid - self.base
+        if not 0 <= k < len(self.committed):
+            return None
+        t = self.copies
+        open_ids: list[int] = []
+        if t is not None:
+            live = t.live_rows()
+            mine = live[t.cp[live] & (t.thread[live] == tid) & (t.group[live] == -1)]
+            open_ids = t.id[mine].tolist()
+        return ThreadState(int(self.committed[k]), list(range(int(self.landed[k]), int(self.committed[k]))),
+                           open_ids)
+
+
+@record(eq=False)
+class ThreadState:
+    """One thread's copy state: groups committed, the groups in flight, the copies not committed yet."""
+    committed: int
+    groups: list[int]
+    open: list[int]
 
 
 @record(eq=False)
@@ -476,7 +500,7 @@ class AsyncCopies:
         st.pending[:] = 0
         st.reads[:] = 0
         st.writes[:] = 0
-        st.threads = Threads.of(self.be.block_size)
+        st.threads = Threads.of(self.be.block_size, block * self.be.block_size, st.copies)
         st.copies.clear()
         st.landed_group[:] = -1
         st.block = block

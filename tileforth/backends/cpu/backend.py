@@ -28,6 +28,7 @@ from tileforth.core.front.linekey import LITS_MAX
 from tileforth.core.compile.tiers import REUSED_AT, TIER_CHEAP, TIER_FULL, tiered
 
 from .asynccopy import AsyncCopies
+from .heldstacks import Held, Piece, stage_out
 from .asynccopy import helper_ir as async_ir
 from .asynccopy import helper_ir_key as async_ir_key
 from .races import HEADER, Races
@@ -148,6 +149,12 @@ POPULATE_MAX = 512 << 20  # bigger thread records fault page by page, chunk by c
 FILL_CHUNK_BYTES = 64 << 20  # thread records filled this much at a time: Ctrl-C lands between chunks
 SHAPE_CACHE_BYTES = 256 << 20  # state buffers and thread records kept for launch shapes used before
 PARALLEL_THREADS = 512  # a launch of fewer threads runs its blocks one after another (a pool costs ~0.1 ms)
+# a launch shape whose stack state (a record per thread) would take more than this keeps its stacks lazily
+# (heldstacks.py: the depths of every thread, cells only for the threads that hold items), and runs its
+# threads in chunks over a scratch region of CHUNK_STATE_BYTES of records per worker
+LAZY_STATE_BYTES = 256 << 20
+CHUNK_STATE_BYTES = 32 << 20
+HELD_CHECKED_BYTES = 64 << 20  # stacks a lazy launch leaves that take more are checked against free memory
 
 
 def _workers() -> int:
@@ -392,6 +399,11 @@ class _ObjectCache:
             pass
 
 
+def _size(nbytes: int) -> str:
+    """A size in MiB, or KiB below one MiB."""
+    return f"{nbytes >> 20:,} MiB" if nbytes >= 1 << 20 else f"{nbytes >> 10:,} KiB"
+
+
 def _address(a: np.ndarray) -> int:
     """Where an array's data is (what a.ctypes.data says, at half its cost)."""
     return a.__array_interface__["data"][0]
@@ -441,6 +453,12 @@ class CpuBackend(Backend):
         self.warp_steps = threading.Lock()
         self.workers = _workers()  # blocks of a launch run on this many threads (1: one after another)
         self._shapes: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}  # (grid, block) -> (state, thr), LRU
+        self.lazy_bytes = LAZY_STATE_BYTES  # (tests lower these two to run small shapes the lazy way)
+        self.chunk_bytes = CHUNK_STATE_BYTES
+        self.held_checked = HELD_CHECKED_BYTES
+        self.held: Held | None = None  # the stacks of a lazy launch shape (None: they are self.state)
+        self._scratch: dict[int, np.ndarray] = {}  # worker -> the records a lazy launch's chunks run in
+        self._pieces: dict[int, Piece] = {}  # what the chunks of the lazy launch under way left (launch())
         self._executor: ThreadPoolExecutor | None = None
         self.tiers = tiered()  # tiers.py: loop kernels start at tier 0 (False: TILEFORTH_TIERS=full)
         self.compiled_tiers = {TIER_CHEAP: 0, TIER_FULL: 0}  # kernels compiled at each tier
@@ -690,20 +708,24 @@ class CpuBackend(Backend):
         building and faulting in new buffers; a buffer's slots above the depths are
         not cleared (they don't count)."""
         grid, block = shape.grid, shape.block
-        self.shape, self.grid, self.block = shape, grid, block
         nb = grid[0] * grid[1] * grid[2]
         bs = block[0] * block[1] * block[2]
         n = nb * bs
-        self.nblocks, self.block_size, self.nthreads = nb, bs, n
-        key = (grid, block, self.machine)  # a buffer is laid out for the stacks of its machine
+        lazy = self.lazy_state(n)
+        key = (grid, block, self.machine, lazy)  # a buffer is laid out for the stacks of its machine
         cached = self._shapes.pop(key, None)
-        if cached is not None:
-            self.state, self.thr = cached
+        if cached is None:
+            cached = self._make_shape(grid, block, lazy)  # (may raise: nothing changed yet)
+        self.shape, self.grid, self.block = shape, grid, block
+        self.nblocks, self.block_size, self.nthreads = nb, bs, n
+        self.state, self.thr = cached
+        if lazy:  # self.state: the zeros every empty Held shares (no one writes them)
+            self.held = Held.fresh(self.machine, self.state)
+        else:
+            self.held = None
             cells = self.state.view(np.int64)
             cells[:, L.S_DSP // 8] = 0
             cells[:, L.S_FSP // 8] = 0
-        else:
-            self.state, self.thr = self._make_shape(grid, block)
         self._shapes[key] = (self.state, self.thr)  # last: the most recently used
         kept = sum(s.nbytes + t.nbytes for s, t in self._shapes.values())
         while len(self._shapes) > 1 and kept > SHAPE_CACHE_BYTES:
@@ -712,14 +734,20 @@ class CpuBackend(Backend):
         self.warps_per_block = shape.warps_per_block(self.caps.warp_size)
         self.tile_data: list[list[np.ndarray]] = [[] for _ in range(nb * self.warps_per_block)]
 
-    def _make_shape(self, grid: tuple[int, int, int], block: tuple[int, int, int]) -> tuple[np.ndarray, np.ndarray]:
-        """A zeroed state buffer (np.zeros: its pages are mapped as first touched) and
-        the thread records of a launch shape: one block's records copied to every
-        block (one pass over the records), then the fields that differ by block."""
+    def lazy_state(self, threads: int) -> bool:
+        """Whether a launch shape of `threads` threads keeps its stacks lazily (heldstacks.py)."""
+        return threads * self.machine.state_bytes > self.lazy_bytes
+
+    def _make_shape(self, grid: tuple[int, int, int], block: tuple[int, int, int],
+                    lazy: bool = False) -> tuple[np.ndarray, np.ndarray]:
+        """A zeroed state buffer (np.zeros: its pages are mapped as first touched), or for a lazy
+        shape the (threads, 2) zeros of its empty depths, and the thread records of a launch shape:
+        one block's records copied to every block (one pass over the records), then the fields
+        that differ by block."""
         bs = block[0] * block[1] * block[2]
         nb = grid[0] * grid[1] * grid[2]
         n = nb * bs
-        state = S.new_buffer(n, self.machine)
+        state = zeroed((n, 2), np.int64) if lazy else S.new_buffer(n, self.machine)
         t = np.arange(bs)
         first = np.zeros((bs, L.THR_SLOTS), np.int64)  # block 0's records
         first[:, L.T_TID] = t % block[0]
@@ -743,8 +771,17 @@ class CpuBackend(Backend):
             part[:, :, L.T_BID + 2] = (b // (grid[0] * grid[1]))[:, None]
             part[:, :, L.T_BSTART] = (b * bs)[:, None]
             part[:, :, L.T_LINEAR] += part[:, :, L.T_BSTART]
-        thr[:, L.T_STATE] = S.record_addresses(state.ctypes.data, n, self.machine)
+        if not lazy:  # (a lazy shape's records point into a scratch region, chunk by chunk: _run_lazy)
+            thr[:, L.T_STATE] = S.record_addresses(state.ctypes.data, n, self.machine)
         return state, thr
+
+    def shape_bytes(self, threads: int, m: Machine) -> int:
+        """Backend.shape_bytes: a lazy shape's stacks take their depths (16 bytes a thread, twice while a
+        launch makes the new ones) and the workers' scratch records; the cells held are counted when a
+        launch leaves them (_assemble)."""
+        if threads * m.state_bytes <= self.lazy_bytes:
+            return threads * (m.state_bytes + L.THR_SLOTS * 8)
+        return threads * (L.THR_SLOTS * 8 + 2 * 16) + self.workers * (self.chunk_bytes + m.state_bytes * 1024)
 
     def free_memory(self) -> int | None:
         """The host's available memory (MemAvailable), with the buffers of the launch shapes kept here,
@@ -774,19 +811,44 @@ class CpuBackend(Backend):
             del warp[depth:]
 
     def get_state(self) -> np.ndarray:
+        if self.held is not None:
+            return self.held.columns(0, self.machine.state_bytes)
         return self.state.copy()
 
-    def state_buffer(self) -> np.ndarray:
-        """The state buffer itself (host memory): what the host reads and writes
-        without a copy (StackState.live)."""
-        return self.state
+    def state_buffer(self) -> np.ndarray | None:
+        """The state buffer itself (host memory): what the host reads and writes without a copy
+        (StackState.live); None at a lazy shape, whose stacks the host reads and writes by columns,
+        as the cuda backend's (state_columns, set_state_columns)."""
+        return self.state if self.held is None else None
 
     def set_state(self, state: np.ndarray) -> None:
+        if self.held is not None:
+            self.held = self.held.with_columns(0, np.ascontiguousarray(state, np.uint8), self.state)
+            return
         self.state[...] = state
 
     def state_columns(self, start: int, width: int) -> np.ndarray:
         """Backend.state_columns, each record's span copied as one item (state.copy_columns)."""
+        if self.held is not None:
+            return self.held.columns(start, width)
         return S.copy_columns(self.state, start, width)
+
+    def set_state_columns(self, start: int, rows: np.ndarray) -> None:
+        if self.held is not None:
+            self.held = self.held.with_columns(start, np.ascontiguousarray(rows, np.uint8), self.state)
+            return
+        super().set_state_columns(start, rows)
+
+    def take_stacks(self) -> Held | None:
+        """A lazy shape's stacks as they are: its Held, which nothing changes (a launch or a host word
+        makes a new one), so a line's snapshot copies nothing; None at a dense shape (state.Snapshot)."""
+        return self.held
+
+    def restore_stacks(self, snap: object) -> None:
+        if not isinstance(snap, Held) or self.held is None or snap.threads != self.nthreads or snap.m != self.machine:
+            raise ValueError(f"stacks of {getattr(snap, 'threads', '?')} threads restored into a shape of "
+                             f"{self.nthreads}")
+        self.held = snap
 
     # ---- the optional checks: races, element types, the access trace -------------------------
     def allocation_sizes(self) -> dict[int, int]:
@@ -853,10 +915,17 @@ class CpuBackend(Backend):
         ctx[L.CTX_STACK_BUDGET] = _stack_budget()  # the kernel entry makes it an address (T_STACK_LIMIT)
         if handle.suspends or self.trace_cap:
             self._reset_records(steps)  # (a plain kernel's are reset by tf_run_plain, thread by thread: scheduler.py)
-        if len(chunks) == 1:
-            ctx, out, n_out, divergence = self._run_alone(handle, ctx, sites)
-        else:
-            ctx, out, n_out, divergence = self._run_parallel(handle, ctx, sites, chunks)
+        held = self.held
+        pieces: dict[int, Piece] = {}  # a lazy shape's: first block of a chunk run -> what it left (_run_lazy)
+        self._pieces = pieces  # (each worker takes it when it starts: a late one never writes into another launch's)
+        try:
+            if len(chunks) == 1:
+                ctx, out, n_out, divergence = self._run_alone(handle, ctx, sites)
+            else:
+                ctx, out, n_out, divergence = self._run_parallel(handle, ctx, sites, chunks)
+        finally:
+            if held is not None:
+                self.held = self._assemble(held, pieces)
         if self.trace_cap:
             n = int(ctx[L.CTX_TRACE_LEN])
             self.trace, self.trace_dropped = buf[:min(n, self.trace_cap)], max(0, n - self.trace_cap)
@@ -900,7 +969,7 @@ class CpuBackend(Backend):
                    sites: "Sites | None") -> tuple[np.ndarray, np.ndarray, int, object]:
         """Every block in order on this thread: (the context, the output buffer, its length, the
         divergence or None), as _run_parallel gives them."""
-        divergence, failure = self._run_blocks(handle, ctx, 0, self.nblocks, sites)
+        divergence, failure = self._run_range(handle, ctx, 0, self.nblocks, sites, 0)
         if failure is not None:
             raise failure
         return ctx, self.out, int(ctx[L.CTX_OUT_LEN]), divergence
@@ -926,7 +995,7 @@ class CpuBackend(Backend):
             ctxs.append(c)
             outs.append(o)
         pool = self._pool()
-        futures = [pool.submit(self._run_blocks, handle, ctxs[w], lo, hi, sites)
+        futures = [pool.submit(self._run_range, handle, ctxs[w], lo, hi, sites, w)
                    for w, (lo, hi) in enumerate(chunks)]
         results = [f.result() for f in futures]
         merged = ctxs[0]
@@ -951,6 +1020,81 @@ class CpuBackend(Backend):
 
             self._executor = ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix=POOL_PREFIX)
         return self._executor
+
+    # ---- a lazy shape's launch: chunks of threads over a scratch region (heldstacks.py) ----------
+    def _run_range(self, handle: CpuKernel, ctx: np.ndarray, lo: int, hi: int, sites: "Sites | None",
+                   worker: int) -> tuple[object, ForthError | None]:
+        """Blocks lo..hi-1 on `worker` (_run_blocks' contract), chunk by chunk at a lazy shape."""
+        if self.held is None:
+            return self._run_blocks(handle, ctx, lo, hi, sites)
+        return self._run_lazy(handle, ctx, lo, hi, sites, worker)
+
+    def chunk_blocks(self) -> int:
+        """The blocks of a lazy launch's chunk: as many as CHUNK_STATE_BYTES of records hold (one at least)."""
+        return max(1, self.chunk_bytes // self.machine.state_bytes // self.block_size)
+
+    def _scratch_of(self, worker: int) -> np.ndarray:
+        """The records of stack state `worker` runs a lazy launch's chunks in (made once, kept)."""
+        rows, sb = self.chunk_blocks() * self.block_size, self.machine.state_bytes
+        buf = self._scratch.get(worker)
+        if buf is None or buf.shape[1] != sb or len(buf) < rows:
+            self._scratch.pop(worker, None)
+            buf = self._scratch[worker] = zeroed((rows, sb), np.uint8)
+        return buf
+
+    def _run_lazy(self, handle: CpuKernel, ctx: np.ndarray, lo: int, hi: int, sites: "Sites | None",
+                  worker: int) -> tuple[object, ForthError | None]:
+        """Blocks lo..hi-1 of a lazy shape, a chunk at a time: its threads' stacks staged into the
+        worker's scratch records (their records pointed there: by tf_run_plain through
+        ctx[CTX_STATE_BASE], or here for a coroutine kernel, whose frames keep the address), the chunk
+        run, what it left kept as a Piece (self._pieces, which launch() assembles). A chunk that fails
+        ends the range, as an error ends _run_blocks'."""
+        held, pieces, m, bs = self.held, self._pieces, self.machine, self.block_size
+        assert held is not None
+        scratch = self._scratch_of(worker)
+        addr, sb, step = _address(scratch), m.state_bytes, self.chunk_blocks()
+        result: tuple[object, ForthError | None] = (None, None)
+        for a in range(lo, hi, step):
+            b = min(hi, a + step)
+            t0, n = a * bs, (b - a) * bs
+            held.stage_in(t0, n, scratch)
+            if handle.suspends:
+                self.thr[t0:t0 + n, L.T_STATE] = addr + np.arange(n, dtype=np.int64) * sb
+            else:
+                ctx[L.CTX_STATE_BASE], ctx[L.CTX_STATE_BYTES] = addr, sb
+            try:
+                result = self._run_blocks(handle, ctx, a, b, sites)
+            finally:
+                pieces[a] = stage_out(m, t0, n, scratch)
+            if result[0] is not None or result[1] is not None or ctx[L.CTX_ERR_CODE]:
+                break
+        return result
+
+    def _assemble(self, held: Held, pieces: dict[int, Piece]) -> Held:
+        """The stacks a lazy launch leaves: the chunks it ran, and those it did not (an error ended
+        their range) as `held` had them; a ForthError, and `held` kept, when memory runs out."""
+        bs, order, at = self.block_size, [], 0
+        for a in sorted(pieces):
+            if a > at:
+                order.append(held.piece(at * bs, (a - at) * bs))
+            order.append(pieces[a])
+            at = a + len(pieces[a].heads) // bs
+        if at < self.nblocks:
+            order.append(held.piece(at * bs, (self.nblocks - at) * bs))
+        k = sum(p.holders for p in order)
+        need = k * (L.S_DS + 8 * max((p.d for p in order), default=0) + self.machine.float_bytes
+                    * max((p.f for p in order), default=0)) + self.nthreads * 16
+        free = self.free_memory() if need > self.held_checked else None
+        try:
+            if free is not None and need > free:
+                raise MemoryError
+            return Held.of_pieces(self.machine, order, self.state)
+        except MemoryError:
+            have = f"the {_size(free)} of memory free" if free is not None else "the memory there is"
+            raise ForthError(f"the stacks this line leaves need {_size(need)} ({k:,} of {self.nthreads:,} "
+                             f"threads hold items), more than {have} on the cpu backend: leave fewer items on "
+                             "the stacks (store results in an ARRAY and DROP them) or use fewer threads "
+                             "(GRID, THREADS)") from None
 
     def _run_blocks(self, handle: CpuKernel, ctx: np.ndarray, lo: int, hi: int,
                     sites: "Sites | None") -> tuple[object, ForthError | None]:

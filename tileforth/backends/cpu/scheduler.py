@@ -31,11 +31,18 @@ declare void @free(ptr)
 declare void @llvm.coro.resume(ptr)
 
 ; a plain kernel's thread records are reset here, each just before its thread runs, in the cache lines
-; the run touches anyway (the host passes over no record: 288 MiB of them at 1M threads)
+; the run touches anyway (the host passes over no record: 288 MiB of them at 1M threads); a launch whose
+; stacks are kept lazily (ctx[CTX_STATE_BASE] set) gets each thread's record of stack state pointed at
+; the scratch region its chunk runs in
 define i64 @tf_run_plain(ptr %ctx, ptr %fn, ptr %thrs, i64 %n) {{
 entry:
   %stepsp = getelementptr i64, ptr %ctx, i64 {L.CTX_THREAD_STEPS}
   %steps = load i64, ptr %stepsp
+  %sbasep = getelementptr i64, ptr %ctx, i64 {L.CTX_STATE_BASE}
+  %sbase = load i64, ptr %sbasep
+  %sbytesp = getelementptr i64, ptr %ctx, i64 {L.CTX_STATE_BYTES}
+  %sbytes = load i64, ptr %sbytesp
+  %lazy = icmp ne i64 %sbase, 0
   br label %head
 head:
   %i = phi i64 [0, %entry], [%i1, %next]
@@ -60,6 +67,14 @@ body:
   store i64 0, ptr %r_fenced
   %r_acq = getelementptr i64, ptr %thr, i64 {L.T_ACQUIRED}
   store i64 0, ptr %r_acq
+  br i1 %lazy, label %scratch, label %run
+scratch:
+  %soff = mul i64 %i, %sbytes
+  %saddr = add i64 %sbase, %soff
+  %r_state = getelementptr i64, ptr %thr, i64 {L.T_STATE}
+  store i64 %saddr, ptr %r_state
+  br label %run
+run:
   %ok = call i1 %fn(ptr %ctx, ptr %thr)
   %i1 = add i64 %i, 1
   br i1 %ok, label %next, label %fail

@@ -18,7 +18,7 @@ from llvmlite import ir
 from tileforth.core.compile import layout as L
 from tileforth.core.compile.machine import DEFAULT as DEFAULT_MACHINE
 from tileforth.core.compile.machine import Machine
-from tileforth.core.compile.codegen import I1, I8, I64, PTR, Env, c64, declare, finish_state, state_env
+from tileforth.core.compile.codegen import HELPERS, I1, I8, I64, PTR, Env, c64, declare, finish_state, state_env
 from tileforth.core.compile.target import BodyEmitter, Target
 from tileforth.core.compile.tileops import TileOp
 from tileforth.core.compile.tileops import WarpOp
@@ -119,7 +119,7 @@ class CpuTarget(Target):
             code = races.STORE_VALUE
             bits = value if isinstance(value.type, ir.IntType) else g.b.bitcast(value, ir.IntType(size * 8))
             bits = bits if bits.type == I64 else g.b.zext(bits, I64)
-        base = g.b.load(g.env.range_lo, typ=I64)  # the allocation the range check found (its header: races.py)
+        base = g.b.load(g.range_cache()[0], typ=I64)  # the allocation the range check found (its header: races.py)
         # the helper only where the launch traces, detects races or checks element types: a launch with
         # none of them (one thread, PROFILE off, untyped memory) pays a branch, not a call
         ftype = races.float_code(word, self.machine.float_bits, size)  # 0: a byte, whose types don't count
@@ -225,7 +225,8 @@ class CpuTarget(Target):
             b.store(b.ptrtoint(mem, I64), b.gep(thr, [c64(L.T_FRAME)], source_etype=I64))
             hdl = b.call(decl["llvm.coro.begin"], [cid, mem])
         env, stp = state_env(b, ctx, thr, self.machine, coroutine=suspends)
-        _stack_limit(b, ctx, thr)
+        if suspends:
+            _stack_limit(b, ctx, thr)
         fail_bb = fn.append_basic_block("fail")
         g = make_gen(fn, env, fail_bb)
         if suspends:
@@ -247,6 +248,14 @@ class CpuTarget(Target):
                 g.b.branch(final_bb)
             else:
                 g.b.ret(ir.Constant(I1, 1))
+        calls, fails = (True, True) if suspends else _scan(fn, fail_bb)
+        if not suspends and calls:  # the limit is for the words it calls: at its entry, as above
+            sb = ir.IRBuilder(entry)
+            sb.position_before(entry.instructions[0])
+            _stack_limit(sb, ctx, thr)
+        if not fails:  # no check can fail (a straight line of arithmetic): no block to compile for it
+            fn.blocks.remove(fail_bb)
+            return fn
         g.b.position_at_end(fail_bb)
         if suspends:
             g.b.branch(final_bb)
@@ -255,6 +264,27 @@ class CpuTarget(Target):
         else:
             g.b.ret(ir.Constant(I1, 0))
         return fn
+
+
+def _scan(fn: ir.Function, target: ir.Block) -> tuple[bool, bool]:
+    """(`fn` calls something other than the runtime helpers and LLVM's intrinsics: a word, EXECUTE's
+    dispatch, a debug point, through a pointer, code that may recurse and so reads the stack limit;
+    an instruction of `fn` names the block `target`). A kernel that calls none (most straight lines)
+    needs no `_stack_limit`, seven instructions of each new line's kernel to print, parse and compile
+    at tier 0, and one whose checks cannot fail (none) needs no fail block."""
+    calls = named = False
+    for block in fn.blocks:
+        for ins in block.instructions:
+            if isinstance(ins, ir.CallInstr) and not calls:
+                callee = ins.callee
+                calls = not (isinstance(callee, ir.Function)
+                             and (callee.name in HELPERS or callee.name.startswith("llvm.")))
+            if not named:
+                named = (any(op is target for op in ins.operands)
+                         or (isinstance(ins, ir.SwitchInstr)
+                             and (ins.default is target or any(b is target for _, b in ins.cases)))
+                         or (isinstance(ins, ir.IndirectBranch) and any(b is target for b in ins.destinations)))
+    return calls, named
 
 
 def _stack_limit(b: ir.IRBuilder, ctx: ir.Value, thr: ir.Value) -> None:

@@ -35,11 +35,12 @@ from tileforth.core.compile.tiles import ACC_TYPES, IN_TYPES, MMA_ELEMS, WARP, T
 from tileforth.core.compile.tileops import Shuffle, SyncWarp, Vote, WarpOp
 from tileforth.core.compile.mbarrier import HopperOp
 from tileforth.core.compile.smem import CHUNK, AsyncOp
+from tileforth.core.compile.wgmma import WgLaneGet, WgLanePut, WgOp
 from tileforth.core.errors import ForthError
 from tileforth.core.compile.eltypes import BY_NAME, ELTYPES
 from tileforth.core.errors import ranges
 
-from . import mbarriers
+from . import mbarriers, wgmma
 from .races import READ, STORE_VALUE, WRITE
 from .scheduler import RUN_DIVERGENT
 
@@ -295,7 +296,7 @@ class WarpOps:
     def _warp_ops(self, op: WarpOp, rows: np.ndarray, lo: int) -> bool:
         """A shuffle, vote or SYNCWARP that every lane of every warp of rows waits at, for all the
         warps at once (_warp_op's results, warp by warp); False (nothing done) when not every lane is there."""
-        if self._at_one_op(rows, lo, 0, None) != 0:
+        if isinstance(op, WgOp) or self._at_one_op(rows, lo, 0, None) != 0:  # (wgmma.py: warpgroup by warpgroup)
             return False
         ops = rows[:, L.T_OP:L.T_OP + op.operands]
         match op:
@@ -645,6 +646,8 @@ class WarpOps:
             elif isinstance(op, HopperOp):  # mbarriers, TMA: mbarriers.py, lane by lane, each its result
                 rows[here, L.T_OP] = mbarriers.perform(self.be, op, rows[here], self.ctx, s, self.sites,
                                                        functools.partial(self.error, s))
+            elif isinstance(op, (WgLaneGet, WgLanePut)):  # WGLANE@ WGLANE!: each lane its own element (wgmma.py)
+                wgmma.lanes(self, op, rows, here, gw, s)
             elif isinstance(op, (LaneGet, LanePut)):  # TLANE@ TLANE!: each lane its own element
                 self._lane_elements(op, rows, here, self.be.tile_data[gw], s)
             else:
@@ -783,6 +786,9 @@ class WarpOps:
         st, sites = rows[:, L.T_STATUS], rows[:, L.T_SITE]
         if not ((st == L.ST_WARP) & (sites == site)).all():
             raise self._divergence(site, block, w, st, sites, op.word)
+        if isinstance(op, WgOp):  # warpgroup MMA (wgmma.py): the warpgroup's four warps together
+            wgmma.perform(self, op, site, block, w, rows)
+            return
         ops = rows[:, L.T_OP:L.T_OP + op.operands]
         match op:
             case Shuffle(mode=mode):

@@ -36,7 +36,8 @@ lost.
 
 **Launch limits** are the device's attributes (`caps`), and after loading a
 kernel its MAX_THREADS_PER_BLOCK (registers) is checked against the block.
-The GPU is addressed by its exact architecture, sm_{major}{minor}.
+The GPU is addressed by its exact architecture, sm_{major}{minor}, and lines compile for its
+arch-specific target where there is one (sm_90a on Hopper: setmaxnreg and wgmma work at the prompt).
 
 **Recursion** runs on the thread's call stack in local memory. Its size is a
 context limit (STACK_SIZE, 1 KiB per thread by default) that the driver
@@ -83,7 +84,7 @@ from tileforth.core.records import record
 from .requires import NEEDS_PYCUDA
 from tileforth.core.compile.tiers import REUSED_AT, TIER_CHEAP, TIER_FULL, tiered
 
-from .ptx import device_arch, module_to_ptx, parse_ptxas_log, target_machine
+from .ptx import device_arch, module_to_ptx, parse_ptxas_log, specific_arch, target_machine
 from .target import NvptxTarget
 
 if TYPE_CHECKING:
@@ -510,8 +511,9 @@ class CudaBackend(Backend):
         dev = primary.device
         self.device_name = dev.name()
         self.arch = device_arch(*dev.compute_capability())  # exactly the device's sm_XY, or a ForthError
+        self.jit_arch = specific_arch(self.arch)  # what lines compile for: sm_90a on an H100/H200
         self.caps = self._capabilities(dev)
-        self.target = NvptxTarget(self.arch, str(target_machine(self.arch, 3).target_data), machine)
+        self.target = NvptxTarget(self.jit_arch, str(target_machine(self.jit_arch, 3).target_data), machine)
         self._primary = primary
         self._res = res = _Resources(primary)
         primary.acquire(res)
@@ -557,7 +559,7 @@ class CudaBackend(Backend):
             shared_bytes=attr("MAX_SHARED_MEMORY_PER_BLOCK_OPTIN", attr("MAX_SHARED_MEMORY_PER_BLOCK", STATIC_SHARED_BYTES)),
             recursion_max=RECURSION_MAX,
             keeps_tiles=False,
-            arch=self.arch,
+            arch=self.jit_arch,
             external_memory=True)
 
     def _verbose_jit(self) -> list:
@@ -878,7 +880,7 @@ class CudaBackend(Backend):
         when launch() starts their full PTX; with TILEFORTH_TIERS=full, loop lines at full at once."""
         full = heavy and not self.tiers
         bitcode = module.as_bitcode() if heavy and not full else None  # module_to_ptx uses the module up
-        handle = CudaKernel(module_to_ptx(module, self.arch, heavy=full), kernel, suspends)
+        handle = CudaKernel(module_to_ptx(module, self.jit_arch, heavy=full), kernel, suspends)
         handle.tier, handle.loops, handle.bitcode = (TIER_FULL if full else TIER_CHEAP), heavy, bitcode
         with self._device("loading a kernel"):
             self._load(handle)
@@ -896,7 +898,7 @@ class CudaBackend(Backend):
         rc = handle.recompile
         if rc is None:
             if handle.launches >= REUSED_AT and handle.bitcode is not None:
-                handle.recompile = _FullPtx(handle.bitcode, self.arch)
+                handle.recompile = _FullPtx(handle.bitcode, self.jit_arch)
                 self._recompiles = {r for r in self._recompiles if not r.done}
                 self._recompiles.add(handle.recompile)
             return

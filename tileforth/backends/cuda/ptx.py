@@ -27,6 +27,7 @@ import llvmlite.binding as llvm
 from tileforth.core.errors import ForthError
 from tileforth.core.records import record, replace
 
+from . import hopper
 from .target import NvptxTarget
 
 # every architecture LLVM 22's NVPTX back end knows from Turing on (wmma needs sm_70+, bf16 sm_80+);
@@ -43,6 +44,13 @@ def device_arch(major: int, minor: int) -> str:
         raise ForthError(f"this GPU is {arch}, which the NVPTX back end of this llvmlite cannot target "
                          f"({', '.join(ARCHS)}): use --backend cpu, or a newer llvmlite")
     return arch
+
+
+def specific_arch(arch: str) -> str:
+    """A device's exact architecture as its arch-specific target when this LLVM has one (sm_90 -> sm_90a):
+    code for it loads only on that compute capability, which is the device's, and may use the
+    instructions only it has (setmaxnreg, wgmma). The REPL compiles for it; exports keep their --arch."""
+    return arch + "a" if arch + "a" in ARCHS else arch
 
 
 @functools.cache
@@ -139,6 +147,9 @@ def check_intrinsics(mod: llvm.ModuleRef, arch: str) -> None:
     (LLVM would abort the process in instruction selection)."""
     sm = arch_sm(arch)
     for fn in mod.functions:
+        if fn.name.startswith("llvm.nvvm.wgmma.") and arch != "sm_90a":  # wgmma: the arch-specific Hopper only
+            raise ForthError(f"warpgroup MMA (WGMMA, WGMMA-WAIT) needs sm_90a, but this kernel is built for {arch} "
+                             f"(it calls {fn.name}): compile with --arch sm_90a, or run it with --backend cpu")
         for pattern, need, what in INTRINSIC_MIN_SM:
             if pattern.match(fn.name):
                 if sm < need:
@@ -185,7 +196,9 @@ def module_to_ptx(module: llvm.ModuleRef | str, arch: str = "sm_80", heavy: bool
     pto = llvm.create_pipeline_tuning_options(speed_level=3 if heavy else 1)
     pb = llvm.create_pass_builder(tm, pto)
     pb.getModulePassManager().run(mod, pb)
-    return tm.emit_assembly(mod)
+    ptx = tm.emit_assembly(mod)
+    hopper.check_inlined(ptx)  # a wgmma in a called function is serialised by ptxas (C7510)
+    return ptx
 
 
 @record(frozen=True)

@@ -198,7 +198,7 @@ class NvptxTarget(Target):
         ty = ir.ArrayType(I8, self.shared_bytes if export else 0)
         arr = ir.GlobalVariable(module, ty, "tf_shared", addrspace=3)
         arr.type = SHARED  # an opaque pointer, so that accesses through it may have any type
-        arr.align = 32
+        arr.align = 1024  # a 128-byte-swizzled tile's pattern is the address's: wgmma, TMA (SMEM-TILE-SWZ)
         if export:
             arr.linkage = "internal"
             arr.initializer = ir.Constant(ty, ir.Undefined)
@@ -287,6 +287,13 @@ class NvptxTarget(Target):
     # ---- Hopper: mbarriers, fences, ELECT, TMA (hopper.py; the words checked the arch) ----
     def hopper_op(self, g: "Gen", op: Any, operands: list[ir.Value]) -> ir.Value | None:
         return hopper.lower(self, g, op, operands)
+
+    def wgmma_op(self, g: "Gen", op: Any, operands: list[ir.Value]) -> ir.Value | None:
+        """Warpgroup MMA (core/compile/wgmma.py; hopper.py lowers it, the words checked the arch)."""
+        return hopper.lower_wgmma(self, g, op, operands)
+
+    def shared_space_base(self, g: "Gen") -> ir.Value:
+        return hopper.shared_space_base(g)
 
     # ---- tiles ----------------------------------------------------------------
     def _slot(self, g: "Gen", pos: int, t: Tile) -> ir.Value:

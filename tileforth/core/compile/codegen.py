@@ -51,7 +51,7 @@ from . import layout as L
 from .ranges import loop_fits_32, value_range
 from .slottags import SlotTags, Spec
 from .spaces import result_spaces
-from .tiles import detailed, resolve, same_stack
+from .tiles import detailed, resolve, same_stack, same_tile
 
 if TYPE_CHECKING:
     from ..front.dictionary import Colon
@@ -106,11 +106,13 @@ SHORT_LOOP = 32  # DO loops of at most this many iterations with literal bounds 
 
 
 # debug launches (tileforth/core/session/debugger.py): while DEBUG.on, every word of a line's kernel first calls
-# tf_debug_point(ctx, thr, site, ds, dsp, fs, fsp) with its stacks flushed; DEBUG.labels[site] names the word.
+# tf_debug_point(ctx, thr, site, ds, dsp, fs, fsp) with its stacks flushed; DEBUG.labels[site] names the word
+# and DEBUG.tiles[site] is the warp's tile stack there (static: Tile.short() of each entry, top last).
 # The kernel cache keys on DEBUG.on (device.py), so normal kernels never carry the calls.
 class _DebugPoints:
     on = False
     labels: dict[int, str] = {}
+    tiles: dict[int, tuple[str, ...]] = {}
 
 
 DEBUG = _DebugPoints()
@@ -154,7 +156,19 @@ def helper_fn(module: ir.Module, name: str) -> ir.Function:
     return declare(module, name, HELPERS[name])
 
 
+_SMALL: dict[int, ir.Constant] = {}  # c64's constants of small values, shared by every module
+_SMALL_MAX = 1 << 16
+
+
 def c64(v: int) -> ir.Constant:
+    """An i64 constant. Small values (offsets, codes, site ids) are one shared object each: a constant
+    is immutable and belongs to no module, and llvmlite keeps its text once made, so printing a
+    module (every new line's kernel) does not format them again."""
+    if -_SMALL_MAX <= v < _SMALL_MAX:
+        c = _SMALL.get(v)
+        if c is None:
+            c = _SMALL[v] = ir.Constant(I64, v)
+        return c
     return ir.Constant(I64, v)
 
 
@@ -200,9 +214,33 @@ class Env:
     dsp: ir.Value
     fs: ir.Value
     fsp: ir.Value
-    steps: ir.Value | None = None  # loop iterations left (a copy of thr[T_STEPS] in a register)
+    steps_slot: ir.Value | None = None  # loop iterations left (a copy of thr[T_STEPS] in a register): `steps`
     range_lo: ir.Value | None = None  # the allocation [lo, hi) that the last checked access hit
     range_hi: ir.Value | None = None
+    lazy_range: bool = False  # the range cache is made at its first use (Gen.range_cache), in the entry block
+    steps_entry: ir.Block | None = None  # the entry block `steps` is made in when first read (lazily)
+    builder: ir.IRBuilder | None = None  # the function's builder (Gen.b): at the end again after that
+    # a kernel entry's stack pointers and depth slots, each with the instructions that make it (state_env;
+    # finish_state removes those nobody used)
+    setup: list[list[tuple[ir.Value, list[ir.Instruction]]]] = field(default_factory=list)
+
+    @property
+    def steps(self) -> ir.Value | None:
+        """The step counter, made at the start of the entry block the first time any code reads it
+        (a loop, a call, a wait; every reader comes here): the same alloca and load of thr[T_STEPS]
+        that an eager one would be, since nothing before changes thr[T_STEPS]; a function that never
+        counts a step (most straight lines) has none, which tier 0 (no passes) would keep."""
+        if self.steps_slot is None and self.steps_entry is not None:
+            entry, self.steps_entry = self.steps_entry, None
+            b = ir.IRBuilder(entry)
+            if entry.instructions:
+                b.position_before(entry.instructions[0])
+            self.steps_slot = b.alloca(I64, name="steps")
+            b.store(b.load(b.gep(self.thr, [c64(L.T_STEPS)], source_etype=I64), typ=I64), self.steps_slot)
+            gb = self.builder
+            if gb is not None and gb.block is entry:  # (a builder's place is an index: as Gen.alloca does)
+                gb.position_at_end(entry)
+        return self.steps_slot
 
     def args(self) -> list[ir.Value]:
         return [self.ctx, self.thr, self.ds, self.dsp, self.fs, self.fsp]
@@ -214,16 +252,18 @@ class Env:
         that lives across a suspend point is stored to its frame at every
         change, so there the range cache stays in the thread record (which
         costs the same and is not copied)."""
-        self.steps = b.alloca(I64, name="steps")
-        b.store(b.load(b.gep(self.thr, [c64(L.T_STEPS)], source_etype=I64), typ=I64), self.steps)
+        if not coroutine and isinstance(self.thr, ir.Argument):  # (thr defined at the entry's start)
+            self.steps_entry = b.block
+        else:
+            self.steps_slot = b.alloca(I64, name="steps")
+            b.store(b.load(b.gep(self.thr, [c64(L.T_STEPS)], source_etype=I64), typ=I64), self.steps_slot)
         if coroutine:
             self.range_lo = b.gep(self.thr, [c64(L.T_CACHE_LO)], source_etype=I64)
             self.range_hi = b.gep(self.thr, [c64(L.T_CACHE_HI)], source_etype=I64)
-        else:
-            self.range_lo = b.alloca(I64, name="range_lo")
-            self.range_hi = b.alloca(I64, name="range_hi")
-        b.store(c64(0), self.range_lo)
-        b.store(c64(0), self.range_hi)
+            b.store(c64(0), self.range_lo)
+            b.store(c64(0), self.range_hi)
+        else:  # two allocas that start empty: made where a checked access first needs them (most lines
+            self.lazy_range = True  # have none, and tier 0 runs no pass that would remove unused ones)
         return self
 
 
@@ -232,22 +272,72 @@ def state_env(b: ir.IRBuilder, ctx: ir.Value, thr: ir.Value, m: "Machine",
     """The stacks of the thread whose record is `thr`, for a kernel entry (a target's
     define_kernel): the arrays stay in its state buffer, the depths are copied into allocas
     (registers); also the address of its state."""
+    made = b.block.instructions
+    first = len(made)
     stp = b.inttoptr(b.load(b.gep(thr, [c64(L.T_STATE)], source_etype=I64), typ=I64), PTR)
+    state = (stp, made[first:])
     ds = b.gep(stp, [c64(L.S_DS)], source_etype=I8)
     fs = b.gep(stp, [c64(m.s_fs)], source_etype=I8)
-    dsp = b.alloca(I64, name="dsp")
-    fsp = b.alloca(I64, name="fsp")
-    b.store(b.load(b.gep(stp, [c64(L.S_DSP)], source_etype=I8), typ=I64), dsp)
-    b.store(b.load(b.gep(stp, [c64(L.S_FSP)], source_etype=I8), typ=I64), fsp)
-    return Env(ctx, thr, ds, dsp, fs, fsp).add_registers(b, coroutine), stp
+    setup: list[tuple[ir.Value, list[ir.Instruction]]] = [(ds, [ds]), (fs, [fs])]
+    for off, name in ((L.S_DSP, "dsp"), (L.S_FSP, "fsp")):
+        first = len(made)
+        slot = b.alloca(I64, name=name)
+        b.store(b.load(_at(b, stp, off), typ=I64), slot)
+        setup.append((slot, made[first:]))
+    env = Env(ctx, thr, ds, setup[2][0], fs, setup[3][0]).add_registers(b, coroutine)
+    env.setup = [setup, [state]]  # (the state's address only once the others are gone)
+    return env, stp
+
+
+def _at(b: ir.IRBuilder, base: ir.Value, offset: int) -> ir.Value:
+    """The address `offset` bytes into `base` (base itself at offset 0: one instruction less to print,
+    parse and select on a new line's kernel)."""
+    return base if offset == 0 else b.gep(base, [c64(offset)], source_etype=I8)
 
 
 def finish_state(g: "Gen", stp: ir.Value) -> None:
-    """At the end of a line's body: depths back to the state buffer, the thread DONE."""
+    """At the end of a line's body: depths back to the state buffer, the thread DONE. A stack the
+    body never touched (no float in most lines) keeps its depth: its setup at the entry goes
+    (_drop_unused), and nothing is stored back."""
     g.flush()
+    unused = _drop_unused(g)
     for depth, off in ((g.env.dsp, L.S_DSP), (g.env.fsp, L.S_FSP)):
-        g.b.store(g.b.load(depth, typ=I64), g.b.gep(stp, [c64(off)], source_etype=I8))
+        if id(depth) not in unused:
+            g.b.store(g.b.load(depth, typ=I64), _at(g.b, stp, off))
     g.b.store(c64(L.ST_DONE), g.b.gep(g.env.thr, [c64(L.T_STATUS)], source_etype=I64))
+
+
+def _drop_unused(g: "Gen") -> set[int]:
+    """The kernel entry's stack pointers and depth slots (state_env's `setup`) that no instruction
+    outside that setup uses, removed from the entry block; their ids. Exact: an unused array pointer
+    is dead code, and a depth slot nobody reads or writes still holds the depth it was loaded with,
+    which storing it back would write again. Tier 0 runs no pass that would remove them, and every
+    instruction of a new line's kernel is printed, parsed and compiled."""
+    gone: set[int] = set()
+    for setup in g.env.setup:
+        mine = {id(i) for _, instrs in setup for i in instrs}
+        wanted = {id(v) for v, _ in setup}
+        used: set[int] = set()
+        for block in g.fn.blocks:
+            for ins in block.instructions:
+                if id(ins) in mine:
+                    continue
+                for op in ins.operands:
+                    if id(op) in wanted:
+                        used.add(id(op))
+                if isinstance(ins, ir.PhiInstr):
+                    for v, _ in ins.incomings:
+                        if id(v) in wanted:
+                            used.add(id(v))
+        for value, instrs in setup:
+            if id(value) not in used:
+                gone.add(id(value))
+                for ins in instrs:
+                    ins.parent.instructions.remove(ins)
+    if gone and g.b.block is g.entry_bb:  # (a builder's place is an index: as Gen.alloca does)
+        g.b.position_at_end(g.entry_bb)
+    g.env.setup = []
+    return gone
 
 
 @record(eq=False)
@@ -397,7 +487,7 @@ class Gen(Visitor):
         self.base_addr = base_addr
         self.inline_suspending = inline_suspending
         self.entry_bb = fn.blocks[0]
-        self.b = ir.IRBuilder()
+        self.b = env.builder = ir.IRBuilder()
         self.machine = m = target.machine  # the session's settings: the float type, the stacks' capacities
         self.float_t = float_type(m)  # the float stack's type
         self.dstack = CachedStack(I64, env.ds, env.dsp, m.ds_max, L.E_UNDERFLOW, L.E_OVERFLOW)
@@ -421,6 +511,8 @@ class Gen(Visitor):
         self.labels: dict[int, _LabelState] = {}  # the jumps and labels CS-ROLL/CS-PICK made (visit_Label)
         self.line: "LineShape | None" = None  # a line's kernel: its literals and positions are launch data
         self.patches: list[tuple[int, int]] = []  # (site id, index in line.positions) of the line's sites
+        self._lit_table: ir.Value | None = None  # the launch's literal table (launch_literal), once read
+        self._invariant: ir.MDValue | None = None
 
     # ---- small helpers -------------------------------------------------
     def helper(self, name: str) -> ir.Function:
@@ -454,12 +546,19 @@ class Gen(Visitor):
         if k is None:
             return None
         b = self.b
-        invariant = self.module.add_metadata([])
-        table = b.load(b.gep(self.env.ctx, [c64(L.CTX_LITS)], source_etype=I64), typ=I64)
-        table.set_metadata("invariant.load", invariant)
-        ptr = b.gep(b.inttoptr(table, self.env.ctx.type), [c64(k)], source_etype=I64)
-        value = b.load(ptr, typ=I64)
-        value.set_metadata("invariant.load", invariant)
+        table = self._lit_table
+        if table is None:  # the table's address, read once at the function's entry (the launch's, invariant)
+            saved = b.block
+            with b.goto_block(self.entry_bb):
+                if self.entry_bb.instructions:
+                    b.position_before(self.entry_bb.instructions[0])
+                self._invariant = self.module.add_metadata([])
+                raw = b.load(b.gep(self.env.ctx, [c64(L.CTX_LITS)], source_etype=I64), typ=I64)
+                raw.set_metadata("invariant.load", self._invariant)
+                table = self._lit_table = b.inttoptr(raw, self.env.ctx.type)
+            b.position_at_end(saved)
+        value = b.load(table if k == 0 else b.gep(table, [c64(k)], source_etype=I64), typ=I64)
+        value.set_metadata("invariant.load", self._invariant)
         return value
 
     def flag(self, cond: ir.Value) -> ir.Value:
@@ -621,8 +720,25 @@ class Gen(Visitor):
     def forget_range(self) -> None:
         """Empty the range cache of checked accesses: a FREE or RESIZE (here, or in a word just
         called) may have ended the allocation it holds, so the next access looks it up again."""
-        self.b.store(c64(0), self.env.range_lo)
-        self.b.store(c64(0), self.env.range_hi)
+        lo, hi = self.range_cache()
+        self.b.store(c64(0), lo)
+        self.b.store(c64(0), hi)
+
+    def range_cache(self) -> tuple[ir.Value, ir.Value]:
+        """The range cache's two slots (Env.range_lo, range_hi), made empty at the function's entry
+        when first asked for (Env.lazy_range): the same code as made eagerly there, only when used."""
+        env = self.env
+        if env.range_lo is None and env.lazy_range:
+            b, saved = self.b, self.b.block
+            with b.goto_block(self.entry_bb):
+                if self.entry_bb.instructions:
+                    b.position_before(self.entry_bb.instructions[0])
+                env.range_lo = b.alloca(I64, name="range_lo")
+                env.range_hi = b.alloca(I64, name="range_hi")
+                b.store(c64(0), env.range_lo)
+                b.store(c64(0), env.range_hi)
+            b.position_at_end(saved)
+        return env.range_lo, env.range_hi
 
     def in_allocation(self, addr: ir.Value, size: ir.Value) -> ir.Value:
         """i1: [addr, addr+size) lies inside one live allocation. The range
@@ -630,7 +746,8 @@ class Gen(Visitor):
         allocation table (a call) and refills it."""
         b, env = self.b, self.env
         end = b.add(addr, size)
-        lo, hi = b.load(env.range_lo, typ=I64), b.load(env.range_hi, typ=I64)
+        lo_slot, hi_slot = self.range_cache()
+        lo, hi = b.load(lo_slot, typ=I64), b.load(hi_slot, typ=I64)
         hit = b.and_(b.and_(b.icmp_unsigned(">=", addr, lo), b.icmp_unsigned("<=", end, hi)),
                      b.icmp_unsigned(">=", end, addr))
         here = b.block
@@ -639,8 +756,8 @@ class Gen(Visitor):
         b.position_at_end(miss)
         found = b.call(self.helper("tf_addr_scan"), [env.ctx, addr, end])
         nlo, nhi = b.extract_value(found, 0), b.extract_value(found, 1)
-        b.store(nlo, env.range_lo)
-        b.store(nhi, env.range_hi)
+        b.store(nlo, lo_slot)
+        b.store(nhi, hi_slot)
         inside = b.icmp_unsigned("!=", nhi, c64(0))
         b.branch(done)
         b.position_at_end(done)
@@ -672,6 +789,7 @@ class Gen(Visitor):
         written = pos.text[pos.col - 1:].split() if pos is not None and pos.text else []  # as the source spells it
         word = getattr(n, "word", None) or getattr(n, "prim", None)
         DEBUG.labels[sid] = written[0] if written else getattr(word, "name", None) or type(n).__name__.upper()
+        DEBUG.tiles[sid] = tuple(t.short() if hasattr(t, "short") else "?" for t in self.tstack)
         e = self.env
         self.b.call(declare(self.module, "tf_debug_point", DEBUG_FN), [e.ctx, e.thr, c64(sid), e.ds, e.dsp, e.fs, e.fsp])
 
@@ -1196,7 +1314,7 @@ class Gen(Visitor):
         needs = word.tile_effect[0]
         top = self.tstack[len(self.tstack) - len(needs):] if needs else []
         ok = len(self.tstack) >= len(needs) and all(
-            resolve(n) is n or resolve(n) == resolve(t) for n, t in zip(needs, top))
+            resolve(n) is n or same_tile(resolve(n), resolve(t)) for n, t in zip(needs, top))
         if not ok:
             want = detailed([resolve(n) for n in needs])
             have = detailed(self.tstack[self.tiles_shown_from():]) if self.tstack else "empty"

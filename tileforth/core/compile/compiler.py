@@ -26,7 +26,7 @@ from ..front.linekey import LineShape
 from ..front.tree import Begin, Call, Do, Lit, Node, Prim, Recurse, walk
 from ..lazy import llvm
 from ..records import field, record, replace
-from . import xtgen, xttable
+from . import wgmma, xtgen, xttable
 from .codegen import WORD_FNTY, Env, Gen, Sites, declare, emit_word_function, helper_fn
 from .target import HELPERS_IR, Target
 from .tiles import MAX_TILES, Hole
@@ -208,7 +208,9 @@ class Compiler:
             mod = llvm.parse_assembly(str(m))
         except RuntimeError as exc:  # a code-generator bug, not a user error
             raise ForthError(f"internal compiler error (invalid IR): {exc}") from exc
-        words = self._link(mod, m.name, needed, set())
+        # (a module that defines nothing but its entry, as most new lines' kernels: its linkage is right)
+        others = any(fn.blocks for fn in m.functions if fn.name != m.name)
+        words = self._link(mod, m.name, needed, set(), others)
         # a word compiled on its own that reaches EXECUTE reads the table at run time, also from a line
         # that does not link the dispatch itself: the table holds every token handed out so far
         table = self._xt_tables.get(self._key())
@@ -216,10 +218,14 @@ class Compiler:
             self._fill_table(table)
         return mod, words
 
-    def _link(self, mod: llvm.ModuleRef, entry: str, needed: list[Colon], done: set[int]) -> list[Colon]:
+    def _link(self, mod: llvm.ModuleRef, entry: str, needed: list[Colon], done: set[int],
+              others: bool = True) -> list[Colon]:
         """Link the helpers and the words `needed` reaches (and the dispatch, if EXECUTE is reached)
-        into `mod`, then make everything but `entry` internal; the words linked. The words of a
+        into `mod`, then make everything but `entry` internal (`others`: mod may define more than
+        `entry` before linking; False spares the walk over its functions when nothing is linked in);
+        the words linked. The words of a
         module that reaches EXECUTE on a table target are not in that list: they are the table's."""
+        linked = others or self.target.links_helpers
         if self.target.links_helpers:
             mod.link_in(_helpers(self.target.triple, self.target.data_layout), preserve=True)
         queue = list(needed)
@@ -236,11 +242,15 @@ class Compiler:
                 words.append(w)
                 wmod, callees = self.word_module(w)
                 mod.link_in(wmod, preserve=True)
+                linked = True
                 queue.extend(callees)
             dispatch = True
             if needs_dispatch(mod):  # EXECUTE is reached: the switch over the tokens
                 queue.extend(self._link_dispatch(mod))
-        for fn in mod.functions:  # only the entry is seen from outside the module
+                linked = True
+        # only the entry is seen from outside the module (with nothing linked in, the entry is all it
+        # defines: most new lines' kernels skip the walk, a few calls into LLVM each)
+        for fn in (mod.functions if linked else ()):
             if not fn.is_declaration and fn.name != entry:
                 fn.linkage = "internal"
         return words
@@ -441,6 +451,7 @@ class Compiler:
                 tiles_in[:] = tiles[used:]
                 tiles_out[:] = g.tstack[used:]
             else:
+                wgmma.check_launch_end(g.tstack, nodes[-1].pos if nodes else None)
                 tiles_out[:] = g.tstack
 
         self.target.define_kernel(m, name, suspends, make_gen, emit, block)

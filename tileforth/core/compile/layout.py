@@ -33,6 +33,10 @@ CTX_RACE_GEN, CTX_BLOCK_SIZE = 17, 23
 # cpu: what tf_run_plain writes into each thread record before the thread runs (the host resets no record
 # per launch of a kernel that does not suspend): each thread's step budget (T_STEPS) and the native stack bytes recursion may use
 CTX_THREAD_STEPS, CTX_STACK_BUDGET = 18, 19
+# cpu: a launch whose stacks are kept lazily (backends/cpu/heldstacks.py) runs its threads in chunks over a
+# scratch region of stack state: tf_run_plain points each thread's record (T_STATE) at the chunk's record
+# of it there, CTX_STATE_BASE + i * CTX_STATE_BYTES for the i-th thread of the call (0: T_STATE is as set)
+CTX_STATE_BASE, CTX_STATE_BYTES = 20, 21
 # the emulator's memory-access trace (PROFILE): its buffer, capacity in records and length
 CTX_TRACE, CTX_TRACE_CAP, CTX_TRACE_LEN = 24, 25, 26
 CTX_TYPES = 28  # the emulator checks float words against their arrays' element types (races.py)

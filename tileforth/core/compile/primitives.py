@@ -21,7 +21,7 @@ from llvmlite import ir
 from ..errors import ForthError
 from ..front.effects import DYNAMIC, Effect
 from .primitive import Emit, Registry
-from . import floatwords, heapgen, mbarrier, smem, tilegen, tma, warpgen, xtgen
+from . import floatwords, heapgen, mbarrier, smem, tilegen, tma, warpgen, wgmma, xtgen
 from . import layout as L
 from .codegen import F16, F32, F64, I8, I16, I32, I64, I128, c64, fconvert, float_bits
 
@@ -377,20 +377,31 @@ prim("RSHIFT", "( x u -- x' )", "Logical shift right by u bits (0 when u >= 64).
      cells(_shift("lshr")))
 
 
+def _floor(g: "Gen", q: ir.Value, r: ir.Value, d: ir.Value) -> tuple[ir.Value, ir.Value]:
+    """A truncating quotient and remainder made floored: when the remainder is not 0 and its sign is
+    not the divisor's, the quotient is one less and the divisor is added to the remainder."""
+    zero = ir.Constant(q.type, 0)
+    adj = g.b.and_(g.b.icmp_signed("!=", r, zero),
+                   g.b.icmp_signed("!=", g.b.icmp_signed("<", r, zero), g.b.icmp_signed("<", d, zero)))
+    return g.b.select(adj, g.b.sub(q, ir.Constant(q.type, 1)), q), g.b.select(adj, g.b.add(r, d), r)
+
+
 def _divmod(g: "Gen", a: ir.Value, d: ir.Value) -> tuple[ir.Value, ir.Value]:
-    """Symmetric (truncating) division. MIN / -1, whose quotient 2^63 does not fit a cell, fails
-    as gforth's does: result out of range (-11; the division error's aux 2)."""
+    """Floored division, as gforth's `/MOD` (the standard lets a system choose; gforth floors). MIN / -1,
+    whose quotient 2^63 does not fit a cell, fails as gforth's does: result out of range (-11; the
+    division error's aux 2)."""
     g.fail_if(g.b.icmp_signed("==", d, c64(0)), L.E_DIV0)
     m1 = g.b.icmp_signed("==", d, c64(-1))
     g.fail_if(g.b.and_(m1, g.b.icmp_signed("==", a, c64(-(1 << 63)))), L.E_DIV0, aux=c64(2))
     safe = g.b.select(m1, c64(1), d)
     q = g.b.select(m1, g.b.neg(a), g.b.sdiv(a, safe))
     r = g.b.select(m1, c64(0), g.b.srem(a, safe))
-    return q, r
+    return _floor(g, q, r, d)
 
 
-prim("/MOD", "( n1 n2 -- rem quot )", "Truncating division: remainder and quotient.",
-     "7 2 /MOD . . \\ 3 1", cells(lambda g, a, b: list(reversed(_divmod(g, a, b)))))
+prim("/MOD", "( n1 n2 -- rem quot )", "Floored division (as gforth): the remainder, with the divisor's sign, "
+     "and the quotient, rounded toward negative infinity.",
+     "-7 2 /MOD . . \\ -4 1", cells(lambda g, a, b: list(reversed(_divmod(g, a, b)))))
 
 
 def _wide(g: "Gen", lo: ir.Value, hi: ir.Value) -> ir.Value:
@@ -406,20 +417,16 @@ def _div128(g: "Gen", num: ir.Value, d: ir.Value, floored: bool) -> list[ir.Valu
     safe = g.b.select(m1, ir.Constant(I128, 1), d128)
     q = g.b.select(m1, g.b.neg(num), g.b.sdiv(num, safe))
     r = g.b.select(m1, ir.Constant(I128, 0), g.b.srem(num, safe))
-    if floored:  # adjust when the remainder's sign differs from the divisor's
-        zero = ir.Constant(I128, 0)
-        adj = g.b.and_(g.b.icmp_signed("!=", r, zero),
-                       g.b.icmp_signed("!=", g.b.icmp_signed("<", r, zero), g.b.icmp_signed("<", d128, zero)))
-        q = g.b.select(adj, g.b.sub(q, ir.Constant(I128, 1)), q)
-        r = g.b.select(adj, g.b.add(r, d128), r)
+    if floored:
+        q, r = _floor(g, q, r, d128)
     wide = g.b.icmp_signed("!=", g.b.sext(g.b.trunc(q, I64), I128), q)  # the quotient needs more than a cell
     g.fail_if(wide, L.E_DIV0, aux=c64(1))
     return [g.b.trunc(r, I64), g.b.trunc(q, I64)]
 
 
-prim("*/MOD", "( n1 n2 n3 -- rem quot )", "n1*n2 divided by n3: remainder and quotient; truncating.",
-     "10 3 7 */MOD . . \\ 4 2",
-     cells(lambda g, a, b, c: _div128(g, g.b.mul(g.b.sext(a, I128), g.b.sext(b, I128)), c, False)))
+prim("*/MOD", "( n1 n2 n3 -- rem quot )", "n1*n2 (a double-width product) divided by n3: remainder and "
+     "quotient; floored, as gforth's.", "-10 3 7 */MOD . . \\ -5 5",
+     cells(lambda g, a, b, c: _div128(g, g.b.mul(g.b.sext(a, I128), g.b.sext(b, I128)), c, True)))
 
 group("Double cells")
 # ---- double cells: two cells, the low one below, as one i128 (_wide), split back (_split) --------------
@@ -459,8 +466,9 @@ def _um_divmod(g: "Gen", lo: ir.Value, hi: ir.Value, u: ir.Value) -> list[ir.Val
 
 
 def _m_star_slash(g: "Gen", lo: ir.Value, hi: ir.Value, n1: ir.Value, n2: ir.Value) -> list[ir.Value]:
-    """d*n1/n2 with a triple-cell (192-bit) product, truncating: two 128/64 unsigned divisions of the
-    magnitudes (a cell's width each), then the sign. A quotient beyond a double fails as UM/MOD's does."""
+    """d*n1/n2 with a triple-cell (192-bit) product, floored as gforth's: two 128/64 unsigned divisions of
+    the magnitudes (a cell's width each); a negative quotient with a remainder is one further from zero;
+    then the sign. A quotient beyond a double fails as UM/MOD's does."""
     b, zero = g.b, c64(0)
     g.fail_if(b.icmp_signed("==", n2, zero), L.E_DIV0)
     neg = b.xor(b.xor(b.icmp_signed("<", hi, zero), b.icmp_signed("<", n1, zero)), b.icmp_signed("<", n2, zero))
@@ -470,8 +478,12 @@ def _m_star_slash(g: "Gen", lo: ir.Value, hi: ir.Value, n1: ir.Value, n2: ir.Val
     p0, p1 = b.mul(b.and_(ad, mask), u), b.mul(b.lshr(ad, c64w), u)
     top = b.add(p1, b.lshr(p0, c64w))  # the product is top * 2^64 + (p0 & mask); top < 2^127
     qh, r1 = b.udiv(top, v), b.urem(top, v)
-    ql = b.udiv(b.or_(b.shl(r1, c64w), b.and_(p0, mask)), v)  # r1 < v: ql fits a cell
+    low = b.or_(b.shl(r1, c64w), b.and_(p0, mask))
+    ql = b.udiv(low, v)  # r1 < v: ql fits a cell
     q = b.or_(b.shl(qh, c64w), ql)
+    inexact = b.icmp_unsigned("!=", b.urem(low, v), ir.Constant(I128, 0))
+    q = b.add(q, b.zext(b.and_(neg, inexact), I128))  # floored: toward negative infinity
+    qh = b.lshr(q, c64w)
     limit = b.add(ir.Constant(I128, (1 << 127) - 1), b.zext(neg, I128))
     g.fail_if(b.or_(b.icmp_unsigned(">", qh, mask), b.icmp_unsigned(">", q, limit)), L.E_DIV0, aux=c64(1))
     return _split(g, b.select(neg, b.neg(q), q))
@@ -529,9 +541,9 @@ prim("UM*", "( u1 u2 -- ud )", "Multiply unsigned cells to an unsigned double-ce
 prim("UM/MOD", "( ud u1 -- u2 u3 )", "Divide an unsigned double by a cell: remainder u2 and quotient u3. A "
      "quotient that does not fit a cell fails like division by zero.", "0 1 3 UM/MOD . . \\ 6148914691236517205 1",
      cells(_um_divmod))
-prim("M*/", "( d1 n1 +n2 -- d2 )", "d1*n1/n2 with a triple-cell product; truncating, like */ (a negative "
+prim("M*/", "( d1 n1 +n2 -- d2 )", "d1*n1/n2 with a triple-cell product; floored, like */ (a negative "
      "n2 divides as signed). A quotient beyond a double fails like division by zero.",
-     "-7 S>D 3 2 M*/ D>S . \\ -10", cells(_m_star_slash))
+     "-7 S>D 3 2 M*/ D>S . \\ -11", cells(_m_star_slash))
 prim("2@", "( addr -- x1 x2 )", "Fetch two cells: x2 from addr, x1 from the next cell (a double as 2! stored it).",
      "CREATE p 1 , 2 , p 2@ . . \\ 1 2",
      cells(lambda g, addr: [g.b.load(p, typ=I64) for p in reversed(_two_cells(g, addr, "2@"))]))
@@ -893,3 +905,4 @@ smem.install(REGISTRY)
 mbarrier.install(REGISTRY)  # Hopper: mbarriers, FENCE-ASYNC, ELECT
 mbarrier.install_specialisation(REGISTRY)  # WARPGROUP REGS- REGS+
 tma.install(REGISTRY)  # Hopper: TMA-LOAD TMA-STORE TMA-WAIT
+wgmma.install(REGISTRY)  # Hopper: WGZERO WGMMA WGMMA-WAIT WGSTORE ... (warpgroup MMA)

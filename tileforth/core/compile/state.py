@@ -44,6 +44,8 @@ assert L.S_DSP % 8 == L.S_FSP % 8 == L.S_DS % 8 == 0
 
 
 LIVE_ROOM = 16  # cells and floats a partial copy of the stacks has above the deepest (StackState.partial)
+LIVE_ROOM_BYTES = 16 << 20  # at most (over all threads), else one cell and one float: at 2M threads 16 each
+# would be 400 MiB, for a host word that pushes a cell or none (a push past the room widens the copy)
 
 
 def _narrow(m: Machine, ds: int, fs: int) -> Machine:
@@ -102,7 +104,11 @@ class StackState:
     # ---- to and from a backend ---------------------------------------------------
     @classmethod
     def load(cls, backend: "Backend") -> "StackState":
-        """A copy of the backend's stacks (changes reach it only through save)."""
+        """A copy of the backend's stacks (changes reach it only through save): the whole buffer where it is
+        host memory, else a partial copy (the depths and the cells in use), not every thread's whole state
+        (2M threads' on the cpu backend, which keeps a big shape's stacks lazily: 1.3 GB)."""
+        if backend.state_buffer() is None and hasattr(backend, "state_columns"):
+            return cls.partial(backend)
         return cls(backend.get_state(), backend.machine)
 
     @classmethod
@@ -120,7 +126,7 @@ class StackState:
         return cls.partial(backend)
 
     @classmethod
-    def partial(cls, backend: "Backend", room: int = LIVE_ROOM) -> "StackState":
+    def partial(cls, backend: "Backend", room: int | None = None) -> "StackState":
         """A copy of what counts of the backend's stacks: every thread's depths and the cells below the
         deepest stack (read column by column: Backend.state_columns), with `room` more cells and floats
         (zeros: slots above a depth don't count), laid out for those narrower stacks; a push past them
@@ -128,6 +134,8 @@ class StackState:
         m = backend.machine
         dsp, fsp = read_depths(backend)
         n = len(dsp)
+        if room is None:
+            room = LIVE_ROOM if n * LIVE_ROOM * (8 + m.float_bytes) <= LIVE_ROOM_BYTES else 1
         d = min(max(int(dsp.max()), 0), m.ds_max) if n else 0
         f = min(max(int(fsp.max()), 0), m.fs_max) if n else 0
         st = cls.empty(n, _narrow(m, min(m.ds_max, d + room), min(m.fs_max, f + room)))

@@ -84,12 +84,29 @@ def _take(g: "Gen", n: "Prim", word: str, kinds: tuple[str, ...], expects: str) 
                 t = t.resolved
         elif kind != "*" and t.kind != kind:
             raise tile_error(word, expects, g.tstack[g.tiles_shown_from():], n.pos)
+        if isinstance(t, Tile) and t.pending and word not in PENDING_OK:
+            raise pending_error(word, t, n.pos)
         out.append(t)
     del g.tstack[len(g.tstack) - need:]
     return out
 
 
+PENDING_OK = ("WGMMA",)  # the words that may take a pending warpgroup accumulator: another WGMMA into it
+
+
+def pending_error(word: str, t: Tile, pos) -> ForthError:
+    """A pending warpgroup accumulator used before a wait covers it (the registers are still being written)."""
+    newer = t.pending - 1
+    later = (f" (or `{newer} WGMMA-WAIT`, which leaves only the {newer} newer WGMMA{'s' * (newer > 1)} in flight)"
+             if newer else "")
+    return ForthError(f"{word}: the warpgroup accumulator {t.short()} is pending: the WGMMA that writes it may not "
+                      f"have completed, so its registers cannot be read, copied, moved or dropped yet; add "
+                      f"`0 WGMMA-WAIT` before {word}{later}", pos, word)
+
+
 def _default(kind: str, cfg: TileConfig, layout: str = "row") -> Tile:
+    if kind == "wacc":  # a warpgroup accumulator of the node's WG-SHAPE (wgmma.py)
+        return Tile("wacc", (64, cfg.wg_n, 16), "f32")
     grid = kind_grid(kind, cfg.grid) if cfg.shape == MMA_SYNC else (1, 1)
     return Tile(kind, cfg.shape, cfg.acc_type if kind == "acc" else cfg.in_type, layout, grid)
 

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from ..errors import ForthError, SourcePos
 from . import layout as L
-from ..records import record
+from ..records import record, replace
 
 SHAPES: dict[tuple[int, int, int], dict[str, int]] = {
     # per-lane registers of each fragment (LLVM 22 / PTX, f16 A/B are always 8 x f16x2)
@@ -53,6 +53,7 @@ MAX_TILES = 8  # tile-stack entries per warp (they are registers on the GPU)
 MAX_GRID = 8
 MAX_TILE_REGS = 192
 WARP = L.WARP_SIZE  # a fragment is spread over the lanes of one warp
+WG_WARPS = 4  # a warpgroup (wgmma.py): four warps, 128 threads
 
 
 def mma_coords(kind: str, lane: int, i: int) -> tuple[int, int]:
@@ -90,6 +91,7 @@ class TileConfig:
     in_type: str = "f16"
     acc_type: str = "f32"
     grid: tuple[int, int] = (1, 1)  # TILE-GRID: fragments per entry (rows x cols of MMA_SYNC blocks)
+    wg_n: int = 64  # WG-SHAPE: N of the warpgroup shape m64nNk16 (wgmma.py)
 
     def describe(self) -> str:
         m, n, k = self.shape
@@ -113,6 +115,9 @@ class Tile:
     dtype: str
     layout: str = "row"  # for a/b: the memory layout it was loaded with
     grid: tuple[int, int] = (1, 1)  # fragments: rows x cols of blocks (kind_grid; MMA_SYNC only)
+    # a warpgroup accumulator (kind "wacc", wgmma.py): 0, or k when the newest WGMMA writing it is the k-th newest
+    # wgmma group this thread committed (it is pending until a `n WGMMA-WAIT` with n < k)
+    pending: int = 0
 
     @property
     def mma_sync(self) -> bool:
@@ -123,6 +128,8 @@ class Tile:
     def frag_shape(self) -> tuple[int, int]:
         """Rows and columns of one fragment."""
         m, n, k = self.shape
+        if self.kind == "wacc":  # one warp's part of the warpgroup's m64nN accumulator: 16 of its rows
+            return m // WG_WARPS, n
         return {"a": (m, k), "b": (k, n), "acc": (m, n)}[self.kind]
 
     @property
@@ -138,13 +145,16 @@ class Tile:
     @property
     def regs(self) -> int:
         """32-bit registers per lane (every fragment of the grid)."""
+        if self.kind == "wacc":  # N/2 f32 per thread of the warpgroup
+            return self.shape[1] // 2
         return SHAPES[self.shape][f"{self.kind}_{self.dtype}"] * self.frags
 
     def short(self) -> str:
         m, n, k = self.shape
         lay = "" if self.kind == "acc" or self.layout == "row" else ",col"
         grid = f" grid {self.grid[0]}x{self.grid[1]}" if self.grid != (1, 1) else ""
-        return f"{self.kind}[{m}x{n}x{k} {self.dtype}{lay}{grid}]"
+        pend = " pending" if self.pending else ""
+        return f"{self.kind}[{m}x{n}x{k} {self.dtype}{lay}{grid}{pend}]"
 
 
 def notation(tiles) -> str:
@@ -166,6 +176,10 @@ def tile_error(word: str, expects: str, tiles: list, pos: SourcePos | None, hint
 
 
 def hint_for(word: str, tiles) -> str:
+    if tiles and getattr(resolve(tiles[-1]), "kind", "") == "wacc" and word in ("TSTORE", "TSCALE", "T+", "TLANE@",
+                                                                                "TLANE!", "TSTSM", "TMMA"):
+        return ("; the top is a warpgroup accumulator (WGZERO, WGMMA): store it with WGSTORE, reach its elements "
+                "with WGLANE@ and WGLANE!")
     if word == "TMMA":
         return "; push an accumulator (TZERO, TLOAD-C), then a (TLOAD-A) and b (TLOAD-B)"
     if word in ("TSTORE", "TSCALE", "T+"):
@@ -196,6 +210,14 @@ class Hole:
 
 def resolve(t: "Tile | Hole") -> "Tile | Hole":
     return t.resolved if isinstance(t, Hole) and t.resolved is not None else t
+
+
+def same_tile(a: "Tile | Hole", b: "Tile | Hole") -> bool:
+    """One tile as a word's input: equal but for the pending state of a warpgroup accumulator (a word is
+    inlined where it is called, and its uses of a pending accumulator are checked there)."""
+    if isinstance(a, Tile) and isinstance(b, Tile):
+        return replace(a, pending=0) == replace(b, pending=0)
+    return a == b
 
 
 def same_stack(a: list, b: list) -> bool:

@@ -13,6 +13,13 @@ launch's, bit for bit; the debugger then replays what each lane did as a warp of
   runs until it reaches a `BARRIER` (it is parked there) or ends, then the next warp runs; when every warp
   is parked or done, the barrier releases them all.
 
+At each stop the record also keeps what the emulator's models of asynchrony held for the lane then: its
+cp.async groups (committed so far, committed and still in flight, copies not committed yet;
+backends/cpu/asynccopy.py) and its block's mbarriers (phase, arrivals pending, transaction bytes;
+backends/cpu/mbarriers.py), as the lane found them when it reached the word in the recorded run. The tile
+stack at a stop is static (the compiler knows it at every word: codegen.DEBUG.tiles), so each warp's is the
+one at the word it runs next.
+
 `Debugger` (made by `Forth.debug(line)`) steps, continues to breakpoints, picks warps and blocks and
 gives `.view()` records (`View`), which `render` turns into the text the REPL shows.
 """
@@ -21,9 +28,13 @@ from __future__ import annotations
 import ctypes
 import threading
 import weakref
-from ..records import field, record
 from typing import Any
 
+import numpy as np
+
+from ..records import field, record
+
+from ... import registry
 from ..compile import layout as L
 from ..compile.codegen import DEBUG
 from ..errors import ForthError, SourcePos
@@ -35,14 +46,39 @@ FTOP = 2  # float stack items shown per lane
 WARP = 32
 EVENT_CAP = 2_000_000  # a debug launch notes at most this many stops (more: the launch is too big to step)
 SYNC_WORDS = frozenset({"BARRIER"})
+PRINTED_LINES = 8  # the lines of what was printed so far that a rendered stop shows (the last ones)
+STEP_CAP = 200_000  # a front end that steps a whole record (`%%forth --trace`) stops after this many steps
 
 _POINT = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64, ctypes.c_void_p,
                           ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p)
 
 
+@record(frozen=True)
+class Groups:
+    """A thread's cp.async groups at a stop: committed so far, committed and still in flight (not landed by a
+    CP.WAIT), and copies started since its last CP.COMMIT."""
+
+    committed: int
+    in_flight: int
+    open: int
+
+
+@record(frozen=True)
+class Mbar:
+    """An mbarrier of the block at a stop: its shared offset, arrivals per phase, arrivals its current phase
+    still needs, transaction bytes announced less delivered, and phases completed."""
+
+    offset: int
+    count: int
+    pending: int
+    tx: int
+    phase: int
+
+
 @record
 class Event:
-    """One lane at one stop, before the word runs: the site, its stacks' depths and top items, the watch."""
+    """One lane at one stop, before the word runs: the site, its stacks' depths and top items, the watch,
+    its cp.async groups (None: the launch has copied nothing yet) and its block's mbarriers."""
 
     site: int
     depth: int
@@ -50,6 +86,9 @@ class Event:
     fdepth: int
     ftop: tuple[float, ...]
     watch: tuple[int, ...] = ()
+    groups: Groups | None = None
+    mbars: tuple[Mbar, ...] = ()
+    out: int = 0  # output records of the launch noted before this stop (_Recorder.outs)
 
 
 class _Recorder:
@@ -60,15 +99,25 @@ class _Recorder:
         self.watch = watch
         self.launches: list[dict[int, list[Event]]] = [{}]
         self.block_sizes: list[int] = []
+        # each launch's output records, in the order the stops found them in the contexts' buffers, and its shape
+        self.outs: list[list[Any]] = [[]]
+        self.out_count = [0]
+        self.out_seen: dict[int, int] = {}  # per launch context: the records already copied
+        self.shapes: list[Any] = []
         self.count = 0
         self.fbytes = int(f.backend.machine.float_bytes)
         self.overflow = False
+        self.state: Any = None  # the backend's reader of its async models (asyncs)
 
     def launched(self) -> None:  # a device launch hook: the next launch's events go to a new record
         self.block_sizes.append(int(self.f.backend.block_size))
+        self.shapes.append(self.f.launch_shape)
         self.launches.append({})
+        self.outs.append([])
+        self.out_count.append(0)
+        self.out_seen = {}
 
-    def note(self, thr: int, site: int, ds: int, dsp: int, fs: int, fsp: int) -> None:
+    def note(self, ctx: int, thr: int, site: int, ds: int, dsp: int, fs: int, fsp: int) -> None:
         if self.count >= EVENT_CAP:
             self.overflow = True
             return
@@ -84,7 +133,35 @@ class _Recorder:
         watch: tuple[int, ...] = ()
         if self.watch:
             watch = tuple(v for addr, n in self.watch for v in (ctypes.c_int64 * n).from_address(addr))
-        self.launches[-1].setdefault(lin, []).append(Event(site, depth, top, fdepth, ftop, watch))
+        groups, mbars = self.asyncs(ctx, lin)
+        self.copy_output(ctx)
+        self.launches[-1].setdefault(lin, []).append(Event(site, depth, top, fdepth, ftop, watch, groups, mbars,
+                                                           self.out_count[-1]))
+
+    def copy_output(self, ctx: int) -> None:
+        """The records the context's threads printed since its last stop, copied (a thread's own, printed by
+        the words before this stop, are among them: a worker runs its threads one at a time)."""
+        n = min(ctypes.c_int64.from_address(ctx + L.CTX_OUT_LEN * 8).value, int(self.f.machine.out_cap))
+        seen = self.out_seen.get(ctx, 0)
+        if n <= seen:
+            return
+        buf = ctypes.c_int64.from_address(ctx + L.CTX_OUT * 8).value
+        k = (n - seen) * L.OUT_SLOTS
+        recs = np.array((ctypes.c_int64 * k).from_address(buf + seen * L.OUT_SLOTS * 8), np.int64)
+        self.outs[-1].append(recs.reshape(-1, L.OUT_SLOTS))
+        self.out_count[-1] += n - seen
+        self.out_seen[ctx] = n
+
+    def asyncs(self, ctx: int, lin: int) -> tuple[Groups | None, tuple[Mbar, ...]]:
+        """The thread's cp.async groups and its block's mbarriers, from the emulator's models, when this
+        launch has used them (ctx[CTX_ASYNC] is set at its first async op: none before). The backend's
+        reader comes from the registry (backends/cpu/debugstate.py: core names no backend)."""
+        if not ctypes.c_int64.from_address(ctx + L.CTX_ASYNC * 8).value:
+            return None, ()
+        if self.state is None:
+            self.state = registry.exporter("async_state") or (lambda *a: (None, ()))
+        groups, mbars = self.state(self.f.backend, ctx, lin)
+        return (None if groups is None else Groups(*groups)), tuple(Mbar(*m) for m in mbars)
 
 
 _recording: _Recorder | None = None
@@ -96,7 +173,7 @@ def _point(ctx: int, thr: int, site: int, ds: int, dsp: int, fs: int, fsp: int) 
     if rec is None:
         return
     try:
-        rec.note(thr, site, ds, dsp, fs, fsp)
+        rec.note(ctx, thr, site, ds, dsp, fs, fsp)
     except Exception:  # noqa: BLE001  (a ctypes callback must not raise: the stop is left out)
         pass
 
@@ -146,6 +223,19 @@ class Lane:
     done: bool
     watch: tuple[int, ...] = ()
     watch_changed: bool = False
+    groups: Groups | None = None  # its cp.async groups at the stop (None: no copy yet in the launch)
+
+
+@record
+class WarpRow:
+    """A warp of the block at a stop: its state, its tile stack at the word it runs next (top last), and its
+    lanes' cp.async groups (those of its first live lane; alike: every live lane has the same)."""
+
+    warp: int
+    state: str
+    tiles: tuple[str, ...] = ()
+    groups: Groups | None = None
+    alike: bool = True
 
 
 @record
@@ -160,8 +250,19 @@ class View:
     mask: list[bool]  # the warp's 32 lanes: True where the lane runs the word
     lanes: list[Lane]
     warps: list[str]  # the block's warps: running, diverged, barrier, ready, done
-    tiles: list[str] = field(default_factory=list)
+    tiles: list[str] = field(default_factory=list)  # the current warp's tile stack at the word (top last)
     finished: bool = False
+    rows: list[WarpRow] = field(default_factory=list)  # the block's warps: state, tile stack, cp.async groups
+    mbars: list[Mbar] = field(default_factory=list)  # the block's mbarriers, as the warp's first active lane found them
+    output: Any = None  # makes `printed` when first read (Debugger.printed_text, at this stop)
+    _printed: str | None = None
+
+    @property
+    def printed(self) -> str:
+        """What the launches' threads printed up to this stop of the replay (Debugger.printed_text)."""
+        if self._printed is None:
+            self._printed = self.output() if self.output is not None else ""
+        return self._printed
 
     @property
     def source_line(self) -> str:
@@ -177,6 +278,7 @@ class _Block:
         self.threads = threads
         self.sites = sites
         self.at = [0] * len(threads)
+        self.keys: dict[int, list[tuple]] = {}  # a lane's key (below) at each of its events, made when needed
         self.nwarps = (len(threads) + WARP - 1) // WARP
         self.parked = [False] * self.nwarps
         self.warp = 0
@@ -197,13 +299,44 @@ class _Block:
         return (0, 0, site) if pos is None else (pos.line, pos.col, site)
 
     def chosen(self, w: int) -> int | None:
-        """The site warp w runs next (the earliest in the source among its lanes' next words), or None."""
-        best = None
+        """The site warp w runs next (the earliest in the source among its lanes' next words, a word inside
+        a called word placed at its call: `key`), or None."""
+        sites: dict[int, int] = {}  # each next site: the first lane at it
         for t in self.lanes_of(w):
             e = self.next_event(t)
-            if e is not None and (best is None or self.order(e.site) < self.order(best)):
-                best = e.site
-        return best
+            if e is not None:
+                sites.setdefault(e.site, t)
+        if len(sites) <= 1:
+            return next(iter(sites), None)
+        return min(sites, key=lambda site: self.key(sites[site]))
+
+    def key(self, t: int) -> tuple:
+        """Where lane t's next word is, as a place in the debugged line: the positions of the calls it is
+        inside, outermost first, then its own (the lanes of a warp compare by it: words of different
+        definitions have positions in different texts, the calls' positions are in the line's)."""
+        keys = self.keys.get(t)
+        if keys is None:
+            keys = self.keys[t] = self._keys(self.threads[t])
+        return keys[self.at[t]]
+
+    def _keys(self, evs: list[Event]) -> list[tuple]:
+        out: list[tuple] = []
+        chain: list[tuple[str, tuple]] = []  # the calls the lane is inside: (the word called, the call's place)
+        prev = None
+        for e in evs:
+            d = self.defname(e.site)
+            if prev is not None and d != self.defname(prev.site):
+                if self.label(prev.site).upper() == d.upper():  # the last word was the call of this one
+                    chain.append((d, self.order(prev.site)))
+                else:  # a return: to the word it was called from
+                    while chain and chain[-1][0] != d:
+                        chain.pop()
+            out.append(tuple(place for _, place in chain) + (self.order(e.site),))
+            prev = e
+        return out
+
+    def defname(self, site: int) -> str:
+        return str(self.sites.entries[site][0]) if site < len(self.sites.entries) else ""
 
     def mask(self, w: int) -> list[bool]:
         site = self.chosen(w)
@@ -284,7 +417,10 @@ class Debugger:
         self.block = 0
         self.quitted = False
         self.launches = [lw for lw in rec.launches if lw]
+        self.end_tiles = tuple(t.short() for t in getattr(f.device, "tiles", []))  # the line's tile stack at its end
         self.sizes = [bs for bs, lw in zip(rec.block_sizes, rec.launches) if lw]
+        self.rec.outs = [o for o, lw in zip(rec.outs, rec.launches) if lw]
+        self.shapes_ = [sh for sh, lw in zip(rec.shapes, rec.launches) if lw]
         self._go_to_first()
 
     # ---- where the replay is --------------------------------------------------------------------
@@ -340,18 +476,28 @@ class Debugger:
     def step(self) -> View:
         """One word for the current warp (its active lanes)."""
         self._live()
+        self.advance()
+        return self.view()
+
+    def advance(self) -> None:
+        """step() without making the view (what steps many times makes one at its end: cont, --trace)."""
         blk = self._cur()
         if blk.step() is None or blk.finished():
             if blk.finished():
                 self._next_block()
-        return self.view()
+
+    def _word(self) -> str:
+        """The word the current warp runs next ("" at the end): view().word, without the view."""
+        blk = self._cur()
+        site = blk.chosen(blk.warp)
+        return "" if site is None else DEBUG.labels.get(site, "?")
 
     def step_sync(self) -> View:
         """Steps until the current warp reaches a barrier, another warp runs, or the block ends."""
         self._live()
         start = (self.launch, self.block, self._cur().warp)
         while not self.finished:
-            self.step()
+            self.advance()
             if (self.launch, self.block, self._cur().warp) != start or self._cur().parked[self._cur().warp]:
                 break
         return self.view()
@@ -360,8 +506,8 @@ class Debugger:
         """Steps until the next stop at a breakpoint (BREAK, DEBUG name) or the end."""
         self._live()
         while not self.finished:
-            self.step()
-            if self.view().word.upper() in self.breaks:
+            self.advance()
+            if self._word().upper() in self.breaks:
                 break
         return self.view()
 
@@ -370,10 +516,10 @@ class Debugger:
         the current warp leaves it."""
         self._live()
         start = self._enclosing()
-        self.step()
+        self.advance()
         entered = not self.finished and self._enclosing()[:3] == start[:3] and self._enclosing() != start
         while not self.finished and (self._enclosing() != start if entered else self._enclosing() == start):
-            self.step()
+            self.advance()
         return self.view()
 
     def _enclosing(self) -> tuple:
@@ -403,7 +549,7 @@ class Debugger:
 
     def run_to_end(self) -> View:
         while not self.finished:
-            self.step()
+            self.advance()
         return self.view()
 
     def quit(self) -> None:
@@ -430,12 +576,72 @@ class Debugger:
             prev = blk.threads[t][blk.at[t] - 1] if not done and blk.at[t] > 0 else None
             changed = prev is not None and watch != prev.watch  # the lane's last word changed the cells
             lanes.append(Lane(t - w * WARP, mask[t - w * WARP], e.depth if e else 0, e.top if e else (),
-                              e.fdepth if e else 0, e.ftop if e else (), done, watch, changed))
+                              e.fdepth if e else 0, e.ftop if e else (), done, watch, changed,
+                              e.groups if e else None))
         pos = self.f.sites.entries[site][1] if site is not None else None
         word = DEBUG.labels.get(site, "?") if site is not None else ""
-        tiles = [str(t) for t in getattr(self.f.device, "tiles", [])]
-        return View(self.launch, self.block, w, word, pos, mask, lanes,
-                    [blk.state(v) for v in range(blk.nwarps)], tiles, finished=self.finished)
+        rows = [self._row(blk, v) for v in range(blk.nwarps)]
+        first = next((blk.next_event(t) for t in blk.lanes_of(w) if mask[t - w * WARP]), None)
+        return View(self.launch, self.block, w, word, pos, mask, lanes, [r.state for r in rows],
+                    list(rows[w].tiles) if rows else [], finished=self.finished, rows=rows,
+                    mbars=list(first.mbars) if first is not None else [], output=self._printed_at())
+
+    def _printed_at(self) -> Any:
+        """printed_text for the replay where it is now (the view reads it only if asked)."""
+        launch, block, at = self.launch, self.block, list(self._cur().at)
+
+        def text() -> str:
+            saved = self.launch, self.block
+            self.launch, self.block = launch, block
+            blk = self._cur()
+            now, blk.at = blk.at, at
+            try:
+                return self.printed_text()
+            finally:
+                blk.at = now
+                self.launch, self.block = saved
+        return text
+
+    def printed_text(self) -> str:
+        """The device output so far, as the line would show it: the earlier launches' whole, then of this
+        launch what each thread printed before where the replay has it (the threads of earlier blocks all,
+        of later blocks none). What a thread prints after its last stop shows from a later stop of
+        another thread on, and in full when the line ends."""
+        from .output import format_output
+
+        parts = []
+        for k in range(self.launch + 1):
+            recs = self.rec.outs[k] if k < len(self.rec.outs) else []
+            if not recs:
+                continue
+            r = np.concatenate(recs)
+            if k == self.launch:
+                bs = self.sizes[k]
+                blk = self._cur()
+                limit = np.zeros(len(r), np.int64)  # per record: how many records its thread had printed then
+                thr = r[:, 0]
+                block = thr // bs
+                keep = block < self.block
+                here = np.flatnonzero(block == self.block)
+                lim = {}
+                for t in np.unique(thr[here]).tolist():
+                    e = blk.next_event(t - self.block * bs) if t - self.block * bs < len(blk.threads) else None
+                    lim[t] = len(r) if e is None else e.out
+                limit[here] = [lim[int(t)] for t in thr[here].tolist()]
+                keep[here] = np.arange(len(r))[here] < limit[here]
+                r = r[keep]
+            if len(r):
+                shape = self.shapes_[k] if k < len(self.shapes_) else None
+                parts.append(format_output(r, self.f.strings, shape=shape, float_bits=self.f.machine.float_bits))
+        return "".join(parts)
+
+    def _row(self, blk: _Block, w: int) -> WarpRow:
+        """Warp w's row: its state, its tile stack where it is (the line's end tiles once done), its groups."""
+        site = blk.chosen(w)
+        tiles = self.end_tiles if site is None else DEBUG.tiles.get(site, ())
+        evs = [blk.next_event(t) or (blk.threads[t][-1] if blk.threads[t] else None) for t in blk.lanes_of(w)]
+        gs = [e.groups for e in evs if e is not None]
+        return WarpRow(w, blk.state(w), tuple(tiles), gs[0] if gs else None, all(g == gs[0] for g in gs))
 
 
 def render(v: View) -> str:
@@ -457,9 +663,42 @@ def render(v: View) -> str:
         if ln.watch and ln.watch_changed:
             line += "   watch " + " ".join(str(x) for x in ln.watch)
         out.append(line)
-    if v.tiles:
-        out.append("tiles " + " ".join(v.tiles))
+    out += extra_lines(v)
+    if v.printed:
+        lines = v.printed.rstrip("\n").splitlines()
+        out.append("printed so far:" + (f" (the last {PRINTED_LINES} of {len(lines)} lines)"
+                                        if len(lines) > PRINTED_LINES else ""))
+        out += ["  " + ln for ln in lines[-PRINTED_LINES:]]
     return "\n".join(out)
+
+
+def tile_stack_text(tiles: tuple[str, ...]) -> str:
+    """A tile stack as a stack comment, top last: "( acc[16x16x16 f32] a[16x16x16 f16] )", "( )"."""
+    return "( " + " ".join(tiles) + " )" if tiles else "( )"
+
+
+def groups_text(g: Groups | None) -> str:
+    """A lane's or warp's cp.async groups in a few words: "3 committed, 1 in flight, 0 open"."""
+    if g is None:
+        return "no copies"
+    return f"{g.committed} committed, {g.in_flight} in flight, {g.open} open"
+
+
+def mbar_text(m: Mbar) -> str:
+    return (f"mbarrier @{m.offset}: phase {m.phase} (parity {m.phase & 1}), "
+            f"{m.pending} of {m.count} arrivals pending, tx {m.tx} bytes")
+
+
+def extra_lines(v: View) -> list[str]:
+    """The rows below the lanes: each warp's tile stack, the cp.async groups per warp, the mbarriers."""
+    out = []
+    if any(r.tiles for r in v.rows):
+        out.append("tiles " + "  ".join(f"w{r.warp} " + tile_stack_text(r.tiles) for r in v.rows))
+    if any(r.groups is not None for r in v.rows):
+        out.append("cp.async " + "  ".join(f"w{r.warp} {groups_text(r.groups)}" + ("" if r.alike else " (lanes differ)")
+                                          for r in v.rows))
+    out += [mbar_text(m) for m in v.mbars]
+    return out
 
 
 def debug(f: Forth, line: str, watch: list[tuple[int, int]] | None = None) -> Debugger:
@@ -492,6 +731,7 @@ def debug(f: Forth, line: str, watch: list[tuple[int, int]] | None = None) -> De
             DEBUG.on, _recording = False, None
             f.reader, f.line_reader, f.out_parts, f.warnings, f.line_timing = outer
     rec.block_sizes.append(int(f.backend.block_size))  # the last record has no launch after it
+    rec.shapes.append(f.launch_shape)
     if rec.overflow:
         f._restore(snap)
         raise ForthError(f"the line's launches stop more than {EVENT_CAP:,} times: debug a smaller launch "

@@ -1,10 +1,11 @@
 """The step debugger's view (debugger.View) as a hand-written SVG picture: the word and its line with a
-caret, the active mask as 32 cells, each lane's top stack items, the block's warps (SAVE-VIEW)."""
+caret, the active mask as 32 cells, each lane's top stack items, the block's warps, then each warp's tile
+stack, the cp.async groups and the mbarriers (debugger.extra_lines; SAVE-VIEW)."""
 from __future__ import annotations
 
 from html import escape
 
-from .debugger import WARP, View
+from .debugger import WARP, View, extra_lines
 
 CELL = 18  # a mask cell's side, in pixels
 ROW = 16  # a text row's height
@@ -40,6 +41,9 @@ def view_svg(v: View) -> str:
             continue
         y += ROW
         text(10, f"{'*' if ln.active else ' '}{ln.lane:2} <{ln.depth}> " + " ".join(str(x) for x in ln.top))
+    for line in extra_lines(v):  # one <text class="extra"> per row: tiles, cp.async, each mbarrier
+        y += ROW
+        text(10, line, "extra")
     height = y + 12
     style = ("<style>text{font-family:monospace;font-size:12px}.w{fill:white;font-size:10px}"
              ".src{white-space:pre}</style>")

@@ -701,6 +701,9 @@ class Forth:
         """Add a node to what is being compiled: the open definition, or the
         line's segment (a node with host actions in it runs now, on the host)."""
         items = self._items()
+        if type(node) is Lit or type(node) is FLit or (type(node) is Prim and node.prim is not _EXECUTE):
+            items.append(node)  # no host action and no EXECUTE in it: what the tests below would find
+            return
         if items is self.segment and _has_host_action(node) and not device_ok(node):
             if self.collector is not None:  # a kernel file's body is one launch: nothing runs on the host
                 raise ForthError("this runs on the host (it defines or compiles words: CREATE, `,` ...), but a "
@@ -759,10 +762,14 @@ class Forth:
             return
         if self.on_segment is not None:
             self.on_segment(nodes, list(self.tiles))
-        if all(type(n) in (Lit, FLit) for n in nodes):  # only literals (`16 1 1 THREADS`, `5 ,`): no kernel
+        lead = 0  # the literals the segment starts with
+        for n in nodes:
+            if type(n) is not Lit and type(n) is not FLit:
+                break
+            lead += 1
+        if lead == len(nodes):  # only literals (`16 1 1 THREADS`, `5 ,`): no kernel
             self._push_literals(nodes)
             return
-        lead = next((i for i, n in enumerate(nodes) if type(n) not in (Lit, FLit)), len(nodes))
         if lead >= LEAD_PUSHED:  # a long run of literals first (data): the host pushes it, the kernel does the rest
             self._push_literals(nodes[:lead])
             nodes = nodes[lead:]

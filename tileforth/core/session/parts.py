@@ -43,7 +43,7 @@ class DataSpace:
     SHARED: lays out, ALLOCATE's heap, and areas the session makes for itself on first use."""
 
     __slots__ = ("_device", "data_addr", "data_space_size", "base_addr", "state_addr", "here", "pad_addr",
-                 "shared_bytes", "heap", "areas", "state_written")
+                 "shared_bytes", "heap", "areas", "state_written", "_base_cell")
 
     def __init__(self, device: "Device") -> None:
         be = device.backend
@@ -59,6 +59,10 @@ class DataSpace:
         self.heap = be.heap = Heap(be)
         self.areas: dict[str, Any] = {}  # the session's own areas (HLD's, the string ring), made on first use
         self.state_written = 0  # the value of the STATE cell in data space
+        # BASE itself where device memory is host memory (the cpu backend's allocation_view: every
+        # number the interpreter reads asks for BASE), else None: read through the backend
+        view = be.allocation_view(self.base_addr, 8)
+        self._base_cell = None if view is None else view.view(np.int64)
         self.write_cell(self.base_addr, 10)
 
     def read_cell(self, addr: int) -> int:
@@ -68,7 +72,8 @@ class DataSpace:
         self._device.backend.write(addr, np.array([value], np.int64))
 
     def base(self) -> int:
-        return self.read_cell(self.base_addr)
+        cell = self._base_cell
+        return self.read_cell(self.base_addr) if cell is None else int(cell[0])
 
     def write_state(self, state: int) -> None:
         """STATE as device code reads it (written only when it changes)."""

@@ -158,21 +158,22 @@
 
 \ ---- Division ---------------------------------------------------------------------
 \
-\ Division truncates toward zero, like C and the GPU's own instructions (the
-\ standard lets a Forth choose; gforth floors). /MOD and */MOD are the
-\ primitives, so the quotient and the remainder come from one division, and
-\ */ keeps the double-width product of n1*n2 before it divides.
+\ Division floors, as gforth's does (the standard lets a Forth choose: floored
+\ or symmetric; SM/REM gives the symmetric one, which C and the GPU's own
+\ instructions compute). /MOD and */MOD are the primitives, so the quotient
+\ and the remainder come from one division, and */ keeps the double-width
+\ product of n1*n2 before it divides.
 
 : /        ( n1 n2 -- n3 )  /MOD NIP ;
-\ Divide, truncating toward zero (like C and PTX).
-\ e.g. -7 2 / . \ -3
+\ Divide, floored: the quotient rounded toward negative infinity (as gforth).
+\ e.g. -7 2 / . \ -4
 
 : MOD      ( n1 n2 -- n3 )  /MOD DROP ;
-\ Remainder of truncating division (sign of n1).
-\ e.g. -7 2 MOD . \ -1
+\ Remainder of floored division: it has the divisor's sign (as gforth).
+\ e.g. -7 2 MOD . \ 1
 
 : */       ( n1 n2 n3 -- n4 )  */MOD NIP ;
-\ n1*n2/n3 with a double-width product; truncating.
+\ n1*n2/n3 with a double-width product; floored.
 \ e.g. 1000000 3 7 */ . \ 428571
 
 : S>D      ( n -- d )  DUP 0< ;

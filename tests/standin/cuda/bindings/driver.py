@@ -96,6 +96,44 @@ class CUfunction_attribute(enum.IntEnum):  # noqa: N801
     CU_FUNC_ATTRIBUTE_NUM_REGS = 4
 
 
+class CUtensorMapDataType(enum.IntEnum):  # noqa: N801
+    CU_TENSOR_MAP_DATA_TYPE_UINT8 = 0
+    CU_TENSOR_MAP_DATA_TYPE_UINT16 = 1
+    CU_TENSOR_MAP_DATA_TYPE_UINT32 = 2
+    CU_TENSOR_MAP_DATA_TYPE_INT32 = 3
+    CU_TENSOR_MAP_DATA_TYPE_UINT64 = 4
+    CU_TENSOR_MAP_DATA_TYPE_INT64 = 5
+    CU_TENSOR_MAP_DATA_TYPE_FLOAT16 = 6
+    CU_TENSOR_MAP_DATA_TYPE_FLOAT32 = 7
+    CU_TENSOR_MAP_DATA_TYPE_FLOAT64 = 8
+    CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 = 9
+
+
+class CUtensorMapInterleave(enum.IntEnum):  # noqa: N801
+    CU_TENSOR_MAP_INTERLEAVE_NONE = 0
+    CU_TENSOR_MAP_INTERLEAVE_16B = 1
+    CU_TENSOR_MAP_INTERLEAVE_32B = 2
+
+
+class CUtensorMapSwizzle(enum.IntEnum):  # noqa: N801
+    CU_TENSOR_MAP_SWIZZLE_NONE = 0
+    CU_TENSOR_MAP_SWIZZLE_32B = 1
+    CU_TENSOR_MAP_SWIZZLE_64B = 2
+    CU_TENSOR_MAP_SWIZZLE_128B = 3
+
+
+class CUtensorMapL2promotion(enum.IntEnum):  # noqa: N801
+    CU_TENSOR_MAP_L2_PROMOTION_NONE = 0
+    CU_TENSOR_MAP_L2_PROMOTION_L2_64B = 1
+    CU_TENSOR_MAP_L2_PROMOTION_L2_128B = 2
+    CU_TENSOR_MAP_L2_PROMOTION_L2_256B = 3
+
+
+class CUtensorMapFloatOOBfill(enum.IntEnum):  # noqa: N801
+    CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE = 0
+    CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA = 1
+
+
 launches: list[_sd.Launch] = []
 syncs: list[tuple[str, int]] = []  # each synchronization asked for: ("context", ctx) or ("stream", stream)
 waits: list[tuple[int, int]] = []  # each cuStreamWaitEvent: (stream, event)
@@ -126,6 +164,34 @@ class _Handle:
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} 0x{self._value:x}>"
+
+
+class _Uint:
+    """cuda-python's cuuint32_t / cuuint64_t: an unsigned value of a width, int() gives it."""
+    bits = 64
+
+    def __init__(self, value: int = 0) -> None:
+        if not 0 <= int(value) < 1 << self.bits:
+            raise OverflowError(f"{type(self).__name__}: {value} out of range")
+        self._value = int(value)
+
+    def __int__(self) -> int:
+        return self._value
+
+
+class cuuint64_t(_Uint):  # noqa: N801
+    bits = 64
+
+
+class cuuint32_t(_Uint):  # noqa: N801
+    bits = 32
+
+
+class CUtensorMap:
+    """cuda-python's CUtensorMap: `opaque`, 16 u64 words (the stand-in's encoding: TENSOR_MAP_WORDS)."""
+
+    def __init__(self, words: list[int] | None = None) -> None:
+        self.opaque = list(words or [0] * 16)
 
 
 class CUcontext(_Handle):
@@ -671,3 +737,45 @@ def cuEventDestroy(hEvent):  # noqa: N802, N803
         return (CUresult.CUDA_ERROR_INVALID_HANDLE,)
     del _events[int(hEvent)]
     return (_OK,)
+
+
+# ---- tensor maps (cuTensorMapEncodeTiled) ----------------------------------------------------------------
+TENSOR_MAP_MAGIC = 0x5354414E44494E31  # the stand-in's maps start with this word
+# the stand-in's encoding, word by word (the driver's is opaque): what the launcher asked for
+TENSOR_MAP_WORDS = ("magic", "dtype", "rank", "address", "dim0", "dim1", "stride0", "box0", "box1", "estride0",
+                    "estride1", "interleave", "swizzle", "l2promotion", "oobfill")
+tensor_maps: list[dict] = []  # test hook: each map encoded, as TENSOR_MAP_WORDS (without the magic)
+_ESIZE = {0: 1, 1: 2, 2: 4, 3: 4, 4: 8, 5: 8, 6: 2, 7: 4, 8: 8, 9: 2}
+_SWIZZLE_SPAN = {0: None, 1: 32, 2: 64, 3: 128}
+
+
+def cuTensorMapEncodeTiled(tensorDataType, tensorRank, globalAddress, globalDim, globalStrides,  # noqa: N802, N803
+                           boxDim, elementStrides, interleave, swizzle, l2Promotion, oobFill):  # noqa: N803
+    """As cuda-python's: enums of their classes, lists of cuuint64_t / cuuint32_t (a TypeError else), the
+    requirements of the driver's documentation (CUDA_ERROR_INVALID_VALUE else), for a rank of 1 or 2."""
+    for arg, cls in ((tensorDataType, CUtensorMapDataType), (interleave, CUtensorMapInterleave),
+                     (swizzle, CUtensorMapSwizzle), (l2Promotion, CUtensorMapL2promotion),
+                     (oobFill, CUtensorMapFloatOOBfill)):
+        if not isinstance(arg, cls):
+            raise TypeError(f"Argument is not instance of type (expected {cls})")
+    rank = int(tensorRank)
+    for arg, cls, n in ((globalDim, cuuint64_t, rank), (globalStrides, cuuint64_t, rank - 1),
+                        (boxDim, cuuint32_t, rank), (elementStrides, cuuint32_t, rank)):
+        if not isinstance(arg, (list, tuple)) or not all(isinstance(x, cls) for x in arg):
+            raise TypeError(f"Argument is not instance of type (expected list[{cls.__name__}])")
+        if len(arg) != n:
+            return (CUresult.CUDA_ERROR_INVALID_VALUE, None)
+    addr, esize = _address(globalAddress), _ESIZE[int(tensorDataType)]
+    dims, strides, box, es = ([int(x) for x in a] for a in (globalDim, globalStrides, boxDim, elementStrides))
+    span = _SWIZZLE_SPAN[int(swizzle)]
+    ok = (1 <= rank <= 2 and addr % 16 == 0 and all(1 <= d <= 1 << 32 for d in dims)
+          and all(st % 16 == 0 and st < 1 << 40 for st in strides) and all(1 <= b <= 256 for b in box)
+          and box[0] * esize % 16 == 0 and all(1 <= e <= 8 for e in es)
+          and (span is None or box[0] * esize <= span) and int(interleave) == 0)
+    if not ok:
+        return (CUresult.CUDA_ERROR_INVALID_VALUE, None)
+    pad = [0] * (2 - rank)
+    fields = [int(tensorDataType), rank, addr, *dims, *pad, *strides, *[0] * (1 - len(strides)), *box, *pad, *es,
+              *pad, int(interleave), int(swizzle), int(l2Promotion), int(oobFill)]
+    tensor_maps.append(dict(zip(TENSOR_MAP_WORDS[1:], fields)))
+    return (_OK, CUtensorMap([TENSOR_MAP_MAGIC, *fields] + [0] * (16 - 1 - len(fields))))

@@ -142,19 +142,18 @@ def w_watch(f: "Forth", tok: Token) -> None:
     watches.append((addr, n))
 
 
-@host("SAVE-VIEW", "( \"file\" -- )", "Debugger: write the current stop's view (the word, the active mask, the lanes' "
-      "stacks, the warps) to the file named next, as an SVG picture.", "", wordset="tileforth", parses=FILE_NAME,
-      group=DEBUG_GROUP)
+@host("SAVE-VIEW", "( \"file\" -- )", "Write a picture to the file named next, SVG (.svg) or PNG (.png): the debugger's "
+      "current stop (the word, the active mask, the lanes' stacks, the warps, the tiles and async state) while a "
+      "line is debugged, else the last .TILE, .FRAG, .LANES or PROFILE view shown (a heat map of its cells).",
+      "", wordset="tileforth", parses=FILE_NAME, group=DEBUG_GROUP)
 def w_save_view(f: "Forth", tok: Token) -> None:
-    from ..debugsvg import view_svg
+    from ..viewexport import current, save
 
-    d = _current(f, tok)
     name = f.reader.next_token()
-    if name is None or not name.text.lower().endswith(".svg"):
-        raise ForthError("SAVE-VIEW needs a file name ending in .svg after it: `SAVE-VIEW stop.svg`", tok.pos, tok.text)
+    if name is None or not name.text.lower().endswith((".svg", ".png")):
+        raise ForthError("SAVE-VIEW needs a file name ending in .svg or .png after it: `SAVE-VIEW stop.svg`",
+                         tok.pos, tok.text)
     try:
-        with open(name.text, "w", encoding="utf-8") as out:
-            out.write(view_svg(d.view()))
-    except OSError as exc:
-        raise ForthError(f"SAVE-VIEW cannot write {name.text}: {exc.strerror}; name a file in a folder you can "
-                         "write to", name.pos, name.text) from None
+        save(current(f), name.text)
+    except ForthError as exc:
+        raise ForthError(exc.message, name.pos, name.text) from None

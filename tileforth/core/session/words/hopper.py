@@ -1,4 +1,4 @@
-"""Hopper's host words (tileforth's own): TMAP, a tensor map of an ARRAY or MATRIX for the TMA words
+"""Hopper's host words (tileforth's own): WG-SHAPE and WGDESC (warpgroup MMA: core/compile/wgmma.py); TMAP, a tensor map of an ARRAY or MATRIX for the TMA words
 (core/compile/tma.py). The map is 128 bytes of device memory (64 aligned); its name pushes their address.
 On a GPU the driver encodes it (tensormap.py: cuTensorMapEncodeTiled); on the emulator it is the
 emulator's record of the same fields, which its TMA model (backends/cpu/mbarriers.py) reads."""
@@ -6,13 +6,18 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ...compile.primitives import TABLE as PRIMS
+from ...compile.smem import SmemTile
 from ...compile.tma import TMAP_ALIGN, TMAP_BYTES
+from ...compile.wgmma import WG_K, WG_M, WG_N, DescSpec, check_desc
 from ...errors import ForthError
-from ...front.dictionary import Constant
+from ...front.dictionary import Colon, Constant
 from ...front.reader import Token
+from ...front.tree import Lit, Prim
+from ...records import replace
 from ..tensormap import TensorMap, check, driver_encode, libcuda_encode
 from .definitions import _define
-from .table import NEW_NAME, host
+from .table import NAME_NEXT, NEW_NAME, host, immediate
 from .textin import _name
 
 if TYPE_CHECKING:
@@ -43,6 +48,13 @@ def w_tmap(f: "Forth", tok: Token) -> None:
                          f"`A 64 64 0 TMAP {name.text}`", tok.pos, tok.text)
     _, shape, et = entry.array
     rows, cols = (1, shape[0]) if len(shape) == 1 else shape
+    define_tensor_map(f, name.text, entry.name, addr, rows, cols, et, box_rows, box_cols, swizzle, tok)
+
+
+def define_tensor_map(f: "Forth", name: str, of: str, addr: int, rows: int, cols: int, et, box_rows: int,
+                      box_cols: int, swizzle: int, tok: Token) -> None:
+    """Define `name` as a tensor map of the rows x cols array `of` (elements `et`) at addr: TMAP, and a
+    kernel file's `\\! tmap` (export/kernelfile.py, which knows an array's dimensions from its header)."""
     t = TensorMap(addr, rows, cols, cols * et.size, et.name, et.size, box_rows, box_cols, swizzle)
     try:
         check(t, "TMAP")
@@ -60,5 +72,52 @@ def w_tmap(f: "Forth", tok: Token) -> None:
     base = f.backend.alloc(TMAP_BYTES + TMAP_ALIGN)
     at = base + (-base % TMAP_ALIGN)
     f.backend.write(at, data)
-    _define(f, Constant(name.text, at, help=f"( -- tmap ) a tensor map of {entry.name}: {box_rows}x{box_cols} "
+    _define(f, Constant(name, at, help=f"( -- tmap ) a tensor map of {of}: {box_rows}x{box_cols} "
                         f"{et.name} boxes ({t.box_bytes} bytes), swizzle {swizzle}"))
+
+
+# ---- warpgroup MMA (issue 29, point 1: core/compile/wgmma.py) ------------------------------------------
+@host("WG-SHAPE", "( m n k -- )", "Set the warpgroup MMA shape for the WGMMA words compiled from now on: 64 N 16 "
+      "(wgmma m64nNk16), N a multiple of 8 from 8 to 256; the inputs are the TILE-IN type (F16 or BF16), the "
+      "accumulator f32, N/2 per thread of the warpgroup. The default is 64 64 16.",
+      "64 128 16 WG-SHAPE", wordset="tileforth")
+def w_wg_shape(f: "Forth", tok: Token) -> None:
+    m, n, k = f.pop_uniform(3, "WG-SHAPE")
+    if (m, k) != (WG_M, WG_K) or n not in WG_N:
+        raise ForthError(f"WG-SHAPE {m} {n} {k} is not a warpgroup MMA shape: wgmma is m64nNk16 with N a multiple of "
+                         "8 from 8 to 256, e.g. `64 128 16 WG-SHAPE`", tok.pos, tok.text)
+    f.tile_config = replace(f.tile_config, wg_n=n)
+
+
+def _smem_tile(f: "Forth", name: Token) -> SmemTile:
+    entry = f.lookup(name.text.upper())
+    body = getattr(entry, "body", None)
+    if isinstance(entry, Colon) and body and len(body) == 1 and isinstance(body[0], Prim) \
+            and isinstance(body[0].arg, SmemTile):
+        return body[0].arg
+    raise ForthError(f"WGDESC {name.text}: {name.text} is not a SMEM-TILE; name the shared tile the descriptor "
+                     "describes, e.g. `0 0 0 128 WGDESC As` after `64 64 BF16 2 SMEM-TILE-SWZ As`", name.pos, name.text)
+
+
+@immediate("WGDESC", '( stage row col "name" -- desc )', "swizzle WGDESC name (swizzle a literal: 128 or 0 "
+           "bytes): the wgmma matrix descriptor of the K-major block at row, col of a stage of the SMEM-TILE name: "
+           "start address >> 4, leading and stride byte offsets, swizzle mode, checked against the tile's layout "
+           "when it is compiled (128: a SMEM-TILE-SWZ, rows of K; 0: a tile of 16-byte rows in core-matrix order). "
+           "A's block is 64 x 16 (M x K), B's N x 16 (the tile holds B transposed, N x K).",
+           "64 64 BF16 1 SMEM-TILE-SWZ sA  BF16 TILE-IN  0 8 16 128 WGDESC sA 62 RSHIFT . \\ 1",
+           wordset="tileforth", parses=NAME_NEXT)
+def i_wgdesc(f: "Forth", tok: Token) -> None:
+    items = f._items()
+    last = items[-1] if items else None
+    if not isinstance(last, Lit):
+        raise ForthError("WGDESC needs a literal swizzle before it (the descriptor's mode, in bytes: 128 for a "
+                         "SMEM-TILE-SWZ, 0 for a tile in core-matrix order), e.g. `0 0 0 128 WGDESC As`", tok.pos,
+                         tok.text)
+    items.pop()
+    swizzle = int(last.value)
+    name = _name(f, tok)
+    tile = _smem_tile(f, name)
+    why = check_desc(tile, swizzle, f.tile_config.in_type)
+    if why is not None:
+        raise ForthError(f"{swizzle} WGDESC {name.text}: {why}", name.pos, tok.text)
+    f.append(Prim(PRIMS["(WGDESC)"], tok.pos, arg=DescSpec(tile, swizzle)))

@@ -50,6 +50,9 @@ MAX_WARPS_COMPARED = 4096  # beyond this a stack view does not say whether the w
 def show(f: "Forth", view: View) -> None:
     """Append a view to the line's output, through the display hook if set.
     A view starts on a fresh line; a hook that fails falls back to text."""
+    from ..viewexport import note
+
+    note(f, view)  # SAVE-VIEW's picture (viewexport.py)
     text = None
     hook = getattr(f, "display", None)
     if hook is not None:
@@ -190,6 +193,10 @@ def w_tile(f: "Forth", tok: Token) -> None:
       group=INSPECT_GROUP)
 def w_frag(f: "Forth", tok: Token) -> None:
     t, depth = _top_tile(f, ".FRAG")
+    if t.kind == "wacc":  # a warpgroup accumulator (wgmma.py): 128 threads, not one warp's fragments
+        raise ForthError(".FRAG shows one warp's mma.sync fragments; the top tile is a warpgroup accumulator, whose "
+                         "element i of lane L of warp w (of 4) is at row 16w + L/4 + 8((i/2) mod 2), column 8(i/4) + "
+                         "2(L mod 4) + i mod 2: use WGROW and WGCOL, or .TILE", tok.pos, tok.text)
     rows, cols = t.shape
     lanes, regs = fragments.tile_maps(t.kind, rows, cols)
     br, bc, _, _ = fragments.BLOCKS[t.kind]

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
 
 ENVIRONMENT = {  # what ENVIRONMENT? answers (Forth-2012 table 3.5 and x.3), honestly for this system
-    "/COUNTED-STRING": [255], "/HOLD": [256], "/PAD": [84], "ADDRESS-UNIT-BITS": [8], "FLOORED": [0],
+    "/COUNTED-STRING": [255], "/HOLD": [256], "/PAD": [84], "ADDRESS-UNIT-BITS": [8], "FLOORED": [-1],
     "MAX-CHAR": [255], "MAX-N": [2**63 - 1], "MAX-U": [-1], "MAX-D": [-1, 2**63 - 1], "MAX-UD": [-1, -1],
     "RETURN-STACK-CELLS": [32], "#LOCALS": [64], "WORDLISTS": [64],
 }

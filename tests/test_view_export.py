@@ -1,0 +1,173 @@
+"""Pictures of views (core/session/viewexport.py, png.py; SAVE-VIEW): each file parses as what it claims,
+with the cell count and colours worked out here.
+
+References: the PNG is decoded here from the specification (ISO/IEC 15948: the 8-byte signature, chunks of
+length, type, data and CRC-32, IHDR's fields, the IDAT stream inflated with zlib, one filter byte per row),
+not by the encoder; the SVG is parsed with xml.etree. The colours are computed here from the documented
+rules: a value's colour is the grey (221,221,221) blended towards (180,4,38) for v > 0 or (59,76,192) for
+v < 0 by |v| / max|v|; a lane's colour is colorsys's hsv(lane/32, 0.45, 1); the tile values are numpy's.
+"""
+from __future__ import annotations
+
+import colorsys
+import struct
+import xml.etree.ElementTree as ET
+import zlib
+
+import numpy as np
+import pytest
+
+from tileforth.core import Forth
+from tileforth.core.errors import ForthError
+
+NS = "{http://www.w3.org/2000/svg}"
+PNG_CELL = 8  # pixels per cell, as viewexport.py documents
+
+
+def decode_png(data: bytes) -> np.ndarray:
+    """An 8-bit RGB, non-interlaced PNG's pixels, (height, width, 3), with the CRCs checked."""
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    pos, chunks = 8, []
+    while pos < len(data):
+        (n,) = struct.unpack(">I", data[pos:pos + 4])
+        kind, body = data[pos + 4:pos + 8], data[pos + 8:pos + 8 + n]
+        (crc,) = struct.unpack(">I", data[pos + 8 + n:pos + 12 + n])
+        assert crc == zlib.crc32(kind + body) & 0xFFFFFFFF, kind
+        chunks.append((kind, body))
+        pos += 12 + n
+    assert chunks[0][0] == b"IHDR" and chunks[-1][0] == b"IEND"
+    w, h, depth, colour, comp, filt, interlace = struct.unpack(">IIBBBBB", chunks[0][1])
+    assert (depth, colour, comp, filt, interlace) == (8, 2, 0, 0, 0)
+    raw = zlib.decompress(b"".join(b for k, b in chunks if k == b"IDAT"))
+    assert len(raw) == h * (1 + 3 * w)
+    rows = np.frombuffer(raw, np.uint8).reshape(h, 1 + 3 * w)
+    assert (rows[:, 0] == 0).all()  # filter type 0 (None) on every row, the only one the encoder writes
+    return rows[:, 1:].reshape(h, w, 3)
+
+
+def cells_of(img: np.ndarray) -> np.ndarray:
+    """The colour at the centre of each PNG_CELL x PNG_CELL cell."""
+    h, w, _ = img.shape
+    assert h % PNG_CELL == 0 and w % PNG_CELL == 0
+    return img[PNG_CELL // 2::PNG_CELL, PNG_CELL // 2::PNG_CELL]
+
+
+def heat_expected(v: np.ndarray) -> np.ndarray:
+    v = np.asarray(v, np.float64)
+    m = np.abs(v).max()
+    out = np.zeros(v.shape + (3,))
+    for idx in np.ndindex(v.shape):
+        t = v[idx] / m if m else 0.0
+        end = (180, 4, 38) if t > 0 else (59, 76, 192)
+        out[idx] = [g + (e - g) * abs(t) for g, e in zip((221, 221, 221), end)]
+    return np.rint(out).astype(np.uint8)
+
+
+def svg_cells(path) -> list:
+    root = ET.parse(path).getroot()
+    assert root.tag == NS + "svg"
+    return [r for r in root.iter(NS + "rect") if r.get("class") == "cell"]
+
+
+def _hex(rgb) -> str:
+    return "#%02x%02x%02x" % tuple(int(x) for x in rgb)
+
+
+TILE = "16 16 F16 MATRIX A  RAMP A  TZERO A 16 TLOAD-A"
+
+
+def test_tile_png_and_svg_have_a_cell_per_element_in_its_heat_colour(tmp_path):
+    f = Forth(backend="cpu")
+    f.eval(TILE)
+    f.eval(".TILE")
+    f.eval(f"SAVE-VIEW {tmp_path}/t.png  SAVE-VIEW {tmp_path}/t.svg")
+    want = heat_expected(np.arange(256, dtype=np.float64).reshape(16, 16))  # A = RAMP: 0..255, row-major
+    img = decode_png((tmp_path / "t.png").read_bytes())
+    assert img.shape == (16 * PNG_CELL, 16 * PNG_CELL, 3)
+    assert np.array_equal(cells_of(img), want)
+    cells = svg_cells(tmp_path / "t.svg")
+    assert len(cells) == 256
+    assert [c.get("fill") for c in cells] == [_hex(x) for x in want.reshape(-1, 3)]
+    assert cells[17].find(NS + "title").text == "(1,1) 17"
+
+
+def test_frag_cells_are_coloured_by_lane(tmp_path):
+    f = Forth(backend="cpu")
+    f.eval(TILE)
+    out = f.eval(".FRAG")
+    f.eval(f"SAVE-VIEW {tmp_path}/f.png")
+    # the lanes as .FRAG prints them (its grid rows: a row label, then 16 lane numbers)
+    rows = [ln.split() for ln in out.splitlines()]
+    grid = np.array([[int(x) for x in r[1:]] for r in rows if len(r) == 17 and r[0].isdigit()][:16])
+    assert grid.shape == (16, 16)
+    hsv = [[round(c * 255) for c in colorsys.hsv_to_rgb((lane % 32) / 32, 0.45, 1.0)] for lane in range(32)]
+    want = np.array([[hsv[x] for x in row] for row in grid], np.uint8)
+    assert np.array_equal(cells_of(decode_png((tmp_path / "f.png").read_bytes())), want)
+
+
+def test_lanes_picture_has_a_row_per_thread_and_a_cell_per_item(tmp_path):
+    f = Forth(backend="cpu")
+    f.eval("8 1 1 THREADS  TID-X 1+ 0 ?DO I 3 - LOOP")  # thread t: t+1 items -3 .. t-3
+    f.eval(".LANES")
+    f.eval(f"SAVE-VIEW {tmp_path}/l.svg  SAVE-VIEW {tmp_path}/l.png")
+    vals = np.full((8, 8), np.nan)
+    for t in range(8):
+        vals[t, :t + 1] = np.arange(t + 1) - 3
+    want = heat_expected(np.nan_to_num(vals))
+    want[np.isnan(vals)] = 255  # white past a thread's depth
+    assert np.array_equal(cells_of(decode_png((tmp_path / "l.png").read_bytes())), want)
+    assert len(svg_cells(tmp_path / "l.svg")) == 8 * 8
+
+
+def test_profile_picture_has_a_row_per_site(tmp_path):
+    f = Forth(backend="cpu")
+    f.eval("64 1 1 THREADS  256 CELLS SHARED: sh  2048 F32 ARRAY g")
+    f.eval(": rd TID-X 4 * CELLS sh + @ DROP  TID-X 32 * g + SF@ FDROP ;  PROFILE rd")
+    f.eval(f"SAVE-VIEW {tmp_path}/p.png  SAVE-VIEW {tmp_path}/p.svg")
+    img = cells_of(decode_png((tmp_path / "p.png").read_bytes()))
+    # two sites: a shared load whose stride of 4 cells (32 bytes) puts lanes 4 banks apart in 32 banks of 4
+    # bytes: conflicts; a global load with a stride of 32 bytes: a 32-byte sector per lane, where 4 would do
+    banks = (np.arange(32) * 32 // 4) % 32
+    assert np.bincount(banks).max() > 1
+    assert len(set(np.arange(32) * 32 // 32)) > 32 * 4 // 32
+    green, yellow, red, na = (76, 154, 42), (208, 140, 0), (200, 30, 30), (238, 238, 238)
+    assert img.shape == (2, 3, 3)
+    assert [tuple(c) for c in img[0]] == [green, na, red]
+    assert [tuple(c) for c in img[1]] == [green, yellow, na]
+    assert len(svg_cells(tmp_path / "p.svg")) == 2 * 3
+
+
+def test_debugger_stop_png_is_the_mask_and_the_warps(tmp_path):
+    f = Forth(backend="cpu")
+    f.eval("64 1 1 THREADS")
+    f.eval("DEBUG TID-X 2 MOD IF 1 THEN")
+    f.eval("DSTEP DSTEP DSTEP DSTEP")
+    f.eval(f"SAVE-VIEW {tmp_path}/d.png  SAVE-VIEW {tmp_path}/d.svg")
+    img = cells_of(decode_png((tmp_path / "d.png").read_bytes()))
+    assert img.shape == (2, 32, 3)
+    assert [tuple(c) == (76, 154, 42) for c in img[0]] == [t % 2 == 1 for t in range(32)]  # odd lanes: the IF
+    assert ET.parse(tmp_path / "d.svg").getroot().tag == NS + "svg"
+    f.eval("DQUIT")
+
+
+def test_save_view_errors_keep_the_session(tmp_path):
+    f = Forth(backend="cpu")
+    f.eval("1 2")
+    with pytest.raises(ForthError, match="none was shown yet"):
+        f.eval(f"SAVE-VIEW {tmp_path}/x.png")
+    with pytest.raises(ForthError, match="ending in .svg or .png"):
+        f.eval("SAVE-VIEW x.gif")
+    f.eval(".LANES")
+    with pytest.raises(ForthError, match="cannot write"):
+        f.eval(f"SAVE-VIEW {tmp_path}/no/such/x.png")
+    assert f.data_stack() == [1, 2]
+
+
+def test_python_call_writes_what_save_view_writes(tmp_path):
+    from tileforth.core.session.viewexport import save_view
+
+    f = Forth(backend="cpu")
+    f.eval(TILE + "  .TILE")
+    save_view(f, str(tmp_path / "a.png"))
+    f.eval(f"SAVE-VIEW {tmp_path}/b.png")
+    assert (tmp_path / "a.png").read_bytes() == (tmp_path / "b.png").read_bytes()
