@@ -5,47 +5,53 @@
 \! param MM i32
 \! param NN i32
 \! param KK i32
-\! tiles 16 8 16 bf16
-\! smem As bf16[64,64] 3 swizzled
-\! smem Bs bf16[64,64] 3 swizzled
-\! block 256
+\! tiles 16 8 16 bf16 4x8
+\! smem As bf16[128,32] 3
+\! smem Bs bf16[32,64] 6 swizzled
+\! block 128
 \ The Ampere GEMM recipe (docs/tiles.md, "The fast GEMM, step by step"): C = A . B, bf16 in, f32 out.
-\ A block of 8 warps computes a 64x64 tile of C; each warp a 16x32 tile, 4 m16n8 accumulators kept on
-\ the tile stack. k goes in steps of 64 through a three-stage cp.async ring of 128-byte-swizzled shared
-\ tiles (As: 64 rows of m x 64 of k; Bs: 64 rows of k x 64 of n); fragments move with ldmatrix
-\ (TLDSM-A, TLDSM-B), the product is mma.sync m16n8k16 (TMMA); the epilogue stores per lane.
-\ MM: any size; NN and KK: multiples of 8 (a row is 16-byte chunks); the edges are zero-filled copies.
-\ Grid: NN/64 x MM/64 blocks, rounded up. Run it:
+\ A block of 4 warps (2 x 2) computes a 128x128 tile of C; each warp a 64x64 tile, one 4x8 grid of m16n8
+\ accumulators (`4x8` in the tiles line: 128 f32 registers per lane). k goes in steps of 32 through a
+\ three-stage cp.async ring: As holds 128 rows of m x 32 of k per stage; Bs 32 rows of k x 64 of n, 128-byte
+\ swizzled, two stages per ring slot (stage 2s + h: columns 64h..64h+63 of the block tile, warp column h's).
+\ Per 16 of k a warp loads a 4x1 column of a fragments (TLDSM-A: 4 ldmatrix.x4), a 1x8 row of b fragments
+\ (TLDSM-B: 8 ldmatrix.x2.trans) and does 32 mma.sync m16n8k16 (TMMA).
+\ MM: any size; NN and KK: multiples of 8 (a row is 16-byte chunks); the edges are zero-filled copies, and
+\ a warp tile that crosses an edge stores lane by lane. Grid: NN/128 x MM/128 blocks, rounded up. Run it:
 \   tileforth run demos/gemm_async.fth --param A=@a.npy --param B=@b.npy --param MM=64 --param NN=128 \
-\     --param KK=96 --grid 2,1,1 --save C=c.npy
+\     --param KK=96 --grid 1,1,1 --save C=c.npy
 \ Compile it:  tileforth compile demos/gemm_async.fth --arch sm_90 --cubin --verbose
-: m0 ( -- r )  BID-Y 64 * ;                     \ the block's first row of C
-: n0 ( -- c )  BID-X 64 * ;                     \ its first column
-: wm ( -- r )  WARP-ID 1 RSHIFT 16 * ;          \ the warp's first row in the block tile (4 warps down)
-: wn ( -- c )  WARP-ID 1 AND 32 * ;             \ its first column (2 warps across)
-: k-tiles ( -- n )  KK 63 + 64 / ;
-: stage ( kt -- s )  3 MOD ;
+: m0 ( -- r )  BID-Y 128 * ;                    \ the block's first row of C
+: n0 ( -- c )  BID-X 128 * ;                    \ its first column
+: wm ( -- r )  WARP-ID 1 RSHIFT 64 * ;          \ the warp's first row in the block tile (2 warps down)
+: wh ( -- h )  WARP-ID 1 AND ;                  \ its column half (2 warps across)
+: k-tiles ( -- n )  KK 31 + 32 / ;
+: slot ( kt -- s )  3 MOD ;
 : chunk { g s a geom rows bytes i -- }  \ chunk i of a stage, zero-filled past rows x bytes (STAGE-TILE-N's)
   g s a geom i STAGE-ADDRS  rows bytes geom i STAGE-BYTES  CP.ASYNC-N ;
-: stage-64x64 { g s a geom rows bytes -- }  \ this thread's 2 of a stage's 512 chunks, unrolled
-  g s a geom rows bytes THREAD-ID chunk  g s a geom rows bytes THREAD-ID 256 + chunk ;
-: fetch-a { kt -- }  m0 KK * kt 64 * + 2* A +  KK 2*  kt stage As  As-GEOM
-  MM m0 - 64 MIN  KK kt 64 * - 2* 128 MIN  stage-64x64 ;
-: fetch-b { kt -- }  kt 64 * NN * n0 + 2* B +  NN 2*  kt stage Bs  Bs-GEOM
-  KK kt 64 * - 64 MIN  NN n0 - 2* 128 MIN  stage-64x64 ;
-: fetch ( kt -- )  DUP k-tiles < IF  DUP fetch-a DUP fetch-b  THEN DROP  CP.COMMIT ;  \ an empty group counts
-: mma-b { s kk j -- }  ( T: c a -- c' )  s Bs kk wn j 8 * + Bs-GEOM TLDSM-B  TMMA ;
-: mma-stage { s -- }  ( T: c0 c1 c2 c3 -- c0' c1' c2' c3' )  \ a is loaded once and used for 4 n8 tiles
-  64 0 DO  s As wm I As-GEOM TLDSM-A
-    4 TROLL TOVER s I 0 mma-b TSWAP  4 TROLL TOVER s I 1 mma-b TSWAP
-    4 TROLL TOVER s I 2 mma-b TSWAP  4 TROLL TOVER s I 3 mma-b TSWAP  TDROP  16 +LOOP ;
-: put { j -- }  ( T: acc -- )
-  4 0 DO  m0 wm + I TROW +  n0 wn + j 8 * + I TCOL +          ( row col )
+: fetch-a { kt -- }  \ this thread's 4 of the 512 chunks of A's 128x32 stage
+  m0 KK * kt 32 * + 2* A +  KK 2*  kt slot As  As-GEOM  MM m0 - 128 MIN  KK kt 32 * - 2* 64 MIN
+  { g s a geom rows bytes }  4 0 DO  g s a geom rows bytes  I 128 * THREAD-ID +  chunk  LOOP ;
+: fetch-b { kt h -- }  \ this thread's 2 of the 256 chunks of B's half h, a 32x64 stage
+  kt 32 * NN * n0 + h 64 * + 2* B +  NN 2*  kt slot 2* h + Bs  Bs-GEOM  KK kt 32 * - 32 MIN
+  NN n0 - h 64 * - 2* 128 MIN  { g s a geom rows bytes }
+  2 0 DO  g s a geom rows bytes  I 128 * THREAD-ID +  chunk  LOOP ;
+: fetch ( kt -- )  DUP k-tiles < IF  DUP fetch-a  2 0 DO  DUP I fetch-b  LOOP  THEN DROP  CP.COMMIT ;
+: mma-stage { s -- }  ( T: c -- c' )  \ 32 of k: 2 x (a 4x1, b 1x8, 32 mma.sync)
+  32 0 DO  s As wm I As-GEOM TLDSM-A  s 2* wh + Bs I 0 Bs-GEOM TLDSM-B  TMMA  16 +LOOP ;
+: c-row ( -- r )  m0 wm + ;
+: c-col ( -- c )  n0 wh 64 * + ;
+: put-edge ( -- )  ( T: acc -- )  \ a warp tile across an edge: lane by lane, the elements inside
+  128 0 DO  c-row I TROW +  c-col I TCOL +  ( row col )
     OVER MM < OVER NN < AND IF  I TLANE@  SWAP NN * + 4 * C + SF!  ELSE 2DROP THEN
   LOOP TDROP ;
+: put ( -- )  ( T: acc -- )  \ the whole 64x64 warp tile in one TSTORE when it is inside C
+  c-row 64 + MM <=  c-col 64 + NN <= AND IF  c-row NN * c-col + 4 * C +  NN TSTORE  ELSE put-edge THEN ;
 : gemm ( -- )
-  BLOCK-THREADS 256 <> ABORT" gemm_async: run it with 256 threads a block (--block 256,1,1)"
-  TZERO TZERO TZERO TZERO  0 fetch  1 fetch
-  k-tiles 0 ?DO  1 CP.WAIT BARRIER  I 2 + fetch  I stage mma-stage  LOOP
-  0 CP.WAIT  3 put 2 put 1 put 0 put ;
+  BLOCK-THREADS 128 <> ABORT" gemm_async: run it with 128 threads a block (--block 128,1,1)"
+  TZERO
+  k-tiles 2 + 0 DO  \ fetch k-tile I; from I = 2 on, wait for k-tile I - 2 and multiply it
+    I 2 >= IF  1 CP.WAIT BARRIER  THEN  I fetch  I 2 >= IF  I 2 - slot mma-stage  THEN
+  LOOP
+  0 CP.WAIT  put ;
 gemm

@@ -58,7 +58,7 @@ INTERNAL = {
     "(WGDESC)": ["BF16 TILE-IN  64 64 BF16 1 SMEM-TILE-SWZ sa  1 1 1 THREADS", "0 8 16 128 WGDESC sa DROP"],
 }
 ASYNC_WORDS = re.compile(r"(?<!\S)(CP\.ASYNC|CP\.ASYNC-N|CP\.COMMIT|CP\.WAIT|STAGE-TILE)(?!\S)")  # cp.async: sm_80
-# mma.sync m16n8k16 (the PTX ISA): TMMA of that shape needs sm_80, stmatrix (TSTSM) sm_90; ldmatrix (TLDSM-A/-B)
+# mma.sync m16n8k16 (the PTX ISA): TMMA of that shape needs sm_80, stmatrix (TSTSM) sm_90; ldmatrix (TLDSM-A/-B/-B-COL)
 # needs PTX 6.5, which LLVM 22 emits from sm_80 on (it aborts at sm_75). A line's flag is the first sm it
 # compiles for (0: every arch).
 MMA_SYNC_SHAPE = re.compile(r"(?<!\S)16 8 16 TILE-SHAPE(?!\S)")
@@ -96,7 +96,7 @@ def min_sm(line: str) -> int | str:
         return HOPPER_SM
     if re.search(r"(?<!\S)TSTSM(?!\S)", line):
         return STSM_SM
-    if ASYNC_WORDS.search(line) or re.search(r"(?<!\S)TLDSM-[AB](?!\S)", line) or (
+    if ASYNC_WORDS.search(line) or re.search(r"(?<!\S)TLDSM-(A|B|B-COL)(?!\S)", line) or (
             MMA_SYNC_SHAPE.search(line) and re.search(r"(?<!\S)TMMA(?!\S)", line)):
         return BF16_SM
     return 0
@@ -160,6 +160,10 @@ def cases() -> list[dict]:
                           # big register tiles (TILE-GRID): the same words unrolled over a 4x8 grid
                           ["4 8 TILE-GRID TZERO 0 S 0 8 S-GEOM TLDSM-A 0 S 16 0 S-GEOM TLDSM-B TMMA 5 TLANE@ 2e F* "
                            "5 TLANE! 7 TROW 7 TCOL 2DROP C 64 TSTORE 1 1 TILE-GRID", BF16_SM],
+                          # b from an n-major (column-major B) tile: ldmatrix .x2 without .trans, one and a grid
+                          ["TZERO 0 S 0 8 S-GEOM TLDSM-A 0 S 8 16 S-GEOM TLDSM-B-COL TMMA C 64 TSTORE  4 8 TILE-GRID "
+                           "TZERO 0 S 0 0 S-GEOM TLDSM-A 0 S 0 16 S-GEOM TLDSM-B-COL TMMA C 64 TSTORE 1 1 TILE-GRID",
+                           BF16_SM],
                           ["2 2 TILE-GRID 1e TFILL 0 S 16 8 S-GEOM TSTSM 1 1 TILE-GRID", STSM_SM]]
             out.append({"id": f"tiles {m}x{n}x{k} {tin}->{acc}", "words": tile_words, "float_bits": 32,
                         "lines": lines})

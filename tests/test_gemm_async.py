@@ -1,5 +1,6 @@
 """demos/gemm_async.fth (issue 28, point 8): the Ampere GEMM recipe as a kernel file — a three-stage cp.async
-ring of swizzled shared tiles, ldmatrix, mma.sync m16n8k16, 8 warps of 16x32 warp tiles.
+ring of shared tiles (B's 128-byte swizzled), ldmatrix, mma.sync m16n8k16, 4 warps of 64x64 warp tiles (each
+one 4x8 TILE-GRID of m16n8 accumulators) in a 128x128 block tile.
 
 * `tileforth run` on the cpu backend gives C = A.B exactly (integer-valued bf16 inputs: every summation order
   is exact), checked against numpy, at sizes with edges in m, n and k;
@@ -7,7 +8,7 @@ ring of swizzled shared tiles, ldmatrix, mma.sync m16n8k16, 8 warps of 16x32 war
 * the SASS of the k loop (the innermost loop that holds the HMMAs) has HMMA, LDSM and LDGSTS, no MOVM and no
   generic LD (tests/sass.py reads it);
 * the header lines the demo needs, `\\! smem` and `\\! tiles`, declare what SMEM-TILE(-SWZ) and TILE-SHAPE /
-  TILE-IN declare, and a bad one is an error at its line.
+  TILE-IN / TILE-GRID declare, and a bad one is an error at its line.
 """
 from __future__ import annotations
 
@@ -39,12 +40,15 @@ def inputs(m: int, n: int, k: int, seed: int = 0) -> tuple[np.ndarray, np.ndarra
             rng.integers(-4, 5, (k, n)).astype(ml_dtypes.bfloat16))
 
 
+TILE = 128  # the rows and columns of C a block computes
+
+
 def grid(m: int, n: int) -> str:
-    return f"{-(-n // 64)},{-(-m // 64)},1"
+    return f"{-(-n // TILE)},{-(-m // TILE)},1"
 
 
 # ---- tileforth run, against numpy ----------------------------------------------------------------------
-@pytest.mark.parametrize("m,n,k", [(64, 128, 96), (40, 72, 200), (128, 128, 128)])
+@pytest.mark.parametrize("m,n,k", [(64, 128, 96), (40, 72, 200), (128, 128, 128), (200, 136, 40), (256, 256, 64)])
 def test_tileforth_run_gives_the_exact_product(tmp_path, m, n, k):
     a, b = inputs(m, n, k)
     np.save(tmp_path / "a.npy", a.astype(np.float32))  # a .npy of f32: `run` converts to the declared bf16
@@ -65,7 +69,7 @@ def test_run_kernel_file_twice_in_one_session():
     for m, n, k in ((16, 64, 64), (64, 64, 16)):
         a, b = inputs(m, n, k, seed=m)
         c = np.zeros((m, n), np.float32)
-        run_kernel_file(f, spec, {"A": a, "B": b, "C": c}, grid=(-(-n // 64), -(-m // 64), 1))
+        run_kernel_file(f, spec, {"A": a, "B": b, "C": c}, grid=(-(-n // TILE), -(-m // TILE), 1))
         assert np.array_equal(c, a.astype(np.float32) @ b.astype(np.float32)), (m, n, k)
 
 
@@ -82,7 +86,7 @@ def test_compile_cubin_verbose_reports_no_spills(tmp_path, arch):
 
 
 def k_loop(unchecked: bool, arch: str = "sm_90") -> list:
-    """The innermost loop of the kernel's SASS that holds HMMAs: the k loop (one 64-deep k step)."""
+    """The innermost loop of the kernel's SASS that holds HMMAs: the k loop (one 32-deep k-tile)."""
     ptx = kernel_file_ptx(DEMO.read_text(), arch, DEMO.name, unchecked=unchecked)
     ins = sass.sass(sass.cubin(ptx, arch))["gemm_async"]
     loops = [lp for lp in sass.inner_loops(ins) if "HMMA" in sass.opcodes(lp)]
@@ -94,10 +98,11 @@ def k_loop(unchecked: bool, arch: str = "sm_90") -> list:
 def test_the_k_loop_is_ldgsts_ldsm_and_hmma(unchecked):
     sass.require("ptxas")
     ops = sass.opcodes(k_loop(unchecked))
-    # a k step: 8 warps x (16x32 warp tile) over k = 64, each warp 4 k16 steps of 1 ldmatrix.x4 (a) and
-    # 4 ldmatrix.x2.trans (b), 4 mma.sync; and its share (4 chunks) of the next stage's copies
-    assert ops.count("HMMA") == 16 and ops.count("LDSM") == 20, ops
-    assert ops.count("LDGSTS") == 4 and "LDGDEPBAR" in ops and "DEPBAR" in ops and "BAR" in ops, ops
+    # a k-tile: each warp's 64x64 tile (a 4x8 grid) over k = 32, 2 k16 steps of 4 ldmatrix.x4 (a 4x1 column
+    # of a), 8 ldmatrix.x2.trans (a 1x8 row of b) and 32 mma.sync; and its share of the next stage's copies
+    # (512 chunks of A and 2 x 256 of B over 128 threads: 8 each)
+    assert ops.count("HMMA") == 64 and ops.count("LDSM") == 24, ops
+    assert ops.count("LDGSTS") == 8 and "LDGDEPBAR" in ops and "DEPBAR" in ops and "BAR" in ops, ops
     assert "MOVM" not in ops and "LD" not in ops and "LDG" not in ops, ops  # no transposes, no generic loads
 
 
@@ -106,15 +111,15 @@ HEAD = "\\! kernel k\n\\! param C f32[16]\n"
 
 
 def test_smem_and_tiles_header_lines_declare_the_tile_and_the_settings():
-    spec = parse_kernel_file(HEAD + "\\! tiles 16 8 16 bf16\n\\! smem T bf16[16,64] 2 swizzled\n"
+    spec = parse_kernel_file(HEAD + "\\! tiles 16 8 16 bf16 2x4\n\\! smem T bf16[16,64] 2 swizzled\n"
                                     "\\! smem U f16[8,24]\n: x ;\n")
     assert [(s.name, s.forth, s.nbytes) for s in spec.setup] == [
-        ("", "16 8 16 TILE-SHAPE F32 TILE-ACC BF16 TILE-IN", 0),
+        ("", "16 8 16 TILE-SHAPE F32 TILE-ACC BF16 TILE-IN 2 4 TILE-GRID", 0),
         ("T", "16 64 BF16 2 SMEM-TILE-SWZ T", 2 * 2048),   # stages 1024-byte aligned
         ("U", "8 24 F16 1 SMEM-TILE U", 384)]              # 128-byte aligned
     f = Forth(backend="cpu")
     run_kernel_file(f, spec, {})
-    assert f.tile_config.shape == (16, 8, 16) and f.tile_config.in_type == "bf16"
+    assert f.tile_config.shape == (16, 8, 16) and f.tile_config.in_type == "bf16" and f.tile_config.grid == (2, 4)
     assert f.eval("1 T 0 T - .  T-GEOM 16 RSHIFT 65535 AND .") == "2048 8 "
 
 
@@ -125,6 +130,8 @@ def test_smem_and_tiles_header_lines_declare_the_tile_and_the_settings():
     ("\\! tiles 16 8 bf16", "\\! tiles M N K IN"),
     ("\\! tiles 16 4 16 f16", "is not a tensor-core shape"),
     ("\\! tiles 16 8 16 bf16 f16", "needs f16 inputs"),
+    ("\\! tiles 16 8 16 bf16 4x", "\\! tiles M N K IN [ACC] [GMxGN]"),
+    ("\\! tiles 16 8 16 bf16 9x8", "a grid has 1 to 8 fragments each way"),
 ])
 def test_a_bad_smem_or_tiles_line_is_an_error_at_the_line(line, says):
     text = HEAD + line + "\n: x ;\n"
@@ -143,7 +150,7 @@ def test_the_benchmark_prints_both_gemms_and_the_ratio():
     assert re.search(r"ratio gemm_async / gemm2: first run \d+\.\d\dx, warm run \d+\.\d\dx", r.stdout), r.stdout
 
 
-@pytest.mark.parametrize("body,says", [("16 8 16 TILE-SHAPE", "\\! tiles M N K IN"),
+@pytest.mark.parametrize("body,says", [("16 8 16 TILE-SHAPE", "\\! tiles M N K IN"), ("4 8 TILE-GRID", "4x8"),
                                        ("16 64 BF16 1 SMEM-TILE T", "\\! smem NAME TYPE[ROWS,COLS] STAGES")])
 def test_the_host_words_in_a_body_name_the_header_line(body, says):
     with pytest.raises(ForthError) as err:
@@ -152,10 +159,10 @@ def test_the_host_words_in_a_body_name_the_header_line(body, says):
 
 
 def test_another_block_size_is_an_error_that_says_which(tmp_path):
-    """The warps' layout (4 x 2) and the copies (2 chunks of a stage per thread) are for 256 threads a block."""
+    """The warps' layout (2 x 2) and the copies (8 chunks of a stage per thread) are for 128 threads a block."""
     r = tileforth("run", str(DEMO), "--backend", "cpu", "--param", "MM=64", "--param", "NN=64", "--param", "KK=64",
-                  "--block", "128,1,1")
-    assert r.returncode == 1 and "run it with 256 threads a block (--block 256,1,1)" in r.stderr, r.stderr
+                  "--block", "256,1,1")
+    assert r.returncode == 1 and "run it with 128 threads a block (--block 128,1,1)" in r.stderr, r.stderr
     assert "Traceback" not in r.stderr
 
 
@@ -176,7 +183,7 @@ def test_the_demo_on_the_gpu_gives_the_exact_product(m, n, k):
     a, b = inputs(m, n, k)
     c = np.zeros((m, n), np.float32)
     run_kernel_file(f, parse_kernel_file(DEMO.read_text(), DEMO.name), {"A": a, "B": b, "C": c},
-                    grid=(-(-n // 64), -(-m // 64), 1))
+                    grid=(-(-n // TILE), -(-m // TILE), 1))
     assert np.array_equal(c, a.astype(np.float64) @ b.astype(np.float64))
 
 
@@ -184,7 +191,8 @@ def test_the_demo_on_the_gpu_gives_the_exact_product(m, n, k):
 @pytest.mark.parametrize("old,new,says", [
     ("1 CP.WAIT BARRIER", "1 CP.WAIT", "with no BARRIER since"),
     ("1 CP.WAIT BARRIER", "2 CP.WAIT BARRIER", "before the cp.async copy into it landed"),
-    ("1 CP.WAIT BARRIER  I 2 + fetch", "I 2 + fetch  2 CP.WAIT BARRIER", "may still be reading it"),
+    ("1 CP.WAIT BARRIER  THEN  I fetch", "1 CP.WAIT  THEN  I fetch  I 2 >= IF  BARRIER  THEN",
+     "may still be reading it"),
 ])
 def test_the_checked_emulator_finds_a_broken_pipeline(old, new, says):
     text = DEMO.read_text()

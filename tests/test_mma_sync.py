@@ -376,3 +376,109 @@ def test_tlane_works_per_lane_inside_a_divergent_if(f):
     for lane in range(1, WARP, 2):
         want[isa_c(lane, 1)] = lane
     assert np.array_equal(f.array("C"), want)
+
+
+# ---- TROW and TCOL: the compile-time grid -------------------------------------------------------------
+def isa_grid_place(lane: int, i: int, gn: int) -> tuple[int, int]:
+    """Element i = 4f + e of a lane's part of an m x n grid of accumulators: element e of fragment f, at
+    block row f / n and block column f mod n, 16 rows and 8 columns a block (isa_c within it)."""
+    f, e = divmod(i, 4)
+    r, c = isa_c(lane, e)
+    return 16 * (f // gn) + r, 8 * (f % gn) + c
+
+
+@pytest.mark.parametrize("gm,gn", [(4, 8), (3, 3), (2, 5)])
+def test_trow_tcol_use_the_compile_time_grid_as_constants(gm, gn):
+    """A literal index folds to one constant added to the lane's arithmetic, and a run-time index becomes
+    shifts, masks or a multiplication by a constant: no division or remainder in the PTX; and each lane's
+    values are the ISA's places in the grid (on the emulator, every element of every lane)."""
+    n = 4 * gm * gn
+    k = 37 % n
+    f = Forth(backend="cpu")
+    f.eval(f"16 8 16 TILE-SHAPE {gm} {gn} TILE-GRID  32 1 1 THREADS  {n} 64 * CELLS ALLOCATE DROP CONSTANT P "
+           f": lit ( a -- )  {k} TROW 1000 * {k} TCOL + SWAP ! ;  : run ( i a -- )  OVER TROW 1000 * ROT TCOL + SWAP ! ;")
+    bodies = {w: (p := word_ptx(f, w, "sm_90", unchecked=True))[p.index("{"):] for w in ("lit", "run")}
+    for body in bodies.values():
+        assert not re.search(r"\b(div|rem)\.", body), body
+    # lane 0's place is the constant the literal folds to (the lane's part is 0 for lane 0)
+    r0, c0 = isa_grid_place(0, k, gn)
+    assert re.search(rf"\b{1000 * r0 + c0};", bodies["lit"]) or 1000 * r0 + c0 == 0, bodies["lit"]
+    f.eval(f": places  {n} 0 DO  I TROW  P I 32 * TID-X + 2 * CELLS + !  I TCOL  P I 32 * TID-X + 2 * 1+ CELLS + ! "
+           "LOOP ;  places")
+    addr = int(f.eval("P .").split()[0])
+    got = f.backend.read(addr, n * WARP * 2 * 8).view(np.int64).reshape(n, WARP, 2)
+    want = np.array([[isa_grid_place(lane, e, gn) for lane in range(WARP)] for e in range(n)])
+    assert np.array_equal(got, want)
+
+
+# ---- TLDSM-B-COL: b from an n-major tile (ldmatrix .x2, no .trans) -----------------------------------------
+def ldmatrix_x2(shared: np.ndarray, addrs: list[int]) -> np.ndarray:
+    """PTX's ldmatrix.sync.aligned.m8n8.x2.b16 (no .trans), in numpy: lanes 0..15 give the addresses of the
+    rows of 2 matrices (matrix j: lanes 8j..8j+7, row i from lane 8j + i); lane L receives in register j
+    elements (L/4, 2(L%4)) and (L/4, 2(L%4)+1) of matrix j. Returns (lane, register j, half) 16-bit values."""
+    mats = np.stack([shared[a:a + 16].view(np.float16) for a in addrs]).reshape(2, 8, 8)
+    out = np.empty((WARP, 2, 2), np.float16)
+    for lane in range(WARP):
+        for j in range(2):
+            out[lane, j] = mats[j, lane // 4, 2 * (lane % 4):2 * (lane % 4) + 2]
+    return out
+
+
+@pytest.mark.parametrize("swizzle", [False, True])
+def test_tldsm_b_col_gives_each_lane_the_isa_b_fragment(f, swizzle):
+    """B^T (n x k) in a shared tile; the addresses each lane gives (row n0 + L mod 8, chunk k0/8 + L/8, the
+    chunk XOR (row mod 8) when swizzled) are read with the numpy ldmatrix above, and register j of lane L
+    holds b elements 2j and 2j+1, which the ISA's table (isa_b) places at (k, n): the b the emulator holds."""
+    rng = np.random.default_rng(5)
+    bt = rng.integers(-50, 50, (16, 64)).astype(np.float16)
+    word = "SMEM-TILE-SWZ" if swizzle else "SMEM-TILE"
+    f.eval(f"16 8 16 TILE-SHAPE  16 64 F16 1 {word} S2  16 64 F16 MATRIX BT")
+    f.set_array("BT", bt)
+    f.eval("BT 128 0 S2 S2-GEOM STAGE-TILE CP.COMMIT 0 CP.WAIT BARRIER  0 S2 8 16 S2-GEOM TLDSM-B-COL")
+    shared = np.frombuffer(swizzled(bt) if swizzle else bt.tobytes(), np.uint8)
+    n0, k0 = 8, 16
+    addrs = []
+    for lane in range(16):
+        r, ch = n0 + lane % 8, k0 // 8 + lane // 8
+        addrs.append(r * 128 + (ch ^ (r % 8) if swizzle else ch) * 16)
+    regs = ldmatrix_x2(shared, addrs)
+    b = np.full((16, 8), np.nan, np.float32)
+    for lane in range(WARP):
+        for i in range(4):  # b0..b3: register i // 2, half i % 2
+            b[isa_b(lane, i)] = regs[lane, i // 2, i % 2]
+    assert np.array_equal(b, bt[n0:n0 + 8, k0:k0 + 16].T.astype(np.float32))  # B = (B^T)^T, every element set
+    held = f.backend.get_tiles()[0][-1]
+    assert np.array_equal(held, b)
+
+
+def test_tldsm_b_col_grid_multiplies_as_numpy(f):
+    """Under 1 4 TILE-GRID: a 16x16 a block times four b fragments from an n-major tile (8 rows apart), TMMA."""
+    rng = np.random.default_rng(6)
+    a = rng.integers(-5, 6, (16, 64)).astype(np.float16)
+    bt = rng.integers(-5, 6, (64, 64)).astype(np.float16)  # B^T: row n, column k
+    f.eval("16 8 16 TILE-SHAPE  16 64 F16 1 SMEM-TILE-SWZ SA4  64 64 F16 1 SMEM-TILE-SWZ SB4  16 64 F16 MATRIX A4  64 64 F16 MATRIX BT4 "
+           "16 32 F32 MATRIX C4")
+    f.set_array("A4", a)
+    f.set_array("BT4", bt)
+    f.eval("1 4 TILE-GRID  A4 128 0 SA4 SA4-GEOM STAGE-TILE  BT4 128 0 SB4 SB4-GEOM STAGE-TILE CP.COMMIT 0 CP.WAIT "
+           "BARRIER  TZERO 0 SA4 0 16 SA4-GEOM TLDSM-A  0 SB4 24 16 SB4-GEOM TLDSM-B-COL TMMA C4 32 TSTORE  1 1 TILE-GRID")
+    want = a[:, 16:32].astype(np.float64) @ bt[24:56, 16:32].T.astype(np.float64)
+    assert np.array_equal(f.array("C4"), want)
+
+
+def test_tldsm_b_col_outside_the_tile_is_an_error(f):
+    f.eval("16 8 16 TILE-SHAPE  16 64 F16 1 SMEM-TILE S3")
+    with pytest.raises(ForthError, match=r"TLDSM-B-COL: the 8x16 block at row 12, column 0 is not inside the 16x64"):
+        f.eval("0 S3 12 0 S3-GEOM TLDSM-B-COL")
+
+
+@pytest.mark.parametrize("arch", ["sm_80", "sm_90"])
+def test_tldsm_b_col_is_ldsm_without_the_transpose(arch):
+    sass.require("ptxas")
+    f = Forth(backend="cpu")
+    f.eval("16 8 16 TILE-SHAPE  64 64 F16 1 SMEM-TILE-SWZ SA  64 64 F16 1 SMEM-TILE-SWZ SB  16 8 F32 MATRIX C "
+           ": kcol ( -- ) TZERO 0 SA 0 16 SA-GEOM TLDSM-A 0 SB 8 16 SB-GEOM TLDSM-B-COL TMMA C 8 TSTORE ;")
+    ptx = word_ptx(f, "kcol", arch, unchecked=True)
+    assert "ldmatrix.sync.aligned.m8n8.x2.shared.b16" in ptx and "x2.trans" not in ptx, ptx
+    text = sass.listing(sass.sass(sass.cubin(ptx, arch))["kcol"])
+    assert "LDSM.16.M88.2" in text and "MT88" not in text and "HMMA.16816" in text, text

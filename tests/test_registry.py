@@ -12,7 +12,7 @@ from tileforth.core.front.tree import Prim
 CORE = Path(__file__).resolve().parents[1] / "tileforth" / "core"
 TILE_WORDS = {"TZERO", "TFILL", "TLOAD-A", "TLOAD-B", "TLOAD-C", "TLOAD-A-COL", "TLOAD-B-COL", "TMMA", "TSTORE",
               "TDUP", "TOVER", "TDROP", "TSWAP", "TROT", "TROLL", "TSCALE", "T+"}
-MMA_SYNC_WORDS = {"TLDSM-A", "TLDSM-B", "TSTSM", "TLANE@", "TLANE!", "TROW", "TCOL"}  # issue 28.3: fragments with known lanes
+MMA_SYNC_WORDS = {"TLDSM-A", "TLDSM-B", "TLDSM-B-COL", "TSTSM", "TLANE@", "TLANE!", "TROW", "TCOL"}  # issue 28.3: fragments with known lanes
 WGMMA_WORDS = {"WGZERO", "WGMMA", "WGMMA-WAIT", "WGSTORE", "WGLANE@", "WGLANE!", "WGROW", "WGCOL"}  # wgmma.py
 
 

@@ -306,3 +306,64 @@ def test_an_arch_without_cp_async_is_a_forth_error_at_the_word(word):
         word_ptx(f, "w", "sm_75")
     assert f"{word.split()[-1]} needs sm_80 or newer (cp.async), but the target is sm_75" in str(e.value)
     word_ptx(f, "w", "sm_80")  # the same word compiles where the arch has it
+
+
+# ---- a store and a copy into the same bytes; a copy's source written before its wait (issue 28) -----------
+HAZ = "64 1 1 THREADS 64 16 F16 MATRIX g  RAMP g  64 16 F16 1 SMEM-TILE s  "
+LANDED = "TID-X 32 * g +  TID-X 32 * 0 s +  CP.ASYNC CP.COMMIT 0 CP.WAIT BARRIER  "  # every row staged, published
+ROW40 = "0 s 40 32 * +"
+
+
+def test_a_copy_into_bytes_another_thread_stored_with_no_barrier_is_an_error():
+    f = Forth(backend="cpu")
+    f.eval(HAZ)
+    msg = run_error(f, LANDED + f"TID-X 0= IF 7e {ROW40} HF! THEN  TID-X 40 = IF g {ROW40} CP.ASYNC THEN "
+                    "CP.COMMIT 0 CP.WAIT")
+    assert ("CP.ASYNC: thread 40 copies into stage 0 of s (row 40, bytes 0..15 of the row), which thread 0 stored "
+            "into since the last BARRIER") in msg, msg
+    assert "put a BARRIER between the store and the CP.ASYNC" in msg
+    # a BARRIER between them, or the store and the copy by one thread (program order): no error, the copy wins
+    f.eval(LANDED + f"TID-X 0= IF 7e {ROW40} HF! THEN BARRIER  TID-X 40 = IF g {ROW40} CP.ASYNC THEN CP.COMMIT "
+           "0 CP.WAIT BARRIER")
+    f.eval(LANDED + f"TID-X 40 = IF 7e {ROW40} HF! g {ROW40} CP.ASYNC THEN CP.COMMIT 0 CP.WAIT BARRIER")
+    assert shared_bytes(f, 64 * 32)[40 * 32:40 * 32 + 16].tobytes() == f.array("g").tobytes()[:16]
+
+
+def test_a_copy_into_a_stage_a_warp_stored_a_tile_into_with_no_barrier_is_an_error():
+    """Warp 0 stores a 16x16 tile into rows 0..15 (a tile store: one access of its first lane, thread 0); warp 1,
+    two tile ops later, copies into row 0. Also batched: all 4 warps store their rows, then copy into another's."""
+    f = Forth(backend="cpu")
+    f.eval(HAZ)
+    msg = run_error(f, LANDED + "TID-X 32 < IF TZERO 0 s 16 TSTORE ELSE TZERO TDROP THEN  TID-X 40 = IF g 0 s "
+                    "CP.ASYNC THEN CP.COMMIT 0 CP.WAIT")
+    assert "thread 40 copies into stage 0 of s (row 0, bytes 0..15 of the row), which thread 0 stored into" in msg, msg
+    f.eval(LANDED + "TID-X 32 < IF TZERO 0 s 16 TSTORE ELSE TZERO TDROP THEN BARRIER  TID-X 40 = IF g 0 s CP.ASYNC "
+           "THEN CP.COMMIT 0 CP.WAIT")
+    f.eval("128 1 1 THREADS  64 16 F32 1 SMEM-TILE s4")  # 64-byte rows: a warp's f32 16x16 tile is 16 rows
+    # (the copy model watches shared stores from the launch's first copy-model op on: an empty group here)
+    stores = "CP.COMMIT 0 CP.WAIT  TZERO  TID-X 32 / 1024 * 0 s4 + 16 TSTORE  "  # every warp its rows, one batched op
+    # each thread copies 16 bytes into the next warp's rows (warp 0 into warp 1's, ..., warp 3 into warp 0's)
+    copy = "TID-X 16 * g +  TID-X 32 / 1+ 3 AND 1024 *  TID-X 31 AND 16 * + 0 s4 +  CP.ASYNC "
+    msg = run_error(f, stores + copy + "CP.COMMIT 0 CP.WAIT")
+    want = ("CP.ASYNC: thread 0 copies into stage 0 of s4 (row 16, bytes 0..15 of the row), which thread 32 stored "
+            "into since the last BARRIER")
+    assert want in msg, msg
+    f.eval(stores + "BARRIER " + copy + "CP.COMMIT 0 CP.WAIT")
+
+
+def test_a_copys_source_written_before_its_wait_is_an_error():
+    """The copying thread itself stores into the global bytes its copy reads, between the CP.ASYNC and the
+    wait (another thread's store there is a race the race detector reports)."""
+    f = Forth(backend="cpu")
+    f.eval(HAZ)
+    copy = "TID-X 32 * g +  TID-X 32 * 0 s +  CP.ASYNC CP.COMMIT  "
+    msg = run_error(f, copy + "TID-X 1 = IF 7e g 34 + HF! THEN  0 CP.WAIT")
+    assert ("0 CP.WAIT: the global bytes at g+32 (bytes) that thread 1's cp.async copy into stage 0 of s (row 1, "
+            "bytes 0..15 of the row) (its group 0) reads were written after its CP.ASYNC and before this wait") in msg
+    assert "write the source only after the wait that lands the copy" in msg
+    # after the wait: fine, and the stage holds the bytes the copy read (a new session: the failed line's store
+    # stays in g)
+    f = Forth(backend="cpu")
+    f.eval(HAZ)
+    f.eval(copy + "0 CP.WAIT  TID-X 1 = IF 7e g 34 + HF! THEN")
+    assert shared_bytes(f, 64)[34:36].view(np.float16)[0] == 17  # RAMP: element 17 (g+34), not the 7 stored later

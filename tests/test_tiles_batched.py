@@ -283,3 +283,111 @@ def test_votes_of_every_warp_at_once_are_numpys(monkeypatch):
     ballot = (flags * (1 << np.arange(32))).sum(axis=1)
     expected = [[int(ballot[w]), -int(flags[w].any()), -int(flags[w].all())] for w in range(len(flags)) for _ in range(32)]
     assert f.data_stack(lane=None) == expected
+
+
+# ---- copies armed (issue 28): tile ops still batched, the copy model's checks still exact ----------
+# 4 warps; warp w stages rows 16w..16w+15 of ga (its lane L: row 16w + L/2, chunk L mod 2) into a 64x16
+# f16 shared tile (my-copy), or of gh into the first two chunks of the rows of a swizzled 64x64 bf16 one
+# (my-swz-copy), and reads them back: its own copies, which need no BARRIER after its wait
+ASYNC_SETUP = ("128 1 1 THREADS  64 16 F16 MATRIX ga  RAMP ga  64 16 F16 1 SMEM-TILE st  64 64 BF16 2 SMEM-TILE sw "
+               "64 64 BF16 MATRIX gh  RAMP gh  64 64 F32 MATRIX gc "
+               ": warp ( -- w )  TID-X 32 / ; "
+               ": my-row ( -- r )  warp 16 *  TID-X 31 AND 2/ + ; "
+               ": my-copy ( -- )  my-row 32 * TID-X 1 AND 16 * +  DUP ga +  SWAP 0 st +  CP.ASYNC ; "
+               ": my-swz-copy ( -- )  my-row 128 * TID-X 1 AND 16 * + gh +  my-row TID-X 1 AND SWIZZLE128 0 sw +  "
+               "CP.ASYNC ; ")
+ASYNC_PROGRAMS = {
+    # every warp waits for its own group, then TLOAD-A and TLOAD-B of its rows (a shared tile), TMMA, TSTORE
+    "own_rows": ASYNC_SETUP + ": own  CP.COMMIT my-copy CP.COMMIT 0 CP.WAIT  TZERO warp 16 * 16 * 2* 0 st + 16 "
+                "TLOAD-A  warp 16 * 16 * 2* 0 st + 16 TLOAD-B  TMMA  warp 16 * 64 * 4 * gc + 64 TSTORE ; own",
+    # the ldmatrix kind: STAGE-TILE of gh into both stages of a swizzled tile, each waited for and BARRIERed,
+    # TLDSM-A and TLDSM-B of every warp (its own 16 rows), two TMMAs, the result stored lane by lane
+    "ldmatrix": ASYNC_SETUP + "16 8 16 TILE-SHAPE BF16 TILE-IN : two-stages  gh 128 0 sw sw-GEOM STAGE-TILE CP.COMMIT "
+                "gh 128 1 sw sw-GEOM STAGE-TILE CP.COMMIT  TZERO  1 CP.WAIT BARRIER "
+                "0 sw warp 16 * 0 sw-GEOM TLDSM-A  0 sw 0 8 sw-GEOM TLDSM-B TMMA "
+                "0 CP.WAIT BARRIER  1 sw warp 16 * 16 sw-GEOM TLDSM-A  1 sw 16 8 sw-GEOM TLDSM-B TMMA "
+                "4 0 DO  warp 16 * I TROW + 64 *  I TCOL 8 + +  4 * gc +  I TLANE@ SF!  LOOP TDROP ; two-stages",
+    # b from an n-major tile (TLDSM-B-COL) under a 1x4 grid: four b fragments 8 rows of the tile apart
+    "ldmatrix_col": ASYNC_SETUP + "16 8 16 TILE-SHAPE BF16 TILE-IN 1 4 TILE-GRID : colb  gh 128 0 sw sw-GEOM "
+                    "STAGE-TILE CP.COMMIT 0 CP.WAIT BARRIER  TZERO 0 sw warp 16 * 0 sw-GEOM TLDSM-A  0 sw 8 16 sw-GEOM "
+                    "TLDSM-B-COL TMMA  16 0 DO  warp 16 * I TROW + 64 *  I TCOL + 4 * gc +  I TLANE@ SF!  LOOP TDROP ; "
+                    "colb 1 1 TILE-GRID",
+}
+ASYNC_ERRORS = {
+    # warp 2 waits with a count of 1, which leaves its copies in flight: only its load is an error
+    "one_warp_unlanded": ASYNC_SETUP + ": early  CP.COMMIT my-copy CP.COMMIT  warp 2 = IF 1 CP.WAIT ELSE "
+                         "0 CP.WAIT THEN  warp 16 * 16 * 2* 0 st + 16 TLOAD-A TDROP  0 CP.WAIT ; early",
+    # warps 1 and 3 read the rows warp 0's and warp 2's copies filled, with no BARRIER after those waits
+    "other_warps_unsynced": ASYNC_SETUP + ": theirs  CP.COMMIT my-copy CP.COMMIT 0 CP.WAIT  warp 1 AND IF "
+                            "warp 1- ELSE warp THEN 16 * 16 * 2* 0 st + 16 TLOAD-A TDROP ; theirs",
+    # ldmatrix: warp 3 reads its rows of a swizzled stage before its own copies into them landed
+    "ldmatrix_unlanded": ASYNC_SETUP + "16 8 16 TILE-SHAPE BF16 TILE-IN : half  CP.COMMIT my-swz-copy CP.COMMIT "
+                         "warp 3 = IF 1 CP.WAIT ELSE 0 CP.WAIT THEN BARRIER  0 sw warp 16 * 0 sw-GEOM TLDSM-A "
+                         "TDROP 0 CP.WAIT ; half",
+}
+ASYNC_SAYS = {
+    "one_warp_unlanded": "TLOAD-A in early: the warp of threads 64-95 reads stage 0 of st (row 32, bytes 0..15 of "
+                         "the row) before the cp.async copy into it landed: it is thread 64's copy, its group 1",
+    "other_warps_unsynced": "TLOAD-A in theirs: the warp of threads 32-63 reads stage 0 of st (row 0, bytes 0..15 "
+                            "of the row), which thread 0's cp.async copy filled at its wait, with no BARRIER since",
+    "ldmatrix_unlanded": "TLDSM-A in half: the warp of threads 96-127 reads stage 0 of sw (row 48, bytes 0..15 of "
+                         "the row) before the cp.async copy into it landed: it is thread 96's copy, its group 1",
+}
+
+
+def slow_steps(monkeypatch) -> list:
+    """Record each step that went warp by warp (WarpOps._run_block_slow): its block."""
+    calls: list = []
+    real = warpops.WarpOps._run_block_slow
+    monkeypatch.setattr(warpops.WarpOps, "_run_block_slow", lambda self, b: (calls.append(b), real(self, b))[1])
+    return calls
+
+
+@pytest.mark.parametrize("name", ASYNC_PROGRAMS)
+def test_with_copies_armed_tile_ops_are_batched_and_leave_what_warp_by_warp_leaves(name, monkeypatch):
+    with monkeypatch.context() as m:
+        slow = slow_steps(m)
+        f = session()
+        batched = observe(f, ASYNC_PROGRAMS[name])
+        batched_pipe = f.eval(".PIPE")
+    assert batched["err"] is None, batched["err"]
+    assert slow == [], f"{len(slow)} steps went warp by warp"  # every warp at one op in every step
+    with monkeypatch.context() as m:
+        reference(m)
+        f = session()
+        one_by_one = observe(f, ASYNC_PROGRAMS[name])
+        assert f.eval(".PIPE") == batched_pipe
+    same(batched, one_by_one)
+
+
+@pytest.mark.parametrize("name", ASYNC_ERRORS)
+def test_a_batched_read_of_an_unlanded_stage_names_the_warp_that_read_it(name, monkeypatch):
+    declined = []
+    real = warpops.WarpOps._async_batched
+    monkeypatch.setattr(warpops.WarpOps, "_async_batched",
+                        lambda self, plans, first: (r := real(self, plans, first), declined.append(r is None))[0])
+    batched, one_by_one = both(ASYNC_ERRORS[name], monkeypatch)
+    assert ASYNC_SAYS[name] in (batched["err"] or ""), batched["err"]
+    assert True in declined  # the batched check found it, and the warp-by-warp path worded it
+    same(batched, one_by_one)
+
+
+def test_the_batched_programs_compute_what_numpy_does():
+    f = session()
+    f.eval(ASYNC_PROGRAMS["own_rows"])
+    a = f.array("ga").astype(np.float64)
+    c = f.array("gc")
+    for w in range(4):  # warp w: its 16 rows of ga times themselves
+        np.testing.assert_array_equal(c[16 * w:16 * w + 16, :16], a[16 * w:16 * w + 16] @ a[16 * w:16 * w + 16])
+    f = session()
+    f.eval(ASYNC_PROGRAMS["ldmatrix"])
+    h = f.array("gh").astype(np.float32)  # both stages hold gh
+    c = f.array("gc")
+    for w in range(4):  # warp w: rows 16w.. of gh, k 0..31, times rows 0..31 of gh, columns 8..15; two TMMAs
+        np.testing.assert_array_equal(c[16 * w:16 * w + 16, 8:16], per_tmma(h[16 * w:16 * w + 16, :32], h[:32, 8:16]))
+    f = session()
+    f.eval(ASYNC_PROGRAMS["ldmatrix_col"])
+    h = f.array("gh").astype(np.float32)
+    c = f.array("gc")
+    for w in range(4):  # warp w: rows 16w.. of gh, k 0..15, times (rows 8..39 of gh, columns 16..31) transposed
+        np.testing.assert_array_equal(c[16 * w:16 * w + 16, :32], per_tmma(h[16 * w:16 * w + 16, :16], h[8:40, 16:32].T))

@@ -7,7 +7,8 @@ r"""Kernel files: a kernel's interface in WarpForth-style header lines, then For
     \! param N i32            an integer scalar: N pushes its value
     \! shared T f32[256]      per-block shared memory: T pushes its address
     \! smem As bf16[64,64] 3 swizzled   a SMEM-TILE ring (3 stages, SMEM-TILE-SWZ): `s As`, As-GEOM
-    \! tiles 16 8 16 bf16     the tile words' TILE-SHAPE and TILE-IN (and TILE-ACC, a fifth word)
+    \! tiles 16 8 16 bf16     the tile words' TILE-SHAPE and TILE-IN (and TILE-ACC, a fifth word;
+                              a last word MxN, e.g. 4x8: `M N TILE-GRID`, big register tiles)
     \! wg 64 128 16 bf16      the warpgroup MMA words' WG-SHAPE and TILE-IN (WGMMA, sm_90a)
     \! tmap tA A 64,64 swizzled   a tensor map of the array A for TMA-LOAD/TMA-STORE (TMAP): boxes
                               of 64 x 64 elements, 128-byte swizzled (else plain rows); tA pushes its address
@@ -320,15 +321,21 @@ def _parse_smem(args: list[tuple[str, int]], pos: SourcePos, directive: str) -> 
 
 
 def _parse_tiles(args: list[tuple[str, int]], pos: SourcePos, directive: str) -> Setup:
-    """`\\! tiles M N K IN [ACC]`: `M N K TILE-SHAPE`, then TILE-IN and TILE-ACC in the order their checks allow."""
+    """`\\! tiles M N K IN [ACC] [GMxGN]`: `M N K TILE-SHAPE`, then TILE-IN and TILE-ACC in the order their checks
+    allow, then `GM GN TILE-GRID` when a grid is given."""
     words = [w for w, _ in args]
+    grid = re.fullmatch(r"([0-9]+)x([0-9]+)", words[-1]) if words else None
+    if grid:
+        words = words[:-1]
     if len(words) not in (4, 5) or not all(re.fullmatch(r"[0-9]+", w) for w in words[:3]) \
             or not all(w.upper() in BY_NAME for w in words[3:]):
-        raise ForthError("write `\\! tiles M N K IN [ACC]`, e.g. `\\! tiles 16 8 16 bf16` (the TILE-SHAPE, the "
-                         "TILE-IN type and, if not f32, the TILE-ACC type)", pos, directive)
+        raise ForthError("write `\\! tiles M N K IN [ACC] [GMxGN]`, e.g. `\\! tiles 16 8 16 bf16` (the TILE-SHAPE, "
+                         "the TILE-IN type, if not f32 the TILE-ACC type and, for big register tiles, a grid such "
+                         "as 4x8)", pos, directive)
     tin, acc = words[3].upper(), (words[4] if len(words) == 5 else "f32").upper()
     types = f"{acc} TILE-ACC {tin} TILE-IN" if acc == "F32" else f"{tin} TILE-IN {acc} TILE-ACC"
-    return Setup("", f"{' '.join(words[:3])} TILE-SHAPE {types}", pos)
+    tail = f" {grid.group(1)} {grid.group(2)} TILE-GRID" if grid else ""
+    return Setup("", f"{' '.join(words[:3])} TILE-SHAPE {types}{tail}", pos)
 
 
 def _parse_wg(args: list[tuple[str, int]], pos: SourcePos, directive: str) -> Setup:
@@ -480,8 +487,8 @@ class KernelBody(Collector):
              "SHARED:": "declare it in the header: `\\! shared NAME TYPE[N]`",
              **dict.fromkeys(("SMEM-TILE", "SMEM-TILE-SWZ"), "declare the tile in the header: "
                              "`\\! smem NAME TYPE[ROWS,COLS] STAGES [swizzled]`"),
-             **dict.fromkeys(("TILE-SHAPE", "TILE-IN", "TILE-ACC"), "give the tile settings in the header: "
-                             "`\\! tiles M N K IN [ACC]`, e.g. `\\! tiles 16 8 16 bf16`"),
+             **dict.fromkeys(("TILE-SHAPE", "TILE-IN", "TILE-ACC", "TILE-GRID"), "give the tile settings in the "
+                             "header: `\\! tiles M N K IN [ACC] [GMxGN]`, e.g. `\\! tiles 16 8 16 bf16 4x8`"),
              "WG-SHAPE": "give the warpgroup shape in the header: `\\! wg 64 N 16 IN`, e.g. `\\! wg 64 128 16 bf16`",
              "TMAP": "declare the tensor map in the header: `\\! tmap NAME ARRAY ROWS,COLS [swizzled]`"}
 

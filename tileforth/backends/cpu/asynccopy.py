@@ -57,6 +57,10 @@ from tileforth.core.compile.tiles import elem_bytes
 from tileforth.core.errors import ForthError
 from tileforth.core.records import field, record
 
+from .copytable import Copy, CopyTable
+
+__all__ = ["AsyncCopies", "Copy", "helper_ir", "helper_ir_key"]
+
 if TYPE_CHECKING:
     from tileforth.core.compile.codegen import Gen
 
@@ -84,7 +88,7 @@ def _check_fn(module: ir.Module, fail: ir.Function) -> ir.Function:
     fn.attributes.add("noinline")
     ctx, thr, addr, size, ks = fn.args
     blocks = {n: fn.append_basic_block(n) for n in ("entry", "armed", "inside", "chunk", "next", "pending",
-                                                    "read", "note", "newer", "ok")}
+                                                    "read", "note", "newer", "wrote", "ok")}
     b = ir.IRBuilder(blocks["entry"])
 
     def slot(base: ir.Value, i: int | ir.Value, ty: ir.Type = I64) -> ir.Value:
@@ -139,7 +143,16 @@ def _check_fn(module: ir.Module, fail: ir.Function) -> ir.Function:
     b.ret(ir.Constant(I1, 0))
     # a read: this thread becomes the chunk's last reader (the one before, if another, the second)
     b.position_at_end(blocks["read"])
-    b.cbranch(b.icmp_unsigned("==", b.and_(ks, _c(3)), _c(0)), blocks["note"], blocks["ok"])
+    b.cbranch(b.icmp_unsigned("==", b.and_(ks, _c(3)), _c(0)), blocks["note"], blocks["wrote"])
+    # a write (or an atomic): this thread becomes the chunks' last writer (a CP.ASYNC into them by another
+    # thread needs a BARRIER first)
+    b.position_at_end(blocks["wrote"])
+    writes = b.inttoptr(b.load(slot(table, 4), typ=I64), PTR)
+    wentry = b.or_(b.add(b.load(slot(thr, L.T_LINEAR), typ=I64), _c(1)),
+                   b.shl(b.and_(b.load(slot(thr, L.T_EPOCH), typ=I64), _c(0xFFFFFFFF)), _c(32)))
+    b.store(wentry, slot(writes, first))
+    b.store(wentry, slot(writes, last))
+    b.branch(blocks["ok"])
     b.position_at_end(blocks["note"])
     reads = b.inttoptr(b.load(slot(table, 3), typ=I64), PTR)
     me = b.add(b.load(slot(thr, L.T_LINEAR), typ=I64), _c(1))
@@ -185,23 +198,45 @@ def emit_check(g: "Gen", addr: ir.Value, size: int, code: ir.Value) -> ir.Value:
 
 # ---- the model -----------------------------------------------------------------------------------
 @record(eq=False)
-class Copy:
-    id: int
-    thread: int
-    block: int
-    dst: int  # the shared address
-    data: bytes  # the 16 bytes it lands
-    site: int
-    group: int | None = None  # the thread's group number, once committed
+class Threads:
+    """The copy state of a block's threads, one entry per thread of the block (its linear index in the
+    block): the groups it committed, the groups below `landed` have landed (a thread's groups in flight
+    are landed..committed-1, empty ones included), its CP.WAITs and its last one's count and the groups
+    committed then (-1: none yet). Its copies (their groups, -1 not committed) are in the CopyTable."""
+    committed: np.ndarray
+    landed: np.ndarray
+    waits: np.ndarray
+    last_n: np.ndarray
+    last_committed: np.ndarray
+    base: int = 0  # the block's first thread
+    copies: CopyTable | None = None  # the launch's copies (get's open copies)
+
+    @staticmethod
+    def of(n: int, base: int = 0, copies: CopyTable | None = None) -> "Threads":
+        return Threads(np.zeros(n, np.int64), np.zeros(n, np.int64), np.zeros(n, np.int64), np.zeros(n, np.int64),
+                       np.full(n, -1, np.int64), base, copies)
+
+    def get(self, tid: int) -> "ThreadState | None":
+        """Thread tid's state (a debugger's view: debugstate.py), None when it is not of the block."""
+        k = tid - self.base
+        if not 0 <= k < len(self.committed):
+            return None
+        t = self.copies
+        open_ids: list[int] = []
+        if t is not None:
+            live = t.live_rows()
+            mine = live[t.cp[live] & (t.thread[live] == tid) & (t.group[live] == -1)]
+            open_ids = t.id[mine].tolist()
+        return ThreadState(int(self.committed[k]), list(range(int(self.landed[k]), int(self.committed[k]))),
+                           open_ids)
 
 
 @record(eq=False)
-class Thread:
-    open: list[int] = field(default_factory=list)  # copies not committed yet
-    groups: list[tuple[int, list[int]]] = field(default_factory=list)  # committed groups in flight, oldest first
-    committed: int = 0  # groups committed so far
-    last_wait: tuple[int, int] | None = None  # (n, groups committed then) of its last CP.WAIT
-    waits: int = 0  # CP.WAITs done
+class ThreadState:
+    """One thread's copy state: groups committed, the groups in flight, the copies not committed yet."""
+    committed: int
+    groups: list[int]
+    open: list[int]
 
 
 @record(eq=False)
@@ -212,11 +247,13 @@ class Launch:
     table: np.ndarray
     pending: np.ndarray  # i64 per chunk: copy id + 1 in flight, a landed marker (< 0), or 0
     reads: np.ndarray  # two i64 per chunk
+    writes: np.ndarray  # one i64 per chunk: its last writer (thread + 1 | epoch << 32), 0: none
     block: int = -1
     view: np.ndarray | None = None  # the region's bytes (made at the first landing)
-    threads: dict[int, Thread] = field(default_factory=dict)
-    copies: dict[int, Copy] = field(default_factory=dict)  # in flight, by id
-    landed_group: dict[int, int] = field(default_factory=dict)  # chunk -> the group of the copy that landed there
+    threads: Threads = field(default_factory=lambda: Threads.of(0))  # the block's threads
+    copies: CopyTable = field(default_factory=CopyTable)  # in flight, by id
+    landed_group: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))  # per chunk: the group of the
+    # copy that landed there, -1: none
 
 
 class AsyncCopies:
@@ -248,12 +285,14 @@ class AsyncCopies:
             return st
         region, size = int(ctx[L.CTX_SHARED]), max(int(ctx[L.CTX_SHARED_SIZE]), CHUNK)
         chunks = -(-size // CHUNK)
-        pending, reads = np.zeros(chunks, np.int64), np.zeros(2 * chunks, np.int64)
-        table = np.array([region, chunks * CHUNK, pending.ctypes.data, reads.ctypes.data], np.int64)
+        pending, reads, writes = np.zeros(chunks, np.int64), np.zeros(2 * chunks, np.int64), np.zeros(chunks, np.int64)
+        table = np.array([region, chunks * CHUNK, pending.ctypes.data, reads.ctypes.data, writes.ctypes.data],
+                         np.int64)
         if len(self._launches) >= KEEP_LAUNCHES:  # the oldest contexts' launches are long over
             for old in list(self._launches)[:KEEP_LAUNCHES // 2]:
                 del self._launches[old]
-        st = self._launches[key] = Launch(region, size, table, pending, reads)
+        st = self._launches[key] = Launch(region, size, table, pending, reads, writes,
+                                          landed_group=np.full(chunks, -1, np.int64))
         ctx[L.CTX_ASYNC] = table.ctypes.data
         return st
 
@@ -288,28 +327,29 @@ class AsyncCopies:
                 if lo + per > len(st.pending):
                     continue
                 p = st.pending[lo:lo + per]
-                flying = [int(v) - 1 for v in p[p > 0].tolist()]
-                fg = sorted({g if (g := st.copies[c].group) is not None else -1 for c in flying if c in st.copies})
+                flying = p[p > 0] - 1
+                fg = sorted(set(st.copies.groups_of(flying).tolist()))
                 landed_at = np.flatnonzero(p < 0) + lo
-                lg = sorted({st.landed_group[k] for k in landed_at.tolist() if k in st.landed_group})
+                lg = sorted({g for g in st.landed_group[landed_at].tolist() if g >= 0})
                 out.append(StageState(t.name, s, per, len(flying), len(landed_at), tuple(fg), tuple(lg)))
         return tuple(out)
 
     def _note_wait(self, st: Launch, op: AsyncWait, site: int, rows: np.ndarray, before: list[tuple[int, ...]],
-                   landed_copies: int) -> None:
-        """A warp of the first block waited: its k-th wait joins step k, whose stages are now the block's."""
+                   landed_copies: int) -> int | None:
+        """A warp of the first block waited: its k-th wait joins step k (k, or None past PIPE_STEPS), whose
+        stages the caller sets (_stages, once the warps it performs have waited)."""
         tids = rows[:, L.T_LINEAR].tolist()
         warp = tids[0] % self.be.block_size // WARP
-        th = st.threads[tids[0]]
-        k = th.waits - 1
+        k = int(st.threads.waits[tids[0] - st.block * self.be.block_size]) - 1
         if k >= PIPE_STEPS:
-            return
+            return None
         first = before[0]
         landed = first[:max(0, len(first) - op.n)]
         wait = WarpWait(warp, op.n, first, landed, len(tids), all(b == first for b in before), landed_copies)
         old = self._steps.get(k)
         waits = tuple(w for w in (old.waits if old else ()) if w.warp != warp) + (wait,)
-        self._steps[k] = PipeStep(k, site, tuple(sorted(waits, key=lambda w: w.warp)), self._stages(st))
+        self._steps[k] = PipeStep(k, site, tuple(sorted(waits, key=lambda w: w.warp)), old.stages if old else ())
+        return k
 
     # ---- PROFILE: a traced launch's records of the copies' shared writes (accessprofile.py) --------
     def _trace(self, ctx: np.ndarray, rows: np.ndarray, site: int) -> None:
@@ -341,33 +381,56 @@ class AsyncCopies:
             bs = self.be.block_size
             if isinstance(op, AsyncCopy) and ctx[L.CTX_TRACE]:
                 self._trace(ctx, rows, site)
-            if isinstance(op, AsyncCopy) and len(rows) > 1 and self._copies_at_once(st, op, rows, site):
-                return
-            noted = isinstance(op, AsyncWait) and int(rows[0, L.T_LINEAR]) < bs  # the first block
-            if noted:
-                before = [tuple(g for g, _ in st.threads[t].groups) if t in st.threads else ()
-                          for t in rows[:, L.T_LINEAR].tolist()]
-                flying = len(st.copies)
-            for r in rows:
-                tid = int(r[L.T_LINEAR])
-                block = tid // bs
-                if block != st.block:
-                    self._new_block(st, block, op, error)
-                th = st.threads.setdefault(tid, Thread())
-                match op:
-                    case AsyncCopy():
-                        self._copy(st, op, th, tid, block, r, site, error)
-                    case AsyncCommit():
-                        st_group = th.committed
-                        for cid in th.open:
-                            st.copies[cid].group = st_group
-                        th.groups.append((st_group, th.open))
-                        th.open = []
-                        th.committed += 1
-                    case AsyncWait(n=n):
-                        self._wait(st, op, th, tid, n, int(r[L.T_EPOCH]), error)
-            if noted and isinstance(op, AsyncWait):
-                self._note_wait(st, op, site, rows, before, flying - len(st.copies))
+            blocks = rows[:, L.T_LINEAR] // bs
+            cuts = np.flatnonzero(blocks[1:] != blocks[:-1]) + 1
+            for part in np.split(rows, cuts) if len(cuts) else (rows,):
+                self._perform_block(st, op, part, site, error)
+
+    def _perform_block(self, st: Launch, op: AsyncOp, rows: np.ndarray, site: int,
+                       error: Callable[[str, str], ForthError]) -> None:
+        """The op for the threads of rows, of one block, as they would run it one after another."""
+        bs = self.be.block_size
+        block = int(rows[0, L.T_LINEAR]) // bs
+        if block != st.block:
+            self._new_block(st, block, op, error)
+        local = rows[:, L.T_LINEAR] - block * bs
+        match op:
+            case AsyncCopy():
+                if len(rows) > 1 and self._copies_at_once(st, op, rows, site):
+                    return
+                for r in rows:
+                    self._copy(st, op, int(r[L.T_LINEAR]), block, r, site, error)
+            case AsyncCommit():
+                t = st.copies
+                live = t.live_rows()
+                open_ = live[t.cp[live] & (t.group[live] == -1)]
+                mine = np.zeros(bs, np.bool_)
+                mine[local] = True
+                lt = t.thread[open_] - block * bs
+                open_, lt = open_[mine[lt]], lt[mine[lt]]
+                t.group[open_] = st.threads.committed[lt]
+                st.threads.committed[local] += 1
+            case AsyncWait(n=n) if block == 0:  # the first block: .PIPE's record, warp by warp
+                warps = local // WARP
+                cuts = np.flatnonzero(warps[1:] != warps[:-1]) + 1
+                noted: set[int] = set()
+                try:
+                    for part, loc in zip(np.split(rows, cuts), np.split(local, cuts)):
+                        th = st.threads
+                        before = [tuple(range(a, b)) for a, b in zip(th.landed[loc].tolist(),
+                                                                       th.committed[loc].tolist())]
+                        flying = len(st.copies)
+                        self._wait(st, op, part, loc, n, error)
+                        k = self._note_wait(st, op, site, part, before, flying - len(st.copies))
+                        if k is not None:
+                            noted.add(k)
+                finally:
+                    stages = self._stages(st) if noted else ()
+                    for k in noted:
+                        old = self._steps[k]
+                        self._steps[k] = PipeStep(k, old.site, old.waits, stages)
+            case AsyncWait(n=n):
+                self._wait(st, op, rows, local, n, error)
 
     def _copies_at_once(self, st: Launch, op: AsyncOp, rows: np.ndarray, site: int) -> bool:
         """The copies of rows (threads of the block the launch is at), with numpy, when nothing about
@@ -376,73 +439,77 @@ class AsyncCopies:
         thread-by-thread path does them, and words what is wrong)."""
         bs = self.be.block_size
         tids = rows[:, L.T_LINEAR]
-        if (tids // bs != st.block).any():
-            return False
-        gaddr, saddr, nbytes = (rows[:, L.T_OP + i] for i in range(3))
+        ops = rows[:, L.T_OP:L.T_OP + 3]
+        gaddr, saddr, nbytes = ops[:, 0], ops[:, 1], ops[:, 2]
         off = saddr - st.region
-        if ((nbytes < 0) | (nbytes > CHUNK) | (saddr % CHUNK != 0) | (gaddr % CHUNK != 0) | (off < 0)
-                | (off > st.size - CHUNK)).any():
+        if ((nbytes < 0) | (nbytes > CHUNK) | ((saddr | gaddr) & (CHUNK - 1) != 0) | (off < 0)
+                | (off > st.size - CHUNK) | (tids // bs != st.block)).any():
             return False
-        chunks = off // CHUNK
-        if len(np.unique(chunks)) != len(chunks) or (st.pending[chunks] > 0).any():
+        chunks = off >> 4
+        order = np.sort(chunks)
+        if (order[1:] == order[:-1]).any() or (st.pending[chunks] > 0).any():
             return False
         table = self.be.alloc_table
         if not len(table):
             return False
         k = int(np.searchsorted(table[:, 0], int(gaddr.min()), side="right")) - 1
-        reads = nbytes > 0
-        if k < 0 or (reads & ((gaddr < table[k, 0]) | (gaddr + nbytes > table[k, 1]))).any():
+        if k < 0:
             return False
-        base = int(table[k, 0])
-        src = self.be.allocation_view(base, int(table[k, 1]) - base)
+        lo, hi = int(table[k, 0]), int(table[k, 1])
+        if ((nbytes > 0) & ((gaddr < lo) | (gaddr + nbytes > hi))).any():
+            return False
+        src = self.be.allocation_view(lo, hi - lo)
         if src is None:
             return False
         if op.checked:
             epoch = rows[:, L.T_EPOCH] & 0xFFFFFFFF
-            for e in (st.reads[2 * chunks], st.reads[2 * chunks + 1]):
-                reader = (e & 0xFFFFFFFF) - 1
-                theirs = e >> 32
-                same_warp = reader // WARP == tids // WARP
-                concurrent = np.where(same_warp, theirs == epoch, theirs >> 16 == epoch >> 16)
-                if ((reader >= 0) & (reader != tids) & (reader // bs == st.block) & concurrent).any():
-                    return False
+            e = st.reads.reshape(-1, 2)[chunks]  # the chunks' last two readers
+            reader = (e & 0xFFFFFFFF) - 1
+            theirs = e >> 32
+            me = tids[:, None]
+            concurrent = np.where(reader // WARP == me // WARP, theirs == epoch[:, None],
+                                  theirs >> 16 == (epoch >> 16)[:, None])
+            if ((reader >= 0) & (reader != me) & (reader // bs == st.block) & concurrent).any():
+                return False
+            w = st.writes[chunks]
+            writer, theirs = (w & 0xFFFFFFFF) - 1, w >> 32
+            concurrent = np.where(writer // WARP == tids // WARP, theirs == epoch, theirs >> 16 == epoch >> 16)
+            if ((writer >= 0) & (writer != tids) & (writer // bs == st.block) & concurrent).any():
+                return False
         lane = np.arange(CHUNK)
-        idx = np.clip((gaddr - base)[:, None] + lane, 0, len(src) - 1)
-        data = np.where(lane < nbytes[:, None], src[idx], 0).astype(np.uint8)
+        if (nbytes == CHUNK).all():  # the common case: whole chunks, inside the allocation
+            data = src[(gaddr - lo)[:, None] + lane]
+        else:
+            idx = np.clip((gaddr - lo)[:, None] + lane, 0, len(src) - 1)
+            data = np.where(lane < nbytes[:, None], src[idx], 0).astype(np.uint8)
         first = self._next
         self._next = (self._next + len(rows)) % (1 << 31) or 1
-        for i, tid in enumerate(tids.tolist()):
-            cid = first + i
-            th = st.threads.get(tid)
-            if th is None:
-                th = st.threads[tid] = Thread()
-            st.copies[cid - 1] = Copy(cid - 1, tid, st.block, int(saddr[i]), data[i].tobytes(), site)
-            th.open.append(cid - 1)
-        st.pending[chunks] = np.arange(first, first + len(rows))
+        ids = np.arange(first - 1, first - 1 + len(rows), dtype=np.int64)
+        st.copies.add_many(ids, tids, st.block, saddr, data, site, src=gaddr, nbytes=nbytes)
+        st.pending[chunks] = ids + 1
         return True
 
     def _new_block(self, st: Launch, block: int, op: AsyncOp, error) -> None:
         """The worker's region goes to another block: the last one's copies in flight never land."""
-        left = list(st.copies.values())
-        if left and op.checked:
-            c = left[0]
-            raise error(f"{op.word}" + "{where}" + f": block {st.block} finished with {len(left)} "
-                        f"cp.async cop{'y' if len(left) == 1 else 'ies'} in flight that no CP.WAIT landed "
+        if st.copies and op.checked:
+            c, left = st.copies.record(int(st.copies.live_rows()[0])), len(st.copies)
+            raise error(f"{op.word}" + "{where}" + f": block {st.block} finished with {left} "
+                        f"cp.async cop{'y' if left == 1 else 'ies'} in flight that no CP.WAIT landed "
                         f"(thread {c.thread}'s into {self.where(c.dst - st.region)}, "
                         f"{self._group(c)}): end with `0 CP.WAIT` before the threads finish", op.word)
         st.pending[:] = 0
         st.reads[:] = 0
-        st.threads.clear()
+        st.writes[:] = 0
+        st.threads = Threads.of(self.be.block_size, block * self.be.block_size, st.copies)
         st.copies.clear()
-        st.landed_group.clear()
+        st.landed_group[:] = -1
         st.block = block
 
     @staticmethod
     def _group(c: Copy) -> str:
         return "not committed" if c.group is None else f"its group {c.group}"
 
-    def _copy(self, st: Launch, op: AsyncOp, th: Thread, tid: int, block: int, r: np.ndarray, site: int,
-              error) -> None:
+    def _copy(self, st: Launch, op: AsyncOp, tid: int, block: int, r: np.ndarray, site: int, error) -> None:
         gaddr, saddr, nbytes = (int(x) for x in r[L.T_OP:L.T_OP + 3])
         off = saddr - st.region
         # the host reads and writes memory here: bad addresses are errors even in unchecked mode
@@ -468,12 +535,34 @@ class AsyncCopies:
                             f"thread {c.thread}'s copy into the same bytes ({self._group(c)}) has not landed: "
                             f"{self._lands(st, c)}, and a BARRIER, before the stage is refilled", op.word)
             self._check_readers(st, op, tid, block, int(r[L.T_EPOCH]), chunk, off, error)
+            self._check_writer(st, op, tid, block, int(r[L.T_EPOCH]), chunk, off, error)
         cid = self._next
         self._next = (self._next + 1) % (1 << 31) or 1
-        data = bytes(src) + bytes(CHUNK - nbytes)
-        st.copies[cid - 1] = Copy(cid - 1, tid, block, saddr, data, site)
+        data = np.frombuffer(bytes(src) + bytes(CHUNK - nbytes), np.uint8)
+        st.copies.add_many(np.array([cid - 1], np.int64), np.array([tid], np.int64), block,
+                           np.array([saddr], np.int64), data[None], site, src=np.array([gaddr], np.int64),
+                           nbytes=np.array([nbytes], np.int64))
         st.pending[chunk] = cid
-        th.open.append(cid - 1)
+
+    def _concurrent(self, e: int, tid: int, block: int, epoch: int) -> int | None:
+        """The thread of a shadow entry (thread + 1 | epoch << 32) when it is another thread of the block with
+        no BARRIER (SYNCWARP, in its warp) between its access and now; else None."""
+        bs = self.be.block_size
+        other = (e & 0xFFFFFFFF) - 1
+        if other < 0 or other == tid or other // bs != block:
+            return None
+        theirs = e >> 32
+        same_warp = other // WARP == tid // WARP
+        concurrent = theirs == epoch & 0xFFFFFFFF if same_warp else theirs >> 16 == (epoch & 0xFFFFFFFF) >> 16
+        return other if concurrent else None
+
+    def _check_writer(self, st: Launch, op: AsyncOp, tid: int, block: int, epoch: int, chunk: int, off: int,
+                      error) -> None:
+        writer = self._concurrent(int(st.writes[chunk]), tid, block, epoch)
+        if writer is not None:
+            raise error(f"{op.word}" + "{where}" + f": thread {tid} copies into {self.where(off)}, which thread "
+                        f"{writer} stored into since the last BARRIER: the store and the copy's write race (a GPU "
+                        "may land either last); put a BARRIER between the store and the CP.ASYNC", op.word)
 
     def _check_readers(self, st: Launch, op: AsyncOp, tid: int, block: int, epoch: int, chunk: int, off: int,
                        error) -> None:
@@ -493,35 +582,115 @@ class AsyncCopies:
 
     def _lands(self, st: Launch, c: Copy) -> str:
         """Which wait of its thread lands copy c."""
-        th = st.threads[c.thread]
         if c.group is None:
             return f"thread {c.thread} has to CP.COMMIT it, then wait (`0 CP.WAIT`)"
-        need = th.committed - 1 - c.group
+        need = int(st.threads.committed[c.thread - st.block * self.be.block_size]) - 1 - c.group
         return f"it lands at thread {c.thread}'s `{need} CP.WAIT`" + (" (or a smaller count)" if need else "")
 
-    def _wait(self, st: Launch, op: AsyncOp, th: Thread, tid: int, n: int, epoch: int, error) -> None:
-        if th.open and op.checked:
-            c = st.copies[th.open[0]]
-            raise error(f"{n} {op.word}" + "{where}" + f" can never land thread {tid}'s {len(th.open)} "
-                        f"cop{'y' if len(th.open) == 1 else 'ies'} since its last CP.COMMIT (into "
-                        f"{self.where(c.dst - st.region)}): a wait lands committed groups only; CP.COMMIT "
-                        "before the wait", op.word)
-        th.last_wait = (n, th.committed)
-        th.waits += 1
-        land = th.groups[:max(0, len(th.groups) - n)]
-        th.groups = th.groups[len(land):]
-        for _, ids in land:
-            for cid in ids:
-                c = st.copies.pop(cid)
-                off = c.dst - st.region
-                if st.view is None:
-                    st.view = self.be.allocation_view(st.region, st.size)
-                if st.view is not None:
-                    st.view[off:off + CHUNK] = np.frombuffer(c.data, np.uint8)
-                if st.pending[off // CHUNK] == cid + 1:  # landed: other threads see it after a BARRIER
-                    st.pending[off // CHUNK] = -(1 + (tid | (epoch & 0xFFFFFFFF) << LANDED_SHIFT))
-                    if c.group is not None:
-                        st.landed_group[off // CHUNK] = c.group
+    def _wait(self, st: Launch, op: AsyncOp, rows: np.ndarray, local: np.ndarray, n: int, error) -> None:
+        """`n CP.WAIT` of the threads of rows (of st's block; local: their indices in it), one after another:
+        each lands the copies of its groups but the n newest. In checked mode a thread with copies it has
+        not committed cannot wait (the threads before it have)."""
+        t = st.copies
+        live = t.live_rows()
+        cp = live[t.cp[live]]
+        base = st.block * self.be.block_size
+        if op.checked:
+            open_ = cp[t.group[cp] == -1]
+            if open_.size:
+                has = np.isin(local, t.thread[open_] - base)
+                if has.any():
+                    p = int(np.argmax(has))
+                    self._wait_some(st, op, rows[:p], local[:p], n, cp, error)
+                    tid = int(rows[p, L.T_LINEAR])
+                    mine = open_[t.thread[open_] == tid]
+                    c = t.record(int(mine[0]))
+                    raise error(f"{n} {op.word}" + "{where}" + f" can never land thread {tid}'s {len(mine)} "
+                                f"cop{'y' if len(mine) == 1 else 'ies'} since its last CP.COMMIT (into "
+                                f"{self.where(c.dst - st.region)}): a wait lands committed groups only; CP.COMMIT "
+                                "before the wait", op.word)
+        self._wait_some(st, op, rows, local, n, cp, error)
+
+    def _wait_some(self, st: Launch, op: AsyncOp, rows: np.ndarray, local: np.ndarray, n: int, cp: np.ndarray,
+                   error) -> None:
+        """The waits of _wait, none failing: cp, the rows of the cp.async copies in flight."""
+        if not len(local):
+            return
+        th, t, bs = st.threads, st.copies, self.be.block_size
+        th.last_n[local], th.last_committed[local] = n, th.committed[local]
+        th.waits[local] += 1
+        th.landed[local] = np.maximum(th.landed[local], th.committed[local] - n)
+        lt = t.thread[cp] - st.block * bs
+        at = np.full(bs, -1, np.int64)  # each waiting thread's place in rows
+        at[local] = np.arange(len(local))
+        g = t.group[cp]
+        take = (at[lt] >= 0) & (g >= 0) & (g < th.landed[lt])
+        land = cp[take]
+        if not land.size:
+            return
+        land = land[np.lexsort((land, g[take], at[lt[take]]))]  # thread by thread, group by group, in order
+        epoch = np.zeros(bs, np.int64)
+        epoch[local] = rows[:, L.T_EPOCH] & 0xFFFFFFFF
+        mt = t.thread[land]
+        if op.checked:
+            self._check_sources(st, op, land, error)
+        self._land(st, land, mt | epoch[mt - st.block * bs] << LANDED_SHIFT)
+
+    def _global(self, addr: int) -> str:
+        """A global address as `name+bytes` of the ARRAY or MATRIX that holds it, else in hex."""
+        base = self.be.allocation_base(addr, 1)
+        dt = self.be.elem_types.get(base) if base is not None else None
+        name = (dt.metadata or {}).get("name") if dt is not None else None
+        if base is None or not name:
+            return f"${addr & (2**64 - 1):x}"
+        return name if addr == base else f"{name}+{addr - base} (bytes)"
+
+    def _check_sources(self, st: Launch, op: AsyncOp, land: np.ndarray, error) -> None:
+        """The global bytes each copy about to land read must be what they were when it was issued: a GPU
+        reads them at some time between the CP.ASYNC and the wait, so a store into them meanwhile (the
+        copying thread's own included, which the race detector does not see) makes the copy read either."""
+        t = st.copies
+        reads = land[t.nbytes[land] > 0]
+        if not reads.size:
+            return
+        src, nb = t.src[reads], t.nbytes[reads]
+        lo, hi = int(src.min()), int((src + nb).max())
+        view = self.be.allocation_view(lo, hi - lo)
+        lane = np.arange(CHUNK)
+        if view is not None:  # the common case: one allocation holds every source
+            now = view[np.minimum((src - lo)[:, None] + lane, len(view) - 1)]
+            changed = ((now != t.data[reads]) & (lane < nb[:, None])).any(axis=1)
+        else:
+            changed = np.zeros(len(reads), np.bool_)
+            for i, (a, k) in enumerate(zip(src.tolist(), nb.tolist())):
+                cur = self.be.allocation_view(a, k)
+                changed[i] = cur is not None and bool((cur != t.data[reads[i], :k]).any())
+        if changed.any():
+            c = t.record(int(reads[int(np.argmax(changed))]))
+            a = int(t.src[reads[int(np.argmax(changed))]])
+            raise error(f"{getattr(op, 'n', '')} {op.word}" + "{where}" + f": the global bytes at {self._global(a)} that thread {c.thread}'s "
+                        f"cp.async copy into {self.where(c.dst - st.region)} ({self._group(c)}) reads were written "
+                        "after its CP.ASYNC and before this wait: a GPU reads them at some time in between, so the "
+                        "copy may get the old bytes or the new; write the source only after the wait that lands "
+                        "the copy", op.word)
+
+    def _land(self, st: Launch, land: np.ndarray, markers: np.ndarray) -> None:
+        """Land the copies of the table's rows `land` (in the order the waits took them; markers: each one's
+        thread | the thread's epoch at the wait << 24): their bytes written to shared memory; each chunk
+        whose copy this is becomes landed (other threads see it after a BARRIER), with the copy's group."""
+        t = st.copies
+        off = t.dst[land] - st.region
+        if st.view is None:
+            st.view = self.be.allocation_view(st.region, st.size)
+        if st.view is not None:
+            st.view[off[:, None] + np.arange(CHUNK)] = t.data[land]
+        ch = off // CHUNK
+        mine = st.pending[ch] == t.id[land] + 1
+        st.pending[ch[mine]] = -(1 + markers[mine])
+        g = t.group[land]
+        ok = mine & (g >= 0)
+        st.landed_group[ch[ok]] = g[ok]
+        t.kill(land)
 
     # ---- tile loads and stores (warpops.py, warp by warp) -----------------------------------------
     def check_tile(self, ctx: np.ndarray, t: Any, addr: int, stride: int, row: int, word: str, write: bool,
@@ -556,6 +725,8 @@ class AsyncCopies:
                             f"{self.where(k * CHUNK)} before the cp.async copy into it landed: it is thread "
                             f"{c.thread}'s copy, {self._group(c)}; {self._lands(st, c)}; a warp reading the "
                             "copies of its block's threads needs their waits and then a BARRIER")
+            if write and row >= 0:
+                st.writes[lo:hi + 1] = row + 1 | (int(self.be.thr[row, L.T_EPOCH]) & 0xFFFFFFFF) << 32
             if not write and row >= 0:
                 me = row + 1 | (int(self.be.thr[row, L.T_EPOCH]) & 0xFFFFFFFF) << 32
                 for ch in range(lo, hi + 1):
@@ -581,6 +752,8 @@ class AsyncCopies:
         landed = p[p < 0]
         if landed.size and (self._unsynced_threads(landed, row, epoch) >= 0).any():
             return False  # a copy another warp of the block landed, with no BARRIER since
+        if write and row >= 0:
+            st.writes[ch] = row + 1 | epoch << 32
         if not write and row >= 0:
             me = row + 1 | epoch << 32
             ch = np.unique(ch)
@@ -589,21 +762,94 @@ class AsyncCopies:
             st.reads[2 * ch] = me
         return True
 
+    # ---- many warps' tile accesses at once (warpops.py's batched path) ------------------------------
+    def launch_of(self, ctx: np.ndarray) -> Launch | None:
+        """The state of the launch ctx runs, when its copies are armed (else None: nothing to check)."""
+        st = self._launches.get(ctx.ctypes.data)
+        return st if st is not None and ctx[L.CTX_ASYNC] == st.table.ctypes.data else None
+
+    @staticmethod
+    def tile_chunks(st: Launch, t: Any, addr: np.ndarray, stride: np.ndarray) -> np.ndarray:
+        """The chunks of the shared region the lines of tiles t at addr with stride (one per warp) touch,
+        warps x (lines x most chunks of a line), -1 where a line has fewer or lies outside the region
+        (a tile in global memory: check_tile's `inside`)."""
+        rows_n, cols = t.rows_cols
+        esize = elem_bytes(t.dtype)
+        lead, outer = (cols, rows_n) if t.layout == "row" else (rows_n, cols)
+        nbytes = lead * esize
+        starts = (addr - st.region)[:, None] + np.arange(outer, dtype=np.int64) * (stride * esize)[:, None]
+        first, last = starts // CHUNK, (starts + nbytes - 1) // CHUNK
+        inside = (starts >= 0) & (starts + nbytes <= len(st.pending) * CHUNK)
+        span = int((last - first).max()) + 1 if starts.size else 1
+        ch = first[..., None] + np.arange(span)
+        keep = inside[..., None] & (ch <= last[..., None])
+        return np.where(keep, ch, -1).reshape(len(addr), -1)
+
+    def chunks_clear(self, st: Launch, chunks: np.ndarray, readers: np.ndarray, epochs: np.ndarray) -> bool:
+        """Many warps' accesses at once, checked as check_tile and rows_landed check one warp's: chunks
+        (warps x k, -1: none) the warps touch, readers (each warp's first lane's record) and their epochs.
+        True when no copy into any of them is in flight, nor landed by another warp of the block with no
+        BARRIER since; nothing is changed (False: the warp-by-warp path words the error)."""
+        if not chunks.size:
+            return True
+        valid = chunks >= 0
+        p = np.where(valid, st.pending[np.where(valid, chunks, 0)], 0)
+        if (p > 0).any():
+            return False
+        landed = p < 0
+        if not landed.any():
+            return True
+        w = np.nonzero(landed)[0]
+        return not (self._unsynced_threads(p[landed], readers[w], epochs[w]) >= 0).any()
+
+    @staticmethod
+    def note_writers(st: Launch, chunks: np.ndarray, writers: np.ndarray, epochs: np.ndarray) -> None:
+        """Note the tile stores of many warps (as note_readers' arguments): each chunk's last writer, in
+        increasing record order as warp by warp notes them."""
+        valid = chunks >= 0
+        if not valid.any():
+            return
+        order = np.argsort(writers[valid], kind="stable")
+        st.writes[chunks[valid][order]] = ((writers[valid] + 1) | (epochs[valid] & 0xFFFFFFFF) << 32)[order]
+
+    @staticmethod
+    def note_readers(st: Launch, chunks: np.ndarray, readers: np.ndarray, epochs: np.ndarray) -> None:
+        """Note the reads of many warps at once: chunks (-1: none), each read's warp's first lane's record
+        and its epoch, one per chunk read. What noting them one warp after another in increasing
+        record order leaves (check_tile's rule: a chunk's last reader first; the one before it, if
+        another thread, second)."""
+        valid = chunks >= 0
+        if not valid.any():
+            return
+        ch, who, ep = chunks[valid], readers[valid], epochs[valid]
+        keys, at = np.unique(ch.astype(np.int64) << 32 | who, return_index=True)  # by chunk, then reader
+        ch, who = keys >> 32, keys & 0xFFFFFFFF
+        entry = (who + 1) | (ep[at] & 0xFFFFFFFF) << 32
+        last = np.flatnonzero(np.append(ch[1:] != ch[:-1], True))  # each chunk's last reader
+        c = ch[last]
+        many = np.diff(last, prepend=-1) > 1  # read by more than one warp: the one before it is second
+        top, below = st.reads[2 * c], st.reads[2 * c + 1]
+        moved = top & 0xFFFFFFFF != who[last] + 1
+        st.reads[2 * c + 1] = np.where(many, entry[np.maximum(last - 1, 0)], np.where(moved, top, below))
+        st.reads[2 * c] = entry[last]
+
     def _unsynced(self, marker: int, reader: int, epoch: int) -> int | None:
         """The thread whose copy landed (marker: its pending-shadow entry) when `reader` (its epoch
         now) is another thread of its block with no BARRIER (SYNCWARP in one warp) since; else None."""
         lt = int(self._unsynced_threads(np.array([marker], np.int64), reader, epoch)[0])
         return lt if lt >= 0 else None
 
-    def _unsynced_threads(self, markers: np.ndarray, reader: int, epoch: int) -> np.ndarray:
+    def _unsynced_threads(self, markers: np.ndarray, reader: "int | np.ndarray",
+                          epoch: "int | np.ndarray") -> np.ndarray:
         """_unsynced's rule for many markers at once: each landed copy's thread, or -1 where `reader`
-        may see it (its own warp: the tile op's first lane stands for all 32; another block; a BARRIER since)."""
+        may see it (its own warp: the tile op's first lane stands for all 32; another block; a BARRIER
+        since). reader and epoch: one for all, or one per marker; a reader < 0 sees everything."""
         m = -markers - 1
         lt, le = m & (LANDED_THREAD - 1), m >> LANDED_SHIFT
-        if reader < 0:
-            return np.full(len(markers), -1, np.int64)
+        reader, epoch = np.asarray(reader, np.int64), np.asarray(epoch, np.int64)
         bs = self.be.block_size
-        seen = (lt // WARP == reader // WARP) | (lt // bs != reader // bs) | (le >> 16 != epoch >> 16)
+        seen = ((reader < 0) | (lt // WARP == reader // WARP) | (lt // bs != reader // bs)
+                | (le >> 16 != epoch >> 16))
         return np.where(seen, -1, lt)
 
     # ---- the E_ASYNC record of a read or write, in words (launcherrors.py) ----------------------
@@ -621,12 +867,14 @@ class AsyncCopies:
         access = f"{word or 'an access'}{where}: thread {thread} {verb}"
         if st is None or c is None:  # pragma: no cover - the record outlived its model
             return f"{access} shared memory at ${addr:x} before its cp.async copy landed"
-        th = st.threads[c.thread]
+        k = c.thread - st.block * self.be.block_size
+        last_wait = (int(st.threads.last_n[k]), int(st.threads.last_committed[k])) \
+            if 0 <= k < len(st.threads.last_n) and st.threads.last_committed[k] >= 0 else None
         off = addr - st.region
         text = (f"{access} {self.where(off)} before the cp.async copy into it landed: it is thread "
                 f"{c.thread}'s copy, {self._group(c)}; {self._lands(st, c)}")
-        if c.group is not None and th.last_wait is not None:
-            n, committed = th.last_wait
+        if c.group is not None and last_wait is not None:
+            n, committed = last_wait
             if committed - 1 - c.group < n:
                 text += (f"; its last wait, `{n} CP.WAIT`, left its {n} newest group{'s' * (n != 1)} in flight, "
                          "this one among them")

@@ -34,7 +34,7 @@ from tileforth.core.compile.tileops import (Add, Copy, Fill, LaneGet, LanePut, L
 from tileforth.core.compile.tiles import ACC_TYPES, IN_TYPES, MMA_ELEMS, WARP, Tile, elem_bytes, mma_coords
 from tileforth.core.compile.tileops import Shuffle, SyncWarp, Vote, WarpOp
 from tileforth.core.compile.mbarrier import HopperOp
-from tileforth.core.compile.smem import AsyncOp
+from tileforth.core.compile.smem import CHUNK, AsyncOp
 from tileforth.core.compile.wgmma import WgLaneGet, WgLanePut, WgOp
 from tileforth.core.errors import ForthError
 from tileforth.core.compile.eltypes import BY_NAME, ELTYPES
@@ -84,6 +84,7 @@ def _mask(lanes: np.ndarray) -> int:
 
 
 _LANES = np.arange(WARP)  # a warp's lane numbers
+_ROW16 = Tile("acc", (1, 8, 16), "f16")  # one 16-byte row of ldmatrix or stmatrix, for the copy model and the race detector
 _BITS = np.left_shift(1, _LANES, dtype=np.int64)  # lane i's bit in a mask
 
 
@@ -124,12 +125,36 @@ def _frag_coords(kind: str) -> tuple["np.ndarray", "np.ndarray"]:
 def _ldmatrix_map(kind: str) -> tuple["np.ndarray", "np.ndarray", "np.ndarray"]:
     """Where ldmatrix takes each (lane, element) of a kind's fragment from, in the 8x8 matrices the rows
     form ((matrix, row, col) index arrays, lane-major as _frag_coords): register j of lane L holds elements
-    (L/4, 2(L%4)) and (L/4, 2(L%4)+1) of matrix j (b: .trans, the transposed places), and register j is
-    fragment elements 2j and 2j+1."""
+    (L/4, 2(L%4)) and (L/4, 2(L%4)+1) of matrix j (b: .trans, the transposed places; bcol, b from an
+    n-major tile: .x2 without .trans, a's places), and register j is fragment elements 2j and 2j+1."""
     src = [(e >> 1, 2 * (lane & 3) + (e & 1), lane >> 2) if kind == "b" else (e >> 1, lane >> 2, 2 * (lane & 3) + (e & 1))
-           for lane in range(WARP) for e in range(MMA_ELEMS[kind])]
+           for lane in range(WARP) for e in range(MMA_ELEMS["b" if kind == "bcol" else kind])]
     s = np.array(src).T
     return s[0], s[1], s[2]
+
+
+@functools.cache
+def _lane_offsets(kind: str, grid: tuple[int, int], frag: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
+    """(row, chunk) of the row each addressing lane of each fragment of a grid gives to ldmatrix, from
+    the block's first row and chunk (lane_chunk, each fragment frag's rows and columns further on),
+    fragment-major as _lane_addresses takes them: one ldmatrix per fragment."""
+    fr, fc = frag
+    lanes = 32 if kind == "a" else 16
+    rc = [(bj * fc + r, bi * fr // 8 + c) if kind == "bcol" else (bi * fr + r, bj * fc // 8 + c)
+          for bi in range(grid[0]) for bj in range(grid[1]) for r, c in (lane_chunk(lane, kind) for lane in range(lanes))]
+    a = np.array(rc, np.int64).T
+    return a[0], a[1]
+
+
+@functools.cache
+def _frag_places(kind: str, grid: tuple[int, int], frag: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
+    """(rows, cols) in a grid's logical matrix of every (fragment, lane, element), fragment-major, each
+    fragment's as _frag_coords orders them."""
+    fr, fc = frag
+    r0, c0 = _frag_coords(kind)
+    rr = [r0 + bi * fr for bi in range(grid[0]) for _ in range(grid[1])]
+    cc = [c0 + bj * fc for _ in range(grid[0]) for bj in range(grid[1])]
+    return np.concatenate(rr), np.concatenate(cc)
 
 
 class WarpOps:
@@ -165,8 +190,11 @@ class WarpOps:
         memory checks pass; else warp by warp in block order, as far as the first error. The
         block and its error, (block, None) for a race (recorded in the context), or None."""
         with self.be.warp_steps if self.ctx[L.CTX_RACE_GEN] else _NO_LOCK:  # (CpuBackend.warp_steps)
-            if self._batched(lo, hi, live):
-                return None
+            try:
+                if self._batched(lo, hi, live):
+                    return None
+            except ForthError as exc:  # a copy-model op of one block (_loose_batched), as warp by warp words it
+                return lo, exc
             self.flush()
             for b in range(lo, hi):
                 if live is None or live[b - lo]:
@@ -224,7 +252,7 @@ class WarpOps:
         leaves everything as it was for the warp-by-warp path, which words the error."""
         be = self.be
         bs = be.block_size
-        if bs % WARP or self.ctx[L.CTX_ASYNC]:  # (copies in flight: tile loads check them, warp by warp)
+        if bs % WARP:
             return False
         rows = be.thr[lo * bs:hi * bs]
         plans = []
@@ -233,7 +261,9 @@ class WarpOps:
             site = int(rows[0, L.T_SITE])
             op = self.sites.info.get(site)
             if isinstance(op, WarpOp):
-                return op.collective and self._warp_ops(op, rows, lo)
+                if op.collective:
+                    return self._warp_ops(op, rows, lo)
+                return self._loose_batched(op, rows, lo, hi, site)
             if isinstance(op, TileOp):
                 ops = self._uniform(op, rows, lo)
         if ops is not None:  # the common case: every lane at one tile op, checked in one native pass
@@ -246,8 +276,17 @@ class WarpOps:
             return False
         if not plans:
             return True
+        reads = self._async_batched(plans, lo * bs) if self.ctx[L.CTX_ASYNC] else ()
+        if reads is None:  # a copy in flight, or landed with no BARRIER since: warp by warp words it
+            return False
         if self.ctx[L.CTX_RACE_GEN] and not self._races_batched(plans, lo * bs):
             return False
+        if reads:
+            st, readers, writers = reads
+            if readers is not None:
+                self.be.asyncs.note_readers(st, *readers)
+            if writers is not None:
+                self.be.asyncs.note_writers(st, *writers)
         for op, plan, stack, lanes, mine, _, _ in plans:
             self._perform_batch(op, plan, stack, len(mine))
             rows[lanes, L.T_STATUS] = L.ST_RUN
@@ -386,8 +425,10 @@ class WarpOps:
             return self._memory(op.tile, ops[:, 0], ops[:, 1], isinstance(op, CheckedLoad))
         if isinstance(op, Store):
             return self._memory(op.tile, ops[:, 0], ops[:, 1], isinstance(op, CheckedStore))
-        if isinstance(op, (LdMatrix, StMatrix)):
-            return None  # shared memory, lane by lane: warp by warp (perform)
+        if isinstance(op, LdMatrix):
+            return self._ldmatrix_plan(op, ops)
+        if isinstance(op, StMatrix):
+            return None  # warp by warp (perform)
         return ()
 
     def _memory(self, t: Tile, addr: np.ndarray, stride: np.ndarray, typed: bool):
@@ -464,6 +505,8 @@ class WarpOps:
                     mine = values[sel].astype(windows.dtype)
                     windows[starts] = mine if t.layout == "row" else mine.transpose(0, 2, 1)
                 del stack[src:]
+            case LdMatrix(dst, t):
+                _put(stack, dst, self._ldmatrix_batch(op, plan, n))
             case Mma(acc_at, a_at, b_at):
                 acc = stack[acc_at]
                 a, b = (x if x.dtype == np.float64 else x.astype(np.float64) for x in (stack[a_at], stack[b_at]))
@@ -477,6 +520,117 @@ class WarpOps:
                 _put(stack, dst, (x.astype(np.float32) + y.astype(np.float32)).astype(x.dtype))
             case _:  # Copy, Perm: list operations
                 self.perform(op, [], stack, -1)
+
+    # ---- batched: the ops each lane does on its own, every lane of the step at one ------------------
+    def _loose_batched(self, op: WarpOp, rows: np.ndarray, lo: int, hi: int, site: int) -> bool:
+        """An op that does not synchronise (_loose_ops's), for every thread of rows at once when every
+        one waits at it: a copy-model op (CP.ASYNC, CP.COMMIT, CP.WAIT) of one block, thread after
+        thread as warp by warp takes them (its ForthError is that path's); TLANE@ / TLANE! on the batched
+        tile stacks. False (nothing done) otherwise."""
+        if self._at_one_op(rows, lo, 0, None) != 0:
+            return False
+        if isinstance(op, AsyncOp):
+            if hi - lo != 1:
+                return False
+            self.be.asyncs.perform(op, rows, self.ctx, site, lambda m, w: self.error(site, m, w))
+        elif not isinstance(op, (LaneGet, LanePut)) or not self._lane_elements_batched(op, rows, lo):
+            return False
+        rows[:, L.T_STATUS] = L.ST_RUN
+        self.ctx[L.CTX_STEPS_USED] += WARP_OP_STEPS * (len(rows) // WARP)
+        return True
+
+    def _lane_elements_batched(self, op: "LaneGet | LanePut", rows: np.ndarray, lo: int) -> bool:
+        """_lane_elements for every lane of rows' warps at once, on their batched tile stack: False
+        (nothing done) when an index is out of range (warp by warp words it) or the stacks differ."""
+        n = len(rows) // WARP
+        t = op.tile
+        gm, gn = t.grid if t is not None else (1, 1)
+        per = MMA_ELEMS["acc"]
+        i = rows[:, L.T_OP].reshape(n, WARP)
+        if ((i < 0) | (i >= per * gm * gn)).any():
+            return False
+        stack = self._stack(np.arange(n) + lo * self.be.warps_per_block)
+        if stack is None:
+            return False
+        fr, fc = _frag_coords("acc")
+        e, (bi, bj) = i % per, divmod(i // per, gn)
+        r = fr.reshape(WARP, per)[_LANES, e] + 16 * bi
+        c = fc.reshape(WARP, per)[_LANES, e] + 8 * bj
+        acc = stack[op.pos]
+        w = np.arange(n)[:, None]
+        if isinstance(op, LaneGet):
+            rows[:, L.T_OP] = acc[w, r, c].astype(np.float32).view(np.uint32).astype(np.int64).ravel()
+        else:  # rounded to the accumulator's type
+            acc[w, r, c] = (rows[:, L.T_OP + 1] & 0xFFFFFFFF).astype(np.uint32).view(np.float32).reshape(n, WARP)
+        return True
+
+    # ---- batched ldmatrix, and the copy model's checks of batched loads --------------------------
+    def _ldmatrix_plan(self, op: LdMatrix, ops: np.ndarray):
+        """The rows a batched ldmatrix reads: (their addresses, warps x (fragments x addressing lanes), in
+        the order warp by warp takes them; the shared bytes that hold them all; the first one's address),
+        computed as _lane_addresses computes one warp's; None when a warp's operands fail its checks or
+        the rows are not in one allocation (warp by warp words it)."""
+        saddr, row, col, geom = (ops[:, i] for i in range(4))
+        t = op.tile
+        rows_n, chunks, swz = geom & 0xFFFF, (geom >> 16) & 0xFFFF, (geom >> 32) & 1
+        brows, bcols = t.rows_cols[::-1] if op.n_major else t.rows_cols
+        if ((geom >> 33 != 0) | (rows_n == 0) | (chunks == 0) | (col % 8 != 0) | (row < 0) | (col < 0)
+                | (row + brows > rows_n) | (col // 8 + bcols // 8 > chunks) | (saddr % 16 != 0)).any():
+            return None
+        dr, dc = _lane_offsets(op.lanes_kind, t.grid, t.frag_shape)
+        r = row[:, None] + dr
+        ch = col[:, None] // 8 + dc
+        ch = np.where(swz[:, None] == 1, ch ^ (r & 7), ch)
+        addrs = saddr[:, None] + (r * chunks[:, None] + ch) * 16
+        first = int(addrs.min())
+        view = self.be.allocation_view(first, int(addrs.max()) + 16 - first)
+        return None if view is None else (addrs, view, first)
+
+    def _ldmatrix_batch(self, op: LdMatrix, plan, n: int) -> np.ndarray:
+        """ldmatrix for n warps at once (its plan: _ldmatrix_plan's): warps x the grid's logical matrix,
+        in float64 (exact), as the batched loads leave operands."""
+        addrs, view, first = plan
+        t = op.tile
+        mem = view.view(_mem_dtype(t.dtype))
+        mats = mem[((addrs - first) // 2)[..., None] + np.arange(8)]  # (warps, rows, 8 elements)
+        frags = t.grid[0] * t.grid[1]
+        mats = mats.reshape(n, frags, -1, 8, 8)  # (warps, fragments, matrices, rows, 8)
+        out = np.empty((n, *t.rows_cols), np.float64)
+        rr, cc = _frag_places(t.kind, t.grid, t.frag_shape)
+        out[:, rr, cc] = mats[:, :, *_ldmatrix_map(op.lanes_kind)].reshape(n, -1)
+        return out
+
+    def _async_batched(self, plans: list, first: int) -> tuple | None:
+        """The copy model's checks of a step's batched loads, stores and ldmatrix (first: the record of
+        the step's first thread), as check_tile and rows_landed make them warp by warp, before anything
+        changes: None when one fails; else (the launch's state, the reads and the writes to note once the step
+        goes ahead: note_readers' and note_writers' arguments, None for none), or () when there are none."""
+        asyncs = self.be.asyncs
+        st = asyncs.launch_of(self.ctx)
+        if st is None:
+            return ()
+        thr = self.be.thr
+        notes: list = []  # loads and ldmatrix: the chunks they read
+        writes: list = []  # stores: the chunks they write
+        for op, plan, _, _, mine, ops, _ in plans:
+            if isinstance(op, (Load, Store)):
+                ch = asyncs.tile_chunks(st, op.tile, ops[:, 0], ops[:, 1])
+            elif isinstance(op, LdMatrix):
+                ch = (plan[0] - st.region) // CHUNK
+                if ((ch < 0) | (ch >= len(st.pending))).any():
+                    return None
+            else:
+                continue
+            readers = first + mine.astype(np.int64) * WARP
+            epochs = thr[readers, L.T_EPOCH] & 0xFFFFFFFF
+            if not asyncs.chunks_clear(st, ch, readers, epochs):
+                return None
+            k = ch.shape[1]
+            (writes if isinstance(op, Store) else notes).append((ch.ravel(), np.repeat(readers, k),
+                                                                 np.repeat(epochs, k)))
+        if not notes and not writes:
+            return ()
+        return st, *((np.concatenate(x) for x in zip(*group)) if group else None for group in (notes, writes))
 
     def _loose_ops(self, rows: np.ndarray, waiting: np.ndarray, gw: int = -1, first: int = -1) -> bool:
         """Release the lanes of a warp that wait at an op that does not synchronise
@@ -538,7 +692,8 @@ class WarpOps:
         saddr, row, col, geom = ops
         t = op.tile
         rows_n, chunks, swz = geom & 0xFFFF, (geom >> 16) & 0xFFFF, (geom >> 32) & 1
-        brows, bcols = t.rows_cols  # the whole grid must lie inside the tile
+        kind = getattr(op, "lanes_kind", t.kind)
+        brows, bcols = t.rows_cols[::-1] if kind == "bcol" else t.rows_cols  # the whole grid must lie inside the tile
         word = op.word
         if geom >> 33 or rows_n == 0 or chunks == 0:
             raise self.error(site, f"{word}: {geom} is not a shared tile's shape" + "{where}" + "; give the "
@@ -552,10 +707,13 @@ class WarpOps:
             raise self.error(site, f"{word}: the shared tile's address ${saddr & (2**64 - 1):x} is not 16-byte "
                              "aligned" + "{where}" + "; give a stage of a SMEM-TILE, e.g. `0 As`", word)
         fr, fc = t.frag_shape
-        row, col = row + frag[0] * fr, col + frag[1] * fc
+        if kind == "bcol":  # the tile holds B transposed: a fragment's n are rows, its k columns
+            row, col = row + frag[1] * fc, col + frag[0] * fr
+        else:
+            row, col = row + frag[0] * fr, col + frag[1] * fc
         out = []
         for lane in range(32 if t.kind == "a" else 16):
-            dr, dc = lane_chunk(lane, t.kind)
+            dr, dc = lane_chunk(lane, kind)
             r, ch = row + dr, col // 8 + dc
             out.append(saddr + (r * chunks + (ch ^ (r & 7) if swz else ch)) * 16)
         return out
@@ -564,7 +722,7 @@ class WarpOps:
                      row: int) -> list[np.ndarray]:
         """The 16 bytes at each address as a view of 8 elements of the tile's memory type, after the
         copy model's check (copies in flight) and the race detector's (each row one access of the warp)."""
-        t16 = Tile("acc", (1, 8, 16), "f16")  # one 16-byte row, for the copy model and the race detector
+        t16 = _ROW16
         dtype = _mem_dtype(op.store_type if isinstance(op, StMatrix) else op.tile.dtype)
         out: list[np.ndarray] = []
         # the copy model's check of all rows at once; row by row (which words an error) only when one fails
@@ -604,7 +762,7 @@ class WarpOps:
                 mats = np.stack(self._shared_rows(op, addrs, site, False, row))
                 mats = mats.astype(np.float32).reshape(-1, 8, 8)  # (matrices, rows, 8)
                 block = out[bi * fr:(bi + 1) * fr, bj * fc:(bj + 1) * fc]
-                block[_frag_coords(t.kind)] = mats[_ldmatrix_map(t.kind)]
+                block[_frag_coords(t.kind)] = mats[_ldmatrix_map(op.lanes_kind)]
         return out
 
     def stmatrix(self, op: StMatrix, value: np.ndarray, ops: list[int], site: int, row: int = -1) -> None:
@@ -892,6 +1050,15 @@ class WarpOps:
         ctx, thr = self.ctx, self.be.thr
         record = ctx[:5].copy()
         for op, plan, stack, _, mine, ops, site in plans:
+            if isinstance(op, LdMatrix):  # each 16-byte row one access of its warp (_shared_rows)
+                rows = np.repeat(first + mine.astype(np.int64) * WARP, plan[0].shape[1])
+                a = plan[0].ravel()
+                k = self._races(_ROW16, rows, a, np.full(len(a), 8, np.int64), READ, site)
+                if k >= 0:
+                    thr[rows[k], L.T_STATUS] = L.ST_WARP
+                    ctx[:5] = record
+                    return False
+                continue
             if not isinstance(op, (Load, Store)):
                 continue
             rows = first + mine.astype(np.int64) * WARP

@@ -15,7 +15,7 @@
                         call site (LLVM 22 does not mark them; O3 was seen
                         sinking a wmma.load into a divergent branch)
 * m16n8k16 tiles     -> TMMA: llvm.nvvm.mma.m16n8k16.row.col.* (mma.sync, sm_80+);
-                        TLDSM-A/-B: ldmatrix.sync.aligned.m8n8.x4 / .x2.trans (sm_80+ here),
+                        TLDSM-A/-B/-B-COL: ldmatrix.sync.aligned.m8n8.x4 / .x2.trans / .x2 (sm_80+ here),
                         TSTSM: stmatrix.sync.aligned.m8n8.x2 (sm_90+), each lane's
                         address from the tile's geom (tileops.lane_chunk, the swizzle);
                         TLOAD-*/TSTORE: each lane's own elements by the documented
@@ -132,7 +132,7 @@ def _build_whitelist() -> frozenset[str]:
                 names.add(f"llvm.nvvm.wmma.{g}.mma.{al}.{bl}.bf16")
     names |= {f"llvm.nvvm.mma.m16n8k16.row.col.{sig}" for sig in ("f32.f32", "f16.f16", "bf16")}
     names |= {"llvm.nvvm.ldmatrix.sync.aligned.m8n8.x4.b16", "llvm.nvvm.ldmatrix.sync.aligned.m8n8.x2.trans.b16",
-              "llvm.nvvm.stmatrix.sync.aligned.m8n8.x2.b16"}
+              "llvm.nvvm.ldmatrix.sync.aligned.m8n8.x2.b16", "llvm.nvvm.stmatrix.sync.aligned.m8n8.x2.b16"}
     return frozenset(names)
 
 
@@ -359,9 +359,12 @@ class NvptxTarget(Target):
         lane = self._lane(g)
         if kind == "a":
             dr, dc = b.and_(lane, c64(15)), b.lshr(lane, c64(4))
+        elif kind == "bcol":
+            dr, dc = b.and_(lane, c64(7)), b.and_(b.lshr(lane, c64(3)), c64(1))
         else:
             dr, dc = b.and_(lane, c64(15)), c64(0)
-        assert lane_chunk(17, kind) == ((1, 1) if kind == "a" else (1, 0))  # the same arithmetic as the emulator's
+        assert lane_chunk(17, kind) == {"a": (1, 1), "bcol": (1, 0)}.get(kind, (1, 0))  # the emulator's arithmetic
+        assert lane_chunk(9, kind) == {"a": (9, 0), "bcol": (1, 1)}.get(kind, (9, 0))
         r = b.add(row, dr)
         ch = b.add(b.lshr(col, c64(3)), dc)
         chunks = b.and_(b.lshr(gm, c64(16)), c64(0xFFFF))
@@ -539,13 +542,18 @@ class NvptxTarget(Target):
                 self._check_mma_sync_arch(word, "ldmatrix", "ldmatrix")
                 if t.kind == "a":
                     name, ret = "llvm.nvvm.ldmatrix.sync.aligned.m8n8.x4.b16", ir.LiteralStructType([I32] * 4)
+                elif op.n_major:  # b from an n-major tile: no transpose
+                    name, ret = "llvm.nvvm.ldmatrix.sync.aligned.m8n8.x2.b16", ir.LiteralStructType([I32] * 2)
                 else:
                     name, ret = "llvm.nvvm.ldmatrix.sync.aligned.m8n8.x2.trans.b16", ir.LiteralStructType([I32] * 2)
                 elt = frag_type(self._one(t)).elements
                 saddr, row, col, gm_ = operands
                 frags = []
-                for r0, c0 in self._frag_origins(t):  # one ldmatrix per fragment of a grid
-                    ptr = self._lane_shared_ptr(g, t.kind, [saddr, b.add(row, c64(r0)), b.add(col, c64(c0)), gm_])
+                # one ldmatrix per fragment of a grid (n-major: fragment j of a 1 x n row at n = 8j, a row of the tile)
+                origins = [(c0, r0) for r0, c0 in self._frag_origins(t)] if op.n_major else self._frag_origins(t)
+                for r0, c0 in origins:
+                    ptr = self._lane_shared_ptr(g, op.lanes_kind, [saddr, b.add(row, c64(r0)), b.add(col, c64(c0)),
+                                                                   gm_])
                     regs = self._wmma(g, name, ret, [ptr])
                     frags.append([r if elt[i] == I32 else b.bitcast(r, H2)
                                   for i, r in enumerate(b.extract_value(regs, i) for i in range(len(ret.elements)))])

@@ -17,6 +17,7 @@ mma.sync m16n8k16 (`16 8 16 TILE-SHAPE`: fragments of the documented layout, til
 
     TLDSM-A     ( saddr row col geom -- )  ( -- a )      ldmatrix .x4       dst
     TLDSM-B     ( saddr row col geom -- )  ( -- b )      ldmatrix .x2.trans dst
+    TLDSM-B-COL ( saddr row col geom -- )  ( -- b )      ldmatrix .x2 (B n-major) dst
     TSTSM       ( saddr row col geom -- )  ( acc -- )    stmatrix .x2       src
     TLANE@      ( i -- ) ( F: -- r )       ( acc -- acc ) element i of this lane's fragment (a WarpOp)
     TLANE!      ( i -- ) ( F: r -- )       ( acc -- acc ) set it
@@ -263,13 +264,13 @@ def _need_mma_sync(n: "Prim", word: str, shape: tuple[int, int, int]) -> None:
                          n.pos, word)
 
 
-def _ldsm(kind: str, word: str):
+def _ldsm(kind: str, word: str, n_major: bool = False):
     def emit(g: "Gen", n: "Prim") -> None:
         cfg = _cfg(n)
         _need_mma_sync(n, word, cfg.shape)
         saddr, row, col, geom = g.pop(4)
         t = _new(n, word, kind)
-        _op(g, n, LdMatrix(len(g.tstack), t, word), [saddr, row, col, geom])
+        _op(g, n, LdMatrix(len(g.tstack), t, word, n_major), [saddr, row, col, geom])
         _push(g, n, word, t)
     return emit
 
@@ -320,12 +321,14 @@ def _place(col: bool):
         cfg = _cfg(n)
         gn = cfg.grid[1] if cfg.shape == MMA_SYNC else 1
         lane = _lane_id(g)
-        f, e = b.ashr(i, c64(2)), b.and_(i, c64(3))
+        # the grid is the node's, known here: constants, which LLVM folds (a literal i leaves only the lane's
+        # arithmetic) or turns into shifts and masks (i unsigned: an element index is 0 to 4mn - 1)
+        f, e = b.lshr(i, c64(2)), b.and_(i, c64(3))
         if col:
-            bj = b.srem(f, c64(gn)) if gn > 1 else c64(0)
+            bj = b.urem(f, c64(gn)) if gn > 1 else c64(0)
             g.push(b.add(b.mul(bj, c64(8)), b.add(b.shl(b.and_(lane, c64(3)), c64(1)), b.and_(e, c64(1)))))
         else:
-            bi = b.sdiv(f, c64(gn)) if gn > 1 else f
+            bi = b.udiv(f, c64(gn)) if gn > 1 else f
             g.push(b.add(b.mul(bi, c64(16)), b.add(b.lshr(lane, c64(2)), b.shl(b.lshr(e, c64(1)), c64(3)))))
     return emit
 
@@ -387,6 +390,11 @@ def install(registry: "Registry") -> None:
          "ldmatrix .x2.trans: load the 16x8 b fragment (k x n) whose first element is at row, col of a shared "
          "tile stored k-major (row k holds the n columns), transposing as it loads.",
          _SM + "0 S 0 16 S-GEOM TLDSM-B", _ldsm("b", "TLDSM-B"), Effect(True, 4, -4, 0, 0))
+    tile("TLDSM-B-COL", "( saddr row col geom -- ) ( T: -- b )",
+         "ldmatrix .x2 (no .trans): load the 16x8 b fragment (k x n) from a shared tile that holds B "
+         "transposed, n-major (row n holds the k values, as a column-major B): row is the fragment's first n, "
+         "col its first k (a multiple of 8). Under a TILE-GRID the b fragments lie 8 rows apart.",
+         _SM + "0 S 8 16 S-GEOM TLDSM-B-COL", _ldsm("b", "TLDSM-B-COL", True), Effect(True, 4, -4, 0, 0))
     tile("TSTSM", "( saddr row col geom -- ) ( T: acc -- )",
          "stmatrix .x2: store the 16x8 accumulator at row, col of a shared tile of 16-bit elements, rounded to "
          "the TILE-IN type (f16 or bf16); sm_90 or newer on the GPU.",

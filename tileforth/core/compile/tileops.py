@@ -106,11 +106,20 @@ class LdMatrix(TileOp):
     operands: the tile's (stage) address, the row and column of the block's first element in it, and
     the tile's geom (smem.SmemTile.geom: rows, 16-byte chunks per row, swizzled). Lane L reads the
     16 bytes of row `row + (L mod 16)` at chunk `col/8 + L/16` (a: .x4) or `col/8` (b: .x2.trans),
-    the chunk swizzled as the tile is (`lane_chunk`)."""
+    the chunk swizzled as the tile is (`lane_chunk`). n_major (TLDSM-B-COL): b from a tile that holds
+    B transposed (row n holds the k values), with .x2 and no .trans: lane L (L < 16) reads row
+    `row + (L mod 8)` at chunk `col/8 + L/8`; row and col are then n and k, and a grid's fragments lie
+    8 rows apart."""
     dst: int
     tile: Tile
     word: str
+    n_major: bool = False
     operands: ClassVar[int] = 4
+
+    @property
+    def lanes_kind(self) -> str:
+        """lane_chunk's kind for the lanes' addresses: "a", "b" (.x2.trans) or "bcol" (.x2)."""
+        return "bcol" if self.n_major else self.tile.kind
 
 
 @record(frozen=True)
@@ -127,9 +136,14 @@ class StMatrix(TileOp):
 
 def lane_chunk(lane: int, kind: str) -> tuple[int, int]:
     """(row, chunk) offsets of the 16 bytes lane gives the address of, for an ldmatrix of a (.x4), of b
-    (.x2.trans) and a stmatrix of acc (.x2), from the block's first row and chunk. The backends share
-    this arithmetic (the nvptx target emits it as IR, the emulator evaluates it per lane)."""
-    return (lane & 15, lane >> 4) if kind == "a" else (lane & 15, 0)
+    (.x2.trans), of b from an n-major tile ("bcol": .x2, matrix j = lanes 8j..8j+7, k chunk j) and a
+    stmatrix of acc (.x2), from the block's first row and chunk. The backends share this arithmetic (the
+    nvptx target emits it as IR, the emulator evaluates it per lane)."""
+    if kind == "a":
+        return lane & 15, lane >> 4
+    if kind == "bcol":
+        return lane & 7, (lane >> 3) & 1
+    return lane & 15, 0
 
 
 # ---- warp operations (warpgen.py's words): `Target.warp_op` -----------------------------------------
