@@ -84,3 +84,31 @@ def test_the_tile_words_and_the_warpgroup_words_share_one_input_type():
     text = DEMO.read_text().replace("\\! wg 64 64 16 bf16", "\\! tiles 16 8 16 f16\n\\! wg 64 64 16 bf16")
     with pytest.raises(ForthError, match="share TILE-IN; give one type"):
         parse_kernel_file(text, "g.fth")
+
+
+def test_pipe_shows_the_rings_mbarrier_phases():
+    """.PIPE after the demo: in the first block, k-tile kt fills stage kt mod 2 (FULL: 1 arrival, the
+    producer's, and 16384 bytes from 2 boxes of 64 x 64 bf16) and frees it (EMPTY: the consumer's 128
+    arrivals), so each stage's barriers complete one phase per k-tile of theirs, in order."""
+    from tileforth.core.session.pipeview import last
+    m, n, k = 64, 64, 64 * 5
+    rng = np.random.default_rng(0)
+    a = rng.integers(-3, 4, (m, k)).astype(ml_dtypes.bfloat16)
+    bt = rng.integers(-3, 4, (n, k)).astype(ml_dtypes.bfloat16)
+    f = Forth(backend="cpu")
+    run_kernel_file(f, parse_kernel_file(DEMO.read_text(), str(DEMO)), {"M": m, "N": n, "KK": k, "A": a, "BT": bt,
+                                                                       "C": np.zeros((m, n), np.float32)})
+    phases = last(f)["mbarriers"]
+    bars = sorted({p["offset"] for p in phases})
+    assert len(bars) == 4  # FULL 0, FULL 1, EMPTY 0, EMPTY 1: BARS's four cells
+    full, empty = bars[:2], bars[2:]
+    kt = k // 64
+    for s in (0, 1):
+        uses = len(range(s, kt, 2))  # the k-tiles of stage s
+        mine = [p for p in phases if p["offset"] == full[s]]
+        assert [(p["phase"], p["arrivals"], p["tx_bytes"], p["boxes"]) for p in mine] == \
+            [(i, 1, 2 * 64 * 64 * 2, 2) for i in range(uses)]
+        mine = [p for p in phases if p["offset"] == empty[s]]
+        assert [(p["phase"], p["arrivals"], p["tx_bytes"]) for p in mine] == [(i, 128, 0) for i in range(uses)]
+    text = " ".join(f.eval(".PIPE").split())  # (lines wrap at 80 columns)
+    assert "mbarriers, phase by phase" in text and "16384 bytes from 2 TMA boxes" in text and "128 arrivals" in text

@@ -25,8 +25,10 @@ def render_pipe(view: Pipe, *, width: int = 80, colour: bool = False, glyphs=Non
                   color_system="truecolor")
     plain = view.lines(width)
     out = [Text(plain[0][0][0], style="bold")]
+    phases = [Text(t, style="bold cyan" if k == 0 else "dim") for k, line in enumerate(view.phase_lines(width))
+              for t, _ in line]
     if not view.steps:
-        return out + [Text(t, style="dim") for line in plain[1:] for t, _ in line]
+        return out + [Text(t, style="dim") for line in plain[1:len(plain) - len(phases)] for t, _ in line] + phases
     for step in view.steps:
         out.append(Text(view.where(step), style="bold cyan"))
         head, rows = view.table(step)
@@ -48,4 +50,4 @@ def render_pipe(view: Pipe, *, width: int = 80, colour: bool = False, glyphs=Non
                 out.append(text)
         for w in step.waits:
             out.append(Text("  " + wait_text(w), style="dim"))
-    return out
+    return out + phases

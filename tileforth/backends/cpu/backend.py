@@ -666,6 +666,11 @@ class CpuBackend(Backend):
         from .mbarriers import model
         return model(self).describe(thread, addr, aux, where, word)
 
+    def mbarrier_phases(self) -> list:
+        """The mbarrier phases the last launch's first block completed (mbarriers.py; .PIPE shows them)."""
+        from . import mbarriers
+        return mbarriers.phases(self)
+
     def allocation_view(self, addr: int, nbytes: int) -> np.ndarray | None:
         """Bytes [addr, addr+nbytes) when they lie in one user allocation."""
         base = self._table.find(addr, nbytes)

@@ -35,7 +35,8 @@ import numpy as np
 from llvmlite import ir
 from tileforth.core.compile import layout as L
 from tileforth.core.compile.mbarrier import (COUNT_MAX, TX_MAX, Elect, FenceAsync, HopperOp, MbarArrive,
-                                             MbarArriveTx, MbarExpectTx, MbarFence, MbarInit, MbarTryWait)
+                                             MbarArriveTx, MbarExpectTx, MbarFence, MbarInit, MbarTryWait,
+                                             PhaseDone)
 from tileforth.core.compile.smem import A_READ, CHUNK
 from tileforth.core.compile.tileops import Vote
 from tileforth.core.compile.tma import (SMEM_ALIGN, SWIZZLED_ALIGN, TMAP_BYTES, TMAP_FIELDS, TMAP_MAGIC, TmaLoad,
@@ -50,6 +51,7 @@ if TYPE_CHECKING:
 
 I64 = ir.IntType(64)
 WARP = 32
+PHASES_MAX = 512  # completed phases .PIPE keeps of a launch's first block
 TMA_ID_BASE = 1 << 30  # the pending shadow's ids of TMA boxes (cp.async's count up from 1)
 Error = Callable[[str, str], ForthError]
 
@@ -82,6 +84,8 @@ class Barrier:
     phase: int = 0  # phases completed
     arrived: set[int] = field(default_factory=set)  # threads that arrived on the current phase
     boxes: list[tuple[int, np.ndarray, list[int]]] = field(default_factory=list)  # (offset, bytes, ids) to land
+    announced: int = 0  # transaction bytes announced for the current phase (its PhaseDone)
+    landed: int = 0  # TMA boxes that delivered bytes to it
 
 
 @record(eq=False)
@@ -105,6 +109,12 @@ def model(backend: Any) -> "Mbarriers":
         return m
 
 
+def phases(backend: Any) -> list[PhaseDone]:
+    """The completed mbarrier phases of the last launch's first block that used mbarriers (.PIPE)."""
+    m = _MODELS.get(backend)
+    return list(m.phases) if m is not None else []
+
+
 def perform(backend: Any, op: HopperOp, rows: np.ndarray, ctx: np.ndarray, site: int, sites: Any,
             error: Error) -> np.ndarray:
     """The op for each thread of `rows` (copies of their records, in order); each one's result."""
@@ -117,6 +127,8 @@ class Mbarriers:
         self._blocks: dict[int, Block] = {}  # by context
         self._next = TMA_ID_BASE
         self._lock = threading.Lock()
+        self.phases: list[PhaseDone] = []  # the completed phases of the last launch's first block (.PIPE)
+        self._logged: tuple[Any, int] | None = None  # (that launch, that block)
 
     # ---- naming ---------------------------------------------------------------------------------
     def where(self, off: int) -> str:
@@ -137,6 +149,8 @@ class Mbarriers:
         if st is not None and st.launch is launch:
             self._forget_boxes(st)
         st = self._blocks[ctx.ctypes.data] = Block(launch, block)
+        if self._logged is None or self._logged[0] is not launch:  # a new launch: its first block is logged
+            self._logged, self.phases = (launch, block), []
         return st
 
     def _forget_boxes(self, st: Block) -> None:
@@ -169,6 +183,7 @@ class Mbarriers:
                             raise error(f"{op.word}" + "{where}" + f": thread {tid} announces {ops[1]} bytes; a "
                                         f"phase expects 0 to {TX_MAX}", op.word)
                         bar.tx += ops[1]
+                        bar.announced += ops[1]
                         if isinstance(op, MbarArriveTx):
                             self._arrive(st, op, bar, tid, error)
                     case MbarTryWait():
@@ -229,9 +244,13 @@ class Mbarriers:
             mine = launch.pending[chunks] >= TMA_ID_BASE + 1
             launch.pending[chunks[mine]] = 0
         bar.boxes = []
+        if self._logged == (st.launch, st.block) and len(self.phases) < PHASES_MAX:
+            off = next(o for o, b in st.barriers.items() if b is bar)
+            self.phases.append(PhaseDone(off, self.where(off), bar.phase, bar.count, bar.announced, bar.landed))
         bar.phase += 1
         bar.pending = bar.count
         bar.arrived = set()
+        bar.announced = bar.landed = 0
 
     def _stuck(self, st: Block, op: HopperOp, addr: int, parity: int, tid: int, sites: Any, error: Error) -> None:
         """A wait that can never complete: no thread of the block is left that could arrive."""
@@ -337,6 +356,7 @@ class Mbarriers:
                 st.boxes[cid] = (baddr - launch.region, tid)
             launch.pending[chunks] = np.array(ids, np.int64) + 1
         bar.boxes.append((off, data, ids))
+        bar.landed += 1
         bar.tx -= len(data)  # complete_tx: the bytes arrived
         self._complete(st, bar)
 

@@ -254,6 +254,20 @@ def install(registry: "Registry") -> None:
                   "32 1 1 THREADS  ELECT IF TID-X . THEN \\ [thread 0] 0", _elect, suspend_point=True)
 
 
+@record(frozen=True)
+class PhaseDone:
+    """A completed phase of an mbarrier in the first block of a launch (the emulator's model records them;
+    .PIPE shows them): the barrier (its offset in shared memory and name), which phase (0, 1, ...), the
+    arrivals it counted, the transaction bytes announced for it (MBAR-ARRIVE-TX, MBAR-TX) and delivered by
+    the TMA boxes that completed it."""
+    offset: int
+    name: str
+    phase: int
+    arrivals: int
+    tx_bytes: int
+    boxes: int
+
+
 # ---- warp specialisation (issue 29, point 3): WARPGROUP, REGS- REGS+ --------------------------------------
 WARPGROUP_THREADS = 128  # four warps
 NREG_MIN, NREG_MAX = 24, 256  # setmaxnreg's range; a multiple of 8

@@ -14,8 +14,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from ..compile.mbarrier import PhaseDone
 from ..compile.smem import PipeStep, StageState, WarpWait
-from ..records import asdict, record
+from ..records import asdict, field, record
 from .launcherrors import word_at
 from .views import WIDTH, Lines, Span, View, _para
 
@@ -39,6 +40,13 @@ def stage_cell(s: StageState) -> str:
     return f"{SHORT[state]} g{groups(gs)}" if gs else SHORT[state]
 
 
+def phase_text(p: PhaseDone) -> str:
+    """A completed phase: "the mbarrier at shared byte 0 (BARS): phase 0 completed: 1 arrival, 16384 bytes
+    from 2 TMA boxes"."""
+    tx = f", {p.tx_bytes} bytes from {p.boxes} TMA box{'es' * (p.boxes != 1)}" if p.tx_bytes or p.boxes else ""
+    return f"{p.name}: phase {p.phase} completed: {p.arrivals} arrival{'s' * (p.arrivals != 1)}{tx}"
+
+
 def wait_text(w: WarpWait) -> str:
     """What a warp's wait did: "warp 1: 1 CP.WAIT, groups 0,1 in flight: landed 0, 1 left"."""
     head = f"warp {w.warp}: {w.n} CP.WAIT"
@@ -60,6 +68,7 @@ class Pipe(View):
     steps: list[PipeStep]
     sites: list  # Forth.sites.entries, to name each wait's place
     tiles: list[str]  # the SMEM-TILEs, in the order of the stages
+    phases: list[PhaseDone] = field(default_factory=list)  # the mbarrier phases the first block completed
 
     def where(self, step: PipeStep) -> str:
         if step.index < 0:
@@ -77,7 +86,7 @@ class Pipe(View):
             out.append({"index": st.index, "where": self.where(st),
                         "stages": [dict(asdict(s), state=s.state) for s in st.stages],
                         "waits": [dict(asdict(w), left=w.left) for w in st.waits]})
-        return {"tiles": list(self.tiles), "steps": out}
+        return {"tiles": list(self.tiles), "steps": out, "mbarriers": [asdict(p) for p in self.phases]}
 
     def table(self, step: PipeStep) -> tuple[list[str], list[list[str]]]:
         """The step's stages as a table: a row per tile, a cell per stage (header: stage numbers)."""
@@ -90,12 +99,23 @@ class Pipe(View):
                 rows.append([name] + [stage_cell(mine[i]) if i in mine else "" for i in range(width)])
         return head, rows
 
+    def phase_lines(self, width: int = WIDTH) -> Lines:
+        """The mbarriers' completed phases, in the order they completed (none: no lines)."""
+        if not self.phases:
+            return []
+        out: Lines = [[("mbarriers, phase by phase (the TMA boxes and arrivals that completed each)", "label")]]
+        for p in self.phases:
+            out += [[("  " + ln[0][0], "note")] for ln in _para(phase_text(p), "note", width - 2)]
+        return out
+
     def lines(self, width: int = WIDTH) -> Lines:
         out: Lines = [[(".PIPE: the first block of the last launch, wait by wait", "head")]]
         if not self.steps:
-            out += _para("no CP.WAIT ran in the last launch's first block (.PIPE shows the waits of a launch "
-                         "that copied with CP.ASYNC, on the cpu backend)", "note", width)
-            return out
+            if not self.phases:
+                out += _para("no CP.WAIT ran and no mbarrier phase completed in the last launch's first block "
+                             "(.PIPE shows a launch that copied with CP.ASYNC or TMA, on the cpu backend)", "note",
+                             width)
+            return out + self.phase_lines(width)
         for step in self.steps:
             out.append([(self.where(step), "label")])
             head, rows = self.table(step)
@@ -109,23 +129,25 @@ class Pipe(View):
                     out.append(line)
             for w in step.waits:
                 out += [[("  " + ln[0][0], "note")] for ln in _para(wait_text(w), "note", width - 2)]
-        return out
+        return out + self.phase_lines(width)
 
 
 def make(f: "Forth") -> Pipe:
     """The last launch's pipeline, from the backend's copy model (none on a backend without one)."""
     model = getattr(f.backend, "asyncs", None)
     steps = list(model.pipe) if model is not None else []
+    phases = getattr(f.backend, "mbarrier_phases", None)
     names: list[str] = []
     for step in steps:
         for s in step.stages:
             if s.tile not in names:
                 names.append(s.tile)
-    return Pipe(steps, list(f.sites.entries), names)
+    return Pipe(steps, list(f.sites.entries), names, phases() if phases is not None else [])
 
 
 def last(f: "Forth") -> dict[str, Any]:
     """.PIPE's record of the last launch as data: {"tiles", "steps": [{"index", "where", "stages": [one
     dict per stage: tile, stage, chunks, in_flight, landed, flight_groups, landed_groups, state],
-    "waits": [one dict per warp: warp, n, before, landed, left, lanes, alike, copies]}]}."""
+    "waits": [one dict per warp: warp, n, before, landed, left, lanes, alike, copies]}], "mbarriers": [one
+    dict per completed phase: offset, name, phase, arrivals, tx_bytes, boxes]}."""
     return make(f).data()

@@ -103,7 +103,8 @@ def _watch(f: "Forth") -> None:
 
 @host(".PIPE", "( -- )", "Show the cp.async pipeline of the first block of the last launch that copied (the emulator): at "
       "each warp's k-th CP.WAIT, the groups its threads had in flight and those it landed, and every stage "
-      "of every SMEM-TILE (in flight, landed, empty, with its groups) once the warps had waited.",
+      "of every SMEM-TILE (in flight, landed, empty, with its groups) once the warps had waited; then each "
+      "mbarrier phase the block completed, with its arrivals and the TMA bytes and boxes that completed it.",
       "32 1 1 THREADS 64 F32 ARRAY g 1 16 F32 2 SMEM-TILE s  TID-X 4 < IF TID-X 16 * g + TID-X 16 * 0 s + "
       "CP.ASYNC THEN CP.COMMIT 0 CP.WAIT  .PIPE", wordset="tileforth", group=INSPECT_GROUP)
 def w_pipe(f: "Forth", tok: Token) -> None:
