@@ -213,3 +213,82 @@ def test_a_host_level_loop_draws_more_of_the_budget_than_a_launchs():
     assert f.eval("HERE 40 fill-in  HERE SWAP - 8 / .") == "40 "  # within the budget: 40 iterations
     f.eval("CLEARSTACK 1000 spin")  # a device loop of 1000 < 3200 steps
     assert f.eval("DEPTH .") == "0 "
+
+
+# ---- Ctrl-C while a failed line is undone -----------------------------------------------------------------
+# (Fuzzed, SIGINT at random moments: a KeyboardInterrupt that landed inside the restore after a failed line
+# stopped it half-way, so the stacks, the dictionary or data space kept what the line had done.) The signal
+# is sent for real, from a hook at each step of the restore, so it lands in Python's handler there.
+UNDO_STEPS = [("parts", "TextInput", "restore"), ("parts", "DataSpace", "restore"), ("device", "Device", "restore"),
+              ("wordlists", "Dictionary", "restore"), ("parts", "Builder", "abandon")]
+
+
+def _signalled_at(monkeypatch, module: str, cls: str, method: str) -> list[int]:
+    import importlib
+    import os
+    import signal
+    owner = getattr(importlib.import_module(f"tileforth.core.session.{module}"), cls)
+    real, sent = getattr(owner, method), []
+
+    def hooked(self, *args):
+        if not sent:
+            sent.append(1)
+            os.kill(os.getpid(), signal.SIGINT)  # the handler runs at the next bytecode: inside the restore
+        return real(self, *args)
+    monkeypatch.setattr(owner, method, hooked)
+    return sent
+
+
+@pytest.mark.parametrize("module,cls,method", UNDO_STEPS, ids=[f"{c}.{m}" for _, c, m in UNDO_STEPS])
+def test_ctrl_c_inside_the_undo_of_a_failed_line_still_undoes_it(monkeypatch, module, cls, method):
+    import signal
+    import sys
+    from pathlib import Path
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import fuzz
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # Python's: Ctrl-C is a KeyboardInterrupt
+    f = Forth()
+    try:
+        f.eval(": old 1 ;  10 20  2e")
+        before = fuzz.session_state(f)
+        sent = _signalled_at(monkeypatch, module, cls, method)
+        with pytest.raises(KeyboardInterrupt):  # the Ctrl-C is not lost: it comes after the undo
+            f.eval("1 2 3 3e HEX VARIABLE zz : yy ; IMMEDIATE 64 1 1 THREADS 1 0 /")
+        assert sent
+        monkeypatch.undo()
+        assert fuzz.session_state(f) == before
+        assert f.eval("+ . F. old .") == "30 2. 1 "  # (in the BASE of before: decimal)
+    finally:
+        f.close()
+
+
+def test_ctrl_c_inside_the_undo_of_an_interrupted_line_still_undoes_it(monkeypatch):
+    """The same for a line that Ctrl-C itself stopped (a second Ctrl-C while its undo runs)."""
+    import os
+    import signal
+    f = Forth()
+    try:
+        f.eval("10 20")
+        real = f.backend.set_shape
+        state = {"n": 0}
+
+        def interrupted(shape):
+            real(shape)
+            state["n"] += 1
+            if state["n"] == 1:
+                raise KeyboardInterrupt  # the first Ctrl-C, inside the line
+        monkeypatch.setattr(f.backend, "set_shape", interrupted)
+        from tileforth.core.session import wordlists
+        real_restore = wordlists.Dictionary.restore
+
+        def second(self, snap):
+            os.kill(os.getpid(), signal.SIGINT)  # the second, inside the undo
+            return real_restore(self, snap)
+        monkeypatch.setattr(wordlists.Dictionary, "restore", second)
+        with pytest.raises(KeyboardInterrupt):
+            f.eval("1 2 VARIABLE zz 64 1 1 THREADS")
+        monkeypatch.undo()
+        assert "ZZ" not in f.dict and f.launch_shape == ((1, 1, 1), (32, 1, 1))
+        assert f.data_stack() == [10, 20]
+    finally:
+        f.close()
