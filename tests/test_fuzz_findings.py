@@ -292,3 +292,42 @@ def test_ctrl_c_inside_the_undo_of_an_interrupted_line_still_undoes_it(monkeypat
         assert f.data_stack() == [10, 20]
     finally:
         f.close()
+
+
+def test_ctrl_c_during_a_launch_on_several_cores_waits_for_its_workers(monkeypatch):
+    """(Fuzzed, a segfault in checked mode: Ctrl-C while the main thread waited for the worker threads
+    that run a launch's blocks returned at once; the workers went on running the kernel over the
+    state the undo was putting back, and after the session closed, over freed memory.) The main
+    thread now stops them (the abort flag) and waits for them before the KeyboardInterrupt goes on."""
+    import os
+    import signal
+    import threading
+    f = Forth()
+    try:
+        f.eval("10 20 4 1 1 GRID 256 1 1 THREADS")
+        be = f.backend
+        be.workers = 2
+        real, running, finished, released = be._run_blocks, [], [], threading.Event()
+
+        def blocks(*args):
+            if threading.current_thread() is not threading.main_thread():
+                running.append(1)
+                if len(running) == 1:
+                    os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C while the main thread waits for the workers
+                while not (be.aborted() or released.is_set()):  # until the main thread asks them to stop
+                    released.wait(0.01)
+            try:
+                return real(*args)
+            finally:
+                finished.append(1)
+        monkeypatch.setattr(be, "_run_blocks", blocks)
+        with pytest.raises(KeyboardInterrupt):
+            f.eval("GLOBAL-ID 1+ DROP")
+        done_then = len(finished)
+        released.set()
+        assert done_then == 2  # both workers had ended when the interrupt came back
+        monkeypatch.undo()
+        assert f.data_stack() == [10, 20]
+        assert f.eval("+ .").split()[0] == "30"
+    finally:
+        f.close()

@@ -23,6 +23,7 @@ from tileforth.core.compile.codegen import HELPERS
 from tileforth.core.compile.heapgen import HEAP_ALLOCATE, HEAP_FREE, HEAP_THROW
 from tileforth.core.compile.target import HELPERS_IR, Backend, Capabilities, LaunchResult, LaunchShape, fill_context
 from tileforth.core.errors import ForthError
+from tileforth.core.heldsigint import held
 from tileforth.core.front.linekey import LITS_MAX
 
 from tileforth.core.compile.tiers import REUSED_AT, TIER_CHEAP, TIER_FULL, tiered
@@ -926,9 +927,18 @@ class CpuBackend(Backend):
             ctxs.append(c)
             outs.append(o)
         pool = self._pool()
-        futures = [pool.submit(self._run_blocks, handle, ctxs[w], lo, hi, sites)
-                   for w, (lo, hi) in enumerate(chunks)]
-        results = [f.result() for f in futures]
+        from concurrent.futures import wait as wait_for  # (imported with the pool)
+        futures = []
+        try:
+            with held():  # (a KeyboardInterrupt inside submit could leave a block queued but not in futures)
+                for w, (lo, hi) in enumerate(chunks):
+                    futures.append(pool.submit(self._run_blocks, handle, ctxs[w], lo, hi, sites))
+            results = [f.result() for f in futures]
+        except BaseException:  # Ctrl-C in this thread: the workers stop at their next back-edge, and are waited
+            self.abort()  # for (else they go on over the state the undo puts back, or over freed memory)
+            with held():
+                wait_for(futures)
+            raise
         merged = ctxs[0]
         divergence = None
         for w, (div, failure) in enumerate(results):  # the first range that failed is the one-worker error

@@ -43,7 +43,7 @@ from .tokens import Tokens
 from .wordlists import Dictionary, DictionarySnapshot
 from .inputpos import note_in, sync_in
 from .devarrays import wait_for_stream
-from .heldsigint import undo
+from ..heldsigint import undo
 from .kernelrun import KernelRun
 from .launchshape import check_python_shape
 

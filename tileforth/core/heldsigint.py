@@ -1,11 +1,13 @@
-"""Ctrl-C held off while a failed line is undone (issue 26).
+"""Ctrl-C held off for a moment: while a failed line is undone, while a launch hands its blocks to
+its worker threads (issue 26).
 
 A failed line's undo (Forth._restore) puts back several parts in turn: the text input, data space,
 the device's stacks and shape, the dictionary. A KeyboardInterrupt landing half-way (SIGINT, as
 Ctrl-C in Python and Jupyter's interrupt send it) left the parts after it as the line had made
 them. While `held()` runs, SIGINT is only noted; when it ends, the handler that was in place
 runs once for it (Python's default raises the KeyboardInterrupt there), so the interrupt is not
-lost, it only waits for the undo.
+lost, it only waits for the undo. (The cpu backend holds it while it submits a launch's blocks to
+its pool: a KeyboardInterrupt inside `submit` left a block queued that nothing waited for.)
 
 `undo(restore)` runs a restore so: held, and once more, held, if a KeyboardInterrupt landed
 before the hold took effect (restoring to a snapshot twice is the same as once).
