@@ -331,3 +331,32 @@ def test_ctrl_c_during_a_launch_on_several_cores_waits_for_its_workers(monkeypat
         assert f.eval("+ .").split()[0] == "30"
     finally:
         f.close()
+
+
+def test_ctrl_c_as_llvm_takes_a_module_leaves_llvmlite_knowing_it(monkeypatch):
+    """(Fuzzed, segfaults in checked mode inside llvmlite's ModuleRef.__del__: llvmlite's add_module
+    hands the module to the JIT engine in C, then marks it owned in Python; a KeyboardInterrupt between
+    the two left a module the engine owns that Python still disposed of when collected.) The backend
+    holds SIGINT over each hand-over: the module is marked owned, and the interrupt comes after."""
+    import os
+    import signal
+    from llvmlite.binding import ffi
+    f = Forth()
+    try:
+        f.eval("1 2 + DROP")
+        real, given = ffi.lib.LLVMPY_AddModule, []
+
+        def hook(engine, module):
+            out = real(engine, module)
+            if not given:
+                given.append(module)
+                os.kill(os.getpid(), signal.SIGINT)  # lands right after the C call returns
+            return out
+        monkeypatch.setitem(ffi.lib._fntab, "LLVMPY_AddModule", hook)
+        with pytest.raises(KeyboardInterrupt):
+            f.eval("3 4 * DROP")  # a new kernel: its module goes to the engine
+        monkeypatch.undo()
+        assert given and given[0]._owned  # the engine's now, in llvmlite's books too: never disposed by Python
+        assert f.eval("3 4 * .") == "12 "
+    finally:
+        f.close()

@@ -168,7 +168,8 @@ class _Engine:
     def __init__(self, opt: int) -> None:
         self.opt = opt
         self.tm = _target_machine(opt)
-        self.ee = llvm.create_mcjit_compiler(llvm.parse_assembly(""), self.tm)
+        with held():  # (llvmlite hands the module and the target machine over in C, then marks them owned)
+            self.ee = llvm.create_mcjit_compiler(llvm.parse_assembly(""), self.tm)
         self.compiled = 0  # kernels added
         self.live = 0  # kernels not released yet
         self.permanent = False  # holds the scheduler: never closed
@@ -308,7 +309,8 @@ class _Runtime:
             else:  # MCJIT asks the cache before it compiles a module: an empty one loads the object from disk
                 mod = llvm.parse_assembly(head)
             sched.ee.set_object_cache(cache.notify, cache.getbuffer)
-            sched.ee.add_module(mod)
+            with held():
+                sched.ee.add_module(mod)
             sched.ee.finalize_object()
             ee = sched.ee
             self.run_plain = _PLAIN(ee.get_function_address("tf_run_plain"))
@@ -477,7 +479,8 @@ class CpuBackend(Backend):
         with self.rt.lock:
             self.rt.sched  # noqa: B018  (the scheduler, and tf_race in the symbol table, before the first kernel)
             eng = self._engine(full)
-            eng.ee.add_module(mod)
+            with held():  # Ctrl-C between llvmlite's C call and its marking the module owned: a double dispose
+                eng.ee.add_module(mod)
             eng.ee.finalize_object()
             eng.compiled += 1
             eng.live += 1
@@ -549,7 +552,8 @@ class CpuBackend(Backend):
         # 2.6 s at 4000 words). Promoting the loop counters alone (SROA) makes the code generator's time
         # explode on such words (4.5 s at 2000 words), so nothing is half-optimised either.
         with self.rt.lock:
-            eng.ee.add_module(module)
+            with held():
+                eng.ee.add_module(module)
             eng.ee.finalize_object()
             llvm.add_symbol(name, eng.ee.get_function_address(name))
 
@@ -574,8 +578,9 @@ class CpuBackend(Backend):
             handle.recompile = None
         with self.rt.lock:
             if handle.module is not None:
-                eng.ee.remove_module(handle.module)
-                handle.module.close()
+                with held():
+                    eng.ee.remove_module(handle.module)
+                    handle.module.close()
                 handle.module = None
             eng.live -= 1
             if eng.live == 0 and eng.full and not eng.permanent and eng not in (self.fast, self.heavy):
