@@ -17,6 +17,8 @@ beyond its launch, printed with each target and the ratio (figure / target; ≤ 
 - issue 27: a trivial cached line at 135,168 and 1,048,576 threads (target ≤ 40 ms at 1M on cpu), and a
   2M-thread line (the 4096³ GEMM shape) in a process of its own: its time and peak memory. The cuda rows
   are the device check's big_launch step.
+- issue 26: `.STACKS` in a host-level loop (`: t 1000 0 DO .STACKS LOOP ;`) and `.S` in a launch's loop,
+  per iteration, with gforth's `.S` loop beside them (`python benchmarks/hostwork.py --stacks`: these rows only).
 """
 from __future__ import annotations
 
@@ -126,6 +128,7 @@ def main() -> int:
     _row("its time", seconds, 0.5, "s")
     _row("the peak memory it adds", grown, 2 * 2**30, "GiB")
     big_lines()
+    stack_views()
     res = subprocess.run([sys.executable, __file__, "--2m-child"], capture_output=True, text=True, check=True)
     seconds, peak = (float(x) for x in res.stdout.split()[-2:])
     print("a 2M-thread line (2048 blocks of 1024: the 4096³ GEMM shape with a warp per tile), in a fresh process:"
@@ -135,6 +138,25 @@ def main() -> int:
     print("  cuda rows (135,168, 1M and 2M threads on the GPU): the device check's big_launch step "
           "(benchmarks/device_check.sh); unmeasured here, without a GPU")
     return 0
+
+
+def stack_views() -> None:
+    """Issue 26: a stack view shown again and again in a loop, per iteration (32 threads, 3 cells and a float)."""
+    f = _session()
+    print("a stack view in a loop of 1000 iterations (cpu backend, 32 threads), medians of 5, per iteration")
+    f.eval("1 2 3 1e : th 1000 0 DO .STACKS LOOP ;  : td 1000 0 DO .S LOOP ;")
+    assert f.eval("th").count("data  <3> 1 2 3") == 1000
+    _row("`.STACKS` in a host-level loop", _median(lambda: f.eval("th"), 5) / 1000, 50e-6)
+    _row("`.S` in a launch's loop (1000 output records per thread)", _median(lambda: f.eval("td"), 5) / 1000, 50e-6)
+    import shutil
+    if shutil.which("gforth"):
+        def gforth(n: int) -> float:
+            t0 = time.perf_counter()
+            subprocess.run(["gforth", "-e", f"1 2 3 : t {n} 0 ?DO .S LOOP ; t bye"], stdout=subprocess.DEVNULL,
+                           check=True)
+            return time.perf_counter() - t0
+        per = (statistics.median(gforth(100_000) for _ in range(3)) - statistics.median(gforth(0) for _ in range(3)))
+        print(f"  gforth's `.S` loop, for comparison: {per / 100_000 * 1e6:.2f} us per iteration (one thread)")
 
 
 def big_lines() -> None:
@@ -183,6 +205,9 @@ if __name__ == "__main__":
     report()
     if sys.argv[1:] == ["--grid-child"]:
         grid_child()
+        sys.exit(0)
+    if sys.argv[1:] == ["--stacks"]:
+        stack_views()
         sys.exit(0)
     if sys.argv[1:] == ["--2m-child"]:
         big_child()

@@ -230,7 +230,7 @@ KPARAMS = ["X=1,2,3,4", "Y=1,2", "N=4", "N=-1", "N=99999999999", "N=x", "A=2", "
 
 
 def kernel_text(rng: random.Random) -> str:
-    lines = [l for l in rng.sample(KHEAD[:9], rng.randint(0, 5))] + rng.sample(KHEAD, rng.randint(0, 3))
+    lines = rng.sample(KHEAD[:9], rng.randint(0, 5)) + rng.sample(KHEAD, rng.randint(0, 3))
     if rng.random() < 0.8 and "\\! kernel k" not in lines:
         lines.insert(0, "\\! kernel k")
     rng.shuffle(lines) if rng.random() < 0.2 else None

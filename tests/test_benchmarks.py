@@ -5,6 +5,7 @@ results are checked (the matmul against numpy, inside the script) and
 that each prints its headline figures.
 """
 
+import os
 import re
 import subprocess
 import sys
@@ -19,6 +20,18 @@ BENCH = Path(__file__).resolve().parent.parent / "benchmarks"
 def run(script, *args):
     return subprocess.run([sys.executable, str(BENCH / script), *args],
                           capture_output=True, text=True, timeout=600)
+
+
+def wait_spinning(pid: int, limit: float = 60.0) -> None:
+    """Until the process `pid` has run on a CPU for 0.1 s (its user time in /proc), within `limit`."""
+    tick = os.sysconf("SC_CLK_TCK")
+    end = time.monotonic() + limit  # a bound on waiting, not a timing assertion
+    while time.monotonic() < end:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        if int(fields[11]) / tick >= 0.1:  # utime: field 14 of stat, the 12th after the name
+            return
+        time.sleep(0.01)
+    raise AssertionError(f"process {pid} never ran")
 
 
 def test_emulator_quick_matmul_is_correct():
@@ -140,7 +153,7 @@ def test_the_benchmarks_say_when_another_process_is_busy():
         sys.path.remove(str(BENCH))
     spin = subprocess.Popen([sys.executable, "-c", "while True: pass"])
     try:
-        time.sleep(0.3)  # the interpreter started
+        wait_spinning(spin.pid)  # the interpreter started and spins (a condition, not a sleep)
         assert quiet.others(1.0) > 0.5
         r = subprocess.run([sys.executable, "-c", f"import sys; sys.path.insert(0, {str(BENCH)!r}); "
                             "import quiet; quiet.report()"], capture_output=True, text=True, timeout=60)

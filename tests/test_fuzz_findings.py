@@ -213,3 +213,150 @@ def test_a_host_level_loop_draws_more_of_the_budget_than_a_launchs():
     assert f.eval("HERE 40 fill-in  HERE SWAP - 8 / .") == "40 "  # within the budget: 40 iterations
     f.eval("CLEARSTACK 1000 spin")  # a device loop of 1000 < 3200 steps
     assert f.eval("DEPTH .") == "0 "
+
+
+# ---- Ctrl-C while a failed line is undone -----------------------------------------------------------------
+# (Fuzzed, SIGINT at random moments: a KeyboardInterrupt that landed inside the restore after a failed line
+# stopped it half-way, so the stacks, the dictionary or data space kept what the line had done.) The signal
+# is sent for real, from a hook at each step of the restore, so it lands in Python's handler there.
+UNDO_STEPS = [("parts", "TextInput", "restore"), ("parts", "DataSpace", "restore"), ("device", "Device", "restore"),
+              ("wordlists", "Dictionary", "restore"), ("parts", "Builder", "abandon")]
+
+
+def _signalled_at(monkeypatch, module: str, cls: str, method: str) -> list[int]:
+    import importlib
+    import os
+    import signal
+    owner = getattr(importlib.import_module(f"tileforth.core.session.{module}"), cls)
+    real, sent = getattr(owner, method), []
+
+    def hooked(self, *args):
+        if not sent:
+            sent.append(1)
+            os.kill(os.getpid(), signal.SIGINT)  # the handler runs at the next bytecode: inside the restore
+        return real(self, *args)
+    monkeypatch.setattr(owner, method, hooked)
+    return sent
+
+
+@pytest.mark.parametrize("module,cls,method", UNDO_STEPS, ids=[f"{c}.{m}" for _, c, m in UNDO_STEPS])
+def test_ctrl_c_inside_the_undo_of_a_failed_line_still_undoes_it(monkeypatch, module, cls, method):
+    import signal
+    import sys
+    from pathlib import Path
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import fuzz
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # Python's: Ctrl-C is a KeyboardInterrupt
+    f = Forth()
+    try:
+        f.eval(": old 1 ;  10 20  2e")
+        before = fuzz.session_state(f)
+        sent = _signalled_at(monkeypatch, module, cls, method)
+        with pytest.raises(KeyboardInterrupt):  # the Ctrl-C is not lost: it comes after the undo
+            f.eval("1 2 3 3e HEX VARIABLE zz : yy ; IMMEDIATE 64 1 1 THREADS 1 0 /")
+        assert sent
+        monkeypatch.undo()
+        assert fuzz.session_state(f) == before
+        assert f.eval("+ . F. old .") == "30 2. 1 "  # (in the BASE of before: decimal)
+    finally:
+        f.close()
+
+
+def test_ctrl_c_inside_the_undo_of_an_interrupted_line_still_undoes_it(monkeypatch):
+    """The same for a line that Ctrl-C itself stopped (a second Ctrl-C while its undo runs)."""
+    import os
+    import signal
+    f = Forth()
+    try:
+        f.eval("10 20")
+        real = f.backend.set_shape
+        state = {"n": 0}
+
+        def interrupted(shape):
+            real(shape)
+            state["n"] += 1
+            if state["n"] == 1:
+                raise KeyboardInterrupt  # the first Ctrl-C, inside the line
+        monkeypatch.setattr(f.backend, "set_shape", interrupted)
+        from tileforth.core.session import wordlists
+        real_restore = wordlists.Dictionary.restore
+
+        def second(self, snap):
+            os.kill(os.getpid(), signal.SIGINT)  # the second, inside the undo
+            return real_restore(self, snap)
+        monkeypatch.setattr(wordlists.Dictionary, "restore", second)
+        with pytest.raises(KeyboardInterrupt):
+            f.eval("1 2 VARIABLE zz 64 1 1 THREADS")
+        monkeypatch.undo()
+        assert "ZZ" not in f.dict and f.launch_shape == ((1, 1, 1), (32, 1, 1))
+        assert f.data_stack() == [10, 20]
+    finally:
+        f.close()
+
+
+def test_ctrl_c_during_a_launch_on_several_cores_waits_for_its_workers(monkeypatch):
+    """(Fuzzed, a segfault in checked mode: Ctrl-C while the main thread waited for the worker threads
+    that run a launch's blocks returned at once; the workers went on running the kernel over the
+    state the undo was putting back, and after the session closed, over freed memory.) The main
+    thread now stops them (the abort flag) and waits for them before the KeyboardInterrupt goes on."""
+    import os
+    import signal
+    import threading
+    f = Forth()
+    try:
+        f.eval("10 20 4 1 1 GRID 256 1 1 THREADS")
+        be = f.backend
+        be.workers = 2
+        real, running, finished, released = be._run_blocks, [], [], threading.Event()
+
+        def blocks(*args):
+            if threading.current_thread() is not threading.main_thread():
+                running.append(1)
+                if len(running) == 1:
+                    os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C while the main thread waits for the workers
+                while not (be.aborted() or released.is_set()):  # until the main thread asks them to stop
+                    released.wait(0.01)
+            try:
+                return real(*args)
+            finally:
+                finished.append(1)
+        monkeypatch.setattr(be, "_run_blocks", blocks)
+        with pytest.raises(KeyboardInterrupt):
+            f.eval("GLOBAL-ID 1+ DROP")
+        done_then = len(finished)
+        released.set()
+        assert done_then == 2  # both workers had ended when the interrupt came back
+        monkeypatch.undo()
+        assert f.data_stack() == [10, 20]
+        assert f.eval("+ .").split()[0] == "30"
+    finally:
+        f.close()
+
+
+def test_ctrl_c_as_llvm_takes_a_module_leaves_llvmlite_knowing_it(monkeypatch):
+    """(Fuzzed, segfaults in checked mode inside llvmlite's ModuleRef.__del__: llvmlite's add_module
+    hands the module to the JIT engine in C, then marks it owned in Python; a KeyboardInterrupt between
+    the two left a module the engine owns that Python still disposed of when collected.) The backend
+    holds SIGINT over each hand-over: the module is marked owned, and the interrupt comes after."""
+    import os
+    import signal
+    from llvmlite.binding import ffi
+    f = Forth()
+    try:
+        f.eval("1 2 + DROP")
+        real, given = ffi.lib.LLVMPY_AddModule, []
+
+        def hook(engine, module):
+            out = real(engine, module)
+            if not given:
+                given.append(module)
+                os.kill(os.getpid(), signal.SIGINT)  # lands right after the C call returns
+            return out
+        monkeypatch.setitem(ffi.lib._fntab, "LLVMPY_AddModule", hook)
+        with pytest.raises(KeyboardInterrupt):
+            f.eval("3 4 * DROP")  # a new kernel: its module goes to the engine
+        monkeypatch.undo()
+        assert given and given[0]._owned  # the engine's now, in llvmlite's books too: never disposed by Python
+        assert f.eval("3 4 * .") == "12 "
+    finally:
+        f.close()

@@ -14,7 +14,7 @@ import ast
 from pathlib import Path
 
 CORE = Path(__file__).resolve().parents[1] / "tileforth" / "core"
-LAYERS = {"errors": 0, "lazy": 0, "buffers": 0, "alloctable": 0, "heap": 0, "records": 0, "front": 1, "compile": 2, "session": 3}
+LAYERS = {"errors": 0, "lazy": 0, "buffers": 0, "alloctable": 0, "heap": 0, "records": 0, "heldsigint": 0, "front": 1, "compile": 2, "session": 3}
 FORBIDDEN = ("tileforth.repl", "tileforth.backends", "rich", "prompt_toolkit")
 
 

@@ -23,6 +23,7 @@ from tileforth.core.compile.codegen import HELPERS
 from tileforth.core.compile.heapgen import HEAP_ALLOCATE, HEAP_FREE, HEAP_THROW
 from tileforth.core.compile.target import HELPERS_IR, Backend, Capabilities, LaunchResult, LaunchShape, fill_context
 from tileforth.core.errors import ForthError
+from tileforth.core.heldsigint import held
 from tileforth.core.front.linekey import LITS_MAX
 
 from tileforth.core.compile.tiers import REUSED_AT, TIER_CHEAP, TIER_FULL, tiered
@@ -174,7 +175,8 @@ class _Engine:
     def __init__(self, opt: int) -> None:
         self.opt = opt
         self.tm = _target_machine(opt)
-        self.ee = llvm.create_mcjit_compiler(llvm.parse_assembly(""), self.tm)
+        with held():  # (llvmlite hands the module and the target machine over in C, then marks them owned)
+            self.ee = llvm.create_mcjit_compiler(llvm.parse_assembly(""), self.tm)
         self.compiled = 0  # kernels added
         self.live = 0  # kernels not released yet
         self.permanent = False  # holds the scheduler: never closed
@@ -314,7 +316,8 @@ class _Runtime:
             else:  # MCJIT asks the cache before it compiles a module: an empty one loads the object from disk
                 mod = llvm.parse_assembly(head)
             sched.ee.set_object_cache(cache.notify, cache.getbuffer)
-            sched.ee.add_module(mod)
+            with held():
+                sched.ee.add_module(mod)
             sched.ee.finalize_object()
             ee = sched.ee
             self.run_plain = _PLAIN(ee.get_function_address("tf_run_plain"))
@@ -494,7 +497,8 @@ class CpuBackend(Backend):
         with self.rt.lock:
             self.rt.sched  # noqa: B018  (the scheduler, and tf_race in the symbol table, before the first kernel)
             eng = self._engine(full)
-            eng.ee.add_module(mod)
+            with held():  # Ctrl-C between llvmlite's C call and its marking the module owned: a double dispose
+                eng.ee.add_module(mod)
             eng.ee.finalize_object()
             eng.compiled += 1
             eng.live += 1
@@ -566,7 +570,8 @@ class CpuBackend(Backend):
         # 2.6 s at 4000 words). Promoting the loop counters alone (SROA) makes the code generator's time
         # explode on such words (4.5 s at 2000 words), so nothing is half-optimised either.
         with self.rt.lock:
-            eng.ee.add_module(module)
+            with held():
+                eng.ee.add_module(module)
             eng.ee.finalize_object()
             llvm.add_symbol(name, eng.ee.get_function_address(name))
 
@@ -591,8 +596,9 @@ class CpuBackend(Backend):
             handle.recompile = None
         with self.rt.lock:
             if handle.module is not None:
-                eng.ee.remove_module(handle.module)
-                handle.module.close()
+                with held():
+                    eng.ee.remove_module(handle.module)
+                    handle.module.close()
                 handle.module = None
             eng.live -= 1
             if eng.live == 0 and eng.full and not eng.permanent and eng not in (self.fast, self.heavy):
@@ -1000,9 +1006,18 @@ class CpuBackend(Backend):
             ctxs.append(c)
             outs.append(o)
         pool = self._pool()
-        futures = [pool.submit(self._run_range, handle, ctxs[w], lo, hi, sites, w)
-                   for w, (lo, hi) in enumerate(chunks)]
-        results = [f.result() for f in futures]
+        from concurrent.futures import wait as wait_for  # (imported with the pool)
+        futures = []
+        try:
+            with held():  # (a KeyboardInterrupt inside submit could leave a block queued but not in futures)
+                for w, (lo, hi) in enumerate(chunks):
+                    futures.append(pool.submit(self._run_range, handle, ctxs[w], lo, hi, sites, w))
+            results = [f.result() for f in futures]
+        except BaseException:  # Ctrl-C in this thread: the workers stop at their next back-edge, and are waited
+            self.abort()  # for (else they go on over the state the undo puts back, or over freed memory)
+            with held():
+                wait_for(futures)
+            raise
         merged = ctxs[0]
         divergence = None
         for w, (div, failure) in enumerate(results):  # the first range that failed is the one-worker error

@@ -43,6 +43,7 @@ from .tokens import Tokens
 from .wordlists import Dictionary, DictionarySnapshot
 from .inputpos import note_in, sync_in
 from .devarrays import wait_for_stream
+from ..heldsigint import undo
 from .kernelrun import KernelRun
 from .launchshape import check_python_shape
 
@@ -494,18 +495,18 @@ class Forth:
             self._end_of_line()
             self._keep_colon_text(reader)
         except ForthError as err:
+            self._restore(snap)  # first: so that nothing before it gives Ctrl-C a moment to skip it
             out = self.printed()
-            self._restore(snap)
             if tok is not None and err.pos is None:
                 err = err.at(tok.pos, tok.text)
             err.output = out
             raise err
         except RecursionError as exc:  # deeply nested source (control structures thousands deep)
+            self._restore(snap)
             out = self.printed()
             # at the word being read, or (when the line was compiled at its end) the line's first word
             at = tok or next((t for t in iter(Reader(source, source_name or "<input>", first_line).next_token, None)
                               if t.pos.line == line), None)
-            self._restore(snap)
             err = ForthError("the source nests too deeply: a structure here is nested thousands of levels "
                              "deep; split it into smaller definitions")
             if at is not None:
@@ -815,7 +816,11 @@ class Forth:
 
     def _restore(self, snap: SessionSnapshot) -> None:
         """Back to the state before the failed line, part by part; an open definition is
-        abandoned, as in gforth."""
+        abandoned, as in gforth. Whole, also when Ctrl-C comes during it: the interrupt waits
+        for its end (heldsigint.py)."""
+        undo(lambda: self._restore_parts(snap))
+
+    def _restore_parts(self, snap: SessionSnapshot) -> None:
         self.text.restore(snap.text)
         self.space.restore(snap.space)
         self.device.restore(snap.device)

@@ -208,24 +208,54 @@ class Stacks(View):
 
     def lines(self, width: int = WIDTH) -> Lines:
         """Entries that differ between threads are shown as their range."""
-        lines = [_stack_line("data ", self.depth, self.cells, lambda v: format_int(v, self.base)),
-                 _stack_line("float", self.fdepth, self.floats, format_f32)]
+        base = self.base
+        lines = [_stack_line("data ", self.depth, self.cells, lambda v: format_int(v, base), ("int", base)),
+                 _stack_line("float", self.fdepth, self.floats, format_f32, ("f32",))]
         if self.tiles:
             lines.append([("tiles", "head"), (f" <{len(self.tiles)}>", "note")])
             lines += [[("  " + tile_summary(t), None)] for t in self.tiles]
         return lines
 
 
-def _stack_line(label: str, depth: np.ndarray, items: np.ndarray, fmt) -> list[Span]:
+# The last line _stack_line laid out for each label, with what it was made of: `.S` in a host-level loop
+# (`: t 1000 0 DO .STACKS LOOP ;`) shows the same stacks again and again, laid out once
+_last_stack_line: dict[str, tuple[tuple, list[Span]]] = {}
+
+
+def _stack_line(label: str, depth: np.ndarray, items: np.ndarray, fmt, fmt_key: tuple = ()) -> list[Span]:
+    """`label <depth> item ...`: an item every thread holds alike as itself, else as the range of the
+    threads that hold it (`<lo-hi>`: the depths differ). Whole columns at once (numpy), not thread by
+    thread; the same stacks as the last time (and the same `fmt_key`): the same spans."""
     lo, hi = int(depth.min()), int(depth.max())
+    cols = items[:, :hi]
+    key = (fmt_key, depth.dtype.str, depth.tobytes(), cols.dtype.str, cols.shape, cols.tobytes())
+    last = _last_stack_line.get(label)
+    if last is not None and last[0] == key:
+        return list(last[1])
     line: list[Span] = [(label, "head"), (f" <{lo}>" if lo == hi else f" <{lo}-{hi}>", "note")]
-    for i in range(hi):
-        have = depth > i
-        col = items[have, i]
-        if (col == col[0]).all() and have.all():
-            line.append((" " + fmt(col[0]), None))
-        else:
-            line.append((f" [{fmt(col.min())}..{fmt(col.max())}]", "note"))
+    if hi and lo == hi and (cols == cols[0]).all():  # every thread holds the same stacks: the common case
+        line += [(" " + fmt(v), None) for v in cols[0]]
+    elif hi:
+        alike = np.zeros(hi, bool)
+        alike[:lo] = (cols[:, :lo] == cols[:1, :lo]).all(axis=0)  # NaN is never alike (as ==)
+        spread = ~alike
+        if spread.any():
+            held = cols[:, spread]
+            have = depth[:, None] > np.nonzero(spread)[0][None, :]  # which threads hold each such column
+            if cols.dtype.kind == "f":
+                big, small = np.inf, -np.inf
+            else:
+                big, small = np.iinfo(cols.dtype).max, np.iinfo(cols.dtype).min
+            mins = np.where(have, held, big).min(axis=0)  # (a NaN a thread holds makes its column's NaN)
+            maxs = np.where(have, held, small).max(axis=0)
+            ranges = iter(zip(mins.astype(cols.dtype), maxs.astype(cols.dtype)))
+        for i in range(hi):
+            if alike[i]:
+                line.append((" " + fmt(cols[0, i]), None))
+            else:
+                a, b = next(ranges)
+                line.append((f" [{fmt(a)}..{fmt(b)}]", "note"))
+    _last_stack_line[label] = (key, list(line))
     return line
 
 
