@@ -31,7 +31,7 @@
 : KT ( -- n )  KK 64 / ;
 : ROW0 ( -- row )  BID-Y 64 * ;
 : COL0 ( -- col )  BID-X 64 * ;
-: LOAD ( kt -- )  \ the producer: both boxes of k-tile kt into its stage
+: PRODUCE ( kt -- )  \ the producer: both boxes of k-tile kt into its stage
   DUP 2 MOD  ( kt s )
   OVER 2 >= IF  DUP EMPTY  2 PICK 2 / 1+ 1 AND  MBAR-WAIT  THEN
   DUP FULL 16384 MBAR-ARRIVE-TX
@@ -40,7 +40,7 @@
   2DROP ;
 : K16 ( s kk -- ) ( T: wacc -- wacc )  \ one m64n64k16 step from columns 16kk.. of stage s
   16 * >R  DUP 0 R@ 128 WGDESC As  SWAP 0 R> 128 WGDESC Bs  WGMMA ;
-: MULTIPLY ( kt -- ) ( T: wacc -- wacc )  \ the consumer: the four k16 steps of k-tile kt, then free its stage
+: CONSUME ( kt -- ) ( T: wacc -- wacc )  \ the consumer: the four k16 steps of k-tile kt, then free its stage
   DUP 2 MOD  DUP FULL  ROT 2 / 1 AND  MBAR-WAIT
   DUP 0 K16  DUP 1 K16  DUP 2 K16  DUP 3 K16  0 WGMMA-WAIT
   EMPTY MBAR-ARRIVE ;
@@ -48,10 +48,10 @@ TID-X 0= IF  0 FULL 1 MBAR-INIT  1 FULL 1 MBAR-INIT  0 EMPTY 128 MBAR-INIT  1 EM
 BARRIER
 WARPGROUP 0= IF
   40 REGS-
-  TID-X 0= IF  KT 0 DO  I LOAD  LOOP  THEN
+  TID-X 0= IF  KT 0 DO  I PRODUCE  LOOP  THEN
 ELSE
   232 REGS+
   WGZERO
-  KT 0 DO  I MULTIPLY  LOOP
+  KT 0 DO  I CONSUME  LOOP
   C  ROW0 N * COL0 + 4 * +  N WGSTORE
 THEN

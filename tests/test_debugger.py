@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from tileforth.export.kernelfile import is_kernel_file
 from tileforth.core import Forth
 from tileforth.core.errors import ForthError
 from tileforth.core.session.debugger import render as render_stop
@@ -174,7 +175,7 @@ def test_words_at_the_prompt():
 
 
 # the session demos (saxpy.fth is a kernel file, `\\! kernel`, compiled whole rather than run as lines)
-DEMO_FILES = sorted(p.name for p in DEMOS.glob("*.fth") if not p.read_text().startswith("\\!"))
+DEMO_FILES = sorted(p.name for p in DEMOS.glob("*.fth") if not is_kernel_file(p.read_text()))
 
 
 @pytest.mark.parametrize("demo", DEMO_FILES)

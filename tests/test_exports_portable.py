@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from tileforth.backends.cuda.ptx import ptxas, ptxas_path
+from tileforth.export.kernelfile import is_kernel_file
 from tileforth.core import Forth, ForthError
 from tileforth.core.front.dictionary import Colon
 from tileforth.core.session.words.arrays import export_memory
@@ -49,7 +50,7 @@ def demo_session(path: Path) -> tuple[Forth, list[str]]:
     return f, [n for n, e in f.dict.items() if n not in before and isinstance(e, Colon)]
 
 
-@pytest.mark.parametrize("path", [p for p in DEMOS if not p.read_text().startswith("\\!")], ids=lambda p: p.name)
+@pytest.mark.parametrize("path", [p for p in DEMOS if not is_kernel_file(p.read_text())], ids=lambda p: p.name)
 def test_no_demo_word_exports_a_session_address(path):
     """Every word a demo defines: its PTX has no immediate inside an allocation
     of the session, and its .entry has ctx, its inputs, the arrays it names and

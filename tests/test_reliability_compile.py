@@ -65,7 +65,7 @@ def test_takes_literal_is_one_rule():
     from tileforth.core.compile.primitives import TABLE as PRIMS
     from tileforth.repl import scan
     assert {p.name for p in PRIMS.values() if p.takes_literal} == {"PICK", "ROLL", "TROLL", "CP.WAIT",
-                                                                          "REGS+", "REGS-"}
+                                                                          "REGS+", "REGS-", "WGMMA-WAIT"}
     assert not hasattr(scan, "LITERAL_ARG")
 
 

@@ -30,7 +30,7 @@ import threading
 import weakref
 from typing import Any
 
-import numpy as np
+from ..lazy import np
 
 from ..records import field, record
 
