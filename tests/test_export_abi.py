@@ -258,7 +258,7 @@ def test_the_guide_documents_every_error_code_and_the_record():
     doc = (ROOT / "docs" / "kernel-files.md").read_text()
     abi = doc[doc.index("## The ABI"):doc.index("## Export without the context")]
     codes = {name: v for name, v in vars(L).items() if name.startswith("E_") and isinstance(v, int)}
-    rows = dict((name, int(num)) for num, name in re.findall(r"^\| (\d+) \| `(E_\w+)` \|", abi, re.M))
+    rows = {name: int(num) for num, name in re.findall(r"^\| (\d+) \| `(E_\w+)` \|", abi, re.M)}
     assert rows == codes
     slots = re.findall(r"^\| ([\d, ]+) \| ((?:`CTX_\w+`(?:, )?)+) \|", abi, re.M)
     assert slots
