@@ -371,6 +371,17 @@ def launchers(rep: Report) -> None:
              f"the TMA launcher (a `\\! tmap` parameter) {'= numpy' if tma_ok else 'WRONG or not run'}")
 
 
+def _launcher(rep: Report, stem: str, arrays: str):
+    """The launcher artifact `stem` on cuda-python, or None after a row saying why it is not usable."""
+    try:
+        mod = _import(artifacts() / f"{stem}.py", stem)
+        mod.use("cuda-python")
+    except Exception as exc:  # noqa: BLE001
+        rep.row(f"{stem:18} {'cuda-python':11} {arrays:6}  {'-':>8}  not usable: {first_line(exc)}")
+        return None
+    return mod
+
+
 def _gemm_hopper(rep: Report, torch) -> bool:
     """launch_gemm_hopper.py (demos/gemm_hopper.fth, unchecked, sm_90a) on torch bf16 tensors at 4096^3 and
     8192^3 against torch.matmul in the same process: exact for integer-valued inputs (|a|, |b| <= 3: every
@@ -378,11 +389,8 @@ def _gemm_hopper(rep: Report, torch) -> bool:
     if torch.cuda.get_device_capability() != (9, 0):
         rep.row(f"{'launch_gemm_hopper':18} {'cuda-python':11} {'torch':6}  {'-':>8}  not a Hopper GPU: skipped")
         return True
-    try:
-        mod = _import(artifacts() / "launch_gemm_hopper.py", "launch_gemm_hopper")
-        mod.use("cuda-python")
-    except Exception as exc:  # noqa: BLE001
-        rep.row(f"{'launch_gemm_hopper':18} {'cuda-python':11} {'torch':6}  {'-':>8}  not usable: {first_line(exc)}")
+    mod = _launcher(rep, "launch_gemm_hopper", "torch")
+    if mod is None:
         return False
     ok = True
     for n in (4096, 8192) if not standin() else (128,):
@@ -429,11 +437,8 @@ def _tma_rows(rep: Report, makers: dict) -> bool:
     want = np.zeros_like(a)
     want[2:6] = a[2:6]
     ok = bool(makers)
-    try:
-        mod = _import(artifacts() / "launch_tma_rows.py", "launch_tma_rows")
-        mod.use("cuda-python")
-    except Exception as exc:  # noqa: BLE001
-        rep.row(f"{'launch_tma_rows':18} {'cuda-python':11} {'-':6}  {'-':>8}  not usable: {first_line(exc)}")
+    mod = _launcher(rep, "launch_tma_rows", "-")
+    if mod is None:
         return False
     for kind, (make, back) in makers.items():
         try:
