@@ -360,3 +360,137 @@ def test_ctrl_c_as_llvm_takes_a_module_leaves_llvmlite_knowing_it(monkeypatch):
         assert f.eval("3 4 * .") == "12 "
     finally:
         f.close()
+
+
+def test_ctrl_c_as_llvm_links_a_module_in_leaves_llvmlite_knowing_it(monkeypatch):
+    """(Fuzzed, SIGINT at random moments: a checked-mode segfault in ModuleRef.__del__ when the
+    KeyboardInterrupt's traceback was collected: llvmlite's link_in destroys the module it links in,
+    in C, then detaches its ModuleRef in Python; a KeyboardInterrupt between the two left a ModuleRef
+    of freed memory, disposed again when collected.) The compiler links with SIGINT held: the
+    ModuleRef is detached, and the interrupt comes after."""
+    import gc
+    import os
+    import signal
+    from llvmlite.binding import ffi
+    f = Forth()
+    try:
+        f.eval(": sq DUP * ;  1 2 + DROP")
+        real, given = ffi.lib.LLVMPY_LinkModules, []
+
+        def hook(dst, src, err):
+            out = real(dst, src, err)
+            if not given:
+                given.append(src)
+                os.kill(os.getpid(), signal.SIGINT)  # lands right after the C call returns
+            return out
+        monkeypatch.setitem(ffi.lib._fntab, "LLVMPY_LinkModules", hook)
+        with pytest.raises(KeyboardInterrupt):
+            f.eval("3 ' sq EXECUTE DROP")  # a new kernel: EXECUTE's look-up is linked into it
+        monkeypatch.undo()
+        detached = bool(given) and given[0]._closed
+        if given and not detached:
+            given[0].detach()  # (else collecting it would dispose of the freed module: the segfault itself)
+        assert detached
+        gc.collect()
+        assert f.eval("3 ' sq EXECUTE .") == "9 "
+    finally:
+        f.close()
+
+
+def test_ctrl_c_inside_llvmlites_lock_leaves_it_free_for_other_threads():
+    """(Found by SIGINT at random moments: a hang at close. llvmlite takes its lock around every C call in
+    a Python __enter__; a KeyboardInterrupt landing after the acquire, before __enter__ returned, left the
+    lock held by the main thread for good, and the optimised recompile on its thread, which close()
+    joins, waited for it forever.) The signal is sent from the lock's acquire callback, the latest point
+    of that window; the lock is free after the KeyboardInterrupt."""
+    import os
+    import signal
+    import threading
+    from llvmlite.binding import ffi
+    f = Forth()
+    sent: list[int] = []
+
+    def acquired():
+        if not sent:
+            sent.append(1)
+            os.kill(os.getpid(), signal.SIGINT)
+
+    def released():
+        pass
+    try:
+        f.eval("1 2 + DROP")
+        ffi.register_lock_callback(acquired, released)
+        try:
+            with pytest.raises(KeyboardInterrupt):
+                f.eval("3 4 * DROP")  # a new kernel: calls into LLVM
+        finally:
+            ffi.unregister_lock_callback(acquired, released)
+        assert sent
+        took: list[bool] = []
+
+        def other():  # another thread takes the lock (it waits only while the main thread still holds it)
+            got = ffi.lib._lock._lock.acquire(timeout=30)
+            took.append(got)
+            if got:
+                ffi.lib._lock._lock.release()
+        t = threading.Thread(target=other)
+        t.start()
+        t.join()
+        assert took == [True]
+        assert f.eval("3 4 * .") == "12 "
+    finally:
+        f.close()
+
+
+def test_ctrl_c_during_a_launch_on_several_cores_comes_after_the_workers_not_inside_their_futures(monkeypatch):
+    """Ctrl-C while the main thread waits for a launch's workers is held: the handler asks them to stop
+    (the abort flag) and the KeyboardInterrupt is raised once every worker has ended, from the hold,
+    never inside concurrent.futures or threading (where it could leave a future's lock held: a hang)."""
+    import os
+    import signal
+    import sys
+    import threading
+    f = Forth()
+    try:
+        f.eval("10 20 4 1 1 GRID 256 1 1 THREADS")
+        be = f.backend
+        be.workers = 2
+        real, seen = be._run_blocks, []
+
+        def blocks(*args):
+            if threading.current_thread() is not threading.main_thread() and not seen:
+                seen.append(1)
+                while not _waiting(sys._current_frames()[threading.main_thread().ident]):
+                    threading.Event().wait(0.001)  # until the main thread waits for the workers
+                os.kill(os.getpid(), signal.SIGINT)
+                while not be.aborted():  # the handler itself asks the workers to stop
+                    threading.Event().wait(0.01)
+            return real(*args)
+        monkeypatch.setattr(be, "_run_blocks", blocks)
+        with pytest.raises(KeyboardInterrupt) as info:
+            f.eval("GLOBAL-ID 1+ DROP")
+        monkeypatch.undo()
+        files = {tb.tb_frame.f_code.co_filename for tb in _tracebacks(info.value)}
+        assert not any("concurrent" in name or name.endswith("threading.py") for name in files), files
+        assert f.data_stack() == [10, 20]
+        assert f.eval("+ .").split()[0] == "30"
+    finally:
+        f.close()
+
+
+def _waiting(frame) -> bool:
+    import os
+    """The frame, or one of its callers, is in concurrent.futures' waits (_base.py: result, wait; not the
+    pool's submit): the thread waits for the workers."""
+    while frame is not None:
+        if frame.f_code.co_filename.endswith(os.path.join("concurrent", "futures", "_base.py")):
+            return True
+        frame = frame.f_back
+    return False
+
+
+def _tracebacks(e: BaseException):
+    tb = e.__traceback__
+    while tb is not None:
+        yield tb
+        tb = tb.tb_next

@@ -12,8 +12,22 @@ its pool: a KeyboardInterrupt inside `submit` left a block queued that nothing w
 `undo(restore)` runs a restore so: held, and once more, held, if a KeyboardInterrupt landed
 before the hold took effect (restoring to a snapshot twice is the same as once).
 
+`held(on_signal)` also calls `on_signal()` (the backend's abort) when a SIGINT is noted: a launch
+whose blocks run on worker threads waits for them with SIGINT held (no KeyboardInterrupt inside
+concurrent.futures' locks), and the workers stop at their next loop back-edge.
+
 Only the main thread can change a signal's handler, and only it runs Python's handlers: in
 another thread, or when the handler was not installed from Python, nothing is held.
+
+Two windows inside llvmlite are closed here too (fuzzed, SIGINT at random moments):
+- ownership handed over in C and recorded in Python after it (ModuleRef.link_in destroys the
+  module it links in, then detaches its ModuleRef): `link_in` holds SIGINT over both, else the
+  KeyboardInterrupt's traceback kept a ModuleRef that disposed of freed memory when collected
+  (a segfault);
+- llvmlite's lock around every C call is taken by a Python `__enter__`: a KeyboardInterrupt
+  landing after its acquire left the lock held by the main thread for good, and every other
+  thread that calls into LLVM (the optimised recompiles, which close() joins) waited forever.
+  `guard_llvm_lock()` takes it through the lock's own C `__enter__` instead.
 """
 from __future__ import annotations
 
@@ -24,13 +38,19 @@ from typing import Callable, Iterator
 
 
 @contextmanager
-def held() -> Iterator[None]:
-    """SIGINT noted, not handled, inside the block; the previous handler runs for it at the end."""
+def held(on_signal: Callable[[], None] | None = None) -> Iterator[None]:
+    """SIGINT noted, not handled, inside the block (and `on_signal()` called for it); the previous
+    handler runs for it at the end."""
     if threading.current_thread() is not threading.main_thread() or signal.getsignal(signal.SIGINT) is None:
         yield  # (None: a handler not installed from Python, which could not be put back)
         return
     noted: list[object] = []
-    previous = signal.signal(signal.SIGINT, lambda signum, frame: noted.append(frame))
+
+    def note(signum: int, frame: object) -> None:
+        noted.append(frame)
+        if on_signal is not None:
+            on_signal()
+    previous = signal.signal(signal.SIGINT, note)
     try:
         yield
     finally:
@@ -60,3 +80,33 @@ def undo(restore: Callable[[], None]) -> None:
             with held():
                 restore()
         raise
+
+
+def link_in(mod: object, other: object, preserve: bool = False) -> None:
+    """mod.link_in(other, preserve) with SIGINT held (see the module docstring)."""
+    with held():
+        mod.link_in(other, preserve=preserve)  # type: ignore[attr-defined]
+
+
+def guard_llvm_lock() -> None:
+    """llvmlite's C calls take its lock in a way a KeyboardInterrupt cannot leave held (see the
+    module docstring); once per process, before the first call into LLVM."""
+    from llvmlite.binding import ffi
+    wrapper = getattr(ffi, "_lib_fn_wrapper", None)
+    lock = getattr(getattr(ffi, "lib", None), "_lock", None)
+    if wrapper is None or getattr(wrapper.__call__, "_tileforth", False) or not (
+            isinstance(getattr(lock, "_lock", None), type(threading.RLock())) and hasattr(lock, "_cblist")):
+        return  # done already, or an llvmlite whose lock is not the one this knows
+
+    def __call__(self, *args, **kwargs):
+        lock = self._lock
+        with lock._lock:  # the RLock's C __enter__: taken and its release set up with nothing in between
+            for acquired, _ in lock._cblist:  # (the callbacks register_lock_callback adds, as llvmlite runs them)
+                acquired()
+            try:
+                return self._cfn(*args, **kwargs)
+            finally:
+                for _, releasing in lock._cblist:
+                    releasing()
+    __call__._tileforth = True  # type: ignore[attr-defined]
+    wrapper.__call__ = __call__

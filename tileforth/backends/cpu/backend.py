@@ -23,7 +23,7 @@ from tileforth.core.compile.codegen import HELPERS
 from tileforth.core.compile.heapgen import HEAP_ALLOCATE, HEAP_FREE, HEAP_THROW
 from tileforth.core.compile.target import HELPERS_IR, Backend, Capabilities, LaunchResult, LaunchShape, fill_context
 from tileforth.core.errors import ForthError
-from tileforth.core.heldsigint import held
+from tileforth.core.heldsigint import guard_llvm_lock, held
 from tileforth.core.front.linekey import LITS_MAX
 
 from tileforth.core.compile.tiers import REUSED_AT, TIER_CHEAP, TIER_FULL, tiered
@@ -51,6 +51,7 @@ def _init_llvm() -> None:
     global _initialized
     if _initialized:
         return
+    guard_llvm_lock()  # (a Ctrl-C inside llvmlite's lock: heldsigint.py)
     llvm.initialize_native_target()
     llvm.initialize_native_asmprinter()
     for lib, soname in (("m", "libm.so.6"), ("gcc_s", "libgcc_s.so.1")):  # sinf/expf; 128-bit division
@@ -149,6 +150,7 @@ PREFAULT_BYTES = 16 << 20
 POPULATE_MAX = 512 << 20  # bigger thread records fault page by page, chunk by chunk (interruptible)
 FILL_CHUNK_BYTES = 64 << 20  # thread records filled this much at a time: Ctrl-C lands between chunks
 SHAPE_CACHE_BYTES = 256 << 20  # state buffers and thread records kept for launch shapes used before
+WAIT_POLL_S = 0.05  # how often the main thread, waiting for a launch's workers, looks for a held Ctrl-C
 PARALLEL_THREADS = 512  # a launch of fewer threads runs its blocks one after another (a pool costs ~0.1 ms)
 # a launch shape whose stack state (a record per thread) would take more than this keeps its stacks lazily
 # (heldstacks.py: the depths of every thread, cells only for the threads that hold items), and runs its
@@ -1009,15 +1011,22 @@ class CpuBackend(Backend):
         from concurrent.futures import wait as wait_for  # (imported with the pool)
         futures = []
         try:
-            with held():  # (a KeyboardInterrupt inside submit could leave a block queued but not in futures)
+            # SIGINT held while the workers run: a Ctrl-C asks them to stop (the abort flag, at their next
+            # back-edge) and is raised once they have, never inside submit or concurrent.futures' own locks
+            # (a KeyboardInterrupt there left a block queued that nothing waited for, or a future's lock held).
+            # The wait wakes every WAIT_POLL_S: a SIGINT the kernel hands to a worker thread runs the handler
+            # only when this thread runs Python again.
+            with held(self.abort):
                 for w, (lo, hi) in enumerate(chunks):
                     futures.append(pool.submit(self._run_range, handle, ctxs[w], lo, hi, sites, w))
-            results = [f.result() for f in futures]
-        except BaseException:  # Ctrl-C in this thread: the workers stop at their next back-edge, and are waited
-            self.abort()  # for (else they go on over the state the undo puts back, or over freed memory)
-            with held():
+                while wait_for(futures, WAIT_POLL_S).not_done:
+                    pass
+        except BaseException:  # nothing held (not the main thread, a handler not from Python) or a bug: the
+            self.abort()  # workers stop and are waited for all the same (else they go on over the state the
+            with held():  # undo puts back, or over freed memory)
                 wait_for(futures)
             raise
+        results = [f.result() for f in futures]
         merged = ctxs[0]
         divergence = None
         for w, (div, failure) in enumerate(results):  # the first range that failed is the one-worker error

@@ -25,10 +25,13 @@ from pathlib import Path
 
 import llvmlite.binding as llvm
 from tileforth.core.errors import ForthError
+from tileforth.core.heldsigint import guard_llvm_lock, link_in
 from tileforth.core.records import record, replace
 
 from . import hopper
 from .target import NvptxTarget
+
+guard_llvm_lock()  # (a Ctrl-C inside llvmlite's lock: core/heldsigint.py)
 
 # every architecture LLVM 22's NVPTX back end knows from Turing on (wmma needs sm_70+, bf16 sm_80+);
 # the cuda backend compiles for the device's exact sm_XX, never a stand-in for it
@@ -184,7 +187,7 @@ def module_to_ptx(module: llvm.ModuleRef | str, arch: str = "sm_80", heavy: bool
         raise _llvm_refused("the IR does not parse", arch, exc) from None
     try:
         if any(f.name.startswith("__nv_") for f in mod.functions):
-            mod.link_in(llvm.parse_bitcode(_libdevice_bitcode()))
+            link_in(mod, llvm.parse_bitcode(_libdevice_bitcode()))
             for f in mod.functions:
                 if f.name.startswith("__nv_") or f.name.startswith("__internal"):
                     f.linkage = "internal"

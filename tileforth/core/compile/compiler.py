@@ -19,6 +19,7 @@ from typing import Callable
 from llvmlite import ir
 
 from ..errors import ForthError
+from ..heldsigint import link_in
 from ..front import dictionary
 from ..front.dictionary import Colon
 from ..front.effects import body_effect
@@ -227,7 +228,7 @@ class Compiler:
         module that reaches EXECUTE on a table target are not in that list: they are the table's."""
         linked = others or self.target.links_helpers
         if self.target.links_helpers:
-            mod.link_in(_helpers(self.target.triple, self.target.data_layout), preserve=True)
+            link_in(mod, _helpers(self.target.triple, self.target.data_layout), preserve=True)
         queue = list(needed)
         words: list[Colon] = []
         dispatch = False
@@ -241,7 +242,7 @@ class Compiler:
                     continue
                 words.append(w)
                 wmod, callees = self.word_module(w)
-                mod.link_in(wmod, preserve=True)
+                link_in(mod, wmod, preserve=True)
                 linked = True
                 queue.extend(callees)
             dispatch = True
@@ -281,7 +282,7 @@ class Compiler:
         self._alone[w.uid] = key  # first: a recursive word calls itself
         mod = llvm.parse_assembly(str(self._module(f"alone_{w.ir_name}")))
         wmod, callees = self.word_module(w)
-        mod.link_in(wmod, preserve=True)
+        link_in(mod, wmod, preserve=True)
         self._alone_depth += 1
         try:
             self._link(mod, w.ir_name, callees, {w.uid})
@@ -324,12 +325,12 @@ class Compiler:
                 table.stub = llvm.parse_assembly(str(stub))  # the same for every module: parsed once
             if not self._filling and not self._alone_depth:  # (else the kernel's _assemble fills it)
                 self._fill_table(table)
-            mod.link_in(table.stub, preserve=True)
+            link_in(mod, table.stub, preserve=True)
             return []
         m = self._module("dispatch")
         needed: list[Colon] = []
         xtgen.define_dispatch(m, self.xt_table(), _word_fn(m, needed), helper_fn(m, "tf_fail"))
-        mod.link_in(llvm.parse_assembly(str(m)))
+        link_in(mod, llvm.parse_assembly(str(m)))
         return needed
 
     def _xt_by_table(self) -> bool:
