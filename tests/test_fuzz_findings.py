@@ -8,6 +8,7 @@ checks (the exception code CATCH gives) and to the standard's codes (-4 data, -4
 from __future__ import annotations
 
 import gforth
+import numpy as np
 import pytest
 from tileforth.core import Forth, ForthError
 from tileforth.core.session.hostbound import REREAD_COST
@@ -494,3 +495,33 @@ def _tracebacks(e: BaseException):
     while tb is not None:
         yield tb
         tb = tb.tb_next
+
+
+def test_close_ends_the_worker_threads_of_the_launches():
+    """(Found fuzzing, a fresh session per program: every session's pool of block workers outlived it,
+    so a long run's process gathered idle threads.) CpuBackend.close() shuts its pool down: its threads
+    have ended when close returns. A session that launches again after close starts a new pool."""
+    import threading
+    f = Forth(backend="cpu")
+    be = f.backend
+    be.workers = 2
+    f.eval("4 1 1 GRID 256 1 1 THREADS GLOBAL-ID 1+ DROP")
+    pool = be._executor
+    assert pool is not None
+    threads = list(pool._threads)
+    assert threads and all(t.is_alive() for t in threads)
+    assert all(t.name.startswith("tileforth-block") for t in threads)
+    f.close()
+    assert not any(t.is_alive() for t in threads)
+    assert not any(t in threading.enumerate() for t in threads)
+    be.close()  # twice: nothing left to end
+    g = Forth(backend="cpu")
+    try:
+        g.backend.workers = 2
+        g.eval("4 1 1 GRID 256 1 1 THREADS 1 DROP")
+        g.backend.close()
+        g.eval("GLOBAL-ID 2 *")  # (on a new pool)
+        assert g.backend._executor is not None
+        assert np.array_equal(np.array(g.data_stack(lane=None)).ravel(), 2 * np.arange(1024))
+    finally:
+        g.close()

@@ -549,12 +549,16 @@ class CpuBackend(Backend):
 
     def close(self) -> None:
         """The optimised compiles under way are cancelled where they have not started their LLVM work,
-        and joined (each ends within one LLVM call)."""
+        and joined (each ends within one LLVM call); the worker threads of the launches' blocks end
+        (no launch runs at close: they are idle). A later launch starts a new pool."""
         for rc in list(self._recompiles):
             rc.cancelled = True
         for rc in list(self._recompiles):
             rc.thread.join()
         self._recompiles.clear()
+        executor, self._executor = self._executor, None
+        if executor is not None:
+            executor.shutdown(wait=True)
 
     def compile_word(self, module: llvm.ModuleRef, name: str) -> None:
         """A big word compiled once (Target.compile_word): optimised, added to the process's engine
