@@ -13,13 +13,15 @@ data script costs. Each figure is the growth of the process's resident memory
     python benchmarks/memory.py            # 3000 lines, 10000 definitions, 2×300 sessions, 2000 data lines
     python benchmarks/memory.py --quick    # a tenth of each
     python benchmarks/memory.py --lines 20000   # issue 13: resident memory after 20,000 distinct lines
-    python benchmarks/memory.py --big      # issue 27.4: peak memory and time of lines at 1M and 2M threads
+    python benchmarks/memory.py --big      # issue 27.4: peak memory and time of lines at 1M, 2M and 4.3M threads
 
     big launches       each in a process of its own (its peak resident memory, ru_maxrss): a trivial line
                        at 1,048,576 and 2,097,152 threads, and at 1M a line that leaves one item on every
                        thread (the worst case of stacks kept between lines); the time is the median of
                        five runs of the line after a first (its compile), with the process's CPU time
-                       (all its threads: the figure that holds when other processes share the cores)
+                       (all its threads: the figure that holds when other processes share the cores); the
+                       launch shape's setup (GRID/THREADS: its thread records and stacks) apart (issue 26:
+                       `2048 2 33 GRID`, 4.3M threads)
 
 Targets (issue 10): memory does not grow without bound with the number of
 lines; a dropped session gives its memory back; a data script compiles no kernel.
@@ -51,8 +53,9 @@ import json, resource, sys, time
 from tileforth.core import Forth
 shape, first, line = sys.argv[1:4]
 f = Forth(backend="cpu")
-t0 = time.perf_counter()
+t0, c0 = time.perf_counter(), time.process_time()
 f.eval(shape)
+shape_s, shape_cpu = time.perf_counter() - t0, time.process_time() - c0
 f.eval(first)
 setup = time.perf_counter() - t0
 times, cpu = [], []
@@ -63,7 +66,7 @@ for _ in range(5):
     cpu.append(time.process_time() - c0)
 times.sort()
 cpu.sort()
-print(json.dumps({"setup": setup, "line": times[2], "cpu": cpu[2],
+print(json.dumps({"setup": setup, "shape": shape_s, "shape_cpu": shape_cpu, "line": times[2], "cpu": cpu[2],
                   "peak_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
                   "cells": f.backend.machine.ds_max}))
 """
@@ -72,6 +75,7 @@ BIG_CASES = (  # (what, the launch shape, the first line, the line timed)
     ("trivial line, 1M threads", "1024 1 1 GRID 1024 1 1 THREADS", "1 2 + DROP", "1 2 + DROP"),
     ("trivial line, 2M threads", "2048 1 1 GRID 1024 1 1 THREADS", "1 2 + DROP", "1 2 + DROP"),
     ("one item a thread, 1M", "1024 1 1 GRID 1024 1 1 THREADS", "GLOBAL-ID", "1 +"),
+    ("trivial line, 4.3M threads", "2048 2 33 GRID", "1 2 + DROP", "1 2 + DROP"),  # issue 26: the shape's setup
 )
 
 
@@ -89,8 +93,8 @@ def big_launches() -> None:
             continue
         got = json.loads(out.stdout.strip().splitlines()[-1])
         print(f"{what:28s}: peak {got['peak_mib']:7.0f} MiB, line {got['line'] * 1e3:7.1f} ms (CPU time "
-              f"{got['cpu'] * 1e3:6.1f} ms, all its threads; shape and first line {got['setup']:5.2f} s; "
-              f"{got['cells']} cells a stack)")
+              f"{got['cpu'] * 1e3:6.1f} ms, all its threads; shape {got['shape']:5.2f} s (CPU {got['shape_cpu']:5.2f} s), "
+              f"with the first line {got['setup']:5.2f} s; {got['cells']} cells a stack)")
 
 
 def main(argv=None) -> int:

@@ -84,12 +84,28 @@ def test_stacks_shrink_past_a_million_threads_and_the_state_stays_bounded():
     assert sized_for(base, 4 << 20, (128, 64)).ds_max == 128  # stacks asked for are kept
 
 
+def test_cpu_stacks_keep_the_floor_past_a_million_threads():
+    """The cpu backend keeps a big launch's stacks lazily (Capabilities.lazy_stacks): only the items held
+    take memory, so at 2M threads a thread's stacks still hold 128 cells and 64 floats (a backend whose
+    stacks are dense halves them: 64 and 32), and one thread may fill them while the others hold none."""
+    f = Forth(backend="cpu")
+    f.eval("2048 1 1 GRID 1024 1 1 THREADS")
+    assert f.backend.held is not None
+    assert (f.backend.machine.ds_max, f.backend.machine.fs_max) == (128, 64)
+    assert sized_for(f.device.base, 2 << 20, None).ds_max == 64  # (the dense backends' stacks)
+    f.eval("GLOBAL-ID 12345 = IF 100 0 DO I LOOP 1.5e 60 0 DO FDUP LOOP THEN")
+    assert f.data_stack(lane=12345) == list(range(100)) and f.float_stack(lane=12345) == [1.5] * 61
+    assert f.data_stack(lane=0) == [] and f.data_stack(lane=(2 << 20) - 1) == []
+    f.eval("GLOBAL-ID 12345 = IF 100 0 DO DROP LOOP 61 0 DO FDROP LOOP THEN")
+    assert f.backend.held.empty
+
+
 def test_a_launch_that_does_not_fit_in_memory_is_a_forth_error_and_the_session_goes_on(monkeypatch):
     f = Forth(backend="cpu")
     f.eval("1 2")
     monkeypatch.setattr(f.backend, "free_memory", lambda: 1 << 30)  # 1 GiB free
     with pytest.raises(ForthError, match=r"a launch of 4,194,304 threads needs ([\d,]+) MiB of memory for its stacks "
-                       r"\(32 cells and 16 floats a thread\) and thread records, more than the 1,024 MiB of memory "
+                       r"\(128 cells and 64 floats a thread\) and thread records, more than the 1,024 MiB of memory "
                        r"free on the cpu backend: use fewer threads") as err:
         f.eval("4096 1 1 GRID 1024 1 1 THREADS")
     need = int(re.search(r"needs ([\d,]+) MiB", str(err.value))[1].replace(",", ""))
@@ -312,3 +328,25 @@ def test_host_words_at_a_lazy_shape_never_copy_every_threads_whole_state(monkeyp
     assert f.data_stack(lane=None) == [[g, 2, 5] for g in G]  # thread 9 threw: every thread gets its code
     f.eval("CLEARSTACK 1e")
     assert f.data_stack(lane=None) == [[] for _ in G] and f.float_stack(lane=None) == [[1.0] for _ in G]
+
+
+def test_thread_records_filled_piece_by_piece_match_numpys(monkeypatch):
+    """_make_shape writes the thread records a cache-sized piece at a time (FILL_PIECE_BYTES): a shape of
+    many pieces, with a piece boundary inside no block and blocks of three axes, against the ids computed
+    by numpy for every thread."""
+    from tileforth.backends.cpu import backend as cpu
+    from tileforth.core.compile import layout as L
+    monkeypatch.setattr(cpu, "FILL_PIECE_BYTES", 3 * 64 * L.THR_SLOTS * 8 + 100)  # 3 blocks a piece
+    f = Forth(backend="cpu")
+    grid, block = (7, 3, 5), (8, 4, 2)
+    _, thr = f.backend._make_shape(grid, block)
+    bs, n = 64, 7 * 3 * 5 * 64
+    t = np.arange(n)
+    b, tt = t // bs, t % bs
+    want = {L.T_TID: tt % 8, L.T_TID + 1: (tt // 8) % 4, L.T_TID + 2: tt // 32,
+            L.T_BID: b % 7, L.T_BID + 1: (b // 7) % 3, L.T_BID + 2: b // 21, L.T_LINEAR: t, L.T_BSTART: b * bs}
+    for axis in range(3):
+        want[L.T_BDIM + axis] = np.full(n, block[axis])
+        want[L.T_GDIM + axis] = np.full(n, grid[axis])
+    assert len(thr) == n
+    assert [c for c, v in want.items() if not np.array_equal(thr[:, c], v)] == []

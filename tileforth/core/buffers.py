@@ -18,10 +18,13 @@ OWN_MAPPING_BYTES = 128 << 10  # glibc's initial mmap threshold: smaller arrays 
 HUGE_PAGES_BYTES = 4 << 20  # numpy's threshold for asking for transparent huge pages
 
 
-def zeroed(shape: int | tuple[int, ...], dtype, *, populate: bool = False) -> "np.ndarray":
+def zeroed(shape: int | tuple[int, ...], dtype, *, populate: bool = False, huge: bool = True) -> "np.ndarray":
     """np.zeros(shape, dtype), in a mapping of its own when it is large. `populate`: its pages
     are mapped in one call (MAP_POPULATE), for an array the caller fills at once; page by page,
-    as first touched, they cost about twice as much."""
+    as first touched, they cost about twice as much. `huge`: transparent huge pages asked for
+    (MADV_HUGEPAGE) past HUGE_PAGES_BYTES; False for an array written once in one pass, for which
+    the kernel's compaction to find 2 MiB pages (defrag=madvise) costs more than the pages save
+    (4.3M threads' records, 1.2 GiB: 9.3-11.4 s to fault with them, 2.8-4.2 s without)."""
     dtype = np.dtype(dtype)
     count = math.prod(shape) if isinstance(shape, tuple) else shape
     nbytes = count * dtype.itemsize
@@ -31,6 +34,6 @@ def zeroed(shape: int | tuple[int, ...], dtype, *, populate: bool = False) -> "n
     if populate and hasattr(mmap, "MAP_POPULATE"):
         flags |= mmap.MAP_POPULATE
     mem = mmap.mmap(-1, nbytes, flags=flags)
-    if nbytes >= HUGE_PAGES_BYTES and hasattr(mmap, "MADV_HUGEPAGE"):
+    if huge and nbytes >= HUGE_PAGES_BYTES and hasattr(mmap, "MADV_HUGEPAGE"):
         mem.madvise(mmap.MADV_HUGEPAGE)  # as numpy does: a read of untouched memory maps 2 MiB at once
     return np.frombuffer(mem, dtype, count).reshape(shape)  # the array keeps the mapping; unmapped with it

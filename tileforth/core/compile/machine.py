@@ -98,11 +98,13 @@ DS_LEAST, FS_LEAST = 16, 8  # the stacks of the largest launches
 STATE_MOST = 1 << 30  # the stack state of a launch whose stacks the session asked for (STACK-SIZE) at most
 
 
-def sized_for(base: Machine, threads: int, asked: tuple[int, int] | None) -> Machine:
+def sized_for(base: Machine, threads: int, asked: tuple[int, int] | None, shrink: bool = True) -> Machine:
     """The machine of a launch of `threads` threads: `base`'s float width and output buffer, with the
     stacks `asked` for (cells, floats), or, when None, the deepest power-of-two stacks the budget gives.
     Past FLOOR_THREADS the floor itself halves as the threads double (down to 16 cells and 8 floats), so
-    the stack state of a launch of any size takes at most about what 1,048,576 threads' took."""
+    the stack state of a launch of any size takes at most about what 1,048,576 threads' took; not when
+    `shrink` is False: a backend that keeps a big launch's stacks lazily (Capabilities.lazy_stacks) spends
+    memory on the items held, not on the stacks' capacity, and keeps the floor (128 cells, 64 floats)."""
     if asked is not None:
         ds, fs = asked
     else:
@@ -112,7 +114,7 @@ def sized_for(base: Machine, threads: int, asked: tuple[int, int] | None) -> Mac
             ds //= 2
         fs = max(FS_FLOOR, min(FS_CEILING, ds // 8))
         over = FLOOR_THREADS
-        while threads > over and ds > DS_LEAST:  # a launch past a million threads: shallower stacks
+        while shrink and threads > over and ds > DS_LEAST:  # a launch past a million threads: shallower stacks
             ds, fs, over = ds // 2, max(FS_LEAST, fs // 2), over * 2
     if (ds, fs) == (base.ds_max, base.fs_max):
         return base

@@ -379,6 +379,9 @@ class Capabilities:
     # ALLOCATE FREE RESIZE in a definition run in device code (the target's tf_heap reaches Backend.heap)
     # instead of ending the launch (core/heap.py, compile/heapgen.py)
     device_heap: bool = False
+    # a big launch's stacks are kept lazily (cpu: backends/cpu/heldstacks.py): only the items threads hold
+    # take memory, so stacks need not shrink past a million threads (machine.sized_for's `shrink`)
+    lazy_stacks: bool = False
 
 
 def fill_context(ctx: np.ndarray, *, allocs: int, n_allocs: int, out: int, out_cap: int, base_addr: int,

@@ -121,7 +121,7 @@ class Device:
     def machine_for(self, shape: LaunchShape, asked: tuple[int, int] | None) -> Machine:
         """The machine a launch of `shape` runs on: the session's, with the stacks it gets (`asked`, or
         sized by its threads; machine.py: sized_for), or a ForthError when the stacks asked for do not fit."""
-        m = sized_for(self.base, shape.nthreads, asked)
+        m = sized_for(self.base, shape.nthreads, asked, shrink=not self.backend.caps.lazy_stacks)
         if asked is not None and shape.nthreads * m.state_bytes > STATE_MOST:
             raise ForthError(f"stacks of {m.ds_max} cells and {m.fs_max} floats at {shape.nthreads} threads need "
                              f"{shape.nthreads * m.state_bytes:,} bytes, more than {STATE_MOST:,}: ask for smaller "

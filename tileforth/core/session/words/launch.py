@@ -50,9 +50,10 @@ def _reshape(f: "Forth", grid: tuple[int, int, int], block: tuple[int, int, int]
                          "(STACK-SIZE)")
     old = StackState(st.raw[:1].copy(), st.m)
     f.device.set_shape(grid, block, asked)
-    new = StackState.live(f.backend)
-    new.fill(old)  # thread 0's stacks on every thread of the new shape (only the cells they use)
-    new.save(f.backend)
+    if d or fl:  # (empty stacks: the new shape's are empty already, and a pass over 4M threads' costs ~1 s)
+        new = StackState.live(f.backend)
+        new.fill(old)  # thread 0's stacks on every thread of the new shape (only the cells they use)
+        new.save(f.backend)
     if tiles:  # backends that keep no tiles between lines (cuda) have none to copy
         f.backend.set_tiles([tiles[0]] * len(f.backend.get_tiles()))
 
