@@ -21,7 +21,13 @@ is restarted after a crash or a timeout. A program fails when
              every lane's data and float stacks, every warp's tiles, the
              dictionary (names and entries), HERE, BASE, the launch shape and
              the tile settings
-    hang     it runs past the time limit (the worker is killed)
+    hang     it runs past the time limit (the worker is killed), or a line runs on
+             STOP_S after the Ctrl-C that should have stopped it. Both limits are
+             scaled by how slow the machine is when the run starts: each worker first
+             runs CALIBRATION (a baseline, the median of a few runs) and its limits are
+             the given ones times baseline / REFERENCE_S (at least 1, at most
+             MAX_SCALE), so a loaded machine does not report slow programs as hangs
+             while a program that never ends still is one
     signal   the worker dies (a segfault: the program's exit status is -11)
 
 CLI runs fail on a traceback, a signal, a timeout or an exit status other
@@ -641,7 +647,7 @@ def run_program(prog: dict) -> dict:
             memory = (here0, f.here) if stores_nothing(f, line, builtin) else None
             before = session_state(f, memory)
             delay = intr["delays"][min(i, len(intr["delays"]) - 1)] if intr else None
-            with Interrupter(f, intr["how"] if intr else None, delay) as it:
+            with Interrupter(f, intr["how"] if intr else None, delay, prog.get("stop_s", STOP_S)) as it:
                 try:
                     it.run(lambda: f.eval(line, spanning=bool(prog.get("spanning"))))
                     failed = False
@@ -685,8 +691,8 @@ class Interrupter:
     "sigint" sends SIGINT to this process once after `delay`, so a KeyboardInterrupt lands wherever
     the main thread is (Jupyter's interrupt). Measures how long the line ran after the first."""
 
-    def __init__(self, f, how: str | None, delay: float | None) -> None:
-        self.f, self.how, self.delay = f, how, delay
+    def __init__(self, f, how: str | None, delay: float | None, stop_s: float = 10.0) -> None:
+        self.f, self.how, self.delay, self.stop_s = f, how, delay, stop_s
         self.done = threading.Event()
         self.first: float | None = None
         self.late: float | None = None
@@ -729,7 +735,7 @@ class Interrupter:
             self.thread.join()
             if self.how == "sigint":
                 signal.signal(signal.SIGINT, signal.SIG_IGN)
-            if self.first is not None and end - self.first > STOP_S:
+            if self.first is not None and end - self.first > self.stop_s:
                 self.late = end - self.first
 
 
@@ -876,6 +882,35 @@ def run_cli(args: list[str], files: dict[str, bytes], timeout: float) -> dict:
     return {"status": "ok", "detail": ""}
 
 
+# ---- the time limits, relative to the machine's speed -------------------------------------------------------
+# a program every worker runs first (a session, compiles, a multi-block launch, a failed line's undo): its time
+# says how fast the machine is now
+CALIBRATION = {"kind": "forth", "cls": "calibration", "lines": [
+    "1 2 + .", "64 1 1 GRID 64 1 1 THREADS GLOBAL-ID 100 0 DO I + LOOP DROP", ": sq DUP * ;  3 sq .",
+    "1 1 1 GRID 32 1 1 THREADS 1 0 /"]}
+CALIBRATION_RUNS = 3  # after one warm-up run; their median is the baseline
+REFERENCE_S = 0.25  # CALIBRATION's time where the limits given hold as they are (2 cores, other sessions running)
+MAX_SCALE = 10.0  # a baseline never stretches the limits more than this: a real hang is still found
+
+
+def measure_baseline(w: "Worker") -> float:
+    """CALIBRATION's time on worker w now (seconds; the median of CALIBRATION_RUNS after a warm-up)."""
+    times = []
+    for k in range(CALIBRATION_RUNS + 1):
+        t0 = time.monotonic()
+        res = w.run(CALIBRATION, 600)
+        if res["status"] != "ok":
+            raise RuntimeError(f"the calibration program failed: {res['detail']}")
+        if k:
+            times.append(time.monotonic() - t0)
+    return sorted(times)[len(times) // 2]
+
+
+def scale_of(baseline: float) -> float:
+    """How much the limits stretch for a machine whose baseline is `baseline` (1 to MAX_SCALE)."""
+    return min(MAX_SCALE, max(1.0, baseline / REFERENCE_S))
+
+
 # ---- the runner -----------------------------------------------------------------------------------------
 @dataclass
 class Report:
@@ -888,6 +923,8 @@ class Report:
     by_mode: dict[str, int] = field(default_factory=dict)  # checked/unchecked, plain/abort/sigint
     failures: list[tuple[str, dict, str]] = field(default_factory=list)  # (status, program, detail)
     seconds: float = 0.0
+    baselines: list[float] = field(default_factory=list)  # each worker's CALIBRATION time (measure_baseline)
+    limits: list[float] = field(default_factory=list)  # each worker's time limit for a program, after scaling
     worker_rss_kb: list[int] = field(default_factory=list)  # each worker's last resident size
     max_rss_kb: int = 0  # the largest a worker grew to (every worker runs many programs)
 
@@ -904,7 +941,8 @@ class Report:
                 f"{dict(sorted(self.by_mode.items()))}): checked sessions: {c['crash']} crashes, {c['hang']} hangs, "
                 f"{c['corrupt']} corruptions, {c['signal']} segfaults ({c['compile']} slow compiles); unchecked sessions: {u['crash']} crashes, "
                 f"{u['hang']} hangs, {u['corrupt']} corruptions, {u['signal']} signal deaths ({u['compile']} slow compiles); worker memory "
-                f"{[k // 1024 for k in self.worker_rss_kb]} MB at the end, {self.max_rss_kb // 1024} MB at most")
+                f"{[k // 1024 for k in self.worker_rss_kb]} MB at the end, {self.max_rss_kb // 1024} MB at most; baseline "
+                f"{[round(b, 2) for b in self.baselines]} s, so a hang past {[round(t) for t in self.limits]} s")
 
     def details(self, most: int = 10) -> str:
         out = []
@@ -925,7 +963,8 @@ def run_fuzz(seed: int = 0, programs: int | None = None, seconds: float | None =
     """Generate programs from `seed` and run them on `workers` worker processes until `programs`
     have run or `seconds` have passed; every `cli_every`-th program is a CLI run instead. `whole`:
     the whole vocabulary's classes too (else the older ones only). `log`: a file each failure is
-    written to as it is found."""
+    written to as it is found. `timeout` (and STOP_S) are scaled by each worker's baseline
+    (measure_baseline, scale_of) before its first program."""
     words = words or word_list()
     voc = vocab() if whole else None
     rng = random.Random(seed)
@@ -956,6 +995,12 @@ def run_fuzz(seed: int = 0, programs: int | None = None, seconds: float | None =
         w = Worker()
         last_rss = 0
         try:
+            baseline = measure_baseline(w)
+            scale = scale_of(baseline)
+            limit = timeout * scale
+            with lock:
+                report.baselines.append(baseline)
+                report.limits.append(limit)
             while True:
                 with lock:
                     if jobs.empty():
@@ -965,10 +1010,18 @@ def run_fuzz(seed: int = 0, programs: int | None = None, seconds: float | None =
                     except queue.Empty:
                         return
                 if prog["kind"] == "cli":
-                    res = run_cli(prog["args"], prog["files"], timeout)
+                    res = run_cli(prog["args"], prog["files"], limit)
                 else:
-                    res = w.run(prog, timeout)
+                    res = w.run(dict(prog, stop_s=STOP_S * scale), limit)
                     last_rss = res.get("rss_kb", last_rss)
+                    if res["status"] == "hang":  # the machine may have slowed since: the next programs' limits
+                        baseline = measure_baseline(w)  # follow it (the worker, killed, starts again)
+                        if scale_of(baseline) > scale:
+                            scale = scale_of(baseline)
+                            limit = timeout * scale
+                            with lock:
+                                report.baselines.append(baseline)
+                                report.limits.append(limit)
                 with lock:
                     report.tried += 1
                     report.by_class[prog["cls"]] = report.by_class.get(prog["cls"], 0) + 1

@@ -102,3 +102,35 @@ def test_state_of_a_large_launch_is_a_sample_with_both_ends():
     assert list(fuzz._sample(10)) == list(range(10))
     big = fuzz._sample(10 ** 7)
     assert big[:1024] == list(range(1024)) and big[-1] == 10 ** 7 - 1 and len(big) < 6000
+
+
+def test_the_time_limits_follow_the_machines_speed_within_bounds():
+    """A hang is judged against limits scaled by the calibration's time when the run starts (a loaded
+    machine runs everything slower, and its slow programs are not hangs), never below the limits given
+    and never more than MAX_SCALE times them (a program that never ends is still found)."""
+    ref = fuzz.REFERENCE_S
+    assert fuzz.scale_of(ref / 2) == fuzz.scale_of(ref) == 1.0
+    assert fuzz.scale_of(3 * ref) == 3.0
+    assert fuzz.scale_of(1000 * ref) == fuzz.MAX_SCALE
+
+
+def test_a_program_that_never_ends_is_still_a_hang_at_the_scaled_limit():
+    """The baseline measured on this machine now (whatever its load) scales a small limit; a loop that
+    never ends (no step budget, no Ctrl-C) is reported as a hang at it, and the worker runs on after."""
+    w = fuzz.Worker()
+    try:
+        baseline = fuzz.measure_baseline(w)
+        assert baseline > 0
+        limit = 1.0 * fuzz.scale_of(baseline)
+        res = w.run({"kind": "forth", "lines": ["1 2 + DROP", "0 SET-STEP-BUDGET BEGIN AGAIN"]}, limit)
+        assert res["status"] == "hang", res
+        assert w.run(fuzz.CALIBRATION, 600)["status"] == "ok"  # restarted
+    finally:
+        w.close()
+
+
+def test_a_run_reports_each_workers_baseline_and_limit():
+    report = fuzz.run_fuzz(seed=7, programs=3, workers=1, timeout=5.0, cli_every=0)
+    assert report.tried == 3 and len(report.baselines) == 1 and report.baselines[0] > 0
+    assert report.limits == [5.0 * fuzz.scale_of(report.baselines[0])] and report.limits[0] >= 5.0
+    assert "baseline" in report.summary()
