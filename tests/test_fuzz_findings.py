@@ -525,3 +525,24 @@ def test_close_ends_the_worker_threads_of_the_launches():
         assert np.array_equal(np.array(g.data_stack(lane=None)).ravel(), 2 * np.arange(1024))
     finally:
         g.close()
+
+
+@pytest.mark.parametrize("bits", [32, 64])
+def test_a_float_f_to_r_put_comes_back_from_r_from_as_its_bits_on_the_host_too(bits):
+    """(Fuzzed, a Python TypeError: `: t GET-CURRENT >R 1e F>R R> ;` runs on the host, whose return stack
+    keeps F>R's float as a float, and R> pushed it onto the data stack as one.) R> R@ 2R> NR> of a float
+    give its bits, as the same word compiled for the device does; against numpy's bits."""
+    dtype, ints = (np.float32, np.uint32) if bits == 32 else (np.float64, np.int64)
+    want = [int(dtype(x).view(ints)) for x in (1.0, -2.5)]
+    f = Forth(float_bits=bits)
+    try:
+        f.eval(": dev 1e F>R -2.5e F>R R> R> ;  : host GET-CURRENT DROP 1e F>R -2.5e F>R R> R> ;")
+        f.eval(": host2 GET-CURRENT DROP 1e F>R -2.5e F>R 2R@ 2R> 2DROP ;  1 1 1 THREADS")
+        f.eval("dev")
+        assert f.data_stack() == want[::-1]
+        f.eval("CLEARSTACK host")
+        assert f.data_stack() == want[::-1]
+        f.eval("CLEARSTACK host2")
+        assert f.data_stack() == want
+    finally:
+        f.close()

@@ -135,6 +135,17 @@ class HostRunner:
         compiled, so a host loop's device code is the same kernel at every index."""
         self.f.push_uniform(*cells)
 
+    def _cell(self, v: int | float) -> int:
+        """A return stack entry as a cell: a float F>R put there is its bits, as device code's F>R keeps it
+        (the float's width, zero-extended: `1e F>R R>` is 1065353216 at f32), never a Python float on the
+        data stack (fuzzed: a TypeError at the push)."""
+        if not isinstance(v, float):
+            return v
+        import struct
+        if self.f.machine.float_bits == 64:
+            return struct.unpack("<q", struct.pack("<d", v))[0]
+        return struct.unpack("<I", struct.pack("<f", v))[0]
+
     def pop(self, n: int, word: str) -> list[int]:
         """n cells from the stacks, after the device code before them (pop_uniform runs it)."""
         return self.f.pop_uniform(n, word)
@@ -236,7 +247,7 @@ class HostRunner:
             count = fr.rstack[-1] if fr.rstack else -1
             if not 0 <= count < len(fr.rstack):
                 raise ForthError("NR> needs what N>R put on the return stack", n.pos, name)
-            self.value(*fr.rstack[-count - 1:])
+            self.value(*(self._cell(v) for v in fr.rstack[-count - 1:]))
             del fr.rstack[-count - 1:]
         elif name == "F>R":  # a float on the host's return stack, as itself
             fr.rstack.append(self.f.pop_uniform_float(name))  # type: ignore[arg-type]
@@ -248,7 +259,7 @@ class HostRunner:
             k = 2 if name.startswith("2") else 1
             if len(fr.rstack) < k:
                 raise ForthError(f"{name}: the return stack holds {len(fr.rstack)} item(s)", n.pos, name)
-            self.value(*fr.rstack[-k:])
+            self.value(*(self._cell(v) for v in fr.rstack[-k:]))
             if name.endswith(">"):
                 del fr.rstack[-k:]
         else:  # pragma: no cover - device_ok lets every other primitive through
