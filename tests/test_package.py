@@ -120,3 +120,25 @@ def test_tileforth_dash_dash_version_says_the_version():
     for cmd in (["-m", "tileforth", "--version"], ["-m", "tileforth.repl.cli", "--version"]):
         r = run(*cmd)
         assert r.returncode == 0 and r.stdout == f"tileforth {tileforth.__version__}\n", r.stderr
+
+
+def test_the_project_urls_reach_the_built_metadata(tmp_path):
+    """[project.urls] as pip shows them: the METADATA setuptools' PEP 517 hook writes for a wheel has one
+    Project-URL per entry (Homepage, Documentation, Issues), each an https address on github.com."""
+    urls = PYPROJECT["project"]["urls"]
+    assert {"Homepage", "Documentation", "Issues"} <= set(urls)
+    from email.parser import Parser
+    from setuptools import build_meta
+    cwd = os.getcwd()
+    os.chdir(ROOT)
+    try:
+        info = build_meta.prepare_metadata_for_build_wheel(str(tmp_path))
+    finally:
+        os.chdir(cwd)
+    meta = Parser().parsestr((tmp_path / info / "METADATA").read_text())
+    shown = dict(line.split(", ", 1) for line in meta.get_all("Project-URL"))
+    assert {k.lower(): v for k, v in shown.items()} == {k.lower(): v for k, v in urls.items()}
+    for url in shown.values():
+        assert url.startswith("https://github.com/tileforth/tileforth"), url
+    assert meta["License-Expression"] == "MIT" and meta["Requires-Python"] == ">=3.11"
+    assert "Operating System :: POSIX :: Linux" in meta.get_all("Classifier")
