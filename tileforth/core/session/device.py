@@ -165,7 +165,8 @@ class Device:
         shape = self.shape
         line = line_shape(nodes)
         key = (shape.grid, shape.block, self.backend.machine, self.checked, tuple(self.tiles), *key, line.key,
-               DEBUG.on)  # a debug launch's kernel stops at each word (core/session/debugger.py): a kernel of its own
+               DEBUG.on,  # a debug launch's kernel stops at each word (core/session/debugger.py): a kernel of its own
+               self.backend.current_device)  # a kernel is loaded into one device's context (DEVICE)
         kernel: Any = self.kcache.pop(key, None)  # a backend's handle, with the tiles and patches noted on it
         timing: dict[str, float] = {}
         t0 = time.perf_counter()
