@@ -274,3 +274,34 @@ def test_the_repl_guides_quoted_refusal_is_the_one_a_launch_on_another_device_gi
     with pytest.raises(ForthError) as e:
         f.eval("xs @ .")
     assert e.value.message == quoted
+
+
+def test_a_failed_line_goes_back_to_the_device_selected_before_it(two, drv):
+    f = two()
+    _array(f, "xs", np.arange(4))
+    f.push_uniform(1)
+    with pytest.raises(ForthError, match="xs lives on device 0"):
+        f.eval("DEVICE  xs @ .")  # selects device 1, then the launch is refused
+    f.eval("DEVICE?")
+    assert f.pop_uniform(1, "test") == [0]
+    assert f.data_stack() == [1]  # and the stack as it was
+
+
+def test_a_kernel_that_faults_on_device_1_replaces_device_1s_context_only(two, drv):
+    f = two()
+    xs = _array(f, "xs", np.arange(4))
+    _select(f, 1)
+    ys = _array(f, "ys", np.arange(4) * 3)
+    home, ctx1 = _context(drv, xs), _context(drv, ys)
+    f.eval("1 2 +")  # loaded and launched on device 1
+    drv.fault(700)
+    with pytest.raises(ForthError) as e:
+        f.eval("1 2 +")
+    assert e.value.message.startswith("the GPU context of device 1 was lost (an illegal memory access was "
+                                      "encountered): tileforth started a fresh one")
+    assert _context(drv, xs) == home and _context(drv, ys) not in (home, ctx1)  # ys re-made, at its address
+    np.testing.assert_array_equal(f.array("ys"), np.arange(4) * 3)  # from the host's copy
+    np.testing.assert_array_equal(f.array("xs"), np.arange(4))
+    drv.launches.clear()
+    f.eval("1 2 +")  # the kernel again, loaded into the fresh context
+    assert drv.launches[-1].context == _context(drv, ys)

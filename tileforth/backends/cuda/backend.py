@@ -425,6 +425,7 @@ class CudaKernel:
         self.launches = 0
         self.recompile: _FullPtx | None = None
         self.addresses: frozenset[int] | None = None  # the integers its PTX holds (what arrays it names: DEVICE)
+        self.on_generation = -1  # the generation of the context of the device it was loaded on (DEVICE)
 
 
 class _FullPtx:
@@ -650,20 +651,26 @@ class CudaBackend(Backend):
         if TOO_MANY_RESOURCES in text:
             return ForthError(f"the GPU refused the launch ({reason}): the block has too many threads for this "
                               "kernel's registers; use fewer THREADS")
+        target = self._lost() if self._others else self._primary  # DEVICE: the lost context may be another's
         lost = (isinstance(exc, self.cuda.LaunchError) or any(s in text for s in STICKY)
-                or self._primary.dead())
+                or target is not self._primary or self._primary.dead())
         if not lost:
             advice = next((a for key, a in DRIVER_ADVICE if key in text), RETRY)
             return ForthError(f"the GPU driver failed while {what}: {text}; the session is unchanged: {advice}")
+        which = "" if target is self._primary else f" of device {target.ordinal}"
         try:
-            notes = self._primary.reset()
+            notes = target.reset()
+            if self._others:
+                with self._primary.active():
+                    for other, _ in self._others.values():
+                        self._enable_peers(other)
         except self.cuda.Error as again:
-            self._primary.forget_context()
-            raise ForthError(f"the GPU context was lost ({reason}), and replacing it failed too ({_reason(again)}). "
-                             f"{TRY_AGAIN}") from again
+            target.forget_context()
+            raise ForthError(f"the GPU context{which} was lost ({reason}), and replacing it failed too "
+                             f"({_reason(again)}). {TRY_AGAIN}") from again
         extra = f" ({'; '.join(notes)})" if notes else ""
         cause = next((c for keys, c in LOST_CAUSE if any(k in text for k in keys)), "run the line again")
-        return ForthError(f"the GPU context was lost ({reason}): tileforth started a fresh one; the dictionary and "
+        return ForthError(f"the GPU context{which} was lost ({reason}): tileforth started a fresh one; the dictionary and "
                           "the stacks are kept, device memory was restored from the host's copies (what kernels "
                           f"wrote since the host last read it is lost){extra}; {cause}; or restart with --backend cpu")
 
@@ -711,20 +718,32 @@ class CudaBackend(Backend):
             weakref.finalize(self, res.close)
             try:
                 with self._device(f"starting device {n}", primary):
-                    for there, here in ((primary, self._primary), (self._primary, primary)):
-                        there.context.push()  # each way: `there`'s kernels reach `here`'s memory
-                        try:
-                            cuda.Context.enable_peer_access(here.context)
-                        except cuda.LogicError as exc:  # already enabled (by another session): fine
-                            if "already enabled" not in str(exc):
-                                raise
-                        finally:
-                            cuda.Context.pop()
+                    self._enable_peers(primary)
             except BaseException:
                 res.close()
                 raise
             self._others[n] = (primary, res)
         self.current_device = n
+
+    def _enable_peers(self, primary: "_Primary") -> None:
+        """Peer access both ways between `primary`'s context and home's (again after either was replaced)."""
+        cuda = self.cuda
+        for there, here in ((primary, self._primary), (self._primary, primary)):
+            if there.context is None or here.context is None:
+                continue
+            there.context.push()  # `there`'s kernels reach `here`'s memory
+            try:
+                cuda.Context.enable_peer_access(here.context)
+            except cuda.LogicError as exc:  # already enabled (by another session): fine
+                if "already enabled" not in str(exc):
+                    raise
+            finally:
+                cuda.Context.pop()
+
+    def _lost(self) -> "_Primary":
+        """The context a failed launch lost: the device's it ran on when that one is dead, else home's."""
+        on = self._primary_of(self.current_device)
+        return on if on is not self._primary and on.dead() else self._primary
 
     def array_alloc(self, nbytes: int) -> int:
         """A user array on the current device (in its context), zeroed; the home device's arrays are ordinary
@@ -1033,8 +1052,10 @@ class CudaBackend(Backend):
         bitcode = module.as_bitcode() if heavy and not full else None  # module_to_ptx uses the module up
         handle = CudaKernel(module_to_ptx(module, self.jit_arch, heavy=full), kernel, suspends)
         handle.tier, handle.loops, handle.bitcode = (TIER_FULL if full else TIER_CHEAP), heavy, bitcode
-        with self._device("loading a kernel", self._primary_of(self.current_device)):
+        on = self._primary_of(self.current_device)
+        with self._device("loading a kernel", on):
             self._load(handle)
+            handle.on_generation = on.generation
             if handle.tier == TIER_CHEAP and shape.block_size > handle.max_threads and self._cheap_jit:
                 handle.tier = TIER_FULL  # the cheap JIT's registers do not fit the block: the driver's default
                 handle.loops = False
@@ -1144,8 +1165,9 @@ class CudaBackend(Backend):
         self._check_devices(handle, lits)
         on = self._primary_of(self.current_device)  # the device the launch runs on: its context (DEVICE)
         with self._device("running the line"), self._device("running the line", on):
-            if handle.generation != self._primary.generation:
+            if handle.generation != self._primary.generation or handle.on_generation != on.generation:
                 self._load(handle)
+                handle.on_generation = on.generation
             handle.launches += 1
             if handle.loops and handle.tier == TIER_CHEAP:
                 self._tier_up(handle, shape)
