@@ -47,6 +47,16 @@ enforced so that tests catch misuse:
   frame" per function), as the driver's JIT gives it. PyCUDA's jit_option
   enum has no LOG_VERBOSE name; neither has this one.
 
+* Several devices (`configure(count=2)`): each its own primary context, all
+  alike (CONFIG's name and compute capability). A context touches only its
+  own memory -- copies, memsets and a kernel's pointer arguments -- and that
+  of the contexts it enabled peer access to (`Context.enable_peer_access`,
+  static: the current context gains access to the peer's memory; "peer
+  access is already enabled" the second time); `Device.can_access_peer`
+  says False for the pairs `configure(no_peer={(0, 1), (1, 0)})` names.
+  `memcpy_peer(dest, src, size, dest_context, src_context)` copies between
+  two contexts' memory without peer access (`stats["peer_copies"]`).
+
 Test hooks (not PyCUDA): configure(), inject(), fault(), launches, stats,
 context_stack(), allocations().
 """
