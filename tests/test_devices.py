@@ -305,3 +305,13 @@ def test_a_kernel_that_faults_on_device_1_replaces_device_1s_context_only(two, d
     drv.launches.clear()
     f.eval("1 2 +")  # the kernel again, loaded into the fresh context
     assert drv.launches[-1].context == _context(drv, ys)
+
+
+def test_the_allocations_a_session_lists_include_the_other_devices_arrays(two):
+    f = two()
+    xs = _array(f, "xs", np.arange(4))
+    _select(f, 1)
+    ys = _array(f, "ys", np.arange(6))
+    sizes = f.backend.allocation_sizes()
+    assert sizes[xs] == 32 and sizes[ys] == 48
+    assert f.backend.allocation_base(ys + 8, 8) == ys

@@ -870,7 +870,8 @@ class CudaBackend(Backend):
             rec.shadow[addr - rec.addr:addr - rec.addr + raw.size] = raw
 
     def allocation_sizes(self) -> dict[int, int]:
-        return {a: rec.size for a, rec in self._res.allocs.items() if rec.user}
+        return {a: rec.size for res in (self._res, *(r for _, r in self._others.values()))
+                for a, rec in res.allocs.items() if rec.user}  # the other devices' arrays too (DEVICE)
 
     def set_shared(self, nbytes: int) -> int:
         self.shared_size = max(self.shared_size, nbytes)
