@@ -315,3 +315,15 @@ def test_the_allocations_a_session_lists_include_the_other_devices_arrays(two):
     sizes = f.backend.allocation_sizes()
     assert sizes[xs] == 32 and sizes[ys] == 48
     assert f.backend.allocation_base(ys + 8, 8) == ys
+
+
+def test_acopy_goes_through_the_host_with_a_pycuda_that_has_no_peer_copy(two, drv, monkeypatch):
+    f = two()
+    want = np.arange(5) * 7
+    xs = _array(f, "xs", want)
+    _select(f, 1)
+    ys = _array(f, "ys", np.zeros(5))
+    monkeypatch.delattr(drv, "memcpy_peer")
+    f.push_uniform(xs, ys)
+    f.eval("ACOPY")
+    np.testing.assert_array_equal(f.array("ys"), want)

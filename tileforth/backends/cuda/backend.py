@@ -778,6 +778,9 @@ class CudaBackend(Backend):
         destination (kept for a lost context) is refreshed."""
         rd, rs = self._find(dst, nbytes), self._find(src, nbytes)
         pd, ps = self._primary_of(self._dev_of(dst)), self._primary_of(self._dev_of(src))
+        if pd is not ps and not hasattr(self.cuda, "memcpy_peer"):  # a PyCUDA without it: through the host
+            self.write(dst, self.read(src, nbytes))
+            return
         with self._device("copying between devices" if pd is not ps else "copying device memory", pd):
             if pd is ps:
                 self.cuda.memcpy_dtod(dst, src, nbytes)
