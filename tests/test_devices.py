@@ -327,3 +327,60 @@ def test_acopy_goes_through_the_host_with_a_pycuda_that_has_no_peer_copy(two, dr
     f.push_uniform(xs, ys)
     f.eval("ACOPY")
     np.testing.assert_array_equal(f.array("ys"), want)
+
+
+# ---- on a GPU (marked gpu: skipped without one); the same lines on the cpu backend are the control ---------
+
+def _gpu() -> bool:
+    try:
+        f = Forth(backend="cuda")
+    except ForthError:
+        return False
+    f.backend.close()
+    return True
+
+
+DEVICE_LINES = ("8 I64 ARRAY xs  8 I64 ARRAY ys",
+                "8 1 1 THREADS  TID-X DUP * TID-X CELLS xs + !  1 1 1 THREADS",
+                "xs ys ACOPY")
+
+
+def _run_device_lines(backend: str) -> tuple[int, np.ndarray]:
+    f = Forth(backend=backend)
+    try:
+        for line in DEVICE_LINES:
+            f.eval(line)
+        f.eval("DEVICES")
+        return f.pop_uniform(1, "test")[0], f.array("ys")
+    finally:
+        close = getattr(f.backend, "close", None)
+        if callable(close):
+            close()
+
+
+def test_the_device_lines_on_the_cpu_backend_copy_what_the_kernel_wrote():
+    count, ys = _run_device_lines("cpu")
+    assert count == 1
+    np.testing.assert_array_equal(ys, np.arange(8) ** 2)
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not _gpu(), reason="needs an NVIDIA GPU and PyCUDA")
+def test_on_a_gpu_the_device_lines_agree_with_the_emulator_and_a_second_gpu_is_used_when_there_is_one():
+    import pycuda.driver as cuda
+    count, ys = _run_device_lines("cuda")
+    assert count == cuda.Device.count()
+    np.testing.assert_array_equal(ys, _run_device_lines("cpu")[1])
+    if count < 2:
+        return
+    f = Forth(backend="cuda")
+    try:
+        f.eval("8 I64 ARRAY xs  1 DEVICE  8 I64 ARRAY ys1")
+        f.eval("8 1 1 THREADS  TID-X 3 * TID-X CELLS ys1 + !  1 1 1 THREADS")  # a kernel on device 1
+        np.testing.assert_array_equal(f.array("ys1"), np.arange(8) * 3)
+        with pytest.raises(ForthError, match="xs lives on device 0, but this launch runs on device 1"):
+            f.eval("xs @ .")
+        f.eval("ys1 xs ACOPY  0 DEVICE")
+        np.testing.assert_array_equal(f.array("xs"), np.arange(8) * 3)
+    finally:
+        f.backend.close()

@@ -776,7 +776,8 @@ class CudaBackend(Backend):
     def copy(self, dst: int, src: int, nbytes: int) -> None:
         """A device-to-device copy: within a device, or between two by a peer copy; the host's copy of the
         destination (kept for a lost context) is refreshed."""
-        rd, rs = self._find(dst, nbytes), self._find(src, nbytes)
+        rd = self._find(dst, nbytes)
+        self._find(src, nbytes)  # both inside live allocations, or a ForthError
         pd, ps = self._primary_of(self._dev_of(dst)), self._primary_of(self._dev_of(src))
         if pd is not ps and not hasattr(self.cuda, "memcpy_peer"):  # a PyCUDA without it: through the host
             self.write(dst, self.read(src, nbytes))
@@ -788,7 +789,6 @@ class CudaBackend(Backend):
                 self.cuda.memcpy_peer(dst, src, nbytes, dest_context=pd.context, src_context=ps.context)
         if rd is not None and rd.shadow is not None:
             self.read(dst, nbytes)
-        del rs
 
     def _dev_of(self, addr: int) -> int:
         base = self._res.spans.find(addr, 1)
