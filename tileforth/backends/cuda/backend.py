@@ -22,6 +22,14 @@ exits with a context on the stack (PyCUDA aborts then). A session releases
 its reference in close(), when it is garbage collected, or at exit; the last
 reference released lets the driver destroy the context.
 
+**Several devices** (DEVICE): the session's own memory (stacks, thread records, the context record, its
+data space and buffers) lives on the device it started on, `home`; `select_device(n)` retains device
+n's primary context and enables peer access both ways, so kernels launched there (loaded into its
+context: the session's kernel cache keys on the device) reach home's memory. Arrays made while n is
+selected are allocated in n's context and read, written and freed there; ACOPY between devices is a
+peer copy (cuMemcpyPeer). A launch whose code or literals name another device's array is refused, and
+the allocation table a checked launch consults leaves the other devices' arrays out.
+
 **A lost context.** A kernel that faults (an illegal address in unchecked
 mode, a trap) leaves the context unusable: every later call fails with the
 same "sticky" error. The backend then resets the primary context (releases
@@ -191,7 +199,8 @@ class _Resources:
     def make_abort_flag(self) -> None:
         """The abort flag is mapped page-locked host memory, so Ctrl-C reaches a running kernel."""
         cuda = self.primary.cuda
-        self.abort_host = cuda.pagelocked_zeros(1, np.int64, mem_flags=cuda.host_alloc_flags.DEVICEMAP)
+        flags = cuda.host_alloc_flags.DEVICEMAP | cuda.host_alloc_flags.PORTABLE  # every device's kernels poll it
+        self.abort_host = cuda.pagelocked_zeros(1, np.int64, mem_flags=flags)
         self.abort_dev = int(self.abort_host.base.get_device_pointer())
 
     def close(self) -> None:
@@ -415,6 +424,8 @@ class CudaKernel:
         self.bitcode: bytes | None = None  # its IR, kept for that
         self.launches = 0
         self.recompile: _FullPtx | None = None
+        self.addresses: frozenset[int] | None = None  # the integers its PTX holds (what arrays it names: DEVICE)
+        self.on_generation = -1  # the generation of the context of the device it was loaded on (DEVICE)
 
 
 class _FullPtx:
@@ -441,6 +452,9 @@ class _FullPtx:
     @property
     def done(self) -> bool:
         return not self.thread.is_alive()
+
+
+_ADDRESS = re.compile(r"(?<![\w.%$])(\d{9,})\b")  # a PTX immediate as big as an address
 
 
 _HEADER = re.compile(r"^[ \t]*(?:\.visible[ \t]+|\.weak[ \t]+|\.extern[ \t]+)*\.(entry|func)[ \t]+"
@@ -528,6 +542,14 @@ class CudaBackend(Backend):
         self._spare: tuple[int, int] | None = None  # device memory for the next snapshot of the stacks
         self._records_generation = -1
         self._table_version, self._table_cap = -1, TABLE_CAP  # the device table's copy of res.table, its rows
+        # several GPUs (DEVICE): the session's own memory stays on `home`; launches run on current_device, in its
+        # primary context, and reach home's memory by peer access; arrays live on the device they were made on
+        self.home = self.current_device = device
+        self._others: dict[int, tuple[_Primary, _Resources]] = {}  # the other devices selected, each its context
+        self._array_dev: dict[int, int] = {}  # ARRAY/MATRIX address -> its device
+        self._names: dict[int, str] = {}  # ARRAY/MATRIX address -> its name (set_element_type's metadata)
+        self._filtered: tuple[tuple, np.ndarray] | None = None  # the table a launch on a device other than home sees
+        self._table_device: int | None = None  # the device the table on the device was filtered for
         try:
             with self._device("starting the session"):
                 res.make_abort_flag()
@@ -586,13 +608,20 @@ class CudaBackend(Backend):
             rc.cancelled = True
         for rc in list(getattr(self, "_recompiles", ())):
             rc.thread.join()
+        for _, res in getattr(self, "_others", {}).values():
+            res.close()
         self._finalizer()
 
     # ---- running driver calls -------------------------------------------------------------------
     @contextmanager
-    def _device(self, what: str) -> Iterator[None]:
-        """Driver calls with the primary context current; a driver error becomes a ForthError
-        (after replacing a lost context)."""
+    def _device(self, what: str, primary: "_Primary | None" = None) -> Iterator[None]:
+        """Driver calls with the primary context current (the home device's, or `primary`'s); a driver
+        error becomes a ForthError (after replacing a lost context)."""
+        if primary is not None and primary is not self._primary:
+            with self._device(what):  # errors and a lost context are handled as the home device's
+                with primary.active():
+                    yield
+            return
         if self._res.closed:
             raise ForthError("this cuda session is closed")
         outer = self._primary.depth() == 0
@@ -622,20 +651,26 @@ class CudaBackend(Backend):
         if TOO_MANY_RESOURCES in text:
             return ForthError(f"the GPU refused the launch ({reason}): the block has too many threads for this "
                               "kernel's registers; use fewer THREADS")
+        target = self._lost() if self._others else self._primary  # DEVICE: the lost context may be another's
         lost = (isinstance(exc, self.cuda.LaunchError) or any(s in text for s in STICKY)
-                or self._primary.dead())
+                or target is not self._primary or self._primary.dead())
         if not lost:
             advice = next((a for key, a in DRIVER_ADVICE if key in text), RETRY)
             return ForthError(f"the GPU driver failed while {what}: {text}; the session is unchanged: {advice}")
+        which = "" if target is self._primary else f" of device {target.ordinal}"
         try:
-            notes = self._primary.reset()
+            notes = target.reset()
+            if self._others:
+                with self._primary.active():
+                    for other, _ in self._others.values():
+                        self._enable_peers(other)
         except self.cuda.Error as again:
-            self._primary.forget_context()
-            raise ForthError(f"the GPU context was lost ({reason}), and replacing it failed too ({_reason(again)}). "
-                             f"{TRY_AGAIN}") from again
+            target.forget_context()
+            raise ForthError(f"the GPU context{which} was lost ({reason}), and replacing it failed too "
+                             f"({_reason(again)}). {TRY_AGAIN}") from again
         extra = f" ({'; '.join(notes)})" if notes else ""
         cause = next((c for keys, c in LOST_CAUSE if any(k in text for k in keys)), "run the line again")
-        return ForthError(f"the GPU context was lost ({reason}): tileforth started a fresh one; the dictionary and "
+        return ForthError(f"the GPU context{which} was lost ({reason}): tileforth started a fresh one; the dictionary and "
                           "the stacks are kept, device memory was restored from the host's copies (what kernels "
                           f"wrote since the host last read it is lost){extra}; {cause}; or restart with --backend cpu")
 
@@ -657,6 +692,141 @@ class CudaBackend(Backend):
             self._res.table.add(addr, nbytes)  # in place: constant time in the live allocations (issue 25)
         return addr
 
+    # ---- devices (DEVICE, DEVICES, ACOPY) ---------------------------------------------------------
+    def device_count(self) -> int:
+        try:
+            return int(self.cuda.Device.count())
+        except self.cuda.Error:
+            return 1
+
+    def _primary_of(self, device: int) -> "_Primary":
+        return self._primary if device == self.home else self._others[device][0]
+
+    def select_device(self, n: int) -> None:
+        """Launches run on device n from now on (in its primary context) and arrays are made there. A device
+        other than home must reach home's memory (the session's stacks and data space) by peer access."""
+        if n != self.home and n not in self._others:
+            cuda = self.cuda
+            primary = _Primary.get(cuda, n)
+            home_dev = self._primary.device
+            if not (primary.device.can_access_peer(home_dev) and home_dev.can_access_peer(primary.device)):
+                raise ForthError(f"device {n} cannot reach the memory of device {self.home}, where this session's "
+                                 f"stacks and data space live (the driver reports no peer access between them): "
+                                 f"use device {self.home}, or start the session on device {n}")
+            res = _Resources(primary)
+            primary.acquire(res)
+            weakref.finalize(self, res.close)
+            try:
+                with self._device(f"starting device {n}", primary):
+                    self._enable_peers(primary)
+            except BaseException:
+                res.close()
+                raise
+            self._others[n] = (primary, res)
+        self.current_device = n
+
+    def _enable_peers(self, primary: "_Primary") -> None:
+        """Peer access both ways between `primary`'s context and home's (again after either was replaced)."""
+        cuda = self.cuda
+        for there, here in ((primary, self._primary), (self._primary, primary)):
+            if there.context is None or here.context is None:
+                continue
+            there.context.push()  # `there`'s kernels reach `here`'s memory
+            try:
+                cuda.Context.enable_peer_access(here.context)
+            except cuda.LogicError as exc:  # already enabled (by another session): fine
+                if "already enabled" not in str(exc):
+                    raise
+            finally:
+                cuda.Context.pop()
+
+    def _lost(self) -> "_Primary":
+        """The context a failed launch lost: the device's it ran on when that one is dead, else home's."""
+        on = self._primary_of(self.current_device)
+        return on if on is not self._primary and on.dead() else self._primary
+
+    def array_alloc(self, nbytes: int) -> int:
+        """A user array on the current device (in its context), zeroed; the home device's arrays are ordinary
+        allocations. Every array is in the session's table (the range checks), noted with its device."""
+        if self.current_device == self.home:
+            addr = self.alloc(nbytes)
+        else:
+            primary, res = self._others[self.current_device]
+            size = max(nbytes, 16)
+            with self._device("allocating device memory", primary):
+                buf = self.cuda.mem_alloc(size)
+                self.cuda.memset_d8(buf, 0, size)
+            rec = _Alloc(int(buf), nbytes, buf, np.zeros(size, np.uint8) if size <= SHADOW_MAX else None, True)
+            addr = rec.addr
+            res.allocs[addr] = rec
+            self._res.spans.add(addr, nbytes)
+            self._res.table.add(addr, nbytes)
+        self._array_dev[addr] = self.current_device
+        return addr
+
+    def array_device(self, addr: int) -> int:
+        return self._array_dev.get(addr, self.home)
+
+    def set_element_type(self, addr: int, dtype: np.dtype) -> None:
+        meta: dict = dict(dtype.metadata or {}) if dtype is not None else {}
+        name = meta.get("name")
+        if name:
+            self._names[addr] = name
+
+    def copy(self, dst: int, src: int, nbytes: int) -> None:
+        """A device-to-device copy: within a device, or between two by a peer copy; the host's copy of the
+        destination (kept for a lost context) is refreshed."""
+        rd = self._find(dst, nbytes)
+        self._find(src, nbytes)  # both inside live allocations, or a ForthError
+        pd, ps = self._primary_of(self._dev_of(dst)), self._primary_of(self._dev_of(src))
+        if pd is not ps and not hasattr(self.cuda, "memcpy_peer"):  # a PyCUDA without it: through the host
+            self.write(dst, self.read(src, nbytes))
+            return
+        with self._device("copying between devices" if pd is not ps else "copying device memory", pd):
+            if pd is ps:
+                self.cuda.memcpy_dtod(dst, src, nbytes)
+            else:
+                self.cuda.memcpy_peer(dst, src, nbytes, dest_context=pd.context, src_context=ps.context)
+        if rd is not None and rd.shadow is not None:
+            self.read(dst, nbytes)
+
+    def _dev_of(self, addr: int) -> int:
+        base = self._res.spans.find(addr, 1)
+        return self._array_dev.get(base, self.home) if base is not None else self.home
+
+    def _launch_table(self) -> np.ndarray:
+        """The rows of the allocation table a launch may touch: all of them on the home device but the other
+        devices' arrays; elsewhere, that device's arrays and the session's memory (reached by peer access)."""
+        res, here = self._res, self.current_device
+        key = (res.table.version, here, len(self._array_dev))
+        if self._filtered is not None and self._filtered[0] == key:
+            return self._filtered[1]
+        rows = np.ascontiguousarray(res.table.rows)
+        away = np.array([a for a, d in self._array_dev.items() if d != here], np.int64)
+        if len(away) and len(rows):
+            rows = np.ascontiguousarray(rows[~np.isin(rows[:, 0], away)])
+        self._filtered = (key, rows)
+        return rows
+
+    def _check_devices(self, handle: "CudaKernel", lits: Sequence[int]) -> None:
+        """Before a launch: an array of another device that the kernel names (an address in its code, or a
+        literal of the line) is refused; what it reaches otherwise, checked launches refuse (the table)."""
+        if not self._others:
+            return
+        if handle.addresses is None:
+            handle.addresses = frozenset(int(x) for x in _ADDRESS.findall(handle.ptx))
+        here = self.current_device
+        for addr in (*handle.addresses, *lits):
+            base = self._res.spans.find(addr, 1) if addr > 0 else None
+            if base is None:
+                continue
+            dev = self._array_dev.get(base)
+            if dev is not None and dev != here:
+                name = self._names.get(base, f"the array at ${base:x}")
+                raise ForthError(f"{name} lives on device {dev}, but this launch runs on device {here}: select its "
+                                 f"device first (`{dev} DEVICE`), or copy it to an array made on device {here} "
+                                 f"(`{here} DEVICE`, ARRAY or MATRIX, then ACOPY)")
+
     def register_external(self, addr: int, nbytes: int) -> None:
         """Device memory owned by someone else (CuPy, PyTorch) that kernels may touch."""
         self._res.external[addr] = nbytes
@@ -664,18 +834,21 @@ class CudaBackend(Backend):
         self._res.spans.add(addr, nbytes)
 
     def free(self, addr: int) -> None:
-        rec = self._res.allocs.pop(addr, None)
+        dev = self._array_dev.pop(addr, self.home)  # in the context of the device it lives on
+        self._names.pop(addr, None)
+        rec = (self._res if dev == self.home else self._others[dev][1]).allocs.pop(addr, None)
         if self._res.external.pop(addr, None) is not None or (rec is not None and rec.user):
             self._res.table.remove(addr)
         self._res.spans.remove(addr)
         if rec is not None and rec.buf is not None:
-            with self._device("freeing device memory"):
+            with self._device("freeing device memory", self._primary_of(dev)):
                 rec.buf.free()
 
     def _find(self, addr: int, nbytes: int) -> _Alloc | None:
         base = self._res.spans.find(addr, nbytes)
         if base is not None:
-            return self._res.allocs.get(base)  # None: external memory
+            dev = self._array_dev.get(base, self.home)
+            return (self._res if dev == self.home else self._others[dev][1]).allocs.get(base)  # None: external
         raise ForthError(f"address ${addr:x} (+{nbytes} bytes) is not inside a live allocation")
 
     def check_span(self, addr: int, nbytes: int) -> None:
@@ -684,7 +857,7 @@ class CudaBackend(Backend):
     def read(self, addr: int, nbytes: int) -> np.ndarray:
         rec = self._find(addr, nbytes)
         out = np.empty(nbytes, np.uint8)
-        with self._device("reading device memory"):
+        with self._device("reading device memory", self._primary_of(self._dev_of(addr))):
             self.cuda.memcpy_dtoh(out, addr)
         if rec is not None and rec.shadow is not None:
             rec.shadow[addr - rec.addr:addr - rec.addr + nbytes] = out
@@ -694,13 +867,14 @@ class CudaBackend(Backend):
         raw = np.frombuffer(bytes(data) if isinstance(data, (bytes, bytearray)) else
                             np.ascontiguousarray(data).tobytes(), np.uint8)
         rec = self._find(addr, raw.size)
-        with self._device("writing device memory"):
+        with self._device("writing device memory", self._primary_of(self._dev_of(addr))):
             self.cuda.memcpy_htod(addr, raw)
         if rec is not None and rec.shadow is not None:
             rec.shadow[addr - rec.addr:addr - rec.addr + raw.size] = raw
 
     def allocation_sizes(self) -> dict[int, int]:
-        return {a: rec.size for a, rec in self._res.allocs.items() if rec.user}
+        return {a: rec.size for res in (self._res, *(r for _, r in self._others.values()))
+                for a, rec in res.allocs.items() if rec.user}  # the other devices' arrays too (DEVICE)
 
     def set_shared(self, nbytes: int) -> int:
         self.shared_size = max(self.shared_size, nbytes)
@@ -882,8 +1056,10 @@ class CudaBackend(Backend):
         bitcode = module.as_bitcode() if heavy and not full else None  # module_to_ptx uses the module up
         handle = CudaKernel(module_to_ptx(module, self.jit_arch, heavy=full), kernel, suspends)
         handle.tier, handle.loops, handle.bitcode = (TIER_FULL if full else TIER_CHEAP), heavy, bitcode
-        with self._device("loading a kernel"):
+        on = self._primary_of(self.current_device)
+        with self._device("loading a kernel", on):
             self._load(handle)
+            handle.on_generation = on.generation
             if handle.tier == TIER_CHEAP and shape.block_size > handle.max_threads and self._cheap_jit:
                 handle.tier = TIER_FULL  # the cheap JIT's registers do not fit the block: the driver's default
                 handle.loops = False
@@ -990,14 +1166,18 @@ class CudaBackend(Backend):
             raise ForthError(f"{shared_bytes} bytes of shared memory do not fit: a block has at most "
                              f"{self.caps.shared_bytes} on this GPU")
         cuda, res = self.cuda, self._res
-        with self._device("running the line"):
-            if handle.generation != self._primary.generation:
+        self._check_devices(handle, lits)
+        on = self._primary_of(self.current_device)  # the device the launch runs on: its context (DEVICE)
+        with self._device("running the line"), self._device("running the line", on):
+            if handle.generation != self._primary.generation or handle.on_generation != on.generation:
                 self._load(handle)
+                handle.on_generation = on.generation
             handle.launches += 1
             if handle.loops and handle.tier == TIER_CHEAP:
                 self._tier_up(handle, shape)
-            if res.table_dirty or res.table.version != self._table_version:
-                table = np.ascontiguousarray(res.table.rows)
+            here = self.current_device if self._others else None  # the table: without other devices' arrays
+            if res.table_dirty or res.table.version != self._table_version or here != self._table_device:
+                table = self._launch_table() if here is not None else np.ascontiguousarray(res.table.rows)
                 if len(table) > self._table_cap:  # a bigger table on the device
                     cap = max(2 * self._table_cap, len(table))
                     self.free(self.table_dev)
@@ -1005,7 +1185,7 @@ class CudaBackend(Backend):
                 if len(table):
                     cuda.memcpy_htod(self.table_dev, table)
                 self._n_allocs = len(table)
-                res.table_dirty, self._table_version = False, res.table.version
+                res.table_dirty, self._table_version, self._table_device = False, res.table.version, here
             self._ensure_stack(handle)
             ctx = fill_context(self.ctx_host, allocs=self.table_dev, n_allocs=self._n_allocs, out=self.out_dev,
                                out_cap=self.machine.out_cap, base_addr=base_addr, abort=res.abort_dev,

@@ -456,6 +456,31 @@ class Backend(ABC):
         """Another library's device array at addr, used in place (caps.external_memory)."""
         raise ForthError(f"the {self.name} backend cannot use another library's device memory in place")
 
+    # ---- devices: several GPUs in one session (DEVICE, DEVICES, ACOPY) ------------------------------------
+    current_device: int = 0  # where the launches that follow run and the arrays made from now on live
+
+    def device_count(self) -> int:
+        """The devices a session may select (DEVICES): one where the machine is one (the emulator)."""
+        return 1
+
+    def select_device(self, n: int) -> None:
+        """Make device n current for the launches and arrays that follow (DEVICE); n is in range."""
+        if n != 0:
+            raise ForthError(f"the {self.name} backend has one device, 0")
+
+    def array_alloc(self, nbytes: int) -> int:
+        """A user array (ARRAY, MATRIX) of nbytes on the current device; the session's own memory (its data
+        space, buffers) comes from alloc, on the device the session started on."""
+        return self.alloc(nbytes)
+
+    def array_device(self, addr: int) -> int:
+        """The device the allocation at addr lives on."""
+        return 0
+
+    def copy(self, dst: int, src: int, nbytes: int) -> None:
+        """nbytes from src to dst, which may be on different devices (ACOPY)."""
+        self.write(dst, self.read(src, nbytes))
+
     # ---- shared memory -------------------------------------------------------------------------------
     def set_shared(self, nbytes: int) -> int:
         """Make room for nbytes of shared memory per block (SHARED:); returns the address of the

@@ -74,6 +74,7 @@ class DeviceSnapshot:
     tiles: tuple[Tile, ...]
     tile_data: list | None  # every warp's tiles (None: no static tiles, so no warp holds one)
     tile_config: TileConfig
+    device: int  # the device selected (DEVICE): a failed line that selected another goes back to it
 
 
 class Device:
@@ -165,7 +166,8 @@ class Device:
         shape = self.shape
         line = line_shape(nodes)
         key = (shape.grid, shape.block, self.backend.machine, self.checked, tuple(self.tiles), *key, line.key,
-               DEBUG.on)  # a debug launch's kernel stops at each word (core/session/debugger.py): a kernel of its own
+               DEBUG.on,  # a debug launch's kernel stops at each word (core/session/debugger.py): a kernel of its own
+               self.backend.current_device)  # a kernel is loaded into one device's context (DEVICE)
         kernel: Any = self.kcache.pop(key, None)  # a backend's handle, with the tiles and patches noted on it
         timing: dict[str, float] = {}
         t0 = time.perf_counter()
@@ -206,7 +208,8 @@ class Device:
     def snapshot(self) -> DeviceSnapshot:
         stacks = self.backend.take_stacks()  # the backend's own copy (cuda: in device memory), or a host one
         return DeviceSnapshot(Snapshot.take(self.backend) if stacks is None else stacks, self.shape, self.asked, tuple(self.tiles),
-                              self.backend.get_tiles() if self.tiles else None, self.tile_config)
+                              self.backend.get_tiles() if self.tiles else None, self.tile_config,
+                              self.backend.current_device)
 
     def restore(self, snap: DeviceSnapshot) -> None:
         # also when the backend's shape or machine is not the snapshot's: a line stopped inside a shape change
@@ -220,6 +223,8 @@ class Device:
         else:
             self.backend.restore_stacks(snap.stacks)
         self.tiles, self.tile_config = list(snap.tiles), snap.tile_config
+        if snap.device != self.backend.current_device:
+            self.backend.select_device(snap.device)
         if snap.tile_data is None:  # no tiles then (a tile stack with no static entries holds none in any warp)
             self.backend.truncate_tiles(0)
         else:
