@@ -106,7 +106,7 @@ def test_the_kernel_and_its_words_are_named_by_content_not_by_counters(drv):
     f = _cuda()
     try:
         f.eval(": down ( n -- ) DUP 0> IF 1- RECURSE THEN ;  5 down")
-        (handle,) = [k for k in f.device.kcache.values()]
+        (handle,) = list(f.device.kcache.values())
         entries = re.findall(r"\.entry\s+(\w+)", handle.ptx)
         funcs = re.findall(r"\.func\s+(?:\([^)]*\)\s*)?(\w+)", handle.ptx)
         assert entries == ["tf_line"] and handle.name == "tf_line"
