@@ -199,7 +199,9 @@ def test_a_corrupt_entry_is_compiled_again_and_written_anew(drv, cache_dir):
 
 
 @needs_ptxas
-def test_a_cubin_the_driver_refuses_is_dropped_and_the_ptx_loaded(drv, cache_dir):
+def test_a_cubin_the_driver_refuses_is_dropped_the_ptx_loaded_and_the_cache_left_alone(drv, cache_dir):
+    """A whole entry the driver does not take means this ptxas's cubins do not load with this driver (a newer
+    toolkit than the driver): the entry goes, the line is JIT-compiled, and the session stops using the cache."""
     f1 = _cuda()
     f1.eval("1 2 + .")
     f1.backend.wait_cubins()
@@ -214,10 +216,19 @@ def test_a_cubin_the_driver_refuses_is_dropped_and_the_ptx_loaded(drv, cache_dir
     try:
         f2.eval("1 2 + .")
         assert f2.backend.jit_loads == 1 and f2.backend.cubin_loads == 0
+        assert not path.exists() and f2.backend.cubins is None
+        f2.eval("3 4 * .")
         f2.backend.wait_cubins()
-        assert cc.unpack(path.read_bytes()).cubin == entry.cubin  # the refused entry went, the right one came back
+        assert f2.backend.jit_loads == 2 and not list(cache_dir.glob("*/*.cubin"))
     finally:
         f2.backend.close()
+    f3 = _cuda()  # a new session tries again (the driver or ptxas may have changed since)
+    try:
+        f3.eval("1 2 + .")
+        f3.backend.wait_cubins()
+        assert cc.unpack(path.read_bytes()).cubin == entry.cubin
+    finally:
+        f3.backend.close()
 
 
 def _ptx_of_line(line: str) -> str:
@@ -354,3 +365,13 @@ def test_on_a_gpu_a_session_from_the_cache_computes_what_the_emulator_does(cache
                 assert f.backend.jit_loads == 0 and f.backend.cubin_loads > 0
         finally:
             f.backend.close()
+
+
+@needs_ptxas
+def test_the_benchmark_runs_a_program_twice_and_the_second_from_the_cache():
+    bench = Path(__file__).resolve().parents[1] / "benchmarks" / "cubin_cache.py"
+    r = subprocess.run([sys.executable, str(bench), "--standin", "--lines", "4"], capture_output=True, text=True,
+                       timeout=600)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert re.search(r"first session \(empty cache\)\s+4 kernels:\s+4 JIT-compiled,\s+0 from the cache", r.stdout)
+    assert re.search(r"second session\s+4 kernels:\s+0 JIT-compiled,\s+4 from the cache", r.stdout)

@@ -601,6 +601,7 @@ class CudaBackend(Backend):
         except Exception:  # noqa: BLE001 - a driver that cannot say its version: no cache
             return
         self.cubins, self._cubin_writer = cache, cubincache.Writer(cache)
+        weakref.finalize(self, self._cubin_writer.close)  # at exit too: the entries handed over are written
 
     def _cubin_key(self, ptx: str, cheap: bool) -> tuple[str | None, int | None]:
         """The disk cache's key of a kernel's PTX as this backend loads it (the JIT's level: ptxas's -O), and
@@ -979,15 +980,14 @@ class CudaBackend(Backend):
         key, opt = self._cubin_key(handle.ptx, bool(cheap))
         cache = self.cubins
         entry = cache.get(key) if key is not None and cache is not None else None
+        refused = False
         if entry is not None:
             try:
                 handle.module = cuda.module_from_buffer(entry.cubin)
                 logs.append(entry.log)
                 self.cubin_loads += 1
-            except cuda.Error:  # a cubin this driver does not take: the PTX then, and the entry goes
-                if cache is not None and key is not None:
-                    cache.drop(key)
-                entry = None
+            except cuda.Error:  # a cubin the driver does not take (or a context in trouble): the PTX then
+                refused, entry = True, None
         if entry is None:
             def load(options: list):
                 return cuda.module_from_buffer(handle.ptx.encode(), options=options,
@@ -1000,7 +1000,12 @@ class CudaBackend(Backend):
                 self._jit_options = self._cheap_jit = []
                 handle.module = load([])
             self.jit_loads += 1
-            if key is not None and self._cubin_writer is not None:
+            if refused and cache is not None and key is not None:
+                # the PTX loaded where its cubin did not: this driver refuses what this ptxas makes (a newer
+                # toolkit's cubin on an older driver), so the entry goes and the cache is off for the session
+                cache.drop(key)
+                self.cubins = None
+            elif key is not None and self._cubin_writer is not None:
                 ptx, arch = handle.ptx, self.jit_arch
                 self._cubin_writer.submit(key, lambda: cubincache.Entry(*assemble_logged(ptx, arch, opt)))
         handle.fn = handle.module.get_function(handle.name)
