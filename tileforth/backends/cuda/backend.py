@@ -34,6 +34,13 @@ with a ForthError that says so, and the interpreter restores the stacks from
 its snapshot (set_state). What kernels wrote since the host last read it is
 lost.
 
+**Kernels across sessions.** A line's PTX is the same in every session that compiles the
+same program: session addresses are read from the launch's address table
+(core/compile/addresses.py: ctx[CTX_LITS] + LITS_MAX cells, written at every launch) and the
+module's names come from its content (ptx.canonical_names). So `_load` looks each PTX up in the
+disk cache of cubins (cubincache.py) before the driver's JIT sees it, and a miss hands the PTX to
+the cache's writer (ptxas on a thread of its own).
+
 **Launch limits** are the device's attributes (`caps`), and after loading a
 kernel its MAX_THREADS_PER_BLOCK (registers) is checked against the block.
 The GPU is addressed by its exact architecture, sm_{major}{minor}, and lines compile for its
