@@ -375,3 +375,22 @@ def test_the_benchmark_runs_a_program_twice_and_the_second_from_the_cache():
     assert r.returncode == 0, r.stdout + r.stderr
     assert re.search(r"first session \(empty cache\)\s+4 kernels:\s+4 JIT-compiled,\s+0 from the cache", r.stdout)
     assert re.search(r"second session\s+4 kernels:\s+0 JIT-compiled,\s+4 from the cache", r.stdout)
+
+
+@needs_ptxas
+def test_a_folder_it_cannot_write_costs_one_assembler_run_and_no_error(drv, tmp_path, monkeypatch):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    monkeypatch.setenv(cc.ENV, str(blocker / "cubins"))  # below a file: mkdir fails
+    f = _cuda()
+    try:
+        f.eval("1 2 + .")
+        f.backend.wait_cubins()
+        assert isinstance(f.backend.cubins.unwritable, OSError)
+        f.eval("3 4 * .")
+        f.eval("5 6 - .")
+        f.backend.wait_cubins()
+        assert f.backend.jit_loads == 3 and f.backend.cubins.writes == 0
+        assert f.backend._cubin_writer.submitted == 1
+    finally:
+        f.backend.close()

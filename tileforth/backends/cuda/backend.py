@@ -1012,7 +1012,8 @@ class CudaBackend(Backend):
                 # toolkit's cubin on an older driver), so the entry goes and the cache is off for the session
                 cache.drop(key)
                 self.cubins = None
-            elif key is not None and self._cubin_writer is not None:
+            elif key is not None and self._cubin_writer is not None and cache is not None and not cache.unwritable:
+                # (a folder it cannot write: no ptxas run for nothing; reading it still serves)
                 ptx, arch = handle.ptx, self.jit_arch
                 self._cubin_writer.submit(key, lambda: cubincache.Entry(*assemble_logged(ptx, arch, opt)))
         handle.fn = handle.module.get_function(handle.name)

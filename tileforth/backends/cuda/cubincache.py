@@ -111,6 +111,7 @@ class CubinCache:
         self.root = Path(root)
         self.max_bytes = default_bytes() if max_bytes is None else max_bytes
         self.hits = self.misses = self.corrupt = self.writes = self.evicted = 0
+        self.unwritable: OSError | None = None  # why the last write failed (a read-only or full disk), if it did
 
     @classmethod
     def default(cls) -> "CubinCache | None":
@@ -155,7 +156,8 @@ class CubinCache:
                 fh.write(data)
             os.replace(tmp, path)
             tmp = None
-        except OSError:
+        except OSError as exc:
+            self.unwritable = exc
             return False
         finally:
             if tmp is not None:
@@ -164,6 +166,7 @@ class CubinCache:
                 except OSError:
                     pass
         self.writes += 1
+        self.unwritable = None
         self.evict()
         return True
 
@@ -227,12 +230,13 @@ class Writer:
         self.cache = cache
         self._jobs: queue.Queue = queue.Queue()
         self._thread: threading.Thread | None = None
-        self.failed = 0
+        self.submitted = self.failed = 0
 
     def submit(self, key: str, make: Callable[[], Entry | None]) -> None:
         if self._thread is None or not self._thread.is_alive():
             self._thread = threading.Thread(target=self._run, name="tileforth-cubins", daemon=True)
             self._thread.start()
+        self.submitted += 1
         self._jobs.put((key, make))
 
     def _run(self) -> None:
