@@ -394,3 +394,20 @@ def test_a_folder_it_cannot_write_costs_one_assembler_run_and_no_error(drv, tmp_
         assert f.backend._cubin_writer.submitted == 1
     finally:
         f.backend.close()
+
+
+def test_a_writer_whose_assembler_keeps_failing_stops_trying(tmp_path):
+    writer = cc.Writer(cc.CubinCache(tmp_path))
+    calls = []
+
+    def fails() -> cc.Entry:
+        calls.append(1)
+        raise ForthError("ptxas rejected the PTX: ptxas fatal: Value 'sm_999' is not defined for option 'arch'")
+    try:
+        for i in range(cc.GIVE_UP + 5):
+            writer.submit(f"k{i}", fails)
+            writer.wait()
+        assert len(calls) == cc.GIVE_UP and writer.failed == cc.GIVE_UP
+        assert not list(tmp_path.glob("*/*.cubin"))
+    finally:
+        writer.close()

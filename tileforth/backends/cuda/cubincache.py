@@ -49,6 +49,7 @@ MAGIC = b"TFCUBIN1"
 HEADER = struct.Struct("<8sIQ32s")  # magic, log bytes, cubin bytes, sha256(log + cubin)
 SUFFIX = ".cubin"
 STALE_TEMP_S = 3600  # a temporary file this old was left by a process that died while writing
+GIVE_UP = 3  # entries the assembler fails to make in a row, after which a writer takes no more (it cannot)
 
 
 @record(frozen=True)
@@ -230,9 +231,11 @@ class Writer:
         self.cache = cache
         self._jobs: queue.Queue = queue.Queue()
         self._thread: threading.Thread | None = None
-        self.submitted = self.failed = 0
+        self.submitted = self.failed = self.in_a_row = 0
 
     def submit(self, key: str, make: Callable[[], Entry | None]) -> None:
+        if self.in_a_row >= GIVE_UP:  # this ptxas cannot make this GPU's cubins (or cannot run): no more tries
+            return
         if self._thread is None or not self._thread.is_alive():
             self._thread = threading.Thread(target=self._run, name="tileforth-cubins", daemon=True)
             self._thread.start()
@@ -252,7 +255,9 @@ class Writer:
                     entry = None
                 if entry is None:
                     self.failed += 1
+                    self.in_a_row += 1
                 else:
+                    self.in_a_row = 0
                     self.cache.put(key, entry)
             finally:
                 self._jobs.task_done()
