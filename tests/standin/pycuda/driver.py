@@ -96,7 +96,7 @@ CONFIG = {
 launches: list["Launch"] = []
 stats = {"contexts_created": 0, "primary_retains": 0, "primary_releases": 0, "primary_resets": 0,
          "primary_hard_resets": 0,
-         "modules_loaded": 0, "peer_copies": 0}
+         "modules_loaded": 0, "peer_copies": 0, "ptx_jitted": 0, "cubins_loaded": 0}
 _injected: dict[str, list[int]] = {}
 on_launch = None  # a test's stand-in for what a kernel does: called with each Launch (see device_view)
 _faults: list[int] = []
@@ -161,7 +161,8 @@ class MemoryError(Error):  # noqa: A001 - PyCUDA's name
 
 _TEXT = {1: "invalid argument", 2: "out of memory", 3: "initialization error", 4: "driver shutting down",
          46: "CUDA-capable device(s) is/are busy or unavailable",
-         100: "no CUDA-capable device is detected", 101: "invalid device ordinal", 201: "invalid device context",
+         100: "no CUDA-capable device is detected", 101: "invalid device ordinal", 200: "device kernel image is invalid",
+         201: "invalid device context", 209: "no kernel image is available for execution on the device",
          214: "uncorrectable ECC error encountered", 218: "a PTX JIT compilation failed",
          220: "uncorrectable NVLink error detected during the execution",
          217: "peer access is not supported between these two devices",
@@ -840,7 +841,10 @@ def _assemble(ptx: str, arch: str) -> _Assembled:
 def module_from_buffer(buffer, options=(), message_handler=None) -> "Module":
     ctx = _current("cuModuleLoadDataEx")
     _maybe_fail("module_from_buffer", "cuModuleLoadDataEx", ctx)
-    text = bytes(_bytes_of(buffer, writable=False)).split(b"\0", 1)[0].decode()
+    raw = bytes(_bytes_of(buffer, writable=False))
+    if raw[:4] == b"\x7fELF":
+        return _cubin_module(ctx, raw)
+    text = raw.split(b"\0", 1)[0].decode()
     verbose = False
     for key, value in options:
         if not isinstance(key, jit_option):
@@ -858,7 +862,27 @@ def module_from_buffer(buffer, options=(), message_handler=None) -> "Module":
     if not asm.ok:
         raise _error("cuModuleLoadDataEx", 218, asm.log)
     stats["modules_loaded"] += 1
+    stats["ptx_jitted"] += 1
     return Module(ctx, text, asm.functions)
+
+
+def _cubin_module(ctx: _Ctx, data: bytes) -> "Module":
+    """A cubin, as the driver reads it (standin_device.cubin_entries): an ELF for the device's sm_XY (else
+    CUDA_ERROR_NO_BINARY_FOR_GPU, 209; not an ELF cubin at all: 200, an invalid image), its entries'
+    parameters from .nv.info. Each entry gets the stand-in's default resources (32 registers)."""
+    from standin_device import cubin_entries
+    read = cubin_entries(data)
+    if read is None:
+        raise _error("cuModuleLoadDataEx", 200)
+    sm, entries = read
+    major, minor = CONFIG["compute_capability"]
+    if sm != major * 10 + minor:
+        raise _error("cuModuleLoadDataEx", 209)
+    stats["modules_loaded"] += 1
+    stats["cubins_loaded"] += 1
+    decl = "".join(f".entry {name}(\n" + ",\n".join(f".param .b{8 * size} p{i}" for i, (_, size) in enumerate(ps))
+                   + "\n)\n{\n}\n" for name, ps in entries.items())
+    return Module(ctx, decl, {})
 
 
 class Module:

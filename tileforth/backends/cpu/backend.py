@@ -24,6 +24,7 @@ from tileforth.core.compile.heapgen import HEAP_ALLOCATE, HEAP_FREE, HEAP_THROW
 from tileforth.core.compile.target import HELPERS_IR, Backend, Capabilities, LaunchResult, LaunchShape, fill_context
 from tileforth.core.errors import ForthError
 from tileforth.core.heldsigint import held
+from tileforth.core.compile.addresses import ADDRS_MAX, AddressTable
 from tileforth.core.front.linekey import LITS_MAX
 
 from tileforth.core.compile.tiers import REUSED_AT, TIER_CHEAP, TIER_FULL, tiered
@@ -440,7 +441,8 @@ class CpuBackend(Backend):
         self.trace = np.zeros((0, 4), np.int64)  # the last traced launch's records (races.py: the layout)
         self.trace_dropped = 0
         self.ctx = np.zeros(L.CTX_SLOTS, np.int64)
-        self.lits = np.zeros(LITS_MAX, np.int64)  # the launch's literal table (ctx[CTX_LITS])
+        # the launch's literal table (ctx[CTX_LITS]), and the session's addresses after it when use_address_table
+        self.lits = np.zeros(LITS_MAX + ADDRS_MAX, np.int64)
         _heap_owners[self.ctx.ctypes.data] = weakref.ref(self)  # tf_heap finds the backend by its context
         self.abort_flag = np.zeros(1, np.int64)
         self.out = zeroed((self.machine.out_cap, L.OUT_SLOTS), np.int64)
@@ -685,6 +687,13 @@ class CpuBackend(Backend):
     def read(self, addr: int, nbytes: int) -> np.ndarray:
         return self._view(addr, nbytes).copy()
 
+    def use_address_table(self) -> None:
+        """From now on the code reads session addresses from the launch's address table, as the cuda
+        backend's does (core/compile/addresses.py), instead of keeping them as constants (this backend's
+        own way: an immediate costs less than a load, and its code does not outlive the process). For
+        tests: the cuda backend's code shape, run."""
+        self.target.addresses = AddressTable(lambda value: self._all.find(value, 0))
+
     def check_span(self, addr: int, nbytes: int) -> None:
         self._view(addr, nbytes)
 
@@ -915,6 +924,10 @@ class CpuBackend(Backend):
         ctx[L.CTX_BLOCK_SIZE] = self.block_size
         if lits:
             self.lits[:len(lits)] = lits
+            ctx[L.CTX_LITS] = _address(self.lits)
+        if self.target.addresses is not None:
+            bases = self.target.addresses.bases
+            self.lits[LITS_MAX:LITS_MAX + len(bases)] = bases
             ctx[L.CTX_LITS] = _address(self.lits)
         self.clock[0] = 0
         ctx[L.CTX_CLOCK] = _address(self.clock)

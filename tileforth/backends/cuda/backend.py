@@ -42,6 +42,13 @@ with a ForthError that says so, and the interpreter restores the stacks from
 its snapshot (set_state). What kernels wrote since the host last read it is
 lost.
 
+**Kernels across sessions.** A line's PTX is the same in every session that compiles the
+same program: session addresses are read from the launch's address table
+(core/compile/addresses.py: ctx[CTX_LITS] + LITS_MAX cells, written at every launch) and the
+module's names come from its content (ptx.canonical_names). So `_load` looks each PTX up in the
+disk cache of cubins (cubincache.py) before the driver's JIT sees it, and a miss hands the PTX to
+the cache's writer (ptxas on a thread of its own).
+
 **Launch limits** are the device's attributes (`caps`), and after loading a
 kernel its MAX_THREADS_PER_BLOCK (registers) is checked against the block.
 The GPU is addressed by its exact architecture, sm_{major}{minor}, and lines compile for its
@@ -73,6 +80,7 @@ from typing import TYPE_CHECKING, Iterator, Sequence
 
 import numpy as np
 from tileforth.core.alloctable import AllocTable
+from tileforth.core.compile.addresses import ADDRS_MAX, AddressTable
 from tileforth.core.compile import layout as L
 from tileforth.core.compile.machine import DEFAULT as DEFAULT_MACHINE
 from tileforth.core.compile.machine import Machine
@@ -92,7 +100,9 @@ from tileforth.core.records import record
 from .requires import NEEDS_PYCUDA
 from tileforth.core.compile.tiers import REUSED_AT, TIER_CHEAP, TIER_FULL, tiered
 
-from .ptx import device_arch, module_to_ptx, parse_ptxas_log, specific_arch, target_machine
+from . import cubincache
+from .ptx import (assemble_logged, canonical_names, device_arch, module_to_ptx, parse_ptxas_log, ptxas_version,
+                  specific_arch, target_machine)
 from .target import NvptxTarget
 
 if TYPE_CHECKING:
@@ -104,6 +114,7 @@ RECURSION_MAX = 256  # nested calls of recursive words per thread (see the modul
 STACK_CAP = 64 << 10  # bytes of call stack per thread, at most
 FALLBACK_FRAME = 256  # bytes per level when the JIT log gives no frame sizes
 _LITS_AT = L.CTX_SLOTS + L.THR_SLOTS  # where the literal table starts in the context buffer
+_ADDRS_AT = _LITS_AT + LITS_MAX  # the session's address table after it (core/compile/addresses.py)
 CU_JIT_LOG_VERBOSE = 12  # cuda.h; PyCUDA's jit_option enum has no name for it
 CU_JIT_OPTIMIZATION_LEVEL = 7  # cuda.h: 0..4, 4 the driver's default
 CHEAP_JIT_LEVEL = 1  # the driver JIT's level for tier-0 kernels (fast_gemm.md §4: 15-30 % below the default)
@@ -530,6 +541,9 @@ class CudaBackend(Backend):
         self.target = NvptxTarget(self.jit_arch, str(target_machine(self.jit_arch, 3).target_data), machine)
         self._primary = primary
         self._res = res = _Resources(primary)
+        # session addresses are launch data, so a line's PTX is the same in every session (addresses.py)
+        self.target.addresses = AddressTable(lambda value: res.spans.find(value, 0))
+        self._cubins_init(cuda)
         primary.acquire(res)
         self._finalizer = weakref.finalize(self, res.close)  # also at exit, so the process exits cleanly
         self._jit_options = self._verbose_jit()
@@ -553,7 +567,7 @@ class CudaBackend(Backend):
         try:
             with self._device("starting the session"):
                 res.make_abort_flag()
-            self.ctx_host = np.zeros(_LITS_AT + LITS_MAX, np.int64)
+            self.ctx_host = np.zeros(_ADDRS_AT + ADDRS_MAX, np.int64)
             self.ctx_dev = self._raw(self.ctx_host.nbytes, keep=False)
             self.out_dev = self._raw(self.machine.out_cap * L.OUT_SLOTS * 8, keep=False)
             self.table_dev = self._raw(TABLE_CAP * 16, keep=False)
@@ -601,6 +615,37 @@ class CudaBackend(Backend):
         except Exception:  # noqa: BLE001
             return []
 
+    def _cubins_init(self, cuda) -> None:
+        """The disk cache of cubins (cubincache.py), when it is on and ptxas can make its entries."""
+        self.jit_loads = 0  # modules the driver's JIT compiled from PTX
+        self.cubin_loads = 0  # modules loaded from the disk cache's cubins
+        self.cubins: cubincache.CubinCache | None = None
+        self._cubin_writer: cubincache.Writer | None = None
+        cache = cubincache.CubinCache.default()
+        self._cubin_maker = ptxas_version() if cache is not None else None
+        if cache is None or self._cubin_maker is None:  # off, or no ptxas to make entries with: no cache
+            return
+        try:
+            self._driver_version = str(cuda.get_driver_version())
+        except Exception:  # noqa: BLE001 - a driver that cannot say its version: no cache
+            return
+        self.cubins, self._cubin_writer = cache, cubincache.Writer(cache)
+        weakref.finalize(self, self._cubin_writer.close)  # at exit too: the entries handed over are written
+
+    def _cubin_key(self, ptx: str, cheap: bool) -> tuple[str | None, int | None]:
+        """The disk cache's key of a kernel's PTX as this backend loads it (the JIT's level: ptxas's -O), and
+        that -O (None: ptxas's default, 3, the JIT's default level 4 counterpart)."""
+        if self.cubins is None:
+            return None, None
+        opt = CHEAP_JIT_LEVEL if cheap else None
+        maker = f"{self._cubin_maker} -O{3 if opt is None else opt}"
+        return cubincache.cubin_key(ptx, self.jit_arch, self._driver_version, maker), opt
+
+    def wait_cubins(self) -> None:
+        """Every cubin the disk cache was handed so far is written (tests: a condition, not a sleep)."""
+        if self._cubin_writer is not None:
+            self._cubin_writer.wait()
+
     def close(self) -> None:
         """Join the full-tier compiles under way, free this session's device memory and release its
         reference to the primary context."""
@@ -608,6 +653,9 @@ class CudaBackend(Backend):
             rc.cancelled = True
         for rc in list(getattr(self, "_recompiles", ())):
             rc.thread.join()
+        writer = getattr(self, "_cubin_writer", None)
+        if writer is not None:
+            writer.close()
         for _, res in getattr(self, "_others", {}).values():
             res.close()
         self._finalizer()
@@ -1053,6 +1101,7 @@ class CudaBackend(Backend):
         CHEAP_JIT_LEVEL) for straight lines, and for lines with loops (`heavy`) until their first reuse,
         when launch() starts their full PTX; with TILEFORTH_TIERS=full, loop lines at full at once."""
         full = heavy and not self.tiers
+        kernel = canonical_names(module, kernel)  # the same line, the same PTX in every session (the disk cache)
         bitcode = module.as_bitcode() if heavy and not full else None  # module_to_ptx uses the module up
         handle = CudaKernel(module_to_ptx(module, self.jit_arch, heavy=full), kernel, suspends)
         handle.tier, handle.loops, handle.bitcode = (TIER_FULL if full else TIER_CHEAP), heavy, bitcode
@@ -1105,22 +1154,44 @@ class CudaBackend(Backend):
         return all(rc.done for rc in self._recompiles)
 
     def _load(self, handle: CudaKernel) -> None:
-        """Load the kernel's PTX into the current context (again after a reset), the driver's JIT at
-        CHEAP_JIT_LEVEL for a tier-0 kernel."""
+        """Load the kernel into the current context (again after a reset): its cubin from the disk cache
+        when there is one (cubincache.py), else its PTX through the driver's JIT, at CHEAP_JIT_LEVEL for a
+        tier-0 kernel (and the cubin made for the cache on the cache's thread)."""
         cuda, FA = self.cuda, self.cuda.function_attribute
         logs: list[str] = []
-
-        def load(options: list):
-            return cuda.module_from_buffer(handle.ptx.encode(), options=options,
-                                           message_handler=lambda ok, info, err: logs.extend((info, err)))
-        try:
-            cheap = self._cheap_jit if handle.tier == TIER_CHEAP else []
-            handle.module = load(self._jit_options + cheap)
-        except TypeError:  # this PyCUDA does not take JIT options: load without them (frames estimated)
-            if not (self._jit_options or cheap):
-                raise
-            self._jit_options = self._cheap_jit = []
-            handle.module = load([])
+        cheap = self._cheap_jit if handle.tier == TIER_CHEAP else []
+        key, opt = self._cubin_key(handle.ptx, bool(cheap))
+        cache = self.cubins
+        entry = cache.get(key) if key is not None and cache is not None else None
+        refused = False
+        if entry is not None:
+            try:
+                handle.module = cuda.module_from_buffer(entry.cubin)
+                logs.append(entry.log)
+                self.cubin_loads += 1
+            except cuda.Error:  # a cubin the driver does not take (or a context in trouble): the PTX then
+                refused, entry = True, None
+        if entry is None:
+            def load(options: list):
+                return cuda.module_from_buffer(handle.ptx.encode(), options=options,
+                                               message_handler=lambda ok, info, err: logs.extend((info, err)))
+            try:
+                handle.module = load(self._jit_options + cheap)
+            except TypeError:  # this PyCUDA does not take JIT options: load without them (frames estimated)
+                if not (self._jit_options or cheap):
+                    raise
+                self._jit_options = self._cheap_jit = []
+                handle.module = load([])
+            self.jit_loads += 1
+            if refused and cache is not None and key is not None:
+                # the PTX loaded where its cubin did not: this driver refuses what this ptxas makes (a newer
+                # toolkit's cubin on an older driver), so the entry goes and the cache is off for the session
+                cache.drop(key)
+                self.cubins = None
+            elif key is not None and self._cubin_writer is not None and cache is not None and not cache.unwritable:
+                # (a folder it cannot write: no ptxas run for nothing; reading it still serves)
+                ptx, arch = handle.ptx, self.jit_arch
+                self._cubin_writer.submit(key, lambda: cubincache.Entry(*assemble_logged(ptx, arch, opt)))
         handle.fn = handle.module.get_function(handle.name)
         handle.fn.prepare("PP")
         handle.generation = self._primary.generation
@@ -1192,7 +1263,10 @@ class CudaBackend(Backend):
                                shared_size=shared_bytes, recursion_max=handle.depth, steps=steps)
             if lits:  # the literal table follows the context (and a thread record): one copy
                 ctx[_LITS_AT:_LITS_AT + len(lits)] = lits
-                ctx[L.CTX_LITS] = int(self.ctx_dev) + _LITS_AT * 8
+            bases = self.target.addresses.bases if self.target.addresses else []  # then the session's addresses the code reads (addresses.py)
+            if bases:
+                ctx[_ADDRS_AT:_ADDRS_AT + len(bases)] = bases
+            ctx[L.CTX_LITS] = int(self.ctx_dev) + _LITS_AT * 8
             cuda.memcpy_htod(self.ctx_dev, ctx)
             if self._records_generation != self._primary.generation:
                 self._upload_records()

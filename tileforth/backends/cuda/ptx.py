@@ -201,6 +201,26 @@ def module_to_ptx(module: llvm.ModuleRef | str, arch: str = "sm_80", heavy: bool
     return ptx
 
 
+# what a line's kernel is called in its PTX module (each module holds one kernel, so one name serves all)
+LINE_ENTRY = "tf_line"
+_WORD_FN = re.compile(r"w\d+_(\w*)")  # a word's function: w<uid>_<name> (Colon.ir_name)
+
+
+def canonical_names(mod: llvm.ModuleRef, entry: str) -> str:
+    """Name a line's kernel module's functions by what it holds, not by the session's counters (the
+    kernel's k<N>, a word's uid), so the same line gives the same PTX in every session (the disk cache
+    of cubins is keyed by it, cubincache.py): the entry becomes LINE_ENTRY, the words' functions
+    word<i>_<name> in the module's order. Returns the entry's new name."""
+    i = 0
+    for fn in mod.functions:
+        if fn.name == entry:
+            fn.name = LINE_ENTRY
+        elif not fn.is_declaration and (m := _WORD_FN.fullmatch(fn.name)):
+            fn.name = f"word{i}_{m.group(1)}"
+            i += 1
+    return LINE_ENTRY
+
+
 @record(frozen=True)
 class PtxasInfo:
     function: str
@@ -220,6 +240,13 @@ class PtxasInfo:
 def assemble(ptx: str, arch: str = "sm_80") -> tuple[bytes, dict[str, PtxasInfo]]:
     """ptxas -v: the cubin for `arch`, and each function's resources.
     Raises ForthError when ptxas is missing or rejects the PTX."""
+    cubin, log = assemble_logged(ptx, arch)
+    return cubin, parse_ptxas_log(log)
+
+
+def assemble_logged(ptx: str, arch: str, opt: int | None = None) -> tuple[bytes, str]:
+    """ptxas -v (at -O`opt`, ptxas's default 3 when None): the cubin and ptxas's verbose log, the text the
+    driver's JIT gives as its info log. Raises ForthError when ptxas is missing or rejects the PTX."""
     exe = ptxas_path()
     if exe is None:
         raise ForthError("ptxas not found: install the nvidia-cuda-nvcc wheel (pip install nvidia-cuda-nvcc, or "
@@ -227,11 +254,26 @@ def assemble(ptx: str, arch: str = "sm_80") -> tuple[bytes, dict[str, PtxasInfo]
     with tempfile.TemporaryDirectory() as d:
         src, out = Path(d) / "k.ptx", Path(d) / "k.cubin"
         src.write_text(ptx)
-        proc = subprocess.run([exe, f"-arch={arch}", "-v", str(src), "-o", str(out)],
+        level = [] if opt is None else [f"-O{opt}"]
+        proc = subprocess.run([exe, f"-arch={arch}", *level, "-v", str(src), "-o", str(out)],
                               capture_output=True, text=True, timeout=120)
         if proc.returncode != 0:
             raise ForthError(f"ptxas rejected the PTX: {proc.stderr.strip()}")
-        return out.read_bytes(), parse_ptxas_log(proc.stdout + proc.stderr)
+        return out.read_bytes(), proc.stdout + proc.stderr
+
+
+@functools.cache
+def ptxas_version() -> str | None:
+    """ptxas --version's last line (`Build cuda_13.5.r13.5/compiler.39125733_0`), or None without ptxas."""
+    exe = ptxas_path()
+    if exe is None:
+        return None
+    try:
+        proc = subprocess.run([exe, "--version"], capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    lines = proc.stdout.strip().splitlines()
+    return lines[-1] if proc.returncode == 0 and lines else None
 
 
 def ptxas(ptx: str, arch: str = "sm_80") -> dict[str, PtxasInfo]:

@@ -365,7 +365,8 @@ class Compiler:
 
     def _key(self) -> tuple:
         """What a word's code depends on besides its body."""
-        return (self.target.name, self.target.machine, self.checked, self.base_addr(), self.inline_all)
+        return (self.target.name, self.target.machine, self.checked, self.base_addr(), self.inline_all,
+                self.target.addresses is not None)  # code that reads the launch's address table, or constants
 
     def word_module(self, word: Colon) -> tuple[llvm.ModuleRef, list[Colon]]:
         """`word` as a function in a module of its own, parsed, and the words it

@@ -27,6 +27,7 @@ from .machine import Machine
 if TYPE_CHECKING:
     import llvmlite.binding as llvm
 
+    from .addresses import AddressTable
     from .tileops import TileOp
     from .tileops import WarpOp
 
@@ -233,6 +234,9 @@ class Target(ABC):
     # loads and stores of an address known to point into global memory differ from generic ones (nvptx:
     # ld.global); a loop may then speculate that an address it keeps on the stack stays one (slottags.py)
     address_spaces: bool = False
+    # the session addresses the code reads at run time (addresses.py: the cuda backend's, so that a line's PTX
+    # is the same in every session); None: addresses are constants of the code (the emulator)
+    addresses: "AddressTable | None" = None
 
     @abstractmethod
     def sreg(self, g: "Gen", which: str) -> ir.Value:
