@@ -10,6 +10,8 @@ import sys
 import tomllib
 from pathlib import Path
 
+import pytest
+
 import tileforth
 from tileforth import demos
 
@@ -55,6 +57,21 @@ def test_the_extras_bring_what_their_features_need():
     assert any(d.startswith("pytest") for d in extras["test"])
     from tileforth.backends.cuda.requires import NEEDS_PYCUDA
     assert "pip install 'tileforth[cuda]'" in NEEDS_PYCUDA and "-e" not in NEEDS_PYCUDA
+
+
+def test_a_missing_ptxas_or_libdevice_names_the_extra_that_brings_it(monkeypatch):
+    from tileforth.backends.cuda import ptx
+    from tileforth.core.errors import ForthError
+    monkeypatch.setattr(ptx, "ptxas_path", lambda: None)
+    monkeypatch.setattr(ptx, "libdevice_path", lambda: None)
+    ptx._libdevice_bitcode.cache_clear()
+    try:
+        for call in (lambda: ptx.assemble_logged(".version 8.0", "sm_80"), ptx._libdevice_bitcode):
+            with pytest.raises(ForthError) as e:
+                call()
+            assert "pip install 'tileforth[cuda]'" in e.value.message and "-e" not in e.value.message
+    finally:
+        ptx._libdevice_bitcode.cache_clear()
 
 
 def test_the_version_is_the_same_everywhere():

@@ -423,6 +423,7 @@ class CudaKernel:
     def __init__(self, ptx: str, name: str, suspends: bool) -> None:
         self.ptx, self.name, self.suspends = ptx, name, suspends
         self.module = self.fn = None
+        self.table_bases: frozenset = frozenset()  # the session addresses its code reads from the table (the session's)
         self.generation = -1
         self.regs = 0
         self.max_threads = 1024
@@ -861,8 +862,8 @@ class CudaBackend(Backend):
         literal of the line) is refused; what it reaches otherwise, checked launches refuse (the table)."""
         if not self._others:
             return
-        if handle.addresses is None:
-            handle.addresses = frozenset(int(x) for x in _ADDRESS.findall(handle.ptx))
+        if handle.addresses is None:  # what its code names: immediates, and the address table's bases it reads
+            handle.addresses = frozenset(int(x) for x in _ADDRESS.findall(handle.ptx)) | handle.table_bases
         here = self.current_device
         for addr in (*handle.addresses, *lits):
             base = self._res.spans.find(addr, 1) if addr > 0 else None

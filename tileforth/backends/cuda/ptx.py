@@ -103,7 +103,8 @@ def ptxas_path() -> str | None:
 def _libdevice_bitcode() -> bytes:
     path = libdevice_path()
     if path is None:
-        raise ForthError("FEXP FLN FSIN FCOS F** ... on the GPU need libdevice: install the nvidia-cuda-nvcc wheel")
+        raise ForthError("FEXP FLN FSIN FCOS F** ... on the GPU need libdevice: pip install 'tileforth[cuda]' "
+                         "(it brings the nvidia-cuda-nvcc wheel)")
     return path.read_bytes()
 
 
@@ -249,8 +250,8 @@ def assemble_logged(ptx: str, arch: str, opt: int | None = None) -> tuple[bytes,
     driver's JIT gives as its info log. Raises ForthError when ptxas is missing or rejects the PTX."""
     exe = ptxas_path()
     if exe is None:
-        raise ForthError("ptxas not found: install the nvidia-cuda-nvcc wheel (pip install nvidia-cuda-nvcc, or "
-                         "pip install -e '.[test]'), or put the CUDA toolkit's ptxas on PATH")
+        raise ForthError("ptxas not found: pip install 'tileforth[cuda]' (it brings the nvidia-cuda-nvcc wheel), "
+                         "or put the CUDA toolkit's ptxas on PATH")
     with tempfile.TemporaryDirectory() as d:
         src, out = Path(d) / "k.ptx", Path(d) / "k.cubin"
         src.write_text(ptx)
@@ -310,7 +311,7 @@ def parse_ptxas_log(log: str) -> dict[str, PtxasInfo]:
 def ptxas_note(ptx: str, arch: str) -> str:
     """A kernel's resources as ptxas -v reports them, as one `// ...` line (SEE-PTX), or why there are none."""
     if ptxas_path() is None:
-        return "// ptxas not found (pip install nvidia-cuda-nvcc): no register and spill report"
+        return "// ptxas not found (pip install 'tileforth[cuda]'): no register and spill report"
     try:
         info = assemble(ptx, arch)[1]
     except ForthError as exc:

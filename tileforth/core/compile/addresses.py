@@ -35,6 +35,7 @@ class AddressTable:
         self.find = find
         self.bases: list[int] = []  # slot -> the allocation's base, as the launch's context holds it
         self._slots: dict[int, int] = {}
+        self.used: set[int] = set()  # the slots the function being generated reads (the compiler's: collect)
 
     def slot(self, value: int) -> tuple[int, int] | None:
         """(slot, offset) of a session address, or None: a number the code keeps as a constant."""
@@ -49,4 +50,5 @@ class AddressTable:
                 return None
             k = self._slots[base] = len(self.bases)
             self.bases.append(base)
+        self.used.add(k)
         return k, value - base

@@ -177,6 +177,7 @@ class Device:
             kernel = self.backend.compile(km.module, km.name, km.suspends, km.heavy, shape)
             kernel.tiles_out = list(km.tiles_out)
             kernel.patches = km.patches
+            kernel.table_bases = km.table_bases  # the session addresses it reads from the launch's table
             self.compiled += 1
             timing["ir"] = t1 - t0
             while len(self.kcache) >= KERNEL_CACHE:  # the least recently used kernel goes
