@@ -68,7 +68,7 @@ def open_history(path: Path | None = None) -> History:
 # the step debugger's keys (core/session/debugger.py): at an empty prompt while DEBUG has a line stopped,
 # each key types its word and runs it
 PROGRESS_AFTER_S = 0.5  # a line running longer shows how long it has run (Repl._progress)
-DEBUG_KEYS = {"s": "DSTEP", "n": "DSYNC", "c": "DCONT", "f": "DFINISH", "q": "DQUIT"}
+DEBUG_KEYS = {"s": "DSTEP", "n": "DSYNC", "c": "DCONT", "f": "DFINISH", "t": "0 DTILE", "q": "DQUIT"}
 
 
 def debugging(session: Session) -> bool:
@@ -100,7 +100,7 @@ def debug_key_bindings(session: Session) -> KeyBindings:
 
 def debug_toolbar() -> list[tuple[str, str]]:
     return [("class:bottom-toolbar", " debug: " + "  ".join(f"{k} {w}" for k, w in DEBUG_KEYS.items())
-             + "  (n DWARP, n DBLOCK pick) ")]
+             + "  (n DWARP, n DBLOCK pick; n DTILE: tile n) ")]
 
 
 def _toolbar(session: Session) -> str:
