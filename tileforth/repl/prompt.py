@@ -28,7 +28,6 @@ import os
 import sys
 import textwrap
 import threading
-import time
 from pathlib import Path
 
 from prompt_toolkit import PromptSession
@@ -356,16 +355,17 @@ class Repl:
         return box["result"]
 
     def _progress(self, done: threading.Event) -> None:
-        """A line that runs longer than PROGRESS_AFTER_S shows how long it has run, on one line that the
-        line's end clears (Ctrl-C stops the line as ever: the keys are watched elsewhere)."""
-        if done.wait(PROGRESS_AFTER_S) or not sys.stderr.isatty():
+        """A line that runs longer than PROGRESS_AFTER_S shows how long it has run and, while a launch runs,
+        its blocks and threads done (progress.py), on one line that the line's end clears (Ctrl-C stops the
+        line as ever: the keys are watched elsewhere)."""
+        if not sys.stderr.isatty():
             return
-        start = time.monotonic() - PROGRESS_AFTER_S
-        while not done.wait(0.25):
-            sys.stderr.write(f"\r\x1b[K… running {time.monotonic() - start:.1f} s (Ctrl-C stops it)")
-            sys.stderr.flush()
-        sys.stderr.write("\r\x1b[K")
-        sys.stderr.flush()
+        from .progress import TerminalProgress
+
+        shown = TerminalProgress(getattr(self.session.forth, "backend", None), sys.stderr, after=PROGRESS_AFTER_S)
+        with shown.line():
+            done.wait()
+        shown.close()
 
     def _threaded(self) -> bool:
         if self.threaded is not None:

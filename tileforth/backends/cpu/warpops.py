@@ -1159,6 +1159,7 @@ def run_together(be: "CpuBackend", handle, ctx: np.ndarray, lo: int, hi: int,
         result = _together(be, handle, ctx, g, min(hi, g + group), sites)
         if result is not None:
             return result
+        be.progress.add(min(hi, g + group) - g)
     return None, None
 
 
