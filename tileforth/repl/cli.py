@@ -5,6 +5,7 @@
     tileforth -e '2 3 + .'         run source given on the command line
     tileforth -i FILE...           run the files, then the prompt
     tileforth --echo FILE          each line as typed at the prompt (`> line`), then its output
+    tileforth --save-view V.svg FILE   the run's last view (SAVE-VIEW) saved as a picture; V-{n}.png: each
     echo '2 3 +' | tileforth       read lines from stdin, like the prompt
     tileforth compile K.fth -o k.ptx --arch sm_80     a kernel file to PTX
     tileforth run K.fth --param X=1,2,3 --grid 1,1,1 --block 32,1,1 --output-param X
@@ -110,6 +111,13 @@ def _main(argv=None) -> int:
         return command(argv)
     args = parse_args(argv)
     display = Display.standard()
+    if args.save_view is not None:
+        from .saveview import check
+
+        bad = check(args.save_view)
+        if bad is not None:
+            display.fatal(f"error: {bad}")
+            return 2
     try:
         session = Session.start(args.backend, checked=not args.unchecked, arch=args.arch)
     except Exception as e:  # no GPU for --backend cuda, or a broken install
@@ -120,9 +128,20 @@ def _main(argv=None) -> int:
         set_step_budget(session.forth, args.steps)
 
     status = 1
+    saver = None
+    if args.save_view is not None:
+        from .saveview import ViewSaver
+
+        saver = ViewSaver(session.forth, args.save_view)
+        saver.start()
     try:
         with ends_on_hangup():
             status = _session(args, session, display)
+        if saver is not None:
+            why = saver.finish()
+            if why is not None:
+                display.fatal(f"error: {why}")
+                status = status or 1
     finally:  # open files closed, UPDATEd blocks written back (gforth's BYE saves them too)
         if not close_session(session.forth, display):
             status = status or 1
