@@ -38,10 +38,12 @@ Options of `%%forth` (and of `%forth_session`):
     --save-view FILE            after the cell, write SAVE-VIEW's picture to FILE (.svg or .png): the last
                                 .TILE, .FRAG, .LANES or PROFILE view the session showed
 
-A cell that runs longer than half a second shows how long it has run until it ends (Progress).
+A cell that runs longer than half a second shows how long it has run and its launch's blocks done until
+it ends (Progress).
 
 `%load_ext tileforth` in a kernel also sends the Javascript that highlights `%%forth` cells as
-tileforth (tileforth/repl/highlight.py; the classic notebook runs it, JupyterLab does not).
+tileforth (tileforth/repl/highlight.py: the classic notebook with this word list; JupyterLab 4 and
+Notebook 7 with their own Forth mode when started with --expose-app-in-browser, else not at all).
 
 The session and the views are the REPL's own (tileforth/repl/session.py, tileforth/repl/render.py);
 core knows nothing of this module.  IPython is imported only by
