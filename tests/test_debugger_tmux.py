@@ -103,3 +103,28 @@ def test_a_long_launch_shows_its_blocks_done_and_ctrl_c_stops_it(tmp_path):
         assert "ran" in [ln.strip() for ln in pane.splitlines()]  # its own line: the progress was cleared
     finally:
         subprocess.run(["tmux", "kill-session", "-t", name], capture_output=True)
+
+
+def test_the_t_key_shows_the_top_tile_at_the_stop(tmp_path):
+    name = f"tftile{os.getpid()}"
+    env = dict(os.environ, PYTHONPATH=str(ROOT), HOME=str(tmp_path), XDG_DATA_HOME=str(tmp_path))
+    cmd = f"{sys.executable} -m tileforth --backend cpu"
+    subprocess.run(["tmux", "new-session", "-d", "-s", name, "-x", "160", "-y", "60", cmd], env=env, check=True,
+                   cwd=tmp_path)
+    try:
+        _wait_for(name, "checked")
+        subprocess.run(["tmux", "send-keys", "-t", name,
+                        "16 16 F16 MATRIX A  RAMP A  DEBUG TZERO A 16 TLOAD-A TDROP TDROP", "Enter"])
+        _wait_for(name, "next: TZERO")
+        pane = _wait_for(name, "t 0 DTILE")  # the toolbar names the key
+        for word in ("A", "16", "TLOAD-A", "TDROP"):
+            subprocess.run(["tmux", "send-keys", "-t", name, "s"])
+            _wait_for(name, f"next: {word}")
+        subprocess.run(["tmux", "send-keys", "-t", name, "t"])
+        pane = _wait_for(name, "a 16x16 f16: the top of the tile stack <2>")
+        rows = [ln.split() for ln in pane.splitlines() if ln.split()[:1] == ["1"] and len(ln.split()) == 17]
+        assert rows and rows[-1][1:] == [str(v) for v in range(16, 32)]  # RAMP A's second row
+        subprocess.run(["tmux", "send-keys", "-t", name, "c"])
+        _wait_for(name, "debug: done")
+    finally:
+        subprocess.run(["tmux", "kill-session", "-t", name], capture_output=True)
