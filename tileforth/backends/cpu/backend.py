@@ -24,10 +24,10 @@ from tileforth.core.compile.heapgen import HEAP_ALLOCATE, HEAP_FREE, HEAP_THROW
 from tileforth.core.compile.target import HELPERS_IR, Backend, Capabilities, LaunchResult, LaunchShape, fill_context
 from tileforth.core.errors import ForthError
 from tileforth.core.heldsigint import held
-from tileforth.core.compile.progress import LaunchProgress
 from tileforth.core.front.linekey import LITS_MAX
 
 from tileforth.core.compile.tiers import REUSED_AT, TIER_CHEAP, TIER_FULL, tiered
+from tileforth.core.compile.progress import LaunchProgress
 
 from .asynccopy import AsyncCopies
 from .heldstacks import Held, Piece, stage_out
