@@ -28,6 +28,7 @@ from tileforth.core.compile.addresses import ADDRS_MAX, AddressTable
 from tileforth.core.front.linekey import LITS_MAX
 
 from tileforth.core.compile.tiers import REUSED_AT, TIER_CHEAP, TIER_FULL, tiered
+from tileforth.core.compile.progress import LaunchProgress
 
 from .asynccopy import AsyncCopies
 from .heldstacks import Held, Piece, stage_out
@@ -101,6 +102,7 @@ def _tf_heap(ctx: int, thr: int, op: int, a: int, b: int, out: int) -> int:
 
 _HEAP_FN = _HEAP(_tf_heap)  # kept for the process: the JIT-ed code holds its address
 POOL_PREFIX = "tileforth-block"  # the worker threads of a launch's blocks (_pool)
+PROGRESS_THREADS = 16384  # a plain kernel's blocks run in native calls of about this many threads, counted between
 
 _this_thread = threading.local()
 
@@ -457,6 +459,7 @@ class CpuBackend(Backend):
         # a step the batched check gives back to the warp-by-warp path leaves shadows no other worker may see
         self.warp_steps = threading.Lock()
         self.workers = _workers()  # blocks of a launch run on this many threads (1: one after another)
+        self.progress = LaunchProgress()  # the blocks done of the launch under way (a progress display reads it)
         self._shapes: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}  # (grid, block) -> (state, thr), LRU
         self.lazy_bytes = LAZY_STATE_BYTES  # (tests lower these two to run small shapes the lazy way)
         self.chunk_bytes = CHUNK_STATE_BYTES
@@ -942,12 +945,14 @@ class CpuBackend(Backend):
         held = self.held
         pieces: dict[int, Piece] = {}  # a lazy shape's: first block of a chunk run -> what it left (_run_lazy)
         self._pieces = pieces  # (each worker takes it when it starts: a late one never writes into another launch's)
+        self.progress.start(self.nblocks, self.block_size)
         try:
             if len(chunks) == 1:
                 ctx, out, n_out, divergence = self._run_alone(handle, ctx, sites)
             else:
                 ctx, out, n_out, divergence = self._run_parallel(handle, ctx, sites, chunks)
         finally:
+            self.progress.end()
             if held is not None:
                 self.held = self._assemble(held, pieces)
         if self.trace_cap:
@@ -1135,8 +1140,14 @@ class CpuBackend(Backend):
         ForthError, or None). An error record ends the range."""
         thr, bs = self.thr, self.block_size
         pctx, pthr = _address(ctx), _address(thr)
-        if not handle.suspends:
-            self.rt.run_plain(pctx, handle.addr, pthr + lo * bs * L.THR_SLOTS * 8, (hi - lo) * bs)
+        if not handle.suspends:  # in calls of PROGRESS_THREADS, counted (a lazy chunk's scratch: in one)
+            step = hi - lo if ctx[L.CTX_STATE_BASE] else max(1, PROGRESS_THREADS // bs)
+            for a in range(lo, hi, step):
+                n = min(hi, a + step) - a
+                failed = self.rt.run_plain(pctx, handle.addr, pthr + a * bs * L.THR_SLOTS * 8, n * bs) >= 0
+                self.progress.add(n)
+                if failed:  # (its error is in the context)
+                    break
             return None, None
         if gathers(self, ctx):  # the blocks wait for each other at warp ops, which run batched
             return run_together(self, handle, ctx, lo, hi, sites)
@@ -1165,6 +1176,7 @@ class CpuBackend(Backend):
             if code == RUN_ERROR:
                 break
             assert code == RUN_OK
+            self.progress.add(1)
         return None, None
 
     def _pool_spent(self, ctxs: list[np.ndarray], chunks: list[tuple[int, int]], merged: np.ndarray) -> None:

@@ -24,10 +24,12 @@ import contextlib
 import ctypes
 import functools
 import struct
+import weakref
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from tileforth.core.compile import layout as L
+from tileforth.core.compile.codegen import DEBUG
 from tileforth.core.compile.tilegen import CheckedLoad, CheckedStore
 from tileforth.core.compile.tileops import (Add, Copy, Fill, LaneGet, LanePut, LdMatrix, Load, Mma, Perm, Scale,
                                              StMatrix, Store, TileOp, Zero, lane_chunk)
@@ -157,6 +159,11 @@ def _frag_places(kind: str, grid: tuple[int, int], frag: tuple[int, int]) -> tup
     return np.concatenate(rr), np.concatenate(cc)
 
 
+# a debug launch's WarpOps by the address of their context: the newest of each (debugstate.py reads a
+# stopped warp's tiles there, batched stacks included)
+LIVE: "weakref.WeakValueDictionary[int, WarpOps]" = weakref.WeakValueDictionary()
+
+
 class WarpOps:
     def __init__(self, backend: "CpuBackend", sites: "Sites", ctx: "np.ndarray | None" = None) -> None:
         self.be = backend
@@ -170,6 +177,17 @@ class WarpOps:
         self._windows: dict[tuple, np.ndarray] = {}  # (allocation, element type, line length) -> its lines
         self._every: dict[int, np.ndarray] = {}  # n -> arange(n)
         self._pointers: tuple[int, int] | None = None  # the addresses of ctx and the thread records (_addresses)
+        if DEBUG.on:  # a debug launch: its stops read the warps' tiles through the context (warp_tiles)
+            LIVE[int(self.ctx.ctypes.data)] = self
+
+    def warp_tiles(self, g: int) -> list[np.ndarray]:
+        """Global warp g's tile stack now, bottom first (copies): from its batched stack when it has one."""
+        key = self._where.get(g)
+        if key is None:
+            return [t.copy() for t in self.be.tile_data[g]]
+        gws, stack = self._stacks[key]
+        i = int(np.flatnonzero(gws == g)[0])
+        return [np.array(x[i], np.float32 if x.dtype == np.float64 else x.dtype) for x in stack]
 
     def error(self, site: int, message: str, word: str | None = None) -> ForthError:
         name, pos = self.sites.entries[site] if 0 <= site < len(self.sites.entries) else ("", None)
@@ -1141,6 +1159,7 @@ def run_together(be: "CpuBackend", handle, ctx: np.ndarray, lo: int, hi: int,
         result = _together(be, handle, ctx, g, min(hi, g + group), sites)
         if result is not None:
             return result
+        be.progress.add(min(hi, g + group) - g)
     return None, None
 
 

@@ -108,12 +108,14 @@ SHORT_LOOP = 32  # DO loops of at most this many iterations with literal bounds 
 
 # debug launches (tileforth/core/session/debugger.py): while DEBUG.on, every word of a line's kernel first calls
 # tf_debug_point(ctx, thr, site, ds, dsp, fs, fsp) with its stacks flushed; DEBUG.labels[site] names the word
-# and DEBUG.tiles[site] is the warp's tile stack there (static: Tile.short() of each entry, top last).
+# and DEBUG.tiles[site] is the warp's tile stack there (static: Tile.short() of each entry, top last;
+# DEBUG.stacks[site] the entries themselves, which the debugger's tile values are shown with).
 # The kernel cache keys on DEBUG.on (device.py), so normal kernels never carry the calls.
 class _DebugPoints:
     on = False
     labels: dict[int, str] = {}
     tiles: dict[int, tuple[str, ...]] = {}
+    stacks: dict[int, tuple] = {}
 
 
 DEBUG = _DebugPoints()
@@ -807,6 +809,7 @@ class Gen(Visitor):
         word = getattr(n, "word", None) or getattr(n, "prim", None)
         DEBUG.labels[sid] = written[0] if written else getattr(word, "name", None) or type(n).__name__.upper()
         DEBUG.tiles[sid] = tuple(t.short() if hasattr(t, "short") else "?" for t in self.tstack)
+        DEBUG.stacks[sid] = tuple(self.tstack)
         e = self.env
         self.b.call(declare(self.module, "tf_debug_point", DEBUG_FN), [e.ctx, e.thr, c64(sid), e.ds, e.dsp, e.fs, e.fsp])
 
