@@ -40,7 +40,7 @@ import sys
 from pathlib import Path
 
 from tileforth.core.compile.smem import ALIGN, SWIZZLED_ALIGN
-from tileforth.core.compile.target import STATIC_SHARED_BYTES
+from tileforth.core.compile.target import OPTIN_SHARED_BYTES
 from tileforth.core.errors import ForthError, SourcePos
 from tileforth.core.front.dictionary import Constant, HostWord
 from tileforth.core.front.effects import body_effect
@@ -252,9 +252,10 @@ def parse_kernel_file(text: str, source: str = "<kernel>") -> KernelSpec:
                                      _count_pos(Param(name, eltype, count, at(ncol), dims), sym), sym)
                 s = Shared(name, eltype, _product(dims), at(ncol), dims)
                 shared_bytes = ((shared_bytes + 31) & ~31) + s.nbytes
-                if shared_bytes > STATIC_SHARED_BYTES:
-                    raise ForthError(f"shared memory {name} does not fit: a block has {STATIC_SHARED_BYTES} bytes, and "
-                                     f"the \\! shared lines so far need {shared_bytes}", at(ccol), tytext)
+                if shared_bytes > OPTIN_SHARED_BYTES:
+                    raise ForthError(f"shared memory {name} does not fit: a block has at most {OPTIN_SHARED_BYTES} "
+                                     f"bytes (an H100's or H200's), and the \\! shared lines so far need "
+                                     f"{shared_bytes}", at(ccol), tytext)
                 shared.append(s)
             names[name.upper()] = at(ncol)
         elif kind == "smem":
@@ -532,6 +533,15 @@ def declare_shared(f: Forth, spec: KernelSpec) -> None:
             raise ForthError(err.message, t.pos, t.name or "tiles") from None
         if t.name:
             mine[key] = t.forth
+
+
+def block_shared_bytes(spec: KernelSpec) -> int:
+    """The shared memory a block of the kernel takes: its `\\! shared` arrays and `\\! smem` rings laid out
+    as a session lays them out (declare_shared, in a scratch session that runs nothing)."""
+    scratch = Forth()
+    check_names(scratch, spec)
+    declare_shared(scratch, spec)
+    return scratch.shared_bytes
 
 
 def declare_tensor_maps(f: Forth, spec: KernelSpec, values: dict[str, Value]) -> None:

@@ -21,7 +21,15 @@ from tileforth.core.compile.machine import Machine
 from tileforth.core.compile import state as S
 from tileforth.core.compile.codegen import HELPERS
 from tileforth.core.compile.heapgen import HEAP_ALLOCATE, HEAP_FREE, HEAP_THROW
-from tileforth.core.compile.target import HELPERS_IR, Backend, Capabilities, LaunchResult, LaunchShape, fill_context
+from tileforth.core.compile.target import (
+    HELPERS_IR,
+    OPTIN_SHARED_BYTES,
+    Backend,
+    Capabilities,
+    LaunchResult,
+    LaunchShape,
+    fill_context,
+)
 from tileforth.core.errors import ForthError
 from tileforth.core.heldsigint import held
 from tileforth.core.front.linekey import LITS_MAX
@@ -421,8 +429,9 @@ class CpuBackend(Backend):
     name = "cpu"
     # the emulator runs every thread: 16M threads (a 4096x4096 grid of one thread per element) already take
     # minutes, so more is refused at GRID/THREADS rather than left to run (or to fill the memory) for hours
+    # shared memory: what an H100/H200 block may opt in to (its region is made at the size a launch uses)
     caps = Capabilities(host_memory=True, races=True, element_types=True, access_trace=True, device_heap=True,
-                        max_threads=1 << 24)
+                        max_threads=1 << 24, shared_bytes=OPTIN_SHARED_BYTES)
 
     def __init__(self, machine: Machine = DEFAULT_MACHINE) -> None:
         self.machine = machine  # the session's settings: the float type, the stacks' and the output's capacities
