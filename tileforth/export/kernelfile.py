@@ -826,33 +826,20 @@ def run_kernel_file(f: Forth, spec: KernelSpec, values: dict[str, Value],
             from None
     values = _given(spec, values, cli)
     sizes = _sizes(spec, values, cli)
-    for p in spec.params:
-        key = p.name.upper()
-        if p.count is not None:
-            nbytes, most = sizes[key] * p.eltype.size, array_bytes_max(f.backend)
-            if nbytes > most:
-                raise ForthError(f"{p.name} is {_describe(p)} with {sizes[key]:,} elements, {nbytes:,} bytes: more "
-                                 f"than the {most:,} bytes an array may have on the {f.backend.name} backend; "
-                                 "give a smaller size", _count_pos(p) if isinstance(p.count, int) else None)
-            f.eval(f"{sizes[key]} {p.eltype.name} ARRAY {p.name}")
-            given = values.get(key)
-            if given is not None and np.size(given):
-                flat = np.asarray(given).reshape(-1)
-                data = np.zeros(sizes[key], np.float64 if p.eltype.is_float else np.int64)
-                data[:flat.size] = flat.astype(data.dtype)
-                f.set_array(p.name, data)
-        elif p.kind == "float":
-            v = scalar_value(p, values[key], f.machine.float_bits)
-            f.dict[key] = Constant(p.name, v, is_float=True, help=f"( F: -- r ) kernel parameter {p.name}")
-        else:
-            v = scalar_value(p, values[key])
-            f.dict[key] = Constant(p.name, v, help=f"( -- x ) kernel parameter {p.name}")
-    mine = _KERNEL_NAMES.setdefault(f, {})
-    mine.update({p.name.upper(): 0 for p in spec.params})
-    declare_shared(f, spec)
-    declare_tensor_maps(f, spec, values)
-    f.eval(" ".join(map(str, grid)) + " GRID " + " ".join(map(str, block)) + " THREADS")
-    nodes = read_body(f, spec)
+    scalars = tuple(scalar_value(p, values[p.name.upper()], f.machine.float_bits) if p.kind == "float"
+                    else scalar_value(p, values[p.name.upper()]) for p in spec.params if p.count is None)
+    key = (_spec_key(spec), f.backend.name, f.machine.float_bits, f.checked, tuple(sorted(sizes.items())), scalars)
+    prepared = _PREPARED.get(f)
+    if prepared is not None and prepared.current(f, key):
+        for p in spec.params:  # the same arrays, refilled: the kernel's words name their addresses
+            if p.count is not None:
+                f.set_array(p.name, _array_data(p, sizes[p.name.upper()], values.get(p.name.upper())))
+        nodes = prepared.nodes
+        f.eval(" ".join(map(str, grid)) + " GRID " + " ".join(map(str, block)) + " THREADS")
+    else:
+        nodes = _prepare(f, spec, values, sizes, grid, block)
+        _PREPARED[f] = Prepared(key, nodes, {n: f.dict.get(n) for n in _prepared_names(spec)})
+        READS[0] += 1
     try:
         out = f.run_nodes(nodes)  # the whole body is one launch, as on the GPU
     except ForthError as err:  # ARRAY and SHARED: are refused in a body: name what it has instead
@@ -867,6 +854,78 @@ def run_kernel_file(f: Forth, spec: KernelSpec, values: dict[str, Value],
             if result.size == given.size:
                 np.copyto(given, result.reshape(given.shape), casting="unsafe")
     return out
+
+
+def _prepare(f: Forth, spec: KernelSpec, values: dict[str, Value], sizes: dict[str, int], grid: tuple,
+             block: tuple) -> list[Node]:
+    """The session made ready for a launch of the kernel: its arrays allocated and filled, its scalars
+    constants, its shared memory and tensor maps declared, the launch shape set; the body read (its
+    words defined and compiled): the body's top-level nodes."""
+    for p in spec.params:
+        key = p.name.upper()
+        if p.count is not None:
+            nbytes, most = sizes[key] * p.eltype.size, array_bytes_max(f.backend)
+            if nbytes > most:
+                raise ForthError(f"{p.name} is {_describe(p)} with {sizes[key]:,} elements, {nbytes:,} bytes: more "
+                                 f"than the {most:,} bytes an array may have on the {f.backend.name} backend; "
+                                 "give a smaller size", _count_pos(p) if isinstance(p.count, int) else None)
+            f.eval(f"{sizes[key]} {p.eltype.name} ARRAY {p.name}")
+            given = values.get(key)
+            if given is not None and np.size(given):
+                f.set_array(p.name, _array_data(p, sizes[key], given))
+        elif p.kind == "float":
+            v = scalar_value(p, values[key], f.machine.float_bits)
+            f.dict[key] = Constant(p.name, v, is_float=True, help=f"( F: -- r ) kernel parameter {p.name}")
+        else:
+            v = scalar_value(p, values[key])
+            f.dict[key] = Constant(p.name, v, help=f"( -- x ) kernel parameter {p.name}")
+    mine = _KERNEL_NAMES.setdefault(f, {})
+    mine.update({p.name.upper(): 0 for p in spec.params})
+    declare_shared(f, spec)
+    declare_tensor_maps(f, spec, values)
+    f.eval(" ".join(map(str, grid)) + " GRID " + " ".join(map(str, block)) + " THREADS")
+    return read_body(f, spec)
+
+
+def _array_data(p: Param, n: int, given: Value | None) -> np.ndarray:
+    """An array parameter's n values: those given, zeros after them (and for an array not given)."""
+    data = np.zeros(n, np.float64 if p.eltype.is_float else np.int64)
+    if given is not None and np.size(given):
+        flat = np.asarray(given).reshape(-1)
+        data[:flat.size] = flat.astype(data.dtype)
+    return data
+
+
+@record(eq=False)
+class Prepared:
+    """A session's last kernel file made ready (run_kernel_file): its key (what the code depends on), the
+    body's nodes and the dictionary entries it made (arrays, constants, shared memory, tiles, tensor maps).
+    A call with the same key, while the entries are still the session's, refills the arrays and launches
+    the same nodes: the session's kernel cache has their kernel, so nothing is read or compiled again."""
+    key: tuple
+    nodes: list
+    entries: dict
+
+    def current(self, f: Forth, key: tuple) -> bool:
+        return key == self.key and all(f.dict.get(name) is entry for name, entry in self.entries.items())
+
+
+# the last kernel file each session ran (run_kernel_file's cache); READS[0]: bodies read (prepared) so far
+_PREPARED: "weakref.WeakKeyDictionary[Forth, Prepared]" = weakref.WeakKeyDictionary()
+READS = [0]
+
+
+def _spec_key(spec: KernelSpec) -> tuple:
+    """What a kernel file's code depends on: everything its header and body say (not where it was read from)."""
+    return (spec.name, spec.body, spec.body_line, spec.source, spec.header_lines,
+            tuple((p.name, p.eltype.name, p.dims) for p in spec.params),
+            tuple((s.name, s.eltype.name, s.count, s.dims) for s in spec.shared),
+            tuple(s.forth for s in spec.setup), tuple(t.forth for t in spec.tmaps))
+
+
+def _prepared_names(spec: KernelSpec) -> list[str]:
+    return [item.name.upper() for item in [*spec.params, *spec.shared, *(s for s in spec.setup if s.name),
+                                           *spec.tmaps]]
 
 
 KERNEL_ADDRESS_HINT = ("use an address inside a parameter array (`\\! param NAME TYPE[N]`) or a shared one "
