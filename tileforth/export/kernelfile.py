@@ -11,7 +11,8 @@ r"""Kernel files: a kernel's interface in WarpForth-style header lines, then For
                               a last word MxN, e.g. 4x8: `M N TILE-GRID`, big register tiles)
     \! wg 64 128 16 bf16      the warpgroup MMA words' WG-SHAPE and TILE-IN (WGMMA, sm_90a)
     \! tmap tA A 64,64 swizzled   a tensor map of the array A for TMA-LOAD/TMA-STORE (TMAP): boxes
-                              of 64 x 64 elements, 128-byte swizzled (else plain rows); tA pushes its address
+                              of 64 x 64 elements, 128-byte swizzled (else plain rows; swizzled64,
+                              swizzled32: the 64- and 32-byte swizzles, SMEM-TILE-SWZ64/32); tA pushes its address
     \! param M2 f32[R,C]      a row-major R x C array: M2[] ( r c -- addr ), strides M2.S0 M2.S1
     \! grid 4,1,1             the launch's default grid and block (run_kernel_file, launchers)
     \! block 256
@@ -54,7 +55,7 @@ from tileforth.core.session.words.arraydata import read_npy
 from tileforth.core.session.words.arrays import DEVICE_ARRAY_MAX, array_bytes_max, host_memory_bytes
 from tileforth.core.session.launchshape import check_python_shape
 from tileforth.core.session.words.hopper import define_tensor_map
-from tileforth.core.session.tensormap import STRIDE_ALIGN, SWIZZLE_SPAN, TensorMap, check
+from tileforth.core.session.tensormap import STRIDE_ALIGN, TensorMap, check
 from tileforth.core.session.interpreter import Collector, Forth
 from tileforth.core.session.launcherrors import BAD_ADDRESS_HINT
 
@@ -113,7 +114,7 @@ class TensorMapDecl:
     array: str
     box_rows: int
     box_cols: int
-    swizzle: int  # 0 or 128 (TMAP's swizzle operand)
+    swizzle: int  # 0, 32, 64 or 128 (TMAP's swizzle operand)
     pos: SourcePos
 
     @property
@@ -300,11 +301,18 @@ def parse_kernel_file(text: str, source: str = "<kernel>") -> KernelSpec:
                       header_lines, grid, block, setup, tmaps)
 
 
+# the layout words of `\\! smem` and `\\! tmap`: the swizzle (bytes of a row) and the SMEM-TILE word of each
+SWIZZLE_WORDS = {"swizzled": 128, "swizzled128": 128, "swizzled64": 64, "swizzled32": 32}
+SMEM_WORDS = {0: "SMEM-TILE", 128: "SMEM-TILE-SWZ", 64: "SMEM-TILE-SWZ64", 32: "SMEM-TILE-SWZ32"}
+
+
 def _parse_smem(args: list[tuple[str, int]], pos: SourcePos, directive: str) -> Setup:
-    """`\\! smem NAME TYPE[ROWS,COLS] [STAGES] [swizzled]`: `ROWS COLS TYPE STAGES SMEM-TILE(-SWZ) NAME`."""
-    usage = "write `\\! smem NAME TYPE[ROWS,COLS] STAGES [swizzled]`, e.g. `\\! smem As bf16[64,64] 3 swizzled`"
+    """`\\! smem NAME TYPE[ROWS,COLS] [STAGES] [swizzled|swizzled64|swizzled32]`: `ROWS COLS TYPE STAGES
+    SMEM-TILE(-SWZ, -SWZ64, -SWZ32) NAME`."""
+    usage = ("write `\\! smem NAME TYPE[ROWS,COLS] STAGES [swizzled]`, e.g. `\\! smem As bf16[64,64] 3 swizzled` "
+             "(swizzled: the 128-byte swizzle; swizzled64, swizzled32: the 64- and 32-byte ones)")
     words = [w for w, _ in args]
-    swz = bool(words) and words[-1].lower() == "swizzled"
+    swz = SWIZZLE_WORDS.get(words[-1].lower(), 0) if words else 0
     words = words[:-1] if swz else words
     stages = words[2] if len(words) == 3 else "1"
     m = _TYPE.match(words[1]) if len(words) in (2, 3) else None
@@ -314,7 +322,7 @@ def _parse_smem(args: list[tuple[str, int]], pos: SourcePos, directive: str) -> 
             or not re.fullmatch(r"[0-9]+", stages):
         raise ForthError(usage + " (rows, columns and stages are numbers)", pos, directive)
     name, ncol = args[0]
-    word = "SMEM-TILE-SWZ" if swz else "SMEM-TILE"
+    word = SMEM_WORDS[swz]
     rows, cols = int(dims[0]), int(dims[1])
     align = SWIZZLED_ALIGN if swz else ALIGN  # each stage aligned (SMEM-TILE's layout)
     return Setup(name, f"{rows} {cols} {et.name} {stages} {word} {name}",
@@ -360,16 +368,16 @@ def _check_tile_in(setup: list[Setup]) -> None:
 
 
 def _parse_tmap(args: list[tuple[str, int]], pos: SourcePos, directive: str) -> TensorMapDecl:
-    """`\\! tmap NAME ARRAY ROWS,COLS [swizzled]`."""
+    """`\\! tmap NAME ARRAY ROWS,COLS [swizzled|swizzled64|swizzled32]`."""
     words = [w for w, _ in args]
-    swz = len(words) == 4 and words[-1].lower() == "swizzled"
+    swz = SWIZZLE_WORDS.get(words[-1].lower(), 0) if len(words) == 4 else 0
     box = "".join(words[2:3]).split(",")
     if len(words) != (4 if swz else 3) or len(box) != 2 or not all(re.fullmatch(r"[0-9]+", b) for b in box):
         raise ForthError("write `\\! tmap NAME ARRAY ROWS,COLS [swizzled]`, e.g. `\\! tmap tA A 64,64 swizzled` "
-                         "(a tensor map of the array parameter A, boxes of 64 x 64 elements)", pos, directive)
+                         "(a tensor map of the array parameter A, boxes of 64 x 64 elements; swizzled: the 128-byte "
+                         "swizzle, swizzled64 and swizzled32 the 64- and 32-byte ones)", pos, directive)
     (name, ncol), (array, _) = args[0], args[1]
-    return TensorMapDecl(name, array, int(box[0]), int(box[1]), SWIZZLE_SPAN if swz else 0,
-                         SourcePos(pos.line, ncol, pos.text, pos.source))
+    return TensorMapDecl(name, array, int(box[0]), int(box[1]), swz, SourcePos(pos.line, ncol, pos.text, pos.source))
 
 
 def _check_tmap(t: TensorMapDecl, params: list[Param]) -> None:

@@ -520,14 +520,15 @@ class _Driver:
 
     def encode(self, ptr, dtype, rows, cols, row_bytes, box_rows, box_cols, swizzle):
         """cuTensorMapEncodeTiled of a rows x cols array at ptr, boxes of box_rows x box_cols (dimensions
-        innermost first; swizzle 128: CU_TENSOR_MAP_SWIZZLE_128B; L2 promotion 128B; out-of-bounds
+        innermost first; swizzle 128, 64, 32: CU_TENSOR_MAP_SWIZZLE_128B, _64B, _32B; L2 promotion 128B; out-of-bounds
         elements read as zeros): its 128 bytes."""
         cu = self.cu
         u64, u32 = cu.cuuint64_t, cu.cuuint32_t
         tmap = self.ok(cu.cuTensorMapEncodeTiled(
             cu.CUtensorMapDataType(dtype), 2, ptr, [u64(cols), u64(rows)], [u64(row_bytes)],
             [u32(box_cols), u32(box_rows)], [u32(1), u32(1)], cu.CUtensorMapInterleave(0),
-            cu.CUtensorMapSwizzle(3 if swizzle else 0), cu.CUtensorMapL2promotion(2), cu.CUtensorMapFloatOOBfill(0)))
+            cu.CUtensorMapSwizzle({32: 1, 64: 2, 128: 3}.get(swizzle, 0)), cu.CUtensorMapL2promotion(2),
+            cu.CUtensorMapFloatOOBfill(0)))
         return np.array([int(w) for w in tmap.opaque], np.uint64)
 
     def launch(self, grid, block, stream, args):
