@@ -457,6 +457,7 @@ class CpuBackend(Backend):
         self._all = AllocTable()  # every allocation, the host's own too (read and write find them)
         self.shared_addr = 0
         self.shared_size = 0
+        self.launch_serial = 0  # launches so far
         self._shared_of: dict[int, int] = {}  # worker -> its shared region (workers 1 up)
         self.clock = np.zeros(1, np.int64)  # the race detector's fence clock (one for all workers)
         # the warp ops of a launch step, one worker at a time while races are checked (WarpOps.run_blocks):
@@ -682,7 +683,7 @@ class CpuBackend(Backend):
         return model(self).describe(thread, addr, aux, where, word)
 
     def mbarrier_phases(self) -> list:
-        """The mbarrier phases the last launch's first block completed (mbarriers.py; .PIPE shows them)."""
+        """The mbarrier phases the last launch's blocks completed (mbarriers.py; .PIPE shows a block's)."""
         from . import mbarriers
         return mbarriers.phases(self)
 
@@ -909,6 +910,7 @@ class CpuBackend(Backend):
         if shape is not self.shape and shape != self.shape:
             raise ValueError(f"launch over {shape}, but the stacks are {self.shape}'s: set_shape first")
         handle.launches += 1
+        self.launch_serial += 1  # what the models tell one launch's blocks by (mbarriers.py: .PIPE's phases)
         if handle.loops and handle.tier == TIER_CHEAP:
             self._tier_up(handle)
         shared = self.shared_base()  # first: making the region rebuilds the allocation table

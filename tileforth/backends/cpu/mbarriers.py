@@ -51,7 +51,7 @@ if TYPE_CHECKING:
 
 I64 = ir.IntType(64)
 WARP = 32
-PHASES_MAX = 512  # completed phases .PIPE keeps of a launch's first block
+PHASES_MAX = 4096  # completed phases .PIPE keeps of a launch (of all its blocks, as they complete)
 TMA_ID_BASE = 1 << 30  # the pending shadow's ids of TMA boxes (cp.async's count up from 1)
 Error = Callable[[str, str], ForthError]
 
@@ -110,7 +110,7 @@ def model(backend: Any) -> "Mbarriers":
 
 
 def phases(backend: Any) -> list[PhaseDone]:
-    """The completed mbarrier phases of the last launch's first block that used mbarriers (.PIPE)."""
+    """The completed mbarrier phases of the last launch that used mbarriers, every block's (.PIPE)."""
     m = _MODELS.get(backend)
     return list(m.phases) if m is not None else []
 
@@ -127,8 +127,8 @@ class Mbarriers:
         self._blocks: dict[int, Block] = {}  # by context
         self._next = TMA_ID_BASE
         self._lock = threading.Lock()
-        self.phases: list[PhaseDone] = []  # the completed phases of the last launch's first block (.PIPE)
-        self._logged: tuple[Any, int] | None = None  # (that launch, that block)
+        self.phases: list[PhaseDone] = []  # the completed phases of the last launch's blocks (.PIPE)
+        self._logged: Any = None  # that launch (the backend's launch_serial)
 
     # ---- naming ---------------------------------------------------------------------------------
     def where(self, off: int) -> str:
@@ -149,8 +149,9 @@ class Mbarriers:
         if st is not None and st.launch is launch:
             self._forget_boxes(st)
         st = self._blocks[ctx.ctypes.data] = Block(launch, block)
-        if self._logged is None or self._logged[0] is not launch:  # a new launch: its first block is logged
-            self._logged, self.phases = (launch, block), []
+        serial = getattr(self.be, "launch_serial", 0)
+        if self._logged != serial:  # a new launch (every worker's context): its blocks' phases are logged
+            self._logged, self.phases = serial, []
         return st
 
     def _forget_boxes(self, st: Block) -> None:
@@ -244,9 +245,10 @@ class Mbarriers:
             mine = launch.pending[chunks] >= TMA_ID_BASE + 1
             launch.pending[chunks[mine]] = 0
         bar.boxes = []
-        if self._logged == (st.launch, st.block) and len(self.phases) < PHASES_MAX:
+        if len(self.phases) < PHASES_MAX:
             off = next(o for o, b in st.barriers.items() if b is bar)
-            self.phases.append(PhaseDone(off, self.where(off), bar.phase, bar.count, bar.announced, bar.landed))
+            self.phases.append(PhaseDone(off, self.where(off), bar.phase, bar.count, bar.announced, bar.landed,
+                                         st.block))
         bar.phase += 1
         bar.pending = bar.count
         bar.arrived = set()

@@ -19,6 +19,7 @@ from ...front.reader import Token
 from ...front.tree import Prim
 from ..launcherrors import word_at
 from ..pipeview import make as make_pipe
+from ..pipeview import ranges_text
 from ..smemtiles import session_tiles
 from .inspection import INSPECT_GROUP, show
 from .definitions import _define
@@ -112,6 +113,20 @@ def _watch(f: "Forth") -> None:
 def w_pipe(f: "Forth", tok: Token) -> None:
     f.flush_segment()
     show(f, make_pipe(f))
+
+
+@host(".PIPE-BLOCK", "( n -- )", "Show .PIPE with the mbarrier phases block n of the last launch completed (n the "
+      "block's linear index in the grid; .PIPE shows the first block's).",
+      "2 1 1 GRID 32 1 1 THREADS 8 SHARED: bar  TID-X 0= IF bar 1 MBAR-INIT MBAR-FENCE bar MBAR-ARRIVE THEN  "
+      "bar 0 MBAR-WAIT  1 .PIPE-BLOCK", wordset="tileforth", group=INSPECT_GROUP)
+def w_pipe_block(f: "Forth", tok: Token) -> None:
+    (n,) = f.pop_uniform(1, ".PIPE-BLOCK")
+    f.flush_segment()
+    view = make_pipe(f, n)
+    if view.phases and n not in view.blocks():
+        raise ForthError(f".PIPE-BLOCK: block {n} of the last launch completed no mbarrier phase; blocks "
+                         f"{ranges_text(view.blocks())} did: give one of those", tok.pos, tok.text)
+    show(f, view)
 
 
 @host("SMEM-TILE", "( rows cols type stages -- )", "Declare a ring of stages tiles of rows x cols elements of "
