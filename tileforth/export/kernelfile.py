@@ -834,8 +834,8 @@ def run_kernel_file(f: Forth, spec: KernelSpec, values: dict[str, Value],
             from None
     values = _given(spec, values, cli)
     sizes = _sizes(spec, values, cli)
-    scalars = tuple(scalar_value(p, values[p.name.upper()], f.machine.float_bits) if p.kind == "float"
-                    else scalar_value(p, values[p.name.upper()]) for p in spec.params if p.count is None)
+    scalars = tuple(_scalar_of(p, values[p.name.upper()], f.machine.float_bits) for p in spec.params
+                    if p.count is None)
     key = (_spec_key(spec), f.backend.name, f.machine.float_bits, f.checked, tuple(sorted(sizes.items())), scalars)
     prepared = _PREPARED.get(f)
     if prepared is not None and prepared.current(f, key):
@@ -932,8 +932,14 @@ def _spec_key(spec: KernelSpec) -> tuple:
 
 
 def _prepared_names(spec: KernelSpec) -> list[str]:
-    return [item.name.upper() for item in [*spec.params, *spec.shared, *(s for s in spec.setup if s.name),
-                                           *spec.tmaps]]
+    names = [p.name for p in spec.params] + [s.name for s in spec.shared] + [s.name for s in spec.setup if s.name]
+    return [n.upper() for n in names + [t.name for t in spec.tmaps]]
+
+
+def _scalar_of(p: Param, v: Value, float_bits: int) -> int | float:
+    """What the body sees of scalar p given as v (scalar_value, a float at the session's width)."""
+    assert not isinstance(v, np.ndarray)  # _given checked the scalars
+    return scalar_value(p, v, float_bits) if p.kind == "float" else scalar_value(p, v)
 
 
 KERNEL_ADDRESS_HINT = ("use an address inside a parameter array (`\\! param NAME TYPE[N]`) or a shared one "
