@@ -21,7 +21,15 @@ from tileforth.core.compile.machine import Machine
 from tileforth.core.compile import state as S
 from tileforth.core.compile.codegen import HELPERS
 from tileforth.core.compile.heapgen import HEAP_ALLOCATE, HEAP_FREE, HEAP_THROW
-from tileforth.core.compile.target import HELPERS_IR, Backend, Capabilities, LaunchResult, LaunchShape, fill_context
+from tileforth.core.compile.target import (
+    HELPERS_IR,
+    OPTIN_SHARED_BYTES,
+    Backend,
+    Capabilities,
+    LaunchResult,
+    LaunchShape,
+    fill_context,
+)
 from tileforth.core.errors import ForthError
 from tileforth.core.heldsigint import held
 from tileforth.core.compile.addresses import ADDRS_MAX, AddressTable
@@ -424,8 +432,9 @@ class CpuBackend(Backend):
     name = "cpu"
     # the emulator runs every thread: 16M threads (a 4096x4096 grid of one thread per element) already take
     # minutes, so more is refused at GRID/THREADS rather than left to run (or to fill the memory) for hours
+    # shared memory: what an H100/H200 block may opt in to (its region is made at the size a launch uses)
     caps = Capabilities(host_memory=True, races=True, element_types=True, access_trace=True, device_heap=True,
-                        max_threads=1 << 24)
+                        max_threads=1 << 24, shared_bytes=OPTIN_SHARED_BYTES)
 
     def __init__(self, machine: Machine = DEFAULT_MACHINE) -> None:
         self.machine = machine  # the session's settings: the float type, the stacks' and the output's capacities
@@ -452,6 +461,7 @@ class CpuBackend(Backend):
         self._all = AllocTable()  # every allocation, the host's own too (read and write find them)
         self.shared_addr = 0
         self.shared_size = 0
+        self.launch_serial = 0  # launches so far
         self._shared_of: dict[int, int] = {}  # worker -> its shared region (workers 1 up)
         self.clock = np.zeros(1, np.int64)  # the race detector's fence clock (one for all workers)
         # the warp ops of a launch step, one worker at a time while races are checked (WarpOps.run_blocks):
@@ -678,7 +688,7 @@ class CpuBackend(Backend):
         return model(self).describe(thread, addr, aux, where, word)
 
     def mbarrier_phases(self) -> list:
-        """The mbarrier phases the last launch's first block completed (mbarriers.py; .PIPE shows them)."""
+        """The mbarrier phases the last launch's blocks completed (mbarriers.py; .PIPE shows a block's)."""
         from . import mbarriers
         return mbarriers.phases(self)
 
@@ -912,6 +922,7 @@ class CpuBackend(Backend):
         if shape is not self.shape and shape != self.shape:
             raise ValueError(f"launch over {shape}, but the stacks are {self.shape}'s: set_shape first")
         handle.launches += 1
+        self.launch_serial += 1  # what the models tell one launch's blocks by (mbarriers.py: .PIPE's phases)
         if handle.loops and handle.tier == TIER_CHEAP:
             self._tier_up(handle)
         shared = self.shared_base()  # first: making the region rebuilds the allocation table

@@ -329,6 +329,16 @@ class Target(ABC):
 
 
 STATIC_SHARED_BYTES = 48 * 1024  # shared memory a kernel may declare statically (and use without an opt-in)
+# the most shared memory a block may opt in to (CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN on
+# sm_90 and sm_100: 227 KiB), as dynamic shared memory: its size given at launch, past 48 KiB with
+# cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES) first
+OPTIN_SHARED_BYTES = 227 * 1024
+
+
+def dynamic_shared(nbytes: int) -> int:
+    """The dynamic shared memory an exported kernel of `nbytes` of shared memory takes at launch: 0 when
+    they fit in a static array (at most STATIC_SHARED_BYTES), else all of them."""
+    return nbytes if nbytes > STATIC_SHARED_BYTES else 0
 
 
 @record(frozen=True)
