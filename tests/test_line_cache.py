@@ -234,3 +234,20 @@ def test_the_cache_is_bounded(f):
     for i in range(LINES_KEPT + 10):
         f.eval(f"{i} DROP")
     assert len(f.lines.lines) == LINES_KEPT
+
+
+def test_a_kept_line_moved_to_another_line_has_the_shape_line_shape_gives(f):
+    """The LineShape of a kept line on a new line number (linecache._moved) is the one linekey.line_shape
+    computes for its moved nodes: key, literals, which node reads which literal, every position."""
+    from tileforth.core.front.linekey import line_shape
+    from tileforth.core.session.linecache import _moved
+
+    f.eval("3 1.5e0 2.5e0 F+ 7 DUP * 1 PICK 2DROP FDROP 1 2 2DROP DROP", line=4)
+    (kept,) = f.lines.lines.values()
+    moved = _moved(kept, 11)
+    want = line_shape(moved.nodes)
+    got = moved.shape
+    assert got.key == want.key and got.lits == want.lits and got.lit_slot == want.lit_slot
+    assert got.positions == want.positions and got.pos_slot == want.pos_slot
+    assert [n.pos.line for n in moved.nodes] == [11] * len(moved.nodes)
+    assert [(n.pos.col, type(n)) for n in moved.nodes] == [(n.pos.col, type(n)) for n in kept.nodes]

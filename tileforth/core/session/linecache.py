@@ -25,7 +25,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..errors import SourcePos
-from ..front.linekey import LineShape, line_shape
+from ..front.linekey import LineShape
 from ..records import record
 
 if TYPE_CHECKING:
@@ -110,18 +110,28 @@ class LineCache:
 
 
 def _moved(kept: KeptLine, line: int) -> KeptLine:
-    """The kept line with its nodes' positions on line `line` (copies: a node is never changed)."""
+    """The kept line with its nodes' positions on line `line` (copies: a node is never changed), and its
+    LineShape for those nodes: the same key and literals, its slots and positions those of the copies."""
     moved: dict[int, SourcePos] = {}
+    copies: dict[int, Node] = {}  # id(kept node) -> its copy
     nodes = []
     for n in kept.nodes:
-        pos = getattr(n, "pos", None)
         copy = _new(type(n))
-        copy.__dict__.update(n.__dict__)
+        state = copy.__dict__
+        state.update(n.__dict__)
+        pos = state.get("pos")
         if pos is not None:
             p = moved.get(id(pos))
             if p is None:
                 p = moved[id(pos)] = SourcePos(line, pos.col, pos.text, pos.source)
-            copy.__dict__["pos"] = p
+            state["pos"] = p
+        copies[id(n)] = copy
         nodes.append(copy)
-    return KeptLine(kept.keys, kept.entries, kept.context, nodes,
-                    None if kept.shape is None else line_shape(nodes), line)
+    old = kept.shape
+    shape = None
+    if old is not None:  # (what line_shape(nodes) gives, without its walk: the nodes are flat)
+        shape = LineShape(old.key, old.lits, {id(copies[i]): k for i, k in old.lit_slot.items()},
+                          [None if p is None else moved[id(p)] for p in old.positions],
+                          {id(moved[i]): k for i, k in old.pos_slot.items()})
+    return KeptLine(kept.keys, kept.entries, kept.context, nodes, shape, line)
+
