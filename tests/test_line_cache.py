@@ -251,3 +251,20 @@ def test_a_kept_line_moved_to_another_line_has_the_shape_line_shape_gives(f):
     assert got.positions == want.positions and got.pos_slot == want.pos_slot
     assert [n.pos.line for n in moved.nodes] == [11] * len(moved.nodes)
     assert [(n.pos.col, type(n)) for n in moved.nodes] == [(n.pos.col, type(n)) for n in kept.nodes]
+
+
+def test_a_kept_line_that_stores_into_base_and_fails_puts_base_back(f):
+    """A kept line's undo copies the stacks and data space's pointers, not the dictionary (device code
+    cannot change it): BASE, which device code can store into, still comes back."""
+    for _ in range(2):
+        f.eval("5 16")
+        f.eval("BASE ! DROP")
+        assert f.base() == 16
+        f.eval("DECIMAL")
+    f.eval("16")
+    before = f.lines.hits
+    with pytest.raises(ForthError, match="underflow"):
+        f.eval("BASE ! DROP")  # stores 16 into BASE, then DROP finds the stack empty
+    assert f.lines.hits == before + 1
+    assert f.base() == 10 and f.data_stack() == [16]
+    assert f.eval("255 .") == "255 "

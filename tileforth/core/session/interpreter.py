@@ -147,9 +147,9 @@ class SessionSnapshot:
     """What a failed line restores, part by part (the definition being built is abandoned)."""
 
     device: DeviceSnapshot
-    words: DictionarySnapshot
+    words: DictionarySnapshot | None  # None: the line cannot change it (a kept line: device code alone)
     space: DataSnapshot
-    text: InputSnapshot
+    text: InputSnapshot | None
 
 
 class Forth:
@@ -471,21 +471,24 @@ class Forth:
 
     # ---- the outer interpreter ---------------------------------------------------
     def _eval(self, source: str, source_name: str | None = None, spanning: bool = False, first_line: int = 1) -> str:
-        snap = self._snapshot()
-        self.out_parts = []
-        self.line_timing = {"compile": 0.0, "run": 0.0, "read": 0.0}  # summed over the line's launches
-        self.warnings = []
-        self.backend.reset_abort()  # an interrupt belongs to one line: it lasts until that line ends
         name = source_name or "<input>"
-        reader = Reader(source, name, first_line)
-        self.reader = self.line_reader = reader
-        tok: Token | None = None
         kept = rec = None
         if self._line_ready(source):
             context = self._line_context()
             kept = self.lines.find(self.words, context, source, name, first_line)
             if kept is None:
-                rec = self._recording = Recording(context)
+                rec = Recording(context)
+        # a kept line is device code alone: it can change the stacks, the tiles and memory (BASE), never
+        # the dictionary or the input, so its undo copies neither
+        snap = self._snapshot(device_only=kept is not None)
+        self._recording = rec
+        self.out_parts = []
+        self.line_timing = {"compile": 0.0, "run": 0.0, "read": 0.0}  # summed over the line's launches
+        self.warnings = []
+        self.backend.reset_abort()  # an interrupt belongs to one line: it lasts until that line ends
+        reader = Reader(source, name, first_line)
+        self.reader = self.line_reader = reader
+        tok: Token | None = None
         try:
             line = None
             if kept is not None:  # read before, and reading it again would give the same segment: it runs
@@ -888,7 +891,11 @@ class Forth:
         self.device.last_timing = {"compile": 0.0, "run": 0.0, "read": 0.0}
 
     # ---- state: snapshots and host access to the stacks -----------------------------
-    def _snapshot(self) -> SessionSnapshot:
+    def _snapshot(self, device_only: bool = False) -> SessionSnapshot:
+        """What a failed line restores; `device_only`: for a line of device code alone, which cannot
+        change the dictionary or the input (a kept line, linecache.py)."""
+        if device_only:
+            return SessionSnapshot(self.device.snapshot(), None, self.space.snapshot(), None)
         return SessionSnapshot(self.device.snapshot(), self.words.snapshot(), self.space.snapshot(),
                                self.text.snapshot())
 
@@ -899,10 +906,12 @@ class Forth:
         undo(lambda: self._restore_parts(snap))
 
     def _restore_parts(self, snap: SessionSnapshot) -> None:
-        self.text.restore(snap.text)
+        if snap.text is not None:
+            self.text.restore(snap.text)
         self.space.restore(snap.space)
         self.device.restore(snap.device)
-        self.words.restore(snap.words)
+        if snap.words is not None:
+            self.words.restore(snap.words)
         self.builder.abandon()
 
     def base(self) -> int:
