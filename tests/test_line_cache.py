@@ -268,3 +268,22 @@ def test_a_kept_line_that_stores_into_base_and_fails_puts_base_back(f):
     assert f.lines.hits == before + 1
     assert f.base() == 10 and f.data_stack() == [16]
     assert f.eval("255 .") == "255 "
+
+
+@pytest.mark.parametrize("lines, line", [
+    # DOES> at the prompt gives the word CREATE made last new code (a new entry of that name)
+    (["CREATE x 5 ,", "DOES> @ 100 + ;"], "x ."),
+    # TO stores a VALUE's new value; IS gives a DEFER word another word to run
+    (["5 VALUE v", "7 TO v"], "v ."),
+    ([": one 1 ; : two 2 ; DEFER d ' one IS d", "' two IS d"], "d ."),
+])
+def test_words_changed_by_does_to_and_is_print_what_gforth_prints(f, lines, line):
+    """A kept line that names a word DOES>, TO or IS changes afterwards prints the new behaviour."""
+    first, change = lines
+    f.eval(first)
+    f.eval(line)
+    f.eval(line)  # kept (where it can be)
+    f.eval(change)
+    out = f.eval(line)
+    expected = gforth.output(f"{first}\n{change}\n{line}").strip()
+    assert out.strip() == expected
