@@ -492,7 +492,7 @@ class Forth:
         try:
             line = None
             if kept is not None:  # read before, and reading it again would give the same segment: it runs
-                reader.row = len(reader.lines)  # (read to its end, as the loop below leaves it)
+                reader.row, line = len(reader.lines), first_line  # (read to its end, as the loop below leaves it)
                 self.segment = segment = list(kept.nodes)
                 self._kept = (segment, kept.shape)
                 self._end_of_line()
