@@ -234,6 +234,10 @@ def test_the_cache_is_bounded(f):
     for i in range(LINES_KEPT + 10):
         f.eval(f"{i} DROP")
     assert len(f.lines.lines) == LINES_KEPT
+    oldest, next_oldest = list(f.lines.lines)[:2]
+    f.eval(oldest[0], line=5)  # used again (on another line): the most recently used now
+    f.eval("-1 DROP")  # one more: the least recently used goes
+    assert oldest in f.lines.lines and next_oldest not in f.lines.lines
 
 
 def test_a_kept_line_moved_to_another_line_has_the_shape_line_shape_gives(f):

@@ -68,9 +68,6 @@ class LineCache:
         self.lines: dict[tuple[str, str], KeptLine] = {}  # (text, source name) -> the line, in order of use
         self.hits = 0  # lines served from here (tests read it)
 
-    def clear(self) -> None:
-        self.lines.clear()
-
     def keep(self, text: str, source: str, first_line: int, rec: Recording) -> None:
         """A line read in full with one segment, launched at its end, that did not fail."""
         if rec.nodes is None:
@@ -101,10 +98,8 @@ class LineCache:
                     return None
         if kept.line != first_line:
             kept = _moved(kept, first_line)
-            self.lines[(text, source)] = kept
-        else:  # the most recently used last
-            del self.lines[(text, source)]
-            self.lines[(text, source)] = kept
+        del self.lines[(text, source)]  # (the most recently used last)
+        self.lines[(text, source)] = kept
         self.hits += 1
         return kept
 
