@@ -246,8 +246,10 @@ def test_a_kept_line_moved_to_another_line_has_the_shape_line_shape_gives(f):
     from tileforth.core.front.linekey import line_shape
     from tileforth.core.session.linecache import _moved
 
-    f.eval("3 1.5e0 2.5e0 F+ 7 DUP * 1 PICK 2DROP FDROP 1 2 2DROP DROP", line=4)
+    f.eval(": sq DUP * ;")
+    f.eval("3 1.5e0 2.5e0 F+ 7 sq 1 PICK 2DROP FDROP 1 2 2DROP 5. 2DROP DROP", line=4)  # 5.: two cells, one position
     (kept,) = f.lines.lines.values()
+    assert {type(n).__name__ for n in kept.nodes} == {"Lit", "FLit", "Prim", "Call"}
     moved = _moved(kept, 11)
     want = line_shape(moved.nodes)
     got = moved.shape
@@ -255,6 +257,9 @@ def test_a_kept_line_moved_to_another_line_has_the_shape_line_shape_gives(f):
     assert got.positions == want.positions and got.pos_slot == want.pos_slot
     assert [n.pos.line for n in moved.nodes] == [11] * len(moved.nodes)
     assert [(n.pos.col, type(n)) for n in moved.nodes] == [(n.pos.col, type(n)) for n in kept.nodes]
+    assert [{k: v for k, v in vars(n).items() if k != "pos"} for n in moved.nodes] == \
+        [{k: v for k, v in vars(n).items() if k != "pos"} for n in kept.nodes]
+    assert moved.nodes[0].pos == type(kept.nodes[0].pos)(11, 1, kept.nodes[0].pos.text, "<input>")
 
 
 def test_a_kept_line_that_stores_into_base_and_fails_puts_base_back(f):

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import SourcePos
 from ..front.linekey import LineShape
+from ..front.reader import position
 from ..records import record
 
 if TYPE_CHECKING:
@@ -46,6 +47,7 @@ class KeptLine:
     nodes: list["Node"]  # its segment
     shape: LineShape | None  # the segment's LineShape (None: a segment of literals, which compiles no kernel)
     line: int  # the number of the line its positions name
+    lit_nodes: tuple[tuple[int, int], ...] = ()  # (node index, its literal's index in shape.lits)
 
 
 class Recording:
@@ -76,8 +78,10 @@ class LineCache:
         lines.pop((text, source), None)
         while len(lines) >= LINES_KEPT:
             del lines[next(iter(lines))]
+        slot = {} if rec.shape is None else rec.shape.lit_slot
+        lits = tuple((i, slot[id(n)]) for i, n in enumerate(rec.nodes) if id(n) in slot)
         lines[(text, source)] = KeptLine(tuple(rec.keys), tuple(rec.entries), rec.context, rec.nodes, rec.shape,
-                                         first_line)
+                                         first_line, lits)
 
     def find(self, words: "Dictionary", context: tuple, text: str, source: str, first_line: int) -> KeptLine | None:
         """The kept line of this text, on line `first_line`, if reading it again would give the same segment:
@@ -106,27 +110,27 @@ class LineCache:
 
 def _moved(kept: KeptLine, line: int) -> KeptLine:
     """The kept line with its nodes' positions on line `line` (copies: a node is never changed), and its
-    LineShape for those nodes: the same key and literals, its slots and positions those of the copies."""
+    LineShape for those nodes: what line_shape gives for them, made in the same pass, since a kept
+    segment is flat (no node of it has a body): the same key and literals, the copies' positions in
+    order, and the literals read by the copies at the same places."""
     moved: dict[int, SourcePos] = {}
-    copies: dict[int, Node] = {}  # id(kept node) -> its copy
-    nodes = []
-    for n in kept.nodes:
-        copy = _new(type(n))
-        state = copy.__dict__
-        state.update(n.__dict__)
+    nodes: list[Node] = []
+    positions: list[SourcePos | None] = []
+    first: dict[int, int] = {}  # id(a moved position) -> the first node that has it
+    for i, n in enumerate(kept.nodes):
+        state = dict(n.__dict__)
         pos = state.get("pos")
         if pos is not None:
             p = moved.get(id(pos))
             if p is None:
-                p = moved[id(pos)] = SourcePos(line, pos.col, pos.text, pos.source)
-            state["pos"] = p
-        copies[id(n)] = copy
+                p = moved[id(pos)] = position(line, pos.col, pos.text, pos.source)
+                first[id(p)] = i
+            state["pos"] = pos = p
+        positions.append(pos)
+        copy = _new(type(n))
+        copy.__dict__ = state
         nodes.append(copy)
     old = kept.shape
-    shape = None
-    if old is not None:  # (what line_shape(nodes) gives, without its walk: the nodes are flat)
-        shape = LineShape(old.key, old.lits, {id(copies[i]): k for i, k in old.lit_slot.items()},
-                          [None if p is None else moved[id(p)] for p in old.positions],
-                          {id(moved[i]): k for i, k in old.pos_slot.items()})
-    return KeptLine(kept.keys, kept.entries, kept.context, nodes, shape, line)
-
+    shape = None if old is None else LineShape(old.key, old.lits, {id(nodes[i]): k for i, k in kept.lit_nodes},
+                                               positions, first)
+    return KeptLine(kept.keys, kept.entries, kept.context, nodes, shape, line, kept.lit_nodes)
