@@ -22,6 +22,7 @@ so errors name it.
 """
 from __future__ import annotations
 
+from operator import is_
 from typing import TYPE_CHECKING, Any
 
 from ..errors import SourcePos
@@ -90,16 +91,10 @@ class LineCache:
         if kept is None or kept.context != context:
             return None
         order = words.order
-        if len(order) == 1:  # (the common search order: one dict read a name)
-            get = words.wordlists[order[0] - 1].get
-            for key, entry in zip(kept.keys, kept.entries):
-                if get(key) is not entry:
-                    return None
-        else:
-            lookup = words.lookup
-            for key, entry in zip(kept.keys, kept.entries):
-                if lookup(key) is not entry:
-                    return None
+        # (the common search order, one word list: one dict read a name, the loop in C)
+        find = words.wordlists[order[0] - 1].get if len(order) == 1 else words.lookup
+        if not all(map(is_, map(find, kept.keys), kept.entries)):  # each the very entry it found
+            return None
         if kept.line != first_line:
             kept = _moved(kept, first_line)
         del self.lines[(text, source)]  # (the most recently used last)
