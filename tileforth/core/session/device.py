@@ -28,6 +28,7 @@ from ..records import record
 if TYPE_CHECKING:
     from ..compile.codegen import Sites
     from ..compile.compiler import Compiler
+    from ..front.linekey import LineShape
     from ..front.tree import Node
 
 DEFAULT_STEPS = 1 << 26
@@ -158,13 +159,15 @@ class Device:
         self.shape = shape
 
     def launch(self, nodes: list["Node"], compiler: "Compiler", key: tuple, base_addr: int,
-               shared_bytes: int, sites: "Sites") -> tuple[LaunchResult, list[Tile]]:
+               shared_bytes: int, sites: "Sites", line: "LineShape | None" = None) -> tuple[LaunchResult, list[Tile]]:
         """Compile `nodes` (or take them from the cache under the segment's structure, linekey.py,
         with `key`, what else changes its code) and launch them over the shape, the segment's
         literals as launch data and its sites at its positions; returns what the launch left and
-        the tile stack the kernel ends with."""
+        the tile stack the kernel ends with. `line`: the segment's LineShape, where the caller has
+        it (a line run again: session/linecache.py)."""
         shape = self.shape
-        line = line_shape(nodes)
+        if line is None:
+            line = line_shape(nodes)
         key = (shape.grid, shape.block, self.backend.machine, self.checked, tuple(self.tiles), *key, line.key,
                DEBUG.on,  # a debug launch's kernel stops at each word (core/session/debugger.py): a kernel of its own
                self.backend.current_device)  # a kernel is loaded into one device's context (DEVICE)
