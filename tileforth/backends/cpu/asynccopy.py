@@ -654,17 +654,24 @@ class AsyncCopies:
         if not reads.size:
             return
         src, nb = t.src[reads], t.nbytes[reads]
-        lo, hi = int(src.min()), int((src + nb).max())
-        view = self.be.allocation_view(lo, hi - lo)
+        changed = np.zeros(len(reads), np.bool_)
         lane = np.arange(CHUNK)
-        if view is not None:  # the common case: one allocation holds every source
-            now = view[np.minimum((src - lo)[:, None] + lane, len(view) - 1)]
-            changed = ((now != t.data[reads]) & (lane < nb[:, None])).any(axis=1)
-        else:
-            changed = np.zeros(len(reads), np.bool_)
-            for i, (a, k) in enumerate(zip(src.tolist(), nb.tolist())):
-                cur = self.be.allocation_view(a, k)
-                changed[i] = cur is not None and bool((cur != t.data[reads[i], :k]).any())
+        table = self.be.alloc_table
+        # the sources by the allocation row they start in (A's and B's, say): one numpy compare for each
+        # allocation that holds all of its group's bytes; the thread-by-thread compare for what is left
+        where = np.searchsorted(table[:, 0], src, side="right") if len(table) else np.zeros(len(src), np.int64)
+        for k in np.unique(where).tolist():
+            sel = np.flatnonzero(where == k)
+            s, n = src[sel], nb[sel]
+            lo, hi = int(s.min()), int((s + n).max())
+            view = self.be.allocation_view(lo, hi - lo)
+            if view is not None:
+                now = view[np.minimum((s - lo)[:, None] + lane, len(view) - 1)]
+                changed[sel] = ((now != t.data[reads[sel]]) & (lane < n[:, None])).any(axis=1)
+                continue
+            for i, a, m in zip(sel.tolist(), s.tolist(), n.tolist()):
+                cur = self.be.allocation_view(a, m)
+                changed[i] = cur is not None and bool((cur != t.data[reads[i], :m]).any())
         if changed.any():
             c = t.record(int(reads[int(np.argmax(changed))]))
             a = int(t.src[reads[int(np.argmax(changed))]])
