@@ -75,6 +75,8 @@ KEEP_LAUNCHES = 256  # launch contexts whose state is kept (describe reads the l
 PIPE_STEPS = 16  # the waits per warp of a launch's first block that .PIPE keeps
 EPOCH_BITS = (1 << 39) - 1  # the epoch bits of a trace record (races.py: size | epoch << 8)
 
+_LANE = np.arange(CHUNK)  # a chunk's bytes
+
 
 def _c(v: int) -> ir.Constant:
     return ir.Constant(I64, v)
@@ -439,15 +441,20 @@ class AsyncCopies:
         thread-by-thread path does them, and words what is wrong)."""
         bs = self.be.block_size
         tids = rows[:, L.T_LINEAR]
-        ops = rows[:, L.T_OP:L.T_OP + 3]
-        gaddr, saddr, nbytes = ops[:, 0], ops[:, 1], ops[:, 2]
+        gaddr, saddr, nbytes = rows[:, L.T_OP], rows[:, L.T_OP + 1], rows[:, L.T_OP + 2]
         off = saddr - st.region
-        if ((nbytes < 0) | (nbytes > CHUNK) | ((saddr | gaddr) & (CHUNK - 1) != 0) | (off < 0)
-                | (off > st.size - CHUNK) | (tids // bs != st.block)).any():
+        whole = bool((nbytes == CHUNK).all())
+        if not whole and ((nbytes < 0) | (nbytes > CHUNK)).any():
+            return False
+        if ((saddr | gaddr) & (CHUNK - 1)).any() or int(off.min()) < 0 or int(off.max()) > st.size - CHUNK:
+            return False
+        if int(tids.min()) // bs != st.block or int(tids.max()) // bs != st.block:
             return False
         chunks = off >> 4
+        if (st.pending[chunks] > 0).any():
+            return False
         order = np.sort(chunks)
-        if (order[1:] == order[:-1]).any() or (st.pending[chunks] > 0).any():
+        if (order[1:] == order[:-1]).any():
             return False
         table = self.be.alloc_table
         if not len(table):
@@ -456,7 +463,10 @@ class AsyncCopies:
         if k < 0:
             return False
         lo, hi = int(table[k, 0]), int(table[k, 1])
-        if ((nbytes > 0) & ((gaddr < lo) | (gaddr + nbytes > hi))).any():
+        if whole:
+            if int(gaddr.min()) < lo or int(gaddr.max()) + CHUNK > hi:
+                return False
+        elif ((nbytes > 0) & ((gaddr < lo) | (gaddr + nbytes > hi))).any():
             return False
         src = self.be.allocation_view(lo, hi - lo)
         if src is None:
@@ -464,20 +474,25 @@ class AsyncCopies:
         if op.checked:
             epoch = rows[:, L.T_EPOCH] & 0xFFFFFFFF
             e = st.reads.reshape(-1, 2)[chunks]  # the chunks' last two readers
-            reader = (e & 0xFFFFFFFF) - 1
-            theirs = e >> 32
-            me = tids[:, None]
-            concurrent = np.where(reader // WARP == me // WARP, theirs == epoch[:, None],
-                                  theirs >> 16 == (epoch >> 16)[:, None])
-            if ((reader >= 0) & (reader != me) & (reader // bs == st.block) & concurrent).any():
-                return False
-            w = st.writes[chunks]
-            writer, theirs = (w & 0xFFFFFFFF) - 1, w >> 32
-            concurrent = np.where(writer // WARP == tids // WARP, theirs == epoch, theirs >> 16 == epoch >> 16)
-            if ((writer >= 0) & (writer != tids) & (writer // bs == st.block) & concurrent).any():
-                return False
-        lane = np.arange(CHUNK)
-        if (nbytes == CHUNK).all():  # the common case: whole chunks, inside the allocation
+            w = st.writes[chunks]  # and last writers
+            # an entry can be concurrent with this copy only when its thread had passed as many BARRIERs
+            # (bits 48 up of an entry: the BARRIERs of its epoch): the full rule only for those
+            bar = epoch >> 16
+            if ((((e >> 48) == bar[:, None]) & (e != 0)).any()
+                    or (((w >> 48) == bar) & (w != 0)).any()):
+                reader = (e & 0xFFFFFFFF) - 1
+                theirs = e >> 32
+                me = tids[:, None]
+                concurrent = np.where(reader // WARP == me // WARP, theirs == epoch[:, None],
+                                      theirs >> 16 == (epoch >> 16)[:, None])
+                if ((reader >= 0) & (reader != me) & (reader // bs == st.block) & concurrent).any():
+                    return False
+                writer, theirs = (w & 0xFFFFFFFF) - 1, w >> 32
+                concurrent = np.where(writer // WARP == tids // WARP, theirs == epoch, theirs >> 16 == epoch >> 16)
+                if ((writer >= 0) & (writer != tids) & (writer // bs == st.block) & concurrent).any():
+                    return False
+        lane = _LANE
+        if whole:  # the common case: whole chunks, inside the allocation
             data = src[(gaddr - lo)[:, None] + lane]
         else:
             idx = np.clip((gaddr - lo)[:, None] + lane, 0, len(src) - 1)
