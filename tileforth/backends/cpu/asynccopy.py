@@ -357,8 +357,14 @@ class AsyncCopies:
     def _trace(self, ctx: np.ndarray, rows: np.ndarray, site: int) -> None:
         """Append a write record per copy (thread, kind 1 | site << 2, shared address, 16 | epoch << 8)
         to the launch's trace, as tf_race appends a load's (the source's read is traced there, races.py)."""
+        self.append_trace(ctx, rows[:, L.T_LINEAR], 1 | site << 2, rows[:, L.T_OP + 1], rows[:, L.T_EPOCH], CHUNK)
+
+    def append_trace(self, ctx: np.ndarray, threads: np.ndarray, kind_site: int, addrs: np.ndarray,
+                     epochs: np.ndarray, size: int) -> None:
+        """Append one record per access (thread, kind | site << 2, address, size | epoch << 8) to the
+        launch's trace (PROFILE: accessprofile.py), as far as its capacity; those past it are counted."""
         addr, cap = int(ctx[L.CTX_TRACE]), int(ctx[L.CTX_TRACE_CAP])
-        n, m = int(ctx[L.CTX_TRACE_LEN]), len(rows)
+        n, m = int(ctx[L.CTX_TRACE_LEN]), len(threads)
         ctx[L.CTX_TRACE_LEN] = n + m
         keep = max(0, min(m, cap - n))
         if not keep:
@@ -367,11 +373,10 @@ class AsyncCopies:
             buf = (ctypes.c_int64 * (4 * cap)).from_address(addr)
             self._trace_view = (addr, np.ctypeslib.as_array(buf).reshape(cap, 4))
         rec = self._trace_view[1][n:n + keep]
-        r = rows[:keep]
-        rec[:, 0] = r[:, L.T_LINEAR]
-        rec[:, 1] = 1 | site << 2
-        rec[:, 2] = r[:, L.T_OP + 1]
-        rec[:, 3] = CHUNK | (r[:, L.T_EPOCH] & EPOCH_BITS) << 8
+        rec[:, 0] = threads[:keep]
+        rec[:, 1] = kind_site
+        rec[:, 2] = addrs[:keep]
+        rec[:, 3] = size | (epochs[:keep] & EPOCH_BITS) << 8
 
     # ---- performing the ops of the lanes parked at one site ---------------------------------------
     def perform(self, op: AsyncOp, rows: np.ndarray, ctx: np.ndarray, site: int,

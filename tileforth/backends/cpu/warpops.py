@@ -287,7 +287,9 @@ class WarpOps:
                 self.be.asyncs.note_readers(st, *readers)
             if writers is not None:
                 self.be.asyncs.note_writers(st, *writers)
-        for op, plan, stack, lanes, mine, _, _ in plans:
+        for op, plan, stack, lanes, mine, _, site in plans:
+            if isinstance(op, LdMatrix) and self.ctx[L.CTX_TRACE]:
+                self._trace_rows(op, plan[0], lo * bs + mine.astype(np.int64) * WARP, READ, site)
             self._perform_batch(op, plan, stack, len(mine))
             rows[lanes, L.T_STATUS] = L.ST_RUN
             self.ctx[L.CTX_STEPS_USED] += WARP_OP_STEPS * len(mine)
@@ -748,6 +750,18 @@ class WarpOps:
                 raise _Raced()
         return out
 
+    def _trace_rows(self, op: "LdMatrix | StMatrix", addrs: np.ndarray, rows: np.ndarray, kind: int,
+                    site: int) -> None:
+        """PROFILE's records of ldmatrix or stmatrix (a traced launch): each addressing lane's 16-byte row one
+        access of that lane (addrs: warps x (fragments x addressing lanes), as the warps' ops take them; rows:
+        each warp's first lane's record), so each instruction is one request of 16-byte accesses, served in
+        phases of 8 lanes, one 8x8 matrix each, as the hardware serves it (accessprofile.py)."""
+        per = 32 if op.tile.kind == "a" else 16  # .x4, or .x2: its addressing lanes (_lane_addresses)
+        lanes = rows[:, None] + np.tile(np.arange(per, dtype=np.int64), addrs.shape[1] // per)
+        thr = self.be.thr
+        self.be.asyncs.append_trace(self.ctx, thr[lanes.ravel(), L.T_LINEAR], kind | site << 2,
+                                    addrs.ravel(), thr[lanes.ravel(), L.T_EPOCH], 16)
+
     def ldmatrix(self, op: LdMatrix, ops: list[int], site: int, row: int = -1) -> np.ndarray:
         """ldmatrix.sync.aligned.m8n8 (.x4 for a, .x2.trans for b) as the PTX ISA describes it: the rows
         the lanes address form 8x8 matrices (matrix j: lanes 8j..8j+7); lane L receives register j =
@@ -760,6 +774,8 @@ class WarpOps:
             for bj in range(t.grid[1]):
                 addrs = self._lane_addresses(op, ops, site, (bi, bj))
                 mats = np.stack(self._shared_rows(op, addrs, site, False, row))
+                if row >= 0 and self.ctx[L.CTX_TRACE]:
+                    self._trace_rows(op, np.array([addrs], np.int64), np.array([row], np.int64), READ, site)
                 mats = mats.astype(np.float32).reshape(-1, 8, 8)  # (matrices, rows, 8)
                 block = out[bi * fr:(bi + 1) * fr, bj * fc:(bj + 1) * fc]
                 block[_frag_coords(t.kind)] = mats[_ldmatrix_map(op.lanes_kind)]
@@ -775,7 +791,10 @@ class WarpOps:
                 block = value[bi * fr:(bi + 1) * fr, bj * fc:(bj + 1) * fc]
                 regs = block[_frag_coords("acc")].astype(np.float32).reshape(WARP, MMA_ELEMS["acc"])
                 halves = regs.astype(dtype)  # rounded to nearest even, as cvt.rn does
-                mems = self._shared_rows(op, self._lane_addresses(op, ops, site, (bi, bj)), site, True, row)
+                addrs = self._lane_addresses(op, ops, site, (bi, bj))
+                mems = self._shared_rows(op, addrs, site, True, row)
+                if row >= 0 and self.ctx[L.CTX_TRACE]:
+                    self._trace_rows(op, np.array([addrs], np.int64), np.array([row], np.int64), WRITE, site)
                 for lane, mem in enumerate(mems):
                     j, r = lane >> 3, lane & 7
                     mem[:] = np.concatenate([halves[4 * r + q, 2 * j:2 * j + 2] for q in range(4)])
