@@ -1,5 +1,5 @@
 """demos/gemm_async.fth (issue 28, point 8): the Ampere GEMM recipe as a kernel file — a three-stage cp.async
-ring of shared tiles (B's 128-byte swizzled), ldmatrix, mma.sync m16n8k16, 4 warps of 64x64 warp tiles (each
+ring of shared tiles (A's and B's 128-byte swizzled), ldmatrix, mma.sync m16n8k16, 4 warps of 64x64 warp tiles (each
 one 4x8 TILE-GRID of m16n8 accumulators) in a 128x128 block tile.
 
 * `tileforth run` on the cpu backend gives C = A.B exactly (integer-valued bf16 inputs: every summation order

@@ -367,3 +367,21 @@ def test_a_copys_source_written_before_its_wait_is_an_error():
     f.eval(HAZ)
     f.eval(copy + "0 CP.WAIT  TID-X 1 = IF 7e g 34 + HF! THEN")
     assert shared_bytes(f, 64)[34:36].view(np.float16)[0] == 17  # RAMP: element 17 (g+34), not the 7 stored later
+
+
+def test_a_source_written_before_its_wait_is_found_in_either_of_two_arrays():
+    """Copies from two arrays at one wait (a GEMM's A and B): each array's sources are compared at once, and a
+    store into the second array between the CP.ASYNC and the wait is the error naming that array."""
+    f = Forth(backend="cpu")
+    f.eval("64 1 1 THREADS 32 16 F16 MATRIX g1  32 16 F16 MATRIX g2  RAMP g1  RAMP g2  64 16 F16 1 SMEM-TILE s")
+    copy = ("TID-X 32 < IF TID-X 32 * g1 + ELSE TID-X 32 - 32 * g2 + THEN  TID-X 32 * 0 s +  CP.ASYNC CP.COMMIT  ")
+    msg = run_error(f, copy + "TID-X 40 = IF 7e g2 258 + HF! THEN  0 CP.WAIT")
+    assert ("0 CP.WAIT: the global bytes at g2+256 (bytes) that thread 40's cp.async copy into stage 0 of s (row 40, "
+            "bytes 0..15 of the row) (its group 0) reads were written after its CP.ASYNC and before this wait") in msg, msg
+    f = Forth(backend="cpu")
+    f.eval("64 1 1 THREADS 32 16 F16 MATRIX g1  32 16 F16 MATRIX g2  RAMP g1  RAMP g2  64 16 F16 1 SMEM-TILE s")
+    f.eval(copy + "0 CP.WAIT BARRIER")  # no store: both arrays' rows land
+    staged = shared_bytes(f, 64 * 32).reshape(64, 32)[:, :16]
+    want = np.concatenate([f.array("g1").view(np.uint8).reshape(32, 32)[:, :16],
+                           f.array("g2").view(np.uint8).reshape(32, 32)[:, :16]])
+    assert (staged == want).all()
