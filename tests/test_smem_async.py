@@ -340,8 +340,8 @@ def test_a_copy_into_a_stage_a_warp_stored_a_tile_into_with_no_barrier_is_an_err
     f.eval(LANDED + "TID-X 32 < IF TZERO 0 s 16 TSTORE ELSE TZERO TDROP THEN BARRIER  TID-X 40 = IF g 0 s CP.ASYNC "
            "THEN CP.COMMIT 0 CP.WAIT")
     f.eval("128 1 1 THREADS  64 16 F32 1 SMEM-TILE s4")  # 64-byte rows: a warp's f32 16x16 tile is 16 rows
-    # (the copy model watches shared stores from the launch's first copy-model op on: an empty group here)
-    stores = "CP.COMMIT 0 CP.WAIT  TZERO  TID-X 32 / 1024 * 0 s4 + 16 TSTORE  "  # every warp its rows, one batched op
+    # (the launch's first op of the copy model comes after the stores: the model watches them from the start)
+    stores = "TZERO  TID-X 32 / 1024 * 0 s4 + 16 TSTORE  "  # every warp its rows, one batched op
     # each thread copies 16 bytes into the next warp's rows (warp 0 into warp 1's, ..., warp 3 into warp 0's)
     copy = "TID-X 16 * g +  TID-X 32 / 1+ 3 AND 1024 *  TID-X 31 AND 16 * + 0 s4 +  CP.ASYNC "
     msg = run_error(f, stores + copy + "CP.COMMIT 0 CP.WAIT")
@@ -385,3 +385,47 @@ def test_a_source_written_before_its_wait_is_found_in_either_of_two_arrays():
     want = np.concatenate([f.array("g1").view(np.uint8).reshape(32, 32)[:, :16],
                            f.array("g2").view(np.uint8).reshape(32, 32)[:, :16]])
     assert (staged == want).all()
+
+
+# ---- shared accesses before the launch's first copy op (the copy model watches a checked launch from its start) ----
+def test_a_store_before_the_first_copy_op_of_the_launch_is_seen_by_the_copy():
+    """Thread 0 stores into row 40 of a stage, then thread 40's CP.ASYNC (the launch's first copy) overwrites
+    it with no BARRIER between: a GPU may land either last."""
+    f = Forth(backend="cpu")
+    f.eval(HAZ)
+    line = f"TID-X 0= IF 7e {ROW40} HF! THEN  TID-X 40 = IF g {ROW40} CP.ASYNC THEN CP.COMMIT 0 CP.WAIT"
+    msg = run_error(f, line)
+    assert msg.startswith("line 1, column"), msg
+    assert ("CP.ASYNC: thread 40 copies into stage 0 of s (row 40, bytes 0..15 of the row), which thread 0 stored "
+            "into since the last BARRIER") in msg, msg
+    assert "put a BARRIER between the store and the CP.ASYNC" in msg
+    assert f.eval("2 3 + .") == "5 "  # the session goes on
+    # with the BARRIER: the copy lands over the store
+    f.eval(line.replace("HF! THEN", "HF! THEN BARRIER") + " BARRIER")
+    assert shared_bytes(f, 64 * 32)[40 * 32:40 * 32 + 16].tobytes() == f.array("g").tobytes()[:16]
+
+
+def test_a_read_before_the_first_copy_op_of_the_launch_is_seen_by_the_copy():
+    """Thread 63 reads row 0 of a stage, then thread 0's CP.ASYNC (the launch's first copy) refills it with no
+    BARRIER between: the read may see the copy's bytes on a GPU."""
+    f = Forth(backend="cpu")
+    f.eval(HAZ)
+    line = "TID-X 63 = IF 0 s HF@ FDROP THEN  TID-X 0= IF g 0 s CP.ASYNC THEN CP.COMMIT 0 CP.WAIT"
+    msg = run_error(f, line)
+    assert ("CP.ASYNC: thread 0 refills stage 0 of s (row 0, bytes 0..15 of the row) while thread 63 may still be "
+            "reading it (it read these bytes since the last BARRIER)") in msg, msg
+    assert "put a BARRIER between the last read of a stage and the CP.ASYNC that refills it" in msg
+    f.eval(line.replace("FDROP THEN", "FDROP THEN BARRIER"))
+    # a tile load before the first copy op too: warp 0 loads rows 0..15 (its first lane, thread 0, the
+    # reader), then thread 32 copies into row 0
+    msg = run_error(f, "TID-X 32 < IF 0 s 16 TLOAD-A TDROP THEN  TID-X 32 = IF g 0 s CP.ASYNC THEN CP.COMMIT 0 CP.WAIT")
+    assert "thread 32 refills stage 0 of s (row 0, bytes 0..15 of the row) while thread 0 may still be" in msg, msg
+
+
+def test_unchecked_the_store_and_the_copy_land_in_the_order_they_ran():
+    """The same store and copy with no BARRIER unchecked (no copy-model checks, as an exported kernel runs):
+    no error, and the copy lands at its wait over the store (the order the emulator ran them), as a GPU may."""
+    src = HAZ + f"TID-X 0= IF 7e {ROW40} HF! THEN  TID-X 40 = IF g {ROW40} CP.ASYNC THEN CP.COMMIT 0 CP.WAIT BARRIER"
+    f = Forth(backend="cpu", checked=False)
+    f.eval(src)
+    assert shared_bytes(f, 64 * 32)[40 * 32:40 * 32 + 16].tobytes() == f.array("g").tobytes()[:16]

@@ -27,9 +27,13 @@ the group (SmemTile.where):
   worker starts copying).
 
 The table ctx[CTX_ASYNC] points to: region, region bytes, the pending shadow's
-address (i32 per 16-byte chunk), the reads shadow's (two i64 per chunk). It is
-set when the launch's first async op is performed in that context, so launches
-without these words pay nothing but one load per checked access.
+address (i64 per 16-byte chunk), the reads shadow's (two i64 per chunk), the
+writes shadow's (one i64 per chunk). A checked launch of a session with
+SMEM-TILEs arms it before its blocks run in a context (`arm`: the shared
+stores and reads before the first copy op are watched too); elsewhere the
+launch's first async op in that context arms it, and launches without these
+words pay nothing but one load per checked access. The shadows are not cleared
+between a worker's blocks: every check compares the blocks of the two threads.
 """
 from __future__ import annotations
 
@@ -264,7 +268,8 @@ class AsyncCopies:
     def __init__(self, backend: Any) -> None:
         self.be = backend
         self.tiles: list[SmemTile] = []  # the session's SMEM-TILEs (words/smem.py keeps it)
-        self._launches: dict[int, Launch] = {}
+        self._launches: dict[int, Launch] = {}  # the contexts whose launch has performed a copy-model op
+        self._armed: dict[int, Launch] = {}  # armed (arm) before the first such op of the context's launch
         self._next = 1  # the next copy's id + 1 (ids are unique in the process, but for wrapping at 2**31)
         self._lock = threading.Lock()
         self._touched: set[int] = set()  # the contexts this launch used (finish() reads them)
@@ -281,22 +286,53 @@ class AsyncCopies:
         return f"shared byte {off}"
 
     def _launch(self, ctx: np.ndarray) -> Launch:
+        """The state of the launch ctx runs, made at its first copy-model op (or taken from `arm`'s)."""
         key = ctx.ctypes.data
         st = self._launches.get(key)
         if st is not None and ctx[L.CTX_ASYNC] == st.table.ctypes.data:
             return st
+        st = self._armed.pop(key, None)
+        if st is not None and ctx[L.CTX_ASYNC] == st.table.ctypes.data:
+            self._keep(key, st)
+            return st
+        st = self._new_launch(ctx)
+        self._keep(key, st)
+        return st
+
+    def _keep(self, key: int, st: Launch) -> None:
+        if len(self._launches) >= KEEP_LAUNCHES:  # the oldest contexts' launches are long over
+            for old in list(self._launches)[:KEEP_LAUNCHES // 2]:
+                del self._launches[old]
+        self._launches[key] = st
+
+    def _new_launch(self, ctx: np.ndarray) -> Launch:
+        """A fresh state for the launch ctx runs, its table armed in ctx."""
         region, size = int(ctx[L.CTX_SHARED]), max(int(ctx[L.CTX_SHARED_SIZE]), CHUNK)
         chunks = -(-size // CHUNK)
         pending, reads, writes = np.zeros(chunks, np.int64), np.zeros(2 * chunks, np.int64), np.zeros(chunks, np.int64)
         table = np.array([region, chunks * CHUNK, pending.ctypes.data, reads.ctypes.data, writes.ctypes.data],
                          np.int64)
-        if len(self._launches) >= KEEP_LAUNCHES:  # the oldest contexts' launches are long over
-            for old in list(self._launches)[:KEEP_LAUNCHES // 2]:
-                del self._launches[old]
-        st = self._launches[key] = Launch(region, size, table, pending, reads, writes,
-                                          landed_group=np.full(chunks, -1, np.int64))
+        st = Launch(region, size, table, pending, reads, writes, landed_group=np.full(chunks, -1, np.int64))
         ctx[L.CTX_ASYNC] = table.ctypes.data
         return st
+
+    def _state(self, ctx: np.ndarray) -> Launch | None:
+        """The state of the launch ctx runs when its table is armed (by a copy-model op or by arm), else None."""
+        key, table = ctx.ctypes.data, ctx[L.CTX_ASYNC]
+        for launches in (self._launches, self._armed):
+            st = launches.get(key)
+            if st is not None and table == st.table.ctypes.data:
+                return st
+        return None
+
+    def arm(self, ctx: np.ndarray) -> None:
+        """A checked launch of a session with SMEM-TILEs, before its blocks run in this context (backend.py):
+        the table is armed from the start, so the shared stores and reads before the launch's first copy op
+        are in the shadows too (a store or a read of a stage that another thread's CP.ASYNC then
+        overwrites with no BARRIER between is reported as one after a copy op is). Armed once per launch."""
+        with self._lock:
+            if self._state(ctx) is None:  # (the debugger's view, debugstate.py, shows groups from the first op on)
+                self._armed[ctx.ctypes.data] = self._new_launch(ctx)
 
     # ---- the end of a launch ----------------------------------------------------------------------
     def finish(self) -> tuple[Copy, int] | None:
@@ -517,9 +553,10 @@ class AsyncCopies:
                         f"cp.async cop{'y' if left == 1 else 'ies'} in flight that no CP.WAIT landed "
                         f"(thread {c.thread}'s into {self.where(c.dst - st.region)}, "
                         f"{self._group(c)}): end with `0 CP.WAIT` before the threads finish", op.word)
-        st.pending[:] = 0
-        st.reads[:] = 0
-        st.writes[:] = 0
+        # the last block's copies in flight never land; its landed chunks, readers and writers stay: an
+        # entry of another block's thread is never concurrent with this block's (every check compares
+        # blocks), and this block's accesses before its first copy op are already in them (arm)
+        st.pending[st.pending > 0] = 0
         st.threads = Threads.of(self.be.block_size, block * self.be.block_size, st.copies)
         st.copies.clear()
         st.landed_group[:] = -1
@@ -725,8 +762,8 @@ class AsyncCopies:
         """A warp's tile load (or store) of t at addr: a line over bytes whose copy has not landed is
         an error (checked mode: a launch with copies armed its table); a load notes its first lane
         (row) as a reader of the lines' chunks."""
-        st = self._launches.get(ctx.ctypes.data)
-        if st is None or ctx[L.CTX_ASYNC] != st.table.ctypes.data:
+        st = self._state(ctx)
+        if st is None:
             return
         rows_n, cols = t.rows_cols
         esize = elem_bytes(t.dtype)
@@ -766,8 +803,8 @@ class AsyncCopies:
         any of them is in flight or unsynced (then a read notes `row`'s warp as their reader, as
         check_tile does); False leaves everything as it was, for check_tile row by row, which words
         the error."""
-        st = self._launches.get(ctx.ctypes.data)
-        if st is None or ctx[L.CTX_ASYNC] != st.table.ctypes.data:
+        st = self._state(ctx)
+        if st is None:
             return True
         ch = (addrs - st.region) // CHUNK
         if ((ch < 0) | (ch >= len(st.pending))).any():
@@ -792,8 +829,7 @@ class AsyncCopies:
     # ---- many warps' tile accesses at once (warpops.py's batched path) ------------------------------
     def launch_of(self, ctx: np.ndarray) -> Launch | None:
         """The state of the launch ctx runs, when its copies are armed (else None: nothing to check)."""
-        st = self._launches.get(ctx.ctypes.data)
-        return st if st is not None and ctx[L.CTX_ASYNC] == st.table.ctypes.data else None
+        return self._state(ctx)
 
     @staticmethod
     def tile_chunks(st: Launch, t: Any, addr: np.ndarray, stride: np.ndarray) -> np.ndarray:
