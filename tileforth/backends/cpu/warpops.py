@@ -593,8 +593,9 @@ class WarpOps:
         in float64 (exact), as the batched loads leave operands."""
         addrs, view, first = plan
         t = op.tile
-        mem = view.view(_mem_dtype(t.dtype))
-        mats = mem[((addrs - first) // 2)[..., None] + np.arange(8)]  # (warps, rows, 8 elements)
+        # the view from the first row on, as 16-byte rows of 8 elements (every row address is 16-byte aligned)
+        mem = view.view(_mem_dtype(t.dtype)).reshape(-1, 8)
+        mats = mem[(addrs - first) >> 4]  # (warps, rows, 8 elements)
         frags = t.grid[0] * t.grid[1]
         mats = mats.reshape(n, frags, -1, 8, 8)  # (warps, fragments, matrices, rows, 8)
         out = np.empty((n, *t.rows_cols), np.float64)
