@@ -255,6 +255,7 @@ class Launch:
     reads: np.ndarray  # two i64 per chunk
     writes: np.ndarray  # one i64 per chunk: its last writer (thread + 1 | epoch << 32), 0: none
     block: int = -1
+    addr: int = 0  # the table's address (what ctx[CTX_ASYNC] holds while this is the context's launch)
     view: np.ndarray | None = None  # the region's bytes (made at the first landing)
     threads: Threads = field(default_factory=lambda: Threads.of(0))  # the block's threads
     copies: CopyTable = field(default_factory=CopyTable)  # in flight, by id
@@ -289,10 +290,10 @@ class AsyncCopies:
         """The state of the launch ctx runs, made at its first copy-model op (or taken from `arm`'s)."""
         key = ctx.ctypes.data
         st = self._launches.get(key)
-        if st is not None and ctx[L.CTX_ASYNC] == st.table.ctypes.data:
+        if st is not None and ctx[L.CTX_ASYNC] == st.addr:
             return st
         st = self._armed.pop(key, None)
-        if st is not None and ctx[L.CTX_ASYNC] == st.table.ctypes.data:
+        if st is not None and ctx[L.CTX_ASYNC] == st.addr:
             self._keep(key, st)
             return st
         st = self._new_launch(ctx)
@@ -312,7 +313,8 @@ class AsyncCopies:
         pending, reads, writes = np.zeros(chunks, np.int64), np.zeros(2 * chunks, np.int64), np.zeros(chunks, np.int64)
         table = np.array([region, chunks * CHUNK, pending.ctypes.data, reads.ctypes.data, writes.ctypes.data],
                          np.int64)
-        st = Launch(region, size, table, pending, reads, writes, landed_group=np.full(chunks, -1, np.int64))
+        st = Launch(region, size, table, pending, reads, writes, addr=table.ctypes.data,
+                    landed_group=np.full(chunks, -1, np.int64))
         ctx[L.CTX_ASYNC] = table.ctypes.data
         return st
 
@@ -321,7 +323,7 @@ class AsyncCopies:
         key, table = ctx.ctypes.data, ctx[L.CTX_ASYNC]
         for launches in (self._launches, self._armed):
             st = launches.get(key)
-            if st is not None and table == st.table.ctypes.data:
+            if st is not None and table == st.addr:
                 return st
         return None
 
