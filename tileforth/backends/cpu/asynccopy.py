@@ -535,8 +535,11 @@ class AsyncCopies:
                 if ((writer >= 0) & (writer != tids) & (writer // bs == st.block) & concurrent).any():
                     return False
         lane = _LANE
-        if whole:  # the common case: whole chunks, inside the allocation
-            data = src[(gaddr - lo)[:, None] + lane]
+        rel = gaddr - lo
+        if whole and not (rel & (CHUNK - 1)).any():  # the common case: whole chunks at 16-byte steps of the
+            data = src[:len(src) & -CHUNK].reshape(-1, CHUNK)[rel >> 4]  # allocation: its 16-byte rows
+        elif whole:
+            data = src[rel[:, None] + lane]
         else:
             idx = np.clip((gaddr - lo)[:, None] + lane, 0, len(src) - 1)
             data = np.where(lane < nbytes[:, None], src[idx], 0).astype(np.uint8)
@@ -724,6 +727,12 @@ class AsyncCopies:
             s, n = src[sel], nb[sel]
             lo, hi = int(s.min()), int((s + n).max())
             view = self.be.allocation_view(lo, hi - lo)
+            if view is not None and (n == CHUNK).all() and not ((s - lo) & (CHUNK - 1)).any():
+                # whole chunks at 16-byte steps from the first (every source is 16-byte aligned): each one
+                # two 8-byte words of the view's rows
+                now = view.view(np.uint64).reshape(-1, 2)[(s - lo) >> 4]
+                changed[sel] = (now != t.data[reads[sel]].view(np.uint64)).any(axis=1)
+                continue
             if view is not None:
                 now = view[np.minimum((s - lo)[:, None] + lane, len(view) - 1)]
                 changed[sel] = ((now != t.data[reads[sel]]) & (lane < n[:, None])).any(axis=1)
@@ -748,7 +757,9 @@ class AsyncCopies:
         off = t.dst[land] - st.region
         if st.view is None:
             st.view = self.be.allocation_view(st.region, st.size)
-        if st.view is not None:
+        if st.view is not None and not (off & (CHUNK - 1)).any():  # 16-byte rows of the region
+            st.view[:len(st.view) & -CHUNK].reshape(-1, CHUNK)[off >> 4] = t.data[land]
+        elif st.view is not None:
             st.view[off[:, None] + np.arange(CHUNK)] = t.data[land]
         ch = off // CHUNK
         mine = st.pending[ch] == t.id[land] + 1
