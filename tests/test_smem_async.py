@@ -429,3 +429,17 @@ def test_unchecked_the_store_and_the_copy_land_in_the_order_they_ran():
     f = Forth(backend="cpu", checked=False)
     f.eval(src)
     assert shared_bytes(f, 64 * 32)[40 * 32:40 * 32 + 16].tobytes() == f.array("g").tobytes()[:16]
+
+
+def test_a_store_before_the_first_copy_op_of_a_later_block_is_seen_too():
+    """Two blocks one after another in one context: block 1's store (thread 64, its thread 0) before its first
+    copy op is still in the model when block 1's thread 40 (104) copies over it; block 0's accesses are not
+    concurrent with block 1's (no error for block 0, which stores nothing)."""
+    f = Forth(backend="cpu")
+    f.eval("2 1 1 GRID " + HAZ)
+    line = (f"BID-X 1 = TID-X 0= AND IF 7e {ROW40} HF! THEN  TID-X 40 = IF g {ROW40} CP.ASYNC THEN "
+            "CP.COMMIT 0 CP.WAIT")
+    msg = run_error(f, line)
+    assert ("CP.ASYNC: thread 104 copies into stage 0 of s (row 40, bytes 0..15 of the row), which thread 64 stored "
+            "into since the last BARRIER") in msg, msg
+    f.eval(line.replace("HF! THEN", "HF! THEN BARRIER"))

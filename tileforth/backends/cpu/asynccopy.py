@@ -32,8 +32,9 @@ writes shadow's (one i64 per chunk). A checked launch of a session with
 SMEM-TILEs arms it before its blocks run in a context (`arm`: the shared
 stores and reads before the first copy op are watched too); elsewhere the
 launch's first async op in that context arms it, and launches without these
-words pay nothing but one load per checked access. The shadows are not cleared
-between a worker's blocks: every check compares the blocks of the two threads.
+words pay nothing but one load per checked access. The readers and writers are
+not cleared between a worker's blocks: every check compares the blocks of the
+two threads.
 """
 from __future__ import annotations
 
@@ -558,10 +559,10 @@ class AsyncCopies:
                         f"cp.async cop{'y' if left == 1 else 'ies'} in flight that no CP.WAIT landed "
                         f"(thread {c.thread}'s into {self.where(c.dst - st.region)}, "
                         f"{self._group(c)}): end with `0 CP.WAIT` before the threads finish", op.word)
-        # the last block's copies in flight never land; its landed chunks, readers and writers stay: an
-        # entry of another block's thread is never concurrent with this block's (every check compares
-        # blocks), and this block's accesses before its first copy op are already in them (arm)
-        st.pending[st.pending > 0] = 0
+        # the last block's copies in flight never land, its landed chunks are forgotten; its readers and
+        # writers stay: an entry of another block's thread is never concurrent with this block's (every
+        # check compares blocks), and this block's accesses before its first copy op are in them (arm)
+        st.pending[:] = 0
         st.threads = Threads.of(self.be.block_size, block * self.be.block_size, st.copies)
         st.copies.clear()
         st.landed_group[:] = -1
