@@ -146,6 +146,30 @@ def _lane_offsets(kind: str, grid: tuple[int, int], frag: tuple[int, int]) -> tu
     return a[0], a[1]
 
 
+LDSM_ROWS_KEPT = 4096  # the batched ldmatrix row addresses kept (_LDSM_ROWS), by op and operands
+_LDSM_ROWS: dict[tuple, tuple] = {}
+
+
+def _ldmatrix_rows(op: LdMatrix, ops: np.ndarray) -> tuple:
+    """_ldmatrix_plan's addresses of the rows (read-only), the first one and the bytes from it to the end of
+    the last, from the warps' operands (saddr row col geom); (None, 0, 0) when a warp's fail its checks."""
+    saddr, row, col, geom = (ops[:, i] for i in range(4))
+    t = op.tile
+    rows_n, chunks, swz = geom & 0xFFFF, (geom >> 16) & 0xFFFF, (geom >> 32) & 1
+    brows, bcols = t.rows_cols[::-1] if op.n_major else t.rows_cols
+    if ((geom >> 33 != 0) | (rows_n == 0) | (chunks == 0) | (col % 8 != 0) | (row < 0) | (col < 0)
+            | (row + brows > rows_n) | (col // 8 + bcols // 8 > chunks) | (saddr % 16 != 0)).any():
+        return None, 0, 0
+    dr, dc = _lane_offsets(op.lanes_kind, t.grid, t.frag_shape)
+    r = row[:, None] + dr
+    ch = col[:, None] // 8 + dc
+    ch = np.where(swz[:, None] == 1, ch ^ (r & 7), ch)
+    addrs = saddr[:, None] + (r * chunks[:, None] + ch) * 16
+    addrs.flags.writeable = False
+    first = int(addrs.min())
+    return addrs, first, int(addrs.max()) + 16 - first
+
+
 @functools.cache
 def _frag_places(kind: str, grid: tuple[int, int], frag: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
     """(rows, cols) in a grid's logical matrix of every (fragment, lane, element), fragment-major, each
@@ -572,20 +596,18 @@ class WarpOps:
         the order warp by warp takes them; the shared bytes that hold them all; the first one's address),
         computed as _lane_addresses computes one warp's; None when a warp's operands fail its checks or
         the rows are not in one allocation (warp by warp words it)."""
-        saddr, row, col, geom = (ops[:, i] for i in range(4))
         t = op.tile
-        rows_n, chunks, swz = geom & 0xFFFF, (geom >> 16) & 0xFFFF, (geom >> 32) & 1
-        brows, bcols = t.rows_cols[::-1] if op.n_major else t.rows_cols
-        if ((geom >> 33 != 0) | (rows_n == 0) | (chunks == 0) | (col % 8 != 0) | (row < 0) | (col < 0)
-                | (row + brows > rows_n) | (col // 8 + bcols // 8 > chunks) | (saddr % 16 != 0)).any():
+        key = (op.lanes_kind, t.grid, t.frag_shape, t.rows_cols, op.n_major, ops.shape, ops.tobytes())
+        got = _LDSM_ROWS.get(key)  # (a pipeline's k loop asks for the same few stages again and again)
+        if got is None:
+            got = _ldmatrix_rows(op, ops)
+            if len(_LDSM_ROWS) >= LDSM_ROWS_KEPT:
+                _LDSM_ROWS.clear()
+            _LDSM_ROWS[key] = got
+        if got[0] is None:
             return None
-        dr, dc = _lane_offsets(op.lanes_kind, t.grid, t.frag_shape)
-        r = row[:, None] + dr
-        ch = col[:, None] // 8 + dc
-        ch = np.where(swz[:, None] == 1, ch ^ (r & 7), ch)
-        addrs = saddr[:, None] + (r * chunks[:, None] + ch) * 16
-        first = int(addrs.min())
-        view = self.be.allocation_view(first, int(addrs.max()) + 16 - first)
+        addrs, first, span = got
+        view = self.be.allocation_view(first, span)
         return None if view is None else (addrs, view, first)
 
     def _ldmatrix_batch(self, op: LdMatrix, plan, n: int) -> np.ndarray:
