@@ -427,9 +427,12 @@ class AsyncCopies:
             bs = self.be.block_size
             if isinstance(op, AsyncCopy) and ctx[L.CTX_TRACE]:
                 self._trace(ctx, rows, site)
+            if int(rows[0, L.T_LINEAR]) // bs == int(rows[-1, L.T_LINEAR]) // bs:  # one block (rows in order)
+                self._perform_block(st, op, rows, site, error)
+                return
             blocks = rows[:, L.T_LINEAR] // bs
             cuts = np.flatnonzero(blocks[1:] != blocks[:-1]) + 1
-            for part in np.split(rows, cuts) if len(cuts) else (rows,):
+            for part in np.split(rows, cuts):
                 self._perform_block(st, op, part, site, error)
 
     def _perform_block(self, st: Launch, op: AsyncOp, rows: np.ndarray, site: int,
