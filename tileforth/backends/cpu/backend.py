@@ -1162,6 +1162,8 @@ class CpuBackend(Backend):
             return None, None
         if gathers(self, ctx):  # the blocks wait for each other at warp ops, which run batched
             return run_together(self, handle, ctx, lo, hi, sites)
+        if self.races.on and self.asyncs.tiles:  # checked, with SMEM-TILEs: the copy model sees every shared
+            self.asyncs.arm(ctx)  # access from the start, those before the first copy op too (asynccopy.py)
         for b in range(lo, hi):
             base = pthr + b * bs * L.THR_SLOTS * 8
             code = self.rt.run_block(pctx, handle.addr, base, bs, 0)
