@@ -30,4 +30,6 @@ if [ ! -f "$ROOT/pyproject.toml" ] || [ ! -d "$ROOT/tileforth/backends/cuda" ]; 
   exit 2
 fi
 PY=${TF_PYTHON:-$(command -v python3 || command -v python)}
+# its latency rows time real compiles: the disk cache of cubins (docs/repl.md) stays out of the way
+export TILEFORTH_CUBIN_CACHE=${TILEFORTH_CUBIN_CACHE:-off}
 cd "$ROOT" && exec "$PY" "$ROOT/benchmarks/devcheck/main.py" "$@"

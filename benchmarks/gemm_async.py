@@ -3,7 +3,7 @@
     gemm2        demos/gemm.fth: one warp per 32x32 block of C, 2x2 m16n16k16 accumulators, fragments
                  loaded straight from global memory (f16 in, f32 out)
     gemm_async   demos/gemm_async.fth: 4 warps per 128x128 block, a three-stage cp.async ring of shared
-                 tiles (B's swizzled), ldmatrix, mma.sync m16n8k16, a 64x64 warp tile (one 4x8 grid of
+                 tiles (both 128-byte swizzled), ldmatrix, mma.sync m16n8k16, a 64x64 warp tile (one 4x8 grid of
                  accumulators; bf16 in, f32 out), run as
                  `tileforth run` runs it (run_kernel_file: the arrays allocated and filled, the body read
                  and compiled, one launch), and its launch alone (the body read once, launched again)

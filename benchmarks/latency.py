@@ -5,12 +5,16 @@
                             3 5 + DUP * 7 - 2 MAX DROP
     same structure      that line with other numbers only (`8 fib .` after `7 fib .`): a hit for
                         a structural kernel cache, a full compile for one keyed by literals
-    cached line         the same text again
+    cached line         the same text again (session/linecache.py: its segment is kept, so it is
+                        not read again, and its kernel is the cache's)
+    cached, next line   the same text again on the next line number each time, as the prompt
+                        numbers its lines (the kept nodes are copied with positions on that line)
     new loop line       a structurally new line with a DO loop: its first (tier-0) compile
     loop line, full     the same loop line once its background compile at full optimisation is
                         swapped in (tileforth/core/compile/tiers.py)
 
-Each is timed as eval (compile + run) plus reading the stacks back; medians.
+Each is timed as eval (compile + run) plus reading the stacks back; medians, with the fastest
+line of each kind (what a loaded machine inflates least) and the median of the thread's CPU time.
 
     python benchmarks/latency.py [--lines 50] [--backend cpu|cuda|auto]
 
@@ -33,6 +37,7 @@ TARGETS = {  # ms: (cpu, cuda); None: no target
     "new straight line": (1.5, 12.0),
     "same structure, other numbers": (0.3, 0.5),
     "cached line": (0.1, 0.2),
+    "cached line, next line number": (0.1, 0.2),
     "new loop line (tier 0)": (None, 30.0),
 }
 OPS = ("+", "-", "*", "MAX", "MIN", "XOR", "AND", "OR")
@@ -58,10 +63,10 @@ def loop_line(ops: tuple[str, ...], i: int = 0) -> str:
 CPU: list[float] = []  # the calling thread's CPU seconds of each timed line, in order
 
 
-def timed(forth, text: str) -> float:
+def timed(forth, text: str, line: int = 1) -> float:
     """Seconds for eval (compile + run) plus reading the stacks back (its CPU time goes to CPU)."""
     c0, t0 = time.thread_time(), time.perf_counter()
-    forth.eval(text)
+    forth.eval(text, line=line)
     forth.data_stack(lane=None)
     forth.float_stack(lane=None)
     wall = time.perf_counter() - t0
@@ -69,10 +74,10 @@ def timed(forth, text: str) -> float:
     return wall
 
 
-def times(forth, texts) -> tuple[list[float], list[float]]:
-    """Wall and CPU seconds of each line of `texts`."""
+def times(forth, texts, numbered: bool = False) -> tuple[list[float], list[float]]:
+    """Wall and CPU seconds of each line of `texts` (`numbered`: each on the next line number)."""
     n = len(CPU)
-    wall = [timed(forth, t) for t in texts]
+    wall = [timed(forth, t, i + 2 if numbered else 1) for i, t in enumerate(texts)]
     return wall, CPU[n:]
 
 
@@ -99,6 +104,7 @@ def main(argv=None) -> int:
     text = straight(next(shapes))
     timed(forth, text)
     cached = times(forth, [text] * n)
+    prompt = times(forth, [text] * n, numbered=True)
     loops = itertools.product(LOOP_OPS, repeat=2)
     new_loop = times(forth, [loop_line(next(loops), 0) for _ in range(min(n, 30))])
     reused = loop_line(next(loops))
@@ -112,6 +118,7 @@ def main(argv=None) -> int:
     tiers = getattr(forth.backend, "compiled_tiers", {})
 
     ms = {"new straight line": new, "same structure, other numbers": same, "cached line": cached,
+          "cached line, next line number": prompt,
           "new loop line (tier 0)": new_loop, "loop line, full tier (reused)": full_loop}
     (gx, gy, gz), (bx, by, bz) = forth.launch_shape
     col = 1 if forth.backend_name == "cuda" else 0
@@ -127,7 +134,8 @@ def main(argv=None) -> int:
         target = TARGETS.get(name, (None, None))[col]
         verdict = "" if target is None else (f"   target ≤ {target:g} ms   {med / target:5.2f}× target "
                                              f"({'meets' if med <= target else 'MISSES'})")
-        print(f"  {name:<32} {med:8.2f} ms median (CPU {statistics.median(cpu) * 1e3:6.2f} ms){verdict}")
+        print(f"  {name:<32} {med:8.2f} ms median (min {min(xs) * 1e3:6.2f}, CPU {statistics.median(cpu) * 1e3:6.2f} ms)"
+              f"{verdict}")
     print(f"  new straight / cached                  {statistics.median(new[0]) / statistics.median(cached[0]):8.1f}×")
     if tiers:
         print(f"  kernels compiled: tier 0 {tiers.get(0, 0)}, full {tiers.get(2, 0)}; swapped to full later: "

@@ -36,6 +36,9 @@ def report() -> None:
     # benchmarks time fully optimised kernels (tileforth/core/compile/tiers.py), not the REPL's cheap tier
     # that a background compile replaces at some later launch; latency.py, which times that tier, says so
     os.environ.setdefault("TILEFORTH_TIERS", "full")
+    # and they time compiles, which the cuda backend's disk cache of cubins (backends/cuda/cubincache.py) would
+    # serve from an earlier run; benchmarks/cubin_cache.py times the cache itself, in a directory of its own
+    os.environ.setdefault("TILEFORTH_CUBIN_CACHE", "off")
     load = others()
     if load is None:
         return

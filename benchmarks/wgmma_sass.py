@@ -5,8 +5,11 @@ The kernel is one warpgroup's 64 x N tile with K = 64 from two 128-byte-swizzled
 cp.async: four WGMMAs m64nNk16 (a word holding them, inlined), one 0 WGMMA-WAIT, an epilogue through WGLANE@ /
 WGLANE! and WGSTORE -- exported as `tileforth compile --arch sm_90a` would (word_ptx).
 
-    python benchmarks/wgmma_sass.py                # N = 64 128 256, bf16
+    python benchmarks/wgmma_sass.py                # N = 64 128 256, bf16; then the Hopper GEMM demos
     python benchmarks/wgmma_sass.py --n 8 32 --in F16
+
+Then the Hopper GEMM demos (demos/gemm_hopper*.fth, unchecked, as the device check runs them): registers,
+spills, HGMMA and UTMALDG counts, static and dynamic shared memory, threads per block (--no-demos: not them).
 """
 from __future__ import annotations
 
@@ -36,6 +39,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--n", type=int, nargs="+", default=[64, 128, 256])
     ap.add_argument("--in", dest="in_type", default="BF16", choices=["BF16", "F16"])
+    ap.add_argument("--no-demos", action="store_true", help="only the warpgroup kernels, not demos/gemm_hopper*")
     args = ap.parse_args()
     import sass
     from tileforth.core import Forth
@@ -60,6 +64,39 @@ def main() -> None:
         print(f"{n:>4} {regs.group(1) if regs else '?':>5} "
               f"{(spill.group(1) + '+' + spill.group(2)) if spill else '?':>6} {ops.count('HGMMA'):>6} "
               f"{ops.count('WARPGROUP'):>9}  {' '.join(warns)}")
+    if not args.no_demos:
+        demos(exe)
+
+
+def demos(exe: str) -> None:
+    """Each Hopper GEMM demo's resources for sm_90a, the unchecked export the device check launches."""
+    import sass
+    from tileforth.core.compile.target import dynamic_shared
+    from tileforth.export.kernelfile import block_shared_bytes, parse_kernel_file
+    from tileforth.export.kernels import kernel_file_ptx
+    print(f"\n{'demo':22} {'regs':>5} {'spill':>6} {'HGMMA':>22} {'UTMALDG':>7} {'smem':>6} {'dynamic':>7} "
+          f"{'block':>5}  warnings")
+    for path in sorted((ROOT / "demos").glob("gemm_hopper*.fth")):
+        text = path.read_text()
+        spec = parse_kernel_file(text, str(path))
+        ptx = kernel_file_ptx(text, "sm_90a", str(path), unchecked=True)
+        with tempfile.TemporaryDirectory() as d:
+            src = Path(d) / "k.ptx"
+            src.write_text(ptx)
+            proc = subprocess.run([exe, "-arch=sm_90a", "-v", str(src), "-o", str(src.with_suffix(".cubin"))],
+                                  capture_output=True, text=True, timeout=300)
+            log = proc.stdout + proc.stderr
+            full = [i.opcode for i in sum(sass.sass(src.with_suffix(".cubin").read_bytes()).values(), [])]
+        regs = re.search(r"Used (\d+) registers", log)
+        spill = re.search(r"(\d+) bytes spill stores, (\d+) bytes spill loads", log)
+        smem = re.search(r"(\d+) bytes smem", log)
+        shapes = sorted({o.split(".")[1] for o in full if o.startswith("HGMMA.")})
+        hgmma = f"{sum(o.startswith('HGMMA.') for o in full)} x {','.join(shapes) or '-'}"
+        warns = sorted(set(re.findall(r"C75\d\d", log))) or ["none"]
+        print(f"{path.name:22} {regs.group(1) if regs else '?':>5} "
+              f"{(spill.group(1) + '+' + spill.group(2)) if spill else '?':>6} {hgmma:>22} "
+              f"{sum(o.startswith('UTMALDG') for o in full):>7} {smem.group(1) if smem else '0':>6} "
+              f"{dynamic_shared(block_shared_bytes(spec)):>7} {(spec.block or (32, 1, 1))[0]:>5}  {' '.join(warns)}")
 
 
 if __name__ == "__main__":

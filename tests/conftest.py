@@ -5,6 +5,10 @@ import sys
 
 import pytest
 
+# The cuda backend's disk cache of cubins stays off unless a test turns it on (with a directory of its own):
+# tests must not depend on, or fill, the user's ~/.cache
+os.environ.setdefault("TILEFORTH_CUBIN_CACHE", "off")
+
 # The helpers (gforth.py, forthtest.py) live next to the tests.
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 

@@ -59,6 +59,7 @@ def test_latency_prints_every_row_of_issue_27():
     assert re.search(r"new straight line .* ms median .*target ≤ 1.5 ms", r.stdout)
     assert re.search(r"same structure, other numbers .* ms median .*target ≤ 0.3 ms", r.stdout)
     assert re.search(r"cached line .* ms median .*target ≤ 0.1 ms", r.stdout)
+    assert re.search(r"cached line, next line number .* ms median .*target ≤ 0.1 ms", r.stdout)
     assert re.search(r"new loop line \(tier 0\) .* ms median", r.stdout)
     assert re.search(r"loop line, full tier \(reused\) .* ms median", r.stdout)
     assert re.search(r"swapped to full later: 1$", r.stdout, re.M)  # the reused loop line reached the full tier

@@ -243,7 +243,7 @@ def test_the_lesson_sessions_print_what_the_page_shows():
 
 def test_the_lesson_python_examples_run():
     blocks = _fences("python")
-    assert len(blocks) == 4
+    assert len(blocks) == 5
     for block in blocks:
         exec(compile(block, str(DOC), "exec"), {})  # each block asserts what the page says
 

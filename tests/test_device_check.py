@@ -248,6 +248,9 @@ def test_the_launchers_and_the_manifest(artifacts):
     assert "TMAPS: list = [('tA', 'A', 4, 8, 0, 7)]" in tma  # the map of A: 4 x 8 boxes, unswizzled, FLOAT32
     hopper = (out / "launch_gemm_hopper.py").read_text()
     assert ".target sm_90a" in hopper and "CONTEXT = False" in hopper  # the demo, unchecked, for Hopper
+    for bn in (128, 256):  # the bigger rungs: 4 stages of a 128 x 64 and a bn x 64 bf16 box, after 1 KiB of BARS
+        big = (out / f"launch_gemm_hopper{bn}.py").read_text()
+        assert ".target sm_90a" in big and f"SHARED_BYTES = {1024 + 4 * (128 + bn) * 64 * 2}" in big
     assert man["registers"]["gemm_g22_f16:g22"] > man["registers"]["gemm_g11_f16:g11"]  # 2x2 accumulators
     assert set(man["files"]) >= {f"gemm_{g}_{t}.cubin" for g in ("g11", "g11tn", "g22") for t in ("f16", "bf16")}
 

@@ -166,7 +166,8 @@ ptxas info    : Used 31 registers, used 1 barriers, 2048 bytes smem, 392 bytes c
                               "2048 bytes shared memory")
 
 
-HOPPER_ONLY = {"gemm_hopper.fth": "sm_90a"}  # kernel files whose words exist on one arch only
+# kernel files whose words exist on one arch only
+HOPPER_ONLY = {"gemm_hopper.fth": "sm_90a", "gemm_hopper128.fth": "sm_90a", "gemm_hopper256.fth": "sm_90a"}
 
 
 def demo_kernels() -> list[tuple[str, str, int]]:
@@ -210,7 +211,8 @@ def test_the_ptxas_report_of_every_demo_kernel_is_plausible(demo_forth, arch, un
                  2048))  # TILED: 1024 SHARED: As 1024 SHARED: Bs
     for label, info, shared in seen:
         assert 0 < info.registers <= 255, (label, info)
-        assert info.shared == shared, (label, info)
+        # a static array up to 48 KiB; past it dynamic shared memory, which ptxas does not count
+        assert info.shared == (shared if shared <= 48 * 1024 else 0), (label, info)
         assert (info.stack_frame, info.spill_stores, info.spill_loads) == (0, 0, 0), (label, info)
 
 

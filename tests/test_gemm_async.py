@@ -1,5 +1,5 @@
 """demos/gemm_async.fth (issue 28, point 8): the Ampere GEMM recipe as a kernel file — a three-stage cp.async
-ring of shared tiles (B's 128-byte swizzled), ldmatrix, mma.sync m16n8k16, 4 warps of 64x64 warp tiles (each
+ring of shared tiles (A's and B's 128-byte swizzled), ldmatrix, mma.sync m16n8k16, 4 warps of 64x64 warp tiles (each
 one 4x8 TILE-GRID of m16n8 accumulators) in a 128x128 block tile.
 
 * `tileforth run` on the cpu backend gives C = A.B exactly (integer-valued bf16 inputs: every summation order
@@ -202,3 +202,74 @@ def test_the_checked_emulator_finds_a_broken_pipeline(old, new, says):
         run_kernel_file(Forth(backend="cpu"), parse_kernel_file(text.replace(old, new), "broken.fth"),
                         {"A": a, "B": b, "C": np.zeros((64, 64), np.float32)})
     assert says in err.value.message and err.value.pos is not None, err.value.message
+
+
+# ---- PROFILE of the k loop: ldmatrix's bank conflicts, against the swizzle formula in numpy ----------------
+def swizzled(r: np.ndarray, chunk: np.ndarray) -> np.ndarray:
+    """The 128-byte swizzle, written out: chunk c of row r (128-byte rows) at chunk c XOR (r mod 8)."""
+    return r * 128 + (chunk ^ (r % 8)) * 16
+
+
+def a_rows(swizzle: bool) -> np.ndarray:
+    """The shared offsets (in As's stage) of the rows each ldmatrix.x4 of TLDSM-A addresses, per request: (warp
+    row 0/1, k16 step, fragment) x 32 lanes. As is A's 128x32 block folded into 64 rows of 128 bytes (block row
+    m at As row m mod 64, chunks 4 (m / 64)..+3), so warp row w reads from column 32 w; lane L gives row L mod 8
+    of matrix L / 8, which is rows 0-7 / 8-15 (j odd) and k 0-7 / 8-15 (j >= 2) of the 16x16 fragment."""
+    lane = np.arange(32)
+    out = []
+    for w in (0, 1):
+        for k16 in (0, 16):
+            for frag in range(4):
+                r = 16 * frag + lane % 8 + 8 * (lane // 8 % 2)
+                ch = (32 * w + k16) // 8 + lane // 16
+                out.append(swizzled(r, ch) if swizzle else r * 128 + ch * 16)
+    return np.array(out)
+
+
+def wavefronts(offsets: np.ndarray) -> int:
+    """Shared-memory wavefronts of one request of 16-byte rows: 4 phases of 8 lanes; a phase takes as many
+    as the most rows that hold a 4-byte word in one of the 32 banks."""
+    total = 0
+    for phase in offsets.reshape(-1, 8):
+        banks = (phase[:, None] + np.arange(0, 16, 4)) // 4 % 32
+        total += int(np.bincount(banks.ravel(), minlength=32).max())
+    return total
+
+
+def profile_demo(text: str, m: int = 128, n: int = 128, k: int = 64) -> tuple[dict, bool]:
+    """PROFILE of the demo's launch (one block): its TLDSM-A site's figures, and whether C is numpy's."""
+    a, b = inputs(m, n, k)
+    f = Forth(backend="cpu")
+    run_kernel_file(f, parse_kernel_file(text, DEMO.name), {"A": a, "B": b, "C": np.zeros((m, n), np.float32)},
+                    grid=(1, 1, 1))
+    f.set_array("C", np.zeros(m * n, np.float32))
+    f.eval("PROFILE gemm")
+    exact = np.array_equal(f.array("C").reshape(m, n), a.astype(np.float64) @ b.astype(np.float64))
+    sites = {s["token"]: s for s in f.profile()["sites"] if s["space"] == "shared" and s["access"] == "load"}
+    f.close()
+    return sites, exact
+
+
+def test_profile_of_the_k_loop_shows_the_swizzled_ldmatrix_without_bank_conflicts():
+    """The demo: A's and B's ldmatrix have no bank conflicts, as numpy's count of the swizzled rows says, and C
+    is numpy's product. Its As declared without the swizzle (the copies still swizzle): the 8-way conflicts
+    numpy counts for those rows, and a wrong product, as a GPU would give."""
+    k_tiles, warps_per_row = 64 // 32, 2  # each request's rows repeat for every k-tile and both warp columns
+    for swizzle in (True, False):
+        text = DEMO.read_text()
+        if not swizzle:
+            assert "\\! smem As bf16[64,64] 3 swizzled" in text
+            text = text.replace("\\! smem As bf16[64,64] 3 swizzled", "\\! smem As bf16[64,64] 3")
+        sites, exact = profile_demo(text)
+        want = [wavefronts(req) for req in a_rows(swizzle)] * (k_tiles * warps_per_row)
+        s = sites["TLDSM-A"]
+        assert (s["requests"], s["size"], s["lanes"]) == (len(want), 16, 32 * len(want)), s
+        assert s["wavefronts"] == sum(want) and s["ideal_wavefronts"] == 4 * len(want), (s, sum(want))
+        assert s["bank_conflicts"] == sum(want) - 4 * len(want)
+        assert exact == swizzle
+        if swizzle:
+            assert s["bank_conflicts"] == 0 and s["ways"] == 1
+            b = sites["TLDSM-B"]  # 8 ldmatrix.x2.trans of 16 addressing lanes each, per k16 step
+            assert b["requests"] == 4 * 2 * k_tiles * 8 and b["bank_conflicts"] == 0 and b["lanes"] == 16 * b["requests"]
+        else:
+            assert s["ways"] == 8 and s["bank_conflicts"] == 7 * 4 * len(want)

@@ -794,3 +794,50 @@ def test_the_torchrun_example_runs_on_two_ranks_on_the_cpu(tmp_path):
                        stdin=subprocess.DEVNULL)
     assert r.returncode == 0, r.stderr[-3000:]
     assert r.stdout.split() == [want]
+
+
+def test_a_rank_on_its_own_device_launches_in_that_devices_context(load, side, monkeypatch):
+    """The torchrun example's "each rank on its own device" (docs/kernel-files.md), as the launcher sees
+    it: arrays made on device 1 launch there -- in device 1's primary context, given device=1 or told by
+    the arrays -- and compute what numpy does; the same module then launches on device 0's arrays."""
+    simulate(monkeypatch, side, SAXPY.read_text())
+    mod = load(SAXPY.read_text(), "saxpy")
+    cu = side.cu
+    _, dev1 = cu.cuDeviceGet(1)
+    _, ctx1 = cu.cuDevicePrimaryCtxRetain(dev1)
+    on: list[int] = []
+    hooks = list(cu.on_launch)
+    monkeypatch.setattr(cu, "on_launch", [lambda launch: on.append(int(cu.cuCtxGetDevice()[1]))] + hooks)
+
+    def array1(values):
+        host = np.ascontiguousarray(values, np.float32)
+        assert cu.cuCtxPushCurrent(ctx1)[0] == 0
+        _, ptr = cu.cuMemAlloc(host.nbytes)
+        assert cu.cuMemcpyHtoD(ptr, host.ctypes.data, host.nbytes)[0] == 0
+        cu.cuCtxPopCurrent()
+        return int(ptr), types.SimpleNamespace(__cuda_array_interface__={
+            "data": (int(ptr), False), "shape": host.shape, "typestr": "<f4", "strides": None, "version": 3})
+
+    def read1(ptr, n):
+        out = np.empty(n, np.float32)
+        assert cu.cuCtxPushCurrent(ctx1)[0] == 0
+        assert cu.cuMemcpyDtoH(out.ctypes.data, ptr, out.nbytes)[0] == 0
+        cu.cuCtxPopCurrent()
+        return out
+    (px, x), (py, y) = array1(np.arange(8)), array1(np.ones(8))
+    mod.saxpy(x, y, 2.0, device=1)
+    mod.saxpy(x, y, 1.0)  # the arrays say where they are
+    assert on == [1, 1]
+    np.testing.assert_array_equal(read1(py, 8), np.arange(8, dtype=np.float32) * 3 + 1)
+    mod.check()
+    x0, y0 = DeviceArray(side, np.arange(4), np.float32), DeviceArray(side, np.zeros(4), np.float32)
+    mod.saxpy(x0, y0, 2.0)
+    assert on[-1] == 0
+    np.testing.assert_array_equal(y0.get(), np.arange(4, dtype=np.float32) * 2)
+    mod.check()
+    assert cu.cuCtxPushCurrent(ctx1)[0] == 0
+    for p in (px, py):
+        assert cu.cuMemFree(p)[0] == 0
+    cu.cuCtxPopCurrent()
+    mod.close()
+    assert cu.cuDevicePrimaryCtxRelease(dev1)[0] == 0

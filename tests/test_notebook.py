@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
+import subprocess
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -488,3 +490,110 @@ def test_a_long_cell_shows_progress_and_a_quick_one_does_not(ip, capsys):
         "… running 0.5 s (interrupt the kernel to stop it)"]
     assert updates and updates[-1] == {"text/plain": ""}  # emptied at the end
     assert "data  <2> 3 3" in shown[-1]["text/plain"]
+
+
+# ---- the highlighting's Javascript, run by node against the front ends' documented objects ---------
+NODE = shutil.which("node")
+needs_node = pytest.mark.skipif(NODE is None, reason="needs node")
+
+
+def _node(js: str, tmp_path) -> str:
+    path = tmp_path / "run.js"
+    path.write_text(js)
+    run = subprocess.run([NODE, str(path)], capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr
+    return run.stdout
+
+
+@needs_node
+def test_the_highlighting_is_valid_javascript(tmp_path):
+    from tileforth.repl import highlight
+
+    path = tmp_path / "hl.js"
+    path.write_text(highlight.javascript())
+    run = subprocess.run([NODE, "--check", str(path)], capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr
+
+
+# JupyterLab 4 / Notebook 7 (window.jupyterapp, with --expose-app-in-browser): shell.widgets("main") is an
+# iterable of widgets; a notebook panel's content has `widgets` (its cells), `model` and `codeMimetype`; a
+# cell's model has `type`, `mimeType` (settable: the editor's language follows it) and
+# `sharedModel.getSource()`
+LAB = """
+function cell(type, src, mime) {
+  return {model: {type: type, mimeType: mime, sharedModel: {getSource: function () { return src; }},
+                  set: function (s) { this.sharedModel = {getSource: function () { return s; }}; }}};
+}
+var cells = [cell("code", "%%forth\\n1 2 +", "text/x-ipython"), cell("code", "x = 1", "text/x-ipython"),
+             cell("markdown", "%%forth in prose", "text/x-ipythongfm"), cell("code", "%%forthright", "text/x-ipython")];
+var panel = {content: {widgets: cells, model: {}, codeMimetype: "text/x-ipython"}};
+var other = {content: {}};  // a main-area widget that is no notebook (a terminal)
+var window = {jupyterapp: {shell: {widgets: function (area) { return area === "main" ? [other, panel][Symbol.iterator]() : [][Symbol.iterator](); }}}};
+var element = {textContent: ""};
+var setInterval = function (fn, ms) { window.interval = ms; return 7; };
+%(js)s
+var out = {mimes: cells.map(function (c) { return c.model.mimeType; }), note: element.textContent,
+           interval: window.interval};
+cells[0].model.set("1 2 +");                       // the %%forth line deleted (the cell's source is now this)
+cells[1].model.set("%%forth\\nDUP");                // another cell made a %%forth cell
+cells.push(cell("code", "%%forth 3", "text/x-ipython"));  // a new cell
+window.__tileforthLab.scan();                      // the next look (every interval ms)
+out.after = cells.map(function (c) { return c.model.mimeType; });
+console.log(JSON.stringify(out));
+"""
+
+
+@needs_node
+def test_in_jupyterlab_forth_cells_get_its_forth_language(tmp_path):
+    from tileforth.repl import highlight
+
+    out = json.loads(_node(LAB.replace("%(js)s", highlight.javascript(["DUP"])), tmp_path))
+    assert out["mimes"] == ["text/x-forth", "text/x-ipython", "text/x-ipythongfm", "text/x-ipython"]
+    assert out["after"] == ["text/x-ipython", "text/x-forth", "text/x-ipythongfm", "text/x-ipython", "text/x-forth"]
+    assert out["interval"] == highlight.LAB_SCAN_MS
+    assert "highlighted with JupyterLab's Forth mode" in out["note"]
+
+
+@needs_node
+def test_in_jupyterlab_without_the_app_the_output_says_how(tmp_path):
+    from tileforth.repl import highlight
+
+    js = "var window = {}; var element = {textContent: ''};\n" + highlight.javascript(["DUP"]) + \
+        "\nconsole.log(element.textContent);"
+    out = _node(js, tmp_path)
+    assert "only when started with --expose-app-in-browser" in out
+
+
+@needs_node
+def test_in_the_classic_notebook_the_mode_is_defined_and_mapped(tmp_path):
+    """RequireJS's require hands the script CodeMirror 5 and the code cell module: the mode is defined
+    (and tokenises a line as the docstring says), `%%forth` cells are mapped to it."""
+    from tileforth.repl import highlight
+
+    js = """
+var modes = {}, mimes = {};
+var CodeMirror = {defineMode: function (n, f) { modes[n] = f(); }, defineMIME: function (m, n) { mimes[m] = n; }};
+var codecell = {CodeCell: {options_default: {highlight_modes: {}}}};
+var require = function (deps, fn) { fn(CodeMirror, codecell); };
+require.config = function () {};  // RequireJS's, as the classic notebook's page has it
+var window = {};
+%(js)s
+function Stream(s) { this.s = s; this.pos = 0; this.start = 0; }
+Stream.prototype.sol = function () { return this.pos === 0; };
+Stream.prototype.eatSpace = function () { var p = this.pos; while (this.s[this.pos] === " ") { this.pos++; } return this.pos > p; };
+Stream.prototype.match = function (re) { var m = this.s.slice(this.pos).match(re); if (m) { this.pos += m[0].length; } return m; };
+Stream.prototype.skipToEnd = function () { this.pos = this.s.length; };
+Stream.prototype.skipTo = function (c) { var i = this.s.indexOf(c, this.pos); if (i < 0) { return false; } this.pos = i; return true; };
+Stream.prototype.next = function () { return this.s[this.pos++]; };
+function tokens(line) {
+  var mode = modes["tileforth"], st = mode.startState(), s = new Stream(line), out = [];
+  while (s.pos < line.length) { s.start = s.pos; var t = mode.token(s, st); if (t) { out.push([line.slice(s.start, s.pos), t]); } }
+  return out;
+}
+console.log(JSON.stringify({map: String(codecell.CodeCell.options_default.highlight_modes["magic_tileforth"].reg[0]),
+                            mime: mimes["text/x-tileforth"], toks: tokens("3 DUP foo ( c ) $1F \\\\ rest")}));
+""".replace("%(js)s", highlight.javascript(["DUP"]))
+    out = json.loads(_node(js, tmp_path))
+    assert out["map"] == "/^%%forth/" and out["mime"] == "tileforth"
+    assert out["toks"] == [["3", "number"], ["DUP", "keyword"], ["foo", "variable"], ["(", "comment"],
+                           [" c )", "comment"], ["$1F", "number"], ["\\ rest", "comment"]]

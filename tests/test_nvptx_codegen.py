@@ -86,12 +86,15 @@ def test_an_exported_kernel_has_static_shared_memory_of_the_declared_size():
     assert "st.shared" in ptx and ".extern" not in ptx
 
 
-def test_an_exported_kernel_refuses_more_than_static_shared_memory():
+def test_an_exported_kernel_past_48_kib_has_dynamic_shared_memory():
     f = Forth()
-    f.backend.caps = replace(f.backend.caps, shared_bytes=100_000)  # as a GPU with opt-in shared memory
     f.eval("40000 SHARED: a  20000 SHARED: b  : k ( -- ) TID-X b ! ;")
-    with pytest.raises(ForthError, match="static array of at most 49152 bytes"):
-        word_ptx(f, "k", ARCH)
+    ptx = word_ptx(f, "k", "sm_90")  # 60000 bytes: more than a static array may have, given at launch
+    assert re.search(r"^\.extern \.shared \.align 1024 \.b8 tf_shared\[\];$", ptx, re.M) and "st.shared" in ptx
+    f.eval("50000 SHARED: c")
+    with pytest.raises(ForthError, match="needs 110000 bytes of shared memory, but a block of an sm_86 GPU may "
+                                         "have at most 101376"):
+        word_ptx(f, "k", "sm_86")
 
 
 # ---- item 6: the launch's block shape bounds the registers -------------------------------------------------

@@ -10,6 +10,8 @@ import sys
 import tomllib
 from pathlib import Path
 
+import pytest
+
 import tileforth
 from tileforth import demos
 
@@ -55,6 +57,21 @@ def test_the_extras_bring_what_their_features_need():
     assert any(d.startswith("pytest") for d in extras["test"])
     from tileforth.backends.cuda.requires import NEEDS_PYCUDA
     assert "pip install 'tileforth[cuda]'" in NEEDS_PYCUDA and "-e" not in NEEDS_PYCUDA
+
+
+def test_a_missing_ptxas_or_libdevice_names_the_extra_that_brings_it(monkeypatch):
+    from tileforth.backends.cuda import ptx
+    from tileforth.core.errors import ForthError
+    monkeypatch.setattr(ptx, "ptxas_path", lambda: None)
+    monkeypatch.setattr(ptx, "libdevice_path", lambda: None)
+    ptx._libdevice_bitcode.cache_clear()
+    try:
+        for call in (lambda: ptx.assemble_logged(".version 8.0", "sm_80"), ptx._libdevice_bitcode):
+            with pytest.raises(ForthError) as e:
+                call()
+            assert "pip install 'tileforth[cuda]'" in e.value.message and "-e" not in e.value.message
+    finally:
+        ptx._libdevice_bitcode.cache_clear()
 
 
 def test_the_version_is_the_same_everywhere():
@@ -120,3 +137,70 @@ def test_tileforth_dash_dash_version_says_the_version():
     for cmd in (["-m", "tileforth", "--version"], ["-m", "tileforth.repl.cli", "--version"]):
         r = run(*cmd)
         assert r.returncode == 0 and r.stdout == f"tileforth {tileforth.__version__}\n", r.stderr
+
+
+def test_the_project_urls_reach_the_built_metadata(tmp_path):
+    """[project.urls] as pip shows them: the METADATA setuptools' PEP 517 hook writes for a wheel has one
+    Project-URL per entry (Homepage, Documentation, Issues), each an https address on github.com."""
+    urls = PYPROJECT["project"]["urls"]
+    assert {"Homepage", "Documentation", "Issues"} <= set(urls)
+    from email.parser import Parser
+    from setuptools import build_meta
+    cwd = os.getcwd()
+    os.chdir(ROOT)
+    try:
+        info = build_meta.prepare_metadata_for_build_wheel(str(tmp_path))
+    finally:
+        os.chdir(cwd)
+    meta = Parser().parsestr((tmp_path / info / "METADATA").read_text())
+    shown = dict(line.split(", ", 1) for line in meta.get_all("Project-URL"))
+    assert {k.lower(): v for k, v in shown.items()} == {k.lower(): v for k, v in urls.items()}
+    for url in shown.values():
+        assert url.startswith("https://github.com/tileforth/tileforth"), url
+    assert meta["License-Expression"] == "MIT" and meta["Requires-Python"] == ">=3.11"
+    assert "Operating System :: POSIX :: Linux" in meta.get_all("Classifier")
+
+
+def test_the_wheel_installs_in_a_fresh_virtualenv_and_runs_from_there(tmp_path):
+    """What a user gets from `pip install tileforth-*.whl`: the wheel, built by setuptools' PEP 517 hook,
+    holds the typed marker, the prelude, the demos and the license; installed (--no-deps: this machine's
+    llvmlite, numpy ... come from the base interpreter, --system-site-packages) in a fresh virtualenv, its
+    `tileforth --version`, `python -m tileforth -e "1 2 + ."` and the tour run from the venv's copy."""
+    import venv
+    import zipfile
+    from setuptools import build_meta
+    import shutil
+    cwd, ours = os.getcwd(), not (ROOT / "build").exists()
+    os.chdir(ROOT)
+    try:
+        name = build_meta.build_wheel(str(tmp_path / "dist"))
+    finally:
+        os.chdir(cwd)
+        if ours:  # setuptools' build/ tree: left behind, its stale files would go into later wheels
+            shutil.rmtree(ROOT / "build", ignore_errors=True)
+    wheel = tmp_path / "dist" / name
+    with zipfile.ZipFile(wheel) as z:
+        names = set(z.namelist())
+    assert {"tileforth/py.typed", "tileforth/core/session/prelude.fth", "tileforth/demos/tour.fth",
+            "tileforth/demos/__main__.py"} <= names
+    assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names)
+    env_dir = tmp_path / "venv"
+    venv.EnvBuilder(system_site_packages=True, with_pip=True).create(env_dir)
+    py = env_dir / "bin" / "python"
+    env = {k: v for k, v in ENV.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    inst = subprocess.run([str(py), "-m", "pip", "install", "--no-deps", "--no-index", "-q", str(wheel)],
+                          capture_output=True, text=True, timeout=300, env=env, cwd=tmp_path)
+    assert inst.returncode == 0, inst.stderr[-2000:]
+
+    def venv_run(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run(list(args), capture_output=True, text=True, timeout=300, env=env, cwd=tmp_path,
+                              input="")
+    where = venv_run(str(py), "-c", "import tileforth; print(tileforth.__file__)")
+    assert where.stdout.startswith(str(env_dir)), where.stdout + where.stderr  # the installed copy, not a checkout
+    version = venv_run(str(env_dir / "bin" / "tileforth"), "--version")
+    assert version.returncode == 0 and version.stdout == f"tileforth {tileforth.__version__}\n", version.stderr
+    sum_ = venv_run(str(py), "-m", "tileforth", "-e", "1 2 + .")
+    assert sum_.returncode == 0 and sum_.stdout == "3 ", sum_.stderr
+    tour = venv_run(str(py), "-m", "tileforth.demos", "tour", "--stacks", "none")
+    assert tour.returncode == 0, tour.stderr[-2000:]
+    assert tour.stdout == run("-m", "tileforth", "--stacks", "none", str(ROOT / "demos" / "tour.fth")).stdout

@@ -72,14 +72,14 @@ def test_takes_literal_is_one_rule():
 # ---- item 3: inlining by inlined size, not by node count ---------------------------
 def test_doubling_chain_compiles_in_linear_time(fresh):
     f = fresh
-    t = time.perf_counter()
     f.eval(": a0 1+ ;")
     for i in range(1, 16):
         f.eval(f": a{i} a{i-1} a{i-1} ;")
     assert f.eval("0 a15 .").split() == ["32768"]
-    assert time.perf_counter() - t < 8  # was 12 s for a15 alone, doubling per level
     ir_text = f.eval("SEE-IR a15")
     assert 1 <= ir_text.count("call i1 @w") <= 16  # a15 calls words: it is not 2^15 inlined copies
+    # linear, not exponential, in the chain: a15's IR is about as long as a5's (2^10 times fewer copies)
+    assert len(ir_text) < 4 * len(f.eval("SEE-IR a5")) + 20000
     f.eval(": s0 1+ ; : s1 s0 s0 ;")
     assert "_s0(" not in f.eval("SEE-IR s1")  # a small word is still inlined
 
@@ -87,7 +87,6 @@ def test_doubling_chain_compiles_in_linear_time(fresh):
 def test_barrier_chain_refused_when_too_large_once_inlined(fresh):
     f = fresh
     f.eval(": b0 BARRIER ;")
-    t = time.perf_counter()
     err = None
     for i in range(1, 16):
         try:
@@ -97,7 +96,7 @@ def test_barrier_chain_refused_when_too_large_once_inlined(fresh):
             break
     assert err is not None and err.pos is not None
     assert "too large once inlined" in err.message and "loop" in err.message
-    assert time.perf_counter() - t < 8
+    assert last <= 12  # refused at the level where the inlined size passes the limit, not after 2^15 copies
     with pytest.raises(ForthError, match="undefined|unknown|not defined|not found"):
         f.eval(f"b{last}")  # the failed definition was not kept
     f.eval(f"7 b{last - 2} b{last - 3}")  # the session goes on

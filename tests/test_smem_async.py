@@ -340,8 +340,8 @@ def test_a_copy_into_a_stage_a_warp_stored_a_tile_into_with_no_barrier_is_an_err
     f.eval(LANDED + "TID-X 32 < IF TZERO 0 s 16 TSTORE ELSE TZERO TDROP THEN BARRIER  TID-X 40 = IF g 0 s CP.ASYNC "
            "THEN CP.COMMIT 0 CP.WAIT")
     f.eval("128 1 1 THREADS  64 16 F32 1 SMEM-TILE s4")  # 64-byte rows: a warp's f32 16x16 tile is 16 rows
-    # (the copy model watches shared stores from the launch's first copy-model op on: an empty group here)
-    stores = "CP.COMMIT 0 CP.WAIT  TZERO  TID-X 32 / 1024 * 0 s4 + 16 TSTORE  "  # every warp its rows, one batched op
+    # (the launch's first op of the copy model comes after the stores: the model watches them from the start)
+    stores = "TZERO  TID-X 32 / 1024 * 0 s4 + 16 TSTORE  "  # every warp its rows, one batched op
     # each thread copies 16 bytes into the next warp's rows (warp 0 into warp 1's, ..., warp 3 into warp 0's)
     copy = "TID-X 16 * g +  TID-X 32 / 1+ 3 AND 1024 *  TID-X 31 AND 16 * + 0 s4 +  CP.ASYNC "
     msg = run_error(f, stores + copy + "CP.COMMIT 0 CP.WAIT")
@@ -367,3 +367,79 @@ def test_a_copys_source_written_before_its_wait_is_an_error():
     f.eval(HAZ)
     f.eval(copy + "0 CP.WAIT  TID-X 1 = IF 7e g 34 + HF! THEN")
     assert shared_bytes(f, 64)[34:36].view(np.float16)[0] == 17  # RAMP: element 17 (g+34), not the 7 stored later
+
+
+def test_a_source_written_before_its_wait_is_found_in_either_of_two_arrays():
+    """Copies from two arrays at one wait (a GEMM's A and B): each array's sources are compared at once, and a
+    store into the second array between the CP.ASYNC and the wait is the error naming that array."""
+    f = Forth(backend="cpu")
+    f.eval("64 1 1 THREADS 32 16 F16 MATRIX g1  32 16 F16 MATRIX g2  RAMP g1  RAMP g2  64 16 F16 1 SMEM-TILE s")
+    copy = ("TID-X 32 < IF TID-X 32 * g1 + ELSE TID-X 32 - 32 * g2 + THEN  TID-X 32 * 0 s +  CP.ASYNC CP.COMMIT  ")
+    msg = run_error(f, copy + "TID-X 40 = IF 7e g2 258 + HF! THEN  0 CP.WAIT")
+    assert ("0 CP.WAIT: the global bytes at g2+256 (bytes) that thread 40's cp.async copy into stage 0 of s (row 40, "
+            "bytes 0..15 of the row) (its group 0) reads were written after its CP.ASYNC and before this wait") in msg, msg
+    f = Forth(backend="cpu")
+    f.eval("64 1 1 THREADS 32 16 F16 MATRIX g1  32 16 F16 MATRIX g2  RAMP g1  RAMP g2  64 16 F16 1 SMEM-TILE s")
+    f.eval(copy + "0 CP.WAIT BARRIER")  # no store: both arrays' rows land
+    staged = shared_bytes(f, 64 * 32).reshape(64, 32)[:, :16]
+    want = np.concatenate([f.array("g1").view(np.uint8).reshape(32, 32)[:, :16],
+                           f.array("g2").view(np.uint8).reshape(32, 32)[:, :16]])
+    assert (staged == want).all()
+
+
+# ---- shared accesses before the launch's first copy op (the copy model watches a checked launch from its start) ----
+def test_a_store_before_the_first_copy_op_of_the_launch_is_seen_by_the_copy():
+    """Thread 0 stores into row 40 of a stage, then thread 40's CP.ASYNC (the launch's first copy) overwrites
+    it with no BARRIER between: a GPU may land either last."""
+    f = Forth(backend="cpu")
+    f.eval(HAZ)
+    line = f"TID-X 0= IF 7e {ROW40} HF! THEN  TID-X 40 = IF g {ROW40} CP.ASYNC THEN CP.COMMIT 0 CP.WAIT"
+    msg = run_error(f, line)
+    assert msg.startswith("line 1, column"), msg
+    assert ("CP.ASYNC: thread 40 copies into stage 0 of s (row 40, bytes 0..15 of the row), which thread 0 stored "
+            "into since the last BARRIER") in msg, msg
+    assert "put a BARRIER between the store and the CP.ASYNC" in msg
+    assert f.eval("2 3 + .") == "5 "  # the session goes on
+    # with the BARRIER: the copy lands over the store
+    f.eval(line.replace("HF! THEN", "HF! THEN BARRIER") + " BARRIER")
+    assert shared_bytes(f, 64 * 32)[40 * 32:40 * 32 + 16].tobytes() == f.array("g").tobytes()[:16]
+
+
+def test_a_read_before_the_first_copy_op_of_the_launch_is_seen_by_the_copy():
+    """Thread 63 reads row 0 of a stage, then thread 0's CP.ASYNC (the launch's first copy) refills it with no
+    BARRIER between: the read may see the copy's bytes on a GPU."""
+    f = Forth(backend="cpu")
+    f.eval(HAZ)
+    line = "TID-X 63 = IF 0 s HF@ FDROP THEN  TID-X 0= IF g 0 s CP.ASYNC THEN CP.COMMIT 0 CP.WAIT"
+    msg = run_error(f, line)
+    assert ("CP.ASYNC: thread 0 refills stage 0 of s (row 0, bytes 0..15 of the row) while thread 63 may still be "
+            "reading it (it read these bytes since the last BARRIER)") in msg, msg
+    assert "put a BARRIER between the last read of a stage and the CP.ASYNC that refills it" in msg
+    f.eval(line.replace("FDROP THEN", "FDROP THEN BARRIER"))
+    # a tile load before the first copy op too: warp 0 loads rows 0..15 (its first lane, thread 0, the
+    # reader), then thread 32 copies into row 0
+    msg = run_error(f, "TID-X 32 < IF 0 s 16 TLOAD-A TDROP THEN  TID-X 32 = IF g 0 s CP.ASYNC THEN CP.COMMIT 0 CP.WAIT")
+    assert "thread 32 refills stage 0 of s (row 0, bytes 0..15 of the row) while thread 0 may still be" in msg, msg
+
+
+def test_unchecked_the_store_and_the_copy_land_in_the_order_they_ran():
+    """The same store and copy with no BARRIER unchecked (no copy-model checks, as an exported kernel runs):
+    no error, and the copy lands at its wait over the store (the order the emulator ran them), as a GPU may."""
+    src = HAZ + f"TID-X 0= IF 7e {ROW40} HF! THEN  TID-X 40 = IF g {ROW40} CP.ASYNC THEN CP.COMMIT 0 CP.WAIT BARRIER"
+    f = Forth(backend="cpu", checked=False)
+    f.eval(src)
+    assert shared_bytes(f, 64 * 32)[40 * 32:40 * 32 + 16].tobytes() == f.array("g").tobytes()[:16]
+
+
+def test_a_store_before_the_first_copy_op_of_a_later_block_is_seen_too():
+    """Two blocks one after another in one context: block 1's store (thread 64, its thread 0) before its first
+    copy op is still in the model when block 1's thread 40 (104) copies over it; block 0's accesses are not
+    concurrent with block 1's (no error for block 0, which stores nothing)."""
+    f = Forth(backend="cpu")
+    f.eval("2 1 1 GRID " + HAZ)
+    line = (f"BID-X 1 = TID-X 0= AND IF 7e {ROW40} HF! THEN  TID-X 40 = IF g {ROW40} CP.ASYNC THEN "
+            "CP.COMMIT 0 CP.WAIT")
+    msg = run_error(f, line)
+    assert ("CP.ASYNC: thread 104 copies into stage 0 of s (row 40, bytes 0..15 of the row), which thread 64 stored "
+            "into since the last BARRIER") in msg, msg
+    f.eval(line.replace("HF! THEN", "HF! THEN BARRIER"))

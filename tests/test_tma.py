@@ -87,7 +87,8 @@ def test_tmap_refuses_what_the_driver_refuses_and_says_what_to_do():
     f = Forth(backend="cpu")
     f.eval("8 8 F32 MATRIX m  3 5 F32 MATRIX odd")
     for line, part in (("m 4 3 0 TMAP t", "multiple of 16 bytes"), ("m 4 8 128 TMAP t", "128 bytes"),
-                       ("m 4 8 64 TMAP t", "0 or 128"), ("odd 2 4 0 TMAP t", "rows of a multiple of 16"),
+                       ("m 4 8 96 TMAP t", "0 (none), 128, 64 or 32"), ("m 4 8 64 TMAP t", "a box row is 64 bytes"),
+                       ("odd 2 4 0 TMAP t", "rows of a multiple of 16"),
                        ("m 300 4 0 TMAP t", "1 to 256"), ("12345 4 4 0 TMAP t", "not the address of an ARRAY")):
         with pytest.raises(ForthError) as e:
             f.eval(line)

@@ -171,3 +171,82 @@ def test_python_call_writes_what_save_view_writes(tmp_path):
     save_view(f, str(tmp_path / "a.png"))
     f.eval(f"SAVE-VIEW {tmp_path}/b.png")
     assert (tmp_path / "a.png").read_bytes() == (tmp_path / "b.png").read_bytes()
+
+
+# ---- `tileforth --save-view FILE`, run as a user runs it --------------------------------------------
+ROOT = __import__("pathlib").Path(__file__).resolve().parents[1]
+
+
+def _tileforth(tmp_path, *args: str):
+    import os
+    import subprocess
+    import sys
+
+    env = dict(os.environ, PYTHONPATH=str(ROOT), TILEFORTH_SERVER="0")
+    return subprocess.run([sys.executable, "-m", "tileforth", "--backend", "cpu", *args], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=300)
+
+
+def test_cli_save_view_writes_the_debugger_stop_with_the_lanes_stacks(tmp_path):
+    run = _tileforth(tmp_path, "--save-view", "stop.svg", "-e", "8 1 1 THREADS  DEBUG TID-X 10 * 5 +",
+                     "-e", "DSTEP DSTEP DSTEP")
+    assert run.returncode == 0, run.stderr
+    root = ET.parse(tmp_path / "stop.svg").getroot()
+    assert root.tag == NS + "svg"
+    texts = [t.text or "" for t in root.iter(NS + "text")]
+    assert "launch 0  block 0  warp 0  next: 5" in texts
+    lanes = [t.split() for t in texts if t.startswith("*")]  # "* 3 <1> 30": the active lane 3, depth 1, its item
+    assert [int(w[1]) for w in lanes] == list(range(8))
+    assert [w[2] for w in lanes] == ["<1>"] * 8
+    assert [int(w[3]) for w in lanes] == list(np.arange(8) * 10)  # TID-X 10 *, before 5
+    assert len([r for r in root.iter(NS + "rect") if r.get("class") == "lane"]) == 32
+
+
+def test_cli_save_view_writes_the_last_tile_as_a_png(tmp_path):
+    run = _tileforth(tmp_path, "--save-view", "tile.png", "-e", "TZERO .TILE", "-e", TILE + "  .TILE")
+    assert run.returncode == 0, run.stderr
+    data = (tmp_path / "tile.png").read_bytes()
+    assert data[12:16] == b"IHDR" and struct.unpack(">II", data[16:24]) == (16 * PNG_CELL, 16 * PNG_CELL)
+    img = decode_png(data)
+    a = np.arange(256, dtype=np.float16).reshape(16, 16)  # RAMP A: 0, 1, 2 ... row by row; the last .TILE
+    assert (cells_of(img) == heat_expected(a)).all()
+
+
+def test_cli_save_view_with_n_writes_each_view(tmp_path):
+    run = _tileforth(tmp_path, "--save-view", "view-{n}.svg", "-e", "TZERO .TILE  2e TFILL .TILE .FRAG",
+                     "-e", "1 2 + DROP")
+    assert run.returncode == 0, run.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["view-1.svg", "view-2.svg", "view-3.svg"]
+    assert [len(svg_cells(tmp_path / f"view-{i}.svg")) for i in (1, 2, 3)] == [256] * 3
+    tips = [c.find(NS + "title").text for c in svg_cells(tmp_path / "view-2.svg")]
+    assert tips[0] == "(0,0) 2"  # the second view: the tile of 2s
+
+
+def test_cli_save_view_says_what_is_wrong(tmp_path):
+    run = _tileforth(tmp_path, "--save-view", "out.txt", "-e", "1")
+    assert run.returncode == 2 and "--save-view out.txt: name a .svg or .png file" in run.stderr
+    run = _tileforth(tmp_path, "--save-view", "out.png", "-e", "1 2 + .")
+    assert run.returncode == 1 and "--save-view: SAVE-VIEW saves the debugger's stop" in run.stderr
+    assert run.stdout.startswith("3")  # the run itself ran
+    run = _tileforth(tmp_path, "--save-view", "v{n}.png", "-e", "1 .")
+    assert run.returncode == 1 and "the run showed no .TILE" in run.stderr
+    assert not list(tmp_path.iterdir())
+
+
+def test_the_command_lines_of_docs_debugger_md_write_their_pictures(tmp_path):
+    """docs/debugger.md's ```sh block, each line run as typed (`tileforth` is this checkout's)."""
+    import shlex
+
+    text = (ROOT / "docs" / "debugger.md").read_text()
+    block = text.split("```sh\n", 1)[1].split("```", 1)[0]
+    lines = [ln for ln in block.splitlines() if ln.strip()]
+    assert len(lines) == 3
+    for ln in lines:
+        words = shlex.split(ln)
+        assert words[:3] == ["tileforth", "--backend", "cpu"]
+        run = _tileforth(tmp_path, *words[3:])
+        assert run.returncode == 0, run.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["stop.svg", "tile.png", "view-1.svg", "view-2.svg"]
+    assert decode_png((tmp_path / "tile.png").read_bytes()).shape == (16 * PNG_CELL, 16 * PNG_CELL, 3)
+    texts = [t.text for t in ET.parse(tmp_path / "stop.svg").getroot().iter(NS + "text")]
+    assert "launch 0  block 0  warp 0  next: *" in texts

@@ -26,6 +26,7 @@ def _loader(module: str, name: str):
 register_exporter("word_ptx", _loader("tileforth.export.kernels", "word_ptx"))
 register_exporter("ptxas_note", _loader("tileforth.backends.cuda.ptx", "ptxas_note"))
 register_exporter("async_state", _loader("tileforth.backends.cpu.debugstate", "async_state"))  # the step debugger's
+register_exporter("tile_state", _loader("tileforth.backends.cpu.debugstate", "tile_state"))  # ... and its tiles
 
 
 def load_ipython_extension(ipython) -> None:

@@ -17,6 +17,9 @@
                                                 (a `\\! tmap` parameter: the launcher encodes the tensor map)
   launch_gemm_hopper.py                         `tileforth compile demos/gemm_hopper.fth --arch sm_90a --python
                                                 --unchecked` (TMA, mbarriers, WGMMA: the Hopper GEMM demo)
+  launch_gemm_hopper128.py, launch_gemm_hopper256.py  the same of demos/gemm_hopper128.fth and 256.fth (128 x 128
+                                                and 128 x 256 block tiles, two consumer warpgroups, four stages in
+                                                dynamic shared memory)
   manifest.json                                 the commit, ptxas's version, each file's size and ptxas -v
 
 Every cubin is assembled by --ptxas (default: $TF_ARTIFACT_PTXAS, else tileforth's ptxas_path()).
@@ -140,7 +143,8 @@ def build(out: Path, exe: str, arch: str = "sm_90", log=print) -> dict:
     saxpy, tma = ROOT / "demos" / "saxpy.fth", HERE / "tma_rows.fth"
     for stem, source, extra in (("launch_saxpy_ptx", saxpy, []), ("launch_saxpy_cubin", saxpy, ["--cubin", "--unchecked"]),
                                 ("launch_tma_rows", tma, []),
-                                ("launch_gemm_hopper", ROOT / "demos" / "gemm_hopper.fth", ["--unchecked"])):
+                                *((f"launch_{g}", ROOT / "demos" / f"{g}.fth", ["--unchecked"])
+                                  for g in ("gemm_hopper", "gemm_hopper128", "gemm_hopper256"))):
         with tempfile.TemporaryDirectory() as d:
             target = Path(d) / (stem + ".py")
             env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))

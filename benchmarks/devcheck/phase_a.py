@@ -382,26 +382,40 @@ def _launcher(rep: Report, stem: str, arrays: str):
     return mod
 
 
+# the Hopper GEMM demos' launchers: (artifact, kernel, block tile rows, block tile columns)
+HOPPER_GEMMS = (("launch_gemm_hopper", "gemm_hopper", 64, 64), ("launch_gemm_hopper128", "gemm_hopper128", 128, 128),
+                ("launch_gemm_hopper256", "gemm_hopper256", 128, 256))
+
+
 def _gemm_hopper(rep: Report, torch) -> bool:
-    """launch_gemm_hopper.py (demos/gemm_hopper.fth, unchecked, sm_90a) on torch bf16 tensors at 4096^3 and
-    8192^3 against torch.matmul in the same process: exact for integer-valued inputs (|a|, |b| <= 3: every
-    partial sum an integer below 2^24), TFLOP/s and the ratio. Hopper only (compute capability 9.0)."""
+    """Each Hopper GEMM demo's launcher (HOPPER_GEMMS: demos/gemm_hopper*.fth, unchecked, sm_90a) on torch bf16
+    tensors at 4096^3 and 8192^3 against torch.matmul in the same process: exact for integer-valued inputs
+    (|a|, |b| <= 3: every partial sum an integer below 2^24), TFLOP/s and the ratio. Hopper only (compute
+    capability 9.0)."""
+    ok = True
+    for stem, kernel, bm, bn in HOPPER_GEMMS:
+        ok &= _gemm_hopper_one(rep, torch, stem, kernel, bm, bn)
+    return ok
+
+
+def _gemm_hopper_one(rep: Report, torch, stem: str, kernel: str, bm: int, bn: int) -> bool:
     if torch.cuda.get_device_capability() != (9, 0):
-        rep.row(f"{'launch_gemm_hopper':18} {'cuda-python':11} {'torch':6}  {'-':>8}  not a Hopper GPU: skipped")
+        rep.row(f"{stem:21} {'cuda-python':11} {'torch':6}  {'-':>8}  not a Hopper GPU: skipped")
         return True
-    mod = _launcher(rep, "launch_gemm_hopper", "torch")
+    mod = _launcher(rep, stem, "torch")
     if mod is None:
         return False
     ok = True
-    for n in (4096, 8192) if not standin() else (128,):
+    for n in (4096, 8192) if not standin() else (256,):
         try:
             g = torch.Generator(device="cuda").manual_seed(n)
             a = torch.randint(-3, 4, (n, n), device="cuda", generator=g).to(torch.bfloat16)
             b = torch.randint(-3, 4, (n, n), device="cuda", generator=g).to(torch.bfloat16)
             bt, c = b.t().contiguous(), torch.empty((n, n), device="cuda", dtype=torch.float32)
+            launch = getattr(mod, kernel)
 
             def ours() -> None:
-                mod.gemm_hopper(M=n, N=n, KK=n, A=a, BT=bt, C=c, grid=(n // 64, n // 64, 1))
+                launch(M=n, N=n, KK=n, A=a, BT=bt, C=c, grid=(n // bn, n // bm, 1))
 
             def theirs() -> None:
                 torch.matmul(a, b)
@@ -417,15 +431,18 @@ def _gemm_hopper(rep: Report, torch) -> bool:
                 end.record()
                 end.synchronize()
                 secs[name] = start.elapsed_time(end) / 1e3 / reps
+            c.fill_(float("nan"))  # once more on a cleared C: every element written by this launch
+            ours()
+            torch.cuda.synchronize()
             good = bool(torch.equal(c, a.float() @ b.float()))
             tf = {k: 2.0 * n ** 3 / v / 1e12 for k, v in secs.items()}
-            rep.row(f"{'launch_gemm_hopper':18} {'cuda-python':11} {'torch':6}  {secs['tileforth'] * 1e6:8.0f}  "
-                    f"n {n}: {tf['tileforth']:.1f} TFLOP/s, torch {tf['torch']:.1f}, ratio "
+            rep.row(f"{stem:21} {'cuda-python':11} {'torch':6}  {secs['tileforth'] * 1e6:8.0f}  "
+                    f"n {n}, {bm}x{bn} tiles: {tf['tileforth']:.1f} TFLOP/s, torch {tf['torch']:.1f}, ratio "
                     f"{tf['tileforth'] / tf['torch']:.3f}, {'= exact' if good else 'WRONG'}")
             ok &= good
         except Exception as exc:  # noqa: BLE001
             ok = False
-            rep.row(f"{'launch_gemm_hopper':18} {'cuda-python':11} {'torch':6}  {'-':>8}  n {n}: {first_line(exc)}")
+            rep.row(f"{stem:21} {'cuda-python':11} {'torch':6}  {'-':>8}  n {n}: {first_line(exc)}")
     mod.close()
     return ok
 

@@ -34,8 +34,9 @@ STEPS = [
          "does the 128-byte swizzle descriptor give the known answer?"),
     Step("jit", "A", 40, "the driver JIT's cost: cuModuleLoadDataEx of an empty kernel, a 10-word line, a loop "
          "line, a tile line and the GEMM at optimization levels 0, 1, 4, against loading a ready cubin"),
-    Step("launchers", "A", 25, "`tileforth compile --python` launchers (PTX and cubin) called with torch tensors "
-         "and CuPy arrays through CuPy and cuda-python: microseconds per call, results against numpy"),
+    Step("launchers", "A", 50, "`tileforth compile --python` launchers (PTX and cubin) called with torch tensors "
+         "and CuPy arrays through CuPy and cuda-python: microseconds per call, results against numpy; the Hopper "
+         "GEMM demos' launchers against torch.matmul at 4096^3 and 8192^3"),
     # phase B: PyCUDA + tileforth
     Step("sticky_torch", "B", 20, "a torch tensor holds the primary context; an unchecked faulting line: does the "
          "reset for every holder (_reset_primary) run, the next line work, a VARIABLE come back, a new session "

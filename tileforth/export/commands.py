@@ -119,8 +119,14 @@ def _compile(args: argparse.Namespace, text: str, console: Console) -> int:
     if args.cubin or args.verbose:
         cubin, info = assemble(ptx, args.arch)
         if args.verbose:
+            from tileforth.core.compile.target import dynamic_shared
+
+            from .kernelfile import block_shared_bytes, parse_kernel_file
+
+            dynamic = dynamic_shared(block_shared_bytes(parse_kernel_file(text, args.file)))
             for item in info.values():
-                print(f"{args.file}: {args.arch}: {item.summary()}", file=sys.stderr, flush=True)
+                extra = f", {dynamic} bytes dynamic shared memory (given at launch)" if dynamic else ""
+                print(f"{args.file}: {args.arch}: {item.summary()}{extra}", file=sys.stderr, flush=True)
         if args.cubin:
             out = cubin
             if args.out == "-":  # a cubin is binary: never to the terminal

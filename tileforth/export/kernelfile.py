@@ -11,7 +11,8 @@ r"""Kernel files: a kernel's interface in WarpForth-style header lines, then For
                               a last word MxN, e.g. 4x8: `M N TILE-GRID`, big register tiles)
     \! wg 64 128 16 bf16      the warpgroup MMA words' WG-SHAPE and TILE-IN (WGMMA, sm_90a)
     \! tmap tA A 64,64 swizzled   a tensor map of the array A for TMA-LOAD/TMA-STORE (TMAP): boxes
-                              of 64 x 64 elements, 128-byte swizzled (else plain rows); tA pushes its address
+                              of 64 x 64 elements, 128-byte swizzled (else plain rows; swizzled64,
+                              swizzled32: the 64- and 32-byte swizzles, SMEM-TILE-SWZ64/32); tA pushes its address
     \! param M2 f32[R,C]      a row-major R x C array: M2[] ( r c -- addr ), strides M2.S0 M2.S1
     \! grid 4,1,1             the launch's default grid and block (run_kernel_file, launchers)
     \! block 256
@@ -40,7 +41,7 @@ import sys
 from pathlib import Path
 
 from tileforth.core.compile.smem import ALIGN, SWIZZLED_ALIGN
-from tileforth.core.compile.target import STATIC_SHARED_BYTES
+from tileforth.core.compile.target import OPTIN_SHARED_BYTES
 from tileforth.core.errors import ForthError, SourcePos
 from tileforth.core.front.dictionary import Constant, HostWord
 from tileforth.core.front.effects import body_effect
@@ -54,7 +55,7 @@ from tileforth.core.session.words.arraydata import read_npy
 from tileforth.core.session.words.arrays import DEVICE_ARRAY_MAX, array_bytes_max, host_memory_bytes
 from tileforth.core.session.launchshape import check_python_shape
 from tileforth.core.session.words.hopper import define_tensor_map
-from tileforth.core.session.tensormap import STRIDE_ALIGN, SWIZZLE_SPAN, TensorMap, check
+from tileforth.core.session.tensormap import STRIDE_ALIGN, TensorMap, check
 from tileforth.core.session.interpreter import Collector, Forth
 from tileforth.core.session.launcherrors import BAD_ADDRESS_HINT
 
@@ -113,7 +114,7 @@ class TensorMapDecl:
     array: str
     box_rows: int
     box_cols: int
-    swizzle: int  # 0 or 128 (TMAP's swizzle operand)
+    swizzle: int  # 0, 32, 64 or 128 (TMAP's swizzle operand)
     pos: SourcePos
 
     @property
@@ -252,9 +253,10 @@ def parse_kernel_file(text: str, source: str = "<kernel>") -> KernelSpec:
                                      _count_pos(Param(name, eltype, count, at(ncol), dims), sym), sym)
                 s = Shared(name, eltype, _product(dims), at(ncol), dims)
                 shared_bytes = ((shared_bytes + 31) & ~31) + s.nbytes
-                if shared_bytes > STATIC_SHARED_BYTES:
-                    raise ForthError(f"shared memory {name} does not fit: a block has {STATIC_SHARED_BYTES} bytes, and "
-                                     f"the \\! shared lines so far need {shared_bytes}", at(ccol), tytext)
+                if shared_bytes > OPTIN_SHARED_BYTES:
+                    raise ForthError(f"shared memory {name} does not fit: a block has at most {OPTIN_SHARED_BYTES} "
+                                     f"bytes (an H100's or H200's), and the \\! shared lines so far need "
+                                     f"{shared_bytes}", at(ccol), tytext)
                 shared.append(s)
             names[name.upper()] = at(ncol)
         elif kind == "smem":
@@ -299,11 +301,18 @@ def parse_kernel_file(text: str, source: str = "<kernel>") -> KernelSpec:
                       header_lines, grid, block, setup, tmaps)
 
 
+# the layout words of `\\! smem` and `\\! tmap`: the swizzle (bytes of a row) and the SMEM-TILE word of each
+SWIZZLE_WORDS = {"swizzled": 128, "swizzled128": 128, "swizzled64": 64, "swizzled32": 32}
+SMEM_WORDS = {0: "SMEM-TILE", 128: "SMEM-TILE-SWZ", 64: "SMEM-TILE-SWZ64", 32: "SMEM-TILE-SWZ32"}
+
+
 def _parse_smem(args: list[tuple[str, int]], pos: SourcePos, directive: str) -> Setup:
-    """`\\! smem NAME TYPE[ROWS,COLS] [STAGES] [swizzled]`: `ROWS COLS TYPE STAGES SMEM-TILE(-SWZ) NAME`."""
-    usage = "write `\\! smem NAME TYPE[ROWS,COLS] STAGES [swizzled]`, e.g. `\\! smem As bf16[64,64] 3 swizzled`"
+    """`\\! smem NAME TYPE[ROWS,COLS] [STAGES] [swizzled|swizzled64|swizzled32]`: `ROWS COLS TYPE STAGES
+    SMEM-TILE(-SWZ, -SWZ64, -SWZ32) NAME`."""
+    usage = ("write `\\! smem NAME TYPE[ROWS,COLS] STAGES [swizzled]`, e.g. `\\! smem As bf16[64,64] 3 swizzled` "
+             "(swizzled: the 128-byte swizzle; swizzled64, swizzled32: the 64- and 32-byte ones)")
     words = [w for w, _ in args]
-    swz = bool(words) and words[-1].lower() == "swizzled"
+    swz = SWIZZLE_WORDS.get(words[-1].lower(), 0) if words else 0
     words = words[:-1] if swz else words
     stages = words[2] if len(words) == 3 else "1"
     m = _TYPE.match(words[1]) if len(words) in (2, 3) else None
@@ -313,7 +322,7 @@ def _parse_smem(args: list[tuple[str, int]], pos: SourcePos, directive: str) -> 
             or not re.fullmatch(r"[0-9]+", stages):
         raise ForthError(usage + " (rows, columns and stages are numbers)", pos, directive)
     name, ncol = args[0]
-    word = "SMEM-TILE-SWZ" if swz else "SMEM-TILE"
+    word = SMEM_WORDS[swz]
     rows, cols = int(dims[0]), int(dims[1])
     align = SWIZZLED_ALIGN if swz else ALIGN  # each stage aligned (SMEM-TILE's layout)
     return Setup(name, f"{rows} {cols} {et.name} {stages} {word} {name}",
@@ -359,16 +368,16 @@ def _check_tile_in(setup: list[Setup]) -> None:
 
 
 def _parse_tmap(args: list[tuple[str, int]], pos: SourcePos, directive: str) -> TensorMapDecl:
-    """`\\! tmap NAME ARRAY ROWS,COLS [swizzled]`."""
+    """`\\! tmap NAME ARRAY ROWS,COLS [swizzled|swizzled64|swizzled32]`."""
     words = [w for w, _ in args]
-    swz = len(words) == 4 and words[-1].lower() == "swizzled"
+    swz = SWIZZLE_WORDS.get(words[-1].lower(), 0) if len(words) == 4 else 0
     box = "".join(words[2:3]).split(",")
     if len(words) != (4 if swz else 3) or len(box) != 2 or not all(re.fullmatch(r"[0-9]+", b) for b in box):
         raise ForthError("write `\\! tmap NAME ARRAY ROWS,COLS [swizzled]`, e.g. `\\! tmap tA A 64,64 swizzled` "
-                         "(a tensor map of the array parameter A, boxes of 64 x 64 elements)", pos, directive)
+                         "(a tensor map of the array parameter A, boxes of 64 x 64 elements; swizzled: the 128-byte "
+                         "swizzle, swizzled64 and swizzled32 the 64- and 32-byte ones)", pos, directive)
     (name, ncol), (array, _) = args[0], args[1]
-    return TensorMapDecl(name, array, int(box[0]), int(box[1]), SWIZZLE_SPAN if swz else 0,
-                         SourcePos(pos.line, ncol, pos.text, pos.source))
+    return TensorMapDecl(name, array, int(box[0]), int(box[1]), swz, SourcePos(pos.line, ncol, pos.text, pos.source))
 
 
 def _check_tmap(t: TensorMapDecl, params: list[Param]) -> None:
@@ -532,6 +541,15 @@ def declare_shared(f: Forth, spec: KernelSpec) -> None:
             raise ForthError(err.message, t.pos, t.name or "tiles") from None
         if t.name:
             mine[key] = t.forth
+
+
+def block_shared_bytes(spec: KernelSpec) -> int:
+    """The shared memory a block of the kernel takes: its `\\! shared` arrays and `\\! smem` rings laid out
+    as a session lays them out (declare_shared, in a scratch session that runs nothing)."""
+    scratch = Forth()
+    check_names(scratch, spec)
+    declare_shared(scratch, spec)
+    return scratch.shared_bytes
 
 
 def declare_tensor_maps(f: Forth, spec: KernelSpec, values: dict[str, Value]) -> None:
@@ -816,33 +834,20 @@ def run_kernel_file(f: Forth, spec: KernelSpec, values: dict[str, Value],
             from None
     values = _given(spec, values, cli)
     sizes = _sizes(spec, values, cli)
-    for p in spec.params:
-        key = p.name.upper()
-        if p.count is not None:
-            nbytes, most = sizes[key] * p.eltype.size, array_bytes_max(f.backend)
-            if nbytes > most:
-                raise ForthError(f"{p.name} is {_describe(p)} with {sizes[key]:,} elements, {nbytes:,} bytes: more "
-                                 f"than the {most:,} bytes an array may have on the {f.backend.name} backend; "
-                                 "give a smaller size", _count_pos(p) if isinstance(p.count, int) else None)
-            f.eval(f"{sizes[key]} {p.eltype.name} ARRAY {p.name}")
-            given = values.get(key)
-            if given is not None and np.size(given):
-                flat = np.asarray(given).reshape(-1)
-                data = np.zeros(sizes[key], np.float64 if p.eltype.is_float else np.int64)
-                data[:flat.size] = flat.astype(data.dtype)
-                f.set_array(p.name, data)
-        elif p.kind == "float":
-            v = scalar_value(p, values[key], f.machine.float_bits)
-            f.dict[key] = Constant(p.name, v, is_float=True, help=f"( F: -- r ) kernel parameter {p.name}")
-        else:
-            v = scalar_value(p, values[key])
-            f.dict[key] = Constant(p.name, v, help=f"( -- x ) kernel parameter {p.name}")
-    mine = _KERNEL_NAMES.setdefault(f, {})
-    mine.update({p.name.upper(): 0 for p in spec.params})
-    declare_shared(f, spec)
-    declare_tensor_maps(f, spec, values)
-    f.eval(" ".join(map(str, grid)) + " GRID " + " ".join(map(str, block)) + " THREADS")
-    nodes = read_body(f, spec)
+    scalars = tuple(_scalar_of(p, values[p.name.upper()], f.machine.float_bits) for p in spec.params
+                    if p.count is None)
+    key = (_spec_key(spec), f.backend.name, f.machine.float_bits, f.checked, tuple(sorted(sizes.items())), scalars)
+    prepared = _PREPARED.get(f)
+    if prepared is not None and prepared.current(f, key):
+        for p in spec.params:  # the same arrays, refilled: the kernel's words name their addresses
+            if p.count is not None:
+                f.set_array(p.name, _array_data(p, sizes[p.name.upper()], values.get(p.name.upper())))
+        nodes = prepared.nodes
+        f.eval(" ".join(map(str, grid)) + " GRID " + " ".join(map(str, block)) + " THREADS")
+    else:
+        nodes = _prepare(f, spec, values, sizes, grid, block)
+        _PREPARED[f] = Prepared(key, nodes, {n: f.dict.get(n) for n in _prepared_names(spec)})
+        READS[0] += 1
     try:
         out = f.run_nodes(nodes)  # the whole body is one launch, as on the GPU
     except ForthError as err:  # ARRAY and SHARED: are refused in a body: name what it has instead
@@ -857,6 +862,84 @@ def run_kernel_file(f: Forth, spec: KernelSpec, values: dict[str, Value],
             if result.size == given.size:
                 np.copyto(given, result.reshape(given.shape), casting="unsafe")
     return out
+
+
+def _prepare(f: Forth, spec: KernelSpec, values: dict[str, Value], sizes: dict[str, int], grid: tuple,
+             block: tuple) -> list[Node]:
+    """The session made ready for a launch of the kernel: its arrays allocated and filled, its scalars
+    constants, its shared memory and tensor maps declared, the launch shape set; the body read (its
+    words defined and compiled): the body's top-level nodes."""
+    for p in spec.params:
+        key = p.name.upper()
+        if p.count is not None:
+            nbytes, most = sizes[key] * p.eltype.size, array_bytes_max(f.backend)
+            if nbytes > most:
+                raise ForthError(f"{p.name} is {_describe(p)} with {sizes[key]:,} elements, {nbytes:,} bytes: more "
+                                 f"than the {most:,} bytes an array may have on the {f.backend.name} backend; "
+                                 "give a smaller size", _count_pos(p) if isinstance(p.count, int) else None)
+            f.eval(f"{sizes[key]} {p.eltype.name} ARRAY {p.name}")
+            given = values.get(key)
+            if given is not None and np.size(given):
+                f.set_array(p.name, _array_data(p, sizes[key], given))
+        elif p.kind == "float":
+            v = scalar_value(p, values[key], f.machine.float_bits)
+            f.dict[key] = Constant(p.name, v, is_float=True, help=f"( F: -- r ) kernel parameter {p.name}")
+        else:
+            v = scalar_value(p, values[key])
+            f.dict[key] = Constant(p.name, v, help=f"( -- x ) kernel parameter {p.name}")
+    mine = _KERNEL_NAMES.setdefault(f, {})
+    mine.update({p.name.upper(): 0 for p in spec.params})
+    declare_shared(f, spec)
+    declare_tensor_maps(f, spec, values)
+    f.eval(" ".join(map(str, grid)) + " GRID " + " ".join(map(str, block)) + " THREADS")
+    return read_body(f, spec)
+
+
+def _array_data(p: Param, n: int, given: Value | None) -> np.ndarray:
+    """An array parameter's n values: those given, zeros after them (and for an array not given)."""
+    data = np.zeros(n, np.float64 if p.eltype.is_float else np.int64)
+    if given is not None and np.size(given):
+        flat = np.asarray(given).reshape(-1)
+        data[:flat.size] = flat.astype(data.dtype)
+    return data
+
+
+@record(eq=False)
+class Prepared:
+    """A session's last kernel file made ready (run_kernel_file): its key (what the code depends on), the
+    body's nodes and the dictionary entries it made (arrays, constants, shared memory, tiles, tensor maps).
+    A call with the same key, while the entries are still the session's, refills the arrays and launches
+    the same nodes: the session's kernel cache has their kernel, so nothing is read or compiled again."""
+    key: tuple
+    nodes: list
+    entries: dict
+
+    def current(self, f: Forth, key: tuple) -> bool:
+        return key == self.key and all(f.dict.get(name) is entry for name, entry in self.entries.items())
+
+
+# the last kernel file each session ran (run_kernel_file's cache); READS[0]: bodies read (prepared) so far
+_PREPARED: "weakref.WeakKeyDictionary[Forth, Prepared]" = weakref.WeakKeyDictionary()
+READS = [0]
+
+
+def _spec_key(spec: KernelSpec) -> tuple:
+    """What a kernel file's code depends on: everything its header and body say (not where it was read from)."""
+    return (spec.name, spec.body, spec.body_line, spec.source, spec.header_lines,
+            tuple((p.name, p.eltype.name, p.dims) for p in spec.params),
+            tuple((s.name, s.eltype.name, s.count, s.dims) for s in spec.shared),
+            tuple(s.forth for s in spec.setup), tuple(t.forth for t in spec.tmaps))
+
+
+def _prepared_names(spec: KernelSpec) -> list[str]:
+    names = [p.name for p in spec.params] + [s.name for s in spec.shared] + [s.name for s in spec.setup if s.name]
+    return [n.upper() for n in names + [t.name for t in spec.tmaps]]
+
+
+def _scalar_of(p: Param, v: Value, float_bits: int) -> int | float:
+    """What the body sees of scalar p given as v (scalar_value, a float at the session's width)."""
+    assert not isinstance(v, np.ndarray)  # _given checked the scalars
+    return scalar_value(p, v, float_bits) if p.kind == "float" else scalar_value(p, v)
 
 
 KERNEL_ADDRESS_HINT = ("use an address inside a parameter array (`\\! param NAME TYPE[N]`) or a shared one "

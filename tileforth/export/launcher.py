@@ -41,10 +41,11 @@ from typing import Any
 from tileforth.core.compile import layout as L
 from tileforth.core.compile.eltypes import ElType
 from tileforth.core.compile.machine import DEFAULT  # kernel files are compiled for the default machine
+from tileforth.core.compile.target import dynamic_shared
 from tileforth.core.session.launcherrors import THROW_MEANINGS
 
 from . import launchrt
-from .kernelfile import KernelSpec, parse_kernel_file
+from .kernelfile import KernelSpec, block_shared_bytes, parse_kernel_file
 from tileforth.core.session.tensormap import DATA_TYPES
 
 from .launchrt import NUMPY_TYPES
@@ -102,12 +103,13 @@ def kernel_file_launcher(text: str, arch: str = "sm_80", source: str = "<kernel>
 def kernel_data(spec: KernelSpec, image: str | bytes, *, context: bool = True,
                 sites: list[tuple[str, str, int, int, str]] | tuple = (), strings: list[str] | tuple = (),
                 recursion_max: int = RECURSION_MAX, throw_meanings: dict[int, str] | None = None,
-                source_text: str | None = None) -> dict[str, Any]:
+                source_text: str | None = None, shared: int | None = None) -> dict[str, Any]:
     """The values of launchrt's block "the kernel" for `spec` and its compiled `image` (PTX text,
     or cubin bytes), by name. context=False: an --unchecked export (no context parameter).
     source_text: the kernel file (the CPU fallback runs it on the emulator; None: no fallback).
     sites: (word, source, line, col, line text) for each error site the kernel may record;
-    strings: ABORT" texts."""
+    strings: ABORT" texts. shared: the bytes of shared memory a block takes (None: laid out from
+    the header, block_shared_bytes); past 48 KiB the kernel's are dynamic, given at launch."""
     return {
         "KERNEL": spec.name,
         "PARAMS": [(p.name, _type(p.eltype), p.count) for p in spec.params],
@@ -122,6 +124,7 @@ def kernel_data(spec: KernelSpec, image: str | bytes, *, context: bool = True,
         "THROW_MEANINGS": dict(THROW_MEANINGS if throw_meanings is None else throw_meanings),
         "SITES": list(sites),
         "STRINGS": list(strings),
+        "SHARED_BYTES": dynamic_shared(block_shared_bytes(spec) if shared is None else shared),
         "GRID": tuple(spec.grid) if spec.grid else None,
         "BLOCK": tuple(spec.block) if spec.block else None,
         "SOURCE": source_text,

@@ -54,6 +54,7 @@ MESSAGES: dict = {}  # error code -> message ({where}: " in WORD" or "", {thr}: 
 THROW_MEANINGS: dict = {}  # THROW code -> what it means (Forth-2012 table 9.1)
 SITES: list = []  # (word, file, line, column, line text) by site number
 STRINGS: list = []  # ABORT" texts by number
+SHARED_BYTES = 0  # dynamic shared memory a block takes, given at launch (past 48 KiB, after an opt-in)
 GRID: tuple | None = None  # the file's `\\! grid`: the default grid (None: one thread per element of the first array)
 BLOCK: tuple | None = None  # the file's `\\! block`: the default block (None: 256 threads)
 SOURCE: str | None = None  # the kernel file's text: the CPU fallback runs it on tileforth's emulator
@@ -381,6 +382,7 @@ CUDA_ERROR_NOT_READY = 600
 PENDING_MAX = 256  # launches whose error record is not read yet; one more waits for the oldest
 MAPS_MAX = 64  # tensor maps a context keeps; one more reuses the least recently used one's memory
 TMAP_BYTES = 128  # a CUtensorMap
+STATIC_SHARED_BYTES = 48 * 1024  # shared memory a block has without opting in
 
 
 class _Loaded:
@@ -451,9 +453,28 @@ class _Driver:
             self._image = np.frombuffer(_image_bytes(), np.uint8)
             mod = self.ok(self.cu.cuModuleLoadData(self._image.ctypes.data))
             fn = self.ok(self.cu.cuModuleGetFunction(mod, KERNEL.encode()))
+            if SHARED_BYTES > STATIC_SHARED_BYTES:
+                try:
+                    self.opt_in(fn)
+                except BaseException:
+                    self.cu.cuModuleUnload(mod)
+                    raise
             reader = self.ok(self.cu.cuStreamCreate(CU_STREAM_NON_BLOCKING))
             st = self.loaded[int(ctx)] = _Loaded(ctx, mod, fn, reader)
         return st
+
+    def opt_in(self, fn):
+        """Let the kernel have SHARED_BYTES of dynamic shared memory (more than the 48 KiB a block has without
+        asking): the current device must allow that many."""
+        cu = self.cu
+        most = self.ok(cu.cuDeviceGetAttribute(
+            cu.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, self.ok(cu.cuCtxGetDevice())))
+        if SHARED_BYTES > int(most):
+            raise RuntimeError(f"{KERNEL}: a block of this kernel takes {SHARED_BYTES} bytes of shared memory, but "
+                               f"a block of this GPU may have at most {int(most)}; compile it with smaller tiles or "
+                               "fewer stages")
+        self.ok(cu.cuFuncSetAttribute(fn, cu.CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                      SHARED_BYTES))
 
     def alloc(self, host, stream):
         dev = self.ok(self.cu.cuMemAlloc(max(host.nbytes, 1)))
@@ -499,14 +520,15 @@ class _Driver:
 
     def encode(self, ptr, dtype, rows, cols, row_bytes, box_rows, box_cols, swizzle):
         """cuTensorMapEncodeTiled of a rows x cols array at ptr, boxes of box_rows x box_cols (dimensions
-        innermost first; swizzle 128: CU_TENSOR_MAP_SWIZZLE_128B; L2 promotion 128B; out-of-bounds
+        innermost first; swizzle 128, 64, 32: CU_TENSOR_MAP_SWIZZLE_128B, _64B, _32B; L2 promotion 128B; out-of-bounds
         elements read as zeros): its 128 bytes."""
         cu = self.cu
         u64, u32 = cu.cuuint64_t, cu.cuuint32_t
         tmap = self.ok(cu.cuTensorMapEncodeTiled(
             cu.CUtensorMapDataType(dtype), 2, ptr, [u64(cols), u64(rows)], [u64(row_bytes)],
             [u32(box_cols), u32(box_rows)], [u32(1), u32(1)], cu.CUtensorMapInterleave(0),
-            cu.CUtensorMapSwizzle(3 if swizzle else 0), cu.CUtensorMapL2promotion(2), cu.CUtensorMapFloatOOBfill(0)))
+            cu.CUtensorMapSwizzle({32: 1, 64: 2, 128: 3}.get(swizzle, 0)), cu.CUtensorMapL2promotion(2),
+            cu.CUtensorMapFloatOOBfill(0)))
         return np.array([int(w) for w in tmap.opaque], np.uint64)
 
     def launch(self, grid, block, stream, args):
@@ -528,7 +550,13 @@ class _Driver:
             boxes.insert(0, np.array([int(record)], np.uint64))
             pending = _Pending(st, record, init, self.ok(self.cu.cuEventCreate(0)))
         ptrs = np.array([b.ctypes.data for b in boxes], np.uint64)
-        self.ok(self.cu.cuLaunchKernel(st.fn, *grid, *block, 0, stream, ptrs.ctypes.data, 0))
+        try:
+            self.ok(self.cu.cuLaunchKernel(st.fn, *grid, *block, SHARED_BYTES, stream, ptrs.ctypes.data, 0))
+        except BaseException:  # refused: the error record is not in use
+            if pending is not None:
+                st.records.append(pending.record)
+                self.cu.cuEventDestroy(pending.event)
+            raise
         for entry in used:  # the map's memory is not reused before this launch is done
             self.ok(self.cu.cuEventRecord(entry[1], stream))
         if pending is not None:

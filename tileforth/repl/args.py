@@ -10,7 +10,7 @@ KERNEL_COMMANDS = ("compile", "run")  # the command's subcommands, for kernel fi
 SERVER_COMMANDS = ("serve", "server")  # and for the resident server (tileforth/repl/server.py: command)
 # what resident.py's scan needs to tell a file from an option's value without argparse (tests/test_resident.py
 # checks them against parser()): the options that take a value, and the flags
-VALUE_OPTIONS = ("-e", "--backend", "--stacks", "--steps", "--arch")
+VALUE_OPTIONS = ("-e", "--backend", "--stacks", "--steps", "--arch", "--save-view")
 FLAG_OPTIONS = ("--echo", "--timing", "--no-timing", "--unchecked")
 
 
@@ -126,6 +126,10 @@ def parser():
                         "before the line is stopped as a runaway; host-level loops have the same bound "
                         "(default 67108864; 0: none, Ctrl-C still stops a line); the word SET-STEP-BUDGET sets "
                         "it from Forth (docs/repl.md, \"The step budget\")")
+    p.add_argument("--save-view", dest="save_view", default=None, metavar="FILE",
+                   help="at the end of the run, write SAVE-VIEW's picture to FILE (.svg or .png): the debugger's stop "
+                        "while a line is debugged, else the last .TILE, .FRAG, .LANES or PROFILE view shown; a FILE "
+                        "with {n} in its name (view-{n}.svg) gets each view as it is shown, numbered from 1")
     p.add_argument("--arch", default=None, metavar="SM",
                    help="GPU architecture that PTX is shown for, e.g. sm_75 sm_80 sm_90 (default: the GPU's own "
                         "on the cuda backend, else sm_80)")

@@ -5,6 +5,7 @@
     tileforth -e '2 3 + .'         run source given on the command line
     tileforth -i FILE...           run the files, then the prompt
     tileforth --echo FILE          each line as typed at the prompt (`> line`), then its output
+    tileforth --save-view V.svg FILE   the run's last view (SAVE-VIEW) saved as a picture; V-{n}.png: each
     echo '2 3 +' | tileforth       read lines from stdin, like the prompt
     tileforth compile K.fth -o k.ptx --arch sm_80     a kernel file to PTX
     tileforth run K.fth --param X=1,2,3 --grid 1,1,1 --block 32,1,1 --output-param X
@@ -24,8 +25,8 @@ import signal
 import socket
 import sys
 import threading
-from contextlib import contextmanager
-from typing import Iterable
+from contextlib import contextmanager, nullcontext
+from typing import TYPE_CHECKING, Iterable
 
 from tileforth.core.session.words.system import set_step_budget
 
@@ -33,11 +34,15 @@ from .args import KERNEL_COMMANDS, SERVER_COMMANDS, parse_args
 from .display import Display
 from .session import ABORT_REPEAT_S, Bye, Session, Terminated
 
+if TYPE_CHECKING:
+    from .progress import TerminalProgress
+
 
 def run_lines(session: Session, display: Display, lines: Iterable[str], *,
-              stop_on_error: bool, stacks: str, echo: bool = False) -> int:
+              stop_on_error: bool, stacks: str, echo: bool = False, progress: "TerminalProgress | None" = None) -> int:
     """Run lines; return 0, or 1 after a failed line.  `echo`: print each
-    line first, as typed at the prompt (`> line`; a blank line as it is).
+    line first, as typed at the prompt (`> line`; a blank line as it is). `progress`: a line that runs
+    long shows its progress there (progress.py: on stderr, cleared before the line's output).
 
     With no stacks shown (and no echo) the output is the program's, as it printed it: no
     newline is added after a line (gforth's output, also when it is built over lines), and
@@ -48,7 +53,8 @@ def run_lines(session: Session, display: Display, lines: Iterable[str], *,
         text = text.rstrip("\r\n")
         if echo:
             display.echo(text)
-        result = session.run_line(text, lineno)  # BYE raises Bye: main ends the run
+        with progress.line() if progress is not None else nullcontext():
+            result = session.run_line(text, lineno)  # BYE raises Bye: main ends the run
         if raw:
             display.program_output(result.output)
         else:
@@ -105,6 +111,13 @@ def _main(argv=None) -> int:
         return command(argv)
     args = parse_args(argv)
     display = Display.standard()
+    if args.save_view is not None:
+        from .saveview import check
+
+        bad = check(args.save_view)
+        if bad is not None:
+            display.fatal(f"error: {bad}")
+            return 2
     try:
         session = Session.start(args.backend, checked=not args.unchecked, arch=args.arch)
     except Exception as e:  # no GPU for --backend cuda, or a broken install
@@ -115,9 +128,20 @@ def _main(argv=None) -> int:
         set_step_budget(session.forth, args.steps)
 
     status = 1
+    saver = None
+    if args.save_view is not None:
+        from .saveview import ViewSaver
+
+        saver = ViewSaver(session.forth, args.save_view)
+        saver.start()
     try:
         with ends_on_hangup():
             status = _session(args, session, display)
+        if saver is not None:
+            why = saver.finish()
+            if why is not None:
+                display.fatal(f"error: {why}")
+                status = status or 1
     finally:  # open files closed, UPDATEd blocks written back (gforth's BYE saves them too)
         if not close_session(session.forth, display):
             status = status or 1
@@ -160,11 +184,32 @@ def close_session(forth, display: Display) -> bool:
     return True
 
 
+def terminal_progress(forth) -> "TerminalProgress | None":
+    """A file's or stdin's long lines show their progress on stderr when it is a terminal (progress.py)."""
+    try:
+        if not sys.stderr.isatty():
+            return None
+    except (AttributeError, ValueError):
+        return None
+    from .progress import TerminalProgress
+
+    return TerminalProgress(forth.backend, sys.stderr)
+
+
 def _session(args, session: Session, display: Display) -> int:
     """The files, -e sources, then the prompt or stdin: the exit status."""
+    progress = terminal_progress(session.forth)
+    try:
+        return _lines(args, session, display, progress)
+    finally:
+        if progress is not None:
+            progress.close()
+
+
+def _lines(args, session: Session, display: Display, progress: "TerminalProgress | None") -> int:
     try:
         with ctrl_c_stops_lines(session.forth):
-            status = _batch(args, session, display)
+            status = _batch(args, session, display, progress)
         if status is not None:
             display.end_run()
             return status
@@ -176,7 +221,7 @@ def _session(args, session: Session, display: Display) -> int:
         session.set_source("<stdin>")
         with ctrl_c_stops_lines(session.forth):
             return run_lines(session, display, sys.stdin, stop_on_error=False,
-                             stacks=args.stacks or "each", echo=args.echo)
+                             stacks=args.stacks or "each", echo=args.echo, progress=progress)
     except Bye as bye:
         display.program_output(bye.output)  # what the line printed before BYE
         display.end_run()
@@ -187,7 +232,7 @@ def _session(args, session: Session, display: Display) -> int:
         return int(t.code or 1)
 
 
-def _batch(args, session: Session, display: Display) -> int | None:
+def _batch(args, session: Session, display: Display, progress: "TerminalProgress | None" = None) -> int | None:
     """The files and -e sources: their exit status, or None to go on to the prompt or stdin (-i)."""
     if not (args.files or args.sources):
         return None
@@ -200,7 +245,7 @@ def _batch(args, session: Session, display: Display) -> int | None:
     for name, lines in batch:
         session.set_source(name)
         status = run_lines(session, display, lines, stop_on_error=True,
-                           stacks="none" if stacks == "end" else stacks, echo=args.echo)
+                           stacks="none" if stacks == "end" else stacks, echo=args.echo, progress=progress)
         if status and not args.interactive:
             return status
         if status:  # -i: the session is intact; go to the prompt

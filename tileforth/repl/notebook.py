@@ -38,10 +38,12 @@ Options of `%%forth` (and of `%forth_session`):
     --save-view FILE            after the cell, write SAVE-VIEW's picture to FILE (.svg or .png): the last
                                 .TILE, .FRAG, .LANES or PROFILE view the session showed
 
-A cell that runs longer than half a second shows how long it has run until it ends (Progress).
+A cell that runs longer than half a second shows how long it has run and its launch's blocks done until
+it ends (Progress).
 
 `%load_ext tileforth` in a kernel also sends the Javascript that highlights `%%forth` cells as
-tileforth (tileforth/repl/highlight.py; the classic notebook runs it, JupyterLab does not).
+tileforth (tileforth/repl/highlight.py: the classic notebook with this word list; JupyterLab 4 and
+Notebook 7 with their own Forth mode when started with --expose-app-in-browser, else not at all).
 
 The session and the views are the REPL's own (tileforth/repl/session.py, tileforth/repl/render.py);
 core knows nothing of this module.  IPython is imported only by
@@ -56,6 +58,7 @@ import io
 import os
 import re
 import shlex
+from typing import Any
 
 import numpy as np
 from rich.console import Console
@@ -546,36 +549,40 @@ def save_view_note(forth, path: str) -> str:
 
 
 class Progress:
-    """While a cell runs: after PROGRESS_AFTER_S, an output that says how long it has run, updated
-    four times a second and emptied when the cell ends (a cell that ends sooner shows none). `show(bundle)`
-    makes the output and returns a handle whose `update(bundle, raw=True)` replaces it (IPython's display_id)."""
+    """While a cell runs: after PROGRESS_AFTER_S, an output that says how long it has run and, while a launch
+    runs on the emulator, its blocks and threads done with a bar (progress.py), updated four times a second
+    and emptied when the cell ends (a cell that ends sooner shows none). `show(bundle)` makes the output and
+    returns a handle whose `update(bundle, raw=True)` replaces it (IPython's display_id); `backend`: the
+    session's backend, whose launches' blocks it counts."""
 
-    def __init__(self, show, after: float = PROGRESS_AFTER_S) -> None:
+    HINT = "interrupt the kernel to stop it"
+
+    def __init__(self, show, after: float = PROGRESS_AFTER_S, backend=None, tick: float = 0.25) -> None:
         import threading
 
-        self.show, self.after = show, after
+        self.show, self.after, self.backend, self.tick = show, after, backend, tick
         self.done = threading.Event()
         self.thread = threading.Thread(target=self._run, name="tileforth-progress", daemon=True)
         self.shown = False
+        self.line: Any = None  # the cell's progress.Progress, from __enter__
 
-    @staticmethod
-    def bundle(elapsed: float) -> dict:
-        text = f"… running {elapsed:.1f} s (interrupt the kernel to stop it)"
-        return {"text/plain": text, "text/html": PRE.format(code=f'<span style="opacity:0.7">{html.escape(text)}</span>')}
+    def bundle(self, elapsed: float | None = None) -> dict:
+        p = self.line
+        return {"text/plain": p.text(self.HINT, elapsed), "text/html": PRE.format(code=p.html(self.HINT, elapsed))}
 
     def _run(self) -> None:
-        import time
-
         if self.done.wait(self.after):
             return
-        start = time.monotonic() - self.after
-        handle = self.show(self.bundle(self.after))
+        handle = self.show(self.bundle(self.after))  # (the first says the threshold: it is shown then)
         self.shown = True
-        while not self.done.wait(0.25):
-            handle.update(self.bundle(time.monotonic() - start), raw=True)
+        while not self.done.wait(self.tick):
+            handle.update(self.bundle(), raw=True)
         handle.update({"text/plain": ""}, raw=True)
 
     def __enter__(self) -> "Progress":
+        from .progress import Progress as Figures
+
+        self.line = Figures(self.backend)
         self.thread.start()
         return self
 
@@ -654,7 +661,7 @@ def load_ipython_extension(ipython) -> None:
                     return None
                 if note:
                     display(_Message(note))
-                with Progress(lambda bundle: display(bundle, raw=True, display_id=True)):
+                with Progress(lambda bundle: display(bundle, raw=True, display_id=True), backend=nb.forth.backend):
                     result = nb.run_cell(line)
                 display(result)
                 return None
@@ -667,7 +674,7 @@ def load_ipython_extension(ipython) -> None:
                 return None
             if note:
                 display(_Message(note))
-            with Progress(lambda bundle: display(bundle, raw=True, display_id=True)):
+            with Progress(lambda bundle: display(bundle, raw=True, display_id=True), backend=nb.forth.backend):
                 if args.trace is not None:
                     traced = nb.trace_cell(cell, args.trace, grid=args.grid, threads=args.threads,
                                            stacks=args.stacks)

@@ -28,7 +28,6 @@ import os
 import sys
 import textwrap
 import threading
-import time
 from pathlib import Path
 
 from prompt_toolkit import PromptSession
@@ -68,7 +67,7 @@ def open_history(path: Path | None = None) -> History:
 # the step debugger's keys (core/session/debugger.py): at an empty prompt while DEBUG has a line stopped,
 # each key types its word and runs it
 PROGRESS_AFTER_S = 0.5  # a line running longer shows how long it has run (Repl._progress)
-DEBUG_KEYS = {"s": "DSTEP", "n": "DSYNC", "c": "DCONT", "f": "DFINISH", "q": "DQUIT"}
+DEBUG_KEYS = {"s": "DSTEP", "n": "DSYNC", "c": "DCONT", "f": "DFINISH", "t": "0 DTILE", "q": "DQUIT"}
 
 
 def debugging(session: Session) -> bool:
@@ -100,7 +99,7 @@ def debug_key_bindings(session: Session) -> KeyBindings:
 
 def debug_toolbar() -> list[tuple[str, str]]:
     return [("class:bottom-toolbar", " debug: " + "  ".join(f"{k} {w}" for k, w in DEBUG_KEYS.items())
-             + "  (n DWARP, n DBLOCK pick) ")]
+             + "  (n DWARP, n DBLOCK pick; n DTILE: tile n) ")]
 
 
 def _toolbar(session: Session) -> str:
@@ -356,16 +355,17 @@ class Repl:
         return box["result"]
 
     def _progress(self, done: threading.Event) -> None:
-        """A line that runs longer than PROGRESS_AFTER_S shows how long it has run, on one line that the
-        line's end clears (Ctrl-C stops the line as ever: the keys are watched elsewhere)."""
-        if done.wait(PROGRESS_AFTER_S) or not sys.stderr.isatty():
+        """A line that runs longer than PROGRESS_AFTER_S shows how long it has run and, while a launch runs,
+        its blocks and threads done (progress.py), on one line that the line's end clears (Ctrl-C stops the
+        line as ever: the keys are watched elsewhere)."""
+        if not sys.stderr.isatty():
             return
-        start = time.monotonic() - PROGRESS_AFTER_S
-        while not done.wait(0.25):
-            sys.stderr.write(f"\r\x1b[K… running {time.monotonic() - start:.1f} s (Ctrl-C stops it)")
-            sys.stderr.flush()
-        sys.stderr.write("\r\x1b[K")
-        sys.stderr.flush()
+        from .progress import TerminalProgress
+
+        shown = TerminalProgress(getattr(self.session.forth, "backend", None), sys.stderr, after=PROGRESS_AFTER_S)
+        with shown.line():
+            done.wait()
+        shown.close()
 
     def _threaded(self) -> bool:
         if self.threaded is not None:

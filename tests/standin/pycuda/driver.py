@@ -47,6 +47,16 @@ enforced so that tests catch misuse:
   frame" per function), as the driver's JIT gives it. PyCUDA's jit_option
   enum has no LOG_VERBOSE name; neither has this one.
 
+* Several devices (`configure(count=2)`): each its own primary context, all
+  alike (CONFIG's name and compute capability). A context touches only its
+  own memory -- copies, memsets and a kernel's pointer arguments -- and that
+  of the contexts it enabled peer access to (`Context.enable_peer_access`,
+  static: the current context gains access to the peer's memory; "peer
+  access is already enabled" the second time); `Device.can_access_peer`
+  says False for the pairs `configure(no_peer={(0, 1), (1, 0)})` names.
+  `memcpy_peer(dest, src, size, dest_context, src_context)` copies between
+  two contexts' memory without peer access (`stats["peer_copies"]`).
+
 Test hooks (not PyCUDA): configure(), inject(), fault(), launches, stats,
 context_stack(), allocations().
 """
@@ -81,11 +91,12 @@ CONFIG = {
     "multiprocessors": 132,
     "attributes": {},  # device_attribute overrides, by name
     "registers": None,  # registers per thread of every loaded function (None: what ptxas says)
+    "no_peer": set(),  # (device, device) pairs without peer access (cuDeviceCanAccessPeer says 0)
 }
 launches: list["Launch"] = []
 stats = {"contexts_created": 0, "primary_retains": 0, "primary_releases": 0, "primary_resets": 0,
          "primary_hard_resets": 0,
-         "modules_loaded": 0}
+         "modules_loaded": 0, "peer_copies": 0, "ptx_jitted": 0, "cubins_loaded": 0}
 _injected: dict[str, list[int]] = {}
 on_launch = None  # a test's stand-in for what a kernel does: called with each Launch (see device_view)
 _faults: list[int] = []
@@ -150,11 +161,14 @@ class MemoryError(Error):  # noqa: A001 - PyCUDA's name
 
 _TEXT = {1: "invalid argument", 2: "out of memory", 3: "initialization error", 4: "driver shutting down",
          46: "CUDA-capable device(s) is/are busy or unavailable",
-         100: "no CUDA-capable device is detected", 101: "invalid device ordinal", 201: "invalid device context",
+         100: "no CUDA-capable device is detected", 101: "invalid device ordinal", 200: "device kernel image is invalid",
+         201: "invalid device context", 209: "no kernel image is available for execution on the device",
          214: "uncorrectable ECC error encountered", 218: "a PTX JIT compilation failed",
          220: "uncorrectable NVLink error detected during the execution",
+         217: "peer access is not supported between these two devices",
          400: "invalid resource handle", 500: "named symbol not found",
          700: "an illegal memory access was encountered", 701: "too many resources requested for launch",
+         704: "peer access is already enabled",
          702: "the launch timed out and was terminated", 709: "context is destroyed",
          710: "device-side assert triggered", 714: "hardware stack error",
          715: "an illegal instruction was encountered", 716: "misaligned address",
@@ -263,6 +277,7 @@ class _Ctx:
     destroyed: bool = False
     sticky: int = 0  # the sticky error that killed it (0: alive)
     limits: dict = field(default_factory=lambda: {0: 1024, 1: 1 << 20, 2: 8 << 20})
+    peers: set = field(default_factory=set)  # the contexts whose memory this one may touch (enable_peer_access)
 
 
 _tls = threading.local()
@@ -372,6 +387,20 @@ class Context:
             _destroy(ctx)
 
     @staticmethod
+    def enable_peer_access(peer: "Context", flags: int = 0) -> None:
+        """cuCtxEnablePeerAccess: the current context may touch `peer`'s memory from now on (its kernels and
+        copies); refused between contexts of one device or devices that cannot reach each other."""
+        ctx = _current("cuCtxEnablePeerAccess")
+        other = peer._ctx
+        if flags or other.destroyed or other.device == ctx.device:
+            raise _error("cuCtxEnablePeerAccess", 1 if flags else 201)
+        if (ctx.device, other.device) in CONFIG["no_peer"]:
+            raise _error("cuCtxEnablePeerAccess", 217)
+        if other.handle in ctx.peers:
+            raise _error("cuCtxEnablePeerAccess", 704)
+        ctx.peers.add(other.handle)
+
+    @staticmethod
     def synchronize() -> None:
         ctx = _current("cuCtxSynchronize")
         _maybe_fail("synchronize", "cuCtxSynchronize", ctx)
@@ -425,6 +454,10 @@ class Device:
 
     def total_memory(self) -> int:
         return CONFIG["total_memory"]
+
+    def can_access_peer(self, other: "Device") -> bool:
+        """cuDeviceCanAccessPeer: False for the device itself and for the pairs CONFIG["no_peer"] names."""
+        return other.ordinal != self.ordinal and (self.ordinal, other.ordinal) not in CONFIG["no_peer"]
 
     def pci_bus_id(self) -> str:
         return f"0000:{self.ordinal + 0x18:02x}:00.0"
@@ -540,7 +573,7 @@ class _Arena:
         """Bytes [addr, addr+nbytes) of one live allocation of `ctx`."""
         for start, a in self.live.items():
             if start <= addr and addr + nbytes <= start + a._size:
-                if a.ctx is not ctx:
+                if a.ctx is not ctx and a.ctx.handle not in ctx.peers:
                     raise _error(routine, 201)
                 return self.mem[addr - BASE:addr - BASE + nbytes]
         raise _error(routine, 1)
@@ -652,6 +685,24 @@ def memcpy_dtod(dest, src, size: int) -> None:
     _maybe_fail("memcpy_dtod", "cuMemcpyDtoD", ctx)
     data = _arena.view("cuMemcpyDtoD", ctx, int(src), int(size)).copy()
     _arena.view("cuMemcpyDtoD", ctx, int(dest), int(size))[:] = data
+
+
+def memcpy_peer(dest, src, size: int, dest_context: "Context | None" = None,
+                src_context: "Context | None" = None) -> None:
+    """cuMemcpyPeer: `size` bytes from src in src_context to dest in dest_context (devices that need no
+    peer access for it: the driver copies through the host where they cannot reach each other)."""
+    cur = _current("cuMemcpyPeer")
+    dctx = dest_context._ctx if dest_context is not None else cur
+    sctx = src_context._ctx if src_context is not None else cur
+    _maybe_fail("memcpy_peer", "cuMemcpyPeer", cur)
+    for c in (dctx, sctx):
+        if c.destroyed:
+            raise _error("cuMemcpyPeer", 201)
+        if c.sticky:
+            raise _error("cuMemcpyPeer", c.sticky)
+    data = _arena.view("cuMemcpyPeer", sctx, int(src), int(size)).copy()
+    _arena.view("cuMemcpyPeer", dctx, int(dest), int(size))[:] = data
+    stats["peer_copies"] += 1
 
 
 def memset_d2d32(dest, pitch: int, data: int, width: int, height: int) -> None:
@@ -790,7 +841,10 @@ def _assemble(ptx: str, arch: str) -> _Assembled:
 def module_from_buffer(buffer, options=(), message_handler=None) -> "Module":
     ctx = _current("cuModuleLoadDataEx")
     _maybe_fail("module_from_buffer", "cuModuleLoadDataEx", ctx)
-    text = bytes(_bytes_of(buffer, writable=False)).split(b"\0", 1)[0].decode()
+    raw = bytes(_bytes_of(buffer, writable=False))
+    if raw[:4] == b"\x7fELF":
+        return _cubin_module(ctx, raw)
+    text = raw.split(b"\0", 1)[0].decode()
     verbose = False
     for key, value in options:
         if not isinstance(key, jit_option):
@@ -808,7 +862,27 @@ def module_from_buffer(buffer, options=(), message_handler=None) -> "Module":
     if not asm.ok:
         raise _error("cuModuleLoadDataEx", 218, asm.log)
     stats["modules_loaded"] += 1
+    stats["ptx_jitted"] += 1
     return Module(ctx, text, asm.functions)
+
+
+def _cubin_module(ctx: _Ctx, data: bytes) -> "Module":
+    """A cubin, as the driver reads it (standin_device.cubin_entries): an ELF for the device's sm_XY (else
+    CUDA_ERROR_NO_BINARY_FOR_GPU, 209; not an ELF cubin at all: 200, an invalid image), its entries'
+    parameters from .nv.info. Each entry gets the stand-in's default resources (32 registers)."""
+    from standin_device import cubin_entries
+    read = cubin_entries(data)
+    if read is None:
+        raise _error("cuModuleLoadDataEx", 200)
+    sm, entries = read
+    major, minor = CONFIG["compute_capability"]
+    if sm != major * 10 + minor:
+        raise _error("cuModuleLoadDataEx", 209)
+    stats["modules_loaded"] += 1
+    stats["cubins_loaded"] += 1
+    decl = "".join(f".entry {name}(\n" + ",\n".join(f".param .b{8 * size} p{i}" for i, (_, size) in enumerate(ps))
+                   + "\n)\n{\n}\n" for name, ps in entries.items())
+    return Module(ctx, decl, {})
 
 
 class Module:

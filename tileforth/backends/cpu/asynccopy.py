@@ -27,9 +27,14 @@ the group (SmemTile.where):
   worker starts copying).
 
 The table ctx[CTX_ASYNC] points to: region, region bytes, the pending shadow's
-address (i32 per 16-byte chunk), the reads shadow's (two i64 per chunk). It is
-set when the launch's first async op is performed in that context, so launches
-without these words pay nothing but one load per checked access.
+address (i64 per 16-byte chunk), the reads shadow's (two i64 per chunk), the
+writes shadow's (one i64 per chunk). A checked launch of a session with
+SMEM-TILEs arms it before its blocks run in a context (`arm`: the shared
+stores and reads before the first copy op are watched too); elsewhere the
+launch's first async op in that context arms it, and launches without these
+words pay nothing but one load per checked access. The readers and writers are
+not cleared between a worker's blocks: every check compares the blocks of the
+two threads.
 """
 from __future__ import annotations
 
@@ -74,6 +79,8 @@ LANDED_THREAD = 1 << LANDED_SHIFT
 KEEP_LAUNCHES = 256  # launch contexts whose state is kept (describe reads the last ones)
 PIPE_STEPS = 16  # the waits per warp of a launch's first block that .PIPE keeps
 EPOCH_BITS = (1 << 39) - 1  # the epoch bits of a trace record (races.py: size | epoch << 8)
+
+_LANE = np.arange(CHUNK)  # a chunk's bytes
 
 
 def _c(v: int) -> ir.Constant:
@@ -249,6 +256,7 @@ class Launch:
     reads: np.ndarray  # two i64 per chunk
     writes: np.ndarray  # one i64 per chunk: its last writer (thread + 1 | epoch << 32), 0: none
     block: int = -1
+    addr: int = 0  # the table's address (what ctx[CTX_ASYNC] holds while this is the context's launch)
     view: np.ndarray | None = None  # the region's bytes (made at the first landing)
     threads: Threads = field(default_factory=lambda: Threads.of(0))  # the block's threads
     copies: CopyTable = field(default_factory=CopyTable)  # in flight, by id
@@ -262,7 +270,8 @@ class AsyncCopies:
     def __init__(self, backend: Any) -> None:
         self.be = backend
         self.tiles: list[SmemTile] = []  # the session's SMEM-TILEs (words/smem.py keeps it)
-        self._launches: dict[int, Launch] = {}
+        self._launches: dict[int, Launch] = {}  # the contexts whose launch has performed a copy-model op
+        self._armed: dict[int, Launch] = {}  # armed (arm) before the first such op of the context's launch
         self._next = 1  # the next copy's id + 1 (ids are unique in the process, but for wrapping at 2**31)
         self._lock = threading.Lock()
         self._touched: set[int] = set()  # the contexts this launch used (finish() reads them)
@@ -279,22 +288,54 @@ class AsyncCopies:
         return f"shared byte {off}"
 
     def _launch(self, ctx: np.ndarray) -> Launch:
+        """The state of the launch ctx runs, made at its first copy-model op (or taken from `arm`'s)."""
         key = ctx.ctypes.data
         st = self._launches.get(key)
-        if st is not None and ctx[L.CTX_ASYNC] == st.table.ctypes.data:
+        if st is not None and ctx[L.CTX_ASYNC] == st.addr:
             return st
+        st = self._armed.pop(key, None)
+        if st is not None and ctx[L.CTX_ASYNC] == st.addr:
+            self._keep(key, st)
+            return st
+        st = self._new_launch(ctx)
+        self._keep(key, st)
+        return st
+
+    def _keep(self, key: int, st: Launch) -> None:
+        if len(self._launches) >= KEEP_LAUNCHES:  # the oldest contexts' launches are long over
+            for old in list(self._launches)[:KEEP_LAUNCHES // 2]:
+                del self._launches[old]
+        self._launches[key] = st
+
+    def _new_launch(self, ctx: np.ndarray) -> Launch:
+        """A fresh state for the launch ctx runs, its table armed in ctx."""
         region, size = int(ctx[L.CTX_SHARED]), max(int(ctx[L.CTX_SHARED_SIZE]), CHUNK)
         chunks = -(-size // CHUNK)
         pending, reads, writes = np.zeros(chunks, np.int64), np.zeros(2 * chunks, np.int64), np.zeros(chunks, np.int64)
         table = np.array([region, chunks * CHUNK, pending.ctypes.data, reads.ctypes.data, writes.ctypes.data],
                          np.int64)
-        if len(self._launches) >= KEEP_LAUNCHES:  # the oldest contexts' launches are long over
-            for old in list(self._launches)[:KEEP_LAUNCHES // 2]:
-                del self._launches[old]
-        st = self._launches[key] = Launch(region, size, table, pending, reads, writes,
-                                          landed_group=np.full(chunks, -1, np.int64))
+        st = Launch(region, size, table, pending, reads, writes, addr=table.ctypes.data,
+                    landed_group=np.full(chunks, -1, np.int64))
         ctx[L.CTX_ASYNC] = table.ctypes.data
         return st
+
+    def _state(self, ctx: np.ndarray) -> Launch | None:
+        """The state of the launch ctx runs when its table is armed (by a copy-model op or by arm), else None."""
+        key, table = ctx.ctypes.data, ctx[L.CTX_ASYNC]
+        for launches in (self._launches, self._armed):
+            st = launches.get(key)
+            if st is not None and table == st.addr:
+                return st
+        return None
+
+    def arm(self, ctx: np.ndarray) -> None:
+        """A checked launch of a session with SMEM-TILEs, before its blocks run in this context (backend.py):
+        the table is armed from the start, so the shared stores and reads before the launch's first copy op
+        are in the shadows too (a store or a read of a stage that another thread's CP.ASYNC then
+        overwrites with no BARRIER between is reported as one after a copy op is). Armed once per launch."""
+        with self._lock:
+            if self._state(ctx) is None:  # (the debugger's view, debugstate.py, shows groups from the first op on)
+                self._armed[ctx.ctypes.data] = self._new_launch(ctx)
 
     # ---- the end of a launch ----------------------------------------------------------------------
     def finish(self) -> tuple[Copy, int] | None:
@@ -355,8 +396,14 @@ class AsyncCopies:
     def _trace(self, ctx: np.ndarray, rows: np.ndarray, site: int) -> None:
         """Append a write record per copy (thread, kind 1 | site << 2, shared address, 16 | epoch << 8)
         to the launch's trace, as tf_race appends a load's (the source's read is traced there, races.py)."""
+        self.append_trace(ctx, rows[:, L.T_LINEAR], 1 | site << 2, rows[:, L.T_OP + 1], rows[:, L.T_EPOCH], CHUNK)
+
+    def append_trace(self, ctx: np.ndarray, threads: np.ndarray, kind_site: int, addrs: np.ndarray,
+                     epochs: np.ndarray, size: int) -> None:
+        """Append one record per access (thread, kind | site << 2, address, size | epoch << 8) to the
+        launch's trace (PROFILE: accessprofile.py), as far as its capacity; those past it are counted."""
         addr, cap = int(ctx[L.CTX_TRACE]), int(ctx[L.CTX_TRACE_CAP])
-        n, m = int(ctx[L.CTX_TRACE_LEN]), len(rows)
+        n, m = int(ctx[L.CTX_TRACE_LEN]), len(threads)
         ctx[L.CTX_TRACE_LEN] = n + m
         keep = max(0, min(m, cap - n))
         if not keep:
@@ -365,11 +412,10 @@ class AsyncCopies:
             buf = (ctypes.c_int64 * (4 * cap)).from_address(addr)
             self._trace_view = (addr, np.ctypeslib.as_array(buf).reshape(cap, 4))
         rec = self._trace_view[1][n:n + keep]
-        r = rows[:keep]
-        rec[:, 0] = r[:, L.T_LINEAR]
-        rec[:, 1] = 1 | site << 2
-        rec[:, 2] = r[:, L.T_OP + 1]
-        rec[:, 3] = CHUNK | (r[:, L.T_EPOCH] & EPOCH_BITS) << 8
+        rec[:, 0] = threads[:keep]
+        rec[:, 1] = kind_site
+        rec[:, 2] = addrs[:keep]
+        rec[:, 3] = size | (epochs[:keep] & EPOCH_BITS) << 8
 
     # ---- performing the ops of the lanes parked at one site ---------------------------------------
     def perform(self, op: AsyncOp, rows: np.ndarray, ctx: np.ndarray, site: int,
@@ -381,9 +427,12 @@ class AsyncCopies:
             bs = self.be.block_size
             if isinstance(op, AsyncCopy) and ctx[L.CTX_TRACE]:
                 self._trace(ctx, rows, site)
+            if int(rows[0, L.T_LINEAR]) // bs == int(rows[-1, L.T_LINEAR]) // bs:  # one block (rows in order)
+                self._perform_block(st, op, rows, site, error)
+                return
             blocks = rows[:, L.T_LINEAR] // bs
             cuts = np.flatnonzero(blocks[1:] != blocks[:-1]) + 1
-            for part in np.split(rows, cuts) if len(cuts) else (rows,):
+            for part in np.split(rows, cuts):
                 self._perform_block(st, op, part, site, error)
 
     def _perform_block(self, st: Launch, op: AsyncOp, rows: np.ndarray, site: int,
@@ -439,15 +488,20 @@ class AsyncCopies:
         thread-by-thread path does them, and words what is wrong)."""
         bs = self.be.block_size
         tids = rows[:, L.T_LINEAR]
-        ops = rows[:, L.T_OP:L.T_OP + 3]
-        gaddr, saddr, nbytes = ops[:, 0], ops[:, 1], ops[:, 2]
+        gaddr, saddr, nbytes = rows[:, L.T_OP], rows[:, L.T_OP + 1], rows[:, L.T_OP + 2]
         off = saddr - st.region
-        if ((nbytes < 0) | (nbytes > CHUNK) | ((saddr | gaddr) & (CHUNK - 1) != 0) | (off < 0)
-                | (off > st.size - CHUNK) | (tids // bs != st.block)).any():
+        whole = bool((nbytes == CHUNK).all())
+        if not whole and ((nbytes < 0) | (nbytes > CHUNK)).any():
+            return False
+        if ((saddr | gaddr) & (CHUNK - 1)).any() or int(off.min()) < 0 or int(off.max()) > st.size - CHUNK:
+            return False
+        if int(tids.min()) // bs != st.block or int(tids.max()) // bs != st.block:
             return False
         chunks = off >> 4
+        if (st.pending[chunks] > 0).any():
+            return False
         order = np.sort(chunks)
-        if (order[1:] == order[:-1]).any() or (st.pending[chunks] > 0).any():
+        if (order[1:] == order[:-1]).any():
             return False
         table = self.be.alloc_table
         if not len(table):
@@ -456,7 +510,10 @@ class AsyncCopies:
         if k < 0:
             return False
         lo, hi = int(table[k, 0]), int(table[k, 1])
-        if ((nbytes > 0) & ((gaddr < lo) | (gaddr + nbytes > hi))).any():
+        if whole:
+            if int(gaddr.min()) < lo or int(gaddr.max()) + CHUNK > hi:
+                return False
+        elif ((nbytes > 0) & ((gaddr < lo) | (gaddr + nbytes > hi))).any():
             return False
         src = self.be.allocation_view(lo, hi - lo)
         if src is None:
@@ -464,21 +521,29 @@ class AsyncCopies:
         if op.checked:
             epoch = rows[:, L.T_EPOCH] & 0xFFFFFFFF
             e = st.reads.reshape(-1, 2)[chunks]  # the chunks' last two readers
-            reader = (e & 0xFFFFFFFF) - 1
-            theirs = e >> 32
-            me = tids[:, None]
-            concurrent = np.where(reader // WARP == me // WARP, theirs == epoch[:, None],
-                                  theirs >> 16 == (epoch >> 16)[:, None])
-            if ((reader >= 0) & (reader != me) & (reader // bs == st.block) & concurrent).any():
-                return False
-            w = st.writes[chunks]
-            writer, theirs = (w & 0xFFFFFFFF) - 1, w >> 32
-            concurrent = np.where(writer // WARP == tids // WARP, theirs == epoch, theirs >> 16 == epoch >> 16)
-            if ((writer >= 0) & (writer != tids) & (writer // bs == st.block) & concurrent).any():
-                return False
-        lane = np.arange(CHUNK)
-        if (nbytes == CHUNK).all():  # the common case: whole chunks, inside the allocation
-            data = src[(gaddr - lo)[:, None] + lane]
+            w = st.writes[chunks]  # and last writers
+            # an entry can be concurrent with this copy only when its thread had passed as many BARRIERs
+            # (bits 48 up of an entry: the BARRIERs of its epoch): the full rule only for those
+            bar = epoch >> 16
+            if ((((e >> 48) == bar[:, None]) & (e != 0)).any()
+                    or (((w >> 48) == bar) & (w != 0)).any()):
+                reader = (e & 0xFFFFFFFF) - 1
+                theirs = e >> 32
+                me = tids[:, None]
+                concurrent = np.where(reader // WARP == me // WARP, theirs == epoch[:, None],
+                                      theirs >> 16 == (epoch >> 16)[:, None])
+                if ((reader >= 0) & (reader != me) & (reader // bs == st.block) & concurrent).any():
+                    return False
+                writer, theirs = (w & 0xFFFFFFFF) - 1, w >> 32
+                concurrent = np.where(writer // WARP == tids // WARP, theirs == epoch, theirs >> 16 == epoch >> 16)
+                if ((writer >= 0) & (writer != tids) & (writer // bs == st.block) & concurrent).any():
+                    return False
+        lane = _LANE
+        rel = gaddr - lo
+        if whole and not (rel & (CHUNK - 1)).any():  # the common case: whole chunks at 16-byte steps of the
+            data = src[:len(src) & -CHUNK].reshape(-1, CHUNK)[rel >> 4]  # allocation: its 16-byte rows
+        elif whole:
+            data = src[rel[:, None] + lane]
         else:
             idx = np.clip((gaddr - lo)[:, None] + lane, 0, len(src) - 1)
             data = np.where(lane < nbytes[:, None], src[idx], 0).astype(np.uint8)
@@ -497,9 +562,10 @@ class AsyncCopies:
                         f"cp.async cop{'y' if left == 1 else 'ies'} in flight that no CP.WAIT landed "
                         f"(thread {c.thread}'s into {self.where(c.dst - st.region)}, "
                         f"{self._group(c)}): end with `0 CP.WAIT` before the threads finish", op.word)
+        # the last block's copies in flight never land, its landed chunks are forgotten; its readers and
+        # writers stay: an entry of another block's thread is never concurrent with this block's (every
+        # check compares blocks), and this block's accesses before its first copy op are in them (arm)
         st.pending[:] = 0
-        st.reads[:] = 0
-        st.writes[:] = 0
         st.threads = Threads.of(self.be.block_size, block * self.be.block_size, st.copies)
         st.copies.clear()
         st.landed_group[:] = -1
@@ -654,17 +720,30 @@ class AsyncCopies:
         if not reads.size:
             return
         src, nb = t.src[reads], t.nbytes[reads]
-        lo, hi = int(src.min()), int((src + nb).max())
-        view = self.be.allocation_view(lo, hi - lo)
+        changed = np.zeros(len(reads), np.bool_)
         lane = np.arange(CHUNK)
-        if view is not None:  # the common case: one allocation holds every source
-            now = view[np.minimum((src - lo)[:, None] + lane, len(view) - 1)]
-            changed = ((now != t.data[reads]) & (lane < nb[:, None])).any(axis=1)
-        else:
-            changed = np.zeros(len(reads), np.bool_)
-            for i, (a, k) in enumerate(zip(src.tolist(), nb.tolist())):
-                cur = self.be.allocation_view(a, k)
-                changed[i] = cur is not None and bool((cur != t.data[reads[i], :k]).any())
+        table = self.be.alloc_table
+        # the sources by the allocation row they start in (A's and B's, say): one numpy compare for each
+        # allocation that holds all of its group's bytes; the thread-by-thread compare for what is left
+        where = np.searchsorted(table[:, 0], src, side="right") if len(table) else np.zeros(len(src), np.int64)
+        for k in np.unique(where).tolist():
+            sel = np.flatnonzero(where == k)
+            s, n = src[sel], nb[sel]
+            lo, hi = int(s.min()), int((s + n).max())
+            view = self.be.allocation_view(lo, hi - lo)
+            if view is not None and (n == CHUNK).all() and not ((s - lo) & (CHUNK - 1)).any():
+                # whole chunks at 16-byte steps from the first (every source is 16-byte aligned): each one
+                # two 8-byte words of the view's rows
+                now = view.view(np.uint64).reshape(-1, 2)[(s - lo) >> 4]
+                changed[sel] = (now != t.data[reads[sel]].view(np.uint64)).any(axis=1)
+                continue
+            if view is not None:
+                now = view[np.minimum((s - lo)[:, None] + lane, len(view) - 1)]
+                changed[sel] = ((now != t.data[reads[sel]]) & (lane < n[:, None])).any(axis=1)
+                continue
+            for i, a, m in zip(sel.tolist(), s.tolist(), n.tolist()):
+                cur = self.be.allocation_view(a, m)
+                changed[i] = cur is not None and bool((cur != t.data[reads[i], :m]).any())
         if changed.any():
             c = t.record(int(reads[int(np.argmax(changed))]))
             a = int(t.src[reads[int(np.argmax(changed))]])
@@ -682,7 +761,9 @@ class AsyncCopies:
         off = t.dst[land] - st.region
         if st.view is None:
             st.view = self.be.allocation_view(st.region, st.size)
-        if st.view is not None:
+        if st.view is not None and not (off & (CHUNK - 1)).any():  # 16-byte rows of the region
+            st.view[:len(st.view) & -CHUNK].reshape(-1, CHUNK)[off >> 4] = t.data[land]
+        elif st.view is not None:
             st.view[off[:, None] + np.arange(CHUNK)] = t.data[land]
         ch = off // CHUNK
         mine = st.pending[ch] == t.id[land] + 1
@@ -698,8 +779,8 @@ class AsyncCopies:
         """A warp's tile load (or store) of t at addr: a line over bytes whose copy has not landed is
         an error (checked mode: a launch with copies armed its table); a load notes its first lane
         (row) as a reader of the lines' chunks."""
-        st = self._launches.get(ctx.ctypes.data)
-        if st is None or ctx[L.CTX_ASYNC] != st.table.ctypes.data:
+        st = self._state(ctx)
+        if st is None:
             return
         rows_n, cols = t.rows_cols
         esize = elem_bytes(t.dtype)
@@ -739,8 +820,8 @@ class AsyncCopies:
         any of them is in flight or unsynced (then a read notes `row`'s warp as their reader, as
         check_tile does); False leaves everything as it was, for check_tile row by row, which words
         the error."""
-        st = self._launches.get(ctx.ctypes.data)
-        if st is None or ctx[L.CTX_ASYNC] != st.table.ctypes.data:
+        st = self._state(ctx)
+        if st is None:
             return True
         ch = (addrs - st.region) // CHUNK
         if ((ch < 0) | (ch >= len(st.pending))).any():
@@ -765,8 +846,7 @@ class AsyncCopies:
     # ---- many warps' tile accesses at once (warpops.py's batched path) ------------------------------
     def launch_of(self, ctx: np.ndarray) -> Launch | None:
         """The state of the launch ctx runs, when its copies are armed (else None: nothing to check)."""
-        st = self._launches.get(ctx.ctypes.data)
-        return st if st is not None and ctx[L.CTX_ASYNC] == st.table.ctypes.data else None
+        return self._state(ctx)
 
     @staticmethod
     def tile_chunks(st: Launch, t: Any, addr: np.ndarray, stride: np.ndarray) -> np.ndarray:

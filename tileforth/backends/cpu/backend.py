@@ -21,12 +21,22 @@ from tileforth.core.compile.machine import Machine
 from tileforth.core.compile import state as S
 from tileforth.core.compile.codegen import HELPERS
 from tileforth.core.compile.heapgen import HEAP_ALLOCATE, HEAP_FREE, HEAP_THROW
-from tileforth.core.compile.target import HELPERS_IR, Backend, Capabilities, LaunchResult, LaunchShape, fill_context
+from tileforth.core.compile.target import (
+    HELPERS_IR,
+    OPTIN_SHARED_BYTES,
+    Backend,
+    Capabilities,
+    LaunchResult,
+    LaunchShape,
+    fill_context,
+)
 from tileforth.core.errors import ForthError
 from tileforth.core.heldsigint import guard_llvm_lock, held
+from tileforth.core.compile.addresses import ADDRS_MAX, AddressTable
 from tileforth.core.front.linekey import LITS_MAX
 
 from tileforth.core.compile.tiers import REUSED_AT, TIER_CHEAP, TIER_FULL, tiered
+from tileforth.core.compile.progress import LaunchProgress
 
 from .asynccopy import AsyncCopies
 from .heldstacks import Held, Piece, stage_out
@@ -101,6 +111,7 @@ def _tf_heap(ctx: int, thr: int, op: int, a: int, b: int, out: int) -> int:
 
 _HEAP_FN = _HEAP(_tf_heap)  # kept for the process: the JIT-ed code holds its address
 POOL_PREFIX = "tileforth-block"  # the worker threads of a launch's blocks (_pool)
+PROGRESS_THREADS = 16384  # a plain kernel's blocks run in native calls of about this many threads, counted between
 
 _this_thread = threading.local()
 
@@ -423,8 +434,9 @@ class CpuBackend(Backend):
     name = "cpu"
     # the emulator runs every thread: 16M threads (a 4096x4096 grid of one thread per element) already take
     # minutes, so more is refused at GRID/THREADS rather than left to run (or to fill the memory) for hours
+    # shared memory: what an H100/H200 block may opt in to (its region is made at the size a launch uses)
     caps = Capabilities(host_memory=True, races=True, element_types=True, access_trace=True, device_heap=True,
-                        max_threads=1 << 24, lazy_stacks=True)
+                        max_threads=1 << 24, lazy_stacks=True, shared_bytes=OPTIN_SHARED_BYTES)
 
     def __init__(self, machine: Machine = DEFAULT_MACHINE) -> None:
         self.machine = machine  # the session's settings: the float type, the stacks' and the output's capacities
@@ -442,7 +454,8 @@ class CpuBackend(Backend):
         self.trace = np.zeros((0, 4), np.int64)  # the last traced launch's records (races.py: the layout)
         self.trace_dropped = 0
         self.ctx = np.zeros(L.CTX_SLOTS, np.int64)
-        self.lits = np.zeros(LITS_MAX, np.int64)  # the launch's literal table (ctx[CTX_LITS])
+        # the launch's literal table (ctx[CTX_LITS]), and the session's addresses after it when use_address_table
+        self.lits = np.zeros(LITS_MAX + ADDRS_MAX, np.int64)
         _heap_owners[self.ctx.ctypes.data] = weakref.ref(self)  # tf_heap finds the backend by its context
         self.abort_flag = np.zeros(1, np.int64)
         self.out = zeroed((self.machine.out_cap, L.OUT_SLOTS), np.int64)
@@ -450,6 +463,7 @@ class CpuBackend(Backend):
         self._all = AllocTable()  # every allocation, the host's own too (read and write find them)
         self.shared_addr = 0
         self.shared_size = 0
+        self.launch_serial = 0  # launches so far
         self._shared_of: dict[int, int] = {}  # worker -> its shared region (workers 1 up)
         self.clock = np.zeros(1, np.int64)  # the race detector's fence clock (one for all workers)
         # the warp ops of a launch step, one worker at a time while races are checked (WarpOps.run_blocks):
@@ -457,6 +471,7 @@ class CpuBackend(Backend):
         # a step the batched check gives back to the warp-by-warp path leaves shadows no other worker may see
         self.warp_steps = threading.Lock()
         self.workers = _workers()  # blocks of a launch run on this many threads (1: one after another)
+        self.progress = LaunchProgress()  # the blocks done of the launch under way (a progress display reads it)
         self._shapes: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}  # (grid, block) -> (state, thr), LRU
         self.lazy_bytes = LAZY_STATE_BYTES  # (tests lower these two to run small shapes the lazy way)
         self.chunk_bytes = CHUNK_STATE_BYTES
@@ -679,7 +694,7 @@ class CpuBackend(Backend):
         return model(self).describe(thread, addr, aux, where, word)
 
     def mbarrier_phases(self) -> list:
-        """The mbarrier phases the last launch's first block completed (mbarriers.py; .PIPE shows them)."""
+        """The mbarrier phases the last launch's blocks completed (mbarriers.py; .PIPE shows a block's)."""
         from . import mbarriers
         return mbarriers.phases(self)
 
@@ -690,6 +705,13 @@ class CpuBackend(Backend):
 
     def read(self, addr: int, nbytes: int) -> np.ndarray:
         return self._view(addr, nbytes).copy()
+
+    def use_address_table(self) -> None:
+        """From now on the code reads session addresses from the launch's address table, as the cuda
+        backend's does (core/compile/addresses.py), instead of keeping them as constants (this backend's
+        own way: an immediate costs less than a load, and its code does not outlive the process). For
+        tests: the cuda backend's code shape, run."""
+        self.target.addresses = AddressTable(lambda value: self._all.find(value, 0))
 
     def check_span(self, addr: int, nbytes: int) -> None:
         self._view(addr, nbytes)
@@ -912,6 +934,7 @@ class CpuBackend(Backend):
         if shape is not self.shape and shape != self.shape:
             raise ValueError(f"launch over {shape}, but the stacks are {self.shape}'s: set_shape first")
         handle.launches += 1
+        self.launch_serial += 1  # what the models tell one launch's blocks by (mbarriers.py: .PIPE's phases)
         if handle.loops and handle.tier == TIER_CHEAP:
             self._tier_up(handle)
         shared = self.shared_base()  # first: making the region rebuilds the allocation table
@@ -928,6 +951,10 @@ class CpuBackend(Backend):
         if lits:
             self.lits[:len(lits)] = lits
             ctx[L.CTX_LITS] = _address(self.lits)
+        if self.target.addresses is not None:
+            bases = self.target.addresses.bases
+            self.lits[LITS_MAX:LITS_MAX + len(bases)] = bases
+            ctx[L.CTX_LITS] = _address(self.lits)
         self.clock[0] = 0
         ctx[L.CTX_CLOCK] = _address(self.clock)
         self.races.arm(ctx, self._user, self.elem_types, self._headers.__getitem__, self.nthreads)
@@ -941,12 +968,14 @@ class CpuBackend(Backend):
         held = self.held
         pieces: dict[int, Piece] = {}  # a lazy shape's: first block of a chunk run -> what it left (_run_lazy)
         self._pieces = pieces  # (each worker takes it when it starts: a late one never writes into another launch's)
+        self.progress.start(self.nblocks, self.block_size)
         try:
             if len(chunks) == 1:
                 ctx, out, n_out, divergence = self._run_alone(handle, ctx, sites)
             else:
                 ctx, out, n_out, divergence = self._run_parallel(handle, ctx, sites, chunks)
         finally:
+            self.progress.end()
             if held is not None:
                 self.held = self._assemble(held, pieces)
         if self.trace_cap:
@@ -1141,11 +1170,19 @@ class CpuBackend(Backend):
         ForthError, or None). An error record ends the range."""
         thr, bs = self.thr, self.block_size
         pctx, pthr = _address(ctx), _address(thr)
-        if not handle.suspends:
-            self.rt.run_plain(pctx, handle.addr, pthr + lo * bs * L.THR_SLOTS * 8, (hi - lo) * bs)
+        if not handle.suspends:  # in calls of PROGRESS_THREADS, counted (a lazy chunk's scratch: in one)
+            step = hi - lo if ctx[L.CTX_STATE_BASE] else max(1, PROGRESS_THREADS // bs)
+            for a in range(lo, hi, step):
+                n = min(hi, a + step) - a
+                failed = self.rt.run_plain(pctx, handle.addr, pthr + a * bs * L.THR_SLOTS * 8, n * bs) >= 0
+                self.progress.add(n)
+                if failed:  # (its error is in the context)
+                    break
             return None, None
         if gathers(self, ctx):  # the blocks wait for each other at warp ops, which run batched
             return run_together(self, handle, ctx, lo, hi, sites)
+        if self.races.on and self.asyncs.tiles:  # checked, with SMEM-TILEs: the copy model sees every shared
+            self.asyncs.arm(ctx)  # access from the start, those before the first copy op too (asynccopy.py)
         for b in range(lo, hi):
             base = pthr + b * bs * L.THR_SLOTS * 8
             code = self.rt.run_block(pctx, handle.addr, base, bs, 0)
@@ -1171,6 +1208,7 @@ class CpuBackend(Backend):
             if code == RUN_ERROR:
                 break
             assert code == RUN_OK
+            self.progress.add(1)
         return None, None
 
     def _pool_spent(self, ctxs: list[np.ndarray], chunks: list[tuple[int, int]], merged: np.ndarray) -> None:

@@ -50,7 +50,9 @@ class CopyTable:
     def __init__(self, capacity: int = 1024) -> None:
         self.n = 0  # rows used (live or not)
         self.live_count = 0
-        self._rows: dict[int, int] = {}  # id -> row
+        self._rows: dict[int, int] = {}  # id -> row, for the rows below _indexed (a dead row's entry may stay)
+        self._indexed = 0  # rows up to here are in _rows: adding a block's copies is numpy only, the ids are
+        # indexed at the first look-up by id after it (messages, .PIPE, the TMA model's pops)
         self._alloc(capacity)
 
     def _alloc(self, cap: int) -> None:
@@ -76,6 +78,7 @@ class CopyTable:
             self.n = len(keep)
             self.live[self.n:] = False
             self._rows = dict(zip(self.id[:self.n].tolist(), range(self.n)))
+            self._indexed = self.n
             return
         self._alloc(max(2 * len(self.live), self.n + k))
 
@@ -91,7 +94,6 @@ class CopyTable:
         self.data[s] = data
         self.src[s] = 0 if src is None else src
         self.nbytes[s] = 0 if nbytes is None else nbytes
-        self._rows.update(zip(ids.tolist(), range(self.n, self.n + k)))
         self.n += k
         self.live_count += k
 
@@ -108,8 +110,15 @@ class CopyTable:
 
     # ---- reading ------------------------------------------------------------------------------------
     def row(self, cid: int) -> int | None:
+        self._index()
         r = self._rows.get(cid)
-        return r if r is not None and self.live[r] else None
+        return r if r is not None and r < self.n and self.live[r] and self.id[r] == cid else None
+
+    def _index(self) -> None:
+        """The ids of the rows added since the last look-up, into _rows."""
+        if self._indexed < self.n:
+            self._rows.update(zip(self.id[self._indexed:self.n].tolist(), range(self._indexed, self.n)))
+            self._indexed = self.n
 
     def record(self, r: int) -> Copy:
         g = int(self.group[r])
@@ -147,19 +156,15 @@ class CopyTable:
 
     def groups_of(self, ids: np.ndarray) -> np.ndarray:
         """The groups (-1: not committed) of the copies in flight with these ids."""
-        rows = np.array([self._rows.get(int(i), -1) for i in ids.tolist()], np.int64)
-        rows = rows[rows >= 0]
-        rows = rows[self.live[rows]]
-        return self.group[rows]
+        live = self.live_rows()
+        return self.group[live[np.isin(self.id[live], ids)]]
 
     # ---- removing -----------------------------------------------------------------------------------
     def kill(self, rows: np.ndarray) -> None:
         """The copies of these rows are no longer in flight."""
         rows = rows[self.live[rows]]
         self.live[rows] = False
-        self.live_count -= len(rows)
-        for i in self.id[rows].tolist():
-            self._rows.pop(i, None)
+        self.live_count -= len(rows)  # (their ids stay in _rows: row() reads live and id)
 
     def pop(self, cid: int, *default: Copy | None) -> Copy | None:
         r = self.row(cid)
@@ -173,5 +178,5 @@ class CopyTable:
 
     def clear(self) -> None:
         self.live[:self.n] = False
-        self.n = self.live_count = 0
+        self.n = self.live_count = self._indexed = 0
         self._rows.clear()

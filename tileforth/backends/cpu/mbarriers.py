@@ -10,9 +10,9 @@ announcement, as on the GPU), its phase, who arrived in it. A phase completes wh
 the transaction count is zero; the barrier goes to its next phase with its count again.
 
 A TMA-LOAD reads its box from global memory when it is issued (elements outside the array are zeros),
-lays it out as the tensor map says (plain rows, or 16-byte chunk c of row r at chunk c xor (r mod 8):
-the 128-byte swizzle is a function of the shared address, bits 4-6 xor bits 7-9, and the box starts
-1024 aligned) and delivers its bytes to the barrier's current phase; the bytes are written to shared
+lays it out as the tensor map says (plain rows, or swizzled: with the 128-byte swizzle 16-byte chunk c
+of row r at chunk c xor (r mod 8), with the 64-byte one c xor ((r/2) mod 4), with the 32-byte one c xor
+((r/4) mod 2): a function of the shared address, bits 4.. xor bits 7.., and the box starts 1024 aligned) and delivers its bytes to the barrier's current phase; the bytes are written to shared
 memory when that phase completes. Until then, in checked mode, a read or write of them is an error: the
 box's 16-byte chunks are marked in the cp.async model's pending shadow (asynccopy.py), which every checked
 access consults, with copy ids of this model's own (from TMA_ID_BASE), whose E_ASYNC record `describe`
@@ -37,7 +37,7 @@ from tileforth.core.compile import layout as L
 from tileforth.core.compile.mbarrier import (COUNT_MAX, TX_MAX, Elect, FenceAsync, HopperOp, MbarArrive,
                                              MbarArriveTx, MbarExpectTx, MbarFence, MbarInit, MbarTryWait,
                                              PhaseDone)
-from tileforth.core.compile.smem import A_READ, CHUNK
+from tileforth.core.compile.smem import A_READ, CHUNK, swizzled
 from tileforth.core.compile.tileops import Vote
 from tileforth.core.compile.tma import (SMEM_ALIGN, SWIZZLED_ALIGN, TMAP_BYTES, TMAP_FIELDS, TMAP_MAGIC, TmaLoad,
                                         TmaStore, TmaWait)
@@ -51,7 +51,7 @@ if TYPE_CHECKING:
 
 I64 = ir.IntType(64)
 WARP = 32
-PHASES_MAX = 512  # completed phases .PIPE keeps of a launch's first block
+PHASES_MAX = 4096  # completed phases .PIPE keeps of a launch (of all its blocks, as they complete)
 TMA_ID_BASE = 1 << 30  # the pending shadow's ids of TMA boxes (cp.async's count up from 1)
 Error = Callable[[str, str], ForthError]
 
@@ -110,7 +110,7 @@ def model(backend: Any) -> "Mbarriers":
 
 
 def phases(backend: Any) -> list[PhaseDone]:
-    """The completed mbarrier phases of the last launch's first block that used mbarriers (.PIPE)."""
+    """The completed mbarrier phases of the last launch that used mbarriers, every block's (.PIPE)."""
     m = _MODELS.get(backend)
     return list(m.phases) if m is not None else []
 
@@ -127,8 +127,8 @@ class Mbarriers:
         self._blocks: dict[int, Block] = {}  # by context
         self._next = TMA_ID_BASE
         self._lock = threading.Lock()
-        self.phases: list[PhaseDone] = []  # the completed phases of the last launch's first block (.PIPE)
-        self._logged: tuple[Any, int] | None = None  # (that launch, that block)
+        self.phases: list[PhaseDone] = []  # the completed phases of the last launch's blocks (.PIPE)
+        self._logged: Any = None  # that launch (the backend's launch_serial)
 
     # ---- naming ---------------------------------------------------------------------------------
     def where(self, off: int) -> str:
@@ -149,8 +149,9 @@ class Mbarriers:
         if st is not None and st.launch is launch:
             self._forget_boxes(st)
         st = self._blocks[ctx.ctypes.data] = Block(launch, block)
-        if self._logged is None or self._logged[0] is not launch:  # a new launch: its first block is logged
-            self._logged, self.phases = (launch, block), []
+        serial = getattr(self.be, "launch_serial", 0)
+        if self._logged != serial:  # a new launch (every worker's context): its blocks' phases are logged
+            self._logged, self.phases = serial, []
         return st
 
     def _forget_boxes(self, st: Block) -> None:
@@ -244,9 +245,10 @@ class Mbarriers:
             mine = launch.pending[chunks] >= TMA_ID_BASE + 1
             launch.pending[chunks[mine]] = 0
         bar.boxes = []
-        if self._logged == (st.launch, st.block) and len(self.phases) < PHASES_MAX:
+        if len(self.phases) < PHASES_MAX:
             off = next(o for o, b in st.barriers.items() if b is bar)
-            self.phases.append(PhaseDone(off, self.where(off), bar.phase, bar.count, bar.announced, bar.landed))
+            self.phases.append(PhaseDone(off, self.where(off), bar.phase, bar.count, bar.announced, bar.landed,
+                                         st.block))
         bar.phase += 1
         bar.pending = bar.count
         bar.arrived = set()
@@ -297,10 +299,11 @@ class Mbarriers:
         off = saddr - st.launch.region
         nbytes = t["box_rows"] * t["box_cols"] * t["esize"]
         align = SWIZZLED_ALIGN if t["swizzle"] else SMEM_ALIGN
+        tile = {0: "SMEM-TILE", 32: "SMEM-TILE-SWZ32", 64: "SMEM-TILE-SWZ64"}.get(t["swizzle"], "SMEM-TILE-SWZ")
         if off % align or not 0 <= off <= st.launch.size - nbytes:
             raise error(f"{op.word}" + "{where}" + f": thread {tid}'s box of {nbytes} bytes at ${saddr:x} is not "
                         f"{align} aligned inside the block's shared memory: use a stage of a "
-                        f"{'SMEM-TILE-SWZ' if t['swizzle'] else 'SMEM-TILE'} of the box's shape", op.word)
+                        f"{tile} of the box's shape", op.word)
         return off
 
     @staticmethod
@@ -322,16 +325,21 @@ class Mbarriers:
         return full.reshape(t["rows"], t["row_stride"])[:, :t["cols"] * t["esize"]]
 
     @staticmethod
-    def _swizzle(t: dict[str, int], box: np.ndarray) -> np.ndarray:
+    def _chunk_places(t: dict[str, int], nbytes: int) -> np.ndarray:
+        """Where each 16-byte chunk of a box of nbytes (in row order) lies in shared memory, in chunks from
+        the box's (1024-aligned) start: the swizzle of rows of t["swizzle"] bytes (smem.swizzled)."""
+        idx = np.arange(nbytes // CHUNK)
+        return swizzled(idx * CHUNK, t["swizzle"]) // CHUNK if t["swizzle"] else idx
+
+    @classmethod
+    def _swizzle(cls, t: dict[str, int], box: np.ndarray) -> np.ndarray:
         """The box (rows x row bytes) as its bytes in shared memory."""
         flat = np.ascontiguousarray(box).reshape(-1)
         if not t["swizzle"]:
             return flat
-        chunks = flat.reshape(-1, CHUNK)  # 8 chunks a 128-byte row
-        idx = np.arange(len(chunks))
-        row, c = idx // 8, idx % 8
+        chunks = flat.reshape(-1, CHUNK)
         out = np.empty_like(chunks)
-        out[row * 8 + (c ^ (row % 8))] = chunks
+        out[cls._chunk_places(t, flat.size)] = chunks
         return out.reshape(-1)
 
     def _load(self, st: Block, op: HopperOp, ops: list[int], tid: int, site: int, error: Error) -> None:
@@ -368,10 +376,8 @@ class Mbarriers:
         nbytes = t["box_rows"] * t["box_cols"] * es
         region = self.be.allocation_view(st.launch.region, st.launch.size)
         data = np.array(region[off:off + nbytes])
-        if t["swizzle"]:  # unswizzle: chunk c of row r is at chunk c xor (r mod 8)
-            chunks = data.reshape(-1, CHUNK)
-            idx = np.arange(len(chunks))
-            data = chunks[(idx // 8) * 8 + ((idx % 8) ^ ((idx // 8) % 8))].reshape(-1)
+        if t["swizzle"]:  # unswizzle: the box's chunk i is at _chunk_places[i]
+            data = data.reshape(-1, CHUNK)[self._chunk_places(t, nbytes)].reshape(-1)
         box = data.reshape(t["box_rows"], t["box_cols"] * es)
         ar, ac, br, bc = self._window(t, _i32(x), _i32(y))
         if ar.stop > ar.start and ac.stop > ac.start:

@@ -24,10 +24,12 @@ import contextlib
 import ctypes
 import functools
 import struct
+import weakref
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from tileforth.core.compile import layout as L
+from tileforth.core.compile.codegen import DEBUG
 from tileforth.core.compile.tilegen import CheckedLoad, CheckedStore
 from tileforth.core.compile.tileops import (Add, Copy, Fill, LaneGet, LanePut, LdMatrix, Load, Mma, Perm, Scale,
                                              StMatrix, Store, TileOp, Zero, lane_chunk)
@@ -146,6 +148,30 @@ def _lane_offsets(kind: str, grid: tuple[int, int], frag: tuple[int, int]) -> tu
     return a[0], a[1]
 
 
+LDSM_ROWS_KEPT = 4096  # the batched ldmatrix row addresses kept (_LDSM_ROWS), by op and operands
+_LDSM_ROWS: dict[tuple, tuple] = {}
+
+
+def _ldmatrix_rows(op: LdMatrix, ops: np.ndarray) -> tuple:
+    """_ldmatrix_plan's addresses of the rows (read-only), the first one and the bytes from it to the end of
+    the last, from the warps' operands (saddr row col geom); (None, 0, 0) when a warp's fail its checks."""
+    saddr, row, col, geom = (ops[:, i] for i in range(4))
+    t = op.tile
+    rows_n, chunks, swz = geom & 0xFFFF, (geom >> 16) & 0xFFFF, (geom >> 32) & 1
+    brows, bcols = t.rows_cols[::-1] if op.n_major else t.rows_cols
+    if ((geom >> 33 != 0) | (rows_n == 0) | (chunks == 0) | (col % 8 != 0) | (row < 0) | (col < 0)
+            | (row + brows > rows_n) | (col // 8 + bcols // 8 > chunks) | (saddr % 16 != 0)).any():
+        return None, 0, 0
+    dr, dc = _lane_offsets(op.lanes_kind, t.grid, t.frag_shape)
+    r = row[:, None] + dr
+    ch = col[:, None] // 8 + dc
+    ch = np.where(swz[:, None] == 1, ch ^ (r & 7), ch)
+    addrs = saddr[:, None] + (r * chunks[:, None] + ch) * 16
+    addrs.flags.writeable = False
+    first = int(addrs.min())
+    return addrs, first, int(addrs.max()) + 16 - first
+
+
 @functools.cache
 def _frag_places(kind: str, grid: tuple[int, int], frag: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
     """(rows, cols) in a grid's logical matrix of every (fragment, lane, element), fragment-major, each
@@ -155,6 +181,11 @@ def _frag_places(kind: str, grid: tuple[int, int], frag: tuple[int, int]) -> tup
     rr = [r0 + bi * fr for bi in range(grid[0]) for _ in range(grid[1])]
     cc = [c0 + bj * fc for _ in range(grid[0]) for bj in range(grid[1])]
     return np.concatenate(rr), np.concatenate(cc)
+
+
+# a debug launch's WarpOps by the address of their context: the newest of each (debugstate.py reads a
+# stopped warp's tiles there, batched stacks included)
+LIVE: "weakref.WeakValueDictionary[int, WarpOps]" = weakref.WeakValueDictionary()
 
 
 class WarpOps:
@@ -170,6 +201,17 @@ class WarpOps:
         self._windows: dict[tuple, np.ndarray] = {}  # (allocation, element type, line length) -> its lines
         self._every: dict[int, np.ndarray] = {}  # n -> arange(n)
         self._pointers: tuple[int, int] | None = None  # the addresses of ctx and the thread records (_addresses)
+        if DEBUG.on:  # a debug launch: its stops read the warps' tiles through the context (warp_tiles)
+            LIVE[int(self.ctx.ctypes.data)] = self
+
+    def warp_tiles(self, g: int) -> list[np.ndarray]:
+        """Global warp g's tile stack now, bottom first (copies): from its batched stack when it has one."""
+        key = self._where.get(g)
+        if key is None:
+            return [t.copy() for t in self.be.tile_data[g]]
+        gws, stack = self._stacks[key]
+        i = int(np.flatnonzero(gws == g)[0])
+        return [np.array(x[i], np.float32 if x.dtype == np.float64 else x.dtype) for x in stack]
 
     def error(self, site: int, message: str, word: str | None = None) -> ForthError:
         name, pos = self.sites.entries[site] if 0 <= site < len(self.sites.entries) else ("", None)
@@ -287,7 +329,9 @@ class WarpOps:
                 self.be.asyncs.note_readers(st, *readers)
             if writers is not None:
                 self.be.asyncs.note_writers(st, *writers)
-        for op, plan, stack, lanes, mine, _, _ in plans:
+        for op, plan, stack, lanes, mine, _, site in plans:
+            if isinstance(op, LdMatrix) and self.ctx[L.CTX_TRACE]:
+                self._trace_rows(op, plan[0], lo * bs + mine.astype(np.int64) * WARP, READ, site)
             self._perform_batch(op, plan, stack, len(mine))
             rows[lanes, L.T_STATUS] = L.ST_RUN
             self.ctx[L.CTX_STEPS_USED] += WARP_OP_STEPS * len(mine)
@@ -570,20 +614,18 @@ class WarpOps:
         the order warp by warp takes them; the shared bytes that hold them all; the first one's address),
         computed as _lane_addresses computes one warp's; None when a warp's operands fail its checks or
         the rows are not in one allocation (warp by warp words it)."""
-        saddr, row, col, geom = (ops[:, i] for i in range(4))
         t = op.tile
-        rows_n, chunks, swz = geom & 0xFFFF, (geom >> 16) & 0xFFFF, (geom >> 32) & 1
-        brows, bcols = t.rows_cols[::-1] if op.n_major else t.rows_cols
-        if ((geom >> 33 != 0) | (rows_n == 0) | (chunks == 0) | (col % 8 != 0) | (row < 0) | (col < 0)
-                | (row + brows > rows_n) | (col // 8 + bcols // 8 > chunks) | (saddr % 16 != 0)).any():
+        key = (op.lanes_kind, t.grid, t.frag_shape, t.rows_cols, op.n_major, ops.shape, ops.tobytes())
+        got = _LDSM_ROWS.get(key)  # (a pipeline's k loop asks for the same few stages again and again)
+        if got is None:
+            got = _ldmatrix_rows(op, ops)
+            if len(_LDSM_ROWS) >= LDSM_ROWS_KEPT:
+                _LDSM_ROWS.clear()
+            _LDSM_ROWS[key] = got
+        if got[0] is None:
             return None
-        dr, dc = _lane_offsets(op.lanes_kind, t.grid, t.frag_shape)
-        r = row[:, None] + dr
-        ch = col[:, None] // 8 + dc
-        ch = np.where(swz[:, None] == 1, ch ^ (r & 7), ch)
-        addrs = saddr[:, None] + (r * chunks[:, None] + ch) * 16
-        first = int(addrs.min())
-        view = self.be.allocation_view(first, int(addrs.max()) + 16 - first)
+        addrs, first, span = got
+        view = self.be.allocation_view(first, span)
         return None if view is None else (addrs, view, first)
 
     def _ldmatrix_batch(self, op: LdMatrix, plan, n: int) -> np.ndarray:
@@ -591,8 +633,9 @@ class WarpOps:
         in float64 (exact), as the batched loads leave operands."""
         addrs, view, first = plan
         t = op.tile
-        mem = view.view(_mem_dtype(t.dtype))
-        mats = mem[((addrs - first) // 2)[..., None] + np.arange(8)]  # (warps, rows, 8 elements)
+        # the view from the first row on, as 16-byte rows of 8 elements (every row address is 16-byte aligned)
+        mem = view.view(_mem_dtype(t.dtype)).reshape(-1, 8)
+        mats = mem[(addrs - first) >> 4]  # (warps, rows, 8 elements)
         frags = t.grid[0] * t.grid[1]
         mats = mats.reshape(n, frags, -1, 8, 8)  # (warps, fragments, matrices, rows, 8)
         out = np.empty((n, *t.rows_cols), np.float64)
@@ -748,6 +791,18 @@ class WarpOps:
                 raise _Raced()
         return out
 
+    def _trace_rows(self, op: "LdMatrix | StMatrix", addrs: np.ndarray, rows: np.ndarray, kind: int,
+                    site: int) -> None:
+        """PROFILE's records of ldmatrix or stmatrix (a traced launch): each addressing lane's 16-byte row one
+        access of that lane (addrs: warps x (fragments x addressing lanes), as the warps' ops take them; rows:
+        each warp's first lane's record), so each instruction is one request of 16-byte accesses, served in
+        phases of 8 lanes, one 8x8 matrix each, as the hardware serves it (accessprofile.py)."""
+        per = 32 if op.tile.kind == "a" else 16  # .x4, or .x2: its addressing lanes (_lane_addresses)
+        lanes = rows[:, None] + np.tile(np.arange(per, dtype=np.int64), addrs.shape[1] // per)
+        thr = self.be.thr
+        self.be.asyncs.append_trace(self.ctx, thr[lanes.ravel(), L.T_LINEAR], kind | site << 2,
+                                    addrs.ravel(), thr[lanes.ravel(), L.T_EPOCH], 16)
+
     def ldmatrix(self, op: LdMatrix, ops: list[int], site: int, row: int = -1) -> np.ndarray:
         """ldmatrix.sync.aligned.m8n8 (.x4 for a, .x2.trans for b) as the PTX ISA describes it: the rows
         the lanes address form 8x8 matrices (matrix j: lanes 8j..8j+7); lane L receives register j =
@@ -760,6 +815,8 @@ class WarpOps:
             for bj in range(t.grid[1]):
                 addrs = self._lane_addresses(op, ops, site, (bi, bj))
                 mats = np.stack(self._shared_rows(op, addrs, site, False, row))
+                if row >= 0 and self.ctx[L.CTX_TRACE]:
+                    self._trace_rows(op, np.array([addrs], np.int64), np.array([row], np.int64), READ, site)
                 mats = mats.astype(np.float32).reshape(-1, 8, 8)  # (matrices, rows, 8)
                 block = out[bi * fr:(bi + 1) * fr, bj * fc:(bj + 1) * fc]
                 block[_frag_coords(t.kind)] = mats[_ldmatrix_map(op.lanes_kind)]
@@ -775,7 +832,10 @@ class WarpOps:
                 block = value[bi * fr:(bi + 1) * fr, bj * fc:(bj + 1) * fc]
                 regs = block[_frag_coords("acc")].astype(np.float32).reshape(WARP, MMA_ELEMS["acc"])
                 halves = regs.astype(dtype)  # rounded to nearest even, as cvt.rn does
-                mems = self._shared_rows(op, self._lane_addresses(op, ops, site, (bi, bj)), site, True, row)
+                addrs = self._lane_addresses(op, ops, site, (bi, bj))
+                mems = self._shared_rows(op, addrs, site, True, row)
+                if row >= 0 and self.ctx[L.CTX_TRACE]:
+                    self._trace_rows(op, np.array([addrs], np.int64), np.array([row], np.int64), WRITE, site)
                 for lane, mem in enumerate(mems):
                     j, r = lane >> 3, lane & 7
                     mem[:] = np.concatenate([halves[4 * r + q, 2 * j:2 * j + 2] for q in range(4)])
@@ -1141,6 +1201,7 @@ def run_together(be: "CpuBackend", handle, ctx: np.ndarray, lo: int, hi: int,
         result = _together(be, handle, ctx, g, min(hi, g + group), sites)
         if result is not None:
             return result
+        be.progress.add(min(hi, g + group) - g)
     return None, None
 
 

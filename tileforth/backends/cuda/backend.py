@@ -22,6 +22,14 @@ exits with a context on the stack (PyCUDA aborts then). A session releases
 its reference in close(), when it is garbage collected, or at exit; the last
 reference released lets the driver destroy the context.
 
+**Several devices** (DEVICE): the session's own memory (stacks, thread records, the context record, its
+data space and buffers) lives on the device it started on, `home`; `select_device(n)` retains device
+n's primary context and enables peer access both ways, so kernels launched there (loaded into its
+context: the session's kernel cache keys on the device) reach home's memory. Arrays made while n is
+selected are allocated in n's context and read, written and freed there; ACOPY between devices is a
+peer copy (cuMemcpyPeer). A launch whose code or literals name another device's array is refused, and
+the allocation table a checked launch consults leaves the other devices' arrays out.
+
 **A lost context.** A kernel that faults (an illegal address in unchecked
 mode, a trap) leaves the context unusable: every later call fails with the
 same "sticky" error. The backend then resets the primary context (releases
@@ -33,6 +41,13 @@ and restores the contents from host-side copies: each allocation of at most
 with a ForthError that says so, and the interpreter restores the stacks from
 its snapshot (set_state). What kernels wrote since the host last read it is
 lost.
+
+**Kernels across sessions.** A line's PTX is the same in every session that compiles the
+same program: session addresses are read from the launch's address table
+(core/compile/addresses.py: ctx[CTX_LITS] + LITS_MAX cells, written at every launch) and the
+module's names come from its content (ptx.canonical_names). So `_load` looks each PTX up in the
+disk cache of cubins (cubincache.py) before the driver's JIT sees it, and a miss hands the PTX to
+the cache's writer (ptxas on a thread of its own).
 
 **Launch limits** are the device's attributes (`caps`), and after loading a
 kernel its MAX_THREADS_PER_BLOCK (registers) is checked against the block.
@@ -65,6 +80,7 @@ from typing import TYPE_CHECKING, Iterator, Sequence
 
 import numpy as np
 from tileforth.core.alloctable import AllocTable
+from tileforth.core.compile.addresses import ADDRS_MAX, AddressTable
 from tileforth.core.compile import layout as L
 from tileforth.core.compile.machine import DEFAULT as DEFAULT_MACHINE
 from tileforth.core.compile.machine import Machine
@@ -84,7 +100,9 @@ from tileforth.core.records import record
 from .requires import NEEDS_PYCUDA
 from tileforth.core.compile.tiers import REUSED_AT, TIER_CHEAP, TIER_FULL, tiered
 
-from .ptx import device_arch, module_to_ptx, parse_ptxas_log, specific_arch, target_machine
+from . import cubincache
+from .ptx import (assemble_logged, canonical_names, device_arch, module_to_ptx, parse_ptxas_log, ptxas_version,
+                  specific_arch, target_machine)
 from .target import NvptxTarget
 
 if TYPE_CHECKING:
@@ -96,6 +114,7 @@ RECURSION_MAX = 256  # nested calls of recursive words per thread (see the modul
 STACK_CAP = 64 << 10  # bytes of call stack per thread, at most
 FALLBACK_FRAME = 256  # bytes per level when the JIT log gives no frame sizes
 _LITS_AT = L.CTX_SLOTS + L.THR_SLOTS  # where the literal table starts in the context buffer
+_ADDRS_AT = _LITS_AT + LITS_MAX  # the session's address table after it (core/compile/addresses.py)
 CU_JIT_LOG_VERBOSE = 12  # cuda.h; PyCUDA's jit_option enum has no name for it
 CU_JIT_OPTIMIZATION_LEVEL = 7  # cuda.h: 0..4, 4 the driver's default
 CHEAP_JIT_LEVEL = 1  # the driver JIT's level for tier-0 kernels (fast_gemm.md §4: 15-30 % below the default)
@@ -191,7 +210,8 @@ class _Resources:
     def make_abort_flag(self) -> None:
         """The abort flag is mapped page-locked host memory, so Ctrl-C reaches a running kernel."""
         cuda = self.primary.cuda
-        self.abort_host = cuda.pagelocked_zeros(1, np.int64, mem_flags=cuda.host_alloc_flags.DEVICEMAP)
+        flags = cuda.host_alloc_flags.DEVICEMAP | cuda.host_alloc_flags.PORTABLE  # every device's kernels poll it
+        self.abort_host = cuda.pagelocked_zeros(1, np.int64, mem_flags=flags)
         self.abort_dev = int(self.abort_host.base.get_device_pointer())
 
     def close(self) -> None:
@@ -403,6 +423,7 @@ class CudaKernel:
     def __init__(self, ptx: str, name: str, suspends: bool) -> None:
         self.ptx, self.name, self.suspends = ptx, name, suspends
         self.module = self.fn = None
+        self.table_bases: frozenset = frozenset()  # the session addresses its code reads from the table (the session's)
         self.generation = -1
         self.regs = 0
         self.max_threads = 1024
@@ -415,6 +436,8 @@ class CudaKernel:
         self.bitcode: bytes | None = None  # its IR, kept for that
         self.launches = 0
         self.recompile: _FullPtx | None = None
+        self.addresses: frozenset[int] | None = None  # the integers its PTX holds (what arrays it names: DEVICE)
+        self.on_generation = -1  # the generation of the context of the device it was loaded on (DEVICE)
 
 
 class _FullPtx:
@@ -441,6 +464,9 @@ class _FullPtx:
     @property
     def done(self) -> bool:
         return not self.thread.is_alive()
+
+
+_ADDRESS = re.compile(r"(?<![\w.%$])(\d{9,})\b")  # a PTX immediate as big as an address
 
 
 _HEADER = re.compile(r"^[ \t]*(?:\.visible[ \t]+|\.weak[ \t]+|\.extern[ \t]+)*\.(entry|func)[ \t]+"
@@ -516,6 +542,9 @@ class CudaBackend(Backend):
         self.target = NvptxTarget(self.jit_arch, str(target_machine(self.jit_arch, 3).target_data), machine)
         self._primary = primary
         self._res = res = _Resources(primary)
+        # session addresses are launch data, so a line's PTX is the same in every session (addresses.py)
+        self.target.addresses = AddressTable(lambda value: res.spans.find(value, 0))
+        self._cubins_init(cuda)
         primary.acquire(res)
         self._finalizer = weakref.finalize(self, res.close)  # also at exit, so the process exits cleanly
         self._jit_options = self._verbose_jit()
@@ -528,10 +557,18 @@ class CudaBackend(Backend):
         self._spare: tuple[int, int] | None = None  # device memory for the next snapshot of the stacks
         self._records_generation = -1
         self._table_version, self._table_cap = -1, TABLE_CAP  # the device table's copy of res.table, its rows
+        # several GPUs (DEVICE): the session's own memory stays on `home`; launches run on current_device, in its
+        # primary context, and reach home's memory by peer access; arrays live on the device they were made on
+        self.home = self.current_device = device
+        self._others: dict[int, tuple[_Primary, _Resources]] = {}  # the other devices selected, each its context
+        self._array_dev: dict[int, int] = {}  # ARRAY/MATRIX address -> its device
+        self._names: dict[int, str] = {}  # ARRAY/MATRIX address -> its name (set_element_type's metadata)
+        self._filtered: tuple[tuple, np.ndarray] | None = None  # the table a launch on a device other than home sees
+        self._table_device: int | None = None  # the device the table on the device was filtered for
         try:
             with self._device("starting the session"):
                 res.make_abort_flag()
-            self.ctx_host = np.zeros(_LITS_AT + LITS_MAX, np.int64)
+            self.ctx_host = np.zeros(_ADDRS_AT + ADDRS_MAX, np.int64)
             self.ctx_dev = self._raw(self.ctx_host.nbytes, keep=False)
             self.out_dev = self._raw(self.machine.out_cap * L.OUT_SLOTS * 8, keep=False)
             self.table_dev = self._raw(TABLE_CAP * 16, keep=False)
@@ -579,6 +616,37 @@ class CudaBackend(Backend):
         except Exception:  # noqa: BLE001
             return []
 
+    def _cubins_init(self, cuda) -> None:
+        """The disk cache of cubins (cubincache.py), when it is on and ptxas can make its entries."""
+        self.jit_loads = 0  # modules the driver's JIT compiled from PTX
+        self.cubin_loads = 0  # modules loaded from the disk cache's cubins
+        self.cubins: cubincache.CubinCache | None = None
+        self._cubin_writer: cubincache.Writer | None = None
+        cache = cubincache.CubinCache.default()
+        self._cubin_maker = ptxas_version() if cache is not None else None
+        if cache is None or self._cubin_maker is None:  # off, or no ptxas to make entries with: no cache
+            return
+        try:
+            self._driver_version = str(cuda.get_driver_version())
+        except Exception:  # noqa: BLE001 - a driver that cannot say its version: no cache
+            return
+        self.cubins, self._cubin_writer = cache, cubincache.Writer(cache)
+        weakref.finalize(self, self._cubin_writer.close)  # at exit too: the entries handed over are written
+
+    def _cubin_key(self, ptx: str, cheap: bool) -> tuple[str | None, int | None]:
+        """The disk cache's key of a kernel's PTX as this backend loads it (the JIT's level: ptxas's -O), and
+        that -O (None: ptxas's default, 3, the JIT's default level 4 counterpart)."""
+        if self.cubins is None:
+            return None, None
+        opt = CHEAP_JIT_LEVEL if cheap else None
+        maker = f"{self._cubin_maker} -O{3 if opt is None else opt}"
+        return cubincache.cubin_key(ptx, self.jit_arch, self._driver_version, maker), opt
+
+    def wait_cubins(self) -> None:
+        """Every cubin the disk cache was handed so far is written (tests: a condition, not a sleep)."""
+        if self._cubin_writer is not None:
+            self._cubin_writer.wait()
+
     def close(self) -> None:
         """Join the full-tier compiles under way, free this session's device memory and release its
         reference to the primary context."""
@@ -586,13 +654,23 @@ class CudaBackend(Backend):
             rc.cancelled = True
         for rc in list(getattr(self, "_recompiles", ())):
             rc.thread.join()
+        writer = getattr(self, "_cubin_writer", None)
+        if writer is not None:
+            writer.close()
+        for _, res in getattr(self, "_others", {}).values():
+            res.close()
         self._finalizer()
 
     # ---- running driver calls -------------------------------------------------------------------
     @contextmanager
-    def _device(self, what: str) -> Iterator[None]:
-        """Driver calls with the primary context current; a driver error becomes a ForthError
-        (after replacing a lost context)."""
+    def _device(self, what: str, primary: "_Primary | None" = None) -> Iterator[None]:
+        """Driver calls with the primary context current (the home device's, or `primary`'s); a driver
+        error becomes a ForthError (after replacing a lost context)."""
+        if primary is not None and primary is not self._primary:
+            with self._device(what):  # errors and a lost context are handled as the home device's
+                with primary.active():
+                    yield
+            return
         if self._res.closed:
             raise ForthError("this cuda session is closed")
         outer = self._primary.depth() == 0
@@ -622,20 +700,26 @@ class CudaBackend(Backend):
         if TOO_MANY_RESOURCES in text:
             return ForthError(f"the GPU refused the launch ({reason}): the block has too many threads for this "
                               "kernel's registers; use fewer THREADS")
+        target = self._lost() if self._others else self._primary  # DEVICE: the lost context may be another's
         lost = (isinstance(exc, self.cuda.LaunchError) or any(s in text for s in STICKY)
-                or self._primary.dead())
+                or target is not self._primary or self._primary.dead())
         if not lost:
             advice = next((a for key, a in DRIVER_ADVICE if key in text), RETRY)
             return ForthError(f"the GPU driver failed while {what}: {text}; the session is unchanged: {advice}")
+        which = "" if target is self._primary else f" of device {target.ordinal}"
         try:
-            notes = self._primary.reset()
+            notes = target.reset()
+            if self._others:
+                with self._primary.active():
+                    for other, _ in self._others.values():
+                        self._enable_peers(other)
         except self.cuda.Error as again:
-            self._primary.forget_context()
-            raise ForthError(f"the GPU context was lost ({reason}), and replacing it failed too ({_reason(again)}). "
-                             f"{TRY_AGAIN}") from again
+            target.forget_context()
+            raise ForthError(f"the GPU context{which} was lost ({reason}), and replacing it failed too "
+                             f"({_reason(again)}). {TRY_AGAIN}") from again
         extra = f" ({'; '.join(notes)})" if notes else ""
         cause = next((c for keys, c in LOST_CAUSE if any(k in text for k in keys)), "run the line again")
-        return ForthError(f"the GPU context was lost ({reason}): tileforth started a fresh one; the dictionary and "
+        return ForthError(f"the GPU context{which} was lost ({reason}): tileforth started a fresh one; the dictionary and "
                           "the stacks are kept, device memory was restored from the host's copies (what kernels "
                           f"wrote since the host last read it is lost){extra}; {cause}; or restart with --backend cpu")
 
@@ -657,6 +741,141 @@ class CudaBackend(Backend):
             self._res.table.add(addr, nbytes)  # in place: constant time in the live allocations (issue 25)
         return addr
 
+    # ---- devices (DEVICE, DEVICES, ACOPY) ---------------------------------------------------------
+    def device_count(self) -> int:
+        try:
+            return int(self.cuda.Device.count())
+        except self.cuda.Error:
+            return 1
+
+    def _primary_of(self, device: int) -> "_Primary":
+        return self._primary if device == self.home else self._others[device][0]
+
+    def select_device(self, n: int) -> None:
+        """Launches run on device n from now on (in its primary context) and arrays are made there. A device
+        other than home must reach home's memory (the session's stacks and data space) by peer access."""
+        if n != self.home and n not in self._others:
+            cuda = self.cuda
+            primary = _Primary.get(cuda, n)
+            home_dev = self._primary.device
+            if not (primary.device.can_access_peer(home_dev) and home_dev.can_access_peer(primary.device)):
+                raise ForthError(f"device {n} cannot reach the memory of device {self.home}, where this session's "
+                                 f"stacks and data space live (the driver reports no peer access between them): "
+                                 f"use device {self.home}, or start the session on device {n}")
+            res = _Resources(primary)
+            primary.acquire(res)
+            weakref.finalize(self, res.close)
+            try:
+                with self._device(f"starting device {n}", primary):
+                    self._enable_peers(primary)
+            except BaseException:
+                res.close()
+                raise
+            self._others[n] = (primary, res)
+        self.current_device = n
+
+    def _enable_peers(self, primary: "_Primary") -> None:
+        """Peer access both ways between `primary`'s context and home's (again after either was replaced)."""
+        cuda = self.cuda
+        for there, here in ((primary, self._primary), (self._primary, primary)):
+            if there.context is None or here.context is None:
+                continue
+            there.context.push()  # `there`'s kernels reach `here`'s memory
+            try:
+                cuda.Context.enable_peer_access(here.context)
+            except cuda.LogicError as exc:  # already enabled (by another session): fine
+                if "already enabled" not in str(exc):
+                    raise
+            finally:
+                cuda.Context.pop()
+
+    def _lost(self) -> "_Primary":
+        """The context a failed launch lost: the device's it ran on when that one is dead, else home's."""
+        on = self._primary_of(self.current_device)
+        return on if on is not self._primary and on.dead() else self._primary
+
+    def array_alloc(self, nbytes: int) -> int:
+        """A user array on the current device (in its context), zeroed; the home device's arrays are ordinary
+        allocations. Every array is in the session's table (the range checks), noted with its device."""
+        if self.current_device == self.home:
+            addr = self.alloc(nbytes)
+        else:
+            primary, res = self._others[self.current_device]
+            size = max(nbytes, 16)
+            with self._device("allocating device memory", primary):
+                buf = self.cuda.mem_alloc(size)
+                self.cuda.memset_d8(buf, 0, size)
+            rec = _Alloc(int(buf), nbytes, buf, np.zeros(size, np.uint8) if size <= SHADOW_MAX else None, True)
+            addr = rec.addr
+            res.allocs[addr] = rec
+            self._res.spans.add(addr, nbytes)
+            self._res.table.add(addr, nbytes)
+        self._array_dev[addr] = self.current_device
+        return addr
+
+    def array_device(self, addr: int) -> int:
+        return self._array_dev.get(addr, self.home)
+
+    def set_element_type(self, addr: int, dtype: np.dtype) -> None:
+        meta: dict = dict(dtype.metadata or {}) if dtype is not None else {}
+        name = meta.get("name")
+        if name:
+            self._names[addr] = name
+
+    def copy(self, dst: int, src: int, nbytes: int) -> None:
+        """A device-to-device copy: within a device, or between two by a peer copy; the host's copy of the
+        destination (kept for a lost context) is refreshed."""
+        rd = self._find(dst, nbytes)
+        self._find(src, nbytes)  # both inside live allocations, or a ForthError
+        pd, ps = self._primary_of(self._dev_of(dst)), self._primary_of(self._dev_of(src))
+        if pd is not ps and not hasattr(self.cuda, "memcpy_peer"):  # a PyCUDA without it: through the host
+            self.write(dst, self.read(src, nbytes))
+            return
+        with self._device("copying between devices" if pd is not ps else "copying device memory", pd):
+            if pd is ps:
+                self.cuda.memcpy_dtod(dst, src, nbytes)
+            else:
+                self.cuda.memcpy_peer(dst, src, nbytes, dest_context=pd.context, src_context=ps.context)
+        if rd is not None and rd.shadow is not None:
+            self.read(dst, nbytes)
+
+    def _dev_of(self, addr: int) -> int:
+        base = self._res.spans.find(addr, 1)
+        return self._array_dev.get(base, self.home) if base is not None else self.home
+
+    def _launch_table(self) -> np.ndarray:
+        """The rows of the allocation table a launch may touch: all of them on the home device but the other
+        devices' arrays; elsewhere, that device's arrays and the session's memory (reached by peer access)."""
+        res, here = self._res, self.current_device
+        key = (res.table.version, here, len(self._array_dev))
+        if self._filtered is not None and self._filtered[0] == key:
+            return self._filtered[1]
+        rows = np.ascontiguousarray(res.table.rows)
+        away = np.array([a for a, d in self._array_dev.items() if d != here], np.int64)
+        if len(away) and len(rows):
+            rows = np.ascontiguousarray(rows[~np.isin(rows[:, 0], away)])
+        self._filtered = (key, rows)
+        return rows
+
+    def _check_devices(self, handle: "CudaKernel", lits: Sequence[int]) -> None:
+        """Before a launch: an array of another device that the kernel names (an address in its code, or a
+        literal of the line) is refused; what it reaches otherwise, checked launches refuse (the table)."""
+        if not self._others:
+            return
+        if handle.addresses is None:  # what its code names: immediates, and the address table's bases it reads
+            handle.addresses = frozenset(int(x) for x in _ADDRESS.findall(handle.ptx)) | handle.table_bases
+        here = self.current_device
+        for addr in (*handle.addresses, *lits):
+            base = self._res.spans.find(addr, 1) if addr > 0 else None
+            if base is None:
+                continue
+            dev = self._array_dev.get(base)
+            if dev is not None and dev != here:
+                name = self._names.get(base, f"the array at ${base:x}")
+                raise ForthError(f"{name} lives on device {dev}, but this launch runs on device {here}: select its "
+                                 f"device first (`{dev} DEVICE`), or copy it to an array made on device {here} "
+                                 f"(`{here} DEVICE`, ARRAY or MATRIX, then ACOPY)")
+
     def register_external(self, addr: int, nbytes: int) -> None:
         """Device memory owned by someone else (CuPy, PyTorch) that kernels may touch."""
         self._res.external[addr] = nbytes
@@ -664,18 +883,21 @@ class CudaBackend(Backend):
         self._res.spans.add(addr, nbytes)
 
     def free(self, addr: int) -> None:
-        rec = self._res.allocs.pop(addr, None)
+        dev = self._array_dev.pop(addr, self.home)  # in the context of the device it lives on
+        self._names.pop(addr, None)
+        rec = (self._res if dev == self.home else self._others[dev][1]).allocs.pop(addr, None)
         if self._res.external.pop(addr, None) is not None or (rec is not None and rec.user):
             self._res.table.remove(addr)
         self._res.spans.remove(addr)
         if rec is not None and rec.buf is not None:
-            with self._device("freeing device memory"):
+            with self._device("freeing device memory", self._primary_of(dev)):
                 rec.buf.free()
 
     def _find(self, addr: int, nbytes: int) -> _Alloc | None:
         base = self._res.spans.find(addr, nbytes)
         if base is not None:
-            return self._res.allocs.get(base)  # None: external memory
+            dev = self._array_dev.get(base, self.home)
+            return (self._res if dev == self.home else self._others[dev][1]).allocs.get(base)  # None: external
         raise ForthError(f"address ${addr:x} (+{nbytes} bytes) is not inside a live allocation")
 
     def check_span(self, addr: int, nbytes: int) -> None:
@@ -684,7 +906,7 @@ class CudaBackend(Backend):
     def read(self, addr: int, nbytes: int) -> np.ndarray:
         rec = self._find(addr, nbytes)
         out = np.empty(nbytes, np.uint8)
-        with self._device("reading device memory"):
+        with self._device("reading device memory", self._primary_of(self._dev_of(addr))):
             self.cuda.memcpy_dtoh(out, addr)
         if rec is not None and rec.shadow is not None:
             rec.shadow[addr - rec.addr:addr - rec.addr + nbytes] = out
@@ -694,13 +916,14 @@ class CudaBackend(Backend):
         raw = np.frombuffer(bytes(data) if isinstance(data, (bytes, bytearray)) else
                             np.ascontiguousarray(data).tobytes(), np.uint8)
         rec = self._find(addr, raw.size)
-        with self._device("writing device memory"):
+        with self._device("writing device memory", self._primary_of(self._dev_of(addr))):
             self.cuda.memcpy_htod(addr, raw)
         if rec is not None and rec.shadow is not None:
             rec.shadow[addr - rec.addr:addr - rec.addr + raw.size] = raw
 
     def allocation_sizes(self) -> dict[int, int]:
-        return {a: rec.size for a, rec in self._res.allocs.items() if rec.user}
+        return {a: rec.size for res in (self._res, *(r for _, r in self._others.values()))
+                for a, rec in res.allocs.items() if rec.user}  # the other devices' arrays too (DEVICE)
 
     def set_shared(self, nbytes: int) -> int:
         self.shared_size = max(self.shared_size, nbytes)
@@ -879,11 +1102,14 @@ class CudaBackend(Backend):
         CHEAP_JIT_LEVEL) for straight lines, and for lines with loops (`heavy`) until their first reuse,
         when launch() starts their full PTX; with TILEFORTH_TIERS=full, loop lines at full at once."""
         full = heavy and not self.tiers
+        kernel = canonical_names(module, kernel)  # the same line, the same PTX in every session (the disk cache)
         bitcode = module.as_bitcode() if heavy and not full else None  # module_to_ptx uses the module up
         handle = CudaKernel(module_to_ptx(module, self.jit_arch, heavy=full), kernel, suspends)
         handle.tier, handle.loops, handle.bitcode = (TIER_FULL if full else TIER_CHEAP), heavy, bitcode
-        with self._device("loading a kernel"):
+        on = self._primary_of(self.current_device)
+        with self._device("loading a kernel", on):
             self._load(handle)
+            handle.on_generation = on.generation
             if handle.tier == TIER_CHEAP and shape.block_size > handle.max_threads and self._cheap_jit:
                 handle.tier = TIER_FULL  # the cheap JIT's registers do not fit the block: the driver's default
                 handle.loops = False
@@ -929,22 +1155,44 @@ class CudaBackend(Backend):
         return all(rc.done for rc in self._recompiles)
 
     def _load(self, handle: CudaKernel) -> None:
-        """Load the kernel's PTX into the current context (again after a reset), the driver's JIT at
-        CHEAP_JIT_LEVEL for a tier-0 kernel."""
+        """Load the kernel into the current context (again after a reset): its cubin from the disk cache
+        when there is one (cubincache.py), else its PTX through the driver's JIT, at CHEAP_JIT_LEVEL for a
+        tier-0 kernel (and the cubin made for the cache on the cache's thread)."""
         cuda, FA = self.cuda, self.cuda.function_attribute
         logs: list[str] = []
-
-        def load(options: list):
-            return cuda.module_from_buffer(handle.ptx.encode(), options=options,
-                                           message_handler=lambda ok, info, err: logs.extend((info, err)))
-        try:
-            cheap = self._cheap_jit if handle.tier == TIER_CHEAP else []
-            handle.module = load(self._jit_options + cheap)
-        except TypeError:  # this PyCUDA does not take JIT options: load without them (frames estimated)
-            if not (self._jit_options or cheap):
-                raise
-            self._jit_options = self._cheap_jit = []
-            handle.module = load([])
+        cheap = self._cheap_jit if handle.tier == TIER_CHEAP else []
+        key, opt = self._cubin_key(handle.ptx, bool(cheap))
+        cache = self.cubins
+        entry = cache.get(key) if key is not None and cache is not None else None
+        refused = False
+        if entry is not None:
+            try:
+                handle.module = cuda.module_from_buffer(entry.cubin)
+                logs.append(entry.log)
+                self.cubin_loads += 1
+            except cuda.Error:  # a cubin the driver does not take (or a context in trouble): the PTX then
+                refused, entry = True, None
+        if entry is None:
+            def load(options: list):
+                return cuda.module_from_buffer(handle.ptx.encode(), options=options,
+                                               message_handler=lambda ok, info, err: logs.extend((info, err)))
+            try:
+                handle.module = load(self._jit_options + cheap)
+            except TypeError:  # this PyCUDA does not take JIT options: load without them (frames estimated)
+                if not (self._jit_options or cheap):
+                    raise
+                self._jit_options = self._cheap_jit = []
+                handle.module = load([])
+            self.jit_loads += 1
+            if refused and cache is not None and key is not None:
+                # the PTX loaded where its cubin did not: this driver refuses what this ptxas makes (a newer
+                # toolkit's cubin on an older driver), so the entry goes and the cache is off for the session
+                cache.drop(key)
+                self.cubins = None
+            elif key is not None and self._cubin_writer is not None and cache is not None and not cache.unwritable:
+                # (a folder it cannot write: no ptxas run for nothing; reading it still serves)
+                ptx, arch = handle.ptx, self.jit_arch
+                self._cubin_writer.submit(key, lambda: cubincache.Entry(*assemble_logged(ptx, arch, opt)))
         handle.fn = handle.module.get_function(handle.name)
         handle.fn.prepare("PP")
         handle.generation = self._primary.generation
@@ -990,14 +1238,18 @@ class CudaBackend(Backend):
             raise ForthError(f"{shared_bytes} bytes of shared memory do not fit: a block has at most "
                              f"{self.caps.shared_bytes} on this GPU")
         cuda, res = self.cuda, self._res
-        with self._device("running the line"):
-            if handle.generation != self._primary.generation:
+        self._check_devices(handle, lits)
+        on = self._primary_of(self.current_device)  # the device the launch runs on: its context (DEVICE)
+        with self._device("running the line"), self._device("running the line", on):
+            if handle.generation != self._primary.generation or handle.on_generation != on.generation:
                 self._load(handle)
+                handle.on_generation = on.generation
             handle.launches += 1
             if handle.loops and handle.tier == TIER_CHEAP:
                 self._tier_up(handle, shape)
-            if res.table_dirty or res.table.version != self._table_version:
-                table = np.ascontiguousarray(res.table.rows)
+            here = self.current_device if self._others else None  # the table: without other devices' arrays
+            if res.table_dirty or res.table.version != self._table_version or here != self._table_device:
+                table = self._launch_table() if here is not None else np.ascontiguousarray(res.table.rows)
                 if len(table) > self._table_cap:  # a bigger table on the device
                     cap = max(2 * self._table_cap, len(table))
                     self.free(self.table_dev)
@@ -1005,14 +1257,17 @@ class CudaBackend(Backend):
                 if len(table):
                     cuda.memcpy_htod(self.table_dev, table)
                 self._n_allocs = len(table)
-                res.table_dirty, self._table_version = False, res.table.version
+                res.table_dirty, self._table_version, self._table_device = False, res.table.version, here
             self._ensure_stack(handle)
             ctx = fill_context(self.ctx_host, allocs=self.table_dev, n_allocs=self._n_allocs, out=self.out_dev,
                                out_cap=self.machine.out_cap, base_addr=base_addr, abort=res.abort_dev,
                                shared_size=shared_bytes, recursion_max=handle.depth, steps=steps)
             if lits:  # the literal table follows the context (and a thread record): one copy
                 ctx[_LITS_AT:_LITS_AT + len(lits)] = lits
-                ctx[L.CTX_LITS] = int(self.ctx_dev) + _LITS_AT * 8
+            bases = self.target.addresses.bases if self.target.addresses else []  # then the session's addresses the code reads (addresses.py)
+            if bases:
+                ctx[_ADDRS_AT:_ADDRS_AT + len(bases)] = bases
+            ctx[L.CTX_LITS] = int(self.ctx_dev) + _LITS_AT * 8
             cuda.memcpy_htod(self.ctx_dev, ctx)
             if self._records_generation != self._primary.generation:
                 self._upload_records()

@@ -106,7 +106,8 @@ def ptxas_path() -> str | None:
 def _libdevice_bitcode() -> bytes:
     path = libdevice_path()
     if path is None:
-        raise ForthError("FEXP FLN FSIN FCOS F** ... on the GPU need libdevice: install the nvidia-cuda-nvcc wheel")
+        raise ForthError("FEXP FLN FSIN FCOS F** ... on the GPU need libdevice: pip install 'tileforth[cuda]' "
+                         "(it brings the nvidia-cuda-nvcc wheel)")
     return path.read_bytes()
 
 
@@ -204,6 +205,26 @@ def module_to_ptx(module: llvm.ModuleRef | str, arch: str = "sm_80", heavy: bool
     return ptx
 
 
+# what a line's kernel is called in its PTX module (each module holds one kernel, so one name serves all)
+LINE_ENTRY = "tf_line"
+_WORD_FN = re.compile(r"w\d+_(\w*)")  # a word's function: w<uid>_<name> (Colon.ir_name)
+
+
+def canonical_names(mod: llvm.ModuleRef, entry: str) -> str:
+    """Name a line's kernel module's functions by what it holds, not by the session's counters (the
+    kernel's k<N>, a word's uid), so the same line gives the same PTX in every session (the disk cache
+    of cubins is keyed by it, cubincache.py): the entry becomes LINE_ENTRY, the words' functions
+    word<i>_<name> in the module's order. Returns the entry's new name."""
+    i = 0
+    for fn in mod.functions:
+        if fn.name == entry:
+            fn.name = LINE_ENTRY
+        elif not fn.is_declaration and (m := _WORD_FN.fullmatch(fn.name)):
+            fn.name = f"word{i}_{m.group(1)}"
+            i += 1
+    return LINE_ENTRY
+
+
 @record(frozen=True)
 class PtxasInfo:
     function: str
@@ -223,18 +244,40 @@ class PtxasInfo:
 def assemble(ptx: str, arch: str = "sm_80") -> tuple[bytes, dict[str, PtxasInfo]]:
     """ptxas -v: the cubin for `arch`, and each function's resources.
     Raises ForthError when ptxas is missing or rejects the PTX."""
+    cubin, log = assemble_logged(ptx, arch)
+    return cubin, parse_ptxas_log(log)
+
+
+def assemble_logged(ptx: str, arch: str, opt: int | None = None) -> tuple[bytes, str]:
+    """ptxas -v (at -O`opt`, ptxas's default 3 when None): the cubin and ptxas's verbose log, the text the
+    driver's JIT gives as its info log. Raises ForthError when ptxas is missing or rejects the PTX."""
     exe = ptxas_path()
     if exe is None:
-        raise ForthError("ptxas not found: install the nvidia-cuda-nvcc wheel (pip install nvidia-cuda-nvcc, or "
-                         "pip install -e '.[test]'), or put the CUDA toolkit's ptxas on PATH")
+        raise ForthError("ptxas not found: pip install 'tileforth[cuda]' (it brings the nvidia-cuda-nvcc wheel), "
+                         "or put the CUDA toolkit's ptxas on PATH")
     with tempfile.TemporaryDirectory() as d:
         src, out = Path(d) / "k.ptx", Path(d) / "k.cubin"
         src.write_text(ptx)
-        proc = subprocess.run([exe, f"-arch={arch}", "-v", str(src), "-o", str(out)],
+        level = [] if opt is None else [f"-O{opt}"]
+        proc = subprocess.run([exe, f"-arch={arch}", *level, "-v", str(src), "-o", str(out)],
                               capture_output=True, text=True, timeout=120)
         if proc.returncode != 0:
             raise ForthError(f"ptxas rejected the PTX: {proc.stderr.strip()}")
-        return out.read_bytes(), parse_ptxas_log(proc.stdout + proc.stderr)
+        return out.read_bytes(), proc.stdout + proc.stderr
+
+
+@functools.cache
+def ptxas_version() -> str | None:
+    """ptxas --version's last line (`Build cuda_13.5.r13.5/compiler.39125733_0`), or None without ptxas."""
+    exe = ptxas_path()
+    if exe is None:
+        return None
+    try:
+        proc = subprocess.run([exe, "--version"], capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    lines = proc.stdout.strip().splitlines()
+    return lines[-1] if proc.returncode == 0 and lines else None
 
 
 def ptxas(ptx: str, arch: str = "sm_80") -> dict[str, PtxasInfo]:
@@ -271,7 +314,7 @@ def parse_ptxas_log(log: str) -> dict[str, PtxasInfo]:
 def ptxas_note(ptx: str, arch: str) -> str:
     """A kernel's resources as ptxas -v reports them, as one `// ...` line (SEE-PTX), or why there are none."""
     if ptxas_path() is None:
-        return "// ptxas not found (pip install nvidia-cuda-nvcc): no register and spill report"
+        return "// ptxas not found (pip install 'tileforth[cuda]'): no register and spill report"
     try:
         info = assemble(ptx, arch)[1]
     except ForthError as exc:

@@ -53,7 +53,7 @@ from tileforth.core.compile.codegen import (
     float_type,
     state_env,
 )
-from tileforth.core.compile.target import STATIC_SHARED_BYTES, BodyEmitter, Target, float_suffix
+from tileforth.core.compile.target import STATIC_SHARED_BYTES, BodyEmitter, Target, dynamic_shared, float_suffix
 from tileforth.core.compile.tileops import (Add, Copy, Fill, LaneGet, LanePut, LdMatrix, Load, Mma, Perm, Scale,
                                              StMatrix, Store, TileOp, Zero, lane_chunk)
 from tileforth.core.compile.tiles import MMA_ELEMS, WMMA_SHAPES, Hole, Tile, elem_bytes, mma_coords, resolve
@@ -139,6 +139,13 @@ def _build_whitelist() -> frozenset[str]:
 WMMA_NAMES = _build_whitelist()
 
 
+# the shared memory a block may opt in to, by compute capability (CUDA C Programming Guide, "Technical
+# Specifications per Compute Capability": MAX_SHARED_MEMORY_PER_BLOCK_OPTIN); others: 48 KiB
+SHARED_OPTIN = {70: 96 * 1024, 72: 48 * 1024, 75: 64 * 1024, 80: 163 * 1024, 86: 99 * 1024, 87: 163 * 1024,
+                89: 99 * 1024, 90: 227 * 1024, 100: 227 * 1024, 103: 227 * 1024, 120: 99 * 1024}
+SHARED_OPTIN_DEFAULT = STATIC_SHARED_BYTES
+
+
 @record
 class NvptxFunction:
     """The nvptx target's state for one function: the alloca holding each
@@ -188,21 +195,24 @@ class NvptxTarget(Target):
         return NvptxFunction()
 
     def module_globals(self, module: ir.Module, export: bool) -> None:
-        """`tf_shared`: in an exported kernel an array of the session's SHARED:
-        size (the kernel needs nothing at launch); elsewhere dynamic shared
-        memory whose size the launch gives, so a block can use more than the
-        48 KiB a static array may have, and a word compiled on its own refers
-        to the same array as the kernel that calls it."""
+        """`tf_shared`: in an exported kernel of at most 48 KiB of shared memory (SHARED:, SMEM-TILE, a
+        kernel file's `\\! shared` and `\\! smem`) an array of that size (the kernel needs nothing at
+        launch); elsewhere dynamic shared memory (`.extern .shared .align 1024`) whose size the launch
+        gives: an exported kernel's launcher passes its size (dynamic_shared) and opts in past 48 KiB,
+        the REPL's launches the session's; a word compiled on its own refers to the same array as the
+        kernel that calls it."""
         if export and not self.shared_bytes:
             return
-        if export and self.shared_bytes > STATIC_SHARED_BYTES:
-            raise ForthError(f"an exported kernel's shared memory is a static array of at most {STATIC_SHARED_BYTES} "
-                             f"bytes, but this session declares {self.shared_bytes} bytes with SHARED:")
-        ty = ir.ArrayType(I8, self.shared_bytes if export else 0)
+        most = SHARED_OPTIN.get(self.sm, SHARED_OPTIN_DEFAULT)
+        if export and self.shared_bytes > most:
+            raise ForthError(f"this kernel needs {self.shared_bytes} bytes of shared memory, but a block of an "
+                             f"{self.arch} GPU may have at most {most}: use smaller tiles or fewer stages")
+        static = export and not dynamic_shared(self.shared_bytes)
+        ty = ir.ArrayType(I8, self.shared_bytes if static else 0)
         arr = ir.GlobalVariable(module, ty, "tf_shared", addrspace=3)
         arr.type = SHARED  # an opaque pointer, so that accesses through it may have any type
         arr.align = 1024  # a 128-byte-swizzled tile's pattern is the address's: wgmma, TMA (SMEM-TILE-SWZ)
-        if export:
+        if static:
             arr.linkage = "internal"
             arr.initializer = ir.Constant(ty, ir.Undefined)
         else:

@@ -23,6 +23,7 @@ from llvmlite import ir
 from ..errors import ForthError, SourcePos
 from ..front.dictionary import INLINE_MAX
 from ..front.effects import Effect, body_effect
+from ..front.linekey import LITS_MAX
 from ..front.tree import (
     Begin,
     Break,
@@ -107,12 +108,14 @@ SHORT_LOOP = 32  # DO loops of at most this many iterations with literal bounds 
 
 # debug launches (tileforth/core/session/debugger.py): while DEBUG.on, every word of a line's kernel first calls
 # tf_debug_point(ctx, thr, site, ds, dsp, fs, fsp) with its stacks flushed; DEBUG.labels[site] names the word
-# and DEBUG.tiles[site] is the warp's tile stack there (static: Tile.short() of each entry, top last).
+# and DEBUG.tiles[site] is the warp's tile stack there (static: Tile.short() of each entry, top last;
+# DEBUG.stacks[site] the entries themselves, which the debugger's tile values are shown with).
 # The kernel cache keys on DEBUG.on (device.py), so normal kernels never carry the calls.
 class _DebugPoints:
     on = False
     labels: dict[int, str] = {}
     tiles: dict[int, tuple[str, ...]] = {}
+    stacks: dict[int, tuple] = {}
 
 
 DEBUG = _DebugPoints()
@@ -545,6 +548,10 @@ class Gen(Visitor):
         k = None if self.line is None else self.line.lit_slot.get(id(n))
         if k is None:
             return None
+        return self._launch_cell(k)
+
+    def _launch_cell(self, k: int) -> ir.Value:
+        """Cell k of the launch's literal table (and, from LITS_MAX on, its address table), an invariant load."""
         b = self.b
         table = self._lit_table
         if table is None:  # the table's address, read once at the function's entry (the launch's, invariant)
@@ -560,6 +567,18 @@ class Gen(Visitor):
         value = b.load(table if k == 0 else b.gep(table, [c64(k)], source_etype=I64), typ=I64)
         value.set_metadata("invariant.load", self._invariant)
         return value
+
+    def address(self, value: int) -> ir.Value:
+        """A number of the code that may be a session address (a Lit the line does not read from its
+        table, BASE's cell): on a target with an address table (addresses.py) an address is read from
+        the launch's table plus its offset, so the code is the same in every session; else a constant."""
+        table = self.target.addresses
+        hit = None if table is None else table.slot(value)
+        if hit is None:
+            return c64(value)
+        k, off = hit
+        base = self._launch_cell(LITS_MAX + k)
+        return base if off == 0 else self.b.add(base, c64(off))
 
     def flag(self, cond: ir.Value) -> ir.Value:
         return self.b.sext(cond, I64)
@@ -790,13 +809,14 @@ class Gen(Visitor):
         word = getattr(n, "word", None) or getattr(n, "prim", None)
         DEBUG.labels[sid] = written[0] if written else getattr(word, "name", None) or type(n).__name__.upper()
         DEBUG.tiles[sid] = tuple(t.short() if hasattr(t, "short") else "?" for t in self.tstack)
+        DEBUG.stacks[sid] = tuple(self.tstack)
         e = self.env
         self.b.call(declare(self.module, "tf_debug_point", DEBUG_FN), [e.ctx, e.thr, c64(sid), e.ds, e.dsp, e.fs, e.fsp])
 
     # ---- one visit_ per node type (tree.Visitor's table dispatches them) ----
     def visit_Lit(self, n: Lit) -> None:
         value = self.launch_literal(n)
-        self.push(self.tag(c64(n.value) if value is None else value, n.space))
+        self.push(self.tag(self.address(n.value) if value is None else value, n.space))
 
     def visit_FLit(self, n: FLit) -> None:
         bits = self.launch_literal(n)

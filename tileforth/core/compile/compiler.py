@@ -64,6 +64,9 @@ class KernelModule:
     tiles_in: list
     params: list = field(default_factory=list)  # an export's parameters after ctx: (name, kind) (see export)
     patches: list = field(default_factory=list)  # a line's (site id, position index): filled in at launch
+    # the session allocations its code reads from the launch's address table (addresses.py), its words' too:
+    # the bases a backend checks before a launch (an array of another device: DEVICE)
+    table_bases: frozenset = frozenset()
 
     @property
     def text(self) -> str:
@@ -111,6 +114,7 @@ class Compiler:
         self._alone_depth = 0
         self.count_steps = True
         self._parsed: OrderedDict[tuple, llvm.ModuleRef] = OrderedDict()
+        self._slots: dict[tuple, frozenset[int]] = {}  # (word uid, key) -> the address-table slots its code reads
 
     def _module(self, name: str, export: bool = False) -> ir.Module:
         m = ir.Module(name)
@@ -366,7 +370,8 @@ class Compiler:
 
     def _key(self) -> tuple:
         """What a word's code depends on besides its body."""
-        return (self.target.name, self.target.machine, self.checked, self.base_addr(), self.inline_all)
+        return (self.target.name, self.target.machine, self.checked, self.base_addr(), self.inline_all,
+                self.target.addresses is not None)  # code that reads the launch's address table, or constants
 
     def word_module(self, word: Colon) -> tuple[llvm.ModuleRef, list[Colon]]:
         """`word` as a function in a module of its own, parsed, and the words it
@@ -403,8 +408,42 @@ class Compiler:
         if key not in word.ir_text:  # a big word keeps its module until then (writing it out is costly)
             word.ir_text[key] = self._generate(word, text=word.inline_size() < SEPARATE_MIN)
 
+    def _collecting(self) -> set[int] | None:
+        """Start noting the address-table slots the code generated next reads; the set noted before
+        (a caller's, restored with _collected)."""
+        table = self.target.addresses
+        if table is None:
+            return None
+        saved, table.used = table.used, set()
+        return saved
+
+    def _collected(self, saved: set[int] | None) -> frozenset[int]:
+        table = self.target.addresses
+        if table is None or saved is None:
+            return frozenset()
+        used, table.used = frozenset(table.used), saved
+        return used
+
+    def _table_bases(self, own: frozenset[int], words: list[Colon]) -> frozenset:
+        """The bases of the slots a kernel's code reads: its own and those of the words linked into it."""
+        table = self.target.addresses
+        if table is None:
+            return frozenset()
+        key = self._key()
+        slots = set(own)
+        for w in words:
+            slots |= self._slots.get((w.uid, key), frozenset())
+        return frozenset(table.bases[k] for k in slots)
+
     def _generate(self, word: Colon, text: bool = True) -> tuple[str, list[Colon]]:
         """The IR text of `word`'s function (or, text=False, its module) and the words it calls."""
+        saved = self._collecting()
+        try:
+            return self._generate_fn(word, text)
+        finally:
+            self._slots[(word.uid, self._key())] = self._collected(saved)
+
+    def _generate_fn(self, word: Colon, text: bool) -> tuple[str, list[Colon]]:
         m = self._module(word.ir_name)
         needed: list[Colon] = []
 
@@ -455,10 +494,15 @@ class Compiler:
                 wgmma.check_launch_end(g.tstack, nodes[-1].pos if nodes else None)
                 tiles_out[:] = g.tstack
 
-        self.target.define_kernel(m, name, suspends, make_gen, emit, block)
+        saved = self._collecting()
+        try:
+            self.target.define_kernel(m, name, suspends, make_gen, emit, block)
+        finally:
+            own = self._collected(saved)
         mod, words = self._assemble(m, needed)
         heavy = _has_loops(nodes) or any(_has_loops(w.body) for w in words)
-        return KernelModule(mod, name, suspends, heavy, words, tiles_out, tiles_in, patches=patches)
+        return KernelModule(mod, name, suspends, heavy, words, tiles_out, tiles_in, patches=patches,
+                            table_bases=self._table_bases(own, words))
 
 
 # ---- portable exports (word_ptx): the session's memory as parameters and a global copy ---------------

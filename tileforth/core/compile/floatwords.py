@@ -189,7 +189,7 @@ def _sf_store(g: "Gen", a: list, f: list) -> tuple[list, list]:
 
 
 def _precision_ptr(g: "Gen") -> ir.Value:
-    return g.target.mem_pointer(g, c64(g.base_addr + PRECISION_OFFSET), "global")
+    return g.target.mem_pointer(g, g.address(g.base_addr + PRECISION_OFFSET), "global")
 
 
 def _precision(g: "Gen") -> ir.Value:

@@ -256,16 +256,17 @@ def install(registry: "Registry") -> None:
 
 @record(frozen=True)
 class PhaseDone:
-    """A completed phase of an mbarrier in the first block of a launch (the emulator's model records them;
-    .PIPE shows them): the barrier (its offset in shared memory and name), which phase (0, 1, ...), the
-    arrivals it counted, the transaction bytes announced for it (MBAR-ARRIVE-TX, MBAR-TX) and delivered by
-    the TMA boxes that completed it."""
+    """A completed phase of an mbarrier in a block of a launch (the emulator's model records them, for
+    every block; .PIPE shows a block's): the barrier (its offset in shared memory and name), which phase
+    (0, 1, ...), the arrivals it counted, the transaction bytes announced for it (MBAR-ARRIVE-TX, MBAR-TX)
+    and delivered by the TMA boxes that completed it, and the block (its linear index in the grid)."""
     offset: int
     name: str
     phase: int
     arrivals: int
     tx_bytes: int
     boxes: int
+    block: int = 0
 
 
 # ---- warp specialisation (issue 29, point 3): WARPGROUP, REGS- REGS+ --------------------------------------

@@ -833,7 +833,7 @@ def _out(g: "Gen", kind: int, aux: ir.Value, value: ir.Value) -> None:
 
 
 def _base(g: "Gen") -> ir.Value:
-    return g.b.load(g.target.mem_pointer(g, c64(g.base_addr), "global"), typ=I64)
+    return g.b.load(g.target.mem_pointer(g, g.address(g.base_addr), "global"), typ=I64)
 
 
 def _printer(kind: int, aux: Callable, value: Callable) -> Emit:

@@ -46,6 +46,7 @@ if TYPE_CHECKING:
 ASYNC_MIN_SM = 80  # cp.async: Ampere and newer
 CHUNK = 16  # bytes one cp.async moves
 SWIZZLE_ROW = 128  # bytes in a row of a 128-byte-swizzled tile
+SWIZZLE_SPANS = (32, 64, 128)  # the swizzles Hopper's TMA and wgmma read: rows of that many bytes
 ALIGN, SWIZZLED_ALIGN = 128, 1024  # where a tile's stages start (a swizzled tile's pattern repeats every 1024 bytes)
 WAIT_MAX = 7  # the largest count of CP.WAIT
 TYPED_WIDTHS = (2, 4, 8)  # the widths the emulator's type check takes for an integer access
@@ -57,8 +58,11 @@ A_READ, A_WRITE, A_UNSYNCED, A_SIZE, A_STAGE = 0, 1, 2, 3, 4
 @record(frozen=True)
 class SmemTile:
     """A SMEM-TILE: `stages` tiles of rows x cols elements of `eltype` (its name, `size` bytes each),
-    row-major, each stage `stage_bytes` apart from `offset` in the block's shared memory; swizzled:
-    16-byte chunk c of row r is stored at chunk c xor (r mod 8) of its 128-byte row."""
+    row-major, each stage `stage_bytes` apart from `offset` in the block's shared memory. `swizzle`: 0, or
+    the bytes of a row of a swizzled tile (128: SMEM-TILE-SWZ, 64: SMEM-TILE-SWZ64, 32: SMEM-TILE-SWZ32),
+    whose 16-byte chunk at byte offset o of the stage is stored at o xor ((o >> 7) & (swizzle/16 - 1)) << 4
+    (the hardware's pattern on the address: 128: chunk c of row r at c xor (r mod 8); 64: c xor ((r/2) mod 4);
+    32: c xor ((r/4) mod 2)). Only the 128-byte swizzle has a geom (STAGE-TILE, ldmatrix)."""
 
     name: str
     rows: int
@@ -66,7 +70,7 @@ class SmemTile:
     eltype: str
     size: int
     stages: int
-    swizzle: bool
+    swizzle: int  # 0, 32, 64 or 128 (bytes)
     offset: int  # where its stage 0 starts (E_ASYNC's stage errors name the tile by it)
 
     @property
@@ -84,8 +88,8 @@ class SmemTile:
 
     @property
     def geom(self) -> int:
-        """What STAGE-TILE reads: rows | 16-byte chunks per row << 16 | swizzled << 32."""
-        return self.rows | (self.row_bytes // CHUNK) << 16 | int(self.swizzle) << 32
+        """What STAGE-TILE reads: rows | 16-byte chunks per row << 16 | swizzled (128 bytes) << 32."""
+        return self.rows | (self.row_bytes // CHUNK) << 16 | int(self.swizzle == SWIZZLE_ROW) << 32
 
     def where(self, off: int) -> str | None:
         """Byte `off` of shared memory as a place in this tile ("stage 1 of As, row 3, bytes 16..31"),
@@ -99,6 +103,12 @@ class SmemTile:
         row, byte = divmod(inner, self.row_bytes)
         lo = byte - byte % CHUNK
         return f"stage {stage} of {self.name} (row {row}, bytes {lo}..{lo + CHUNK - 1} of the row)"
+
+
+def swizzled(offset, span: int):
+    """Where byte `offset` of a stage (1024-aligned) of a tile swizzled with rows of `span` bytes is stored
+    (ints or numpy arrays): its 16-byte chunk xor the row bits of the address (SmemTile)."""
+    return offset ^ (((offset >> 7) & (span // CHUNK - 1)) << 4)
 
 
 def swizzle128(row: int, chunk: int) -> int:

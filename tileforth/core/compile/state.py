@@ -283,26 +283,34 @@ class Snapshot:
     """What a line may change of the stacks, copied before it runs, to restore when
     it fails: each thread's depths and the cells below the deepest stack (slots
     above a depth don't count), not the whole buffer: an empty stack costs 16
-    bytes a thread instead of the whole state."""
+    bytes a thread instead of the whole state. Every line takes one, so it is read
+    with few numpy calls (at 32 threads each costs more than the copy it makes)."""
 
     __slots__ = ("threads", "head", "floats")
 
     def __init__(self, st: StackState) -> None:
+        self._take(st.raw, st.m)
+
+    def _take(self, raw: np.ndarray, m: Machine) -> None:
         # one pass over the records for the depths (at 1M threads a strided pass costs ~10 ms), a second
         # only for the cells in use: the deepest stacks are read from the copy
-        head = copy_columns(st.raw, L.S_DSP, L.S_DS - L.S_DSP).view(np.int64)  # dsp, fsp
-        n = len(head)
-        d = min(max(int(head[:, 0].max()), 0), st.m.ds_max) if n else 0
-        f = min(max(int(head[:, 1].max()), 0), st.m.fs_max) if n else 0
-        self.threads = st.threads
+        head = copy_columns(raw, L.S_DSP, L.S_DS - L.S_DSP).view(np.int64)  # dsp, fsp
+        d, f = _deepest(head, m)
+        self.threads = len(raw)
         # dsp, fsp, d cells (i64 columns)
-        self.head = copy_columns(st.raw, L.S_DSP, L.S_DS + 8 * d).view(np.int64) if d else head
-        self.floats = st.fs[:, :f].copy()
+        self.head = copy_columns(raw, L.S_DSP, L.S_DS + 8 * d).view(np.int64) if d else head
+        self.floats = (raw[:, m.s_fs:m.s_fs + m.float_bytes * f].copy().view(m.float_dtype) if f
+                       else np.empty((len(raw), 0), m.float_dtype))
 
     @classmethod
     def take(cls, backend: "Backend") -> "Snapshot":
         """A host copy (Backend.take_stacks's by default; the cuda backend keeps a device copy instead)."""
-        return cls(StackState.live(backend))
+        raw = backend.state_buffer()
+        if raw is None or raw.strides[1] != 1 or raw.strides[0] % 8:
+            return cls(StackState.live(backend))
+        snap = cls.__new__(cls)  # the buffer itself, read without StackState's views
+        snap._take(raw, backend.machine)
+        return snap
 
     def restore(self, backend: "Backend") -> None:
         """The stacks back as they were (the backend has the launch shape of then)."""
@@ -313,6 +321,15 @@ class Snapshot:
         st.raw.view(np.int64)[:, :self.head.shape[1]] = self.head
         st.fs[:, :self.floats.shape[1]] = self.floats
         st.save(backend)
+
+
+def _deepest(heads: np.ndarray, m: Machine) -> tuple[int, int]:
+    """The deepest data and float stacks of (threads, 2) int64 depths, each clipped to the stack's size
+    (one reduction, not one per column: at 32 threads a numpy call costs more than its work)."""
+    if not len(heads):
+        return 0, 0
+    d, f = np.maximum.reduce(heads, axis=0).tolist()
+    return min(max(d, 0), m.ds_max), min(max(f, 0), m.fs_max)
 
 
 class StackView:
@@ -331,15 +348,12 @@ class StackView:
     @classmethod
     def read(cls, backend: "Backend") -> "StackView":
         m = backend.machine
-        heads = backend.state_columns(L.S_DSP, L.S_DS - L.S_DSP).view(np.int64)
-        dsp, fsp = heads[:, 0].copy(), heads[:, 1].copy()
-        n = len(dsp)
-        d = min(max(int(dsp.max()), 0), m.ds_max) if n else 0
-        f = min(max(int(fsp.max()), 0), m.fs_max) if n else 0
-        ds = backend.state_columns(L.S_DS, 8 * d).view(np.int64) if d else np.zeros((n, 0), np.int64)
-        fs = (backend.state_columns(m.s_fs, m.float_bytes * f).view(m.float_dtype) if f
-              else np.zeros((n, 0), m.float_dtype))
-        return cls(dsp, fsp, ds.reshape(n, d), fs.reshape(n, f))
+        heads = backend.state_columns(L.S_DSP, L.S_DS - L.S_DSP).view(np.int64)  # a copy: its columns are ours
+        n = len(heads)
+        d, f = _deepest(heads, m)
+        ds = backend.state_columns(L.S_DS, 8 * d).view(np.int64).reshape(n, d) if d else np.zeros((n, 0), np.int64)
+        fs = backend.state_columns(m.s_fs, m.float_bytes * f).view(m.float_dtype).reshape(n, f) if f else None
+        return cls(heads[:, 0], heads[:, 1], ds, np.zeros((n, 0), m.float_dtype) if fs is None else fs)
 
     @property
     def threads(self) -> int:
@@ -355,10 +369,12 @@ class StackView:
         return self.fs[lane, :max(int(self.fsp[lane]), 0)].tolist()
 
     def data_rows(self) -> list[list[int]]:
-        return _rows(self.ds, np.clip(self.dsp, 0, self.ds.shape[1]))
+        d = self.ds.shape[1]
+        return _rows(self.ds, np.minimum(np.maximum(self.dsp, 0), d)) if d else _empty_rows(len(self.dsp))
 
     def float_rows(self) -> list[list[float]]:
-        return _rows(self.fs, np.clip(self.fsp, 0, self.fs.shape[1]))
+        f = self.fs.shape[1]
+        return _rows(self.fs, np.minimum(np.maximum(self.fsp, 0), f)) if f else _empty_rows(len(self.fsp))
 
 
 def copy_columns(raw: np.ndarray, start: int, width: int) -> np.ndarray:
@@ -370,7 +386,13 @@ def copy_columns(raw: np.ndarray, start: int, width: int) -> np.ndarray:
     span = raw[:, start:start + width]
     if span.strides[1] != 1:
         return span.copy()
-    return span.view(np.dtype((np.void, width))).copy().view(np.uint8).reshape(len(raw), width)
+    item = _VOID.get(width)
+    if item is None:  # (a dtype costs about what the copy of 32 threads' depths does: made once a width)
+        item = _VOID[width] = np.dtype((np.void, width))
+    return span.view(item).copy().view(np.uint8).reshape(len(raw), width)
+
+
+_VOID: dict[int, "np.dtype"] = {}  # copy_columns' item of each width
 
 
 def read_depths(backend: "Backend") -> tuple[np.ndarray, np.ndarray]:
@@ -407,6 +429,19 @@ def differing_warps(tiles: list[list[np.ndarray]]) -> list[int]:
         return x.shape == y.shape and x.dtype == y.dtype and x.tobytes() == y.tobytes()
     return [w for w, stack in enumerate(tiles)
             if len(stack) != len(tiles[0]) or not all(same(x, y) for x, y in zip(stack, tiles[0]))]
+
+
+def _empty_rows(n: int) -> list[list]:
+    """n empty stacks, each a list of its own (the collector waits meanwhile, as in _rows)."""
+    if n < 1024:
+        return [[] for _ in range(n)]
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        return [[] for _ in range(n)]
+    finally:
+        if was:
+            gc.enable()
 
 
 def _rows(items: np.ndarray, depth: np.ndarray) -> list[list]:

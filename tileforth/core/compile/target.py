@@ -27,6 +27,7 @@ from .machine import Machine
 if TYPE_CHECKING:
     import llvmlite.binding as llvm
 
+    from .addresses import AddressTable
     from .tileops import TileOp
     from .tileops import WarpOp
 
@@ -233,6 +234,9 @@ class Target(ABC):
     # loads and stores of an address known to point into global memory differ from generic ones (nvptx:
     # ld.global); a loop may then speculate that an address it keeps on the stack stays one (slottags.py)
     address_spaces: bool = False
+    # the session addresses the code reads at run time (addresses.py: the cuda backend's, so that a line's PTX
+    # is the same in every session); None: addresses are constants of the code (the emulator)
+    addresses: "AddressTable | None" = None
 
     @abstractmethod
     def sreg(self, g: "Gen", which: str) -> ir.Value:
@@ -325,6 +329,16 @@ class Target(ABC):
 
 
 STATIC_SHARED_BYTES = 48 * 1024  # shared memory a kernel may declare statically (and use without an opt-in)
+# the most shared memory a block may opt in to (CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN on
+# sm_90 and sm_100: 227 KiB), as dynamic shared memory: its size given at launch, past 48 KiB with
+# cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES) first
+OPTIN_SHARED_BYTES = 227 * 1024
+
+
+def dynamic_shared(nbytes: int) -> int:
+    """The dynamic shared memory an exported kernel of `nbytes` of shared memory takes at launch: 0 when
+    they fit in a static array (at most STATIC_SHARED_BYTES), else all of them."""
+    return nbytes if nbytes > STATIC_SHARED_BYTES else 0
 
 
 @record(frozen=True)
@@ -458,6 +472,31 @@ class Backend(ABC):
     def register_external(self, addr: int, nbytes: int) -> None:
         """Another library's device array at addr, used in place (caps.external_memory)."""
         raise ForthError(f"the {self.name} backend cannot use another library's device memory in place")
+
+    # ---- devices: several GPUs in one session (DEVICE, DEVICES, ACOPY) ------------------------------------
+    current_device: int = 0  # where the launches that follow run and the arrays made from now on live
+
+    def device_count(self) -> int:
+        """The devices a session may select (DEVICES): one where the machine is one (the emulator)."""
+        return 1
+
+    def select_device(self, n: int) -> None:
+        """Make device n current for the launches and arrays that follow (DEVICE); n is in range."""
+        if n != 0:
+            raise ForthError(f"the {self.name} backend has one device, 0")
+
+    def array_alloc(self, nbytes: int) -> int:
+        """A user array (ARRAY, MATRIX) of nbytes on the current device; the session's own memory (its data
+        space, buffers) comes from alloc, on the device the session started on."""
+        return self.alloc(nbytes)
+
+    def array_device(self, addr: int) -> int:
+        """The device the allocation at addr lives on."""
+        return 0
+
+    def copy(self, dst: int, src: int, nbytes: int) -> None:
+        """nbytes from src to dst, which may be on different devices (ACOPY)."""
+        self.write(dst, self.read(src, nbytes))
 
     # ---- shared memory -------------------------------------------------------------------------------
     def set_shared(self, nbytes: int) -> int:

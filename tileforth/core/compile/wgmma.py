@@ -30,9 +30,10 @@ at row, col of a stage of the SMEM-TILE `name`: A's 64 x 16 (M x K, the tile row
 (the tile holds B transposed, N x K: "TN", both operands K-major, as cuBLAS's fastest Hopper kernels use), so
 WGMMA passes both transpose flags 0. The descriptor is checked against the tile's declared layout when it
 is compiled: swizzle 128 needs a SMEM-TILE-SWZ (rows of 128 bytes: 8-row atoms 1024 bytes apart, SBO 1024;
-LBO unused, 16); swizzle 0 a SMEM-TILE of 16-byte rows holding the operand in core-matrix order (8 x 8
+LBO unused, 16), 64 a SMEM-TILE-SWZ64 (rows of 64 bytes, SBO 512), 32 a SMEM-TILE-SWZ32 (rows of 32 bytes,
+one k16 block, SBO 256); swizzle 0 a SMEM-TILE of 16-byte rows holding the operand in core-matrix order (8 x 8
 blocks of 16-bit elements, 128 bytes each: block (i, j), rows 8i.., columns 8j.., at tile row 16i + 8j,
-so LBO 128 and SBO 256); SMEM-TILE has no 32- or 64-byte swizzle, which are refused.
+so LBO 128 and SBO 256).
 
 Pending accumulators: WGMMA marks its accumulator pending (Tile.pending = k: its newest WGMMA is the k-th
 newest committed group); `n WGMMA-WAIT` completes every group but the n newest, so it clears the tiles with
@@ -72,7 +73,8 @@ WAIT_MAX = 7  # the largest count WGMMA-WAIT takes
 SWIZZLES = {0: 0, 128: 1, 64: 2, 32: 3}  # bytes -> the descriptor's mode (bits 62-63)
 SWIZZLE_BYTES = {v: k for k, v in SWIZZLES.items()}
 CORE_BYTES = 128  # a core matrix: 8 rows of 16 bytes
-SW128_SBO = 1024  # 8 rows of 128 bytes: the next 8-row atom of a 128-byte-swizzled K-major operand
+SW128_SBO = 1024  # 8 rows of 128 bytes: the next 8-row atom of a 128-byte-swizzled K-major operand (8 W for W)
+SWIZZLE_WORDS = {32: "SMEM-TILE-SWZ32", 64: "SMEM-TILE-SWZ64", 128: "SMEM-TILE-SWZ"}  # the tiles of each swizzle
 SW128_LBO = 16  # unused by a swizzled K-major operand (its K extent fits one swizzle row); CUTLASS gives 1 (x16)
 CORE_LBO, CORE_SBO = 128, 256  # core-matrix order without swizzle: the K-next block, the M/N-next block
 
@@ -313,16 +315,14 @@ def check_desc(tile: SmemTile, swizzle: int, in_type: str) -> str | None:
                 f"{in_type.upper()}, or say `{tile.eltype.upper()} TILE-IN` (WGMMA takes F16 or BF16)")
     if swizzle not in SWIZZLES:
         return f"{swizzle} is not a wgmma swizzle: give 0, 32, 64 or 128 (bytes)"
-    if swizzle in (32, 64):
-        return (f"a {swizzle}-byte swizzle needs a tile swizzled that way, and SMEM-TILE lays out none: use a "
-                "SMEM-TILE-SWZ with `128 WGDESC`, or a 16-byte-row SMEM-TILE in core-matrix order with `0 WGDESC`")
-    if swizzle == 128 and not tile.swizzle:
-        return (f"{tile.name} is not swizzled (SMEM-TILE), but the descriptor says 128-byte swizzle: wgmma would read "
-                f"its chunks from the wrong places; declare {tile.name} with SMEM-TILE-SWZ, or use `0 WGDESC` on a "
-                "tile in core-matrix order")
-    if swizzle == 0 and tile.swizzle:
-        return (f"{tile.name} is 128-byte swizzled (SMEM-TILE-SWZ), but the descriptor says no swizzle: wgmma would "
-                "read its chunks from the wrong places; use `128 WGDESC`")
+    if swizzle and not tile.swizzle:
+        return (f"{tile.name} is not swizzled (SMEM-TILE), but the descriptor says {swizzle}-byte swizzle: wgmma would "
+                f"read its chunks from the wrong places; declare {tile.name} with {SWIZZLE_WORDS[swizzle]}, or use "
+                "`0 WGDESC` on a tile in core-matrix order")
+    if swizzle != tile.swizzle:
+        said = f"{swizzle}-byte swizzle" if swizzle else "no swizzle"
+        return (f"{tile.name} is {tile.swizzle}-byte swizzled ({SWIZZLE_WORDS[tile.swizzle]}), but the descriptor says "
+                f"{said}: wgmma would read its chunks from the wrong places; use `{tile.swizzle} WGDESC`")
     if swizzle == 0 and tile.row_bytes != 16:
         return (f"without a swizzle wgmma reads 8x8 core matrices of 16-byte rows, but a row of {tile.name} is "
                 f"{tile.row_bytes} bytes: declare it with 16-byte rows ({16 // tile.size} columns) holding the operand "
@@ -338,9 +338,9 @@ def _desc(g: "Gen", n: "Prim") -> None:
     b = g.b
     stage, row, col = g.pop(3)
     off = b.add(c64(t.offset), b.mul(stage, c64(t.stage_bytes)))
-    if spec.swizzle == 128:  # row-major rows of 128 bytes; the swizzle is the hardware's (address bits 4-6 ^ 7-9)
+    if spec.swizzle:  # row-major rows of W bytes; the swizzle is the hardware's (address bits 4.. ^ 7..)
         off = b.add(off, b.add(b.mul(row, c64(t.row_bytes)), b.mul(col, c64(t.size))))
-        lbo, sbo = SW128_LBO, SW128_SBO
+        lbo, sbo = SW128_LBO, 8 * spec.swizzle  # the next 8-row atom: 8 rows of W bytes
     else:  # core-matrix order: operand row r starts at tile row 2r (each 8-row block is two core matrices)
         off = b.add(off, b.add(b.mul(row, c64(2 * t.row_bytes)), b.mul(col, c64(t.row_bytes))))
         lbo, sbo = CORE_LBO, CORE_SBO

@@ -65,6 +65,9 @@ if not _plain(Token, ("text", "pos")):  # pragma: no cover - the classes changed
 if not _plain(SourcePos, ("line", "col", "text", "source")):  # pragma: no cover
     _source_pos = SourcePos  # noqa: F811
 
+position = _source_pos  # SourcePos(line, col, text, source) at the reader's cost (session/linecache.py moves a kept
+# line's positions to its new line with it)
+
 
 class Reader:
     def __init__(self, source: str, name: str = "<input>", first_line: int = 1) -> None:

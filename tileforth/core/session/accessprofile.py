@@ -30,7 +30,9 @@ launch's trace into figures per site that mean what Nsight Compute's do:
 
 No caches and no timing are modelled, and requests follow the emulator's
 order of execution (docs/simt.md, "Memory-access analysis").  Tile loads and
-stores (TLOAD-A …, TSTORE) run on the host and are not traced.  A cp.async copy
+stores (TLOAD-A …, TSTORE) run on the host and are not traced; ldmatrix and stmatrix
+(TLDSM-A, TLDSM-B, TSTSM) are: one 16-byte record per addressing lane (32 for .x4, 16 for
+.x2), so each instruction is a request served in phases of 8 lanes, one 8x8 matrix each.  A cp.async copy
 (CP.ASYNC, CP.ASYNC-N) is two rows, both of access "cp.async": its global read
 (traced by tf_race, as a load's) and its 16-byte shared write (the emulator's
 copy model appends those records, backends/cpu/asynccopy.py).

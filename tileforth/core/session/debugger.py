@@ -18,7 +18,10 @@ cp.async groups (committed so far, committed and still in flight, copies not com
 backends/cpu/asynccopy.py) and its block's mbarriers (phase, arrivals pending, transaction bytes;
 backends/cpu/mbarriers.py), as the lane found them when it reached the word in the recorded run. The tile
 stack at a stop is static (the compiler knows it at every word: codegen.DEBUG.tiles), so each warp's is the
-one at the word it runs next.
+one at the word it runs next; its values are noted at the stops of each warp's first lane where the stack
+is not empty (backends/cpu/debugstate.py, through the registry as "tile_state"; a warp's tile ops run
+when all its lanes reach them, so lane 0's stop sees the values just before the word), an unchanged stack
+shared with the stop before. `Debugger.tile(i)` gives entry i (0: the top) as `.TILE` shows it.
 
 `Debugger` (made by `Forth.debug(line)`) steps, continues to breakpoints, picks warps and blocks and
 gives `.view()` records (`View`), which `render` turns into the text the REPL shows.
@@ -37,7 +40,9 @@ from ..records import field, record
 from ... import registry
 from ..compile import layout as L
 from ..compile.codegen import DEBUG
+from ..compile.tiles import Tile, resolve
 from ..errors import ForthError, SourcePos
+from .views import WIDTH, Lines, TileValues, _heat_grid, _para
 
 Forth = Any  # the session (interpreter.py imports this module: naming it here would be a cycle)
 
@@ -89,6 +94,7 @@ class Event:
     groups: Groups | None = None
     mbars: tuple[Mbar, ...] = ()
     out: int = 0  # output records of the launch noted before this stop (_Recorder.outs)
+    tiles: tuple | None = None  # the warp's tile values (numpy, bottom first), at its lane 0's stops with tiles
 
 
 class _Recorder:
@@ -108,6 +114,8 @@ class _Recorder:
         self.fbytes = int(f.backend.machine.float_bytes)
         self.overflow = False
         self.state: Any = None  # the backend's reader of its async models (asyncs)
+        self.tile_reader: Any = None  # the backend's reader of a warp's tiles (tile_values)
+        self.last_tiles: dict[int, tuple] = {}  # per thread: the tile values its last stop noted
 
     def launched(self) -> None:  # a device launch hook: the next launch's events go to a new record
         self.block_sizes.append(int(self.f.backend.block_size))
@@ -116,6 +124,7 @@ class _Recorder:
         self.outs.append([])
         self.out_count.append(0)
         self.out_seen = {}
+        self.last_tiles = {}
 
     def note(self, ctx: int, thr: int, site: int, ds: int, dsp: int, fs: int, fsp: int) -> None:
         if self.count >= EVENT_CAP:
@@ -135,8 +144,25 @@ class _Recorder:
             watch = tuple(v for addr, n in self.watch for v in (ctypes.c_int64 * n).from_address(addr))
         groups, mbars = self.asyncs(ctx, lin)
         self.copy_output(ctx)
+        tiles = self.tile_values(ctx, lin, site)
         self.launches[-1].setdefault(lin, []).append(Event(site, depth, top, fdepth, ftop, watch, groups, mbars,
-                                                           self.out_count[-1]))
+                                                           self.out_count[-1], tiles))
+
+    def tile_values(self, ctx: int, lin: int, site: int) -> tuple | None:
+        """The values of the thread's warp's tiles at this stop, when the thread is the warp's lane 0 and the
+        tile stack is not empty there: the tuple of the thread's last stop when they are equal."""
+        if not DEBUG.tiles.get(site) or lin % max(1, int(self.f.backend.block_size)) % WARP:
+            return None
+        if self.tile_reader is None:
+            self.tile_reader = registry.exporter("tile_state") or (lambda *a: [])
+        now = tuple(self.tile_reader(self.f.backend, ctx, lin))
+        last = self.last_tiles.get(lin)
+        if last is not None and len(last) == len(now) and all(
+                a.shape == b.shape and a.dtype == b.dtype and np.array_equal(a, b, equal_nan=True)
+                for a, b in zip(last, now)):
+            return last
+        self.last_tiles[lin] = now
+        return now
 
     def copy_output(self, ctx: int) -> None:
         """The records the context's threads printed since its last stop, copied (a thread's own, printed by
@@ -269,6 +295,39 @@ class View:
         if self.pos is None:
             return ""
         return f"{self.pos.text}\n{' ' * (self.pos.col - 1)}^"
+
+
+@record(frozen=True)
+class StopTile:
+    """A tile-stack entry at a stop, with the fields of Forth.tile_stack's entries (what .TILE shows)."""
+
+    kind: str  # "a" | "b" | "acc" | "wacc"
+    shape: tuple[int, int]  # rows, cols of the logical matrix
+    dtype: str
+    layout: str
+    mnk: tuple[int, int, int]
+    values: Any  # numpy (rows, cols)
+
+
+@record(eq=False)
+class StopTileValues(TileValues):
+    """DTILE's record: entry `entry` (0: the top) of a warp's tile stack at a stop, laid out as .TILE's."""
+
+    entry: int = 0
+    block: int = 0
+
+    def lines(self, width: int = WIDTH) -> Lines:
+        t = self.tile
+        lay = f", loaded {t.layout}-major" if t.kind not in ("acc", "wacc") else ""
+        m, n, k = t.mnk
+        which = "the top" if self.entry == 0 else f"entry {self.entry} below the top"
+        head = (f"{t.kind} {t.shape[0]}x{t.shape[1]} {t.dtype}: {which} of the tile stack <{self.depth}> of "
+                f"warp {self.warp} of block {self.block} at the debugger's stop (m{m}n{n}k{k}{lay})")
+        lines = _para(head, "head", width)
+        body, rounded = _heat_grid(t.values, True, 10, width)
+        if rounded:
+            lines += _para(rounded, "note", width)
+        return lines + body
 
 
 class _Block:
@@ -546,6 +605,50 @@ class Debugger:
             raise ForthError(f"block {b} is not in the launch, which has {n} blocks: pick 0 to {n - 1}")
         self.block = b
         return self.view()
+
+    def tiles(self, warp: int | None = None) -> list[StopTile]:
+        """The tile stack of warp `warp` of the block (default: the current one) at this stop, bottom first,
+        with each entry's values as they are before the word the warp runs next (once the warp is done:
+        as the line left them, when this is the line's last launch)."""
+        blk = self._cur()
+        w = blk.warp if warp is None else int(warp)
+        if not 0 <= w < blk.nwarps:
+            raise ForthError(f"warp {w} is not in the block, which has {blk.nwarps} warps: pick 0 to {blk.nwarps - 1}")
+        e = blk.next_event(w * WARP)
+        if e is None:
+            if blk.threads[w * WARP] and not self.quitted and self.launch == len(self.launches) - 1:
+                g = self.block * int(self.f.backend.warps_per_block) + w
+                return [StopTile(t.kind, t.shape, t.dtype, t.layout, t.mnk, t.values) for t in self.f.tile_stack(g)]
+            raise ForthError(f"warp {w} has ended in this launch, so its tiles are not kept at this stop: look at them "
+                             "before its last word (DSTEP fewer), or at the next launch's first stop")
+        descs = [resolve(t) for t in DEBUG.stacks.get(e.site, ())]
+        values = e.tiles or ()
+        out = []
+        for t, v in zip(descs, values):
+            if not isinstance(t, Tile):  # a tile the compiler could not name (a Hole): its values alone
+                out.append(StopTile("?", tuple(v.shape), str(v.dtype), "row", (0, 0, 0), v.copy()))
+            else:
+                out.append(StopTile(t.kind, t.rows_cols, t.dtype, t.layout, t.shape, v.copy()))
+        return out
+
+    def tile(self, entry: int = 0, warp: int | None = None) -> StopTile:
+        """Entry `entry` of the warp's tile stack at this stop (0: the top, 1: the one below, as PICK counts)."""
+        stack = self.tiles(warp)
+        w = self._cur().warp if warp is None else int(warp)
+        if not stack:
+            raise ForthError(f"the tile stack of warp {w} is empty at this stop: step past a word that pushes a tile "
+                             "(TZERO, TLOAD-A) first")
+        if not 0 <= entry < len(stack):
+            raise ForthError(f"the tile stack of warp {w} holds {len(stack)} tiles at this stop, so entry {entry} is "
+                             f"not there: give 0 (the top) to {len(stack) - 1}")
+        return stack[-1 - entry]
+
+    def tile_view(self, entry: int = 0, warp: int | None = None) -> StopTileValues:
+        """DTILE's record of tile(entry, warp): rendered as .TILE renders the top tile."""
+        t = self.tile(entry, warp)
+        blk = self._cur()
+        return StopTileValues(t, len(self.tiles(warp)), blk.nwarps, blk.warp if warp is None else int(warp),
+                              entry=entry, block=self.block)
 
     def run_to_end(self) -> View:
         while not self.finished:

@@ -28,6 +28,7 @@ from ..records import record
 if TYPE_CHECKING:
     from ..compile.codegen import Sites
     from ..compile.compiler import Compiler
+    from ..front.linekey import LineShape
     from ..front.tree import Node
 
 DEFAULT_STEPS = 1 << 26
@@ -74,6 +75,7 @@ class DeviceSnapshot:
     tiles: tuple[Tile, ...]
     tile_data: list | None  # every warp's tiles (None: no static tiles, so no warp holds one)
     tile_config: TileConfig
+    device: int  # the device selected (DEVICE): a failed line that selected another goes back to it
 
 
 class Device:
@@ -157,15 +159,18 @@ class Device:
         self.shape = shape
 
     def launch(self, nodes: list["Node"], compiler: "Compiler", key: tuple, base_addr: int,
-               shared_bytes: int, sites: "Sites") -> tuple[LaunchResult, list[Tile]]:
+               shared_bytes: int, sites: "Sites", line: "LineShape | None" = None) -> tuple[LaunchResult, list[Tile]]:
         """Compile `nodes` (or take them from the cache under the segment's structure, linekey.py,
         with `key`, what else changes its code) and launch them over the shape, the segment's
         literals as launch data and its sites at its positions; returns what the launch left and
-        the tile stack the kernel ends with."""
+        the tile stack the kernel ends with. `line`: the segment's LineShape, where the caller has
+        it (a line run again: session/linecache.py)."""
         shape = self.shape
-        line = line_shape(nodes)
+        if line is None:
+            line = line_shape(nodes)
         key = (shape.grid, shape.block, self.backend.machine, self.checked, tuple(self.tiles), *key, line.key,
-               DEBUG.on)  # a debug launch's kernel stops at each word (core/session/debugger.py): a kernel of its own
+               DEBUG.on,  # a debug launch's kernel stops at each word (core/session/debugger.py): a kernel of its own
+               self.backend.current_device)  # a kernel is loaded into one device's context (DEVICE)
         kernel: Any = self.kcache.pop(key, None)  # a backend's handle, with the tiles and patches noted on it
         timing: dict[str, float] = {}
         t0 = time.perf_counter()
@@ -175,6 +180,7 @@ class Device:
             kernel = self.backend.compile(km.module, km.name, km.suspends, km.heavy, shape)
             kernel.tiles_out = list(km.tiles_out)
             kernel.patches = km.patches
+            kernel.table_bases = km.table_bases  # the session addresses it reads from the launch's table
             self.compiled += 1
             timing["ir"] = t1 - t0
             while len(self.kcache) >= KERNEL_CACHE:  # the least recently used kernel goes
@@ -206,7 +212,8 @@ class Device:
     def snapshot(self) -> DeviceSnapshot:
         stacks = self.backend.take_stacks()  # the backend's own copy (cuda: in device memory), or a host one
         return DeviceSnapshot(Snapshot.take(self.backend) if stacks is None else stacks, self.shape, self.asked, tuple(self.tiles),
-                              self.backend.get_tiles() if self.tiles else None, self.tile_config)
+                              self.backend.get_tiles() if self.tiles else None, self.tile_config,
+                              self.backend.current_device)
 
     def restore(self, snap: DeviceSnapshot) -> None:
         # also when the backend's shape or machine is not the snapshot's: a line stopped inside a shape change
@@ -220,6 +227,8 @@ class Device:
         else:
             self.backend.restore_stacks(snap.stacks)
         self.tiles, self.tile_config = list(snap.tiles), snap.tile_config
+        if snap.device != self.backend.current_device:
+            self.backend.select_device(snap.device)
         if snap.tile_data is None:  # no tiles then (a tile stack with no static entries holds none in any warp)
             self.backend.truncate_tiles(0)
         else:

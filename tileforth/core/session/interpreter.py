@@ -27,6 +27,7 @@ from ..compile.tiles import Tile
 from ..errors import ForthError
 from ..front.dictionary import Colon, Constant, HostWord, Immediate
 from ..front.effects import body_effect
+from ..front.linekey import LineShape, line_shape
 from ..front.reader import Reader, Token, parse_double, parse_float, parse_integer, wrap64
 from ..front.tree import Call, FLit, HostOp, Lit, LocalGet, Node, Prim, Recurse
 from ..lazy import np
@@ -39,6 +40,7 @@ from .launcherrors import divergence_error, launch_error, word_at
 from .output import bad_base_message, format_output
 from .output import ranges as _ranges
 from .parts import Builder, DataSnapshot, DataSpace, HostIO, InputSnapshot, TextInput, Views
+from .linecache import LineCache, Recording
 from .tokens import Tokens
 from .wordlists import Dictionary, DictionarySnapshot
 from .inputpos import note_in, sync_in
@@ -145,9 +147,9 @@ class SessionSnapshot:
     """What a failed line restores, part by part (the definition being built is abandoned)."""
 
     device: DeviceSnapshot
-    words: DictionarySnapshot
+    words: DictionarySnapshot | None  # None: the line cannot change it (a kept line: device code alone)
     space: DataSnapshot
-    text: InputSnapshot
+    text: InputSnapshot | None
 
 
 class Forth:
@@ -167,7 +169,7 @@ class Forth:
     # what a session holds itself: nothing can be added to it from outside (a part declares new state)
     __slots__ = ("device", "words", "space", "builder", "text", "io", "views", "prompt_words", "sites", "strings",
                  "compiler", "tokens", "out_parts", "line_timing", "warnings", "_reference", "collector",
-                 "on_segment", "ptx_arch", "__weakref__")
+                 "on_segment", "ptx_arch", "lines", "_recording", "_kept", "__weakref__")
 
     # the façade's names for the parts' state (host words read and set them through it)
     backend = _part("device")
@@ -248,6 +250,9 @@ class Forth:
         self.collector: Collector | None = None  # gathers a body's code instead of running it
         self.on_segment: Callable[[list[Node], list[Tile]], None] | None = None  # e.g. also compile to PTX
         self.ptx_arch: str = self.backend.caps.arch or "sm_80"  # for SEE-PTX
+        self.lines = LineCache()  # lines read before, run again without reading them (linecache.py)
+        self._recording: Recording | None = None  # the line being read, while it may be kept
+        self._kept: tuple[list[Node], LineShape | None] | None = None  # a kept line's segment and its shape
         self._install()
         if prelude:
             with open(PRELUDE, encoding="utf-8") as fh:
@@ -466,16 +471,32 @@ class Forth:
 
     # ---- the outer interpreter ---------------------------------------------------
     def _eval(self, source: str, source_name: str | None = None, spanning: bool = False, first_line: int = 1) -> str:
-        snap = self._snapshot()
+        name = source_name or "<input>"
+        kept = rec = None
+        if self._line_ready(source):
+            context = self._line_context()
+            kept = self.lines.find(self.words, context, source, name, first_line)
+            if kept is None:
+                rec = Recording(context)
+        # a kept line is device code alone: it can change the stacks, the tiles and memory (BASE), never
+        # the dictionary or the input, so its undo copies neither
+        snap = self._snapshot(device_only=kept is not None)
+        self._recording = rec
         self.out_parts = []
         self.line_timing = {"compile": 0.0, "run": 0.0, "read": 0.0}  # summed over the line's launches
         self.warnings = []
         self.backend.reset_abort()  # an interrupt belongs to one line: it lasts until that line ends
-        reader = Reader(source, source_name or "<input>", first_line)
+        reader = Reader(source, name, first_line)
         self.reader = self.line_reader = reader
         tok: Token | None = None
         try:
             line = None
+            if kept is not None:  # read before, and reading it again would give the same segment: it runs
+                reader.row, line = len(reader.lines), first_line  # (read to its end, as the loop below leaves it)
+                self.segment = segment = list(kept.nodes)
+                self._kept = (segment, kept.shape)
+                self._end_of_line()
+                return self.printed()
             if self.comment_open is not None and reader.parse_until(")", multiline=True)[1]:
                 self.comment_open = None  # the `(` of an earlier line closes here
             while True:
@@ -491,9 +512,13 @@ class Forth:
                     if not (spanning and self.frames) and (self.colon is None or self.interpreting):
                         self._end_of_line()
                     line = tok.pos.line
+                if rec is not None:
+                    rec = self._record(rec, tok)
                 self._token(tok)
             self._end_of_line()
             self._keep_colon_text(reader)
+            if rec is not None and self._recording is rec:
+                self.lines.keep(source, name, first_line, rec)
         except ForthError as err:
             self._restore(snap)  # first: so that nothing before it gives Ctrl-C a moment to skip it
             out = self.printed()
@@ -519,7 +544,44 @@ class Forth:
             except Exception:  # pragma: no cover - report the first failure, not this one
                 pass
             raise
+        finally:
+            self._recording = self._kept = None
         return self.printed()
+
+    def _line_ready(self, source: str) -> bool:
+        """A line that may be kept, or run as kept (linecache.py): one line of text, read at the level
+        of the line, with nothing of an earlier one open (a definition, a structure, an [IF] being
+        skipped, a comment, SOURCE and >IN in use) and no body being collected."""
+        b, t = self.builder, self.text
+        return ("\n" not in source and b.colon is None and not b.frames and not b.segment and not b.interpreting
+                and t.skipping is None and t.comment_open is None and self.collector is None
+                and (t.input is None or t.input.live is None))
+
+    def _line_context(self) -> tuple:
+        """What reading a kept line's words and numbers depended on, besides the dictionary: BASE, the
+        float width, the stacks' size (a folded PICK count is checked against it), the tile settings
+        (tile words keep them) and which word `.S` is at the prompt."""
+        m = self.machine
+        return self.base(), m.float_bits, m.ds_max, self.tile_config, self.dot_s_shows_all
+
+    def _record(self, rec: Recording, tok: Token) -> Recording | None:
+        """Note a word of a line that may be kept; None (and the line is not kept) when the word is not
+        one that only joins the segment: a host or immediate word, one walked on the host, `.S` at
+        the prompt (.STACKS), a local, a word inside [IF]'s false branch."""
+        entry = self.lookup(tok.key)
+        t = type(entry)
+        if entry is None or t is Constant:
+            joins = True
+        elif isinstance(entry, Primitive):
+            joins = entry is not _EXECUTE and entry is not _DOT_S
+        else:
+            joins = t is Colon and not (entry.host or entry.executes or entry.open)
+        if not joins or self.skipping is not None or self.compile_state:
+            self._recording = None
+            return None
+        rec.keys.append(tok.key)
+        rec.entries.append(entry)
+        return rec
 
     def _keep_colon_text(self, reader: Reader) -> None:
         """A definition still open when f.eval's source ends: keep its text so
@@ -769,14 +831,19 @@ class Forth:
                 break
             lead += 1
         if lead == len(nodes):  # only literals (`16 1 1 THREADS`, `5 ,`): no kernel
+            self._kept_shape(nodes)
             self._push_literals(nodes)
             return
+        shape = self._kept_shape(nodes)
         if lead >= LEAD_PUSHED:  # a long run of literals first (data): the host pushes it, the kernel does the rest
             self._push_literals(nodes[:lead])
             nodes = nodes[lead:]
+            shape = None
+        elif self._recording is not None and shape is None:
+            shape = self._recording.shape = line_shape(nodes)
         device = self.device
         res, tiles_out = device.launch(nodes, self.compiler, (self.tokens.version,), self.base_addr,
-                                       self.shared_bytes, self.sites)
+                                       self.shared_bytes, self.sites, line=shape)
         t3 = time.perf_counter()
         self.out_parts.append(format_output(res.output, self.strings, res.output_dropped,
                                             shape=self.launch_shape, float_bits=self.machine.float_bits,
@@ -790,6 +857,20 @@ class Forth:
         if res.error[0]:
             raise launch_error(self, res.error)
         device.end_tiles(tiles_out)
+
+    def _kept_shape(self, nodes: list[Node]) -> LineShape | None:
+        """The LineShape of a kept line's segment when `nodes` is that segment (linecache.py); and a line
+        being recorded notes its segment here (a second launch in it: the line is not kept)."""
+        kept, self._kept = self._kept, None
+        if kept is not None and kept[0] is nodes:
+            return kept[1]
+        rec = self._recording
+        if rec is not None:
+            if rec.nodes is None:
+                rec.nodes = nodes
+            else:
+                self._recording = None
+        return None
 
     def _push_literals(self, nodes: list[Node]) -> None:
         """A segment of literals pushes them from the host, as its kernel would:
@@ -810,7 +891,11 @@ class Forth:
         self.device.last_timing = {"compile": 0.0, "run": 0.0, "read": 0.0}
 
     # ---- state: snapshots and host access to the stacks -----------------------------
-    def _snapshot(self) -> SessionSnapshot:
+    def _snapshot(self, device_only: bool = False) -> SessionSnapshot:
+        """What a failed line restores; `device_only`: for a line of device code alone, which cannot
+        change the dictionary or the input (a kept line, linecache.py)."""
+        if device_only:
+            return SessionSnapshot(self.device.snapshot(), None, self.space.snapshot(), None)
         return SessionSnapshot(self.device.snapshot(), self.words.snapshot(), self.space.snapshot(),
                                self.text.snapshot())
 
@@ -821,10 +906,12 @@ class Forth:
         undo(lambda: self._restore_parts(snap))
 
     def _restore_parts(self, snap: SessionSnapshot) -> None:
-        self.text.restore(snap.text)
+        if snap.text is not None:
+            self.text.restore(snap.text)
         self.space.restore(snap.space)
         self.device.restore(snap.device)
-        self.words.restore(snap.words)
+        if snap.words is not None:
+            self.words.restore(snap.words)
         self.builder.abandon()
 
     def base(self) -> int:

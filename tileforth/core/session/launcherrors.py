@@ -24,6 +24,7 @@ from ..errors import ForthError, SourcePos
 from ..front.dictionary import Colon, Constant, HostWord, Immediate
 from ..front.tree import Call, HostOp, walk
 from ..lazy import np
+from .arraydevices import cross_device_message
 from .hostexec import RAISE_BUDGET
 from .output import ranges as _ranges
 from .smemtiles import async_message
@@ -77,8 +78,8 @@ def launch_error(f: "Forth", err: tuple[int, int, int, int, int]) -> ForthError:
                       "you no longer need",
         L.E_FUNDERFLOW: f"float stack underflow{where}: {thr} has too few floats; push them first",
         L.E_FOVERFLOW: f"float stack overflow{where}: {thr} has more than {f.machine.fs_max} floats",
-        L.E_BAD_ADDR: f"bad address ${addr & (2**64 - 1):x}{where} ({thr}, {aux} bytes): it is outside "
-                      f"every allocation; {BAD_ADDRESS_HINT}",
+        L.E_BAD_ADDR: (f"bad address ${addr & (2**64 - 1):x}{where} ({thr}, {aux} bytes): " +
+                       (cross_device_message(f, addr) or f"it is outside every allocation; {BAD_ADDRESS_HINT}")),
         L.E_ALIGN: f"misaligned address ${addr & (2**64 - 1):x}{where} ({thr}): a {aux}-byte access "
                    f"needs an address that is a multiple of {aux} (see ALIGNED)",
         L.E_DIV0: (f"division by zero{where} ({thr}); check the divisor first" if aux == 0 else

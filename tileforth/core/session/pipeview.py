@@ -68,7 +68,24 @@ class Pipe(View):
     steps: list[PipeStep]
     sites: list  # Forth.sites.entries, to name each wait's place
     tiles: list[str]  # the SMEM-TILEs, in the order of the stages
-    phases: list[PhaseDone] = field(default_factory=list)  # the mbarrier phases the first block completed
+    phases: list[PhaseDone] = field(default_factory=list)  # the mbarrier phases every block completed
+    block: int | None = None  # the block whose phases are shown (None: the first block that completed one)
+
+    def blocks(self) -> list[int]:
+        """The blocks that completed an mbarrier phase, in order."""
+        return sorted({p.block for p in self.phases})
+
+    def shown(self) -> int | None:
+        """The block whose mbarrier phases are shown."""
+        if self.block is not None:
+            return self.block
+        blocks = self.blocks()
+        return blocks[0] if blocks else None
+
+    def block_phases(self, block: int | None = None) -> list[PhaseDone]:
+        """The phases a block completed (the shown one by default), in the order they completed."""
+        b = self.shown() if block is None else block
+        return [p for p in self.phases if p.block == b]
 
     def where(self, step: PipeStep) -> str:
         if step.index < 0:
@@ -86,7 +103,9 @@ class Pipe(View):
             out.append({"index": st.index, "where": self.where(st),
                         "stages": [dict(asdict(s), state=s.state) for s in st.stages],
                         "waits": [dict(asdict(w), left=w.left) for w in st.waits]})
-        return {"tiles": list(self.tiles), "steps": out, "mbarriers": [asdict(p) for p in self.phases]}
+        return {"tiles": list(self.tiles), "steps": out, "block": self.shown(),
+                "mbarriers": [asdict(p) for p in self.block_phases()],
+                "all_mbarriers": [asdict(p) for p in self.phases]}
 
     def table(self, step: PipeStep) -> tuple[list[str], list[list[str]]]:
         """The step's stages as a table: a row per tile, a cell per stage (header: stage numbers)."""
@@ -100,12 +119,28 @@ class Pipe(View):
         return head, rows
 
     def phase_lines(self, width: int = WIDTH) -> Lines:
-        """The mbarriers' completed phases, in the order they completed (none: no lines)."""
+        """The shown block's completed mbarrier phases, in the order they completed, then a line on the
+        other blocks' (none: no lines)."""
         if not self.phases:
             return []
-        out: Lines = [[("mbarriers, phase by phase (the TMA boxes and arrivals that completed each)", "label")]]
-        for p in self.phases:
+        b = self.shown()
+        mine = self.block_phases()
+        out: Lines = [[(f"mbarriers, phase by phase, of block {b} (the TMA boxes and arrivals that completed each)",
+                        "label")]]
+        if not mine:
+            out += [[("  " + ln[0][0], "note")] for ln in _para(
+                f"block {b} completed no mbarrier phase; blocks {ranges_text(self.blocks())} did", "note", width - 2)]
+        for p in mine:
             out += [[("  " + ln[0][0], "note")] for ln in _para(phase_text(p), "note", width - 2)]
+        others = [x for x in self.blocks() if x != b]
+        if others:
+            sig = _signature(mine)
+            alike = [x for x in others if _signature(self.block_phases(x)) == sig]
+            differ = [x for x in others if x not in alike]
+            parts = [f"{_blocks(alike)} completed the same phases, arrivals and bytes"] if alike else []
+            parts += [f"{_blocks(differ)} other ones"] if differ else []
+            text = "; ".join(parts) + ": `n .PIPE-BLOCK` shows block n's"
+            out += [[("  " + ln[0][0], "note")] for ln in _para(text, "note", width - 2)]
         return out
 
     def lines(self, width: int = WIDTH) -> Lines:
@@ -132,8 +167,29 @@ class Pipe(View):
         return out + self.phase_lines(width)
 
 
-def make(f: "Forth") -> Pipe:
-    """The last launch's pipeline, from the backend's copy model (none on a backend without one)."""
+def _signature(phases: list[PhaseDone]) -> list[tuple]:
+    """What a block's phases were, but the block: to tell the blocks that did the same."""
+    return [(p.offset, p.phase, p.arrivals, p.tx_bytes, p.boxes) for p in phases]
+
+
+def _blocks(blocks: list[int]) -> str:
+    return f"block{'s' * (len(blocks) > 1)} {ranges_text(blocks)}"
+
+
+def ranges_text(blocks: list[int]) -> str:
+    """Block numbers as ranges: "1-3, 5"."""
+    out: list[str] = []
+    for b in blocks:
+        if out and out[-1].split("-")[-1] == str(b - 1):
+            out[-1] = f"{out[-1].split('-')[0]}-{b}"
+        else:
+            out.append(str(b))
+    return ", ".join(out)
+
+
+def make(f: "Forth", block: int | None = None) -> Pipe:
+    """The last launch's pipeline, from the backend's copy model (none on a backend without one); `block`:
+    the block whose mbarrier phases it shows (None: the first that completed one)."""
     model = getattr(f.backend, "asyncs", None)
     steps = list(model.pipe) if model is not None else []
     phases = getattr(f.backend, "mbarrier_phases", None)
@@ -142,12 +198,13 @@ def make(f: "Forth") -> Pipe:
         for s in step.stages:
             if s.tile not in names:
                 names.append(s.tile)
-    return Pipe(steps, list(f.sites.entries), names, phases() if phases is not None else [])
+    return Pipe(steps, list(f.sites.entries), names, phases() if phases is not None else [], block)
 
 
-def last(f: "Forth") -> dict[str, Any]:
+def last(f: "Forth", block: int | None = None) -> dict[str, Any]:
     """.PIPE's record of the last launch as data: {"tiles", "steps": [{"index", "where", "stages": [one
     dict per stage: tile, stage, chunks, in_flight, landed, flight_groups, landed_groups, state],
     "waits": [one dict per warp: warp, n, before, landed, left, lanes, alike, copies]}], "mbarriers": [one
-    dict per completed phase: offset, name, phase, arrivals, tx_bytes, boxes]}."""
-    return make(f).data()
+    dict per completed phase of the block shown: offset, name, phase, arrivals, tx_bytes, boxes, block],
+    "block": that block (`block`, else the first that completed a phase), "all_mbarriers": every block's}."""
+    return make(f, block).data()

@@ -5,7 +5,7 @@ no binding of it), the emulator's own record elsewhere (core/compile/tma.py: TMA
 cuTensorMapEncodeTiled(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, boxDim,
 elementStrides, interleave, swizzle, l2Promotion, oobFill) takes dimensions innermost first: globalDim =
 {cols, rows}, globalStrides = {row bytes} (rank - 1 of them, bytes), boxDim = {box cols, box rows},
-elementStrides = {1, 1}; interleave NONE (0), swizzle NONE (0) or 128B (3), L2 promotion 128B (2), oobFill
+elementStrides = {1, 1}; interleave NONE (0), swizzle NONE (0), 32B (1), 64B (2) or 128B (3), L2 promotion 128B (2), oobFill
 NONE (0: elements outside the tensor read as zeros).
 """
 from __future__ import annotations
@@ -22,6 +22,7 @@ from ..records import record
 DATA_TYPES = {"U8": 0, "I8": 0, "U16": 1, "I16": 1, "U32": 2, "I32": 3, "U64": 4, "I64": 5, "F16": 6, "F32": 7,
               "F64": 8, "BF16": 9}
 SWIZZLE_NONE, SWIZZLE_128B = 0, 3  # CUtensorMapSwizzle
+SWIZZLE_MODES = {0: SWIZZLE_NONE, 32: 1, 64: 2, 128: SWIZZLE_128B}  # by the bytes of a box row: CU_TENSOR_MAP_SWIZZLE_*
 INTERLEAVE_NONE, L2_PROMOTION_128B, OOB_FILL_NONE = 0, 2, 0
 SWIZZLE_SPAN = 128  # bytes of a box row with the 128-byte swizzle
 GLOBAL_ALIGN, STRIDE_ALIGN = 16, 16  # globalAddress 16 aligned; globalStrides multiples of 16
@@ -30,7 +31,8 @@ GLOBAL_ALIGN, STRIDE_ALIGN = 16, 16  # globalAddress 16 aligned; globalStrides m
 @record(frozen=True)
 class TensorMap:
     """A 2-D tensor map of an array: rows x cols elements of `eltype` (esize bytes) at gaddr, row_stride bytes
-    apart; its box box_rows x box_cols; swizzle: 0 (rows as they are) or 128 (the 128-byte swizzle)."""
+    apart; its box box_rows x box_cols; swizzle: 0 (rows as they are), or 128, 64 or 32 (the swizzle of rows
+    of that many bytes)."""
     gaddr: int
     rows: int
     cols: int
@@ -50,7 +52,7 @@ class TensorMap:
         return {"tensorDataType": DATA_TYPES[self.eltype], "tensorRank": 2, "globalAddress": self.gaddr,
                 "globalDim": (self.cols, self.rows), "globalStrides": (self.row_stride,),
                 "boxDim": (self.box_cols, self.box_rows), "elementStrides": (1, 1),
-                "interleave": INTERLEAVE_NONE, "swizzle": SWIZZLE_128B if self.swizzle else SWIZZLE_NONE,
+                "interleave": INTERLEAVE_NONE, "swizzle": SWIZZLE_MODES[self.swizzle],
                 "l2Promotion": L2_PROMOTION_128B, "oobFill": OOB_FILL_NONE}
 
     def emulator_bytes(self) -> bytes:
@@ -76,13 +78,14 @@ def check(t: TensorMap, word: str) -> None:
     if (t.box_cols * t.esize) % 16:
         raise ForthError(f"{word}: a box row of {t.box_cols} {t.eltype} is {t.box_cols * t.esize} bytes; TMA "
                          f"needs a multiple of 16 bytes ({16 // t.esize} elements): use another box width")
-    if t.swizzle not in (0, SWIZZLE_SPAN):
-        raise ForthError(f"{word}: the swizzle is 0 (none) or 128 (the 128-byte swizzle of SMEM-TILE-SWZ), not "
-                         f"{t.swizzle}: use 0 or 128")
-    if t.swizzle and t.box_cols * t.esize != SWIZZLE_SPAN:
-        raise ForthError(f"{word}: with the 128-byte swizzle a box row is 128 bytes ({SWIZZLE_SPAN // t.esize} "
-                         f"{t.eltype}), as in SMEM-TILE-SWZ, not {t.box_cols}: use a box of "
-                         f"{SWIZZLE_SPAN // t.esize} columns")
+    if t.swizzle not in SWIZZLE_MODES:
+        raise ForthError(f"{word}: the swizzle is 0 (none), 128, 64 or 32 (the swizzles of SMEM-TILE-SWZ, -SWZ64 and "
+                         f"-SWZ32), not {t.swizzle}: use one of those")
+    if t.swizzle and t.box_cols * t.esize != t.swizzle:
+        tile = {128: "SMEM-TILE-SWZ", 64: "SMEM-TILE-SWZ64", 32: "SMEM-TILE-SWZ32"}[t.swizzle]
+        raise ForthError(f"{word}: with the {t.swizzle}-byte swizzle a box row is {t.swizzle} bytes "
+                         f"({t.swizzle // t.esize} {t.eltype}), as in {tile}, not {t.box_cols}: use a box of "
+                         f"{t.swizzle // t.esize} columns")
 
 
 EncodeFn = Callable[..., int]

@@ -169,15 +169,29 @@ def png(p: Picture) -> bytes:
 
 # ---- what SAVE-VIEW saves ---------------------------------------------------------------------
 _last: "weakref.WeakKeyDictionary[Any, Any]" = weakref.WeakKeyDictionary()
+_watchers: "weakref.WeakKeyDictionary[Any, Any]" = weakref.WeakKeyDictionary()  # session -> fn(view) (watch)
 
 
 def note(f: Any, view: Any) -> None:
-    """A view was shown (words/inspection.show): the last one with a picture is what SAVE-VIEW saves."""
+    """A view was shown (words/inspection.show): the last one with a picture is what SAVE-VIEW saves, and
+    the session's watcher, if any, is handed it."""
     if getattr(view, "kind", "") in KINDS:
         try:
             _last[f] = view
+            fn = _watchers.get(f)
         except TypeError:  # a session that cannot be a weak key keeps no last view
-            pass
+            return
+        if fn is not None:
+            fn(view)
+
+
+def watch(f: Any, fn: Any) -> None:
+    """Hand each view with a picture the session shows from now on to fn(view) (`tileforth --save-view
+    view-{n}.svg`); None stops."""
+    if fn is None:
+        _watchers.pop(f, None)
+    else:
+        _watchers[f] = fn
 
 
 def last(f: Any) -> Any | None:

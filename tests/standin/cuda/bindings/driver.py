@@ -27,7 +27,9 @@ nothing, but each synchronization is recorded (`syncs`) and so is each cuStreamW
 (`waits`). Two devices, alike; cuPointerGetAttribute gives the device ordinal of an allocation.
 
 Test hooks (not cuda-python): launches, on_launch, memory, view(ptr, nbytes), primary_refs(),
-context_stack(), allocations(), loads (each module load: (kind, jit options)), syncs, waits.
+context_stack(), allocations(), loads (each module load: (kind, jit options)), syncs, waits,
+dynamic_shared (each function's cuFuncSetAttribute MAX_DYNAMIC_SHARED_SIZE_BYTES; a launch may take
+at most that many bytes of dynamic shared memory, else 48 KiB).
 """
 from __future__ import annotations
 
@@ -94,6 +96,7 @@ class CUfunction_attribute(enum.IntEnum):  # noqa: N801
     CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK = 0
     CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES = 1
     CU_FUNC_ATTRIBUTE_NUM_REGS = 4
+    CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8
 
 
 class CUtensorMapDataType(enum.IntEnum):  # noqa: N801
@@ -224,6 +227,8 @@ _initialized = [False]
 _primary: dict[int, "_Ctx"] = {}  # device -> its primary context while retained
 _modules: dict[int, "_Module"] = {}
 _functions: dict[int, tuple["_Module", str, list]] = {}
+# each function's MAX_DYNAMIC_SHARED_SIZE_BYTES (cuFuncSetAttribute; 48 KiB until set): a test hook too
+dynamic_shared: dict[int, int] = {}
 
 
 class _Ctx:
@@ -658,7 +663,8 @@ def cuLaunchKernel(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockD
     if mod.ctx is not ctx:
         return (CUresult.CUDA_ERROR_INVALID_CONTEXT,)
     grid, block = (gridDimX, gridDimY, gridDimZ), (blockDimX, blockDimY, blockDimZ)
-    if not _sd.check_config(grid, block) or sharedMemBytes < 0 or sharedMemBytes > 48 * 1024:
+    if not _sd.check_config(grid, block) or sharedMemBytes < 0 \
+            or sharedMemBytes > dynamic_shared.get(int(f), 48 * 1024):
         return (CUresult.CUDA_ERROR_INVALID_VALUE,)
     if extra not in (None, 0) or not isinstance(kernelParams, int) or (params and not kernelParams):
         return (CUresult.CUDA_ERROR_INVALID_VALUE,)  # the stand-in takes kernelParams as an address only
@@ -682,6 +688,25 @@ def cuFuncGetAttribute(attrib, hfunc):  # noqa: N802
     if int(hfunc) not in _functions:
         return (CUresult.CUDA_ERROR_INVALID_HANDLE, None)
     return (_OK, {0: 1024, 1: 0, 4: 32}.get(int(attrib), 0))
+
+
+def cuFuncSetAttribute(hfunc, attrib, value: int):  # noqa: N802
+    """MAX_DYNAMIC_SHARED_SIZE_BYTES only (the driver's others are not stood in for): at most the device's
+    MAX_SHARED_MEMORY_PER_BLOCK_OPTIN."""
+    if not isinstance(hfunc, CUfunction):
+        raise TypeError("Argument 'hfunc' is not instance of type (expected <class 'CUfunction'>)")
+    if not isinstance(attrib, CUfunction_attribute):
+        raise TypeError("Argument 'attrib' is not instance of type (expected <class 'CUfunction_attribute'>)")
+    err, _ = _need()
+    if err:
+        return (err,)
+    if int(hfunc) not in _functions:
+        return (CUresult.CUDA_ERROR_INVALID_HANDLE,)
+    if attrib != CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES \
+            or not 0 <= int(value) <= ATTRIBUTES[97]:
+        return (CUresult.CUDA_ERROR_INVALID_VALUE,)
+    dynamic_shared[int(hfunc)] = int(value)
+    return (_OK,)
 
 
 # ---- events: the host's wall clock between records -------------------------------------------------------

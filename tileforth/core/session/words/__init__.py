@@ -20,6 +20,7 @@ table.py (`WORDS`) as it is imported. In the reference's order:
     arrays        ARRAY MATRIX and the element types I8 ... F64
     hopper        TMAP (tensor maps for the TMA words)
     arraydata     ZEROS AFILL RAMP IDENTITY RANDOM LOAD-NPY SAVE-NPY
+    devices       DEVICES DEVICE DEVICE? .ARRAYS ACOPY (several GPUs in one session)
     tiles         TILE-SHAPE TILE-GRID TILE-IN TILE-ACC TILES-KEPT?
     inspection    .STACKS .LANES .TILE .FRAG VIEW-WARP .M SEE SEE-IR SEE-PTX HELP WORDS DUMP
     profiling     PROFILE PROFILE{ }PROFILE
@@ -52,6 +53,7 @@ from . import (  # noqa: F401 - imported for the words they declare, in this ord
     arrays,
     hopper,
     arraydata,
+    devices,
     tiles,
     inspection,
     profiling,

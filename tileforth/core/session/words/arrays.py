@@ -48,7 +48,7 @@ def alloc_array(f: "Forth", shape: tuple[int, ...], et, what: str) -> int:
         raise ForthError(f"{what}: a {dims} {et.name} array is {nbytes:,} bytes, more than the {most:,} bytes "
                          f"an array may have on the {f.backend.name} backend; make it smaller")
     try:
-        return f.backend.alloc(nbytes)
+        return f.backend.array_alloc(nbytes)
     except MemoryError:
         raise ForthError(f"{what}: not enough memory for a {dims} {et.name} array ({nbytes:,} bytes); "
                          "make it smaller or free memory") from None
@@ -92,7 +92,8 @@ def _typed(f: "Forth", tok: Token, dims: int, word: str) -> None:
     addr = alloc_array(f, shape, et, word)
     # checked tile loads and float words compare their type with it (the metadata names it)
     f.backend.set_element_type(addr, np.dtype(et.dtype, metadata={"name": name.text, "shape": shape}))
-    _define(f, Constant(name.text, addr, help=f"( -- addr ) {'x'.join(map(str, shape))} {et.name} array",
+    on = f" on device {f.backend.array_device(addr)}" if f.backend.device_count() > 1 else ""
+    _define(f, Constant(name.text, addr, help=f"( -- addr ) {'x'.join(map(str, shape))} {et.name} array{on}",
                         array=(addr, shape, et)))
 
 

@@ -88,6 +88,20 @@ _command("DWARP", "Debugger: make warp n of the block the one that runs next.", 
 _command("DBLOCK", "Debugger: step block n of the launch from now on.", "select_block", arg=True)
 
 
+@host("DTILE", "( n -- )", "Debugger: show the values of entry n of the current warp's tile stack at the stop (0: the "
+      "top, 1: the one below), as .TILE shows the top tile.", "", wordset="tileforth", group=DEBUG_GROUP)
+def w_dtile(f: "Forth", tok: Token) -> None:
+    from .inspection import show
+
+    d = _current(f, tok)
+    (n,) = f.pop_uniform(1, "DTILE")
+    try:
+        view = d.tile_view(n)
+    except ForthError as exc:
+        raise ForthError(exc.message, tok.pos, tok.text) from None
+    show(f, view)
+
+
 @host("DQUIT", "( -- )", "Debugger: abandon the debugged line; the session is as it was before it (as after a "
       "failed line).", "", wordset="tileforth", group=DEBUG_GROUP)
 def w_dquit(f: "Forth", tok: Token) -> None:

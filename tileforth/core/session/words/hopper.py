@@ -36,7 +36,8 @@ def _array_at(f: "Forth", addr: int):
 
 @host("TMAP", "( array box-rows box-cols swizzle -- )", "Define name as a tensor map of the ARRAY or MATRIX "
       "at array for TMA-LOAD and TMA-STORE: boxes of box-rows x box-cols elements, laid out in shared memory "
-      "as rows (swizzle 0) or with the 128 byte swizzle of SMEM-TILE-SWZ (swizzle 128: rows of 128 bytes); "
+      "as rows (swizzle 0) or with the 128 byte swizzle of SMEM-TILE-SWZ (swizzle 128: rows of 128 bytes), the "
+      "64 byte one of SMEM-TILE-SWZ64 (64: rows of 64 bytes) or the 32 byte one of SMEM-TILE-SWZ32 (32); "
       "name pushes the map's address. Needs a Hopper GPU, or the cpu backend.",
       "64 64 BF16 MATRIX A  A 64 64 128 TMAP tA  tA 64 MOD . \\ 0", wordset="tileforth", parses=NEW_NAME)
 def w_tmap(f: "Forth", tok: Token) -> None:
@@ -99,10 +100,11 @@ def _smem_tile(f: "Forth", name: Token) -> SmemTile:
                      "describes, e.g. `0 0 0 128 WGDESC As` after `64 64 BF16 2 SMEM-TILE-SWZ As`", name.pos, name.text)
 
 
-@immediate("WGDESC", '( stage row col "name" -- desc )', "swizzle WGDESC name (swizzle a literal: 128 or 0 "
+@immediate("WGDESC", '( stage row col "name" -- desc )', "swizzle WGDESC name (swizzle a literal: 128, 64, 32 or 0 "
            "bytes): the wgmma matrix descriptor of the K-major block at row, col of a stage of the SMEM-TILE name: "
            "start address >> 4, leading and stride byte offsets, swizzle mode, checked against the tile's layout "
-           "when it is compiled (128: a SMEM-TILE-SWZ, rows of K; 0: a tile of 16-byte rows in core-matrix order). "
+           "when it is compiled (128: a SMEM-TILE-SWZ, rows of K; 64: a SMEM-TILE-SWZ64; 32: a SMEM-TILE-SWZ32; 0: a "
+           "tile of 16-byte rows in core-matrix order). "
            "A's block is 64 x 16 (M x K), B's N x 16 (the tile holds B transposed, N x K).",
            "64 64 BF16 1 SMEM-TILE-SWZ sA  BF16 TILE-IN  0 8 16 128 WGDESC sA 62 RSHIFT . \\ 1",
            wordset="tileforth", parses=NAME_NEXT)
@@ -111,7 +113,8 @@ def i_wgdesc(f: "Forth", tok: Token) -> None:
     last = items[-1] if items else None
     if not isinstance(last, Lit):
         raise ForthError("WGDESC needs a literal swizzle before it (the descriptor's mode, in bytes: 128 for a "
-                         "SMEM-TILE-SWZ, 0 for a tile in core-matrix order), e.g. `0 0 0 128 WGDESC As`", tok.pos,
+                         "SMEM-TILE-SWZ, 64 or 32 for a SMEM-TILE-SWZ64 or -SWZ32, 0 for a tile in core-matrix order), "
+                         "e.g. `0 0 0 128 WGDESC As`", tok.pos,
                          tok.text)
     items.pop()
     swizzle = int(last.value)

@@ -19,6 +19,7 @@ from ...front.reader import Token
 from ...front.tree import Prim
 from ..launcherrors import word_at
 from ..pipeview import make as make_pipe
+from ..pipeview import ranges_text
 from ..smemtiles import session_tiles
 from .inspection import INSPECT_GROUP, show
 from .definitions import _define
@@ -31,7 +32,7 @@ if TYPE_CHECKING:
 _DEFINES = Parse(NEW, defines="colon")  # the name is a word ( stage -- saddr ); name-GEOM a constant
 
 
-def _declare(f: "Forth", tok: Token, word: str, swizzle: bool) -> None:
+def _declare(f: "Forth", tok: Token, word: str, swizzle: int) -> None:
     name = _name(f, tok)
     rows, cols, code, stages = f.pop_uniform(4, word)
     et = BY_CODE.get(code)
@@ -45,9 +46,9 @@ def _declare(f: "Forth", tok: Token, word: str, swizzle: bool) -> None:
     if row_bytes % CHUNK:
         raise ForthError(f"{word}: a row of {cols} {et.name} is {row_bytes} bytes; cp.async moves 16 bytes, so "
                          f"a row must be a multiple of 16 bytes ({CHUNK // et.size} elements)", tok.pos, tok.text)
-    if swizzle and row_bytes != SWIZZLE_ROW:
-        raise ForthError(f"{word}: a 128-byte swizzle needs rows of 128 bytes ({SWIZZLE_ROW // et.size} "
-                         f"{et.name}), but a row of {cols} is {row_bytes}; use SMEM-TILE, or {SWIZZLE_ROW // et.size} "
+    if swizzle and row_bytes != swizzle:
+        raise ForthError(f"{word}: a {swizzle}-byte swizzle needs rows of {swizzle} bytes ({swizzle // et.size} "
+                         f"{et.name}), but a row of {cols} is {row_bytes}; use SMEM-TILE, or {swizzle // et.size} "
                          "columns", tok.pos, tok.text)
     align = SWIZZLED_ALIGN if swizzle else ALIGN
     off = -(-f.shared_bytes // align) * align
@@ -65,6 +66,8 @@ def _declare(f: "Forth", tok: Token, word: str, swizzle: bool) -> None:
     if models is not None:
         models.tiles = session_tiles(f)
         _watch(f)
+    if swizzle not in (0, SWIZZLE_ROW):
+        return  # no geom: STAGE-TILE and ldmatrix read the 128-byte swizzle only (TMA and WGMMA read this one)
     layout = "swizzled (128 bytes), " if swizzle else ""
     _define(f, Constant(f"{name.text}-GEOM", tile.geom,
                         help=f"( -- geom ) {name.text}'s shape for STAGE-TILE ({stages} stage{'s' * (stages > 1)} of "
@@ -112,12 +115,26 @@ def w_pipe(f: "Forth", tok: Token) -> None:
     show(f, make_pipe(f))
 
 
+@host(".PIPE-BLOCK", "( n -- )", "Show .PIPE with the mbarrier phases block n of the last launch completed (n the "
+      "block's linear index in the grid; .PIPE shows the first block's).",
+      "2 1 1 GRID 32 1 1 THREADS 8 SHARED: bar  TID-X 0= IF bar 1 MBAR-INIT MBAR-FENCE bar MBAR-ARRIVE THEN  "
+      "bar 0 MBAR-WAIT  1 .PIPE-BLOCK", wordset="tileforth", group=INSPECT_GROUP)
+def w_pipe_block(f: "Forth", tok: Token) -> None:
+    (n,) = f.pop_uniform(1, ".PIPE-BLOCK")
+    f.flush_segment()
+    view = make_pipe(f, n)
+    if view.phases and n not in view.blocks():
+        raise ForthError(f".PIPE-BLOCK: block {n} of the last launch completed no mbarrier phase; blocks "
+                         f"{ranges_text(view.blocks())} did: give one of those", tok.pos, tok.text)
+    show(f, view)
+
+
 @host("SMEM-TILE", "( rows cols type stages -- )", "Declare a ring of stages tiles of rows x cols elements of "
       "type in the block's shared memory, each stage 128 byte aligned; `stage name` pushes a stage's address "
       "and name-GEOM its shape (for STAGE-TILE). A row is a multiple of 16 bytes.",
       "16 64 BF16 2 SMEM-TILE As  1 As 0 As - . \\ 2048", wordset="tileforth", parses=_DEFINES)
 def w_smem_tile(f: "Forth", tok: Token) -> None:
-    _declare(f, tok, "SMEM-TILE", False)
+    _declare(f, tok, "SMEM-TILE", 0)
 
 
 @host("SMEM-TILE-SWZ", "( rows cols type stages -- )", "SMEM-TILE with the 128 byte swizzle: rows of 128 "
@@ -126,4 +143,21 @@ def w_smem_tile(f: "Forth", tok: Token) -> None:
       "64 64 BF16 2 SMEM-TILE-SWZ Bs  1 Bs 0 Bs - .  Bs-GEOM 16 RSHIFT 65535 AND . \\ 8192 8",
       wordset="tileforth", parses=_DEFINES)
 def w_smem_tile_swz(f: "Forth", tok: Token) -> None:
-    _declare(f, tok, "SMEM-TILE-SWZ", True)
+    _declare(f, tok, "SMEM-TILE-SWZ", SWIZZLE_ROW)
+
+
+@host("SMEM-TILE-SWZ64", "( rows cols type stages -- )", "SMEM-TILE with the 64 byte swizzle of TMA and wgmma: "
+      "rows of 64 bytes, the 16 byte chunk c of row r stored at chunk c XOR ((r/2) mod 4), each stage 1024 byte "
+      "aligned; filled by TMA-LOAD of a 64 swizzle TMAP, read by 64 WGDESC (no name-GEOM: STAGE-TILE and "
+      "ldmatrix read the 128 byte swizzle only).",
+      "64 32 BF16 2 SMEM-TILE-SWZ64 Bs  1 Bs 0 Bs - . \\ 4096", wordset="tileforth", parses=_DEFINES)
+def w_smem_tile_swz64(f: "Forth", tok: Token) -> None:
+    _declare(f, tok, "SMEM-TILE-SWZ64", 64)
+
+
+@host("SMEM-TILE-SWZ32", "( rows cols type stages -- )", "SMEM-TILE with the 32 byte swizzle of TMA and wgmma: "
+      "rows of 32 bytes, the 16 byte chunk c of row r stored at chunk c XOR ((r/4) mod 2), each stage 1024 byte "
+      "aligned; filled by TMA-LOAD of a 32 swizzle TMAP, read by 32 WGDESC (no name-GEOM).",
+      "64 16 BF16 2 SMEM-TILE-SWZ32 Bs  1 Bs 0 Bs - . \\ 2048", wordset="tileforth", parses=_DEFINES)
+def w_smem_tile_swz32(f: "Forth", tok: Token) -> None:
+    _declare(f, tok, "SMEM-TILE-SWZ32", 32)
