@@ -33,15 +33,14 @@ from tileforth.core.compile.target import (
 from tileforth.core.errors import ForthError
 from tileforth.core.heldsigint import guard_llvm_lock, held
 from tileforth.core.compile.addresses import ADDRS_MAX, AddressTable
+from tileforth.core.compile.progress import LaunchProgress
+from tileforth.core.compile.tiers import REUSED_AT, TIER_CHEAP, TIER_FULL, tiered
 from tileforth.core.front.linekey import LITS_MAX
 
-from tileforth.core.compile.tiers import REUSED_AT, TIER_CHEAP, TIER_FULL, tiered
-from tileforth.core.compile.progress import LaunchProgress
-
 from .asynccopy import AsyncCopies
-from .heldstacks import Held, Piece, stage_out
 from .asynccopy import helper_ir as async_ir
 from .asynccopy import helper_ir_key as async_ir_key
+from .heldstacks import Held, Piece, stage_out
 from .races import HEADER, Races
 from .races import helpers_ir as races_ir
 from .races import helpers_ir_key as races_ir_key
