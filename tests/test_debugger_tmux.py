@@ -91,7 +91,8 @@ def test_a_long_launch_shows_its_blocks_done_and_ctrl_c_stops_it(tmp_path):
     finally:
         subprocess.run(["tmux", "kill-session", "-t", name], capture_output=True)
     src = tmp_path / "long.fth"
-    src.write_text("64 1 1 GRID 256 1 1 THREADS\n: spin 0 SWAP 0 DO I + LOOP DROP ;\n20000 spin\n.\" ran\" CR\n")
+    # a few seconds of work: the progress line stays long enough for the pane to be read while it shows
+    src.write_text("64 1 1 GRID 256 1 1 THREADS\n: spin 0 SWAP 0 DO I + LOOP DROP ;\n200000 spin\n.\" ran\" CR\n")
     name = f"tffile{os.getpid()}"
     cmd = f"{sys.executable} -m tileforth --backend cpu --steps 0 {src}; echo exit=$?; sleep 30"
     subprocess.run(["tmux", "new-session", "-d", "-s", name, "-x", "160", "-y", "50", cmd], env=env, check=True,
