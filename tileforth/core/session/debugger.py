@@ -42,7 +42,7 @@ from ..compile import layout as L
 from ..compile.codegen import DEBUG
 from ..compile.tiles import Tile, resolve
 from ..errors import ForthError, SourcePos
-from .views import WIDTH, Lines, TileValues, _heat_grid, _para
+from .views import WIDTH, Lines, TileValues, _tile_lines
 
 Forth = Any  # the session (interpreter.py imports this module: naming it here would be a cycle)
 
@@ -323,11 +323,7 @@ class StopTileValues(TileValues):
         which = "the top" if self.entry == 0 else f"entry {self.entry} below the top"
         head = (f"{t.kind} {t.shape[0]}x{t.shape[1]} {t.dtype}: {which} of the tile stack <{self.depth}> of "
                 f"warp {self.warp} of block {self.block} at the debugger's stop (m{m}n{n}k{k}{lay})")
-        lines = _para(head, "head", width)
-        body, rounded = _heat_grid(t.values, True, 10, width)
-        if rounded:
-            lines += _para(rounded, "note", width)
-        return lines + body
+        return _tile_lines(head, t.values, width)
 
 
 class _Block:

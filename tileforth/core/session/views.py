@@ -350,6 +350,15 @@ class Lanes(Stacks):
 
 
 # ---- .TILE and .FRAG ----------------------------------------------------------------------
+def _tile_lines(head: str, values: "np.ndarray", width: int) -> Lines:
+    """A tile's view: its heading, then its values as a heat grid (with the note on rounding, if any)."""
+    lines = _para(head, "head", width)
+    body, rounded = _heat_grid(values, True, 10, width)
+    if rounded:
+        lines += _para(rounded, "note", width)
+    return lines + body
+
+
 @record(eq=False)
 class TileValues(View):
     """The top tile of the viewed warp (`depth`: the tile stack's depth)."""
@@ -370,11 +379,7 @@ class TileValues(View):
         m, n, k = t.mnk
         head = (f"{t.kind} {t.shape[0]}x{t.shape[1]} {t.dtype}: the top of the tile stack <{self.depth}>"
                 f"{_warp_note(self.warps, self.warp)} (m{m}n{n}k{k}{lay})")
-        lines = _para(head, "head", width)
-        body, rounded = _heat_grid(t.values, True, 10, width)
-        if rounded:
-            lines += _para(rounded, "note", width)
-        return lines + body
+        return _tile_lines(head, t.values, width)
 
 
 @record(eq=False)
