@@ -51,13 +51,8 @@ def main() -> None:
         for line in kernel_source(n, args.in_type).splitlines():
             f.eval(line)
         ptx = word_ptx(f, "gemm", "sm_90a")
-        with tempfile.TemporaryDirectory() as d:
-            src = Path(d) / "k.ptx"
-            src.write_text(ptx)
-            proc = subprocess.run([exe, "-arch=sm_90a", "-v", str(src), "-o", str(src.with_suffix(".cubin"))],
-                                  capture_output=True, text=True, timeout=300)
-            log = proc.stdout + proc.stderr
-            ops = sass.opcodes(next(iter(sass.sass(src.with_suffix(".cubin").read_bytes()).values())))
+        log, cubin = _ptxas(exe, ptx)
+        ops = sass.opcodes(next(iter(sass.sass(cubin).values())))
         regs = re.search(r"Used (\d+) registers", log)
         spill = re.search(r"(\d+) bytes spill stores, (\d+) bytes spill loads", log)
         warns = sorted(set(re.findall(r"C75\d\d", log))) or ["none"]
@@ -66,6 +61,17 @@ def main() -> None:
               f"{ops.count('WARPGROUP'):>9}  {' '.join(warns)}")
     if not args.no_demos:
         demos(exe)
+
+
+def _ptxas(exe: str, ptx: str) -> tuple[str, bytes]:
+    """ptxas -v for sm_90a: its log (stdout and stderr) and the cubin (empty if ptxas made none)."""
+    with tempfile.TemporaryDirectory() as d:
+        src = Path(d) / "k.ptx"
+        src.write_text(ptx)
+        cubin = src.with_suffix(".cubin")
+        proc = subprocess.run([exe, "-arch=sm_90a", "-v", str(src), "-o", str(cubin)],
+                              capture_output=True, text=True, timeout=300)
+        return proc.stdout + proc.stderr, cubin.read_bytes() if cubin.exists() else b""
 
 
 def demos(exe: str) -> None:
@@ -80,13 +86,8 @@ def demos(exe: str) -> None:
         text = path.read_text()
         spec = parse_kernel_file(text, str(path))
         ptx = kernel_file_ptx(text, "sm_90a", str(path), unchecked=True)
-        with tempfile.TemporaryDirectory() as d:
-            src = Path(d) / "k.ptx"
-            src.write_text(ptx)
-            proc = subprocess.run([exe, "-arch=sm_90a", "-v", str(src), "-o", str(src.with_suffix(".cubin"))],
-                                  capture_output=True, text=True, timeout=300)
-            log = proc.stdout + proc.stderr
-            full = [i.opcode for i in sum(sass.sass(src.with_suffix(".cubin").read_bytes()).values(), [])]
+        log, cubin = _ptxas(exe, ptx)
+        full = [i.opcode for i in sum(sass.sass(cubin).values(), [])]
         regs = re.search(r"Used (\d+) registers", log)
         spill = re.search(r"(\d+) bytes spill stores, (\d+) bytes spill loads", log)
         smem = re.search(r"(\d+) bytes smem", log)
