@@ -210,6 +210,10 @@ class CpuTarget(Target):
                       emit_body: BodyEmitter, block: tuple[int, int, int] | None = None) -> ir.Function:
         ret = PTR if suspends else I1
         fn = ir.Function(module, ir.FunctionType(ret, [PTR, PTR]), name)
+        # nothing a kernel calls unwinds (the runtime's helpers, libm, the words, ctypes callbacks that
+        # catch their exceptions): without unwind tables its object has no .eh_frame to emit and to
+        # register with the unwinder at each line's load
+        fn.attributes.add("nounwind")
         if not suspends:  # the fast instruction selector returns an i1 only so: without it, the whole
             fn.return_value.add_attribute("zeroext")  # entry block goes to SelectionDAG (0.2 ms more per line)
         ctx, thr = fn.args

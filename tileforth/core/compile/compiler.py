@@ -45,6 +45,23 @@ def _helpers(triple: str, data_layout: str) -> llvm.ModuleRef:
     return llvm.parse_assembly(head + HELPERS_IR)
 
 
+def _dismantle(m: ir.Module) -> None:
+    """Break the cycles of a module's IR objects once its text is parsed (each value points at its
+    block, function or module, which list it): reference counting then frees a new line's few
+    hundred objects at once, instead of the collector's passes that they would trigger and survive
+    (about a fifth of new lines paid a 0.2 ms collection, one in fifty a 1 ms one)."""
+    for fn in m.functions:
+        for block in fn.blocks:
+            block.instructions, block.terminator = [], None
+        fn.blocks = []
+        fn.args = ()
+        fn.return_value = None
+    m.globals.clear()
+    m.metadata = []
+    m.namedmetadata = {}
+    m._metadatacache = {}
+
+
 def needs_dispatch(mod: llvm.ModuleRef) -> bool:
     """The module calls tf_execute (EXECUTE) and does not define it yet."""
     try:
@@ -500,6 +517,7 @@ class Compiler:
         finally:
             own = self._collected(saved)
         mod, words = self._assemble(m, needed)
+        _dismantle(m)
         heavy = _has_loops(nodes) or any(_has_loops(w.body) for w in words)
         return KernelModule(mod, name, suspends, heavy, words, tiles_out, tiles_in, patches=patches,
                             table_bases=self._table_bases(own, words))
