@@ -61,16 +61,22 @@ def loop_line(ops: tuple[str, ...], i: int = 0) -> str:
 
 
 CPU: list[float] = []  # the calling thread's CPU seconds of each timed line, in order
+PARTS: list[tuple[float, float, float, float]] = []  # each timed line's (IR, backend compile, run, rest) seconds
 
 
 def timed(forth, text: str, line: int = 1) -> float:
-    """Seconds for eval (compile + run) plus reading the stacks back (its CPU time goes to CPU)."""
+    """Seconds for eval (compile + run) plus reading the stacks back (its CPU time goes to CPU, its
+    parts to PARTS: the IR built in Python, the backend's compile of it, the launch, the rest)."""
     c0, t0 = time.thread_time(), time.perf_counter()
     forth.eval(text, line=line)
     forth.data_stack(lane=None)
     forth.float_stack(lane=None)
     wall = time.perf_counter() - t0
     CPU.append(time.thread_time() - c0)
+    t = getattr(forth.device, "last_timing", {})  # (the line's one launch: Device.launch's figures)
+    ir_s = t.get("ir", 0.0)
+    compile_s = t.get("compile", 0.0) - ir_s
+    PARTS.append((ir_s, compile_s, t.get("run", 0.0), wall - ir_s - compile_s - t.get("run", 0.0)))
     return wall
 
 
@@ -98,6 +104,7 @@ def main(argv=None) -> int:
     cold = timed(forth, straight(next(shapes), -1))  # the first line in the process: JIT set-up
     n = args.lines
     new = times(forth, [straight(next(shapes)) for _ in range(n)])
+    new_parts = PARTS[-n:]
     same_shape = next(shapes)
     timed(forth, straight(same_shape))
     same = times(forth, [straight(same_shape, i + 1) for i in range(n)])
@@ -137,6 +144,10 @@ def main(argv=None) -> int:
         print(f"  {name:<32} {med:8.2f} ms median (min {min(xs) * 1e3:6.2f}, CPU {statistics.median(cpu) * 1e3:6.2f} ms)"
               f"{verdict}")
     print(f"  new straight / cached                  {statistics.median(new[0]) / statistics.median(cached[0]):8.1f}×")
+    parts = [statistics.median(p) * 1e3 for p in zip(*new_parts)]
+    print(f"  new straight line, its parts (medians): IR in Python {parts[0]:.2f} ms, {forth.backend_name} compile "
+          f"{parts[1]:.2f} ms, launch {parts[2]:.2f} ms, the rest (reading, snapshot, output, stacks back) "
+          f"{parts[3]:.2f} ms")
     if tiers:
         print(f"  kernels compiled: tier 0 {tiers.get(0, 0)}, full {tiers.get(2, 0)}; swapped to full later: "
               f"{getattr(forth.backend, 'recompiled', 0)}")

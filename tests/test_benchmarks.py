@@ -63,6 +63,9 @@ def test_latency_prints_every_row_of_issue_27():
     assert re.search(r"new loop line \(tier 0\) .* ms median", r.stdout)
     assert re.search(r"loop line, full tier \(reused\) .* ms median", r.stdout)
     assert re.search(r"swapped to full later: 1$", r.stdout, re.M)  # the reused loop line reached the full tier
+    parts = re.search(r"its parts \(medians\): IR in Python ([\d.]+) ms, cpu compile ([\d.]+) ms, launch ([\d.]+) ms",
+                      r.stdout)
+    assert parts and all(float(x) > 0 for x in parts.groups())  # each part of a new line was measured
 
 
 def test_tiles_quick_gemms_are_correct():
