@@ -990,7 +990,8 @@ class CpuBackend(Backend):
         arrays = (self.out, self.abort_flag, self.lits, self.clock)
         kept = self.__dict__.get("_addresses")
         if kept is None or any(a is not b for a, b in zip(kept[0], arrays)):
-            kept = self._addresses = (arrays, tuple(_address(a) for a in arrays))
+            out, abort, lits, clock = (_address(a) for a in arrays)
+            kept = self._addresses = (arrays, (out, abort, lits, clock))
         return kept[1]
 
     def _reset_records(self, steps: int) -> None:
