@@ -865,17 +865,29 @@ class AsyncCopies:
         keep = inside[..., None] & (ch <= last[..., None])
         return np.where(keep, ch, -1).reshape(len(addr), -1)
 
-    def chunks_clear(self, st: Launch, chunks: np.ndarray, readers: np.ndarray, epochs: np.ndarray) -> bool:
+    def chunks_clear(self, st: Launch, chunks: np.ndarray, readers: np.ndarray, epochs: np.ndarray,
+                     inside: bool = False) -> bool:
         """Many warps' accesses at once, checked as check_tile and rows_landed check one warp's: chunks
-        (warps x k, -1: none) the warps touch, readers (each warp's first lane's record) and their epochs.
-        True when no copy into any of them is in flight, nor landed by another warp of the block with no
-        BARRIER since; nothing is changed (False: the warp-by-warp path words the error)."""
+        (warps x k, -1: none; inside: every one a chunk of the region) the warps touch, readers (each warp's
+        first lane's record) and their epochs. True when no copy into any of them is in flight, nor landed
+        by another warp of the block with no BARRIER since; nothing is changed (False: the warp-by-warp path
+        words the error)."""
         if not chunks.size:
             return True
-        valid = chunks >= 0
-        p = np.where(valid, st.pending[np.where(valid, chunks, 0)], 0)
+        if inside:
+            p = st.pending[chunks]
+        else:
+            valid = chunks >= 0
+            p = np.where(valid, st.pending[np.where(valid, chunks, 0)], 0)
         if (p > 0).any():
             return False
+        # the common case, a stage read after its waits and a BARRIER: every reader has passed as many BARRIERs
+        # (bits 16 up of an epoch), and no landed marker (~p: thread | epoch << LANDED_SHIFT) is of a wait
+        # after as many, so each is seen (_unsynced_threads' last rule); 0 (no copy) gives ~p >> 40 = -1
+        bars = epochs >> 16
+        b0 = int(bars[0])
+        if not (bars != b0).any() and not ((~p >> (LANDED_SHIFT + 16)) == b0).any():
+            return True
         landed = p < 0
         if not landed.any():
             return True
@@ -891,6 +903,29 @@ class AsyncCopies:
             return
         order = np.argsort(writers[valid], kind="stable")
         st.writes[chunks[valid][order]] = ((writers[valid] + 1) | (epochs[valid] & 0xFFFFFFFF) << 32)[order]
+
+    NOTE_BY_WARP = 16  # note_reads takes one plan's warps one after another up to this many (numpy per warp)
+
+    def note_reads(self, st: Launch, notes: list[tuple[np.ndarray, np.ndarray, np.ndarray]]) -> None:
+        """Note the reads of a batched step's ops (each: chunks, warps x k with -1 for none; each warp's first
+        lane's record, in increasing order; their epochs), as note_readers notes them: one op of a few warps
+        warp after warp (each warp's chunks at once: a chunk twice in a warp is noted the same either way),
+        else all at once through note_readers."""
+        if len(notes) == 1 and len(notes[0][1]) <= self.NOTE_BY_WARP:
+            ch, readers, epochs = notes[0]
+            reads = st.reads.reshape(-1, 2)
+            entries = ((readers + 1) | epochs << 32).tolist()
+            for c, me, entry in zip(ch, (readers + 1).tolist(), entries):
+                if int(c.min()) < 0:
+                    c = c[c >= 0]
+                top = reads[c, 0]
+                moved = (top & 0xFFFFFFFF) != me
+                reads[c[moved], 1] = top[moved]
+                reads[c, 0] = entry
+            return
+        self.note_readers(st, *(np.concatenate([n[0].ravel() for n in notes]),
+                                np.concatenate([np.repeat(n[1], n[0].shape[1]) for n in notes]),
+                                np.concatenate([np.repeat(n[2], n[0].shape[1]) for n in notes])))
 
     @staticmethod
     def note_readers(st: Launch, chunks: np.ndarray, readers: np.ndarray, epochs: np.ndarray) -> None:
