@@ -489,15 +489,16 @@ class AsyncCopies:
         bs = self.be.block_size
         tids = rows[:, L.T_LINEAR]
         gaddr, saddr, nbytes = rows[:, L.T_OP], rows[:, L.T_OP + 1], rows[:, L.T_OP + 2]
-        off = saddr - st.region
-        whole = bool((nbytes == CHUNK).all())
-        if not whole and ((nbytes < 0) | (nbytes > CHUNK)).any():
+        nmin, nmax = int(nbytes.min()), int(nbytes.max())
+        whole = nmin == CHUNK and nmax == CHUNK
+        if nmin < 0 or nmax > CHUNK:
             return False
-        if ((saddr | gaddr) & (CHUNK - 1)).any() or int(off.min()) < 0 or int(off.max()) > st.size - CHUNK:
+        if (((saddr | gaddr) & (CHUNK - 1)).any() or int(saddr.min()) < st.region
+                or int(saddr.max()) > st.region + st.size - CHUNK):
             return False
-        if int(tids.min()) // bs != st.block or int(tids.max()) // bs != st.block:
+        if int(tids[0]) // bs != st.block or int(tids[-1]) // bs != st.block:  # (rows in order: perform's)
             return False
-        chunks = off >> 4
+        chunks = (saddr - st.region) >> 4
         if (st.pending[chunks] > 0).any():
             return False
         order = np.sort(chunks)
