@@ -647,8 +647,9 @@ class WarpOps:
     # ---- batched ldmatrix, and the copy model's checks of batched loads --------------------------
     def _ldmatrix_plan(self, op: LdMatrix, ops: np.ndarray):
         """The rows a batched ldmatrix reads: (their addresses, warps x (fragments x addressing lanes), in
-        the order warp by warp takes them; the shared bytes that hold them all; the first one's address),
-        computed as _lane_addresses computes one warp's; None when a warp's operands fail its checks or
+        the order warp by warp takes them; the shared bytes that hold them all; the first one's address;
+        each warp's matrix as indices of those bytes' elements, _ldmatrix_batch's gather; the base of the
+        allocation), computed as _lane_addresses computes one warp's; None when a warp's operands fail its checks or
         the rows are not in one allocation (warp by warp words it)."""
         t = op.tile
         key = (op.lanes_kind, t.grid, t.frag_shape, t.rows_cols, op.n_major, ops.shape, ops.tobytes())
@@ -661,13 +662,15 @@ class WarpOps:
         if got[0] is None:
             return None
         addrs, first, span, gather = got
-        view = self.be.allocation_view(first, span)
-        return None if view is None else (addrs, view, first, gather)
+        base = self.be.allocation_base(first, span)  # the one allocation that holds every row (the race detector's)
+        if base is None:
+            return None
+        return addrs, self.be.allocation_view(first, span), first, gather, base
 
     def _ldmatrix_batch(self, op: LdMatrix, plan, n: int) -> np.ndarray:
         """ldmatrix for n warps at once (its plan: _ldmatrix_plan's): warps x the grid's logical matrix,
         in float64 (exact), as the batched loads leave operands."""
-        _, view, _, gather = plan
+        _, view, _, gather, _ = plan
         t = op.tile
         # the view from the first row on, as elements (every row address is 16-byte aligned): each warp's
         # matrix, row-major, is one gather of them (_ldmatrix_places: the lanes' registers composed)
@@ -1148,7 +1151,7 @@ class WarpOps:
             if isinstance(op, LdMatrix):  # each 16-byte row one access of its warp (_shared_rows)
                 rows = np.repeat(first + mine.astype(np.int64) * WARP, plan[0].shape[1])
                 a = plan[0].ravel()
-                k = self._races(_ROW16, rows, a, np.full(len(a), 8, np.int64), READ, site)
+                k = self._races(_ROW16, rows, a, np.full(len(a), 8, np.int64), READ, site, base=plan[4])
                 if k >= 0:
                     thr[rows[k], L.T_STATUS] = L.ST_WARP
                     ctx[:5] = record
