@@ -1185,9 +1185,11 @@ class CpuBackend(Backend):
         for b in range(lo, hi):
             base = pthr + b * bs * L.THR_SLOTS * 8
             code = self.rt.run_block(pctx, handle.addr, base, bs, 0)
-            ops = WarpOps(self, sites, ctx) if code == RUN_WARP else None  # one per block: its tiles stay batched
+            ops: WarpOps | None = None  # one per block, made at its first warp op: its tiles stay batched
             try:
                 while code == RUN_WARP:
+                    if ops is None:
+                        ops = WarpOps(self, sites, ctx)
                     try:
                         ops.run_block(b, keep=True)
                     except ForthError as exc:
