@@ -278,6 +278,7 @@ class AsyncCopies:
         self._steps: dict[int, PipeStep] = {}  # this launch's first block: the k-th wait of its warps
         self.pipe: list[PipeStep] = []  # the last finished launch's (what .PIPE shows)
         self._trace_view: tuple[int, np.ndarray] | None = None
+        self._labels: tuple[tuple, Any] | None = None  # _stage_labels' last (key, result)
 
     # ---- naming ---------------------------------------------------------------------------------
     def where(self, off: int) -> str:
@@ -360,6 +361,62 @@ class AsyncCopies:
 
     # ---- .PIPE: the stages of a block and the waits of its warps ----------------------------------
     def _stages(self, st: Launch) -> tuple[StageState, ...]:
+        """Every stage's state now (.PIPE): its chunks in flight and landed, and their groups; all stages at once
+        through a label per chunk (_stage_labels), or stage by stage where stages overlap."""
+        got = self._stage_labels(len(st.pending))
+        if got is None:
+            return self._stages_one_by_one(st)
+        names, lab = got
+        p = st.pending
+        flying, landed = (p > 0) & (lab >= 0), (p < 0) & (lab >= 0)
+        n = len(names)
+        in_flight, landed_n = np.bincount(lab[flying], minlength=n), np.bincount(lab[landed], minlength=n)
+        fg: list[list[int]] = [[] for _ in range(n)]
+        lg: list[list[int]] = [[] for _ in range(n)]
+        if in_flight.any():  # the groups of the copies in flight there (groups_of's: by id among the live rows)
+            t = st.copies
+            live = t.live_rows()
+            order = np.argsort(t.id[live], kind="stable")
+            ids = t.id[live][order]
+            fid = p[flying] - 1
+            k = np.minimum(np.searchsorted(ids, fid), max(len(ids) - 1, 0))
+            ok = ids[k] == fid if len(ids) else np.zeros(len(fid), np.bool_)
+            groups = t.group[live[order[k[ok]]]]
+            for v in np.unique(lab[flying][ok] << 32 | (groups + 1)).tolist():
+                fg[v >> 32].append((v & 0xFFFFFFFF) - 1)
+        if landed_n.any():
+            g = st.landed_group[landed]
+            for v in np.unique(lab[landed][g >= 0] << 32 | g[g >= 0]).tolist():
+                lg[v >> 32].append(v & 0xFFFFFFFF)
+        return tuple(StageState(name, stage, per, int(in_flight[i]), int(landed_n[i]), tuple(fg[i]), tuple(lg[i]))
+                     for i, (name, stage, per) in enumerate(names))
+
+    def _stage_labels(self, chunks: int) -> tuple[list[tuple[str, int, int]], np.ndarray] | None:
+        """The stages _stages_one_by_one shows (tile, stage, chunks) and each chunk's index among them (-1: none),
+        kept for the tiles and the region's size; None when two stages share a chunk."""
+        key = (chunks, tuple((t.name, t.offset, t.stages, t.stage_bytes, t.bytes) for t in self.tiles))
+        if self._labels is not None and self._labels[0] == key:
+            return self._labels[1]
+        names: list[tuple[str, int, int]] = []
+        lab = np.full(chunks, -1, np.int64)
+        got: tuple[list[tuple[str, int, int]], np.ndarray] | None = (names, lab)
+        for t in self.tiles:
+            per = t.bytes // CHUNK
+            for s in range(t.stages):
+                lo = (t.offset + s * t.stage_bytes) // CHUNK
+                if lo + per > chunks:
+                    continue
+                if (lab[lo:lo + per] >= 0).any():
+                    got = None
+                    break
+                lab[lo:lo + per] = len(names)
+                names.append((t.name, s, per))
+            if got is None:
+                break
+        self._labels = (key, got)
+        return got
+
+    def _stages_one_by_one(self, st: Launch) -> tuple[StageState, ...]:
         out = []
         for t in self.tiles:
             per = t.bytes // CHUNK
