@@ -142,10 +142,12 @@ def test_a_bad_smem_or_tiles_line_is_an_error_at_the_line(line, says):
 
 
 # ---- the benchmark runs (its figures are for people; here only that it runs and its products are exact) -----
-def test_the_benchmark_prints_both_gemms_and_the_ratio():
-    r = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "gemm_async.py"), "--quick"], capture_output=True,
-                       text=True, timeout=600)
+@pytest.mark.parametrize("clock", [[], ["--cpu-time"]], ids=["wall", "cpu"])
+def test_the_benchmark_prints_both_gemms_and_the_ratio(clock):
+    r = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "gemm_async.py"), "--quick", *clock],
+                       capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stdout + r.stderr
+    assert ("CPU time" in r.stdout.splitlines()[0]) == bool(clock), r.stdout
     assert r.stdout.count("exact vs numpy") == 3 and "NOT EXACT" not in r.stdout, r.stdout
     assert re.search(r"ratio gemm_async / gemm2: first run \d+\.\d\dx, warm run \d+\.\d\dx", r.stdout), r.stdout
 

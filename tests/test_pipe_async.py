@@ -171,3 +171,29 @@ def test_pipe_keeps_the_last_launch_that_copied():
     f.eval(LOOP)
     f.eval("1 2 + .")
     assert len(pipeview.last(f)["steps"]) == 4
+
+
+def test_the_stages_at_once_are_the_stages_one_by_one(monkeypatch):
+    """.PIPE's stages (AsyncCopies._stages: one label per chunk, all stages at once) are what the stage-by-stage
+    count gives at every wait of a ring, with copies in flight, landed and never committed (and the launch's
+    end with copies left)."""
+    from tileforth.backends.cpu.asynccopy import AsyncCopies
+
+    seen = []
+    at_once = AsyncCopies._stages
+
+    def both(self, st):
+        got = at_once(self, st)
+        assert got == self._stages_one_by_one(st)
+        seen.append(sum(s.in_flight > 0 for s in got) + sum(s.landed > 0 for s in got))
+        return got
+
+    monkeypatch.setattr(AsyncCopies, "_stages", both)
+    f = Forth(backend="cpu")
+    f.eval(RING)
+    f.eval(LOOP)
+    with pytest.raises(ForthError):
+        f.eval("0 fetch 1 fetch")
+    with pytest.raises(ForthError):
+        f.eval("TID-X 0= IF src 0 ring CP.ASYNC THEN")
+    assert len(seen) >= 6 and max(seen) >= 2  # stages in flight and landed at once

@@ -312,6 +312,11 @@ ASYNC_PROGRAMS = {
                     "STAGE-TILE CP.COMMIT 0 CP.WAIT BARRIER  TZERO 0 sw warp 16 * 0 sw-GEOM TLDSM-A  0 sw 8 16 sw-GEOM "
                     "TLDSM-B-COL TMMA  16 0 DO  warp 16 * I TROW + 64 *  I TCOL + 4 * gc +  I TLANE@ SF!  LOOP TDROP ; "
                     "colb 1 1 TILE-GRID",
+    # every warp reads the same 64 rows of one stage (a 4x1 grid of a fragments) at two columns: each chunk's
+    # last two readers are two warps (the copy model's reads shadow)
+    "ldmatrix_shared": ASYNC_SETUP + "16 8 16 TILE-SHAPE BF16 TILE-IN 4 1 TILE-GRID : same-rows  gh 128 0 sw sw-GEOM "
+                       "STAGE-TILE CP.COMMIT 0 CP.WAIT BARRIER  0 sw 0 0 sw-GEOM TLDSM-A  0 sw 0 8 sw-GEOM TLDSM-A "
+                       "TDROP TDROP ; same-rows 1 1 TILE-GRID",
 }
 ASYNC_ERRORS = {
     # warp 2 waits with a count of 1, which leaves its copies in flight: only its load is an error
@@ -358,6 +363,30 @@ def test_with_copies_armed_tile_ops_are_batched_and_leave_what_warp_by_warp_leav
         one_by_one = observe(f, ASYNC_PROGRAMS[name])
         assert f.eval(".PIPE") == batched_pipe
     same(batched, one_by_one)
+
+
+def copy_shadows(f: Forth) -> dict:
+    """The copy model's shadows of the last launch (asynccopy.Launch): per chunk its copy or landed marker, last
+    two readers and last writer."""
+    st = f.backend.asyncs.launch_of(f.backend.ctx)  # (worker 0's context: the sessions run one worker)
+    return {"pending": st.pending.copy(), "reads": st.reads.copy(), "writes": st.writes.copy()}
+
+
+@pytest.mark.parametrize("name", ASYNC_PROGRAMS)
+def test_batched_tile_reads_note_the_readers_warp_by_warp_notes(name, monkeypatch):
+    """The shadows a batched step leaves (note_reads: one op's warps one after another; the landed-marker
+    check) are those of the warp-by-warp path, which notes each warp's rows through check_tile/rows_landed."""
+    f = session()
+    assert observe(f, ASYNC_PROGRAMS[name])["err"] is None
+    batched = copy_shadows(f)
+    assert (batched["reads"] != 0).any()
+    with monkeypatch.context() as m:
+        reference(m)
+        g = session()
+        observe(g, ASYNC_PROGRAMS[name])
+        one_by_one = copy_shadows(g)
+    for k in batched:  # the shadows hold thread numbers and epochs only (no addresses): bit for bit
+        np.testing.assert_array_equal(batched[k], one_by_one[k], err_msg=k)
 
 
 @pytest.mark.parametrize("name", ASYNC_ERRORS)

@@ -278,6 +278,7 @@ class AsyncCopies:
         self._steps: dict[int, PipeStep] = {}  # this launch's first block: the k-th wait of its warps
         self.pipe: list[PipeStep] = []  # the last finished launch's (what .PIPE shows)
         self._trace_view: tuple[int, np.ndarray] | None = None
+        self._labels: tuple[tuple, Any] | None = None  # _stage_labels' last (key, result)
 
     # ---- naming ---------------------------------------------------------------------------------
     def where(self, off: int) -> str:
@@ -360,6 +361,62 @@ class AsyncCopies:
 
     # ---- .PIPE: the stages of a block and the waits of its warps ----------------------------------
     def _stages(self, st: Launch) -> tuple[StageState, ...]:
+        """Every stage's state now (.PIPE): its chunks in flight and landed, and their groups; all stages at once
+        through a label per chunk (_stage_labels), or stage by stage where stages overlap."""
+        got = self._stage_labels(len(st.pending))
+        if got is None:
+            return self._stages_one_by_one(st)
+        names, lab = got
+        p = st.pending
+        flying, landed = (p > 0) & (lab >= 0), (p < 0) & (lab >= 0)
+        n = len(names)
+        in_flight, landed_n = np.bincount(lab[flying], minlength=n), np.bincount(lab[landed], minlength=n)
+        fg: list[list[int]] = [[] for _ in range(n)]
+        lg: list[list[int]] = [[] for _ in range(n)]
+        if in_flight.any():  # the groups of the copies in flight there (groups_of's: by id among the live rows)
+            t = st.copies
+            live = t.live_rows()
+            order = np.argsort(t.id[live], kind="stable")
+            ids = t.id[live][order]
+            fid = p[flying] - 1
+            k = np.minimum(np.searchsorted(ids, fid), max(len(ids) - 1, 0))
+            ok = ids[k] == fid if len(ids) else np.zeros(len(fid), np.bool_)
+            groups = t.group[live[order[k[ok]]]]
+            for v in np.unique(lab[flying][ok] << 32 | (groups + 1)).tolist():
+                fg[v >> 32].append((v & 0xFFFFFFFF) - 1)
+        if landed_n.any():
+            g = st.landed_group[landed]
+            for v in np.unique(lab[landed][g >= 0] << 32 | g[g >= 0]).tolist():
+                lg[v >> 32].append(v & 0xFFFFFFFF)
+        return tuple(StageState(name, stage, per, int(in_flight[i]), int(landed_n[i]), tuple(fg[i]), tuple(lg[i]))
+                     for i, (name, stage, per) in enumerate(names))
+
+    def _stage_labels(self, chunks: int) -> tuple[list[tuple[str, int, int]], np.ndarray] | None:
+        """The stages _stages_one_by_one shows (tile, stage, chunks) and each chunk's index among them (-1: none),
+        kept for the tiles and the region's size; None when two stages share a chunk."""
+        key = (chunks, tuple((t.name, t.offset, t.stages, t.stage_bytes, t.bytes) for t in self.tiles))
+        if self._labels is not None and self._labels[0] == key:
+            return self._labels[1]
+        names: list[tuple[str, int, int]] = []
+        lab = np.full(chunks, -1, np.int64)
+        got: tuple[list[tuple[str, int, int]], np.ndarray] | None = (names, lab)
+        for t in self.tiles:
+            per = t.bytes // CHUNK
+            for s in range(t.stages):
+                lo = (t.offset + s * t.stage_bytes) // CHUNK
+                if lo + per > chunks:
+                    continue
+                if (lab[lo:lo + per] >= 0).any():
+                    got = None
+                    break
+                lab[lo:lo + per] = len(names)
+                names.append((t.name, s, per))
+            if got is None:
+                break
+        self._labels = (key, got)
+        return got
+
+    def _stages_one_by_one(self, st: Launch) -> tuple[StageState, ...]:
         out = []
         for t in self.tiles:
             per = t.bytes // CHUNK
@@ -489,15 +546,16 @@ class AsyncCopies:
         bs = self.be.block_size
         tids = rows[:, L.T_LINEAR]
         gaddr, saddr, nbytes = rows[:, L.T_OP], rows[:, L.T_OP + 1], rows[:, L.T_OP + 2]
-        off = saddr - st.region
-        whole = bool((nbytes == CHUNK).all())
-        if not whole and ((nbytes < 0) | (nbytes > CHUNK)).any():
+        nmin, nmax = int(nbytes.min()), int(nbytes.max())
+        whole = nmin == CHUNK and nmax == CHUNK
+        if nmin < 0 or nmax > CHUNK:
             return False
-        if ((saddr | gaddr) & (CHUNK - 1)).any() or int(off.min()) < 0 or int(off.max()) > st.size - CHUNK:
+        if (((saddr | gaddr) & (CHUNK - 1)).any() or int(saddr.min()) < st.region
+                or int(saddr.max()) > st.region + st.size - CHUNK):
             return False
-        if int(tids.min()) // bs != st.block or int(tids.max()) // bs != st.block:
+        if int(tids[0]) // bs != st.block or int(tids[-1]) // bs != st.block:  # (rows in order: perform's)
             return False
-        chunks = off >> 4
+        chunks = (saddr - st.region) >> 4
         if (st.pending[chunks] > 0).any():
             return False
         order = np.sort(chunks)
@@ -865,17 +923,29 @@ class AsyncCopies:
         keep = inside[..., None] & (ch <= last[..., None])
         return np.where(keep, ch, -1).reshape(len(addr), -1)
 
-    def chunks_clear(self, st: Launch, chunks: np.ndarray, readers: np.ndarray, epochs: np.ndarray) -> bool:
+    def chunks_clear(self, st: Launch, chunks: np.ndarray, readers: np.ndarray, epochs: np.ndarray,
+                     inside: bool = False) -> bool:
         """Many warps' accesses at once, checked as check_tile and rows_landed check one warp's: chunks
-        (warps x k, -1: none) the warps touch, readers (each warp's first lane's record) and their epochs.
-        True when no copy into any of them is in flight, nor landed by another warp of the block with no
-        BARRIER since; nothing is changed (False: the warp-by-warp path words the error)."""
+        (warps x k, -1: none; inside: every one a chunk of the region) the warps touch, readers (each warp's
+        first lane's record) and their epochs. True when no copy into any of them is in flight, nor landed
+        by another warp of the block with no BARRIER since; nothing is changed (False: the warp-by-warp path
+        words the error)."""
         if not chunks.size:
             return True
-        valid = chunks >= 0
-        p = np.where(valid, st.pending[np.where(valid, chunks, 0)], 0)
+        if inside:
+            p = st.pending[chunks]
+        else:
+            valid = chunks >= 0
+            p = np.where(valid, st.pending[np.where(valid, chunks, 0)], 0)
         if (p > 0).any():
             return False
+        # the common case, a stage read after its waits and a BARRIER: every reader has passed as many BARRIERs
+        # (bits 16 up of an epoch), and no landed marker (~p: thread | epoch << LANDED_SHIFT) is of a wait
+        # after as many, so each is seen (_unsynced_threads' last rule); 0 (no copy) gives ~p >> 40 = -1
+        bars = epochs >> 16
+        b0 = int(bars[0])
+        if not (bars != b0).any() and not ((~p >> (LANDED_SHIFT + 16)) == b0).any():
+            return True
         landed = p < 0
         if not landed.any():
             return True
@@ -891,6 +961,29 @@ class AsyncCopies:
             return
         order = np.argsort(writers[valid], kind="stable")
         st.writes[chunks[valid][order]] = ((writers[valid] + 1) | (epochs[valid] & 0xFFFFFFFF) << 32)[order]
+
+    NOTE_BY_WARP = 16  # note_reads takes one plan's warps one after another up to this many (numpy per warp)
+
+    def note_reads(self, st: Launch, notes: list[tuple[np.ndarray, np.ndarray, np.ndarray]]) -> None:
+        """Note the reads of a batched step's ops (each: chunks, warps x k with -1 for none; each warp's first
+        lane's record, in increasing order; their epochs), as note_readers notes them: one op of a few warps
+        warp after warp (each warp's chunks at once: a chunk twice in a warp is noted the same either way),
+        else all at once through note_readers."""
+        if len(notes) == 1 and len(notes[0][1]) <= self.NOTE_BY_WARP:
+            ch, readers, epochs = notes[0]
+            reads = st.reads.reshape(-1, 2)
+            entries = ((readers + 1) | epochs << 32).tolist()
+            for c, me, entry in zip(ch, (readers + 1).tolist(), entries):
+                if int(c.min()) < 0:
+                    c = c[c >= 0]
+                top = reads[c, 0]
+                moved = (top & 0xFFFFFFFF) != me
+                reads[c[moved], 1] = top[moved]
+                reads[c, 0] = entry
+            return
+        self.note_readers(st, *(np.concatenate([n[0].ravel() for n in notes]),
+                                np.concatenate([np.repeat(n[1], n[0].shape[1]) for n in notes]),
+                                np.concatenate([np.repeat(n[2], n[0].shape[1]) for n in notes])))
 
     @staticmethod
     def note_readers(st: Launch, chunks: np.ndarray, readers: np.ndarray, epochs: np.ndarray) -> None:

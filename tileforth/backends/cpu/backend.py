@@ -1196,22 +1196,29 @@ class CpuBackend(Backend):
         for b in range(lo, hi):
             base = pthr + b * bs * L.THR_SLOTS * 8
             code = self.rt.run_block(pctx, handle.addr, base, bs, 0)
-            while code == RUN_WARP:
-                try:
-                    WarpOps(self, sites, ctx).run_block(b)
-                except ForthError as exc:
-                    self.rt.free_frames(base, bs)
-                    return None, exc
-                if ctx[L.CTX_ERR_CODE]:  # a tile load or store raced (warpops: recorded in the context)
-                    self.rt.free_frames(base, bs)
-                    code = RUN_ERROR
-                    break
-                if ctx[L.CTX_STEPS_USED] > ctx[L.CTX_STEPS_MAX]:  # the warp ops spent the pool
-                    self._out_of_steps(b, ctx)
-                    self.rt.free_frames(base, bs)
-                    code = RUN_ERROR
-                    break
-                code = self.rt.continue_block(pctx, handle.addr, base, bs)
+            ops: WarpOps | None = None  # one per block, made at its first warp op: its tiles stay batched
+            try:
+                while code == RUN_WARP:
+                    if ops is None:
+                        ops = WarpOps(self, sites, ctx)
+                    try:
+                        ops.run_block(b, keep=True)
+                    except ForthError as exc:
+                        self.rt.free_frames(base, bs)
+                        return None, exc
+                    if ctx[L.CTX_ERR_CODE]:  # a tile load or store raced (warpops: recorded in the context)
+                        self.rt.free_frames(base, bs)
+                        code = RUN_ERROR
+                        break
+                    if ctx[L.CTX_STEPS_USED] > ctx[L.CTX_STEPS_MAX]:  # the warp ops spent the pool
+                        self._out_of_steps(b, ctx)
+                        self.rt.free_frames(base, bs)
+                        code = RUN_ERROR
+                        break
+                    code = self.rt.continue_block(pctx, handle.addr, base, bs)
+            finally:
+                if ops is not None:
+                    ops.flush()
             if code == RUN_DIVERGENT:
                 rows = thr[b * bs:(b + 1) * bs]
                 return (rows[:, L.T_STATUS].copy(), rows[:, L.T_SITE].copy(), b), None

@@ -154,14 +154,15 @@ _LDSM_ROWS: dict[tuple, tuple] = {}
 
 def _ldmatrix_rows(op: LdMatrix, ops: np.ndarray) -> tuple:
     """_ldmatrix_plan's addresses of the rows (read-only), the first one and the bytes from it to the end of
-    the last, from the warps' operands (saddr row col geom); (None, 0, 0) when a warp's fail its checks."""
+    the last, and where each warp's matrix is in the elements from the first row on (_ldmatrix_batch's
+    gather), from the warps' operands (saddr row col geom); (None, 0, 0, None) when a warp's fail its checks."""
     saddr, row, col, geom = (ops[:, i] for i in range(4))
     t = op.tile
     rows_n, chunks, swz = geom & 0xFFFF, (geom >> 16) & 0xFFFF, (geom >> 32) & 1
     brows, bcols = t.rows_cols[::-1] if op.n_major else t.rows_cols
     if ((geom >> 33 != 0) | (rows_n == 0) | (chunks == 0) | (col % 8 != 0) | (row < 0) | (col < 0)
             | (row + brows > rows_n) | (col // 8 + bcols // 8 > chunks) | (saddr % 16 != 0)).any():
-        return None, 0, 0
+        return None, 0, 0, None
     dr, dc = _lane_offsets(op.lanes_kind, t.grid, t.frag_shape)
     r = row[:, None] + dr
     ch = col[:, None] // 8 + dc
@@ -169,7 +170,38 @@ def _ldmatrix_rows(op: LdMatrix, ops: np.ndarray) -> tuple:
     addrs = saddr[:, None] + (r * chunks[:, None] + ch) * 16
     addrs.flags.writeable = False
     first = int(addrs.min())
-    return addrs, first, int(addrs.max()) + 16 - first
+    gather = ((addrs - first) >> 4)[:, _ldmatrix_rows_of(op)] * 8 + _ldmatrix_cols_of(op)
+    gather.flags.writeable = False
+    return addrs, first, int(addrs.max()) + 16 - first, gather
+
+
+@functools.cache
+def _ldmatrix_places(kind: str, lanes_kind: str, grid: tuple[int, int], frag: tuple[int, int],
+                     rows_cols: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
+    """For every element of a grid's logical matrix, row-major: the row (of the warp's rows, fragment-major
+    as _lane_offsets orders them) ldmatrix takes it from and its element in that 16-byte row -- _frag_places
+    and _ldmatrix_map composed and inverted, so a warp's whole matrix is one gather."""
+    rr, cc = _frag_places(kind, grid, frag)
+    mi, ri, ci = _ldmatrix_map(lanes_kind)
+    frags = grid[0] * grid[1]
+    per = len(mi)  # elements of one fragment (lane-major)
+    rows_per = 8 * (int(mi.max()) + 1)  # the rows of one fragment: 8 per matrix
+    f = np.repeat(np.arange(frags), per)
+    src_row = f * rows_per + np.tile(mi * 8 + ri, frags)
+    src_col = np.tile(ci, frags)
+    inv = np.argsort(rr * rows_cols[1] + cc, kind="stable")
+    assert len(inv) == rows_cols[0] * rows_cols[1], "a fragment grid covers its matrix once"
+    return src_row[inv], src_col[inv]
+
+
+def _ldmatrix_rows_of(op: LdMatrix) -> np.ndarray:
+    t = op.tile
+    return _ldmatrix_places(t.kind, op.lanes_kind, t.grid, t.frag_shape, t.rows_cols)[0]
+
+
+def _ldmatrix_cols_of(op: LdMatrix) -> np.ndarray:
+    t = op.tile
+    return _ldmatrix_places(t.kind, op.lanes_kind, t.grid, t.frag_shape, t.rows_cols)[1]
 
 
 @functools.cache
@@ -218,10 +250,14 @@ class WarpOps:
         where = f" in {name}" if name and name != "<line>" else ""
         return ForthError(message.replace("{where}", where), pos, word)
 
-    def run_block(self, block: int) -> None:
-        """Perform every warp op the block's warps are waiting at."""
+    def run_block(self, block: int, keep: bool = False) -> None:
+        """Perform every warp op the block's warps are waiting at. keep: the batched tile stacks stay
+        batched for the block's next step (the caller flushes once the block is done, as run_together does
+        once its blocks are: restacking a 4x8 grid's tiles every step cost more than the ops); a failure
+        flushes them all the same."""
         failed = self.run_blocks(block, block + 1)
-        self.flush()
+        if not keep or failed is not None:
+            self.flush()
         if failed is not None and failed[1] is not None:
             raise failed[1]  # a race is in the context's error record
 
@@ -325,8 +361,8 @@ class WarpOps:
             return False
         if reads:
             st, readers, writers = reads
-            if readers is not None:
-                self.be.asyncs.note_readers(st, *readers)
+            if readers:
+                self.be.asyncs.note_reads(st, readers)
             if writers is not None:
                 self.be.asyncs.note_writers(st, *writers)
         for op, plan, stack, lanes, mine, _, site in plans:
@@ -611,8 +647,9 @@ class WarpOps:
     # ---- batched ldmatrix, and the copy model's checks of batched loads --------------------------
     def _ldmatrix_plan(self, op: LdMatrix, ops: np.ndarray):
         """The rows a batched ldmatrix reads: (their addresses, warps x (fragments x addressing lanes), in
-        the order warp by warp takes them; the shared bytes that hold them all; the first one's address),
-        computed as _lane_addresses computes one warp's; None when a warp's operands fail its checks or
+        the order warp by warp takes them; the shared bytes that hold them all; the first one's address;
+        each warp's matrix as indices of those bytes' elements, _ldmatrix_batch's gather; the base of the
+        allocation), computed as _lane_addresses computes one warp's; None when a warp's operands fail its checks or
         the rows are not in one allocation (warp by warp words it)."""
         t = op.tile
         key = (op.lanes_kind, t.grid, t.frag_shape, t.rows_cols, op.n_major, ops.shape, ops.tobytes())
@@ -624,30 +661,27 @@ class WarpOps:
             _LDSM_ROWS[key] = got
         if got[0] is None:
             return None
-        addrs, first, span = got
-        view = self.be.allocation_view(first, span)
-        return None if view is None else (addrs, view, first)
+        addrs, first, span, gather = got
+        base = self.be.allocation_base(first, span)  # the one allocation that holds every row (the race detector's)
+        if base is None:
+            return None
+        return addrs, self.be.allocation_view(first, span), first, gather, base
 
     def _ldmatrix_batch(self, op: LdMatrix, plan, n: int) -> np.ndarray:
         """ldmatrix for n warps at once (its plan: _ldmatrix_plan's): warps x the grid's logical matrix,
         in float64 (exact), as the batched loads leave operands."""
-        addrs, view, first = plan
+        _, view, _, gather, _ = plan
         t = op.tile
-        # the view from the first row on, as 16-byte rows of 8 elements (every row address is 16-byte aligned)
-        mem = view.view(_mem_dtype(t.dtype)).reshape(-1, 8)
-        mats = mem[(addrs - first) >> 4]  # (warps, rows, 8 elements)
-        frags = t.grid[0] * t.grid[1]
-        mats = mats.reshape(n, frags, -1, 8, 8)  # (warps, fragments, matrices, rows, 8)
-        out = np.empty((n, *t.rows_cols), np.float64)
-        rr, cc = _frag_places(t.kind, t.grid, t.frag_shape)
-        out[:, rr, cc] = mats[:, :, *_ldmatrix_map(op.lanes_kind)].reshape(n, -1)
-        return out
+        # the view from the first row on, as elements (every row address is 16-byte aligned): each warp's
+        # matrix, row-major, is one gather of them (_ldmatrix_places: the lanes' registers composed)
+        mem = view.view(_mem_dtype(t.dtype))
+        return mem[gather].astype(np.float64).reshape(n, *t.rows_cols)
 
     def _async_batched(self, plans: list, first: int) -> tuple | None:
         """The copy model's checks of a step's batched loads, stores and ldmatrix (first: the record of
         the step's first thread), as check_tile and rows_landed make them warp by warp, before anything
         changes: None when one fails; else (the launch's state, the reads and the writes to note once the step
-        goes ahead: note_readers' and note_writers' arguments, None for none), or () when there are none."""
+        goes ahead: note_reads' list and note_writers' arguments, None for none), or () when there are none."""
         asyncs = self.be.asyncs
         st = asyncs.launch_of(self.ctx)
         if st is None:
@@ -658,22 +692,26 @@ class WarpOps:
         for op, plan, _, _, mine, ops, _ in plans:
             if isinstance(op, (Load, Store)):
                 ch = asyncs.tile_chunks(st, op.tile, ops[:, 0], ops[:, 1])
+                inside = False
             elif isinstance(op, LdMatrix):
                 ch = (plan[0] - st.region) // CHUNK
-                if ((ch < 0) | (ch >= len(st.pending))).any():
+                if int(ch.min()) < 0 or int(ch.max()) >= len(st.pending):
                     return None
+                inside = True
             else:
                 continue
             readers = first + mine.astype(np.int64) * WARP
             epochs = thr[readers, L.T_EPOCH] & 0xFFFFFFFF
-            if not asyncs.chunks_clear(st, ch, readers, epochs):
+            if not asyncs.chunks_clear(st, ch, readers, epochs, inside):
                 return None
-            k = ch.shape[1]
-            (writes if isinstance(op, Store) else notes).append((ch.ravel(), np.repeat(readers, k),
-                                                                 np.repeat(epochs, k)))
+            if isinstance(op, Store):
+                k = ch.shape[1]
+                writes.append((ch.ravel(), np.repeat(readers, k), np.repeat(epochs, k)))
+            else:
+                notes.append((ch, readers, epochs))
         if not notes and not writes:
             return ()
-        return st, *((np.concatenate(x) for x in zip(*group)) if group else None for group in (notes, writes))
+        return st, notes or None, tuple(np.concatenate(x) for x in zip(*writes)) if writes else None
 
     def _loose_ops(self, rows: np.ndarray, waiting: np.ndarray, gw: int = -1, first: int = -1) -> bool:
         """Release the lanes of a warp that wait at an op that does not synchronise
@@ -1113,7 +1151,7 @@ class WarpOps:
             if isinstance(op, LdMatrix):  # each 16-byte row one access of its warp (_shared_rows)
                 rows = np.repeat(first + mine.astype(np.int64) * WARP, plan[0].shape[1])
                 a = plan[0].ravel()
-                k = self._races(_ROW16, rows, a, np.full(len(a), 8, np.int64), READ, site)
+                k = self._races(_ROW16, rows, a, np.full(len(a), 8, np.int64), READ, site, base=plan[4])
                 if k >= 0:
                     thr[rows[k], L.T_STATUS] = L.ST_WARP
                     ctx[:5] = record
