@@ -482,10 +482,10 @@ class AsyncCopies:
                             noted.add(k)
                 finally:
                     stages = self._stages(st) if noted else ()
-                    mine = self._steps.get(block, {})
+                    recorded = self._steps.get(block, {})
                     for k in noted:
-                        old = mine[k]
-                        mine[k] = PipeStep(k, old.site, old.waits, stages)
+                        old = recorded[k]
+                        recorded[k] = PipeStep(k, old.site, old.waits, stages)
             case AsyncWait(n=n):
                 self._wait(st, op, rows, local, n, error)
 
