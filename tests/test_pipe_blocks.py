@@ -101,3 +101,13 @@ def test_cp_async_waits_are_recorded_per_block_and_follow_pipe_block():
     with pytest.raises(ForthError, match=r"block 9 of the last launch made no CP.WAIT and completed no mbarrier "
                                          r"phase .*blocks 0-3 did: give one of those"):
         f.eval("9 .PIPE-BLOCK")
+
+
+def test_the_colour_view_says_which_blocks_waited_alike():
+    from tileforth.core.session.pipeview import make
+    from tileforth.repl.pipeview import render_pipe
+    f = Forth(backend="cpu")
+    f.eval(CP_BLOCKS)
+    text = " ".join(" ".join(t.plain for t in render_pipe(make(f, 2), colour=True, width=200)).split())
+    assert text.startswith(".PIPE: block 2 of the last launch") and "s landed g0 landed g1" in text
+    assert "blocks 0-1, 3 other ways: `n .PIPE-BLOCK` shows block n's waits" in text
