@@ -6,7 +6,8 @@
 \ K-major. Each block computes a 64 x 64 tile of C; M, N and K are multiples of 64.
 \
 \ The ring: stage s is full when its two boxes landed (FULL s: one arrival, the producer's, with the
-\ boxes' 16384 bytes), and empty when the consumer's 128 threads are done reading it (EMPTY s). k-tile
+\ boxes' 16384 bytes), and empty when the consumer's four warps are done reading it (EMPTY s: four
+\ arrivals, one ELECTed thread per warp after the warp's WGMMA-WAIT, 32 times fewer than one a thread). k-tile
 \ kt uses stage kt mod 2, the (kt / 2)-th time: its FULL phase has parity kt/2 mod 2; the producer
 \ refills a stage after the consumers freed it the time before (EMPTY's phase kt/2 - 1).
 \
@@ -43,8 +44,8 @@
 : CONSUME ( kt -- ) ( T: wacc -- wacc )  \ the consumer: the four k16 steps of k-tile kt, then free its stage
   DUP 2 MOD  DUP FULL  ROT 2 / 1 AND  MBAR-WAIT
   DUP 0 K16  DUP 1 K16  DUP 2 K16  DUP 3 K16  0 WGMMA-WAIT
-  EMPTY MBAR-ARRIVE ;
-TID-X 0= IF  0 FULL 1 MBAR-INIT  1 FULL 1 MBAR-INIT  0 EMPTY 128 MBAR-INIT  1 EMPTY 128 MBAR-INIT  MBAR-FENCE  THEN
+  ELECT IF  EMPTY MBAR-ARRIVE  ELSE  DROP  THEN ;  \ one arrival per warp, after its wait
+TID-X 0= IF  0 FULL 1 MBAR-INIT  1 FULL 1 MBAR-INIT  0 EMPTY 4 MBAR-INIT  1 EMPTY 4 MBAR-INIT  MBAR-FENCE  THEN
 BARRIER
 WARPGROUP 0= IF
   40 REGS-

@@ -1,12 +1,13 @@
-\ The next rung of the Hopper GEMM (sm_90a): C = A . B, bf16 in, f32 accumulate, a 128 x 128 block tile
-\ from a four-stage ring (128 KiB of dynamic shared memory), one producer warpgroup and two consumer
-\ warpgroups, each WGMMA m64n128k16 over its 64 rows of the block (fast_gemm.md section 2: the producer/
+\ The next rung of the Hopper GEMM (sm_90a): C = A . B, bf16 in, f32 accumulate, a 128 x 256 block tile
+\ from a four-stage ring (193 KiB of dynamic shared memory), one producer warpgroup and two consumer
+\ warpgroups, each WGMMA m64n256k16 over its 64 rows of the block (fast_gemm.md section 2: the producer/
 \ consumer rung, 80 % of cuBLAS published). As in demos/gemm_hopper.fth, B is given transposed (BT, N x K)
-\ so both operands are K-major, and TMA copies 128-byte-swizzled boxes (here 128 x 64) completing on
-\ mbarriers. M and N are multiples of 128, K of 64.
+\ so both operands are K-major, and TMA copies 128-byte-swizzled boxes (here 128 x 64 of A, 256 x 64 of B)
+\ completing on mbarriers. M is a multiple of 128, N of 256, K of 64.
 \
 \ The ring: stage s is full when its two boxes landed (FULL s: one arrival, the producer's, with the boxes'
-\ 32768 bytes), and empty when both consumers' 256 threads are done reading it (EMPTY s). k-tile kt uses
+\ 49152 bytes), and empty when both consumers' eight warps are done reading it (EMPTY s: eight arrivals, one
+\ ELECTed thread per warp after the warp's WGMMA-WAIT). k-tile kt uses
 \ stage kt mod 4, the (kt / 4)-th time: its FULL phase has parity kt/4 mod 2; the producer refills a stage
 \ after the consumers freed it the time before (EMPTY's phase kt/4 - 1).
 \
@@ -43,9 +44,9 @@
 : CONSUME ( row kt -- row ) ( T: wacc -- wacc )  \ a consumer: the four k16 steps of k-tile kt, then free its stage
   DUP 4 MOD  DUP FULL  ROT 4 / 1 AND  MBAR-WAIT  ( row s )
   DUP 2 PICK 0 K16  DUP 2 PICK 1 K16  DUP 2 PICK 2 K16  DUP 2 PICK 3 K16  0 WGMMA-WAIT
-  EMPTY MBAR-ARRIVE ;
+  ELECT IF  EMPTY MBAR-ARRIVE  ELSE  DROP  THEN ;  \ one arrival per warp, after its wait
 TID-X 0= IF
-  4 0 DO  I FULL 1 MBAR-INIT  I EMPTY 256 MBAR-INIT  LOOP  MBAR-FENCE
+  4 0 DO  I FULL 1 MBAR-INIT  I EMPTY 8 MBAR-INIT  LOOP  MBAR-FENCE
 THEN
 BARRIER
 WARPGROUP 0= IF

@@ -88,8 +88,8 @@ def test_the_tile_words_and_the_warpgroup_words_share_one_input_type():
 
 def test_pipe_shows_the_rings_mbarrier_phases():
     """.PIPE after the demo: in the first block, k-tile kt fills stage kt mod 2 (FULL: 1 arrival, the
-    producer's, and 16384 bytes from 2 boxes of 64 x 64 bf16) and frees it (EMPTY: the consumer's 128
-    arrivals), so each stage's barriers complete one phase per k-tile of theirs, in order."""
+    producer's, and 16384 bytes from 2 boxes of 64 x 64 bf16) and frees it (EMPTY: 4 arrivals, one
+    per warp of the consumer warpgroup), so each stage's barriers complete one phase per k-tile of theirs, in order."""
     from tileforth.core.session.pipeview import last
     m, n, k = 64, 64, 64 * 5
     rng = np.random.default_rng(0)
@@ -109,6 +109,37 @@ def test_pipe_shows_the_rings_mbarrier_phases():
         assert [(p["phase"], p["arrivals"], p["tx_bytes"], p["boxes"]) for p in mine] == \
             [(i, 1, 2 * 64 * 64 * 2, 2) for i in range(uses)]
         mine = [p for p in phases if p["offset"] == empty[s]]
-        assert [(p["phase"], p["arrivals"], p["tx_bytes"]) for p in mine] == [(i, 128, 0) for i in range(uses)]
+        assert [(p["phase"], p["arrivals"], p["tx_bytes"]) for p in mine] == [(i, 4, 0) for i in range(uses)]
     text = " ".join(f.eval(".PIPE").split())  # (lines wrap at 80 columns)
-    assert "mbarriers, phase by phase" in text and "16384 bytes from 2 TMA boxes" in text and "128 arrivals" in text
+    assert "mbarriers, phase by phase" in text and "16384 bytes from 2 TMA boxes" in text and "4 arrivals" in text
+
+
+ARRIVE = "ELECT IF  EMPTY MBAR-ARRIVE  ELSE  DROP  THEN ;"
+MISUSES = [
+    # one arrival a thread on EMPTY (count 4): 32 phases a k-tile, so the producer waits on a parity that never comes
+    (("ELECT IF  EMPTY MBAR-ARRIVE  ELSE  DROP  THEN ;", "EMPTY MBAR-ARRIVE ;"),
+     r"MBAR-WAIT in PRODUCE: thread 0 waits for phase 32 \(parity 0\) .*which can never complete"),
+    # EMPTY counting the consumer's 128 threads while only its 4 warps arrive: its first phase never completes
+    (("EMPTY 4 MBAR-INIT", "EMPTY 128 MBAR-INIT"),
+     r"MBAR-WAIT in PRODUCE: .*can never complete: it still needs 124 of its 128 arrivals"),
+    # every lane of the producer's first warp announcing the boxes on FULL (count 1): more arrivals than the count
+    (("TID-X 0= IF  KT 0 DO  I PRODUCE  LOOP  THEN", "TID-X 32 < IF  KT 0 DO  I PRODUCE  LOOP  THEN"),
+     r"MBAR-ARRIVE-TX in PRODUCE: thread 1 arrives on phase 0 .*more arrivals than its count"),
+]
+
+
+@pytest.mark.parametrize("edit, message", MISUSES)
+def test_the_rings_arrival_counts_are_checked(edit, message):
+    """The demo's EMPTY barriers count one ELECTed arrival per consumer warp (after the warp's WGMMA-WAIT);
+    the emulator reports each way of getting the count wrong, as the GPU would hang or overrun the ring."""
+    from tileforth.core import ForthError
+    old, new = edit
+    text = DEMO.read_text()
+    assert ARRIVE in text and old in text
+    spec = parse_kernel_file(text.replace(old, new), "g.fth")
+    m, n, k = 64, 64, 64 * 5
+    rng = np.random.default_rng(0)
+    args = {"M": m, "N": n, "KK": k, "A": rng.integers(-3, 4, (m, k)).astype(ml_dtypes.bfloat16),
+            "BT": rng.integers(-3, 4, (n, k)).astype(ml_dtypes.bfloat16), "C": np.zeros((m, n), np.float32)}
+    with pytest.raises(ForthError, match=message):
+        run_kernel_file(Forth(backend="cpu"), spec, args)

@@ -82,7 +82,7 @@ def test_pipe_shows_both_consumers_freeing_each_stage(bn):
         assert [(p["phase"], p["arrivals"], p["tx_bytes"], p["boxes"]) for p in phases if p["offset"] == full[s]] \
             == [(i, 1, (TILE + bn) * 64 * 2, 2) for i in range(uses)]
         assert [(p["phase"], p["arrivals"]) for p in phases if p["offset"] == empty[s]] == \
-            [(i, 256) for i in range(uses)]  # two consumer warpgroups of 128 threads
+            [(i, 8) for i in range(uses)]  # one arrival per warp of the two consumer warpgroups
 
 
 @needs_ptxas

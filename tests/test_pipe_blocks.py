@@ -29,7 +29,7 @@ def gemm(f: Forth, m: int, n: int, k: int) -> None:
 def expected(kt: int) -> list[tuple[str, int, int, int, int]]:
     """Each barrier's phases, (FULL or EMPTY, stage, phase, arrivals, bytes), in barrier then phase order."""
     out = []
-    for kind, arrivals, nbytes in (("FULL", 1, 2 * 64 * 64 * 2), ("EMPTY", 128, 0)):
+    for kind, arrivals, nbytes in (("FULL", 1, 2 * 64 * 64 * 2), ("EMPTY", 4, 0)):
         for s in (0, 1):
             out += [(kind, s, i, arrivals, nbytes) for i in range(len(range(s, kt, 2)))]
     return out
@@ -65,6 +65,49 @@ def test_blocks_that_differ_are_named_and_an_absent_block_is_an_error():
     text = " ".join(f.eval(".PIPE").split())
     assert "blocks 1, 3 completed the same phases, arrivals and bytes; block 2 other ones" in text
     f.eval("7 CONSTANT KEEP")
-    with pytest.raises(ForthError, match=r"block 9 of the last launch completed no mbarrier phase; blocks 0-3 did"):
+    with pytest.raises(ForthError, match=r"block 9 of the last launch made no CP.WAIT and completed no mbarrier phase .*blocks 0-3 did"):
         f.eval("9 .PIPE-BLOCK")
     assert f.eval("KEEP .").strip() == "7"
+
+
+CP_BLOCKS = ("4 1 1 GRID 32 1 1 THREADS 256 F32 ARRAY g 1 16 F32 2 SMEM-TILE s "
+             ": cp ( stage -- ) TID-X 4 < IF TID-X 16 * BID-X 64 * + g + TID-X 16 * 2 PICK s + CP.ASYNC THEN "
+             "DROP CP.COMMIT ; "
+             "0 cp 0 CP.WAIT  BID-X 2 = IF 1 cp 0 CP.WAIT THEN")
+
+
+def test_cp_async_waits_are_recorded_per_block_and_follow_pipe_block():
+    """The program's schedule: every block copies stage 0 as group 0 and waits for it; block 2 then copies
+    stage 1 as group 1 and waits again. So blocks 0, 1, 3 have one wait (stage 0 landed in group 0, stage 1
+    empty), block 2 two, its second with both stages landed (groups 0 and 1)."""
+    f = Forth(backend="cpu")
+    f.eval(CP_BLOCKS)
+    one = [(0, [(0, "landed", (0,)), (1, "empty", ())])]
+    two = one + [(1, [(0, "landed", (0,)), (1, "landed", (1,))])]
+    for b in range(4):
+        got = last(f, b)
+        assert got["block"] == b and got["wait_blocks"] == [0, 1, 2, 3]
+        steps = [(s["index"], [(x["stage"], x["state"], tuple(x["landed_groups"])) for x in s["stages"]])
+                 for s in got["steps"]]
+        assert steps == (two if b == 2 else one), b
+        assert [[w["warp"] for w in s["waits"]] for s in got["steps"]] == [[0]] * len(steps)
+    assert last(f)["block"] == 0 and len(last(f)["steps"]) == 1
+    text = " ".join(f.eval(".PIPE").split())
+    assert text.startswith(".PIPE: block 0 of the last launch") and "wait 2" not in text
+    assert "blocks 1, 3 waited the same way, stage by stage; block 2 other ways" in text
+    text = " ".join(f.eval("2 .PIPE-BLOCK").split())
+    assert text.startswith(".PIPE: block 2 of the last launch") and "wait 2" in text
+    assert "s landed g0 landed g1" in text and "blocks 0-1, 3 other ways" in text
+    with pytest.raises(ForthError, match=r"block 9 of the last launch made no CP.WAIT and completed no mbarrier "
+                                         r"phase .*blocks 0-3 did: give one of those"):
+        f.eval("9 .PIPE-BLOCK")
+
+
+def test_the_colour_view_says_which_blocks_waited_alike():
+    from tileforth.core.session.pipeview import make
+    from tileforth.repl.pipeview import render_pipe
+    f = Forth(backend="cpu")
+    f.eval(CP_BLOCKS)
+    text = " ".join(" ".join(t.plain for t in render_pipe(make(f, 2), colour=True, width=200)).split())
+    assert text.startswith(".PIPE: block 2 of the last launch") and "s landed g0 landed g1" in text
+    assert "blocks 0-1, 3 other ways: `n .PIPE-BLOCK` shows block n's waits" in text

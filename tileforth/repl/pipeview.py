@@ -1,4 +1,4 @@
-""".PIPE's view in the REPL: on a colour terminal, each wait of the last launch's first block as a
+""".PIPE's view in the REPL: on a colour terminal, each wait of the shown block of the last launch as a
 rich table (a row per SMEM-TILE, a column per stage; landed stages green, stages in flight yellow,
 empty ones dim), then a line per warp saying what its wait had in flight and landed. In a pipe the
 record's own layout (tileforth/core/session/pipeview.py), whose cell texts these are."""
@@ -50,4 +50,4 @@ def render_pipe(view: Pipe, *, width: int = 80, colour: bool = False, glyphs=Non
                 out.append(text)
         for w in step.waits:
             out.append(Text("  " + wait_text(w), style="dim"))
-    return out + phases
+    return out + [Text(t, style="dim") for line in view.wait_note(width) for t, _ in line] + phases

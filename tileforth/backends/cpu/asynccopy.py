@@ -46,6 +46,7 @@ import numpy as np
 from llvmlite import ir
 from tileforth.core.compile import layout as L
 from tileforth.core.compile.smem import (
+    PIPE_BLOCKS,
     A_READ,
     A_UNSYNCED,
     CHUNK,
@@ -77,7 +78,7 @@ WARP = 32
 LANDED_SHIFT = 24
 LANDED_THREAD = 1 << LANDED_SHIFT
 KEEP_LAUNCHES = 256  # launch contexts whose state is kept (describe reads the last ones)
-PIPE_STEPS = 16  # the waits per warp of a launch's first block that .PIPE keeps
+PIPE_STEPS = 16  # the waits per warp of a block that .PIPE keeps
 EPOCH_BITS = (1 << 39) - 1  # the epoch bits of a trace record (races.py: size | epoch << 8)
 
 _LANE = np.arange(CHUNK)  # a chunk's bytes
@@ -275,8 +276,8 @@ class AsyncCopies:
         self._next = 1  # the next copy's id + 1 (ids are unique in the process, but for wrapping at 2**31)
         self._lock = threading.Lock()
         self._touched: set[int] = set()  # the contexts this launch used (finish() reads them)
-        self._steps: dict[int, PipeStep] = {}  # this launch's first block: the k-th wait of its warps
-        self.pipe: list[PipeStep] = []  # the last finished launch's (what .PIPE shows)
+        self._steps: dict[int, dict[int, PipeStep]] = {}  # this launch's blocks: the k-th wait of their warps
+        self.pipe_blocks: dict[int, list[PipeStep]] = {}  # the last finished launch's, per block (what .PIPE shows)
         self._trace_view: tuple[int, np.ndarray] | None = None
         self._labels: tuple[tuple, Any] | None = None  # _stage_labels' last (key, result)
 
@@ -348,18 +349,23 @@ class AsyncCopies:
             self._touched.clear()
             if not touched:  # a launch without copies: .PIPE still shows the last one that had them
                 return None
-            steps = [self._steps[k] for k in sorted(self._steps)]
+            blocks = {b: [mine[k] for k in sorted(mine)] for b, mine in sorted(self._steps.items())}
             self._steps = {}
             left = [c for st in touched for c in st.copies.values()]
-            if left:
-                st = next(st for st in touched if st.copies)
-                steps.append(PipeStep(-1, -1, (), self._stages(st)))
-            self.pipe = steps  # (the launches' states stay for describe(): the next launch starts its own)
+            for st in touched:  # a block stopped with copies in flight: a last step, where it stopped
+                if st.copies and 0 <= st.block < PIPE_BLOCKS:
+                    blocks.setdefault(st.block, []).append(PipeStep(-1, -1, (), self._stages(st)))
+            self.pipe_blocks = dict(sorted(blocks.items()))  # (the launches' states stay for describe())
             if not left:
                 return None
             return min(left, key=lambda c: c.id), len(left)
 
     # ---- .PIPE: the stages of a block and the waits of its warps ----------------------------------
+    @property
+    def pipe(self) -> list[PipeStep]:
+        """The last finished launch's steps of its first block that waited (.PIPE's default)."""
+        return next(iter(self.pipe_blocks.values()), [])
+
     def _stages(self, st: Launch) -> tuple[StageState, ...]:
         """Every stage's state now (.PIPE): its chunks in flight and landed, and their groups; all stages at once
         through a label per chunk (_stage_labels), or stage by stage where stages overlap."""
@@ -434,8 +440,8 @@ class AsyncCopies:
 
     def _note_wait(self, st: Launch, op: AsyncWait, site: int, rows: np.ndarray, before: list[tuple[int, ...]],
                    landed_copies: int) -> int | None:
-        """A warp of the first block waited: its k-th wait joins step k (k, or None past PIPE_STEPS), whose
-        stages the caller sets (_stages, once the warps it performs have waited)."""
+        """A warp of block st.block waited: its k-th wait joins the block's step k (k, or None past PIPE_STEPS),
+        whose stages the caller sets (_stages, once the warps it performs have waited)."""
         tids = rows[:, L.T_LINEAR].tolist()
         warp = tids[0] % self.be.block_size // WARP
         k = int(st.threads.waits[tids[0] - st.block * self.be.block_size]) - 1
@@ -444,9 +450,10 @@ class AsyncCopies:
         first = before[0]
         landed = first[:max(0, len(first) - op.n)]
         wait = WarpWait(warp, op.n, first, landed, len(tids), all(b == first for b in before), landed_copies)
-        old = self._steps.get(k)
+        mine = self._steps.setdefault(st.block, {})
+        old = mine.get(k)
         waits = tuple(w for w in (old.waits if old else ()) if w.warp != warp) + (wait,)
-        self._steps[k] = PipeStep(k, site, tuple(sorted(waits, key=lambda w: w.warp)), old.stages if old else ())
+        mine[k] = PipeStep(k, site, tuple(sorted(waits, key=lambda w: w.warp)), old.stages if old else ())
         return k
 
     # ---- PROFILE: a traced launch's records of the copies' shared writes (accessprofile.py) --------
@@ -516,7 +523,7 @@ class AsyncCopies:
                 open_, lt = open_[mine[lt]], lt[mine[lt]]
                 t.group[open_] = st.threads.committed[lt]
                 st.threads.committed[local] += 1
-            case AsyncWait(n=n) if block == 0:  # the first block: .PIPE's record, warp by warp
+            case AsyncWait(n=n) if block < PIPE_BLOCKS:  # .PIPE's record of the block, warp by warp
                 warps = local // WARP
                 cuts = np.flatnonzero(warps[1:] != warps[:-1]) + 1
                 noted: set[int] = set()
@@ -532,9 +539,10 @@ class AsyncCopies:
                             noted.add(k)
                 finally:
                     stages = self._stages(st) if noted else ()
+                    recorded = self._steps.get(block, {})
                     for k in noted:
-                        old = self._steps[k]
-                        self._steps[k] = PipeStep(k, old.site, old.waits, stages)
+                        old = recorded[k]
+                        recorded[k] = PipeStep(k, old.site, old.waits, stages)
             case AsyncWait(n=n):
                 self._wait(st, op, rows, local, n, error)
 

@@ -162,9 +162,12 @@ class WarpWait:
         return self.before[len(self.landed):]
 
 
+PIPE_BLOCKS = 64  # the blocks (0 to PIPE_BLOCKS - 1) whose waits the emulator keeps for .PIPE
+
+
 @record(frozen=True)
 class PipeStep:
-    """The k-th CP.WAIT of each warp of the launch's first block (`index` k, from 0), and the block's
+    """The k-th CP.WAIT of each warp of a block of the launch (`index` k, from 0), and the block's
     stages once the last warp to get there had waited; or (`index` -1) where the launch stopped with
     copies in flight."""
 

@@ -1,11 +1,12 @@
 """.PIPE's view: a block's shared-memory stages and the cp.async groups in flight, wait by wait.
 
-The emulator's copy model (tileforth/backends/cpu/asynccopy.py) keeps, for the first block of each
-launch, what each warp's k-th CP.WAIT found and did (the groups its threads had in flight, those it
+The emulator's copy model (tileforth/backends/cpu/asynccopy.py) keeps, for each block of a launch (the
+first PIPE_BLOCKS), what each warp's k-th CP.WAIT found and did (the groups its threads had in flight, those it
 landed), and the state of every stage of every SMEM-TILE once the last warp had made its k-th wait:
 how many of the stage's 16-byte chunks have a copy in flight, how many landed, and in which groups
 (records StageState, WarpWait, PipeStep, tileforth/core/compile/smem.py). A launch that stopped with
-copies in flight adds a last step, where it stopped.
+copies in flight adds a last step, where it stopped. .PIPE shows the first block's waits and mbarrier
+phases, `n .PIPE-BLOCK` block n's (the same block for both), and says which other blocks did the same.
 
 `Pipe` lays that out as text (a table of stages per wait, then a line per warp) and as data
 (`data()`, what `last(f)` returns); tileforth/repl/pipeview.py draws it with rich.
@@ -62,25 +63,36 @@ def wait_text(w: WarpWait) -> str:
 
 @record(eq=False)  # compared by identity, as the other views (views.py)
 class Pipe(View):
-    """.PIPE's view of the last launch: its steps, each the block's stages and its warps' waits."""
+    """.PIPE's view of the last launch: the shown block's steps, each the block's stages and its warps'
+    waits, and its mbarrier phases."""
 
     kind: ClassVar[str] = "pipe"
-    steps: list[PipeStep]
+    block_steps: dict[int, list[PipeStep]]  # each block's steps (the copy model's pipe_blocks)
     sites: list  # Forth.sites.entries, to name each wait's place
     tiles: list[str]  # the SMEM-TILEs, in the order of the stages
     phases: list[PhaseDone] = field(default_factory=list)  # the mbarrier phases every block completed
-    block: int | None = None  # the block whose phases are shown (None: the first block that completed one)
+    block: int | None = None  # the block shown (None: the first block that waited or completed a phase)
 
     def blocks(self) -> list[int]:
         """The blocks that completed an mbarrier phase, in order."""
         return sorted({p.block for p in self.phases})
 
+    def wait_blocks(self) -> list[int]:
+        """The blocks whose CP.WAITs were recorded, in order."""
+        return sorted(self.block_steps)
+
     def shown(self) -> int | None:
-        """The block whose mbarrier phases are shown."""
+        """The block shown: its waits and its mbarrier phases."""
         if self.block is not None:
             return self.block
-        blocks = self.blocks()
+        blocks = sorted(set(self.blocks()) | set(self.wait_blocks()))
         return blocks[0] if blocks else None
+
+    @property
+    def steps(self) -> list[PipeStep]:
+        """The shown block's steps (its warps' k-th waits, and where it stopped)."""
+        b = self.shown()
+        return self.block_steps.get(b, []) if b is not None else []
 
     def block_phases(self, block: int | None = None) -> list[PhaseDone]:
         """The phases a block completed (the shown one by default), in the order they completed."""
@@ -103,7 +115,7 @@ class Pipe(View):
             out.append({"index": st.index, "where": self.where(st),
                         "stages": [dict(asdict(s), state=s.state) for s in st.stages],
                         "waits": [dict(asdict(w), left=w.left) for w in st.waits]})
-        return {"tiles": list(self.tiles), "steps": out, "block": self.shown(),
+        return {"tiles": list(self.tiles), "steps": out, "block": self.shown(), "wait_blocks": self.wait_blocks(),
                 "mbarriers": [asdict(p) for p in self.block_phases()],
                 "all_mbarriers": [asdict(p) for p in self.phases]}
 
@@ -143,10 +155,28 @@ class Pipe(View):
             out += [[("  " + ln[0][0], "note")] for ln in _para(text, "note", width - 2)]
         return out
 
+    def wait_note(self, width: int = WIDTH) -> Lines:
+        """A line on the other blocks' waits: those that waited alike and those that did not (none: no lines)."""
+        b = self.shown()
+        others = [x for x in self.wait_blocks() if x != b]
+        if not others:
+            return []
+        sig = _step_signature(self.steps)
+        alike = [x for x in others if _step_signature(self.block_steps[x]) == sig]
+        differ = [x for x in others if x not in alike]
+        parts = [f"{_blocks(alike)} waited the same way, stage by stage"] if alike else []
+        parts += [f"{_blocks(differ)} other ways"] if differ else []
+        text = "; ".join(parts) + ": `n .PIPE-BLOCK` shows block n's waits"
+        return [[("  " + ln[0][0], "note")] for ln in _para(text, "note", width - 2)]
+
     def lines(self, width: int = WIDTH) -> Lines:
-        out: Lines = [[(".PIPE: the first block of the last launch, wait by wait", "head")]]
+        b = self.shown()
+        which = "the first block" if b is None else f"block {b}"
+        out: Lines = [[(f".PIPE: {which} of the last launch, wait by wait", "head")]]
         if not self.steps:
-            if not self.phases:
+            if self.wait_blocks():
+                out += _para(f"block {b} made no CP.WAIT; blocks {ranges_text(self.wait_blocks())} did", "note", width)
+            elif not self.phases:
                 out += _para("no CP.WAIT ran and no mbarrier phase completed in the last launch's first block "
                              "(.PIPE shows a launch that copied with CP.ASYNC or TMA, on the cpu backend)", "note",
                              width)
@@ -164,12 +194,17 @@ class Pipe(View):
                     out.append(line)
             for w in step.waits:
                 out += [[("  " + ln[0][0], "note")] for ln in _para(wait_text(w), "note", width - 2)]
-        return out + self.phase_lines(width)
+        return out + self.wait_note(width) + self.phase_lines(width)
 
 
 def _signature(phases: list[PhaseDone]) -> list[tuple]:
     """What a block's phases were, but the block: to tell the blocks that did the same."""
     return [(p.offset, p.phase, p.arrivals, p.tx_bytes, p.boxes) for p in phases]
+
+
+def _step_signature(steps: list[PipeStep]) -> list[tuple]:
+    """What a block's waits were, but the block: to tell the blocks that waited alike."""
+    return [(s.index, s.site, s.waits, s.stages) for s in steps]
 
 
 def _blocks(blocks: list[int]) -> str:
@@ -191,14 +226,15 @@ def make(f: "Forth", block: int | None = None) -> Pipe:
     """The last launch's pipeline, from the backend's copy model (none on a backend without one); `block`:
     the block whose mbarrier phases it shows (None: the first that completed one)."""
     model = getattr(f.backend, "asyncs", None)
-    steps = list(model.pipe) if model is not None else []
+    per_block = {b: list(s) for b, s in model.pipe_blocks.items()} if model is not None else {}
     phases = getattr(f.backend, "mbarrier_phases", None)
     names: list[str] = []
-    for step in steps:
-        for s in step.stages:
-            if s.tile not in names:
-                names.append(s.tile)
-    return Pipe(steps, list(f.sites.entries), names, phases() if phases is not None else [], block)
+    for steps in per_block.values():
+        for step in steps:
+            for s in step.stages:
+                if s.tile not in names:
+                    names.append(s.tile)
+    return Pipe(per_block, list(f.sites.entries), names, phases() if phases is not None else [], block)
 
 
 def last(f: "Forth", block: int | None = None) -> dict[str, Any]:
@@ -206,5 +242,6 @@ def last(f: "Forth", block: int | None = None) -> dict[str, Any]:
     dict per stage: tile, stage, chunks, in_flight, landed, flight_groups, landed_groups, state],
     "waits": [one dict per warp: warp, n, before, landed, left, lanes, alike, copies]}], "mbarriers": [one
     dict per completed phase of the block shown: offset, name, phase, arrivals, tx_bytes, boxes, block],
-    "block": that block (`block`, else the first that completed a phase), "all_mbarriers": every block's}."""
+    "block": that block (`block`, else the first that waited or completed a phase), "wait_blocks": the blocks
+    whose waits were recorded, "all_mbarriers": every block's}; "steps" are the shown block's."""
     return make(f, block).data()

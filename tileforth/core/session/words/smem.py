@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from ...compile import layout as L
 from ...compile.eltypes import BY_CODE
 from ...compile.primitives import TABLE as PRIMS
-from ...compile.smem import ALIGN, CHUNK, SWIZZLE_ROW, SWIZZLED_ALIGN, SmemTile
+from ...compile.smem import ALIGN, CHUNK, PIPE_BLOCKS, SWIZZLE_ROW, SWIZZLED_ALIGN, SmemTile
 from ...errors import ForthError
 from ...front.dictionary import NEW, Constant, Parse
 from ...front.reader import Token
@@ -115,17 +115,20 @@ def w_pipe(f: "Forth", tok: Token) -> None:
     show(f, make_pipe(f))
 
 
-@host(".PIPE-BLOCK", "( n -- )", "Show .PIPE with the mbarrier phases block n of the last launch completed (n the "
-      "block's linear index in the grid; .PIPE shows the first block's).",
+@host(".PIPE-BLOCK", "( n -- )", "Show .PIPE for block n of the last launch (n the block's linear index in "
+      "the grid; .PIPE shows the first block's): its warps' CP.WAITs with its stages, and the mbarrier phases it "
+      "completed.",
       "2 1 1 GRID 32 1 1 THREADS 8 SHARED: bar  TID-X 0= IF bar 1 MBAR-INIT MBAR-FENCE bar MBAR-ARRIVE THEN  "
       "bar 0 MBAR-WAIT  1 .PIPE-BLOCK", wordset="tileforth", group=INSPECT_GROUP)
 def w_pipe_block(f: "Forth", tok: Token) -> None:
     (n,) = f.pop_uniform(1, ".PIPE-BLOCK")
     f.flush_segment()
     view = make_pipe(f, n)
-    if view.phases and n not in view.blocks():
-        raise ForthError(f".PIPE-BLOCK: block {n} of the last launch completed no mbarrier phase; blocks "
-                         f"{ranges_text(view.blocks())} did: give one of those", tok.pos, tok.text)
+    known = sorted(set(view.blocks()) | set(view.wait_blocks()))
+    if known and n not in known:
+        raise ForthError(f".PIPE-BLOCK: block {n} of the last launch made no CP.WAIT and completed no mbarrier phase "
+                         f"(.PIPE keeps the waits of blocks 0 to {PIPE_BLOCKS - 1}); blocks {ranges_text(known)} did: "
+                         "give one of those", tok.pos, tok.text)
     show(f, view)
 
 
