@@ -45,7 +45,7 @@ from .tokens import Tokens
 from .wordlists import Dictionary, DictionarySnapshot
 from .inputpos import note_in, sync_in
 from .devarrays import wait_for_stream
-from ..heldsigint import undo
+from ..heldsigint import deliver_deferred, undo
 from .kernelrun import KernelRun
 from .launchshape import check_python_shape
 
@@ -355,7 +355,10 @@ class Forth:
         say so (a word that fails later reports where it was defined).
         `spanning`: a control structure may continue on the next line of src
         (the REPL's multi-line input); otherwise each line closes its own."""
-        return self._eval(src, source, spanning, line)
+        deliver_deferred()  # a Ctrl-C that landed in an LLVM object's destructor (heldsigint.py) stops here
+        out = self._eval(src, source, spanning, line)
+        deliver_deferred()
+        return out
 
     def debug(self, src: str, watch: list[tuple[int, int]] | None = None) -> Any:
         """Run a line with a stop at every word of its launches (cpu backend): a Debugger to step
