@@ -39,6 +39,7 @@ Two windows inside llvmlite are closed here too (fuzzed, SIGINT at random moment
 from __future__ import annotations
 
 import signal
+import sys
 import threading
 from contextlib import contextmanager
 from typing import Callable, Iterator
@@ -134,7 +135,7 @@ def _guard_llvm_objects() -> None:
 
     def destroy_held(self, *args, **kwargs):
         global _destructing
-        if not _holds():
+        if sys.is_finalizing() or not _holds():  # (at exit: as llvmlite's own, nothing held)
             destroy(self, *args, **kwargs)
             return
         _destructing += 1
