@@ -8,6 +8,8 @@ data script costs. Each figure is the growth of the process's resident memory
     dropped sessions   N sessions made and dropped, after N made and dropped first:
                        the shared JIT engines reach a plateau (about 35 MiB) in the
                        first ones; after that a dropped session must give its memory back
+    closed sessions    N sessions of 65,536 threads (tens of MiB of stacks each), each closed before the
+                       next, with the garbage collector off: close() gives the buffers back by itself
     data script        N `n ,` lines (a data table): no kernel per line
 
     python benchmarks/memory.py            # 3000 lines, 10000 definitions, 2×300 sessions, 2000 data lines
@@ -133,6 +135,29 @@ def main(argv=None) -> int:
     mib, secs = grown(make_and_drop)
     print(f"first {sessions} sessions: {first:5.1f} MiB (the shared engines' plateau); then")
     print(f"dropped sessions   {sessions:6d}: {mib:7.1f} MiB  ({mib * 1024 / sessions:5.1f} KiB a session, {secs:5.1f} s)")
+
+    closed = 20 // scale
+
+    def make_and_close() -> int:
+        """(the garbage collector off, no collection after: what close() frees, it frees itself)"""
+        state = 0
+        for _ in range(closed):
+            s = Forth()
+            s.eval("256 1 1 GRID 256 1 1 THREADS  1 DROP")
+            state = s.backend.state.nbytes
+            s.close()
+        return state
+    make_and_close()  # warm-up
+    gc.collect()
+    gc.disable()
+    try:
+        before, t0 = rss_mib(), time.perf_counter()
+        state = make_and_close()
+        mib, secs = rss_mib() - before, time.perf_counter() - t0
+    finally:
+        gc.enable()
+    print(f"closed sessions    {closed:6d}: {mib:7.1f} MiB  (the garbage collector off; each session's state buffer "
+          f"{state / 2**20:.0f} MiB, {secs:5.1f} s)")
 
     h = Forth()
     before = len(h.kcache)

@@ -14,6 +14,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import forthtest  # noqa: E402
 import gforth  # noqa: E402
+from standins import cuda_session, cuda_sessions, drv  # noqa: E402,F401 - the stand-in driver's fixtures, for every file
 
 
 @pytest.fixture

@@ -44,3 +44,39 @@ def drv():
     with standins("pycuda"):
         import pycuda.driver as driver
         yield driver
+
+
+class CudaSessions:
+    """Makes cuda sessions on the stand-in driver (`make()`); `close_all()` closes each, then checks that
+    they gave every context back: nothing left current on this thread, no primary context retained."""
+
+    def __init__(self, driver) -> None:
+        self.driver = driver
+        self.made: list = []
+
+    def __call__(self, **kw):
+        from tileforth.core import Forth
+        self.made.append(Forth(backend="cuda", **kw))
+        return self.made[-1]
+
+    def close_all(self) -> None:
+        made, self.made = self.made, []
+        for f in made:
+            f.close()
+        refs = {n: self.driver.primary_refs(n) for n in range(self.driver.CONFIG["count"])}
+        assert self.driver.context_stack() == [] and set(refs.values()) <= {0}, refs
+
+
+@pytest.fixture
+def cuda_sessions(drv):
+    """`cuda_sessions()` makes a cuda session on the stand-in; all are closed after the test, which
+    checks that they released their contexts."""
+    sessions = CudaSessions(drv)
+    yield sessions
+    sessions.close_all()
+
+
+@pytest.fixture
+def cuda_session(cuda_sessions):
+    """One cuda session on the stand-in driver (closed after the test, its contexts checked released)."""
+    return cuda_sessions()

@@ -141,7 +141,7 @@ $L__BB0_2:
 def test_memory_quick_prints_each_figure_and_a_data_script_compiles_no_kernel():
     r = run("memory.py", "--quick")
     assert r.returncode == 0, r.stderr
-    for what in ("distinct lines", "definitions", "dropped sessions", "data script"):
+    for what in ("distinct lines", "definitions", "dropped sessions", "closed sessions", "data script"):
         assert what in r.stdout, r.stdout
     assert "0 kernels compiled" in r.stdout and "kernels cached" in r.stdout
 

@@ -18,7 +18,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from standins import drv, standins  # noqa: F401 - drv: the fixture
 from tileforth.backends.cuda import cubincache as cc
 from tileforth.backends.cuda.ptx import assemble_logged, parse_ptxas_log, ptxas_path
 from tileforth.core import Forth, ForthError

@@ -9,7 +9,6 @@ import re
 
 import numpy as np
 import pytest
-from standins import drv, standins  # noqa: F401 - drv: the fixture
 from tileforth.core import Forth, ForthError
 from tileforth.core.compile import layout as L
 
@@ -18,22 +17,8 @@ LOST = ("the GPU context was lost (an illegal memory access was encountered): ti
 
 
 @pytest.fixture
-def sessions(drv):
-    """Make cuda sessions; each is closed after the test."""
-    made: list[Forth] = []
-
-    def make() -> Forth:
-        made.append(Forth(backend="cuda"))
-        return made[-1]
-    yield make
-    for f in made:
-        f.backend.close()
-    assert drv.context_stack() == [] and drv.primary_refs() == 0
-
-
-@pytest.fixture
-def f(sessions):
-    return sessions()
+def f(cuda_session):
+    return cuda_session
 
 
 def _array(f: Forth, name: str, values) -> None:
@@ -102,9 +87,9 @@ def test_each_line_leaves_the_context_stack_as_it_found_it(f, drv):
     assert drv.context_stack() == []
 
 
-def test_sessions_share_one_primary_context_and_alternate(sessions, drv):
-    a = sessions()
-    b = sessions()
+def test_sessions_share_one_primary_context_and_alternate(cuda_sessions, drv):
+    a = cuda_sessions()
+    b = cuda_sessions()
     assert drv.stats["contexts_created"] == 1 and drv.primary_refs() == 1
     _array(a, "xs", [1, 2, 3])
     _array(b, "xs", [4, 5])
@@ -184,12 +169,12 @@ def test_a_fault_reported_by_synchronize_is_recovered_too(f, drv):
     np.testing.assert_array_equal(f.array("xs"), [9, 8])
 
 
-def test_recovery_keeps_addresses_across_holes_and_sessions(sessions, drv):
-    a = sessions()
+def test_recovery_keeps_addresses_across_holes_and_sessions(cuda_sessions, drv):
+    a = cuda_sessions()
     _array(a, "xs", np.arange(100))
     a.push_uniform(2, 1, 1)
     a.eval("GRID")  # frees and re-allocates the state: a hole
-    b = sessions()
+    b = cuda_sessions()
     _array(b, "ys", [5, 6, 7])
     a.eval(": touch ( addr -- ) DROP ;")
     a.kernel("touch")(np.zeros(4000, np.float32))  # a temporary allocation, freed after: another hole
@@ -218,17 +203,17 @@ def test_a_driver_error_that_leaves_the_context_alive_is_a_forth_error(f, drv):
 
 # ---- 6: launch limits -------------------------------------------------------------------------------
 
-def test_capabilities_are_the_devices(drv, sessions):
+def test_capabilities_are_the_devices(drv, cuda_sessions):
     drv.configure(attributes={"MAX_GRID_DIM_Y": 1000, "MAX_BLOCK_DIM_Z": 16})
-    caps = sessions().backend.caps
+    caps = cuda_sessions().backend.caps
     assert caps.max_block == (1024, 1024, 16) and caps.max_grid == (2**31 - 1, 1000, 65535)
     assert caps.max_block_threads == 1024 and caps.warp_size == 32 and caps.max_threads == 1 << 31
     assert caps.shared_bytes == 232448 and caps.recursion_max == 256 and caps.keeps_tiles is False
 
 
-def test_grid_and_block_beyond_the_device_are_forth_errors(drv, sessions):
+def test_grid_and_block_beyond_the_device_are_forth_errors(drv, cuda_sessions):
     drv.configure(attributes={"MAX_GRID_DIM_Y": 1000, "MAX_BLOCK_DIM_Z": 16})
-    f = sessions()
+    f = cuda_sessions()
     f.push_uniform(1, 2000, 1)
     with pytest.raises(ForthError, match="GRID"):
         f.eval("GRID")
@@ -238,9 +223,9 @@ def test_grid_and_block_beyond_the_device_are_forth_errors(drv, sessions):
     assert f.launch_shape == ((1, 1, 1), (32, 1, 1))
 
 
-def test_a_block_too_big_for_the_kernels_registers_is_a_forth_error(drv, sessions):
+def test_a_block_too_big_for_the_kernels_registers_is_a_forth_error(drv, cuda_sessions):
     drv.configure(registers=128)  # 128 registers a thread: 512 threads a block at most
-    f = sessions()
+    f = cuda_sessions()
     f.push_uniform(1024, 1, 1)
     f.eval("THREADS")
     with pytest.raises(ForthError, match="uses 128 registers .* at most 512 threads .* fewer THREADS"):
@@ -269,19 +254,19 @@ def test_shared_memory_is_dynamic_and_sized_at_the_launch(f, drv):
     assert f.backend.ctx_host[L.CTX_SHARED_SIZE] == f.shared_bytes
 
 
-def test_the_exact_architecture_is_used(drv, sessions):
+def test_the_exact_architecture_is_used(drv, cuda_sessions):
     drv.configure(compute_capability=(8, 6), name="stand-in RTX 3090")
-    f = sessions()
+    f = cuda_sessions()
     assert f.backend.arch == "sm_86" and f.ptx_arch == "sm_86"
     f.eval("1 2 +")
     assert ".target sm_86" in list(f.kcache.values())[-1].ptx
 
 
-def test_on_hopper_lines_compile_for_the_arch_specific_target(drv, sessions):
+def test_on_hopper_lines_compile_for_the_arch_specific_target(drv, cuda_sessions):
     """CC 9.0: the REPL's lines target sm_90a (PTX ISA: arch-specific code loads on exactly that compute
     capability, the device's), so setmaxnreg (REGS-, sm_90a only) runs at the prompt; the JIT (ptxas in the
     stand-in) assembles it for sm_90a."""
-    f = sessions()
+    f = cuda_sessions()
     assert f.backend.arch == "sm_90" and f.backend.jit_arch == "sm_90a" and f.ptx_arch == "sm_90a"
     f.eval("128 1 1 THREADS")
     f.eval("40 REGS-  TID-X 0= IF 7 . THEN")
@@ -332,10 +317,10 @@ def test_the_depth_is_lowered_when_the_cap_binds():
     assert stack_plan("k", not_called, log, 40) == (0, 0, 256)
 
 
-def test_the_depth_is_lowered_when_the_device_cannot_reserve_the_stack(drv, sessions):
+def test_the_depth_is_lowered_when_the_device_cannot_reserve_the_stack(drv, cuda_sessions):
     _need_ptxas()
     drv.configure(total_memory=2 << 30)  # 2 GiB: ~7 KiB of stack for each of 270336 threads
-    f = sessions()
+    f = cuda_sessions()
     f.eval(": fact DUP 1 > IF DUP 1- RECURSE * THEN ;")
     f.eval("5 fact")
     depth = int(f.backend.ctx_host[L.CTX_RECURSION_MAX])

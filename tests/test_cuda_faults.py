@@ -13,7 +13,7 @@ import re
 
 import numpy as np
 import pytest
-from standins import drv, standins  # noqa: F401 - drv: the fixture
+from standins import standins
 from tileforth.core import Forth, ForthError
 
 with standins("pycuda"):
@@ -26,11 +26,8 @@ ADVICE = re.compile(r"\b(use|restart|run|try|FREE|wait|split|check|close)\b")
 
 
 @pytest.fixture
-def f(drv):
-    s = Forth(backend="cuda")
-    yield s
-    s.backend.close()
-    assert drv.context_stack() == [] and drv.primary_refs() == 0
+def f(cuda_session):
+    return cuda_session
 
 
 def _array(f: Forth, name: str, values) -> None:

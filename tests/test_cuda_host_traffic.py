@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from standins import drv, standins  # noqa: F401 - drv: the fixture
 from tileforth.core import Forth, ForthError
 from tileforth.core.compile import layout as L
 
@@ -16,10 +15,8 @@ SHAPE = "64 1 1 GRID 1024 1 1 THREADS"
 
 
 @pytest.fixture
-def f(drv):
-    s = Forth(backend="cuda")
-    yield s
-    s.backend.close()
+def f(cuda_session):
+    return cuda_session
 
 
 def _fill(f: Forth, rows: list[np.ndarray]) -> None:

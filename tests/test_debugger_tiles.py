@@ -44,7 +44,7 @@ def _grid(text: str) -> np.ndarray:
 def test_tile_values_at_each_stop_match_numpy(checked, shared):
     f, a, b = _session(checked, shared)
     d = f.debug("TZERO A 16 TLOAD-A B 16 TLOAD-B TMMA 3e TSCALE TDROP")
-    v = _run_to(d, "A")  # after TZERO: one accumulator of zeros
+    _run_to(d, "A")  # after TZERO: one accumulator of zeros
     assert [t.kind for t in d.tiles()] == ["acc"]
     np.testing.assert_array_equal(d.tile(0).values, np.zeros((16, 16), np.float32))
     _run_to(d, "TMMA")  # acc a b: b on top, then a

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from standins import drv, standins  # noqa: F401 - drv: the fixture
 from tileforth.core import Forth, ForthError
 from tileforth.core.compile import layout as L
 
@@ -78,17 +77,10 @@ def test_dot_arrays_lists_each_array_with_its_shape_type_and_device():
 # ---- the cuda backend, two devices (the stand-in driver) ------------------------------------------------
 
 @pytest.fixture
-def two(drv):
+def two(drv, cuda_sessions):
     drv.configure(count=2)
-    made: list[Forth] = []
-
-    def make() -> Forth:
-        made.append(Forth(backend="cuda"))
-        return made[-1]
-    yield make
-    for f in made:
-        f.backend.close()
-    assert drv.context_stack() == [] and drv.primary_refs(0) == 0 and drv.primary_refs(1) == 0
+    yield cuda_sessions
+    cuda_sessions.close_all()  # (with both devices there: each context given back)
     drv.configure(count=1, no_peer=set())
 
 

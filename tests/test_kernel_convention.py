@@ -29,10 +29,10 @@ def f() -> Forth:
 
 
 @pytest.mark.parametrize("shape,line", [
-    (dict(block=(2048, 1, 1)), "2048 1 1 THREADS"),
-    (dict(block=(1024, 2)), "1024 2 1 THREADS"),
-    (dict(grid=(0, 1, 1)), "0 1 1 GRID"),
-    (dict(grid=(1, 70000, 1)), "1 70000 1 GRID"),
+    ({"block": (2048, 1, 1)}, "2048 1 1 THREADS"),
+    ({"block": (1024, 2)}, "1024 2 1 THREADS"),
+    ({"grid": (0, 1, 1)}, "0 1 1 GRID"),
+    ({"grid": (1, 70000, 1)}, "1 70000 1 GRID"),
 ])
 def test_f_kernel_refuses_shapes_as_grid_and_threads_do(f, shape, line):
     with pytest.raises(ForthError) as e:

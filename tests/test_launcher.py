@@ -326,8 +326,8 @@ def test_a_numpy_bfloat16_array_is_copied_as_bytes(load_on, side, monkeypatch):
 
 
 def test_scalars_are_packed_with_their_declared_widths(load, drv):
-    text = "\\! kernel s\n\\! param P i32[4]\n\\! param A i32\n\\! param B i64\n\\! param C f32\n" \
-           "\\! param D f64\n\\! param E f16\n\\! param F bf16\nA B + DROP\n"
+    text = ("\\! kernel s\n\\! param P i32[4]\n\\! param A i32\n\\! param B i64\n\\! param C f32\n"
+            "\\! param D f64\n\\! param E f16\n\\! param F bf16\nA B + DROP\n")
     mod = load(text, "s")
     p = DeviceArray(drv, np.zeros(4), np.int32)
     mod.s(p, -5, 2**62, 1.5, -0.25, 0.5, 1.0)

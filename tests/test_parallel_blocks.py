@@ -99,7 +99,6 @@ def test_the_step_pool_is_the_launchs_whatever_the_workers(monkeypatch):
     500,000 steps: 1,048,576 in all, more than the pool, though a quarter of the threads (what one
     of 4 workers runs) draws less. The launch fails alike with 1 and 4 workers; with a pool of
     2,000,000 it passes alike."""
-    from tileforth.core.compile.machine import Machine
     assert 64 * L.POLL_EVERY < 500_000 < 256 * L.POLL_EVERY < 2_000_000
     program = "8 1 1 GRID 32 1 1 THREADS : spin 0 5000 0 DO 1+ LOOP ; spin"
     for workers in (1, 4):

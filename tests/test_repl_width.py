@@ -67,7 +67,7 @@ def check_views(width: int, views: dict[str, list[str]]) -> None:
         assert c[1] == "<17>" and c[-2:] == ["16", c[0]], cells
     names = dictionary_names() | {"C"}  # and the user's matrix
     words = [w for ln in views["WORDS"] if ln.startswith("  ") for w in ln.split()]
-    assert len(words) > 300 and set(w.upper() for w in words) <= names, set(words) - names  # no word cut
+    assert len(words) > 300 and {w.upper() for w in words} <= names, set(words) - names  # no word cut
 
 
 # ---- a pseudo-terminal -------------------------------------------------------------------------------

@@ -27,7 +27,7 @@ def test_nothing_can_be_added_to_a_session_or_its_parts_from_outside():
         assert isinstance(getattr(f, name), cls)
         assert not hasattr(getattr(f, name), "__dict__"), name  # slots: only the declared state
         with pytest.raises(AttributeError):
-            setattr(getattr(f, name), "undeclared", 1)
+            getattr(f, name).undeclared = 1
 
 
 def test_every_facade_name_is_an_attribute_of_its_part():

@@ -42,8 +42,8 @@ def test_two_warps_storing_over_each_other_race(f):
     expected = first_race(by(tile(0, 0, "w"), 0) + by(tile(0, 1, "w"), 32))
     check(msg, expected, "C")
     assert parsed(msg)["space"] == "global" and "line 1, column 28" in msg  # at TSTORE
-    assert "the warp of threads 0-31 wrote it with TSTORE (at <input>:1:28), then the warp of threads 32-63 " \
-           "wrote it with TSTORE, with no BARRIER" in msg
+    assert ("the warp of threads 0-31 wrote it with TSTORE (at <input>:1:28), then the warp of threads 32-63 "
+            "wrote it with TSTORE, with no BARRIER") in msg
     # memory keeps what was stored before the race (warp 0's tile), as for scalar stores
     np.testing.assert_array_equal(f.array("C"), np.ones((16, 16), np.float32))
 

@@ -25,8 +25,8 @@ def same_as_gforth(program: str) -> str:
     ref = gforth.run(program)
     f = fresh()
     out = f.eval(program)
-    assert (out, f.data_stack()) == (ref.output, ref.stack), f"{program!r}\ntileforth {out!r} {f.data_stack()}" \
-        f"\ngforth    {ref.output!r} {ref.stack}"
+    assert (out, f.data_stack()) == (ref.output, ref.stack), (
+        f"{program!r}\ntileforth {out!r} {f.data_stack()}\ngforth    {ref.output!r} {ref.stack}")
     return out
 
 

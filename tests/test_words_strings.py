@@ -16,6 +16,7 @@ import pytest
 
 import gforth
 from forthtest import check_output, raises
+from tileforth.core import ForthError
 
 # HOLDS is Forth-2012; gforth 0.7.3 lacks it, so its side gets the standard's definition
 GF_HOLDS = ": holds ( c-addr u -- ) begin dup while 1- 2dup + c@ hold repeat 2drop ;\n"
@@ -301,7 +302,7 @@ def test_definition_strings_live_in_data_space_and_keep_here_aligned(f1):
 
 def test_a_failed_definition_gives_its_string_bytes_back(f1):
     here = f1.here
-    with pytest.raises(Exception):
+    with pytest.raises(ForthError, match="no-such-word"):
         f1.eval(': t-bad S" some text" no-such-word ;')
     assert f1.here == here
 

@@ -62,6 +62,9 @@ class Bye(Exception):
         self.output = output
 
 
+SESSION_CLOSED = "this session is closed (Forth.close): make a new one, Forth(), to go on"
+
+
 def ranges(ids: list[int]) -> str:
     """Thread numbers as messages and output show them: [0,1,2,5] -> '0-2, 5'."""
     if not ids:

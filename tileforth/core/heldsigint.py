@@ -28,21 +28,39 @@ Two windows inside llvmlite are closed here too (fuzzed, SIGINT at random moment
   landing after its acquire left the lock held by the main thread for good, and every other
   thread that calls into LLVM (the optimised recompiles, which close() joins) waited forever.
   `guard_llvm_lock()` takes it through the lock's own C `__enter__` instead.
+- an llvmlite object's close (ModuleRef, ExecutionEngine, TargetMachine, PassBuilder ...: every
+  ObjectRef) disposes of it in C, then marks it closed in Python: a KeyboardInterrupt landing in
+  the marking could leave it unmarked, disposed of again when collected (a segfault), and one in its
+  `__del__` was printed as "Exception ignored" and lost. `guard_llvm_lock()` also makes every
+  ObjectRef close with SIGINT held; inside a destructor (where an exception cannot get out) the
+  SIGINT noted is deferred: the next `held()` to end, or `deliver_deferred()` (the session calls
+  it as a line starts and ends), hands it to the handler then.
 """
 from __future__ import annotations
 
 import signal
+import sys
 import threading
 from contextlib import contextmanager
 from typing import Callable, Iterator
 
 
+_deferred: list[object] = []  # the frames of SIGINTs noted inside a destructor, not yet handed to the handler
+_destructing = 0  # llvmlite destructors under way on the main thread (their SIGINTs are deferred)
+
+
+def _holds() -> bool:
+    """SIGINT can be held here: the main thread, a handler installed from Python (None: one that could
+    not be put back)."""
+    return threading.current_thread() is threading.main_thread() and signal.getsignal(signal.SIGINT) is not None
+
+
 @contextmanager
 def held(on_signal: Callable[[], None] | None = None) -> Iterator[None]:
     """SIGINT noted, not handled, inside the block (and `on_signal()` called for it); the previous
-    handler runs for it at the end."""
-    if threading.current_thread() is not threading.main_thread() or signal.getsignal(signal.SIGINT) is None:
-        yield  # (None: a handler not installed from Python, which could not be put back)
+    handler runs for it at the end (and for one deferred before, see deliver_deferred)."""
+    if not _holds():
+        yield
         return
     noted: list[object] = []
 
@@ -55,8 +73,22 @@ def held(on_signal: Callable[[], None] | None = None) -> Iterator[None]:
         yield
     finally:
         signal.signal(signal.SIGINT, previous)
-        if noted:
+        if noted and _destructing:  # inside a destructor: an exception raised now would be lost
+            _deferred.append(noted[0])
+        elif noted:
+            _deferred.clear()  # (one interrupt for all)
             _deliver(previous, noted[0])
+        elif _deferred and not _destructing:
+            deliver_deferred()
+
+
+def deliver_deferred() -> None:
+    """The SIGINT a destructor deferred (if any), handed to the handler in place now (Python's: the
+    KeyboardInterrupt raised here)."""
+    if _deferred and not _destructing and _holds():
+        frame = _deferred[0]
+        _deferred.clear()
+        _deliver(signal.getsignal(signal.SIGINT), frame)
 
 
 def _deliver(handler: object, frame: object) -> None:
@@ -88,10 +120,40 @@ def link_in(mod: object, other: object, preserve: bool = False) -> None:
         mod.link_in(other, preserve=preserve)  # type: ignore[attr-defined]
 
 
-def guard_llvm_lock() -> None:
-    """llvmlite's C calls take its lock in a way a KeyboardInterrupt cannot leave held (see the
-    module docstring); once per process, before the first call into LLVM."""
+def _guard_llvm_objects() -> None:
+    """Every llvmlite object closes with SIGINT held, and its destructor defers a SIGINT it notes
+    (see the module docstring); once per process."""
     from llvmlite.binding import ffi
+    cls = getattr(ffi, "ObjectRef", None)
+    if cls is None or getattr(cls.close, "_tileforth", False) or not hasattr(cls, "__del__"):
+        return
+    close, destroy = cls.close, cls.__del__
+
+    def close_held(self):
+        with held():
+            close(self)
+
+    def destroy_held(self, *args, **kwargs):
+        global _destructing
+        if sys.is_finalizing() or not _holds():  # (at exit: as llvmlite's own, nothing held)
+            destroy(self, *args, **kwargs)
+            return
+        _destructing += 1
+        try:
+            with held():  # (its SIGINT deferred: _destructing)
+                destroy(self, *args, **kwargs)
+        finally:
+            _destructing -= 1
+    close_held._tileforth = True  # type: ignore[attr-defined]
+    cls.close, cls.__del__ = close_held, destroy_held
+
+
+def guard_llvm_lock() -> None:
+    """llvmlite's C calls take its lock in a way a KeyboardInterrupt cannot leave held, and its
+    objects close with SIGINT held (see the module docstring); once per process, before the first
+    call into LLVM."""
+    from llvmlite.binding import ffi
+    _guard_llvm_objects()
     wrapper = getattr(ffi, "_lib_fn_wrapper", None)
     lock = getattr(getattr(ffi, "lib", None), "_lock", None)
     if wrapper is None or getattr(wrapper.__call__, "_tileforth", False) or not (

@@ -436,6 +436,7 @@ class CpuBackend(Backend):
     # shared memory: what an H100/H200 block may opt in to (its region is made at the size a launch uses)
     caps = Capabilities(host_memory=True, races=True, element_types=True, access_trace=True, device_heap=True,
                         max_threads=1 << 24, lazy_stacks=True, shared_bytes=OPTIN_SHARED_BYTES)
+    discarded = False  # discard(): its members are gone, the session that held it closed
 
     def __init__(self, machine: Machine = DEFAULT_MACHINE) -> None:
         self.machine = machine  # the session's settings: the float type, the stacks' and the output's capacities
@@ -565,6 +566,8 @@ class CpuBackend(Backend):
         """The optimised compiles under way are cancelled where they have not started their LLVM work,
         and joined (each ends within one LLVM call); the worker threads of the launches' blocks end
         (no launch runs at close: they are idle). A later launch starts a new pool."""
+        if self.discarded:
+            return
         for rc in list(self._recompiles):
             rc.cancelled = True
         for rc in list(self._recompiles):
@@ -573,6 +576,17 @@ class CpuBackend(Backend):
         executor, self._executor = self._executor, None
         if executor is not None:
             executor.shutdown(wait=True)
+
+    def discard(self) -> None:
+        """close(), and its buffers (stacks, thread records, data space, arrays, shadows) let go of now:
+        the backend is in reference cycles (its target's compile_word, its cp.async model), which only
+        a garbage collection would free. It is not used again (its every member is gone)."""
+        if self.discarded:
+            return
+        self.close()
+        _heap_owners.pop(self.ctx.ctypes.data, None)
+        self.__dict__.clear()
+        self.discarded = True  # close() and discard() again do nothing
 
     def compile_word(self, module: llvm.ModuleRef, name: str) -> None:
         """A big word compiled once (Target.compile_word): optimised, added to the process's engine

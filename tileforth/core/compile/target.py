@@ -614,6 +614,11 @@ class Backend(ABC):
     def close(self) -> None:
         """Give back what the backend holds (a GPU context, device memory)."""
 
+    def discard(self) -> None:
+        """The session is closed for good (Forth.close): close(), and every buffer let go of now, not
+        at the next garbage collection; the backend is not used again."""
+        self.close()
+
     # ---- optional checks: the race detector, element types, the access trace -----------------------
     def set_race_checks(self, on: bool) -> None:
         """Race-check the launches that follow (caps.races; checked sessions turn it on)."""

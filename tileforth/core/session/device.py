@@ -235,8 +235,9 @@ class Device:
             self.backend.set_tiles(snap.tile_data)
 
     def close(self) -> None:
-        """The compiled kernels go back to the backend, then the backend closes (a GPU context)."""
+        """The compiled kernels go back to the backend, then the backend closes (a GPU context) and lets
+        go of its buffers (Backend.discard): the session is closed for good."""
         try:
             self._release()
         finally:
-            self.backend.close()
+            self.backend.discard()

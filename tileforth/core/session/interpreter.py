@@ -24,7 +24,7 @@ from ..compile.primitives import TABLE as PRIMS
 from ..compile.primitive import Primitive
 from ..compile.state import StackState, StackView, differing
 from ..compile.tiles import Tile
-from ..errors import ForthError
+from ..errors import SESSION_CLOSED, ForthError
 from ..front.dictionary import Colon, Constant, HostWord, Immediate
 from ..front.effects import body_effect
 from ..front.linekey import LineShape, line_shape
@@ -45,7 +45,7 @@ from .tokens import Tokens
 from .wordlists import Dictionary, DictionarySnapshot
 from .inputpos import note_in, sync_in
 from .devarrays import wait_for_stream
-from ..heldsigint import undo
+from ..heldsigint import deliver_deferred, undo
 from .kernelrun import KernelRun
 from .launchshape import check_python_shape
 
@@ -150,6 +150,27 @@ class SessionSnapshot:
     words: DictionarySnapshot | None  # None: the line cannot change it (a kept line: device code alone)
     space: DataSnapshot
     text: InputSnapshot | None
+
+
+class _Closed:
+    """What a closed session holds in place of each part: every use of it is a ForthError that says
+    the session is closed (not an AttributeError deep inside)."""
+
+    __slots__ = ()
+
+    def __getattr__(self, name: str) -> Any:
+        raise ForthError(SESSION_CLOSED)
+
+    def _closed(self, *args: object, **kwargs: object) -> Any:
+        raise ForthError(SESSION_CLOSED)
+
+    __call__ = __iter__ = __len__ = __getitem__ = __setitem__ = __contains__ = __bool__ = _closed
+
+    def __repr__(self) -> str:
+        return "<closed>"
+
+
+_CLOSED = _Closed()
 
 
 class Forth:
@@ -272,11 +293,26 @@ class Forth:
         """Give the backend's resources back: the compiled kernels, and the
         cuda backend's GPU context (both also go when the session is collected),
         after writing the UPDATEd block buffers to the block file and closing
-        the files the file words left open."""
+        the files the file words left open. Its big buffers (stacks, data space,
+        arrays, thread records, device memory) go now, not at the next garbage
+        collection: the session lets go of its parts (a closed session's every
+        use is a ForthError). Closing twice does nothing."""
+        if self.device is _CLOSED:
+            return
         try:
             self.io.close(self)
         finally:
-            self.device.close()
+            try:
+                self.device.close()
+            finally:
+                for name in Forth.__slots__:  # the parts hold one another (and the session): cycles
+                    if name != "__weakref__":
+                        setattr(self, name, _CLOSED)
+
+    @property
+    def closed(self) -> bool:
+        """close() was called: the session can do nothing more."""
+        return self.device is _CLOSED
 
     def __enter__(self) -> "Forth":
         """`with Forth() as f:` closes the session when the block ends (close), however it ends."""
@@ -319,7 +355,10 @@ class Forth:
         say so (a word that fails later reports where it was defined).
         `spanning`: a control structure may continue on the next line of src
         (the REPL's multi-line input); otherwise each line closes its own."""
-        return self._eval(src, source, spanning, line)
+        deliver_deferred()  # a Ctrl-C that landed in an LLVM object's destructor (heldsigint.py) stops here
+        out = self._eval(src, source, spanning, line)
+        deliver_deferred()
+        return out
 
     def debug(self, src: str, watch: list[tuple[int, int]] | None = None) -> Any:
         """Run a line with a stop at every word of its launches (cpu backend): a Debugger to step
@@ -471,6 +510,8 @@ class Forth:
 
     # ---- the outer interpreter ---------------------------------------------------
     def _eval(self, source: str, source_name: str | None = None, spanning: bool = False, first_line: int = 1) -> str:
+        if self.device is _CLOSED:
+            raise ForthError(SESSION_CLOSED)
         name = source_name or "<input>"
         kept = rec = None
         if self._line_ready(source):
