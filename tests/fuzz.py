@@ -30,6 +30,13 @@ is restarted after a crash or a timeout. A program fails when
              while a program that never ends still is one
     signal   the worker dies (a segfault: the program's exit status is -11)
 
+An unchecked session (`Forth(checked=False)`) drops the range and alignment checks of memory
+accesses (docs/repl.md: unsafe, a bad address can kill the process). When an unchecked program
+dies of a signal, the same program runs again in a checked session (`recheck`): if that run
+reports a bad or misaligned address (WILD_CODES, WILD_WORDS) the program really touched a wild
+address and its death is counted apart, as "wild" (documented unsafe); otherwise the death is a
+signal failure like any other (a valid program must never kill an unchecked session).
+
 CLI runs fail on a traceback, a signal, a timeout or an exit status other
 than 0, 1 or 2. `run_fuzz(...)` returns a Report with the counts and every
 failure's program.
@@ -637,6 +644,7 @@ def run_program(prog: dict) -> dict:
     builtin = set(f.dict)
     here0 = f.here
     intr = prog.get("interrupt")
+    errors: list[tuple[int | None, str]] = []  # each failed line's (code, message): recheck reads them
     try:
         if prog.get("setup"):
             try:
@@ -654,8 +662,9 @@ def run_program(prog: dict) -> dict:
                     failed = False
                 except Bye:  # BYE drawn from the word list: the program ends there, as the REPL and the CLI end
                     break
-                except ForthError:
+                except ForthError as e:
                     failed = True
+                    errors.append((e.code, e.message))
                 except KeyboardInterrupt as e:  # Ctrl-C in Python (Jupyter's interrupt): the line is undone too
                     failed = "_eval" in _frames(e)  # (not when it came after the line had ended)
                 except Exception:
@@ -672,7 +681,34 @@ def run_program(prog: dict) -> dict:
             f.close()
         except ForthError:  # UPDATEd blocks that could not be written back: reported (the CLI prints it)
             pass
-    return {"status": "ok", "detail": ""}
+    return {"status": "ok", "detail": "", "errors": errors}
+
+
+# what a checked session reports where an unchecked one touches a wild address (the checks that
+# --unchecked drops): -9 invalid memory address, -23 address alignment, and the words of the
+# messages that have no code of their own (a tile reaching outside every allocation)
+WILD_CODES = {-9, -23}
+WILD_WORDS = re.compile(r"bad address|misaligned address|outside every allocation")
+
+
+def is_wild(errors: list) -> bool:
+    """Whether a checked run's errors (run_program's "errors") include a bad or misaligned address."""
+    return any(code in WILD_CODES or WILD_WORDS.search(msg or "") for code, msg in errors)
+
+
+def recheck(w: "Worker", prog: dict, limit: float, stop_s: float) -> dict:
+    """Run an unchecked program that died of a signal again, checked: {'status': 'wild'} when the
+    checked run reports a wild address, else {'status': 'signal'} with what the checked run did.
+    The checked run is not interrupted (every line runs to its end, the step budget bounds its loops)
+    unless the program waits on purpose (WAITS), which only an interrupt ends."""
+    waits = any(t in WAITS for line in prog["lines"] for t in line.split())
+    again = dict(prog, checked=True, stop_s=stop_s)
+    if not waits:
+        again.pop("interrupt", None)
+    res = w.run(again, limit)
+    if res["status"] == "ok" and is_wild(res.get("errors", [])):
+        return {"status": "wild", "detail": f"checked: {[m for c, m in res['errors'] if c in WILD_CODES or WILD_WORDS.search(m or '')][:1]}"}
+    return {"status": "signal", "detail": f"the checked run: {res['status']} {res.get('errors', res['detail'])!s:.600}"}
 
 
 def _frames(e: BaseException) -> set[str]:
@@ -920,10 +956,11 @@ class Report:
     counts: dict[str, int] = field(default_factory=lambda: {"crash": 0, "hang": 0, "corrupt": 0, "signal": 0,
                                                             "compile": 0})
     unchecked: dict[str, int] = field(default_factory=lambda: {"crash": 0, "hang": 0, "corrupt": 0, "signal": 0,
-                                                               "compile": 0})
+                                                               "compile": 0, "wild": 0})
     by_class: dict[str, int] = field(default_factory=dict)
     by_mode: dict[str, int] = field(default_factory=dict)  # checked/unchecked, plain/abort/sigint
     failures: list[tuple[str, dict, str]] = field(default_factory=list)  # (status, program, detail)
+    wild: list[tuple[str, dict, str]] = field(default_factory=list)  # unchecked deaths at a wild address (recheck)
     seconds: float = 0.0
     baselines: list[float] = field(default_factory=list)  # each worker's CALIBRATION time (measure_baseline)
     limits: list[float] = field(default_factory=list)  # each worker's time limit for a program, after scaling
@@ -932,17 +969,18 @@ class Report:
 
     @property
     def failed(self) -> int:
-        """Failures in checked sessions, and crashes, hangs and corruptions in unchecked ones (an
-        unchecked session's segfault is its documented risk: counted apart)."""
+        """Failures in checked and unchecked sessions alike; an unchecked session's death from a wild
+        address (its checked run reports the address: recheck) is its documented risk, counted apart."""
         c, u = self.counts, self.unchecked
-        return c["crash"] + c["hang"] + c["corrupt"] + c["signal"] + u["crash"] + u["hang"] + u["corrupt"]
+        return sum(c[k] + u[k] for k in ("crash", "hang", "corrupt", "signal"))
 
     def summary(self) -> str:
         c, u = self.counts, self.unchecked
         return (f"fuzz: {self.tried} programs tried in {self.seconds:.0f} s ({dict(sorted(self.by_class.items()))}; "
                 f"{dict(sorted(self.by_mode.items()))}): checked sessions: {c['crash']} crashes, {c['hang']} hangs, "
                 f"{c['corrupt']} corruptions, {c['signal']} segfaults ({c['compile']} slow compiles); unchecked sessions: {u['crash']} crashes, "
-                f"{u['hang']} hangs, {u['corrupt']} corruptions, {u['signal']} signal deaths ({u['compile']} slow compiles); worker memory "
+                f"{u['hang']} hangs, {u['corrupt']} corruptions, {u['signal']} signal deaths of programs whose checked run "
+                f"touched no wild address, {u['wild']} wild accesses (documented unsafe) ({u['compile']} slow compiles); worker memory "
                 f"{[k // 1024 for k in self.worker_rss_kb]} MB at the end, {self.max_rss_kb // 1024} MB at most; baseline "
                 f"{[round(b, 2) for b in self.baselines]} s, so a hang past {[round(t) for t in self.limits]} s")
 
@@ -1016,6 +1054,9 @@ def run_fuzz(seed: int = 0, programs: int | None = None, seconds: float | None =
                 else:
                     res = w.run(dict(prog, stop_s=STOP_S * scale), limit)
                     last_rss = res.get("rss_kb", last_rss)
+                    if res["status"] == "signal" and prog["kind"] == "forth" and not prog.get("checked", True):
+                        again = recheck(w, prog, limit, STOP_S * scale)
+                        res = dict(again, detail=res["detail"][-1500:] + "\n" + again["detail"])
                     if res["status"] == "hang":  # the machine may have slowed since: the next programs' limits
                         baseline = measure_baseline(w)  # follow it (the worker, killed, starts again)
                         if scale_of(baseline) > scale:
@@ -1034,7 +1075,8 @@ def run_fuzz(seed: int = 0, programs: int | None = None, seconds: float | None =
                     if res["status"] != "ok":
                         table = report.counts if prog.get("checked", True) else report.unchecked
                         table[res["status"]] += 1
-                        report.failures.append((res["status"], prog, res["detail"]))
+                        (report.wild if res["status"] == "wild" else report.failures).append(
+                            (res["status"], prog, res["detail"]))
                         if log is not None:
                             shown = {k: v for k, v in prog.items() if k != "files"}
                             log.write(f"--- {res['status']}: {json.dumps(shown)}\n{res['detail']}\n")

@@ -134,3 +134,30 @@ def test_a_run_reports_each_workers_baseline_and_limit():
     assert report.tried == 3 and len(report.baselines) == 1 and report.baselines[0] > 0
     assert report.limits == [5.0 * fuzz.scale_of(report.baselines[0])] and report.limits[0] >= 5.0
     assert "baseline" in report.summary()
+
+
+def test_an_unchecked_death_is_wild_only_where_the_checked_run_reports_a_wild_address():
+    """An unchecked program that dies of a signal runs again checked (fuzz.recheck): a program whose
+    checked run reports a bad address touched a wild one (documented unsafe, counted apart as "wild");
+    one whose checked run finds no wild address is a signal failure like any other, and counts."""
+    wild = {"kind": "forth", "cls": "t", "lines": ["1 2 +", "1152921504606846976 @ ."], "checked": False,
+            "interrupt": {"how": "sigint", "delays": [5.0, 5.0]}}
+    valid = {"kind": "forth", "cls": "t", "lines": ["1 2 +", "v @ ."], "setup": "VARIABLE v", "checked": False}
+    w = fuzz.Worker()
+    try:
+        res = w.run(wild, 60)
+        assert res["status"] == "signal", res  # the unchecked session really dies at the address
+        again = fuzz.recheck(w, wild, 60, 10)
+        assert again["status"] == "wild" and "bad address $1000000000000000" in again["detail"], again
+        again = fuzz.recheck(w, valid, 60, 10)  # (as if it had died): its checked run has no bad address
+        assert again["status"] == "signal" and "the checked run: ok" in again["detail"], again
+    finally:
+        w.close()
+    assert fuzz.is_wild([(-9, "bad address $8")]) and fuzz.is_wild([(-23, "misaligned address $3")])
+    assert fuzz.is_wild([(-1, "TLOAD-A: the tile at $8 (16x16 f16, stride 16) reaches outside every allocation")])
+    assert not fuzz.is_wild([(-4, "data stack underflow"), (-10, "division by zero")]) and not fuzz.is_wild([])
+    report = fuzz.Report()
+    report.unchecked["wild"] = 3
+    assert report.failed == 0 and "3 wild accesses" in report.summary()
+    report.unchecked["signal"] = 1
+    assert report.failed == 1
