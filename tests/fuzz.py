@@ -644,7 +644,8 @@ def run_program(prog: dict) -> dict:
     builtin = set(f.dict)
     here0 = f.here
     intr = prog.get("interrupt")
-    errors: list[tuple[int | None, str]] = []  # each failed line's (code, message): recheck reads them
+    errors: list[tuple[int, int | None, str]] = []  # each failed line's (index, code, message): recheck reads them
+    os.write(2, f"{LINE_MARK}-1\n".encode())  # the setup (and so no line of an earlier program)
     try:
         if prog.get("setup"):
             try:
@@ -656,6 +657,7 @@ def run_program(prog: dict) -> dict:
             memory = (here0, f.here) if stores_nothing(f, line, builtin) else None
             before = session_state(f, memory)
             delay = intr["delays"][min(i, len(intr["delays"]) - 1)] if intr else None
+            os.write(2, f"{LINE_MARK}{i}\n".encode())  # on stderr: the line a worker that dies was running
             with Interrupter(f, intr["how"] if intr else None, delay, prog.get("stop_s", STOP_S)) as it:
                 try:
                     it.run(lambda: f.eval(line, spanning=bool(prog.get("spanning"))))
@@ -664,7 +666,7 @@ def run_program(prog: dict) -> dict:
                     break
                 except ForthError as e:
                     failed = True
-                    errors.append((e.code, e.message))
+                    errors.append((i, e.code, e.message))
                 except KeyboardInterrupt as e:  # Ctrl-C in Python (Jupyter's interrupt): the line is undone too
                     failed = "_eval" in _frames(e)  # (not when it came after the line had ended)
                 except Exception:
@@ -691,14 +693,26 @@ WILD_CODES = {-9, -23}
 WILD_WORDS = re.compile(r"bad address|misaligned address|outside every allocation")
 
 
-def is_wild(errors: list) -> bool:
-    """Whether a checked run's errors (run_program's "errors") include a bad or misaligned address."""
-    return any(code in WILD_CODES or WILD_WORDS.search(msg or "") for code, msg in errors)
+LINE_MARK = "fuzz: line "  # what the worker writes on stderr before each line (died_at reads it)
 
 
-def recheck(w: "Worker", prog: dict, limit: float, stop_s: float) -> dict:
-    """Run an unchecked program that died of a signal again, checked: {'status': 'wild'} when the
-    checked run reports a wild address, else {'status': 'signal'} with what the checked run did.
+def is_wild(errors: list, upto: int | None = None) -> bool:
+    """Whether a checked run's errors (run_program's "errors") include a bad or misaligned address,
+    in a line no later than `upto` (the line the unchecked run died in: a later line cannot be why)."""
+    return any((upto is None or i <= upto) and (code in WILD_CODES or WILD_WORDS.search(msg or ""))
+               for i, code, msg in errors)
+
+
+def died_at(stderr: str) -> int | None:
+    """The line a worker was running when it died: the last LINE_MARK on its stderr (None: none)."""
+    marks = re.findall(re.escape(LINE_MARK) + r"(-?\d+)", stderr)
+    return int(marks[-1]) if marks else None
+
+
+def recheck(w: "Worker", prog: dict, limit: float, stop_s: float, upto: int | None = None) -> dict:
+    """Run an unchecked program that died of a signal (in line `upto`) again, checked: {'status':
+    'wild'} when the checked run reports a wild address in that line or one before it, else
+    {'status': 'signal'} with what the checked run did.
     The checked run is not interrupted (every line runs to its end, the step budget bounds its loops)
     unless the program waits on purpose (WAITS), which only an interrupt ends."""
     waits = any(t in WAITS for line in prog["lines"] for t in line.split())
@@ -706,9 +720,10 @@ def recheck(w: "Worker", prog: dict, limit: float, stop_s: float) -> dict:
     if not waits:
         again.pop("interrupt", None)
     res = w.run(again, limit)
-    if res["status"] == "ok" and is_wild(res.get("errors", [])):
-        return {"status": "wild", "detail": f"checked: {[m for c, m in res['errors'] if c in WILD_CODES or WILD_WORDS.search(m or '')][:1]}"}
-    return {"status": "signal", "detail": f"the checked run: {res['status']} {res.get('errors', res['detail'])!s:.600}"}
+    if res["status"] == "ok" and is_wild(res.get("errors", []), upto):
+        return {"status": "wild", "detail": f"checked: {[e for e in res['errors'] if is_wild([e], upto)][:1]}"}
+    return {"status": "signal", "detail": f"the checked run (the unchecked one died in line {upto}): "
+                                          f"{res['status']} {res.get('errors', res['detail'])!s:.600}"}
 
 
 def _frames(e: BaseException) -> set[str]:
@@ -1055,7 +1070,7 @@ def run_fuzz(seed: int = 0, programs: int | None = None, seconds: float | None =
                     res = w.run(dict(prog, stop_s=STOP_S * scale), limit)
                     last_rss = res.get("rss_kb", last_rss)
                     if res["status"] == "signal" and prog["kind"] == "forth" and not prog.get("checked", True):
-                        again = recheck(w, prog, limit, STOP_S * scale)
+                        again = recheck(w, prog, limit, STOP_S * scale, died_at(res["detail"]))
                         res = dict(again, detail=res["detail"][-1500:] + "\n" + again["detail"])
                     if res["status"] == "hang":  # the machine may have slowed since: the next programs' limits
                         baseline = measure_baseline(w)  # follow it (the worker, killed, starts again)
