@@ -711,19 +711,25 @@ def died_at(stderr: str) -> int | None:
 
 def recheck(w: "Worker", prog: dict, limit: float, stop_s: float, upto: int | None = None) -> dict:
     """Run an unchecked program that died of a signal (in line `upto`) again, checked: {'status':
-    'wild'} when the checked run reports a wild address in that line or one before it, else
-    {'status': 'signal'} with what the checked run did.
-    The checked run is not interrupted (every line runs to its end, the step budget bounds its loops)
-    unless the program waits on purpose (WAITS), which only an interrupt ends."""
+    'wild'} when a checked run reports a wild address in that line or one before it, else
+    {'status': 'signal'} with what the checked runs did. An interrupt changes which lines run to
+    their end (an interrupted line is undone: `ELECT` interrupted leaves the stacks uniform, so a
+    later STACK-SIZE succeeds, and the TYPE after it runs), so an interrupted program runs checked
+    twice: with its own interrupt (its delays, as near as timing repeats) and without one (every
+    line to its end, the step budget bounds its loops), unless it waits on purpose (WAITS), which
+    only an interrupt ends."""
     waits = any(t in WAITS for line in prog["lines"] for t in line.split())
-    again = dict(prog, checked=True, stop_s=stop_s)
-    if not waits:
-        again.pop("interrupt", None)
-    res = w.run(again, limit)
-    if res["status"] == "ok" and is_wild(res.get("errors", []), upto):
-        return {"status": "wild", "detail": f"checked: {[e for e in res['errors'] if is_wild([e], upto)][:1]}"}
-    return {"status": "signal", "detail": f"the checked run (the unchecked one died in line {upto}): "
-                                          f"{res['status']} {res.get('errors', res['detail'])!s:.600}"}
+    tries = [dict(prog, checked=True, stop_s=stop_s)]
+    if prog.get("interrupt") and not waits:
+        tries.append({k: v for k, v in tries[0].items() if k != "interrupt"})
+    seen = []
+    for again in tries:
+        res = w.run(again, limit)
+        if res["status"] == "ok" and is_wild(res.get("errors", []), upto):
+            return {"status": "wild", "detail": f"checked{' (interrupted)' if again.get('interrupt') else ''}: "
+                                                f"{[e for e in res['errors'] if is_wild([e], upto)][:1]}"}
+        seen.append(f"{res['status']} {res.get('errors') or res.get('detail', '')!s:.600}")
+    return {"status": "signal", "detail": f"the checked runs (the unchecked one died in line {upto}): {seen}"}
 
 
 def _frames(e: BaseException) -> set[str]:
