@@ -861,9 +861,13 @@ class Worker:
             raise RuntimeError(f"the fuzz worker did not start: {self.stderr()}")
 
     def stderr(self) -> str:
+        """The end of the worker's stderr, with only the last of its line marks (LINE_MARK)."""
         self.err.flush()
         self.err.seek(0)
-        return self.err.read().decode(errors="replace")[-3000:]
+        text = self.err.read().decode(errors="replace")
+        last = text.rfind(LINE_MARK) if LINE_MARK in text else len(text)
+        head, tail = text[:last], text[last:]
+        return "".join(s for s in head.splitlines(keepends=True) if not s.startswith(LINE_MARK))[-1000:] + tail[-3000:]
 
     def _read_line(self, timeout: float) -> dict | None:
         deadline = time.monotonic() + timeout

@@ -430,6 +430,42 @@ def test_ctrl_c_as_llvm_links_a_module_in_leaves_llvmlite_knowing_it(monkeypatch
         f.close()
 
 
+def test_ctrl_c_as_llvm_frees_an_error_string_frees_it_once(monkeypatch):
+    """(Fuzzed, seed 403, checked, SIGINT at random moments: "free(): double free detected", an abort,
+    in OutputString.__del__. llvmlite frees an error string in C, then forgets its pointer in Python;
+    a KeyboardInterrupt between the two left the pointer, freed again when the string was collected.)
+    The string forgets its pointer first: each is freed once, whatever the interrupt does (the string
+    the hook sees first may hold NULL, no error: the same close as an error's, where twice aborts)."""
+    import gc
+    import os
+    import signal
+    from llvmlite.binding import ffi
+    f = Forth()
+    try:
+        f.eval(": sq DUP * ;  1 2 + DROP")
+        real, freed, twice = ffi.lib.LLVMPY_DisposeString, [], []
+
+        def hook(ptr):
+            if any(p is ptr for p in freed):  # the same string's pointer again: not freed twice here
+                twice.append(ptr)
+                return None
+            freed.append(ptr)
+            out = real(ptr)
+            if len(freed) == 1:
+                os.kill(os.getpid(), signal.SIGINT)  # lands right after the C call returns
+            return out
+        monkeypatch.setitem(ffi.lib._fntab, "LLVMPY_DisposeString", hook)
+        with pytest.raises(KeyboardInterrupt):
+            for k in range(20):  # new kernels until one frees an error string
+                f.eval(f"{k} 3 sq + DROP {k} 1+ 0 ?DO I DROP LOOP")
+        gc.collect()  # (the strings the KeyboardInterrupt's traceback held)
+        assert freed and not twice
+        monkeypatch.undo()
+        assert f.eval("3 sq .") == "9 "
+    finally:
+        f.close()
+
+
 def test_ctrl_c_inside_llvmlites_lock_leaves_it_free_for_other_threads():
     """(Found by SIGINT at random moments: a hang at close. llvmlite takes its lock around every C call in
     a Python __enter__; a KeyboardInterrupt landing after the acquire, before __enter__ returned, left the
