@@ -30,6 +30,13 @@ is restarted after a crash or a timeout. A program fails when
              while a program that never ends still is one
     signal   the worker dies (a segfault: the program's exit status is -11)
 
+An unchecked session (`Forth(checked=False)`) drops the range and alignment checks of memory
+accesses (docs/repl.md: unsafe, a bad address can kill the process). When an unchecked program
+dies of a signal, the same program runs again in a checked session (`recheck`): if that run
+reports a bad or misaligned address (WILD_CODES, WILD_WORDS) the program really touched a wild
+address and its death is counted apart, as "wild" (documented unsafe); otherwise the death is a
+signal failure like any other (a valid program must never kill an unchecked session).
+
 CLI runs fail on a traceback, a signal, a timeout or an exit status other
 than 0, 1 or 2. `run_fuzz(...)` returns a Report with the counts and every
 failure's program.
@@ -637,6 +644,8 @@ def run_program(prog: dict) -> dict:
     builtin = set(f.dict)
     here0 = f.here
     intr = prog.get("interrupt")
+    errors: list[tuple[int, int | None, str]] = []  # each failed line's (index, code, message): recheck reads them
+    os.write(2, f"{LINE_MARK}-1\n".encode())  # the setup (and so no line of an earlier program)
     try:
         if prog.get("setup"):
             try:
@@ -648,14 +657,16 @@ def run_program(prog: dict) -> dict:
             memory = (here0, f.here) if stores_nothing(f, line, builtin) else None
             before = session_state(f, memory)
             delay = intr["delays"][min(i, len(intr["delays"]) - 1)] if intr else None
+            os.write(2, f"{LINE_MARK}{i}\n".encode())  # on stderr: the line a worker that dies was running
             with Interrupter(f, intr["how"] if intr else None, delay, prog.get("stop_s", STOP_S)) as it:
                 try:
                     it.run(lambda: f.eval(line, spanning=bool(prog.get("spanning"))))
                     failed = False
                 except Bye:  # BYE drawn from the word list: the program ends there, as the REPL and the CLI end
                     break
-                except ForthError:
+                except ForthError as e:
                     failed = True
+                    errors.append((i, e.code, e.message))
                 except KeyboardInterrupt as e:  # Ctrl-C in Python (Jupyter's interrupt): the line is undone too
                     failed = "_eval" in _frames(e)  # (not when it came after the line had ended)
                 except Exception:
@@ -672,7 +683,53 @@ def run_program(prog: dict) -> dict:
             f.close()
         except ForthError:  # UPDATEd blocks that could not be written back: reported (the CLI prints it)
             pass
-    return {"status": "ok", "detail": ""}
+    return {"status": "ok", "detail": "", "errors": errors}
+
+
+# what a checked session reports where an unchecked one touches a wild address (the checks that
+# --unchecked drops): -9 invalid memory address, -23 address alignment, and the words of the
+# messages that have no code of their own (a tile reaching outside every allocation)
+WILD_CODES = {-9, -23}
+WILD_WORDS = re.compile(r"bad address|misaligned address|outside every allocation")
+
+
+LINE_MARK = "fuzz: line "  # what the worker writes on stderr before each line (died_at reads it)
+
+
+def is_wild(errors: list, upto: int | None = None) -> bool:
+    """Whether a checked run's errors (run_program's "errors") include a bad or misaligned address,
+    in a line no later than `upto` (the line the unchecked run died in: a later line cannot be why)."""
+    return any((upto is None or i <= upto) and (code in WILD_CODES or WILD_WORDS.search(msg or ""))
+               for i, code, msg in errors)
+
+
+def died_at(stderr: str) -> int | None:
+    """The line a worker was running when it died: the last LINE_MARK on its stderr (None: none)."""
+    marks = re.findall(re.escape(LINE_MARK) + r"(-?\d+)", stderr)
+    return int(marks[-1]) if marks else None
+
+
+def recheck(w: "Worker", prog: dict, limit: float, stop_s: float, upto: int | None = None) -> dict:
+    """Run an unchecked program that died of a signal (in line `upto`) again, checked: {'status':
+    'wild'} when a checked run reports a wild address in that line or one before it, else
+    {'status': 'signal'} with what the checked runs did. An interrupt changes which lines run to
+    their end (an interrupted line is undone: `ELECT` interrupted leaves the stacks uniform, so a
+    later STACK-SIZE succeeds, and the TYPE after it runs), so an interrupted program runs checked
+    twice: with its own interrupt (its delays, as near as timing repeats) and without one (every
+    line to its end, the step budget bounds its loops), unless it waits on purpose (WAITS), which
+    only an interrupt ends."""
+    waits = any(t in WAITS for line in prog["lines"] for t in line.split())
+    tries = [dict(prog, checked=True, stop_s=stop_s)]
+    if prog.get("interrupt") and not waits:
+        tries.append({k: v for k, v in tries[0].items() if k != "interrupt"})
+    seen = []
+    for again in tries:
+        res = w.run(again, limit)
+        if res["status"] == "ok" and is_wild(res.get("errors", []), upto):
+            return {"status": "wild", "detail": f"checked{' (interrupted)' if again.get('interrupt') else ''}: "
+                                                f"{[e for e in res['errors'] if is_wild([e], upto)][:1]}"}
+        seen.append(f"{res['status']} {res.get('errors') or res.get('detail', '')!s:.600}")
+    return {"status": "signal", "detail": f"the checked runs (the unchecked one died in line {upto}): {seen}"}
 
 
 def _frames(e: BaseException) -> set[str]:
@@ -804,9 +861,13 @@ class Worker:
             raise RuntimeError(f"the fuzz worker did not start: {self.stderr()}")
 
     def stderr(self) -> str:
+        """The end of the worker's stderr, with only the last of its line marks (LINE_MARK)."""
         self.err.flush()
         self.err.seek(0)
-        return self.err.read().decode(errors="replace")[-3000:]
+        text = self.err.read().decode(errors="replace")
+        last = text.rfind(LINE_MARK) if LINE_MARK in text else len(text)
+        head, tail = text[:last], text[last:]
+        return "".join(s for s in head.splitlines(keepends=True) if not s.startswith(LINE_MARK))[-1000:] + tail[-3000:]
 
     def _read_line(self, timeout: float) -> dict | None:
         deadline = time.monotonic() + timeout
@@ -920,10 +981,11 @@ class Report:
     counts: dict[str, int] = field(default_factory=lambda: {"crash": 0, "hang": 0, "corrupt": 0, "signal": 0,
                                                             "compile": 0})
     unchecked: dict[str, int] = field(default_factory=lambda: {"crash": 0, "hang": 0, "corrupt": 0, "signal": 0,
-                                                               "compile": 0})
+                                                               "compile": 0, "wild": 0})
     by_class: dict[str, int] = field(default_factory=dict)
     by_mode: dict[str, int] = field(default_factory=dict)  # checked/unchecked, plain/abort/sigint
     failures: list[tuple[str, dict, str]] = field(default_factory=list)  # (status, program, detail)
+    wild: list[tuple[str, dict, str]] = field(default_factory=list)  # unchecked deaths at a wild address (recheck)
     seconds: float = 0.0
     baselines: list[float] = field(default_factory=list)  # each worker's CALIBRATION time (measure_baseline)
     limits: list[float] = field(default_factory=list)  # each worker's time limit for a program, after scaling
@@ -932,17 +994,18 @@ class Report:
 
     @property
     def failed(self) -> int:
-        """Failures in checked sessions, and crashes, hangs and corruptions in unchecked ones (an
-        unchecked session's segfault is its documented risk: counted apart)."""
+        """Failures in checked and unchecked sessions alike; an unchecked session's death from a wild
+        address (its checked run reports the address: recheck) is its documented risk, counted apart."""
         c, u = self.counts, self.unchecked
-        return c["crash"] + c["hang"] + c["corrupt"] + c["signal"] + u["crash"] + u["hang"] + u["corrupt"]
+        return sum(c[k] + u[k] for k in ("crash", "hang", "corrupt", "signal"))
 
     def summary(self) -> str:
         c, u = self.counts, self.unchecked
         return (f"fuzz: {self.tried} programs tried in {self.seconds:.0f} s ({dict(sorted(self.by_class.items()))}; "
                 f"{dict(sorted(self.by_mode.items()))}): checked sessions: {c['crash']} crashes, {c['hang']} hangs, "
                 f"{c['corrupt']} corruptions, {c['signal']} segfaults ({c['compile']} slow compiles); unchecked sessions: {u['crash']} crashes, "
-                f"{u['hang']} hangs, {u['corrupt']} corruptions, {u['signal']} signal deaths ({u['compile']} slow compiles); worker memory "
+                f"{u['hang']} hangs, {u['corrupt']} corruptions, {u['signal']} signal deaths of programs whose checked run "
+                f"touched no wild address, {u['wild']} wild accesses (documented unsafe) ({u['compile']} slow compiles); worker memory "
                 f"{[k // 1024 for k in self.worker_rss_kb]} MB at the end, {self.max_rss_kb // 1024} MB at most; baseline "
                 f"{[round(b, 2) for b in self.baselines]} s, so a hang past {[round(t) for t in self.limits]} s")
 
@@ -1016,6 +1079,9 @@ def run_fuzz(seed: int = 0, programs: int | None = None, seconds: float | None =
                 else:
                     res = w.run(dict(prog, stop_s=STOP_S * scale), limit)
                     last_rss = res.get("rss_kb", last_rss)
+                    if res["status"] == "signal" and prog["kind"] == "forth" and not prog.get("checked", True):
+                        again = recheck(w, prog, limit, STOP_S * scale, died_at(res["detail"]))
+                        res = dict(again, detail=res["detail"][-1500:] + "\n" + again["detail"])
                     if res["status"] == "hang":  # the machine may have slowed since: the next programs' limits
                         baseline = measure_baseline(w)  # follow it (the worker, killed, starts again)
                         if scale_of(baseline) > scale:
@@ -1034,7 +1100,8 @@ def run_fuzz(seed: int = 0, programs: int | None = None, seconds: float | None =
                     if res["status"] != "ok":
                         table = report.counts if prog.get("checked", True) else report.unchecked
                         table[res["status"]] += 1
-                        report.failures.append((res["status"], prog, res["detail"]))
+                        (report.wild if res["status"] == "wild" else report.failures).append(
+                            (res["status"], prog, res["detail"]))
                         if log is not None:
                             shown = {k: v for k, v in prog.items() if k != "files"}
                             log.write(f"--- {res['status']}: {json.dumps(shown)}\n{res['detail']}\n")

@@ -134,3 +134,67 @@ def test_a_run_reports_each_workers_baseline_and_limit():
     assert report.tried == 3 and len(report.baselines) == 1 and report.baselines[0] > 0
     assert report.limits == [5.0 * fuzz.scale_of(report.baselines[0])] and report.limits[0] >= 5.0
     assert "baseline" in report.summary()
+
+
+def test_an_unchecked_death_is_wild_only_where_the_checked_run_reports_a_wild_address():
+    """An unchecked program that dies of a signal runs again checked (fuzz.recheck): a program whose
+    checked run reports a bad address touched a wild one (documented unsafe, counted apart as "wild");
+    one whose checked run finds no wild address is a signal failure like any other, and counts."""
+    wild = {"kind": "forth", "cls": "t", "lines": ["1 2 +", "1152921504606846976 @ ."], "checked": False,
+            "interrupt": {"how": "sigint", "delays": [5.0, 5.0]}}
+    valid = {"kind": "forth", "cls": "t", "lines": ["1 2 +", "v @ ."], "setup": "VARIABLE v", "checked": False}
+    w = fuzz.Worker()
+    try:
+        res = w.run(wild, 60)
+        assert res["status"] == "signal", res  # the unchecked session really dies at the address
+        assert fuzz.died_at(res["detail"]) == 1  # the line it died in, from the worker's stderr
+        again = fuzz.recheck(w, wild, 60, 10, 1)
+        assert again["status"] == "wild" and "bad address $1000000000000000" in again["detail"], again
+        # a death in line 0 is not explained by a bad address in line 1, which had not run yet
+        assert fuzz.recheck(w, wild, 60, 10, 0)["status"] == "signal"
+        again = fuzz.recheck(w, valid, 60, 10, 1)  # (as if it had died): its checked run has no bad address
+        assert again["status"] == "signal" and "['ok ']" in again["detail"], again
+    finally:
+        w.close()
+    assert fuzz.is_wild([(0, -9, "bad address $8")]) and fuzz.is_wild([(2, -23, "misaligned address $3")])
+    assert fuzz.is_wild([(0, -1, "TLOAD-A: the tile at $8 (16x16 f16, stride 16) reaches outside every allocation")])
+    assert not fuzz.is_wild([(0, -4, "data stack underflow"), (1, -10, "division by zero")])
+    assert not fuzz.is_wild([]) and not fuzz.is_wild([(3, -9, "bad address $8")], 2)
+    report = fuzz.Report()
+    report.unchecked["wild"] = 3
+    assert report.failed == 0 and "3 wild accesses" in report.summary()
+    report.unchecked["signal"] = 1
+    assert report.failed == 1
+
+
+def test_an_interrupted_unchecked_death_is_rechecked_with_its_interrupt_and_without():
+    """Seed 402 of the long run: `ELECT` (lanes differ) / ... / `DEFER cb 3 8 STACK-SIZE #10 2 TYPE`
+    under SIGINT. The interrupt undid the ELECT line, so STACK-SIZE succeeded and `#10 2 TYPE` read
+    address 10; run checked without the interrupt, STACK-SIZE fails first and no address is touched.
+    So an interrupted program is rechecked with its interrupt too (here a stand-in worker answers what
+    each checked run reported)."""
+    class Stub:
+        def __init__(self, answers):
+            self.answers, self.asked = answers, []
+
+        def run(self, prog, limit):
+            self.asked.append(prog)
+            return self.answers[len(self.asked) - 1]
+
+    stack = [1, -1, "STACK-SIZE keeps the stacks only when every thread has the same stacks"]
+    wild = [2, -9, "bad address $a in TYPE (thread 0, 1 bytes): it is outside every allocation"]
+    prog = {"kind": "forth", "lines": ["ELECT", "x", "DEFER cb 3 8 STACK-SIZE #10 2 TYPE"], "checked": False,
+            "interrupt": {"how": "sigint", "delays": [0.008, 0.008, 0.19]}}
+    for answers, status in [([{"status": "ok", "errors": [wild]}], "wild"),  # interrupted, as the unchecked run
+                            ([{"status": "ok", "errors": [stack]}, {"status": "ok", "errors": [wild]}], "wild"),
+                            ([{"status": "ok", "errors": [stack]}, {"status": "ok", "errors": [stack]}], "signal")]:
+        w = Stub(answers)
+        assert fuzz.recheck(w, prog, 60, 10, 2)["status"] == status
+        assert all(p["checked"] for p in w.asked) and w.asked[0]["interrupt"] == prog["interrupt"]
+        assert len(w.asked) == len(answers) and all("interrupt" not in p for p in w.asked[1:])
+    w = Stub([{"status": "ok", "errors": [wild]}])  # a death in line 1 is not explained by line 2's address
+    w.answers.append({"status": "ok", "errors": [wild]})
+    assert fuzz.recheck(w, prog, 60, 10, 1)["status"] == "signal"
+    waits = dict(prog, lines=["100000 MS", "1 0 !"])  # a program that waits is only run with its interrupt
+    w = Stub([{"status": "ok", "errors": []}])
+    assert fuzz.recheck(w, waits, 60, 10, 1)["status"] == "signal" and len(w.asked) == 1

@@ -158,8 +158,8 @@ def test_an_interrupt_inside_a_shape_change_is_undone():
 
     hits = []
 
-    def interrupted(shape):
-        real(shape)
+    def interrupted(shape, interruptible=False):
+        real(shape, interruptible)
         if not hits:  # one Ctrl-C in Python (Jupyter's interrupt), right after the backend changed
             hits.append(shape)
             raise KeyboardInterrupt
@@ -170,6 +170,38 @@ def test_an_interrupt_inside_a_shape_change_is_undone():
     assert f.launch_shape == ((1, 1, 1), (32, 1, 1))
     assert f.data_stack() == [10, 20]
     assert f.eval("+ .") == "30 "
+
+
+def test_ctrl_c_stops_making_a_big_launch_shape():
+    """(Fuzzed, seed 402: `7 33 2048 GRID`, 15M threads, ran 16 s after the abort that should have
+    stopped it: the thread records are written piece by piece in Python, which looked at no abort
+    flag.) The pieces stop at abort(), "interrupted", with the shape and the stacks as they were."""
+    f = Forth()
+    try:
+        f.eval("10 20")
+        got, stack = _aborting(f, "CLEARSTACK 1024 64 1 GRID")  # 2M threads: seconds of records
+        assert got.endswith("interrupted"), got
+        assert stack == [10, 20] and f.launch_shape == ((1, 1, 1), (32, 1, 1))
+        assert f.eval("+ .") == "30 "
+    finally:
+        f.close()
+
+
+def test_a_failed_lines_undo_makes_its_shape_even_after_an_abort():
+    """A restore must finish: only a shape the line asks for stops at abort() (interruptible)."""
+    from tileforth.core.compile.target import LaunchShape
+    f = Forth()
+    try:
+        big = LaunchShape((256, 1, 1), (256, 1, 1))
+        f.backend.abort()
+        with pytest.raises(ForthError, match="interrupted"):
+            f.backend.set_shape(big, interruptible=True)
+        assert f.backend.shape == LaunchShape() and f.backend.nthreads == 32  # nothing changed
+        f.backend.set_shape(big)  # (a restore's: not interruptible) made, flag or not
+        assert f.backend.nthreads == 256 * 256
+        f.backend.set_shape(LaunchShape())
+    finally:
+        f.close()
 
 
 def test_a_deep_literal_pick_runs_at_run_time():
@@ -273,8 +305,8 @@ def test_ctrl_c_inside_the_undo_of_an_interrupted_line_still_undoes_it(monkeypat
         real = f.backend.set_shape
         state = {"n": 0}
 
-        def interrupted(shape):
-            real(shape)
+        def interrupted(shape, interruptible=False):
+            real(shape, interruptible)
             state["n"] += 1
             if state["n"] == 1:
                 raise KeyboardInterrupt  # the first Ctrl-C, inside the line
@@ -394,6 +426,42 @@ def test_ctrl_c_as_llvm_links_a_module_in_leaves_llvmlite_knowing_it(monkeypatch
         assert detached
         gc.collect()
         assert f.eval("3 ' sq EXECUTE .") == "9 "
+    finally:
+        f.close()
+
+
+def test_ctrl_c_as_llvm_frees_an_error_string_frees_it_once(monkeypatch):
+    """(Fuzzed, seed 403, checked, SIGINT at random moments: "free(): double free detected", an abort,
+    in OutputString.__del__. llvmlite frees an error string in C, then forgets its pointer in Python;
+    a KeyboardInterrupt between the two left the pointer, freed again when the string was collected.)
+    The string forgets its pointer first: each is freed once, whatever the interrupt does (the string
+    the hook sees first may hold NULL, no error: the same close as an error's, where twice aborts)."""
+    import gc
+    import os
+    import signal
+    from llvmlite.binding import ffi
+    f = Forth()
+    try:
+        f.eval(": sq DUP * ;  1 2 + DROP")
+        real, freed, twice = ffi.lib.LLVMPY_DisposeString, [], []
+
+        def hook(ptr):
+            if any(p is ptr for p in freed):  # the same string's pointer again: not freed twice here
+                twice.append(ptr)
+                return None
+            freed.append(ptr)
+            out = real(ptr)
+            if len(freed) == 1:
+                os.kill(os.getpid(), signal.SIGINT)  # lands right after the C call returns
+            return out
+        monkeypatch.setitem(ffi.lib._fntab, "LLVMPY_DisposeString", hook)
+        with pytest.raises(KeyboardInterrupt):
+            for k in range(20):  # new kernels until one frees an error string
+                f.eval(f"{k} 3 sq + DROP {k} 1+ 0 ?DO I DROP LOOP")
+        gc.collect()  # (the strings the KeyboardInterrupt's traceback held)
+        assert freed and not twice
+        monkeypatch.undo()
+        assert f.eval("3 sq .") == "9 "
     finally:
         f.close()
 

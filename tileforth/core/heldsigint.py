@@ -19,7 +19,7 @@ concurrent.futures' locks), and the workers stop at their next loop back-edge.
 Only the main thread can change a signal's handler, and only it runs Python's handlers: in
 another thread, or when the handler was not installed from Python, nothing is held.
 
-Two windows inside llvmlite are closed here too (fuzzed, SIGINT at random moments):
+Three windows inside llvmlite are closed here too (fuzzed, SIGINT at random moments):
 - ownership handed over in C and recorded in Python after it (ModuleRef.link_in destroys the
   module it links in, then detaches its ModuleRef): `link_in` holds SIGINT over both, else the
   KeyboardInterrupt's traceback kept a ModuleRef that disposed of freed memory when collected
@@ -27,14 +27,18 @@ Two windows inside llvmlite are closed here too (fuzzed, SIGINT at random moment
 - llvmlite's lock around every C call is taken by a Python `__enter__`: a KeyboardInterrupt
   landing after its acquire left the lock held by the main thread for good, and every other
   thread that calls into LLVM (the optimised recompiles, which close() joins) waited forever.
-  `guard_llvm_lock()` takes it through the lock's own C `__enter__` instead.
+  `guard_llvm_lock()` takes it through the lock's own C `__enter__` instead;
 - an llvmlite object's close (ModuleRef, ExecutionEngine, TargetMachine, PassBuilder ...: every
   ObjectRef) disposes of it in C, then marks it closed in Python: a KeyboardInterrupt landing in
   the marking could leave it unmarked, disposed of again when collected (a segfault), and one in its
   `__del__` was printed as "Exception ignored" and lost. `guard_llvm_lock()` also makes every
   ObjectRef close with SIGINT held; inside a destructor (where an exception cannot get out) the
   SIGINT noted is deferred: the next `held()` to end, or `deliver_deferred()` (the session calls
-  it as a line starts and ends), hands it to the handler then.
+  it as a line starts and ends), hands it to the handler then;
+- an error string (ffi.OutputString, one for each C call that may report an error) is freed in C,
+  then its pointer forgotten in Python: a KeyboardInterrupt between the two left the pointer, freed
+  again when the string was collected ("double free detected", an abort). `guard_llvm_lock()` makes
+  its close forget the pointer first (an interrupt there leaks the string, never frees it twice).
 """
 from __future__ import annotations
 
@@ -174,3 +178,21 @@ def guard_llvm_lock() -> None:
                     releasing()
     __call__._tileforth = True  # type: ignore[attr-defined]
     wrapper.__call__ = __call__
+    _guard_output_string(ffi)
+
+
+def _guard_output_string(ffi: object) -> None:
+    """ffi.OutputString.close forgets its pointer before it frees it (see the module docstring)."""
+    out = getattr(ffi, "OutputString", None)
+    if out is None or getattr(out.close, "_tileforth", False):
+        return
+
+    def close(self):
+        ptr = self._ptr
+        if ptr is not None:
+            self._ptr = None  # first: from here on an interrupt can only leak the string
+            if self._owned:
+                ffi.lib.LLVMPY_DisposeString(ptr)  # type: ignore[attr-defined]
+            del self._as_parameter_
+    close._tileforth = True  # type: ignore[attr-defined]
+    out.close = close  # type: ignore[attr-defined]

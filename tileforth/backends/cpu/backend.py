@@ -753,7 +753,7 @@ class CpuBackend(Backend):
         return self.shared_addr
 
     # ---- launch shape and stack state -------------------------------------
-    def set_shape(self, shape: LaunchShape) -> None:
+    def set_shape(self, shape: LaunchShape, interruptible: bool = False) -> None:
         """The launch shape, with empty stacks. The thread records and state buffer of
         the shapes used last are kept (SHAPE_CACHE_BYTES), so going back to one (a failed
         line's restore, f.kernel's own shape and back) costs resetting the depths, not
@@ -767,7 +767,7 @@ class CpuBackend(Backend):
         key = (grid, block, self.machine, lazy)  # a buffer is laid out for the stacks of its machine
         cached = self._shapes.pop(key, None)
         if cached is None:
-            cached = self._make_shape(grid, block, lazy)  # (may raise: nothing changed yet)
+            cached = self._make_shape(grid, block, lazy, interruptible)  # (may raise: nothing changed yet)
         self.shape, self.grid, self.block = shape, grid, block
         self.nblocks, self.block_size, self.nthreads = nb, bs, n
         self.state, self.thr = cached
@@ -791,11 +791,12 @@ class CpuBackend(Backend):
         return threads * self.machine.state_bytes > self.lazy_bytes
 
     def _make_shape(self, grid: tuple[int, int, int], block: tuple[int, int, int],
-                    lazy: bool = False) -> tuple[np.ndarray, np.ndarray]:
+                    lazy: bool = False, interruptible: bool = False) -> tuple[np.ndarray, np.ndarray]:
         """A zeroed state buffer (np.zeros: its pages are mapped as first touched), or for a lazy
         shape the (threads, 2) zeros of its empty depths, and the thread records of a launch shape:
         one block's records copied to every block (one pass over the records), then the fields
-        that differ by block."""
+        that differ by block. `interruptible`: abort() stops it between two pieces ("interrupted":
+        15M threads' records take ~20 s, and Ctrl-C in the REPL is an abort, not a KeyboardInterrupt)."""
         bs = block[0] * block[1] * block[2]
         nb = grid[0] * grid[1] * grid[2]
         n = nb * bs
@@ -822,6 +823,8 @@ class CpuBackend(Backend):
         bids = (b % grid[0], (b // grid[0]) % grid[1], b // (grid[0] * grid[1]))
         starts = b * bs
         for lo in range(0, nb, step):
+            if interruptible and self.abort_flag[0]:
+                raise ForthError("interrupted", code=None)  # (as a launch's: CATCH lets it through)
             part = blocks[lo:lo + step]
             k = len(part)
             part[:] = first

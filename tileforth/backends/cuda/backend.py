@@ -931,7 +931,7 @@ class CudaBackend(Backend):
         return 0
 
     # ---- launch shape, state, tiles -----------------------------------------------
-    def set_shape(self, shape: LaunchShape) -> None:
+    def set_shape(self, shape: LaunchShape, interruptible: bool = False) -> None:
         """The shape's state buffer (zeroed: empty stacks) and thread records on the device. The records'
         fixed fields (the linear index, the state's address) go up once here; each launch resets the
         fields a kernel changes on the device (_reset_records), so a line sends nothing per thread."""

@@ -513,8 +513,10 @@ class Backend(ABC):
 
     # ---- stacks and tiles between launches ----------------------------------------------------------
     @abstractmethod
-    def set_shape(self, shape: LaunchShape) -> None:
-        """Make the thread records and empty stacks of a launch shape current."""
+    def set_shape(self, shape: LaunchShape, interruptible: bool = False) -> None:
+        """Make the thread records and empty stacks of a launch shape current. `interruptible`: a shape
+        the line asked for (GRID, THREADS), whose making may stop at abort() with "interrupted" (a
+        ForthError, nothing changed); never a failed line's restore, which must finish."""
 
     def set_machine(self, machine: Machine) -> None:
         """The session's settings for the launches that follow (the stacks' capacities change with the

@@ -118,7 +118,7 @@ class Device:
         if not isinstance(asked, str):  # new sizes: refused before anything changes
             self.machine_for(shape, asked)
             self.asked = asked
-        self._use(shape)
+        self._use(shape, interruptible=True)  # (a failed line's restore is not: it must finish)
 
     def machine_for(self, shape: LaunchShape, asked: tuple[int, int] | None) -> Machine:
         """The machine a launch of `shape` runs on: the session's, with the stacks it gets (`asked`, or
@@ -142,13 +142,13 @@ class Device:
                           f"{have} on the {self.backend.name} backend: use fewer threads (GRID, THREADS) or "
                           "smaller stacks (e.g. `16 8 STACK-SIZE`)")
 
-    def _use(self, shape: LaunchShape) -> None:
+    def _use(self, shape: LaunchShape, interruptible: bool = False) -> None:
         m = self.machine_for(shape, self.asked)
         old_machine, old_shape = self.backend.machine, self.shape
         if m != old_machine:
             self.backend.set_machine(m)
         try:
-            self.backend.set_shape(shape)
+            self.backend.set_shape(shape, interruptible)
         except (MemoryError, OSError, ForthError) as exc:  # refused buffers (a limit free_memory missed)
             if m != old_machine:
                 self.backend.set_machine(old_machine)
