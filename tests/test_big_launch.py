@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 from tileforth.core import Forth, ForthError
 from tileforth.core.compile.machine import sized_for
+from tileforth.core.compile.state import StackState
 
 THREADS = 2048 * 1024
 
@@ -350,3 +351,44 @@ def test_thread_records_filled_piece_by_piece_match_numpys(monkeypatch):
         want[L.T_GDIM + axis] = np.full(n, grid[axis])
     assert len(thr) == n
     assert [c for c, v in want.items() if not np.array_equal(thr[:, c], v)] == []
+
+
+def test_a_host_word_at_a_lazy_shape_reads_only_the_top_cells(monkeypatch):
+    """Fuzz seed 404: `-1 1024 7 GRID` at 12.6M threads took 18 s, most of it copying every thread's stacks
+    for GRID to pop three cells. A host word now reads the depths and its top cells column by column, drops
+    them by writing the depths; a refusal (threads that differ, too few items) leaves the stacks as they were."""
+    import tileforth.core.session.interpreter as interp
+    f = lazy(Forth(backend="cpu"))
+    f.eval("7 GLOBAL-ID 2 * ")
+    monkeypatch.setattr(StackState, "partial", classmethod(lambda cls, be, room=None: pytest.fail("copied")))
+    with pytest.raises(ForthError, match="GRID needs three positive sizes"):
+        f.eval("DROP -1 1024 7 GRID")  # the fuzzer's line: GRID reads three cells a thread, copies no stack
+    monkeypatch.undo()
+    assert f.data_stack(lane=None) == [[7, 2 * g] for g in G]
+    f.eval("DROP 8 1 1 GRID")  # the kernel pushes 8 1 1 on every thread, GRID takes them off
+    assert f.launch_shape == ((8, 1, 1), (64, 1, 1)) and f.data_stack(lane=None) == [[7]] * 512
+    lazy(f, "CLEARSTACK 16 1 1 GRID 64 1 1 THREADS")
+    f.eval("7 GLOBAL-ID")
+    before = f.data_stack(lane=None)
+    with pytest.raises(ForthError, match=r"GRID needs the same value\(s\) in every thread, but threads 1-1023"):
+        f.eval("1 1 GRID")
+    with pytest.raises(ForthError, match="data stack underflow: GRID needs 3 item"):
+        f.eval("DROP DROP GRID")
+    assert f.data_stack(lane=None) == before == [[7, g] for g in G]
+    assert interp.HOST_PUSH_THREADS < 12_600_000
+
+
+def test_literals_alone_at_a_big_shape_are_pushed_by_a_kernel(monkeypatch):
+    """Past HOST_PUSH_THREADS a line of a few literals runs as a kernel (the host's pass over every thread's
+    stacks was 6x slower at 524,288 threads); the stacks are the same either way."""
+    import tileforth.core.session.interpreter as interp
+    f = Forth(backend="cpu")
+    f.eval("4 1 1 GRID 256 1 1 THREADS")
+    f.eval("3 -5 2.5e")
+    small = f.data_stack(lane=None), f.float_stack(lane=None)
+    f.eval("CLEARSTACK")
+    monkeypatch.setattr(interp, "HOST_PUSH_THREADS", 512)
+    kernels = len(f.kcache)
+    f.eval("3 -5 2.5e")
+    assert len(f.kcache) == kernels + 1  # a kernel pushed them
+    assert (f.data_stack(lane=None), f.float_stack(lane=None)) == small == ([[3, -5]] * 1024, [[2.5]] * 1024)

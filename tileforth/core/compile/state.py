@@ -414,6 +414,25 @@ def _push_all(items: np.ndarray, depth: np.ndarray, vals: np.ndarray) -> None:
     depth += k
 
 
+def uniform_top(backend: "Backend", n: int) -> tuple[np.ndarray, np.ndarray] | None:
+    """For a host word at a big shape: the top n cells of every thread's data stack, (threads, n) deepest
+    first, and the depths (threads, 2: data, float), read column by column (8n + 16 bytes a thread, not a
+    copy of every stack: StackState.partial), when the backend keeps its stacks away from host memory and
+    every thread holds the same n or more cells; None otherwise (StackState.live's path says why not)."""
+    if backend.state_buffer() is not None or not hasattr(backend, "state_columns"):
+        return None
+    heads = backend.state_columns(L.S_DSP, L.S_DS - L.S_DSP).view(np.int64)
+    d = int(heads[0, 0]) if len(heads) else -1
+    if d < n or d > backend.machine.ds_max or not (heads[:, 0] == d).all():
+        return None
+    return backend.state_columns(L.S_DS + 8 * (d - n), 8 * n).view(np.int64), heads
+
+
+def set_depths(backend: "Backend", heads: np.ndarray) -> None:
+    """Every thread's depths (threads, 2: data, float) made the backend's; the cells stay (a drop)."""
+    backend.set_state_columns(L.S_DSP, np.ascontiguousarray(heads, np.int64).view(np.uint8))
+
+
 def differing(rows: np.ndarray) -> list[int]:
     """The threads whose row differs from thread 0's (rows: one per thread)."""
     ne = rows != rows[0]

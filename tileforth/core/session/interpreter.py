@@ -22,7 +22,7 @@ from ..compile.compiler import Compiler
 from ..compile.machine import Machine
 from ..compile.primitives import TABLE as PRIMS
 from ..compile.primitive import Primitive
-from ..compile.state import StackState, StackView, differing
+from ..compile.state import StackState, StackView, differing, set_depths, uniform_top
 from ..compile.tiles import Tile
 from ..errors import SESSION_CLOSED, ForthError
 from ..front.dictionary import Colon, Constant, HostWord, Immediate
@@ -53,6 +53,10 @@ if TYPE_CHECKING:
     from .reference import Entry
 
 LEAD_PUSHED = 64  # a segment's leading literals the host pushes (held in the code, thousands compile for minutes)
+# a segment of a few literals alone is pushed by the host up to this many threads (no compile); past it a
+# kernel pushes them (the host's pass over every thread's stacks: 94 ms at 524,288 threads against a
+# kernel's 16, 11 s at 12.6M; fuzz seed 404 took it for a hang)
+HOST_PUSH_THREADS = 131072
 FOLD_MAX = 64  # the deepest literal PICK/ROLL count compiled as a constant (deeper ones: at run time)
 PRELUDE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "prelude.fth")
 _DOT_S = PRIMS[".S"]
@@ -871,11 +875,10 @@ class Forth:
             if type(n) is not Lit and type(n) is not FLit:
                 break
             lead += 1
-        if lead == len(nodes):  # only literals (`16 1 1 THREADS`, `5 ,`): no kernel
-            self._kept_shape(nodes)
-            self._push_literals(nodes)
-            return
         shape = self._kept_shape(nodes)
+        if lead == len(nodes) and (lead >= LEAD_PUSHED or self.shape.nthreads <= HOST_PUSH_THREADS):
+            self._push_literals(nodes)  # only literals (`16 1 1 THREADS`, `5 ,`): no kernel
+            return
         if lead >= LEAD_PUSHED:  # a long run of literals first (data): the host pushes it, the kernel does the rest
             self._push_literals(nodes[:lead])
             nodes = nodes[lead:]
@@ -972,6 +975,17 @@ class Forth:
         """Pop n cells that every thread must agree on (host words consume them),
         after the device code waiting in the line's segment has run."""
         self.flush_segment()
+        top = uniform_top(self.backend, n)  # a big shape: the top cells alone (12.6M threads: 0.3 s, not 5)
+        if top is not None:
+            vals, heads = top
+            lanes = differing(vals)
+            if lanes:
+                raise ForthError(f"{word} needs the same value(s) in every thread, but threads {_ranges(lanes)} "
+                                 f"differ from thread 0; {word} runs once on the host")
+            heads = heads.copy()
+            heads[:, 0] -= n
+            set_depths(self.backend, heads)
+            return vals[0].tolist()
         st = StackState.live(self.backend)
         bad = st.short(n)
         if bad is not None:
