@@ -29,6 +29,11 @@ from tileforth.export.kernels import word_ptx
 #   start + (mn // (W/2)) * LBO + (k // 8) * SBO + (k % 8) * W + 2 * (mn % (W/2)), then Swizzle<B,4,3>:
 #   bits 4.. xor bits 7.. (B bits; 2^B = W/16).
 # The swizzle on the address is the tile's own (SMEM-TILE-SWZ: test_wgmma.swizzled_image).
+# The PTX ISA says the same of LBO (9.7.16.3.1.1, tcgen05's "Major-ness supported by Strides", the descriptor
+# wgmma shares; 9.7.15.5.1.2 for wgmma: imm-trans-b = 1 means N-major B), for elements normalised to 128 bits:
+#   "MN-Major | Interleave: stride from the first 8 columns to the next 8 columns. Swizzled layouts: stride
+#    from the first (swizzle-byte-size/16) rows to the next (swizzle-byte-size/16) rows."
+#   i.e. for a swizzled MN-major operand LBO is the step of W bytes of MN: the next panel.
 
 
 def cutlass_mn_offset(mn: int, k: int, start: int, lbo: int, sbo: int, w: int) -> int:
@@ -162,3 +167,29 @@ def test_ptxas_accepts_the_transposed_wgmma_and_the_sass_reads_tnsp(which, flags
     assert len(hgmma) >= 4 and all(all(t in h for t in tnsp) for h in hgmma), hgmma
     if "a" not in which:
         assert not any(".tnspA" in h for h in hgmma)
+
+
+# ---- on a Hopper GPU (skipped without one): the emulator's numbers -----------------------------------------
+@pytest.mark.gpu
+@pytest.mark.parametrize("n", [64, 128])
+def test_on_a_hopper_gpu_b_mn_major_is_a_times_b_as_on_the_emulator(n):
+    from test_wgmma import _hopper
+    f = _hopper()
+    if f is None:
+        pytest.skip("needs a Hopper GPU (compute capability 9.0) and the cuda backend")
+    try:
+        a, b = _ints((64, 64), n), _ints((64, n), n + 1)
+        results = []
+        for be in (f, _session(n, 64 * (n // 64))):
+            if be is f:
+                be.eval(f"128 1 1 THREADS  BF16 TILE-IN  64 {n} 16 WG-SHAPE  64 64 BF16 MATRIX A  {64 * (n // 64)} 64 "
+                        f"BF16 MATRIX B  64 {n} F32 MATRIX C  64 64 BF16 1 SMEM-TILE-SWZ sA  {64 * (n // 64)} 64 BF16 1 "
+                        "SMEM-TILE-SWZ sB")
+            be.set_array("A", a)
+            be.set_array("B", panels(b))
+            be.eval(f": gemm {STAGE} WGZERO {MN_LOOP} 0 WGMMA-WAIT C {n} WGSTORE ;  gemm")
+            results.append(be.array("C").copy())
+        np.testing.assert_array_equal(results[0], a @ b)
+        np.testing.assert_array_equal(results[0], results[1])
+    finally:
+        f.backend.close()
