@@ -193,3 +193,32 @@ def test_on_a_hopper_gpu_b_mn_major_is_a_times_b_as_on_the_emulator(n):
         np.testing.assert_array_equal(results[0], results[1])
     finally:
         f.backend.close()
+
+
+# ---- the 32- and 64-byte swizzles, through TMA: panels of W/2 columns ----------------------------------------
+SWZ_WORD = {32: "SMEM-TILE-SWZ32", 64: "SMEM-TILE-SWZ64", 128: "SMEM-TILE-SWZ"}
+
+
+@pytest.mark.parametrize("span", [32, 64, 128])
+@pytest.mark.parametrize("n", [64, 128])
+def test_b_mn_major_through_tma_boxes_of_each_swizzle(span, n):
+    """K = span/2. B (K x N, N contiguous) TMA-loaded as N/(span/2) boxes of K x span/2, each into a panel of the tile,
+    one under another (TMA writes the tile's swizzle; a box starts 1024-aligned, so a panel is at least 1024 bytes:
+    LBO is then more than K rows); A K-major: C = A . B exactly."""
+    k, per = span // 2, span // 2
+    prow = max(k, 1024 // span)  # rows of a panel
+    npanels = n // per
+    rng = np.random.default_rng(span + n)
+    a, b = rng.integers(-3, 4, (64, k)).astype(np.float32), rng.integers(-3, 4, (k, n)).astype(np.float32)
+    f = Forth(backend="cpu")
+    f.eval(f"128 1 1 THREADS  BF16 TILE-IN  64 {n} 16 WG-SHAPE  16 SHARED: bar  64 {k} BF16 MATRIX A  {k} {n} BF16 "
+           f"MATRIX B  64 {n} F32 MATRIX C  A 64 {k} {span} TMAP tA  B {k} {per} {span} TMAP tB  "
+           f"64 {k} BF16 1 {SWZ_WORD[span]} sA  {npanels * prow} {per} BF16 1 {SWZ_WORD[span]} sB")
+    f.set_array("A", a)
+    f.set_array("B", b)
+    loads = " ".join(f"0 sB {p * prow * span} + tB {p * per} 0 bar TMA-LOAD" for p in range(npanels))
+    steps = " ".join(f"0 0 {16 * j} {span} WGDESC sA 0 {16 * j} 0 {span} WGDESC-MN sB WGMMA" for j in range(k // 16))
+    f.eval(f": go  TID-X 0= IF bar 1 MBAR-INIT MBAR-FENCE THEN BARRIER  TID-X 0= IF bar {2 * (64 * k + k * n)} "
+           f"MBAR-ARRIVE-TX  0 sA tA 0 0 bar TMA-LOAD  {loads} THEN  bar 0 MBAR-WAIT  WGZERO {steps} 0 WGMMA-WAIT "
+           f"C {n} WGSTORE ; go")
+    np.testing.assert_array_equal(f.array("C"), a @ b)
