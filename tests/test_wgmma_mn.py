@@ -150,6 +150,23 @@ def test_mn_descriptors_are_checked_when_compiled():
     assert "D" not in f.dict
 
 
+def test_a_descriptor_whose_origin_the_compiler_cannot_see_is_refused_beside_mn_major_ones():
+    """The transpose flag is an immediate of the instruction: WGMMA takes it from the WGDESC-MN it sees; a descriptor
+    through the return stack (or arithmetic) in a kernel that builds MN-major ones is a ForthError at WGMMA, not a
+    silent K-major read; in a kernel with none, it is K-major as before (test_wgmma's tampered descriptors)."""
+    f = _session(64, 64)
+    f.eval("128 1 1 THREADS")
+    for src in (": d2 0 0 0 128 WGDESC-MN sB ;  : h2 WGZERO d2 >R 0 0 0 128 WGDESC sA R> WGMMA 0 WGMMA-WAIT TDROP ;",
+                ": h3 WGZERO 0 0 0 128 WGDESC sA 0 0 0 128 WGDESC-MN sB 0 OR WGMMA 0 WGMMA-WAIT TDROP ;"):
+        with pytest.raises(ForthError) as e:
+            f.eval(src)
+        assert e.value.word == "WGMMA" and "cannot see where B's descriptor" in e.value.message, e.value.message
+    f.eval(": k2 WGZERO 0 0 0 128 WGDESC sA 0 0 0 128 WGDESC sB >R R> WGMMA 0 WGMMA-WAIT TDROP ;")
+    assert re.findall(r"p, 1, 1, \d, \d", word_ptx(f, "k2", "sm_90a")) == ["p, 1, 1, 0, 0"]
+    f.eval(": k3 WGZERO 0 0 0 128 WGDESC sA 0 0 0 128 WGDESC-MN sB WGMMA 0 WGMMA-WAIT TDROP ;")
+    assert re.findall(r"p, 1, 1, \d, \d", word_ptx(f, "k3", "sm_90a")) == ["p, 1, 1, 0, 1"]
+
+
 # ---- the GPU code: imm-trans-b, ptxas for sm_90a, .tnspB in the SASS -------------------------------------
 @pytest.mark.parametrize("which,flags,tnsp", [("b", "0, 1", (".tnspB",)), ("ab", "1, 1", (".tnspA", ".tnspB"))])
 def test_ptxas_accepts_the_transposed_wgmma_and_the_sass_reads_tnsp(which, flags, tnsp):

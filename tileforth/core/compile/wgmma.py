@@ -35,6 +35,15 @@ one k16 block, SBO 256); swizzle 0 a SMEM-TILE of 16-byte rows holding the opera
 blocks of 16-bit elements, 128 bytes each: block (i, j), rows 8i.., columns 8j.., at tile row 16i + 8j,
 so LBO 128 and SBO 256).
 
+MN-major operands (`swizzle WGDESC-MN name`, B stored K x N with N contiguous, or A stored K x M): the tile's
+rows are K, its W-byte rows hold W/2 elements of M or N; an operand wider than that is held in panels of W/2
+columns one under another (each the tile's rows / panels high, panels = N / (W/2) for WG-SHAPE's N). CUTLASS's
+canonical MN-major layout (cute/atom/mma_traits_sm90_gmma.hpp, make_gmma_desc<Major::MN>: ((W/16, n), (8, k)) :
+((1, LBO), (W/16, SBO)) in 16-byte units) makes LBO the next panel and SBO the next 8 rows of K (8 W); the PTX
+ISA's wgmma imm-trans-a / imm-trans-b (1: MN-major) is an immediate, so WGMMA takes it from the (WGDESC) it sees
+push each descriptor (`_major_of`); a descriptor it cannot trace is K-major, and an error in a kernel that builds
+MN-major ones.
+
 Pending accumulators: WGMMA marks its accumulator pending (Tile.pending = k: its newest WGMMA is the k-th
 newest committed group); `n WGMMA-WAIT` completes every group but the n newest, so it clears the tiles with
 k > n. Any other use of a pending accumulator (store, per-lane access, TDUP, TSWAP, TDROP) is a ForthError at
@@ -377,9 +386,19 @@ _MAJORS: "weakref.WeakKeyDictionary[Any, dict[int, tuple[ir.Value, DescSpec]]]" 
 
 def _major_of(g: "Gen", n: "Prim", desc: ir.Value, which: str, cfg: TileConfig) -> int:
     """The transpose flag of operand `which`: 1 for a descriptor WGDESC-MN pushed, else 0 (K-major; also for a
-    descriptor whose origin the compiler does not see). An MN-major A must fit one panel (64 columns)."""
-    hit = _majors(g).get(id(desc))
-    if hit is None or hit[0] is not desc or not hit[1].mn:
+    descriptor whose origin the compiler does not see, unless this kernel built an MN-major one before: then
+    it might be that one, and it is an error). An MN-major A must fit one panel (64 columns)."""
+    seen = _majors(g)
+    hit = seen.get(id(desc))
+    if hit is None or hit[0] is not desc:
+        if any(spec.mn for _, spec in seen.values()):
+            raise ForthError(f"WGMMA: the compiler cannot see where {which}'s descriptor was built (it came through the "
+                             "return stack, memory or arithmetic), and this kernel builds MN-major descriptors "
+                             "(WGDESC-MN), whose transpose flag WGMMA needs when it is compiled: build each descriptor "
+                             "with WGDESC or WGDESC-MN on the data stack before the WGMMA (no >R, VARIABLE or "
+                             "arithmetic on it)", n.pos, "WGMMA")
+        return 0
+    if not hit[1].mn:
         return 0
     spec = hit[1]
     if which == "A" and spec.swizzle // spec.tile.size < WG_M:

@@ -139,7 +139,8 @@ def _wgdesc(f: "Forth", tok: Token, mn: bool) -> None:
            "tile's rows being K and its columns N (a SMEM-TILE-SWZ holds 64 bf16 of N per row; a wider B in panels of "
            "64 columns one under another, each the tile's rows / panels high). row is the first K row (a multiple of "
            "16 per k-step), col the first N column. LBO is the next panel, SBO the next 8 rows of K. A WGMMA given "
-           "it in the same definition passes the transpose flag for that operand (A too, from a SMEM-TILE-SWZ).",
+           "it on the data stack passes the transpose flag for that operand (A too, from a SMEM-TILE-SWZ); one "
+           "through >R, memory or arithmetic is an error at the WGMMA.",
            "64 64 BF16 1 SMEM-TILE-SWZ sB  BF16 TILE-IN  0 16 0 128 WGDESC-MN sB 32 RSHIFT 16383 AND 16 * . \\ 1024",
            wordset="tileforth", parses=NAME_NEXT)
 def i_wgdesc_mn(f: "Forth", tok: Token) -> None:
