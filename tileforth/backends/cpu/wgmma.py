@@ -18,7 +18,13 @@ The descriptor (PTX ISA, "Matrix Descriptor Format", wgmma.fields) is read for a
                   (W = 128, 64 or 32 bytes: the 16-byte chunk of a row xor the row within the 8-row atom)
 
 the addresses being offsets in the block's shared window (1024-aligned on the GPU), so the swizzle is the
-one STAGE-TILE and TMA write (SWIZZLE128).
+one STAGE-TILE and TMA write (SWIZZLE128). An MN-major operand (WGMMA's trans flag, from WGDESC-MN) is read
+in CUTLASS's canonical MN-major layouts (cute/atom/mma_traits_sm90_gmma.hpp, make_gmma_desc<Major::MN>; in
+16-byte units, W = 2, 4, 8 for the 32, 64, 128-byte swizzle: ((W,n),(8,k)):((1,LBO),(W,SBO)); no swizzle:
+((1,n),(8,k)):((X,SBO),(1,LBO))), element (r, k), r the M or N index, at
+
+    swizzled:     a = start + (r/P) LBO + (k/8) SBO + (k mod 8) W + 2 (r mod P), then the xor above (P = W/2)
+    no swizzle:   start + (r/8) SBO + (k/8) LBO + (k mod 8) 16 + 2 (r mod 8)
 """
 from __future__ import annotations
 
@@ -46,6 +52,8 @@ class Group:
     in_type: str
     n: int
     site: int
+    trans_a: int = 0
+    trans_b: int = 0
 
 
 _PENDING: "weakref.WeakKeyDictionary[Any, dict[int, list[Group]]]" = weakref.WeakKeyDictionary()
@@ -77,26 +85,33 @@ def _dtype(in_type: str):
     return BY_NAME[in_type.upper()].dtype
 
 
-def operand_offsets(desc: int, rows: int) -> np.ndarray:
-    """The shared-window byte offsets of a K-major operand's rows x 16 elements (the module's formula)."""
+def operand_offsets(desc: int, rows: int, mn: int = 0) -> np.ndarray:
+    """The shared-window byte offsets of an operand's rows x 16 elements, K-major or (mn) MN-major (the module's
+    formulas)."""
     fd = fields(desc)
     r = np.arange(rows)[:, None]
     k = np.arange(WG_K)[None, :]
     start, lbo, sbo, swz = fd["start"], fd["lbo"], fd["sbo"], fd["swizzle"]
+    if mn:
+        if swz == 0:
+            return start + (r // 8) * sbo + (k // 8) * lbo + (k % 8) * 16 + (r % 8) * 2
+        per = swz // 2
+        a = start + (r // per) * lbo + (k // 8) * sbo + (k % 8) * swz + (r % per) * 2
+        return a ^ (((a >> 7) & (swz // 16 - 1)) << 4)
     if swz == 0:
         return start + (r // 8) * sbo + (k // 8) * lbo + (r % 8) * 16 + (k % 8) * 2
     a = start + (r // 8) * sbo + (r % 8) * swz + 2 * k
     return a ^ (((a >> 7) & (swz // 16 - 1)) << 4)
 
 
-def read_operand(ops: WarpOps, desc: int, rows: int, in_type: str, site: int, what: str) -> np.ndarray:
+def read_operand(ops: WarpOps, desc: int, rows: int, in_type: str, site: int, what: str, mn: int = 0) -> np.ndarray:
     """The operand (rows x 16, float64) read from the block's shared memory through the descriptor."""
     fd = fields(desc)
     if fd["base_offset"]:
         raise ops.error(site, f"WGMMA{{where}}: {what}'s descriptor has a base offset ({fd['base_offset']}), which "
                               "the emulator does not model: start 128-byte-swizzled operands on 1024-byte boundaries "
                               "(WGDESC does)", "WGMMA")
-    off = operand_offsets(desc, rows)
+    off = operand_offsets(desc, rows, mn)
     size = int(ops.ctx[L.CTX_SHARED_SIZE])
     lo, hi = int(off.min()), int(off.max()) + 2
     if lo < 0 or hi > size:
@@ -113,8 +128,8 @@ def read_operand(ops: WarpOps, desc: int, rows: int, in_type: str, site: int, wh
 
 def complete(ops: WarpOps, gw: int, warp: int, stack: list[np.ndarray], g: Group) -> None:
     """D += A[16 warp .. +16] . B for one warp's part (rows of the 64 x N result)."""
-    a = read_operand(ops, g.adesc, WG_M, g.in_type, g.site, "A")[16 * warp:16 * warp + 16]
-    b = read_operand(ops, g.bdesc, g.n, g.in_type, g.site, "B")  # N x K (K-major)
+    a = read_operand(ops, g.adesc, WG_M, g.in_type, g.site, "A", g.trans_a)[16 * warp:16 * warp + 16]
+    b = read_operand(ops, g.bdesc, g.n, g.in_type, g.site, "B", g.trans_b)  # N x K (read as such either way)
     acc = stack[g.pos]
     stack[g.pos] = (acc.astype(np.float64) + a @ b.T).astype(np.float32)
 
@@ -214,14 +229,15 @@ def _mma(ops: WarpOps, op: WgMma, site: int, block: int, w: int) -> None:
     assert op.tile is not None
     if ops.ctx[L.CTX_ASYNC]:  # cp.async copies in flight: the operands must have landed, and be synced
         base = int(ops.ctx[L.CTX_SHARED])
-        for desc, rows_n, operand in ((adesc, WG_M, "A"), (bdesc, op.tile.shape[1], "B")):
-            chunks = np.unique((base + operand_offsets(desc, rows_n)) & ~15).astype(np.int64)
+        for desc, rows_n, operand, mn in ((adesc, WG_M, "A", op.trans_a), (bdesc, op.tile.shape[1], "B", op.trans_b)):
+            chunks = np.unique((base + operand_offsets(desc, rows_n, mn)) & ~15).astype(np.int64)
             if not be.asyncs.rows_landed(ops.ctx, chunks, block * bs + first, False):
                 raise ops.error(site, f"WGMMA{{where}}: {operand}'s shared memory has bytes whose cp.async copy has not "
                                       "landed, or landed for another thread with no BARRIER since: end the copies "
                                       "with `0 CP.WAIT BARRIER FENCE-ASYNC` before the WGMMA", "WGMMA")
     for k in range(WG_WARPS):
-        pending(be).setdefault(gw0 + k, []).append(Group(op.pos, adesc, bdesc, op.in_type, op.tile.shape[1], site))
+        pending(be).setdefault(gw0 + k, []).append(Group(op.pos, adesc, bdesc, op.in_type, op.tile.shape[1], site,
+                                                       op.trans_a, op.trans_b))
     st[:] = L.ST_RUN
     ops.ctx[L.CTX_STEPS_USED] += 1024 * WG_WARPS
 

@@ -130,7 +130,7 @@ def lower_wgmma(target, g: "Gen", op, operands: list[ir.Value]) -> ir.Value | No
         return ir.Constant(I64, v)
 
     match op:
-        case WgMma(pos=pos, tile=t, in_type=ty):
+        case WgMma(pos=pos, tile=t, in_type=ty, trans_a=ta, trans_b=tb):
             assert t is not None  # wgmma.py always gives the accumulator
             n = t.shape[1]
             k = n // 2
@@ -139,7 +139,7 @@ def lower_wgmma(target, g: "Gen", op, operands: list[ir.Value]) -> ir.Value | No
             call("wgmma.fence.sync.aligned", [])
             outs = ", ".join(f"${i}" for i in range(k))
             asm = ("{\n.reg .pred p;\nsetp.ne.b32 p, $" + str(k + 2) + ", 0;\n"
-                   f"wgmma.mma_async.sync.aligned.m64n{n}k16.f32.{ty}.{ty} {{{outs}}}, ${k}, ${k + 1}, p, 1, 1, 0, 0;\n}}")
+                   f"wgmma.mma_async.sync.aligned.m64n{n}k16.f32.{ty}.{ty} {{{outs}}}, ${k}, ${k + 1}, p, 1, 1, {ta}, {tb};\n}}")
             cons = ",".join(["=f"] * k + ["l", "l", "r"] + [str(i) for i in range(k)])
             ret = ir.LiteralStructType([F32] * k) if k > 1 else F32
             fty = ir.FunctionType(ret, [I64, I64, I32] + [F32] * k)

@@ -35,6 +35,15 @@ one k16 block, SBO 256); swizzle 0 a SMEM-TILE of 16-byte rows holding the opera
 blocks of 16-bit elements, 128 bytes each: block (i, j), rows 8i.., columns 8j.., at tile row 16i + 8j,
 so LBO 128 and SBO 256).
 
+MN-major operands (`swizzle WGDESC-MN name`, B stored K x N with N contiguous, or A stored K x M): the tile's
+rows are K, its W-byte rows hold W/2 elements of M or N; an operand wider than that is held in panels of W/2
+columns one under another (each the tile's rows / panels high, panels = N / (W/2) for WG-SHAPE's N). CUTLASS's
+canonical MN-major layout (cute/atom/mma_traits_sm90_gmma.hpp, make_gmma_desc<Major::MN>: ((W/16, n), (8, k)) :
+((1, LBO), (W/16, SBO)) in 16-byte units) makes LBO the next panel and SBO the next 8 rows of K (8 W); the PTX
+ISA's wgmma imm-trans-a / imm-trans-b (1: MN-major) is an immediate, so WGMMA takes it from the (WGDESC) it sees
+push each descriptor (`_major_of`); a descriptor it cannot trace is K-major, and an error in a kernel that builds
+MN-major ones.
+
 Pending accumulators: WGMMA marks its accumulator pending (Tile.pending = k: its newest WGMMA is the k-th
 newest committed group); `n WGMMA-WAIT` completes every group but the n newest, so it clears the tiles with
 k > n. Any other use of a pending accumulator (store, per-lane access, TDUP, TSWAP, TDROP) is a ForthError at
@@ -48,6 +57,7 @@ tileforth/backends/cpu/wgmma.py performs it, reading A and B through the descrip
 """
 from __future__ import annotations
 
+import weakref
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from llvmlite import ir
@@ -115,9 +125,12 @@ class WgOp(WarpOp):
 
 @record(frozen=True)
 class WgMma(WgOp):
-    """operands: A's and B's descriptors. tile's D += A (64 x 16) . B (16 x N), both K-major in shared
-    memory, inputs of tile-in type `in_type`; the group is committed at once."""
+    """operands: A's and B's descriptors. tile's D += A (64 x 16) . B (16 x N) in shared memory, K-major, or
+    MN-major where `trans_a` / `trans_b` (PTX's imm-trans-a, imm-trans-b) is 1; inputs of tile-in type
+    `in_type`; the group is committed at once."""
     in_type: str = "bf16"
+    trans_a: int = 0
+    trans_b: int = 0
     operands: ClassVar[int] = 2
 
 
@@ -222,8 +235,9 @@ def _mma(g: "Gen", n: "Prim") -> None:
                          f"make the accumulator under the same WG-SHAPE (`64 {t.shape[1]} 16 WG-SHAPE`)", n.pos, "WGMMA")
     if cfg.in_type not in ("f16", "bf16"):  # pragma: no cover - TILE-IN takes only these
         raise ForthError("WGMMA takes F16 or BF16 inputs (TILE-IN)", n.pos, "WGMMA")
+    trans_a, trans_b = (_major_of(g, n, d, which, cfg) for d, which in ((adesc, "A"), (bdesc, "B")))
     pos = len(g.tstack)
-    perform(g, n, WgMma("WGMMA", pos, t, g.checked, cfg.in_type), [adesc, bdesc])
+    perform(g, n, WgMma("WGMMA", pos, t, g.checked, cfg.in_type, trans_a, trans_b), [adesc, bdesc])
     # this WGMMA's group is the newest: every pending accumulator's group is one older, this one the newest
     g.tstack[:] = [replace(x, pending=x.pending + 1) if isinstance(x, Tile) and x.pending else x for x in g.tstack]
     g.tstack.append(replace(t, pending=1))
@@ -303,13 +317,21 @@ def check_launch_end(tstack: list, pos) -> None:
 # ---- WGDESC: compiled by the immediate word (words/hopper.py) with its checked spec ------------------
 @record(frozen=True)
 class DescSpec:
-    """What `swizzle WGDESC name` was compiled with: the tile and the swizzle (bytes)."""
+    """What `swizzle WGDESC name` (or WGDESC-MN) was compiled with: the tile, the swizzle (bytes), and for an
+    MN-major operand (`mn`) the panels the tile holds it in (see check_desc_mn)."""
     tile: SmemTile
     swizzle: int
+    mn: bool = False
+    panels: int = 1
+
+    @property
+    def panel_rows(self) -> int:
+        return self.tile.rows // self.panels
 
 
-def check_desc(tile: SmemTile, swizzle: int, in_type: str) -> str | None:
-    """Why a descriptor of `swizzle` bytes cannot describe `tile` (its declared layout), or None."""
+def check_desc(tile: SmemTile, swizzle: int, in_type: str, word: str = "WGDESC") -> str | None:
+    """Why a descriptor of `swizzle` bytes cannot describe `tile` (its declared layout), or None; `word` the
+    descriptor word the fixes name."""
     if tile.eltype.lower() != in_type:
         return (f"{tile.name} holds {tile.eltype} but the tile input type is {in_type.upper()}: declare the tile with "
                 f"{in_type.upper()}, or say `{tile.eltype.upper()} TILE-IN` (WGMMA takes F16 or BF16)")
@@ -322,7 +344,7 @@ def check_desc(tile: SmemTile, swizzle: int, in_type: str) -> str | None:
     if swizzle != tile.swizzle:
         said = f"{swizzle}-byte swizzle" if swizzle else "no swizzle"
         return (f"{tile.name} is {tile.swizzle}-byte swizzled ({SWIZZLE_WORDS[tile.swizzle]}), but the descriptor says "
-                f"{said}: wgmma would read its chunks from the wrong places; use `{tile.swizzle} WGDESC`")
+                f"{said}: wgmma would read its chunks from the wrong places; use `{tile.swizzle} {word}`")
     if swizzle == 0 and tile.row_bytes != 16:
         return (f"without a swizzle wgmma reads 8x8 core matrices of 16-byte rows, but a row of {tile.name} is "
                 f"{tile.row_bytes} bytes: declare it with 16-byte rows ({16 // tile.size} columns) holding the operand "
@@ -330,15 +352,83 @@ def check_desc(tile: SmemTile, swizzle: int, in_type: str) -> str | None:
     return None
 
 
+def check_desc_mn(tile: SmemTile, swizzle: int, in_type: str, n: int) -> str | None:
+    """Why `swizzle WGDESC-MN` cannot describe `tile` as B (N = n) MN-major, or None (see the MN-major text)."""
+    if swizzle == 0:
+        return ("an MN-major operand is read from a swizzled tile here: declare the tile with SMEM-TILE-SWZ (rows of "
+                "K, 64 columns of N) and use `128 WGDESC-MN`, or store the operand K-major and use `0 WGDESC`")
+    why = check_desc(tile, swizzle, in_type, "WGDESC-MN")
+    if why is not None:
+        return why
+    panels = max(1, n // (swizzle // tile.size))
+    if tile.rows % (8 * panels):
+        return (f"B is {n} wide and a row of {tile.name} holds {swizzle // tile.size} of it, so the tile holds B in "
+                f"{panels} panels one under another, each a multiple of 8 rows of K, but {tile.name} has {tile.rows} "
+                f"rows: declare it with {8 * panels}*k rows (k rows of K per panel)")
+    return None
+
+
+def mn_panels(tile: SmemTile, swizzle: int, n: int) -> int:
+    return max(1, n // (swizzle // tile.size))
+
+
+def _majors(g: "Gen") -> dict[int, tuple[ir.Value, DescSpec]]:
+    """The descriptor values this Gen pushed from (WGDESC), by id (the value kept, so the id is not reused):
+    how WGMMA knows, at compile time, which operand is MN-major."""
+    m = _MAJORS.get(g)
+    if m is None:
+        m = _MAJORS[g] = {}
+    return m
+
+
+_MAJORS: "weakref.WeakKeyDictionary[Any, dict[int, tuple[ir.Value, DescSpec]]]" = weakref.WeakKeyDictionary()
+
+
+def _major_of(g: "Gen", n: "Prim", desc: ir.Value, which: str, cfg: TileConfig) -> int:
+    """The transpose flag of operand `which`: 1 for a descriptor WGDESC-MN pushed, else 0 (K-major; also for a
+    descriptor whose origin the compiler does not see, unless this kernel built an MN-major one before: then
+    it might be that one, and it is an error). An MN-major A must fit one panel (64 columns)."""
+    seen = _majors(g)
+    hit = seen.get(id(desc))
+    if hit is None or hit[0] is not desc:
+        if any(spec.mn for _, spec in seen.values()):
+            raise ForthError(f"WGMMA: the compiler cannot see where {which}'s descriptor was built (it came through the "
+                             "return stack, memory or arithmetic), and this kernel builds MN-major descriptors "
+                             "(WGDESC-MN), whose transpose flag WGMMA needs when it is compiled: build each descriptor "
+                             "with WGDESC or WGDESC-MN on the data stack before the WGMMA (no >R, VARIABLE or "
+                             "arithmetic on it)", n.pos, "WGMMA")
+        return 0
+    if not hit[1].mn:
+        return 0
+    spec = hit[1]
+    if which == "A" and spec.swizzle // spec.tile.size < WG_M:
+        raise ForthError(f"WGMMA: A's descriptor is MN-major ({spec.swizzle} WGDESC-MN {spec.tile.name}), but a "
+                         f"{spec.swizzle}-byte row holds {spec.swizzle // spec.tile.size} of A's 64 rows: an MN-major A "
+                         "needs a 128-byte swizzle (SMEM-TILE-SWZ, `128 WGDESC-MN`), or store A K-major (`WGDESC`)",
+                         n.pos, "WGMMA")
+    if which == "B" and spec.panels != mn_panels(spec.tile, spec.swizzle, cfg.wg_n):
+        raise ForthError(f"WGMMA: B's descriptor (WGDESC-MN {spec.tile.name}) was built for {spec.panels} panel(s) "
+                         f"but the warpgroup shape is m64n{cfg.wg_n}k16: build it under the same WG-SHAPE", n.pos, "WGMMA")
+    return 1
+
+
 def _desc(g: "Gen", n: "Prim") -> None:
-    """( stage row col -- desc ): the K-major block at row, col of the stage (see the module's text)."""
+    """( stage row col -- desc ): the K-major block at row, col of the stage (see the module's text); for
+    WGDESC-MN the MN-major block at K row `row`, MN column `col`."""
     spec: DescSpec = n.arg  # type: ignore[assignment]
-    gate(g, n, "WGDESC")
+    gate(g, n, "WGDESC-MN" if spec.mn else "WGDESC")
     t = spec.tile
     b = g.b
     stage, row, col = g.pop(3)
     off = b.add(c64(t.offset), b.mul(stage, c64(t.stage_bytes)))
-    if spec.swizzle:  # row-major rows of W bytes; the swizzle is the hardware's (address bits 4.. ^ 7..)
+    if spec.mn:  # panels of W bytes of MN, one under another; K along the rows
+        per = spec.swizzle // t.size  # MN elements in a row of a panel
+        panel_bytes = spec.panel_rows * t.row_bytes
+        off = b.add(off, b.add(b.mul(row, c64(t.row_bytes)),
+                               b.add(b.mul(b.udiv(col, c64(per)), c64(panel_bytes)),
+                                     b.mul(b.urem(col, c64(per)), c64(t.size)))))
+        lbo, sbo = panel_bytes, 8 * spec.swizzle  # LBO: the next panel (MN + W/2); SBO: the next 8 rows of K
+    elif spec.swizzle:  # row-major rows of W bytes; the swizzle is the hardware's (address bits 4.. ^ 7..)
         off = b.add(off, b.add(b.mul(row, c64(t.row_bytes)), b.mul(col, c64(t.size))))
         lbo, sbo = SW128_LBO, 8 * spec.swizzle  # the next 8-row atom: 8 rows of W bytes
     else:  # core-matrix order: operand row r starts at tile row 2r (each 8-row block is two core matrices)
@@ -348,7 +438,9 @@ def _desc(g: "Gen", n: "Prim") -> None:
     if base is not None:
         off = b.add(off, base(g))
     start = b.lshr(b.and_(off, c64(0x3FFFF)), c64(4))
-    g.push(b.or_(start, c64(descriptor(0, lbo, sbo, spec.swizzle))))
+    desc = b.or_(start, c64(descriptor(0, lbo, sbo, spec.swizzle)))
+    _majors(g)[id(desc)] = (desc, spec)
+    g.push(desc)
 
 
 NO_DATA = Effect(True, 0, 0, 0, 0)

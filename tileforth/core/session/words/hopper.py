@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from ...compile.primitives import TABLE as PRIMS
 from ...compile.smem import SmemTile
 from ...compile.tma import TMAP_ALIGN, TMAP_BYTES
-from ...compile.wgmma import WG_K, WG_M, WG_N, DescSpec, check_desc
+from ...compile.wgmma import WG_K, WG_M, WG_N, DescSpec, check_desc, check_desc_mn, mn_panels
 from ...errors import ForthError
 from ...front.dictionary import Colon, Constant
 from ...front.reader import Token
@@ -109,18 +109,39 @@ def _smem_tile(f: "Forth", name: Token) -> SmemTile:
            "64 64 BF16 1 SMEM-TILE-SWZ sA  BF16 TILE-IN  0 8 16 128 WGDESC sA 62 RSHIFT . \\ 1",
            wordset="tileforth", parses=NAME_NEXT)
 def i_wgdesc(f: "Forth", tok: Token) -> None:
+    _wgdesc(f, tok, False)
+
+
+def _wgdesc(f: "Forth", tok: Token, mn: bool) -> None:
+    word = "WGDESC-MN" if mn else "WGDESC"
     items = f._items()
     last = items[-1] if items else None
     if not isinstance(last, Lit):
-        raise ForthError("WGDESC needs a literal swizzle before it (the descriptor's mode, in bytes: 128 for a "
-                         "SMEM-TILE-SWZ, 64 or 32 for a SMEM-TILE-SWZ64 or -SWZ32, 0 for a tile in core-matrix order), "
-                         "e.g. `0 0 0 128 WGDESC As`", tok.pos,
-                         tok.text)
+        raise ForthError(f"{word} needs a literal swizzle before it (the descriptor's mode, in bytes: 128 for a "
+                         "SMEM-TILE-SWZ, 64 or 32 for a SMEM-TILE-SWZ64 or -SWZ32"
+                         + ("" if mn else ", 0 for a tile in core-matrix order") + f"), e.g. `0 0 0 128 {word} As`",
+                         tok.pos, tok.text)
     items.pop()
     swizzle = int(last.value)
     name = _name(f, tok)
     tile = _smem_tile(f, name)
-    why = check_desc(tile, swizzle, f.tile_config.in_type)
+    n = f.tile_config.wg_n
+    why = check_desc_mn(tile, swizzle, f.tile_config.in_type, n) if mn else check_desc(tile, swizzle,
+                                                                                       f.tile_config.in_type)
     if why is not None:
-        raise ForthError(f"{swizzle} WGDESC {name.text}: {why}", name.pos, tok.text)
-    f.append(Prim(PRIMS["(WGDESC)"], tok.pos, arg=DescSpec(tile, swizzle)))
+        raise ForthError(f"{swizzle} {word} {name.text}: {why}", name.pos, tok.text)
+    spec = DescSpec(tile, swizzle, True, mn_panels(tile, swizzle, n)) if mn else DescSpec(tile, swizzle)
+    f.append(Prim(PRIMS["(WGDESC)"], tok.pos, arg=spec))
+
+
+@immediate("WGDESC-MN", '( stage row col "name" -- desc )', "swizzle WGDESC-MN name (swizzle a literal: 128, 64 "
+           "or 32 bytes): the wgmma descriptor of an MN-major (transposed) operand: B stored K x N, N contiguous, the "
+           "tile's rows being K and its columns N (a SMEM-TILE-SWZ holds 64 bf16 of N per row; a wider B in panels of "
+           "64 columns one under another, each the tile's rows / panels high). row is the first K row (a multiple of "
+           "16 per k-step), col the first N column. LBO is the next panel, SBO the next 8 rows of K. A WGMMA given "
+           "it on the data stack passes the transpose flag for that operand (A too, from a SMEM-TILE-SWZ); one "
+           "through >R, memory or arithmetic is an error at the WGMMA.",
+           "64 64 BF16 1 SMEM-TILE-SWZ sB  BF16 TILE-IN  0 16 0 128 WGDESC-MN sB 32 RSHIFT 16383 AND 16 * . \\ 1024",
+           wordset="tileforth", parses=NAME_NEXT)
+def i_wgdesc_mn(f: "Forth", tok: Token) -> None:
+    _wgdesc(f, tok, True)
