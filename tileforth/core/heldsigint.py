@@ -42,7 +42,7 @@ Three windows inside llvmlite are closed here too (fuzzed, SIGINT at random mome
 """
 from __future__ import annotations
 
-import _signal  # the C module: signal.signal/getsignal wrap every handler in an enum (about 3 µs a call)
+import _signal  # type: ignore[import-not-found]  # the C module: signal.signal/getsignal wrap every handler in an enum (about 3 µs a call)
 import signal
 import sys
 import threading
