@@ -976,28 +976,25 @@ class Forth:
         after the device code waiting in the line's segment has run."""
         self.flush_segment()
         top = uniform_top(self.backend, n)  # a big shape: the top cells alone (12.6M threads: 0.3 s, not 5)
-        if top is not None:
+        if top is None:
+            st = StackState.live(self.backend)
+            bad = st.short(n)
+            if bad is not None:
+                raise ForthError(f"data stack underflow: {word} needs {n} item(s) but thread {bad} has "
+                                 f"{int(st.dsp[bad])}; push them first")
+            vals = st.top(n)
+        else:
             vals, heads = top
-            lanes = differing(vals)
-            if lanes:
-                raise ForthError(f"{word} needs the same value(s) in every thread, but threads {_ranges(lanes)} "
-                                 f"differ from thread 0; {word} runs once on the host")
-            heads = heads.copy()
-            heads[:, 0] -= n
-            set_depths(self.backend, heads)
-            return vals[0].tolist()
-        st = StackState.live(self.backend)
-        bad = st.short(n)
-        if bad is not None:
-            raise ForthError(f"data stack underflow: {word} needs {n} item(s) but thread {bad} has "
-                             f"{int(st.dsp[bad])}; push them first")
-        vals = st.top(n)
         lanes = differing(vals)
         if lanes:
             raise ForthError(f"{word} needs the same value(s) in every thread, but threads {_ranges(lanes)} "
                              f"differ from thread 0; {word} runs once on the host")
-        st.drop(n)
-        st.save(self.backend)
+        if top is None:
+            st.drop(n)
+            st.save(self.backend)
+        else:
+            heads[:, 0] -= n  # (state_columns gave a copy)
+            set_depths(self.backend, heads)
         return vals[0].tolist()
 
     def pop_uniform_float(self, word: str, example: str = "") -> float:
