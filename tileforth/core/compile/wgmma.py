@@ -352,6 +352,11 @@ def check_desc(tile: SmemTile, swizzle: int, in_type: str, word: str = "WGDESC")
     return None
 
 
+def mn_panels(tile: SmemTile, swizzle: int, n: int) -> int:
+    """The panels an MN-major B of width n takes in `tile`: a swizzle-byte row holds swizzle / element size of it."""
+    return max(1, n // (swizzle // tile.size))
+
+
 def check_desc_mn(tile: SmemTile, swizzle: int, in_type: str, n: int) -> str | None:
     """Why `swizzle WGDESC-MN` cannot describe `tile` as B (N = n) MN-major, or None (see the MN-major text)."""
     if swizzle == 0:
@@ -360,16 +365,12 @@ def check_desc_mn(tile: SmemTile, swizzle: int, in_type: str, n: int) -> str | N
     why = check_desc(tile, swizzle, in_type, "WGDESC-MN")
     if why is not None:
         return why
-    panels = max(1, n // (swizzle // tile.size))
+    panels = mn_panels(tile, swizzle, n)
     if tile.rows % (8 * panels):
         return (f"B is {n} wide and a row of {tile.name} holds {swizzle // tile.size} of it, so the tile holds B in "
                 f"{panels} panels one under another, each a multiple of 8 rows of K, but {tile.name} has {tile.rows} "
                 f"rows: declare it with {8 * panels}*k rows (k rows of K per panel)")
     return None
-
-
-def mn_panels(tile: SmemTile, swizzle: int, n: int) -> int:
-    return max(1, n // (swizzle // tile.size))
 
 
 def _majors(g: "Gen") -> dict[int, tuple[ir.Value, DescSpec]]:
